@@ -1,0 +1,381 @@
+"""The agent's hot path: validate, one INSERT + commit, then a best-effort publish.
+
+Nothing here imports litellm or Celery at import time. A broker fault never raises (the event
+stays ``pending`` and the relay publishes it later); a database fault raises
+``CaptureUnavailable``; bad input raises ``InvalidEvent`` before anything is written.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
+
+import structlog
+from rapidfuzz.distance import Levenshtein
+from sqlalchemy import Insert, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from digest import publish
+from digest.config import get_settings
+from digest.db import session_scope
+from digest.errors import CaptureUnavailable, InvalidEvent
+from digest.lessons import Candidate, add_lesson
+from digest.models import Agent, Event, LessonEvidence, Tenant, utcnow
+from digest.schemas import (
+    BODY_MAX,
+    TITLE_MAX,
+    TRUSTED_KINDS,
+    EventCommon,
+    ManualLesson,
+    OperatorEdit,
+    parse_event,
+)
+
+log = structlog.get_logger("digest.capture")
+
+_ids_lock = threading.Lock()
+#: (database url, tenant, agent) → (tenant_id, agent_id); first use creates the rows.
+_agent_ids: dict[tuple[str, str, str], tuple[int, int]] = {}
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_ROUTING_FIELDS = {"kind", "tenant", "agent", "idempotency_key", "thread_id", "contact_id"}
+
+
+def record_run(
+    tenant: str,
+    agent: str,
+    *,
+    task: str,
+    outcome: str,
+    error: str | None = None,
+    tool_calls: Sequence[dict[str, Any]] | None = None,
+    attempt_summary: str | None = None,
+    applied_lesson_ids: Sequence[int] | None = None,
+    idempotency_key: str | None = None,
+    thread_id: str | None = None,
+    contact_id: str | None = None,
+) -> int:
+    """Report how a run ended (``success``, ``failure`` or ``escalated``). Returns the event id.
+
+    ``tool_calls`` items are ``{"tool": str, "args": dict, "ok": bool, "error": str,
+    "output": str}``; ``applied_lesson_ids`` are the lessons the agent had in context, so their
+    success and failure counts can follow real outcomes.
+    """
+    return capture_event(
+        "run_outcome",
+        _given(
+            tenant=tenant,
+            agent=agent,
+            task=task,
+            outcome=outcome,
+            error=error,
+            tool_calls=list(tool_calls) if tool_calls is not None else None,
+            attempt_summary=attempt_summary,
+            applied_lesson_ids=list(applied_lesson_ids) if applied_lesson_ids is not None else None,
+            idempotency_key=idempotency_key,
+            thread_id=thread_id,
+            contact_id=contact_id,
+        ),
+    )
+
+
+def record_edit(
+    tenant: str,
+    agent: str,
+    *,
+    original: str,
+    final: str | None,
+    context: str | None = None,
+    idempotency_key: str | None = None,
+    thread_id: str | None = None,
+    contact_id: str | None = None,
+) -> int:
+    """Report an operator's edit of a drafted reply (``final=None``: rejected outright)."""
+    return capture_event(
+        "operator_edit",
+        {
+            **_given(
+                tenant=tenant,
+                agent=agent,
+                original=original,
+                context=context,
+                idempotency_key=idempotency_key,
+                thread_id=thread_id,
+                contact_id=contact_id,
+            ),
+            "final": final,
+        },
+    )
+
+
+def record_answer(
+    tenant: str,
+    agent: str,
+    *,
+    question: str,
+    answer: str,
+    context: str | None = None,
+    idempotency_key: str | None = None,
+    thread_id: str | None = None,
+    contact_id: str | None = None,
+) -> int:
+    """Report an owner's answer to a question the agent asked. Returns the event id."""
+    return capture_event(
+        "owner_answer",
+        _given(
+            tenant=tenant,
+            agent=agent,
+            question=question,
+            answer=answer,
+            context=context,
+            idempotency_key=idempotency_key,
+            thread_id=thread_id,
+            contact_id=contact_id,
+        ),
+    )
+
+
+def record_lesson(
+    tenant: str,
+    agent: str,
+    text: str,
+    *,
+    idempotency_key: str | None = None,
+    thread_id: str | None = None,
+    contact_id: str | None = None,
+) -> int:
+    """Add a lesson by hand, synchronously and without an LLM. Returns the lesson id.
+
+    ``text`` is either one line ``signature: lesson text`` or a block whose first line is the
+    signature and whose following lines are the lesson body.
+    """
+    return capture_event(
+        "manual_lesson",
+        _given(
+            tenant=tenant,
+            agent=agent,
+            text=text,
+            idempotency_key=idempotency_key,
+            thread_id=thread_id,
+            contact_id=contact_id,
+        ),
+    )
+
+
+def capture_event(kind: str, data: dict[str, Any]) -> int:
+    """Validate and store one event of ``kind``; publish it for reflection.
+
+    Returns the event id, or for ``manual_lesson`` the id of the lesson it created.
+    """
+    parsed = parse_event(kind, data)
+    if isinstance(parsed, ManualLesson):
+        signature, body = split_manual_text(parsed.text)
+        return _store_manual(parsed, signature, body)
+    event_id, created = _store(parsed)
+    if created:
+        publish.publish_reflect(event_id)
+    return event_id
+
+
+def _given(**kwargs: Any) -> dict[str, Any]:
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def split_manual_text(text: str) -> tuple[str, str]:
+    """``signature: lesson`` (one line) or a signature line followed by body lines."""
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    body_lines = [line for line in lines[1:] if line.strip()]
+    if body_lines:
+        signature, body = lines[0].strip(), "\n".join(line.strip() for line in body_lines)
+    elif ":" in lines[0]:
+        signature, _, body = lines[0].partition(":")
+        signature, body = signature.strip(), body.strip()
+    else:
+        raise InvalidEvent(
+            "text", "expected 'signature: lesson text' or a signature line followed by body lines"
+        )
+    if not signature:
+        raise InvalidEvent("text", "the signature (before the colon or on the first line) is empty")
+    if not body:
+        raise InvalidEvent("text", "the lesson text after the signature is empty")
+    if len(signature) > TITLE_MAX:
+        raise InvalidEvent("text", f"the signature is {len(signature)} chars; the cap is {TITLE_MAX}")
+    if len(body) > BODY_MAX:
+        raise InvalidEvent("text", f"the lesson text is {len(body)} chars; the cap is {BODY_MAX}")
+    return signature, body
+
+
+def edit_metrics(original: str, final: str | None) -> tuple[int, float]:
+    """Levenshtein distance and normalised ratio (0 = unchanged, 1 = rewritten or rejected)."""
+    if final is None:
+        return len(original), 1.0
+    distance = Levenshtein.distance(original, final)
+    return distance, round(Levenshtein.normalized_distance(original, final), 4)
+
+
+# --- storage ---------------------------------------------------------------------------------
+
+
+def _insert(session: Session, table: Any) -> Insert:
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        return postgresql.insert(table)
+    if dialect == "sqlite":
+        return sqlite.insert(table)
+    raise CaptureUnavailable(f"unsupported database dialect {dialect!r}")
+
+
+def _agent_ids_for(session: Session, url: str, tenant: str, agent: str) -> tuple[int, int]:
+    key = (url, tenant, agent)
+    cached = _agent_ids.get(key)
+    if cached is not None:
+        return cached
+    session.execute(
+        _insert(session, Tenant)
+        .values(name=tenant, learning_apply_mode="auto", settings={}, created_at=utcnow())
+        .on_conflict_do_nothing(index_elements=["name"])
+    )
+    tenant_id = session.scalars(select(Tenant.id).where(Tenant.name == tenant)).one()
+    session.execute(
+        _insert(session, Agent)
+        .values(
+            tenant_id=tenant_id,
+            name=agent,
+            enable_learning=True,
+            lesson_epoch=0,
+            created_at=utcnow(),
+        )
+        .on_conflict_do_nothing(index_elements=["tenant_id", "name"])
+    )
+    agent_id = session.scalars(
+        select(Agent.id).where(Agent.tenant_id == tenant_id, Agent.name == agent)
+    ).one()
+    with _ids_lock:
+        _agent_ids[key] = (tenant_id, agent_id)
+    return tenant_id, agent_id
+
+
+def forget_agent_ids() -> None:
+    with _ids_lock:
+        _agent_ids.clear()
+
+
+def _event_values(parsed: EventCommon, tenant_id: int, agent_id: int) -> dict[str, Any]:
+    payload = parsed.model_dump(mode="json", exclude=_ROUTING_FIELDS)
+    values: dict[str, Any] = {
+        "tenant_id": tenant_id,
+        "agent_id": agent_id,
+        "kind": parsed.kind,
+        "idempotency_key": parsed.idempotency_key,
+        "payload": payload,
+        "trust": "high" if parsed.kind in TRUSTED_KINDS else "low",
+        "thread_id": parsed.thread_id,
+        "contact_id": parsed.contact_id,
+        "status": "pending",
+        "attempts": 0,
+        "created_at": utcnow(),
+        "updated_at": utcnow(),
+    }
+    if isinstance(parsed, OperatorEdit):
+        values["edit_distance"], values["edit_ratio"] = edit_metrics(parsed.original, parsed.final)
+    return values
+
+
+def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Translate any database fault into ``CaptureUnavailable`` saying nothing was stored."""
+
+    def wrap(func: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(func)
+        def inner(*args: P.args, **kwargs: P.kwargs) -> R:
+            attempt = 0
+            while True:
+                attempt += 1
+                try:
+                    return func(*args, **kwargs)
+                except SQLAlchemyError as exc:
+                    if isinstance(exc, IntegrityError) and attempt == 1:
+                        # A cached tenant/agent id may name a row deleted since, or a concurrent
+                        # writer took the same idempotency key: look again once.
+                        forget_agent_ids()
+                        continue
+                    message = str(getattr(exc, "orig", None) or exc).strip()
+                    hint = ""
+                    if "no such table" in message or "does not exist" in message:
+                        hint = " (schema missing: run `digest db upgrade`)"
+                    log.error("capture_unavailable", what=what, error=type(exc).__name__)
+                    raise CaptureUnavailable(
+                        f"{what} was not stored: {message.splitlines()[0]}{hint}"
+                    ) from exc
+
+        return inner
+
+    return wrap
+
+
+@_with_storage_errors("the event")
+def _store(parsed: EventCommon) -> tuple[int, bool]:
+    """Insert the event (or find the one with the same idempotency key). (id, created)."""
+    url = get_settings().database_url
+    with session_scope() as session:
+        tenant_id, agent_id = _agent_ids_for(session, url, parsed.tenant, parsed.agent)
+        values = _event_values(parsed, tenant_id, agent_id)
+        if parsed.idempotency_key is None:
+            event_id = session.execute(
+                _insert(session, Event).values(**values).returning(Event.id)
+            ).scalar_one()
+            return event_id, True
+        inserted = session.execute(
+            _insert(session, Event)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=["tenant_id", "idempotency_key"])
+            .returning(Event.id)
+        ).scalar_one_or_none()
+        if inserted is not None:
+            return inserted, True
+        existing = session.scalars(
+            select(Event.id).where(
+                Event.tenant_id == tenant_id, Event.idempotency_key == parsed.idempotency_key
+            )
+        ).one()
+        return existing, False
+
+
+@_with_storage_errors("the lesson")
+def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
+    """Event and lesson in one transaction: a manual lesson cites its own event."""
+    url = get_settings().database_url
+    with session_scope() as session:
+        tenant_id, agent_id = _agent_ids_for(session, url, parsed.tenant, parsed.agent)
+        if parsed.idempotency_key is not None:
+            previous = session.scalars(
+                select(LessonEvidence.lesson_id)
+                .join(Event, Event.id == LessonEvidence.event_id)
+                .where(
+                    Event.tenant_id == tenant_id, Event.idempotency_key == parsed.idempotency_key
+                )
+                .order_by(LessonEvidence.id)
+                .limit(1)
+            ).first()
+            if previous is not None:
+                return previous
+        values = _event_values(parsed, tenant_id, agent_id)
+        values.update(status="reflected", finished_at=utcnow())
+        event = Event(**values)
+        session.add(event)
+        session.flush()
+        lesson = add_lesson(
+            session,
+            event=event,
+            candidate=Candidate(situation=signature, correction=body, title=signature),
+            source="manual_lesson",
+            outcome="mixed",
+            note="added by hand",
+        )
+        log.info("manual_lesson_added", lesson_id=lesson.id, event_id=event.id)
+        return lesson.id

@@ -1,0 +1,135 @@
+"""Settings: one pydantic-settings class, environment prefix ``DIGEST_``, read once.
+
+Every knob the worker and the capture path use lives here, so that the Celery app, the CLI and
+the library agree. ``get_settings()`` caches the first read; tests that change the environment
+call ``get_settings.cache_clear()``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite:///digest.db"
+DEFAULT_LLM_MODEL = "offline/rules"
+
+
+class Settings(BaseSettings):
+    """Runtime settings. Each field maps to ``DIGEST_<FIELD>`` in the environment."""
+
+    model_config = SettingsConfigDict(env_prefix="DIGEST_", extra="ignore")
+
+    # --- storage and broker -------------------------------------------------------------------
+    database_url: str = DEFAULT_DATABASE_URL
+    broker_url: str | None = Field(
+        default=None,
+        description="Redis URL of the Celery broker. None = embedded mode: nothing is "
+        "published and events are reflected in-process (digest demo, digest drain).",
+    )
+    queue: str = "digest"
+    #: socket timeouts for the capture-side publisher: a dead broker must not hold the agent.
+    publish_timeout_s: float = Field(default=1.0, gt=0, le=1.0)
+    #: after a failed publish, skip publishing for this long (the relay catches up).
+    publish_backoff_s: float = Field(default=5.0, ge=0)
+
+    # --- model seam ---------------------------------------------------------------------------
+    llm_model: str = DEFAULT_LLM_MODEL
+    llm_reflect_model: str | None = None
+    llm_reconcile_model: str | None = None
+    llm_summarize_model: str | None = None
+    llm_api_base: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_max_attempts: int = Field(default=3, ge=1, le=10)
+    llm_retry_wait_max_s: float = Field(default=20.0, ge=0)
+    llm_max_tokens: int = Field(default=1024, ge=64)
+
+    # --- reflection policy --------------------------------------------------------------------
+    reflect_success_runs: bool = False
+    reflect_tool_errors: bool = True
+    reflect_failures: bool = True
+    edit_ratio_threshold: float = Field(default=0.1, ge=0, le=1)
+    max_event_attempts: int = Field(default=5, ge=1)
+
+    # --- triggers (used by composition; stored per tenant later) -------------------------------
+    threshold_signals: int = Field(default=5, ge=1)
+    quiet_seconds: int = Field(default=120, ge=0)
+
+    # --- worker reliability (DESIGN §6) -------------------------------------------------------
+    task_soft_time_limit_s: int = Field(default=240, ge=1)
+    task_time_limit_s: int = Field(default=300, ge=2)
+    visibility_timeout_s: int = Field(default=3600, ge=60)
+    relay_pending_age_s: int = Field(default=60, ge=0)
+    relay_interval_s: float = Field(default=60.0, gt=0)
+    relay_batch_size: int = Field(default=500, ge=1)
+
+    # --- logging ------------------------------------------------------------------------------
+    log_level: str = "INFO"
+    log_json: bool = True
+
+    @field_validator("database_url")
+    @classmethod
+    def _normalise_database_url(cls, value: str) -> str:
+        # People paste libpq-style URLs; SQLAlchemy needs the psycopg 3 driver named.
+        for prefix in ("postgres://", "postgresql://"):
+            if value.startswith(prefix):
+                return "postgresql+psycopg://" + value[len(prefix) :]
+        return value
+
+    @field_validator("task_time_limit_s")
+    @classmethod
+    def _hard_above_soft(cls, value: int, info: object) -> int:
+        soft = getattr(info, "data", {}).get("task_soft_time_limit_s")
+        if soft is not None and value <= soft:
+            raise ValueError("task_time_limit_s must be greater than task_soft_time_limit_s")
+        return value
+
+    @property
+    def embedded(self) -> bool:
+        return not self.broker_url
+
+    @property
+    def processing_stale_after_s(self) -> int:
+        """A `processing` claim older than this belongs to a dead worker (hard limit + margin)."""
+        return self.task_time_limit_s + 30
+
+    def model_for(self, step: str) -> str:
+        override = getattr(self, f"llm_{step}_model", None)
+        return override or self.llm_model
+
+    def __repr__(self) -> str:  # secrets stay out of logs and tracebacks
+        return (
+            f"Settings(database_url={_redact_url(self.database_url)!r}, "
+            f"broker_url={_redact_url(self.broker_url or '')!r}, llm_model={self.llm_model!r})"
+        )
+
+
+def _redact_url(url: str) -> str:
+    """Hide the password part of a URL (``scheme://user:secret@host`` → ``user:***@host``)."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    user = creds.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def resource_dir(name: str) -> Path:
+    """Locate a top-level resource folder (prompts, migrations, examples).
+
+    In a checkout (and an editable install) they sit beside the package; a built wheel carries
+    them inside the package as ``digest/_<name>``.
+    """
+    here = Path(__file__).resolve().parent
+    for candidate in (here / f"_{name}", here.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"resource folder {name!r} not found next to {here}")

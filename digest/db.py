@@ -1,0 +1,83 @@
+"""Engine and sessions. One engine per process and URL; disposed after a fork (worker/)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+from digest.config import get_settings
+
+_lock = threading.Lock()
+_engines: dict[str, Engine] = {}
+_factories: dict[str, sessionmaker[Session]] = {}
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=5,
+        max_overflow=5,
+        # A dead database must fail the hot path fast, not after the OS connect timeout.
+        connect_args={"connect_timeout": 3},
+    )
+
+
+def get_engine(url: str | None = None) -> Engine:
+    url = url or get_settings().database_url
+    with _lock:
+        engine = _engines.get(url)
+        if engine is None:
+            engine = _engines[url] = make_engine(url)
+            _factories[url] = sessionmaker(engine, expire_on_commit=False)
+        return engine
+
+
+def session_factory(url: str | None = None) -> sessionmaker[Session]:
+    url = url or get_settings().database_url
+    get_engine(url)
+    return _factories[url]
+
+
+@contextmanager
+def session_scope(url: str | None = None) -> Iterator[Session]:
+    """A session whose transaction commits on success and rolls back on any error."""
+    session = session_factory(url)()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def dispose_engines() -> None:
+    """Forget pooled connections (call in a forked child: never share a parent's sockets)."""
+    with _lock:
+        for engine in _engines.values():
+            engine.dispose(close=False)
+        _engines.clear()
+        _factories.clear()
+
+
+def is_postgres(session: Session) -> bool:
+    return session.get_bind().dialect.name == "postgresql"

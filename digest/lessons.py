@@ -1,0 +1,161 @@
+"""Writing lessons: the one place a lesson row, its evidence and its history are created.
+
+Reflection (LLM candidates) and the manual path (``record_lesson``) both end here, so every
+lesson cites at least one event and has an ADD row in ``lesson_history`` from birth.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from digest.models import Agent, Event, Lesson, LessonEvidence, LessonHistory, utcnow
+from digest.schemas import BODY_MAX, TITLE_MAX
+
+SLUG_MAX = 80
+TAGS_MAX = 12
+TAG_MAX = 40
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A lesson proposed by reflection (or written by a person), before it is stored."""
+
+    situation: str
+    correction: str
+    mistake: str | None = None
+    tags: tuple[str, ...] = field(default_factory=tuple)
+    title: str | None = None
+
+    def normalised(self) -> Candidate:
+        """Apply the caps of DESIGN §3 and derive the imperative title if none was given."""
+        situation = _cap(self.situation, BODY_MAX)
+        correction = _cap(self.correction, BODY_MAX)
+        mistake = _cap(self.mistake, BODY_MAX) if self.mistake and self.mistake.strip() else None
+        tags = tuple(dict.fromkeys(_tag(t) for t in self.tags if _tag(t)))[:TAGS_MAX]
+        title = _cap(self.title or derive_title(correction), TITLE_MAX)
+        return Candidate(situation, correction, mistake, tags, title)
+
+
+def _cap(text: str, limit: int) -> str:
+    text = " ".join(text.split()) if limit <= TITLE_MAX else text.strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _tag(raw: str) -> str:
+    return re.sub(r"[^a-z0-9_.:-]+", "-", raw.strip().lower()).strip("-")[:TAG_MAX]
+
+
+def derive_title(correction: str) -> str:
+    """The first sentence of the correction, which prompts ask to be imperative."""
+    first = re.split(r"(?<=[.!?])\s", " ".join(correction.split()), maxsplit=1)[0]
+    return first.rstrip(".") or correction
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:SLUG_MAX].rstrip("-") or "lesson"
+
+
+def unique_slug(session: Session, agent_id: int, title: str) -> str:
+    base = slugify(title)
+    taken = set(
+        session.scalars(
+            select(Lesson.slug).where(Lesson.agent_id == agent_id, Lesson.slug.like(f"{base}%"))
+        )
+    )
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
+
+
+def snapshot(lesson: Lesson) -> dict[str, Any]:
+    """The lesson fields an audit row records as before/after."""
+    return {
+        "title": lesson.title,
+        "situation": lesson.situation,
+        "mistake": lesson.mistake,
+        "correction": lesson.correction,
+        "tags": list(lesson.tags or []),
+        "scope": lesson.scope,
+        "status": lesson.status,
+        "support_count": lesson.support_count,
+    }
+
+
+def add_lesson(
+    session: Session,
+    *,
+    event: Event,
+    candidate: Candidate,
+    source: str,
+    outcome: str,
+    status: str = "active",
+    status_reason: str | None = None,
+    model: str | None = None,
+    prompt_hash: str | None = None,
+    note: str,
+) -> Lesson:
+    """Create a lesson citing ``event``, with its evidence row and an ADD history row."""
+    cand = candidate.normalised()
+    assert cand.title is not None
+    now = utcnow()
+    lesson = Lesson(
+        tenant_id=event.tenant_id,
+        agent_id=event.agent_id,
+        scope="agent",
+        contact_id=event.contact_id,
+        slug=unique_slug(session, event.agent_id, cand.title),
+        title=cand.title,
+        situation=cand.situation,
+        mistake=cand.mistake,
+        correction=cand.correction,
+        tags=list(cand.tags),
+        source=source,
+        outcome=outcome,
+        confidence=0.5,
+        support_count=1,
+        success_count=0,
+        failure_count=0,
+        hit_count=0,
+        status=status,
+        status_reason=status_reason,
+        last_seen_at=now,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(lesson)
+    session.flush()
+    session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
+    session.add(
+        LessonHistory(
+            lesson_id=lesson.id,
+            tenant_id=lesson.tenant_id,
+            agent_id=lesson.agent_id,
+            op="ADD",
+            before=None,
+            after=snapshot(lesson),
+            reason=status_reason or f"new lesson from {event.kind} event {event.id}",
+            event_id=event.id,
+            model=model,
+            prompt_hash=prompt_hash,
+        )
+    )
+    bump_epoch(session, event.agent_id)
+    return lesson
+
+
+def bump_epoch(session: Session, agent_id: int) -> None:
+    """Every lesson write moves the agent's epoch (optimistic concurrency for reconciliation)."""
+    session.execute(
+        update(Agent).where(Agent.id == agent_id).values(lesson_epoch=Agent.lesson_epoch + 1)
+    )

@@ -1,0 +1,206 @@
+"""The model seam (DESIGN §4): every LLM call goes through litellm with a model string.
+
+litellm is imported here, lazily, on the first call: the capture path never pays for it.
+Retries are ours (tenacity, bounded, jittered); litellm's and the OpenAI SDK's own retries are
+switched off so attempts do not multiply. Each call reports tokens and cost.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from string import Template
+from typing import Any, TypeVar
+
+import structlog
+from tenacity import (
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+from tenacity import Retrying as _Retrying
+
+from digest.config import Settings, get_settings, resource_dir
+from digest.errors import LLMError, LLMOutputError, LLMTransientError
+
+log = structlog.get_logger("digest.llm")
+
+T = TypeVar("T")
+
+_setup_lock = threading.Lock()
+_litellm: Any = None
+
+
+@dataclass
+class Usage:
+    """What a step's model calls cost. Summed across retries: a retried call still cost."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+        self.errors.extend(other.errors)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt file pair from ``prompts/``: system text and a user template."""
+
+    name: str
+    system: str
+    user_template: str
+    hash: str
+
+    def render(self, **values: Any) -> list[dict[str, str]]:
+        user = Template(self.user_template).safe_substitute(**values)
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+
+def load_prompt(name: str) -> Prompt:
+    import hashlib
+
+    folder = resource_dir("prompts")
+    system = (folder / f"{name}.md").read_text(encoding="utf-8")
+    user = (folder / f"{name}_event.md").read_text(encoding="utf-8")
+    digest = hashlib.sha256((system + "\x00" + user).encode("utf-8")).hexdigest()[:16]
+    return Prompt(name=name, system=system, user_template=user, hash=digest)
+
+
+def _load_litellm() -> Any:
+    """Import and configure litellm once per process."""
+    global _litellm
+    with _setup_lock:
+        if _litellm is None:
+            # Never fetch the model cost map over the network at import time.
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm
+
+            from digest.offline import OfflineRules
+
+            litellm.num_retries = 0
+            litellm.suppress_debug_info = True
+            litellm.telemetry = False
+            litellm.drop_params = True
+            litellm.custom_provider_map = [
+                {"provider": "offline", "custom_handler": OfflineRules()},
+            ]
+            _litellm = litellm
+        return _litellm
+
+
+def warm_up() -> None:
+    """Import and configure litellm now (worker children call this at start)."""
+    _load_litellm()
+
+
+def _transient_types(litellm: Any) -> tuple[type[BaseException], ...]:
+    names = (
+        "RateLimitError",
+        "Timeout",
+        "APIConnectionError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "BadGatewayError",
+    )
+    return tuple(getattr(litellm, n) for n in names if hasattr(litellm, n))
+
+
+def complete(
+    messages: list[dict[str, str]],
+    *,
+    model: str,
+    settings: Settings | None = None,
+    usage: Usage,
+) -> str:
+    """One model call, no retry. Raises LLMTransientError / LLMError; records usage."""
+    settings = settings or get_settings()
+    litellm = _load_litellm()
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "timeout": settings.llm_timeout_s,
+        "max_tokens": settings.llm_max_tokens,
+        "temperature": 0,
+        "num_retries": 0,
+        "max_retries": 0,
+    }
+    if not model.startswith("offline/"):
+        if settings.llm_api_base:
+            kwargs["api_base"] = settings.llm_api_base
+        if settings.llm_api_key is not None:
+            kwargs["api_key"] = settings.llm_api_key.get_secret_value()
+        elif settings.llm_api_base:
+            kwargs["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
+    usage.calls += 1
+    try:
+        response = litellm.completion(**kwargs)
+    except _transient_types(litellm) as exc:
+        usage.errors.append(f"{type(exc).__name__}: {_short(exc)}")
+        raise LLMTransientError(f"{type(exc).__name__}: {_short(exc)}") from exc
+    except Exception as exc:
+        usage.errors.append(f"{type(exc).__name__}: {_short(exc)}")
+        raise LLMError(f"{type(exc).__name__}: {_short(exc)}") from exc
+    reported = getattr(response, "usage", None)
+    if reported is not None:
+        usage.prompt_tokens += int(getattr(reported, "prompt_tokens", 0) or 0)
+        usage.completion_tokens += int(getattr(reported, "completion_tokens", 0) or 0)
+    try:
+        usage.cost_usd += float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # unknown model prices (local servers, offline/rules) cost nothing known
+        log.debug("cost_unknown", model=model)
+    content = response.choices[0].message.content
+    return content if isinstance(content, str) else ""
+
+
+def call_and_parse(
+    messages: list[dict[str, str]],
+    parse: Callable[[str], T],
+    *,
+    model: str,
+    usage: Usage,
+    settings: Settings | None = None,
+) -> T:
+    """Call the model and parse its answer, retrying transient faults and unparseable output.
+
+    Bounded by ``DIGEST_LLM_MAX_ATTEMPTS`` with jittered exponential waits. The last error is
+    raised as is (LLMTransientError or LLMOutputError) for the caller to record.
+    """
+    settings = settings or get_settings()
+
+    def before_sleep(state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        log.warning(
+            "llm_retry", model=model, attempt=state.attempt_number, error=_short(exc) if exc else ""
+        )
+
+    retrying = _Retrying(
+        stop=stop_after_attempt(settings.llm_max_attempts),
+        wait=wait_random_exponential(multiplier=0.5, max=settings.llm_retry_wait_max_s),
+        retry=retry_if_exception_type((LLMTransientError, LLMOutputError)),
+        before_sleep=before_sleep,
+        reraise=True,
+    )
+    for attempt in retrying:
+        with attempt:
+            text = complete(messages, model=model, settings=settings, usage=usage)
+            try:
+                return parse(text)
+            except LLMOutputError as exc:
+                usage.errors.append(f"LLMOutputError: {exc}")
+                raise
+    raise AssertionError("unreachable: tenacity reraises the last error")
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

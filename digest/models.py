@@ -1,0 +1,265 @@
+"""The data model (DESIGN §3): SQLAlchemy 2 typed ORM, Postgres first, SQLite works.
+
+Table names are part of the operator-facing surface. Enumerations are plain strings guarded by
+CHECK constraints, so adding a value is a small migration on both databases.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Integer primary keys: BIGINT on Postgres, INTEGER (the rowid alias) on SQLite.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+Json = JSON().with_variant(JSONB(), "postgresql")
+
+NAMING = {
+    "ix": "ix_%(column_0_N_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+EVENT_KINDS = ("run_outcome", "operator_edit", "owner_answer", "manual_lesson")
+EVENT_STATUSES = ("pending", "processing", "reflected", "skipped", "failed", "dead")
+TRUST_LEVELS = ("high", "low")
+LESSON_SCOPES = ("contact", "agent", "org")
+LESSON_OUTCOMES = ("success", "failure", "mixed")
+LESSON_STATUSES = ("active", "disabled", "superseded", "deleted", "quarantined")
+HISTORY_OPS = ("ADD", "UPDATE", "DELETE", "NOOP")
+VERSION_STATUSES = ("pending", "active", "superseded", "rejected")
+VERSION_TRIGGERS = ("threshold", "sweep", "manual", "rollback")
+APPLY_MODES = ("auto", "approval")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _one_of(column: str, values: tuple[str, ...], name: str) -> CheckConstraint:
+    listed = ", ".join(f"'{v}'" for v in values)
+    return CheckConstraint(f"{column} IN ({listed})", name=name)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Tenant(Base):
+    __tablename__ = "tenants"
+    __table_args__ = (_one_of("learning_apply_mode", APPLY_MODES, "apply_mode"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    learning_apply_mode: Mapped[str] = mapped_column(String(16), default="auto")
+    settings: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Agent(Base):
+    __tablename__ = "agents"
+    __table_args__ = (UniqueConstraint("tenant_id", "name"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+    enable_learning: Mapped[bool] = mapped_column(Boolean, default=True)
+    learning_instructions: Mapped[str | None] = mapped_column(Text)
+    llm_model: Mapped[str | None] = mapped_column(String(200))
+    current_version_id: Mapped[int | None] = mapped_column(
+        ForeignKey("learning_versions.id", use_alter=True, ondelete="SET NULL")
+    )
+    #: bumped on every lesson write; writers compare it to detect a concurrent change.
+    lesson_epoch: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Event(Base):
+    """The durable signal and the outbox: written on the agent's hot path, then reflected."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "idempotency_key"),
+        _one_of("kind", EVENT_KINDS, "kind"),
+        _one_of("status", EVENT_STATUSES, "status"),
+        _one_of("trust", TRUST_LEVELS, "trust"),
+        Index("ix_events_status_created_at", "status", "created_at"),
+        Index("ix_events_agent_id_status", "agent_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(32))
+    idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    payload: Mapped[dict[str, Any]] = mapped_column(Json)
+    trust: Mapped[str] = mapped_column(String(8))
+    thread_id: Mapped[str | None] = mapped_column(String(200))
+    contact_id: Mapped[str | None] = mapped_column(String(200))
+    edit_distance: Mapped[int | None] = mapped_column(Integer)
+    edit_ratio: Mapped[float | None] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    skip_reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: last time the relay re-published it (the hot path publishes without writing this).
+    published_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    processing_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Lesson(Base):
+    __tablename__ = "lessons"
+    __table_args__ = (
+        UniqueConstraint("agent_id", "slug"),
+        _one_of("scope", LESSON_SCOPES, "scope"),
+        _one_of("outcome", LESSON_OUTCOMES, "outcome"),
+        _one_of("status", LESSON_STATUSES, "status"),
+        Index("ix_lessons_agent_id_status", "agent_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
+    scope: Mapped[str] = mapped_column(String(16), default="agent")
+    contact_id: Mapped[str | None] = mapped_column(String(200))
+    slug: Mapped[str] = mapped_column(String(120))
+    title: Mapped[str] = mapped_column(String(200))
+    situation: Mapped[str] = mapped_column(Text)
+    mistake: Mapped[str | None] = mapped_column(Text)
+    correction: Mapped[str] = mapped_column(Text)
+    tags: Mapped[list[str]] = mapped_column(Json, default=list)
+    source: Mapped[str] = mapped_column(String(32))
+    outcome: Mapped[str] = mapped_column(String(16), default="failure")
+    confidence: Mapped[float] = mapped_column(Float, default=0.5)
+    support_count: Mapped[int] = mapped_column(Integer, default=1)
+    success_count: Mapped[int] = mapped_column(Integer, default=0)
+    failure_count: Mapped[int] = mapped_column(Integer, default=0)
+    hit_count: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    status_reason: Mapped[str | None] = mapped_column(Text)
+    superseded_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("lessons.id", ondelete="SET NULL")
+    )
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LessonEvidence(Base):
+    __tablename__ = "lesson_evidence"
+    __table_args__ = (UniqueConstraint("lesson_id", "event_id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    lesson_id: Mapped[int] = mapped_column(ForeignKey("lessons.id", ondelete="CASCADE"))
+    event_id: Mapped[int] = mapped_column(
+        ForeignKey("events.id", ondelete="CASCADE"), index=True
+    )
+    note: Mapped[str] = mapped_column(String(300))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LessonHistory(Base):
+    """Append-only audit of every lesson write."""
+
+    __tablename__ = "lesson_history"
+    __table_args__ = (_one_of("op", HISTORY_OPS, "op"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    lesson_id: Mapped[int] = mapped_column(
+        ForeignKey("lessons.id", ondelete="CASCADE"), index=True
+    )
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
+    op: Mapped[str] = mapped_column(String(8))
+    before: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    after: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    reason: Mapped[str | None] = mapped_column(Text)
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="SET NULL"))
+    model: Mapped[str | None] = mapped_column(String(200))
+    prompt_hash: Mapped[str | None] = mapped_column(String(64))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LearningVersion(Base):
+    __tablename__ = "learning_versions"
+    __table_args__ = (
+        UniqueConstraint("agent_id", "number"),
+        _one_of("status", VERSION_STATUSES, "status"),
+        _one_of("trigger", VERSION_TRIGGERS, "trigger"),
+        _one_of("proposed_by", ("digest", "operator"), "proposed_by"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    previous_version_id: Mapped[int | None] = mapped_column(
+        ForeignKey("learning_versions.id", ondelete="SET NULL")
+    )
+    status: Mapped[str] = mapped_column(String(16))
+    body_markdown: Mapped[str] = mapped_column(Text)
+    change_summary: Mapped[str] = mapped_column(Text, default="")
+    folded_lesson_ids: Mapped[list[int]] = mapped_column(Json, default=list)
+    supporting_event_ids: Mapped[list[int]] = mapped_column(Json, default=list)
+    proposed_by: Mapped[str] = mapped_column(String(16), default="digest")
+    trigger: Mapped[str] = mapped_column(String(16))
+    approved_by: Mapped[str | None] = mapped_column(String(200))
+    approved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    llm_calls: Mapped[int] = mapped_column(Integer, default=0)
+    prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DigestRun(Base):
+    """One row per reflect or compose run: what it did and what it cost."""
+
+    __tablename__ = "digest_runs"
+    __table_args__ = (
+        _one_of("kind", ("reflect", "compose"), "kind"),
+        Index("ix_digest_runs_agent_id_started_at", "agent_id", "started_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
+    event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(16))
+    trigger: Mapped[str] = mapped_column(String(32))
+    n_add: Mapped[int] = mapped_column(Integer, default=0)
+    n_update: Mapped[int] = mapped_column(Integer, default=0)
+    n_delete: Mapped[int] = mapped_column(Integer, default=0)
+    n_noop: Mapped[int] = mapped_column(Integer, default=0)
+    n_skip: Mapped[int] = mapped_column(Integer, default=0)
+    llm_calls: Mapped[int] = mapped_column(Integer, default=0)
+    prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    model: Mapped[str | None] = mapped_column(String(200))
+    duration_ms: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,251 @@
+"""``offline/rules``: the deterministic judge, registered as a litellm custom provider.
+
+It is the in-memory twin of a real model: it reads the structured blocks the prompts already
+carry (the ``<event>`` JSON) and answers in the same output contract a real model must follow,
+so one pipeline serves both. It is honest about being rules:
+
+- tool error → a lesson about that tool (missing parameter, bad format, unknown id, permission);
+- failure with an error but no tool detail → a lesson about that failure mode;
+- transient timeouts, rate limits and outages → ``<skip>`` (a retry fixes those, not a lesson);
+- operator edit → a preference lesson (rejected draft → what not to send);
+- owner answer → a fact lesson.
+
+The rule functions are pure (``judge_event``); the provider class is a thin litellm adapter.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from typing import Any
+
+from litellm import CustomLLM, ModelResponse
+from litellm.llms.custom_llm import CustomLLMError
+from litellm.types.utils import Usage as LitellmUsage
+
+TRANSIENT = re.compile(
+    r"time[ds]?[\s_-]?out|deadline exceeded|rate[\s_-]?limit|too many requests|\b429\b|"
+    r"\b50[234]\b|temporar(?:y|ily)|unavailable|overloaded|connection (?:reset|refused|aborted)|"
+    r"try again later|econnreset",
+    re.IGNORECASE,
+)
+
+_CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("permission", re.compile(r"permission|forbidden|unauthori[sz]ed|\b40[13]\b|not allowed", re.I)),
+    ("missing-parameter", re.compile(r"missing|required|must provide|not provided", re.I)),
+    ("not-found", re.compile(r"not found|\b404\b|unknown|does not exist|no such", re.I)),
+    ("bad-format", re.compile(r"invalid|malformed|format|must be|expected|out of range", re.I)),
+)
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    line = next((part.strip() for part in str(text).splitlines() if part.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _category(error: str) -> str:
+    for name, pattern in _CATEGORIES:
+        if pattern.search(error):
+            return name
+    return "tool-failure"
+
+
+def _tool_correction(tool: str, category: str, error: str, repeated: bool) -> str:
+    prefix = (
+        f"Do not repeat a failing `{tool}` call with the same arguments; " if repeated else ""
+    )
+    advice = {
+        "permission": f"Do not retry `{tool}` after a permission error; escalate to a person.",
+        "missing-parameter": (
+            f"Before calling `{tool}`, make sure every required parameter is present "
+            f"(it failed with: {error})."
+        ),
+        "not-found": (
+            f"Look up and confirm the identifier before calling `{tool}`; never guess it "
+            f"(it failed with: {error})."
+        ),
+        "bad-format": (
+            f"Check the arguments of `{tool}` against the expected format before calling it "
+            f"(it failed with: {error})."
+        ),
+        "tool-failure": (
+            f"When `{tool}` fails with \"{error}\", change the arguments or the approach "
+            "instead of calling it again unchanged."
+        ),
+    }[category]
+    return prefix + (advice[0].lower() + advice[1:] if prefix else advice)
+
+
+def _block(situation: str, mistake: str, correction: str, tags: list[str]) -> str:
+    return (
+        "<lesson>\n"
+        f"<situation>{situation}</situation>\n"
+        f"<mistake>{mistake}</mistake>\n"
+        f"<correction>{correction}</correction>\n"
+        f"<tags>{', '.join(tags)}</tags>\n"
+        "</lesson>"
+    )
+
+
+def _judge_run(event: dict[str, Any]) -> str:
+    payload = event.get("payload", {})
+    task = _first_line(payload.get("task", ""), 160)
+    outcome = payload.get("outcome")
+    failing = [
+        tc for tc in payload.get("tool_calls") or [] if tc.get("error") or tc.get("ok") is False
+    ]
+    top_error = payload.get("error") or ""
+    errors = [str(tc.get("error") or "failed without a message") for tc in failing]
+    if top_error:
+        errors.append(str(top_error))
+    if not errors:
+        if outcome == "success":
+            return "<skip>successful run with no errors: nothing to correct</skip>"
+        return f"<skip>{outcome} run without an error message: nothing specific to learn</skip>"
+    if all(TRANSIENT.search(e) for e in errors):
+        return f"<skip>transient fault ({_first_line(errors[0], 120)}): a retry fixes it</skip>"
+
+    lessons: list[str] = []
+    seen_tools: dict[str, list[dict[str, Any]]] = {}
+    for tc in failing:
+        if not TRANSIENT.search(str(tc.get("error") or "")):
+            seen_tools.setdefault(str(tc.get("tool")), []).append(tc)
+    for tool, calls in list(seen_tools.items())[:3]:
+        error = _first_line(str(calls[0].get("error") or "failed without a message"))
+        args_seen = [json.dumps(c.get("args"), sort_keys=True) for c in calls]
+        repeated = len(args_seen) != len(set(args_seen))
+        category = _category(error)
+        mistake = f"Called `{tool}` with {args_seen[0][:200]} and it failed: {error}"
+        if repeated:
+            mistake += " (the same failing call was repeated)"
+        lessons.append(
+            _block(
+                f"Calling the `{tool}` tool, e.g. while working on: {task}",
+                mistake,
+                _tool_correction(tool, category, error, repeated),
+                [tool, "tool-error", category],
+            )
+        )
+    if not lessons and top_error and not TRANSIENT.search(top_error):
+        error = _first_line(top_error)
+        summary = _first_line(payload.get("attempt_summary") or "", 200)
+        correction = f"Check for this failure before finishing a task like this: {error}."
+        if outcome == "escalated":
+            correction = f"Recognise this case early and escalate with the reason: {error}."
+        if summary:
+            correction += f" The approach that failed was: {summary}"
+        lessons.append(
+            _block(f"Working on a task like: {task}", error, correction, [str(outcome), "failure"])
+        )
+    if not lessons:
+        return "<skip>only transient faults among the errors: a retry fixes them</skip>"
+    return "\n".join(lessons)
+
+
+def _word_changes(original: str, final: str) -> tuple[list[str], list[str]]:
+    a, b = original.split(), final.split()
+    removed: list[str] = []
+    added: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op in ("replace", "delete"):
+            removed.append(" ".join(a[i1:i2]))
+        if op in ("replace", "insert"):
+            added.append(" ".join(b[j1:j2]))
+    return removed, added
+
+
+def _judge_edit(event: dict[str, Any]) -> str:
+    payload = event.get("payload", {})
+    original = _first_line(payload.get("original", ""), 300)
+    final = payload.get("final")
+    context = _first_line(payload.get("context") or "", 160)
+    situation = f"Drafting a reply: {context}" if context else "Drafting a reply like this one"
+    if final is None:
+        return _block(
+            situation,
+            f"Drafted \"{original}\" and the operator rejected it outright.",
+            "Do not send a draft like this one; when unsure, ask the operator first.",
+            ["operator-edit", "rejected-draft"],
+        )
+    removed, added = _word_changes(payload.get("original", ""), final)
+    changes = []
+    if removed:
+        changes.append("removed: " + "; ".join(f'"{_first_line(r, 60)}"' for r in removed[:3]))
+    if added:
+        changes.append("added: " + "; ".join(f'"{_first_line(a, 60)}"' for a in added[:3]))
+    detail = f" ({', '.join(changes)})" if changes else ""
+    return _block(
+        situation,
+        f"Drafted \"{original}\"; the operator rewrote it{detail}.",
+        f"Write replies like this the way the operator does: \"{_first_line(final, 400)}\"",
+        ["operator-edit", "preference"],
+    )
+
+
+def _judge_answer(event: dict[str, Any]) -> str:
+    payload = event.get("payload", {})
+    question = _first_line(payload.get("question", ""), 200)
+    answer = " ".join(str(payload.get("answer", "")).split())[:1000]
+    return _block(
+        f"When this comes up: {question}",
+        "The agent did not know this and had to ask the owner.",
+        f"Use the owner's answer: {answer}",
+        ["owner-answer", "fact"],
+    )
+
+
+def judge_event(event: dict[str, Any]) -> str:
+    """Answer a reflect request for one event, in the reflect output contract."""
+    kind = event.get("kind")
+    if kind == "run_outcome":
+        return _judge_run(event)
+    if kind == "operator_edit":
+        return _judge_edit(event)
+    if kind == "owner_answer":
+        return _judge_answer(event)
+    return f"<skip>offline/rules has no rule for {kind!r} events</skip>"
+
+
+EVENT_BLOCK = re.compile(r"<event>\s*(.*?)\s*</event>", re.DOTALL)
+
+
+def answer(messages: list[dict[str, Any]]) -> str:
+    """Dispatch on what the prompt carries; raise for a request no rule understands."""
+    text = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+    found = EVENT_BLOCK.search(text)
+    if found:
+        try:
+            event = json.loads(found.group(1))
+        except json.JSONDecodeError as exc:
+            raise CustomLLMError(status_code=400, message=f"<event> is not JSON: {exc}") from exc
+        return judge_event(event)
+    raise CustomLLMError(status_code=400, message="offline/rules found no block it can judge")
+
+
+class OfflineRules(CustomLLM):
+    """litellm adapter: ``offline/rules`` → ``answer(messages)`` with token estimates."""
+
+    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        messages: list[dict[str, Any]] = kwargs.get("messages") or (args[1] if len(args) > 1 else [])
+        text = answer(messages)
+        prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
+        prompt_tokens, completion_tokens = prompt_chars // 4 + 1, len(text) // 4 + 1
+        return ModelResponse(
+            model="offline/rules",
+            choices=[
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": text},
+                }
+            ],
+            usage=LitellmUsage(
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                total_tokens=prompt_tokens + completion_tokens,
+            ),
+        )
+
+    async def acompletion(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        return self.completion(*args, **kwargs)

@@ -1,0 +1,113 @@
+"""The outbox relay and the embedded drain.
+
+Postgres is the truth; the broker only carries hints. The relay re-publishes what a lost
+message would otherwise strand: events still ``pending`` after ``DIGEST_RELAY_PENDING_AGE_S``
+(the hot-path publish failed, or Redis restarted and lost its queue), and events left
+``processing`` past the hard time limit (the worker died; with Redis, its unacked message
+would otherwise wait out the whole visibility timeout).
+
+Embedded mode has no broker: ``drain`` reflects pending events in this process instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+import structlog
+from sqlalchemy import and_, or_, select
+
+from digest import publish
+from digest.config import Settings, get_settings
+from digest.db import is_postgres, session_scope
+from digest.models import Agent, Event, Tenant, utcnow
+from digest.reflect import ReflectResult, reflect_event
+
+log = structlog.get_logger("digest.relay")
+
+
+def _stranded(settings: Settings) -> object:
+    now = utcnow()
+    pending_before = now - timedelta(seconds=settings.relay_pending_age_s)
+    stale_before = now - timedelta(seconds=settings.processing_stale_after_s)
+    return or_(
+        and_(
+            Event.status == "pending",
+            Event.created_at <= pending_before,
+            or_(Event.published_at.is_(None), Event.published_at <= pending_before),
+        ),
+        and_(
+            Event.status == "processing",
+            Event.processing_started_at <= stale_before,
+            or_(Event.published_at.is_(None), Event.published_at <= stale_before),
+        ),
+    )
+
+
+def relay_pending(settings: Settings | None = None) -> list[int]:
+    """Re-publish stranded events (``FOR UPDATE SKIP LOCKED``: relays never block each other).
+
+    Returns the ids published. Rows whose publish failed stay as they were for the next run.
+    """
+    settings = settings or get_settings()
+    if settings.embedded:
+        log.info("relay_skipped", reason="embedded mode has no broker; use drain")
+        return []
+    published: list[int] = []
+    with session_scope(settings.database_url) as session:
+        query = (
+            select(Event)
+            .where(_stranded(settings))  # type: ignore[arg-type]
+            .order_by(Event.id)
+            .limit(settings.relay_batch_size)
+        )
+        if is_postgres(session):
+            query = query.with_for_update(skip_locked=True)
+        for event in session.scalars(query):
+            if not publish.publish_reflect(event.id, settings):
+                break  # the broker is down: stop here, the next run retries
+            event.published_at = utcnow()
+            published.append(event.id)
+    if published:
+        log.info("relay_published", count=len(published), first=published[0], last=published[-1])
+    return published
+
+
+def drain(
+    settings: Settings | None = None,
+    *,
+    tenant: str | None = None,
+    agent: str | None = None,
+    on_result: Callable[[ReflectResult], None] | None = None,
+) -> list[ReflectResult]:
+    """Reflect every pending (or stranded ``processing``) event in this process, oldest first."""
+    settings = settings or get_settings()
+    stale_before = utcnow() - timedelta(seconds=settings.processing_stale_after_s)
+    with session_scope(settings.database_url) as session:
+        query = (
+            select(Event.id)
+            .join(Agent, Agent.id == Event.agent_id)
+            .join(Tenant, Tenant.id == Event.tenant_id)
+            .where(
+                or_(
+                    Event.status == "pending",
+                    and_(
+                        Event.status == "processing",
+                        Event.processing_started_at <= stale_before,
+                    ),
+                )
+            )
+            .order_by(Event.id)
+        )
+        if tenant is not None:
+            query = query.where(Tenant.name == tenant)
+        if agent is not None:
+            query = query.where(Agent.name == agent)
+        ids = list(session.scalars(query))
+    results = []
+    for event_id in ids:
+        result = reflect_event(event_id, settings)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return results

@@ -1,0 +1,62 @@
+"""Celery settings (DESIGN §6), derived from digest's one Settings object."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from digest.config import Settings
+
+DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/0"
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    # The worker's own broker sockets may wait longer than the capture path's (≤ 1 s): the
+    # consumer blocks on BRPOP for about a second, so its socket timeout must be above that.
+    transport = {
+        "visibility_timeout": settings.visibility_timeout_s,
+        "socket_timeout": 10,
+        "socket_connect_timeout": 5,
+        "socket_keepalive": True,
+        "health_check_interval": 30,
+    }
+    return {
+        "broker_url": settings.broker_url or DEFAULT_BROKER_URL,
+        "broker_transport_options": transport,
+        "broker_connection_timeout": 5,
+        "broker_connection_retry_on_startup": True,
+        "broker_connection_max_retries": None,  # the worker outlives Redis restarts
+        # Outcomes live in our tables, not in a result backend.
+        "task_ignore_result": True,
+        "result_backend": None,
+        "task_default_queue": settings.queue,
+        # At-least-once: ack after the task ran; a killed worker's message is redelivered.
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_soft_time_limit": settings.task_soft_time_limit_s,
+        "task_time_limit": settings.task_time_limit_s,
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "timezone": "UTC",
+        "enable_utc": True,
+        "worker_hijack_root_logger": False,
+        "worker_redirect_stdouts": False,
+        "worker_send_task_events": False,
+        "beat_schedule": {
+            "relay-pending": {
+                "task": "digest.relay_pending",
+                "schedule": timedelta(seconds=settings.relay_interval_s),
+                "options": {"expires": settings.relay_interval_s},
+            },
+        },
+    }
+
+
+def check_visibility_timeout(settings: Settings) -> None:
+    """The visibility timeout must outlast the longest task, or Redis redelivers live work."""
+    if settings.visibility_timeout_s <= settings.task_time_limit_s:
+        raise ValueError(
+            f"DIGEST_VISIBILITY_TIMEOUT_S ({settings.visibility_timeout_s}) must exceed "
+            f"DIGEST_TASK_TIME_LIMIT_S ({settings.task_time_limit_s})"
+        )

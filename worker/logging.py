@@ -1,0 +1,52 @@
+"""structlog JSON logs for the worker, with task id, event id, tenant and agent bound per task,
+and the fork hygiene every prefork worker needs."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import structlog
+from celery import signals
+
+from digest.config import get_settings
+from digest.logs import configure_logging
+
+
+def _on_prerun(task_id: str | None = None, task: Any = None, args: Any = None, **_: Any) -> None:
+    structlog.contextvars.clear_contextvars()
+    bound: dict[str, Any] = {"task_id": task_id, "task": getattr(task, "name", None)}
+    if getattr(task, "name", "") == "digest.reflect_event" and args:
+        bound["event_id"] = args[0]
+    structlog.contextvars.bind_contextvars(**bound)
+
+
+def _on_postrun(**_: Any) -> None:
+    structlog.contextvars.clear_contextvars()
+
+
+def _on_process_init(**_: Any) -> None:
+    # A forked child must never reuse the parent's pooled database or broker sockets.
+    from digest.db import dispose_engines
+    from digest.publish import reset_publisher
+
+    dispose_engines()
+    reset_publisher()
+    # Pay litellm's 2-3 s import once per child at start, not inside the first task.
+    from digest.llm import warm_up
+
+    warm_up()
+
+
+def _on_setup_logging(**_: Any) -> None:
+    settings = get_settings()
+    configure_logging(settings.log_level, json=settings.log_json, stream=sys.stderr)
+    logging.getLogger("celery").setLevel(settings.log_level)
+
+
+def connect_signals() -> None:
+    signals.setup_logging.connect(_on_setup_logging, weak=False)
+    signals.task_prerun.connect(_on_prerun, weak=False)
+    signals.task_postrun.connect(_on_postrun, weak=False)
+    signals.worker_process_init.connect(_on_process_init, weak=False)

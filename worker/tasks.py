@@ -1,0 +1,20 @@
+"""Thin tasks: stable dotted names, ids in, a call into ``digest``, nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from digest.reflect import reflect_event as reflect_event_fn
+from digest.relay import relay_pending as relay_pending_fn
+from worker.celery_app import app
+
+
+@app.task(name="digest.reflect_event")
+def reflect_event(event_id: int) -> dict[str, Any]:
+    result = reflect_event_fn(event_id)
+    return {"event_id": result.event_id, "status": result.status, "lessons": result.lesson_ids}
+
+
+@app.task(name="digest.relay_pending")
+def relay_pending() -> int:
+    return len(relay_pending_fn())
