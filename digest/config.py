@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     task_time_limit_s: int = Field(default=300, ge=2)
     visibility_timeout_s: int = Field(default=3600, ge=60)
     relay_pending_age_s: int = Field(default=60, ge=0)
+    #: a `processing` claim is stale after the hard time limit plus this grace.
+    processing_grace_s: int = Field(default=30, ge=0)
     relay_interval_s: float = Field(default=60.0, gt=0)
     relay_batch_size: int = Field(default=500, ge=1)
 
@@ -94,7 +96,7 @@ class Settings(BaseSettings):
     @property
     def processing_stale_after_s(self) -> int:
         """A `processing` claim older than this belongs to a dead worker (hard limit + margin)."""
-        return self.task_time_limit_s + 30
+        return self.task_time_limit_s + self.processing_grace_s
 
     def model_for(self, step: str) -> str:
         override = getattr(self, f"llm_{step}_model", None)

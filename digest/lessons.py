@@ -51,16 +51,29 @@ def _tag(raw: str) -> str:
     return re.sub(r"[^a-z0-9_.:-]+", "-", raw.strip().lower()).strip("-")[:TAG_MAX]
 
 
+TITLE_SHORT = 90
+
+
 def derive_title(correction: str) -> str:
-    """The first sentence of the correction, which prompts ask to be imperative."""
-    first = re.split(r"(?<=[.!?])\s", " ".join(correction.split()), maxsplit=1)[0]
-    return first.rstrip(".") or correction
+    """A short signature from the correction (which prompts ask to be imperative): its first
+    clause, cut at a word boundary. Quoted text is not split, so a quote stays whole or goes."""
+    text = " ".join(correction.split())
+    first = re.split(r"(?<=[.!?;])\s", text, maxsplit=1)[0]
+    if first.count('"') % 2:  # the sentence end was inside a quotation
+        first = text
+    first = first.rstrip(".;")
+    if len(first) <= TITLE_SHORT:
+        return first or text[:TITLE_SHORT]
+    cut = first[:TITLE_SHORT].rsplit(" ", 1)[0].rstrip(",;:(")
+    return cut + "…"
 
 
 def slugify(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    return slug[:SLUG_MAX].rstrip("-") or "lesson"
+    if len(slug) > SLUG_MAX:
+        slug = slug[:SLUG_MAX].rsplit("-", 1)[0]
+    return slug or "lesson"
 
 
 def unique_slug(session: Session, agent_id: int, title: str) -> str:
@@ -159,3 +172,68 @@ def bump_epoch(session: Session, agent_id: int) -> None:
     session.execute(
         update(Agent).where(Agent.id == agent_id).values(lesson_epoch=Agent.lesson_epoch + 1)
     )
+
+
+@dataclass(frozen=True)
+class LessonRow:
+    """A lesson as people and scripts list it."""
+
+    id: int
+    slug: str
+    title: str
+    status: str
+    source: str
+    tags: list[str]
+    support_count: int
+    evidence_count: int
+    situation: str
+    correction: str
+
+
+def find_agent(session: Session, tenant: str, agent: str) -> Agent:
+    """The agent ``agent`` of tenant ``tenant``, or ``NotFound`` naming which one is unknown."""
+    from digest.errors import NotFound
+    from digest.models import Tenant
+
+    tenant_row = session.scalars(select(Tenant).where(Tenant.name == tenant)).first()
+    if tenant_row is None:
+        raise NotFound(f"unknown tenant {tenant!r}")
+    agent_row = session.scalars(
+        select(Agent).where(Agent.tenant_id == tenant_row.id, Agent.name == agent)
+    ).first()
+    if agent_row is None:
+        raise NotFound(f"unknown agent {agent!r} in tenant {tenant!r}")
+    return agent_row
+
+
+def list_lessons(session: Session, tenant: str, agent: str) -> list[LessonRow]:
+    """Every lesson of one agent, newest first, with how many events support it."""
+    from sqlalchemy import func
+
+    agent_row = find_agent(session, tenant, agent)
+    evidence = (
+        select(LessonEvidence.lesson_id, func.count().label("n"))
+        .group_by(LessonEvidence.lesson_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(Lesson, func.coalesce(evidence.c.n, 0))
+        .outerjoin(evidence, evidence.c.lesson_id == Lesson.id)
+        .where(Lesson.agent_id == agent_row.id)
+        .order_by(Lesson.id.desc())
+    ).all()
+    return [
+        LessonRow(
+            id=lesson.id,
+            slug=lesson.slug,
+            title=lesson.title,
+            status=lesson.status,
+            source=lesson.source,
+            tags=list(lesson.tags or []),
+            support_count=lesson.support_count,
+            evidence_count=int(count),
+            situation=lesson.situation,
+            correction=lesson.correction,
+        )
+        for lesson, count in rows
+    ]

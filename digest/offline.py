@@ -190,7 +190,7 @@ def _judge_answer(event: dict[str, Any]) -> str:
     return _block(
         f"When this comes up: {question}",
         "The agent did not know this and had to ask the owner.",
-        f"Use the owner's answer: {answer}",
+        f"When asked \"{question}\", answer with the owner's facts: {answer}",
         ["owner-answer", "fact"],
     )
 
