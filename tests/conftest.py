@@ -78,12 +78,7 @@ def services_env(
     pg_url: str, redis_url: str, queue: str, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[dict[str, str]]:
     """Point this process at the test Postgres, Redis and queue (the way an agent would be)."""
-    env = {
-        "DIGEST_DATABASE_URL": pg_url,
-        "DIGEST_BROKER_URL": redis_url,
-        "DIGEST_QUEUE": queue,
-        "DIGEST_LLM_MODEL": "offline/rules",
-    }
+    env = base_env(pg_url, redis_url, queue)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("DIGEST_LLM_API_BASE", raising=False)
@@ -139,36 +134,54 @@ class WorkerProcess:
             self.kill()
 
 
+def base_env(pg_url: str, redis_url: str, queue: str) -> dict[str, str]:
+    return {
+        "DIGEST_DATABASE_URL": pg_url,
+        "DIGEST_BROKER_URL": redis_url,
+        "DIGEST_QUEUE": queue,
+        "DIGEST_LLM_MODEL": "offline/rules",
+    }
+
+
+def spawn_worker(env: dict[str, str], log_path: Path, concurrency: int = 1) -> WorkerProcess:
+    """Start ``celery -A worker worker`` on ``env["DIGEST_QUEUE"]`` and wait until it is ready."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
+    full_env = {**inherited, **env, "DIGEST_LOG_JSON": "true"}
+    name = f"w-{uuid.uuid4().hex[:8]}@%h"
+    cmd = [
+        sys.executable, "-m", "celery", "-A", "worker", "worker",
+        "--loglevel=INFO", f"--concurrency={concurrency}", "--pool=prefork",
+        "-Q", env["DIGEST_QUEUE"], "-n", name,
+        "--without-gossip", "--without-mingle", "--without-heartbeat",
+    ]  # fmt: skip
+    handle = log_path.open("wb")
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=full_env, stdout=handle, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    worker = WorkerProcess(proc, log_path)
+    deadline = time.monotonic() + 60
+    while " ready." not in worker.log():
+        if proc.poll() is not None:
+            raise RuntimeError(f"worker exited early:\n{worker.log()[-3000:]}")
+        if time.monotonic() > deadline:
+            worker.kill()
+            raise RuntimeError(f"worker not ready after 60 s:\n{worker.log()[-3000:]}")
+        time.sleep(0.2)
+    return worker
+
+
 @pytest.fixture()
 def start_worker(
     services_env: dict[str, str], tmp_path: Path
 ) -> Iterator[Callable[..., WorkerProcess]]:
+    """Start real worker processes on this test's queue; all are stopped after the test."""
     started: list[WorkerProcess] = []
 
     def start(concurrency: int = 1, **extra_env: str) -> WorkerProcess:
-        env = {**os.environ, **services_env, **extra_env, "DIGEST_LOG_JSON": "true"}
         log_path = tmp_path / f"worker-{len(started)}.log"
-        name = f"w{len(started)}-{uuid.uuid4().hex[:6]}@%h"
-        cmd = [
-            sys.executable, "-m", "celery", "-A", "worker", "worker",
-            "--loglevel=INFO", f"--concurrency={concurrency}", "--pool=prefork",
-            "-Q", services_env["DIGEST_QUEUE"], "-n", name,
-            "--without-gossip", "--without-mingle", "--without-heartbeat",
-        ]  # fmt: skip
-        handle = log_path.open("wb")
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-        worker = WorkerProcess(proc, log_path)
+        worker = spawn_worker({**services_env, **extra_env}, log_path, concurrency)
         started.append(worker)
-        deadline = time.monotonic() + 60
-        while " ready." not in worker.log():
-            if proc.poll() is not None:
-                raise RuntimeError(f"worker exited early:\n{worker.log()[-3000:]}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"worker not ready after 60 s:\n{worker.log()[-3000:]}")
-            time.sleep(0.2)
         return worker
 
     yield start

@@ -1,0 +1,149 @@
+"""Faults lose nothing: a dead broker, a killed worker, a dead database."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import digest
+from digest.config import get_settings
+from digest.errors import CaptureUnavailable
+from tests.conftest import _reset_process_state, lessons_for_event, wait_for_event
+from tests.fake_llm import LESSON, FakeLLM
+
+pytestmark = pytest.mark.services
+
+DONE = {"reflected", "skipped", "failed", "dead"}
+CLOSED_PORT_BROKER = "redis://127.0.0.1:1/0"
+
+
+@pytest.fixture()
+def fake_llm() -> Iterator[FakeLLM]:
+    server = FakeLLM().start()
+    yield server
+    server.stop()
+
+
+def test_broker_unreachable_capture_returns_fast_and_relay_delivers_later(
+    services_env: dict[str, str],
+    start_worker: Any,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DIGEST_BROKER_URL", CLOSED_PORT_BROKER)
+    _reset_process_state()
+    started = time.monotonic()
+    event_id = digest.record_run(
+        tenant, "bot", task="refund order 7", outcome="failure",
+        tool_calls=[{"tool": "issue_refund", "ok": False, "error": "amount is required"}],
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert elapsed < 2.0, f"capture took {elapsed:.2f} s with the broker down"
+    # A second capture inside the back-off window does not even try the broker.
+    started = time.monotonic()
+    second = digest.record_answer(tenant, "bot", question="Open on Sunday?", answer="No.")
+    assert time.monotonic() - started < 0.5
+    assert wait_for_event(event_id, {"pending"}, timeout=1)["status"] == "pending"
+
+    # The broker is back; a worker runs; the relay finds the stranded events and publishes them.
+    monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
+    monkeypatch.setenv("DIGEST_RELAY_PENDING_AGE_S", "0")
+    _reset_process_state()
+    start_worker()
+    time.sleep(2.0)  # nothing was published: the events must still be pending
+    assert wait_for_event(event_id, {"pending"}, timeout=1)["status"] == "pending"
+    from digest.relay import relay_pending
+
+    published = relay_pending()
+    assert {event_id, second} <= set(published)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    assert wait_for_event(second, DONE)["status"] == "reflected"
+    assert len(lessons_for_event(event_id)) == 1
+    # Published rows are stamped, so the next relay run does not publish them again.
+    assert event_id not in relay_pending()
+
+
+def test_relay_task_runs_in_the_worker(
+    services_env: dict[str, str],
+    start_worker: Any,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The beat entry's task, sent by name, relays stranded events inside a worker."""
+    from digest.publish import TASK_RELAY_PENDING, publish_task
+
+    monkeypatch.setenv("DIGEST_BROKER_URL", CLOSED_PORT_BROKER)
+    _reset_process_state()
+    event_id = digest.record_answer(tenant, "bot", question="Loyalty points?", answer="1 per EUR.")
+    monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
+    _reset_process_state()
+    start_worker(DIGEST_RELAY_PENDING_AGE_S="0")
+    assert publish_task(TASK_RELAY_PENDING, [])
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+
+
+def test_worker_killed_mid_task_new_worker_finishes_without_duplicates(
+    services_env: dict[str, str],
+    start_worker: Any,
+    fake_llm: FakeLLM,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # First request hangs (the worker is killed meanwhile); the next one answers at once.
+    marker = fake_llm.script("killed", ("sleep", 30, LESSON), ("reply", LESSON))
+    limits = {
+        "DIGEST_LLM_MODEL": "openai/fake",
+        "DIGEST_LLM_API_BASE": fake_llm.api_base,
+        "DIGEST_LLM_TIMEOUT_S": "2",
+        "DIGEST_TASK_SOFT_TIME_LIMIT_S": "3",
+        "DIGEST_TASK_TIME_LIMIT_S": "4",
+        "DIGEST_PROCESSING_GRACE_S": "0",
+    }
+    first = start_worker(**limits)
+    event_id = digest.record_run(
+        tenant, "bot", task=f"refund {marker}", outcome="failure",
+        tool_calls=[{"tool": "issue_refund", "ok": False, "error": "amount is required"}],
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while fake_llm.count("killed") < 1:
+        assert time.monotonic() < deadline, first.log()[-2000:]
+        time.sleep(0.1)
+    assert wait_for_event(event_id, {"processing"}, timeout=5)["attempts"] == 1
+    first.kill()
+
+    second = start_worker(**limits)
+    # The relay takes over a claim once it is older than the hard limit (+ grace 0 here).
+    for key, value in limits.items():
+        monkeypatch.setenv(key, value)
+    _reset_process_state()
+    from digest.relay import relay_pending
+
+    deadline = time.monotonic() + 60
+    published: list[int] = []
+    while event_id not in published:
+        assert time.monotonic() < deadline, "relay never took over the stale claim"
+        time.sleep(1.0)
+        published = relay_pending(get_settings())
+    row = wait_for_event(event_id, DONE, timeout=30)
+    assert row["status"] == "reflected", (row, second.log()[-2000:])
+    assert row["attempts"] == 2
+    assert fake_llm.count("killed") == 2
+    assert len(lessons_for_event(event_id)) == 1
+
+
+def test_database_down_raises_capture_unavailable_and_writes_nothing(
+    monkeypatch: pytest.MonkeyPatch, tenant: str
+) -> None:
+    monkeypatch.setenv("DIGEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:1/nothing")
+    monkeypatch.delenv("DIGEST_BROKER_URL", raising=False)
+    _reset_process_state()
+    try:
+        started = time.monotonic()
+        with pytest.raises(CaptureUnavailable, match="was not stored"):
+            digest.record_answer(tenant, "bot", question="q?", answer="a")
+        assert time.monotonic() - started < 5
+    finally:
+        _reset_process_state()

@@ -1,0 +1,157 @@
+"""The real-provider path: litellm → an OpenAI-compatible server on 127.0.0.1 that misbehaves.
+
+One worker serves the whole module; each test scripts its own replies by a marker in the event
+text and asserts the exact number of requests the server saw (retries are bounded, never
+multiplied by litellm's or the OpenAI SDK's own retries).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+import digest
+from digest.db import session_scope
+from digest.models import DigestRun
+from tests.conftest import (
+    WorkerProcess,
+    base_env,
+    lessons_for_event,
+    spawn_worker,
+    wait_for_event,
+)
+from tests.fake_llm import LESSON, FakeLLM
+
+pytestmark = pytest.mark.services
+
+DONE = {"reflected", "skipped", "failed", "dead"}
+ATTEMPTS = 3
+
+
+@pytest.fixture(scope="module")
+def queue() -> str:
+    return f"digest-llm-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture(scope="module")
+def fake_llm() -> Iterator[FakeLLM]:
+    server = FakeLLM().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def llm_worker(
+    pg_url: str, redis_url: str, queue: str, fake_llm: FakeLLM, tmp_path_factory: Any
+) -> Iterator[WorkerProcess]:
+    env = {
+        **base_env(pg_url, redis_url, queue),
+        "DIGEST_LLM_MODEL": "openai/fake-model",
+        "DIGEST_LLM_API_BASE": fake_llm.api_base,
+        "DIGEST_LLM_TIMEOUT_S": "1.5",
+        "DIGEST_LLM_MAX_ATTEMPTS": str(ATTEMPTS),
+        "DIGEST_LLM_RETRY_WAIT_MAX_S": "0.2",
+    }
+    log_path = Path(tmp_path_factory.mktemp("llm")) / "worker.log"
+    worker = spawn_worker(env, log_path, concurrency=2)
+    yield worker
+    worker.stop()
+
+
+def _run(tenant: str, marker: str) -> int:
+    return digest.record_run(
+        tenant, "bot", task=f"book a table {marker}", outcome="failure",
+        tool_calls=[{"tool": "reserve", "ok": False, "error": "party size is required"}],
+    )  # fmt: skip
+
+
+def _digest_run(event_id: int) -> DigestRun:
+    with session_scope() as session:
+        return session.scalars(select(DigestRun).where(DigestRun.event_id == event_id)).one()
+
+
+@pytest.mark.parametrize(
+    ("name", "steps", "requests"),
+    [
+        ("rate-limited-then-ok", [("status", 429), ("status", 429), ("reply", LESSON)], 3),
+        ("unavailable-then-ok", [("status", 503), ("reply", LESSON)], 2),
+        ("slow-then-ok", [("sleep", 3, LESSON), ("reply", LESSON)], 2),
+        ("garbage-then-ok", [("reply", "I think it went fine?"), ("reply", LESSON)], 2),
+        ("prose-wrapped", [("reply", f"Sure! Here is what I learned:\n{LESSON}\nHope it helps.")], 1),
+        ("fenced", [("reply", f"```xml\n{LESSON}\n```")], 1),
+    ],
+)  # fmt: skip
+def test_transient_faults_are_retried_and_the_lesson_lands(
+    llm_worker: WorkerProcess,
+    fake_llm: FakeLLM,
+    services_env: dict[str, str],
+    tenant: str,
+    name: str,
+    steps: list[tuple[Any, ...]],
+    requests: int,
+) -> None:
+    script = f"{name}-{tenant}"
+    event_id = _run(tenant, fake_llm.script(script, *steps))
+    row = wait_for_event(event_id, DONE, timeout=40)
+    assert row["status"] == "reflected", (row, llm_worker.log()[-2000:])
+    assert fake_llm.count(script) == requests
+    lessons = lessons_for_event(event_id)
+    assert [lesson.correction for lesson in lessons] == ["Check the scripted arguments first."]
+    run = _digest_run(event_id)
+    assert run.llm_calls == requests
+    # Usage is summed over every call that answered (the fake reports 11 + 7 tokens each);
+    # a timed-out or refused call reports none.
+    answered = sum(1 for step in steps[:requests] if step[0] == "reply")
+    assert (run.prompt_tokens, run.completion_tokens) == (11 * answered, 7 * answered)
+    assert run.model == "openai/fake-model"
+
+
+@pytest.mark.parametrize(
+    ("name", "steps", "reason"),
+    [
+        ("always-429", [("status", 429)], "RateLimitError"),
+        ("always-503", [("status", 503)], "ServiceUnavailable"),
+        ("always-slow", [("sleep", 3, LESSON)], "Timeout"),
+        ("always-garbage", [("reply", "no idea, sorry")], "no <skip> or <lesson>"),
+    ],
+)
+def test_persistent_faults_end_failed_with_reason_after_bounded_retries(
+    llm_worker: WorkerProcess,
+    fake_llm: FakeLLM,
+    services_env: dict[str, str],
+    tenant: str,
+    name: str,
+    steps: list[tuple[Any, ...]],
+    reason: str,
+) -> None:
+    script = f"{name}-{tenant}"
+    event_id = _run(tenant, fake_llm.script(script, *steps))
+    row = wait_for_event(event_id, DONE, timeout=40)
+    assert row["status"] == "failed", row
+    assert reason.lower() in row["last_error"].lower(), row["last_error"]
+    assert f"after {ATTEMPTS} model call(s)" in row["last_error"]
+    assert fake_llm.count(script) == ATTEMPTS  # bounded: exactly our attempts, no SDK retries
+    assert lessons_for_event(event_id) == []
+    run = _digest_run(event_id)
+    assert run.error and run.llm_calls == ATTEMPTS
+
+
+def test_skip_from_a_real_model_is_recorded(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    script = f"skip-{tenant}"
+    event_id = _run(tenant, fake_llm.script(script, ("reply", "<skip>one-off typo</skip>")))
+    row = wait_for_event(event_id, DONE, timeout=30)
+    assert row["status"] == "skipped"
+    assert row["skip_reason"] == "one-off typo"
+    assert fake_llm.count(script) == 1
+    assert lessons_for_event(event_id) == []
+    # The model saw the event as JSON inside an <event> block.
+    body = fake_llm.bodies[script][0]
+    user = body["messages"][-1]["content"]
+    assert "<event>" in user and '"kind": "run_outcome"' in user

@@ -1,0 +1,129 @@
+"""End to end through a real Celery worker process, real Redis and real PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+import digest
+from digest.db import session_scope
+from digest.models import DigestRun, Event, LessonEvidence, LessonHistory
+from tests.conftest import lessons_for_event, wait_for_event
+
+pytestmark = pytest.mark.services
+
+DONE = {"reflected", "skipped", "failed", "dead"}
+
+
+def _count(model: Any, *where: Any) -> int:
+    with session_scope() as session:
+        return int(session.scalar(select(func.count()).select_from(model).where(*where)) or 0)
+
+
+def test_every_kind_becomes_lessons_with_evidence(start_worker: Any, tenant: str) -> None:
+    start_worker(concurrency=2)
+    run_id = digest.record_run(
+        tenant, "bot", task="refund order 1182", outcome="failure",
+        tool_calls=[{"tool": "issue_refund", "args": {"order": "1182"}, "ok": False,
+                     "error": "ValidationError: field 'amount' is required"}],
+    )  # fmt: skip
+    edit_id = digest.record_edit(
+        tenant, "bot",
+        original="Your parcel is guaranteed to arrive tomorrow!",
+        final="Your parcel should arrive within 2-3 working days (order 41788).",
+    )  # fmt: skip
+    answer_id = digest.record_answer(
+        tenant, "bot", question="Do we ship to Norway?", answer="Yes, from Oslo in 3-5 days."
+    )
+    lesson_id = digest.record_lesson(tenant, "bot", "gift-cards: gift cards are never refundable")
+
+    for event_id, needle in (
+        (run_id, "issue_refund"),
+        (edit_id, "2-3 working days"),
+        (answer_id, "Oslo"),
+    ):
+        row = wait_for_event(event_id, DONE)
+        assert row["status"] == "reflected", row
+        lessons = lessons_for_event(event_id)
+        assert len(lessons) == 1
+        lesson = lessons[0]
+        assert needle in lesson.situation + lesson.correction
+        assert lesson.status == "active"
+        assert _count(LessonHistory, LessonHistory.lesson_id == lesson.id) == 1
+        assert _count(DigestRun, DigestRun.event_id == event_id, DigestRun.n_add == 1) == 1
+    with session_scope() as session:
+        manual_event = session.scalars(
+            select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == lesson_id)
+        ).one()
+        assert session.get(Event, manual_event).status == "reflected"  # type: ignore[union-attr]
+
+
+def test_skip_marks_event_skipped_without_lessons(start_worker: Any, tenant: str) -> None:
+    start_worker()
+    transient = digest.record_run(
+        tenant, "bot", task="search flights", outcome="failure",
+        error="upstream timeout after 30s",
+    )  # fmt: skip
+    success = digest.record_run(tenant, "bot", task="greet the customer", outcome="success")
+    for event_id, reason in ((transient, "transient"), (success, "policy")):
+        row = wait_for_event(event_id, DONE)
+        assert row["status"] == "skipped"
+        assert reason in row["skip_reason"]
+        assert lessons_for_event(event_id) == []
+        assert _count(DigestRun, DigestRun.event_id == event_id, DigestRun.n_skip == 1) == 1
+
+
+def test_same_idempotency_key_is_one_event(services_env: dict[str, str], tenant: str) -> None:
+    first = digest.record_answer(
+        tenant, "bot", question="Store hours?", answer="9-17", idempotency_key="ans-1"
+    )
+    again = digest.record_answer(
+        tenant, "bot", question="Store hours?", answer="9-17", idempotency_key="ans-1"
+    )
+    assert first == again
+    assert _count(Event, Event.idempotency_key == "ans-1", Event.id == first) == 1
+    with session_scope() as session:
+        tenant_events = session.scalars(
+            select(Event.id).where(Event.idempotency_key == "ans-1", Event.tenant_id == (
+                select(Event.tenant_id).where(Event.id == first).scalar_subquery()
+            ))
+        ).all()
+    assert tenant_events == [first]
+
+
+def _log_events(worker: Any, name: str, event_id: int) -> list[dict[str, Any]]:
+    found = []
+    for line in worker.log().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("event") == name and record.get("event_id") == event_id:
+            found.append(record)
+    return found
+
+
+def test_second_delivery_of_a_finished_event_does_nothing(
+    start_worker: Any, tenant: str
+) -> None:
+    from digest.publish import publish_reflect
+
+    worker = start_worker()
+    event_id = digest.record_answer(tenant, "bot", question="Gift wrap?", answer="Yes, 3 EUR.")
+    row = wait_for_event(event_id, DONE)
+    before = [lesson.id for lesson in lessons_for_event(event_id)]
+    assert len(before) == 1
+    assert publish_reflect(event_id)
+    assert publish_reflect(event_id)
+    deadline = time.monotonic() + 20
+    while len(_log_events(worker, "reflect_noop", event_id)) < 2:
+        assert time.monotonic() < deadline, worker.log()[-2000:]
+        time.sleep(0.2)
+    assert all(r["status"] == "already_done" for r in _log_events(worker, "reflect_noop", event_id))
+    assert [lesson.id for lesson in lessons_for_event(event_id)] == before
+    assert _count(DigestRun, DigestRun.event_id == event_id) == 1
+    assert wait_for_event(event_id, DONE)["attempts"] == row["attempts"] == 1
