@@ -66,8 +66,11 @@ def _capture_line(raw: bytes, number: int, report: BatchReport) -> LineError | N
         return LineError(number, "(line)", f"expected a JSON object, got {type(data).__name__}")
     kind = data.pop("kind", None)
     if kind is None:
-        return LineError(number, "kind", "missing; one of run_outcome, operator_edit, "
-                         "owner_answer, manual_lesson")
+        return LineError(
+            number,
+            "kind",
+            "missing; one of run_outcome, operator_edit, owner_answer, manual_lesson",
+        )
     try:
         report.stored.append(capture_event(kind, data))
     except InvalidEvent as exc:

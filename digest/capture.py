@@ -14,7 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import structlog
 from rapidfuzz.distance import Levenshtein
-from sqlalchemy import Insert, select
+from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -205,7 +205,9 @@ def split_manual_text(text: str) -> tuple[str, str]:
     if not body:
         raise InvalidEvent("text", "the lesson text after the signature is empty")
     if len(signature) > TITLE_MAX:
-        raise InvalidEvent("text", f"the signature is {len(signature)} chars; the cap is {TITLE_MAX}")
+        raise InvalidEvent(
+            "text", f"the signature is {len(signature)} chars; the cap is {TITLE_MAX}"
+        )
     if len(body) > BODY_MAX:
         raise InvalidEvent("text", f"the lesson text is {len(body)} chars; the cap is {BODY_MAX}")
     return signature, body
@@ -222,7 +224,7 @@ def edit_metrics(original: str, final: str | None) -> tuple[int, float]:
 # --- storage ---------------------------------------------------------------------------------
 
 
-def _insert(session: Session, table: Any) -> Insert:
+def _insert(session: Session, table: Any) -> postgresql.Insert | sqlite.Insert:
     dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
         return postgresql.insert(table)

@@ -169,8 +169,11 @@ def demo(
 
     statuses: Counter[str] = Counter()
     with Progress(
-        TextColumn("2. reflecting"), BarColumn(), TextColumn("{task.completed} event(s)"),
-        console=out, transient=False,
+        TextColumn("2. reflecting"),
+        BarColumn(),
+        TextColumn("{task.completed} event(s)"),
+        console=out,
+        transient=False,
     ) as progress:
         task = progress.add_task("reflect", total=None)
 
@@ -229,4 +232,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-

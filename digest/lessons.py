@@ -121,6 +121,7 @@ def add_lesson(
     """Create a lesson citing ``event``, with its evidence row and an ADD history row."""
     cand = candidate.normalised()
     assert cand.title is not None
+    lock_agent_lessons(session, event.agent_id)
     now = utcnow()
     lesson = Lesson(
         tenant_id=event.tenant_id,
@@ -165,6 +166,21 @@ def add_lesson(
     )
     bump_epoch(session, event.agent_id)
     return lesson
+
+
+#: first key of the two-key advisory lock space that lesson writes use (ASCII "ld").
+_LOCK_CLASS = 0x6C64
+
+
+def lock_agent_lessons(session: Session, agent_id: int) -> None:
+    """Serialise lesson writes per agent until the transaction ends (Postgres advisory lock;
+    SQLite already serialises writers). Released by the server if the worker dies."""
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy import func
+
+        # The two-int form takes int4 keys; fold large ids into that range.
+        key = agent_id % 2_147_483_647
+        session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, key)))
 
 
 def bump_epoch(session: Session, agent_id: int) -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import IO
+from typing import Any, TextIO
 
 import structlog
+from structlog.types import EventDict
 
 _SECRET_KEYS = ("password", "api_key", "secret", "token", "authorization")
 
 
-def redact_secrets(_logger: object, _name: str, event_dict: dict[str, object]) -> dict[str, object]:
+def redact_secrets(_logger: Any, _name: str, event_dict: EventDict) -> EventDict:
     """Secrets never reach logs: blank any field whose name says it holds one."""
     for key in list(event_dict):
         if any(marker in key.lower() for marker in _SECRET_KEYS):
@@ -19,7 +20,9 @@ def redact_secrets(_logger: object, _name: str, event_dict: dict[str, object]) -
     return event_dict
 
 
-def configure_logging(level: str = "INFO", *, json: bool = True, stream: IO[str] | None = None) -> None:
+def configure_logging(
+    level: str = "INFO", *, json: bool = True, stream: TextIO | None = None
+) -> None:
     stream = stream or sys.stderr
     numeric = logging.getLevelName(level.upper())
     numeric = numeric if isinstance(numeric, int) else logging.INFO

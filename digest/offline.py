@@ -32,7 +32,10 @@ TRANSIENT = re.compile(
 )
 
 _CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("permission", re.compile(r"permission|forbidden|unauthori[sz]ed|\b40[13]\b|not allowed", re.I)),
+    (
+        "permission",
+        re.compile(r"permission|forbidden|unauthori[sz]ed|\b40[13]\b|not allowed", re.I),
+    ),
     ("missing-parameter", re.compile(r"missing|required|must provide|not provided", re.I)),
     ("not-found", re.compile(r"not found|\b404\b|unknown|does not exist|no such", re.I)),
     ("bad-format", re.compile(r"invalid|malformed|format|must be|expected|out of range", re.I)),
@@ -52,9 +55,7 @@ def _category(error: str) -> str:
 
 
 def _tool_correction(tool: str, category: str, error: str, repeated: bool) -> str:
-    prefix = (
-        f"Do not repeat a failing `{tool}` call with the same arguments; " if repeated else ""
-    )
+    prefix = f"Do not repeat a failing `{tool}` call with the same arguments; " if repeated else ""
     advice = {
         "permission": f"Do not retry `{tool}` after a permission error; escalate to a person.",
         "missing-parameter": (
@@ -70,7 +71,7 @@ def _tool_correction(tool: str, category: str, error: str, repeated: bool) -> st
             f"(it failed with: {error})."
         ),
         "tool-failure": (
-            f"When `{tool}` fails with \"{error}\", change the arguments or the approach "
+            f'When `{tool}` fails with "{error}", change the arguments or the approach '
             "instead of calling it again unchanged."
         ),
     }[category]
@@ -164,7 +165,7 @@ def _judge_edit(event: dict[str, Any]) -> str:
     if final is None:
         return _block(
             situation,
-            f"Drafted \"{original}\" and the operator rejected it outright.",
+            f'Drafted "{original}" and the operator rejected it outright.',
             "Do not send a draft like this one; when unsure, ask the operator first.",
             ["operator-edit", "rejected-draft"],
         )
@@ -177,8 +178,8 @@ def _judge_edit(event: dict[str, Any]) -> str:
     detail = f" ({', '.join(changes)})" if changes else ""
     return _block(
         situation,
-        f"Drafted \"{original}\"; the operator rewrote it{detail}.",
-        f"Write replies like this the way the operator does: \"{_first_line(final, 400)}\"",
+        f'Drafted "{original}"; the operator rewrote it{detail}.',
+        f'Write replies like this the way the operator does: "{_first_line(final, 400)}"',
         ["operator-edit", "preference"],
     )
 
@@ -190,7 +191,7 @@ def _judge_answer(event: dict[str, Any]) -> str:
     return _block(
         f"When this comes up: {question}",
         "The agent did not know this and had to ask the owner.",
-        f"When asked \"{question}\", answer with the owner's facts: {answer}",
+        f'When asked "{question}", answer with the owner\'s facts: {answer}',
         ["owner-answer", "fact"],
     )
 
@@ -227,7 +228,9 @@ class OfflineRules(CustomLLM):
     """litellm adapter: ``offline/rules`` → ``answer(messages)`` with token estimates."""
 
     def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
-        messages: list[dict[str, Any]] = kwargs.get("messages") or (args[1] if len(args) > 1 else [])
+        messages: list[dict[str, Any]] = kwargs.get("messages") or (
+            args[1] if len(args) > 1 else []
+        )
         text = answer(messages)
         prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
         prompt_tokens, completion_tokens = prompt_chars // 4 + 1, len(text) // 4 + 1

@@ -114,7 +114,9 @@ def policy_skip_reason(
             return None
         if outcome == "success" and settings.reflect_success_runs:
             return None
-        return f"policy: {outcome} runs{' with tool errors' if tool_errors else ''} are not reflected"
+        return (
+            f"policy: {outcome} runs{' with tool errors' if tool_errors else ''} are not reflected"
+        )
     if kind == "operator_edit":
         ratio = 1.0 if edit_ratio is None else edit_ratio
         if ratio < settings.edit_ratio_threshold:
@@ -332,7 +334,9 @@ def _apply(
             event.status = "skipped"
             event.skip_reason = verdict.reason
             session.add(
-                _digest_run(claimed, event.tenant_id, event.agent_id, usage, model, started, n_skip=1)
+                _digest_run(
+                    claimed, event.tenant_id, event.agent_id, usage, model, started, n_skip=1
+                )
             )
             log.info("event_skipped", event_id=event.id, reason=verdict.reason)
             return ReflectResult(event.id, "skipped", verdict.reason)
@@ -342,7 +346,9 @@ def _apply(
             status, status_reason = "active", None
             if claimed.trust == "low":
                 found = injection_reason(
-                    " ".join(filter(None, (candidate.situation, candidate.mistake, candidate.correction)))
+                    " ".join(
+                        filter(None, (candidate.situation, candidate.mistake, candidate.correction))
+                    )
                 )
                 if found:
                     status, status_reason = "quarantined", f"injection screen: {found}"

@@ -147,3 +147,41 @@ def test_database_down_raises_capture_unavailable_and_writes_nothing(
         assert time.monotonic() - started < 5
     finally:
         _reset_process_state()
+
+
+def test_beat_schedules_the_relay(
+    services_env: dict[str, str],
+    start_worker: Any,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+) -> None:
+    """`celery -A worker beat` starts and its schedule relays stranded events on its own."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    monkeypatch.setenv("DIGEST_BROKER_URL", CLOSED_PORT_BROKER)
+    _reset_process_state()
+    event_id = digest.record_answer(tenant, "bot", question="Parking?", answer="Behind the shop.")
+    monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
+    _reset_process_state()
+    fast = {"DIGEST_RELAY_PENDING_AGE_S": "0", "DIGEST_RELAY_INTERVAL_S": "1"}
+    start_worker(**fast)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
+    env.update(services_env, **fast)
+    log = (tmp_path / "beat.log").open("wb")
+    beat = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "worker", "beat", "--loglevel=INFO",
+         "-s", str(tmp_path / "beat-schedule")],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert wait_for_event(event_id, DONE, timeout=30)["status"] == "reflected"
+        assert beat.poll() is None, (tmp_path / "beat.log").read_text()
+    finally:
+        os.killpg(beat.pid, signal.SIGTERM)
+        beat.wait(timeout=10)
