@@ -75,9 +75,9 @@ def record_run(
             task=task,
             outcome=outcome,
             error=error,
-            tool_calls=list(tool_calls) if tool_calls is not None else None,
+            tool_calls=_as_list(tool_calls),
             attempt_summary=attempt_summary,
-            applied_lesson_ids=list(applied_lesson_ids) if applied_lesson_ids is not None else None,
+            applied_lesson_ids=_as_list(applied_lesson_ids),
             idempotency_key=idempotency_key,
             thread_id=thread_id,
             contact_id=contact_id,
@@ -181,6 +181,12 @@ def capture_event(kind: str, data: dict[str, Any]) -> int:
     if created:
         publish.publish_reflect(event_id)
     return event_id
+
+
+def _as_list(value: Any) -> Any:
+    """Tuples are fine sequences; anything else goes to validation as given (a dict or a string
+    is not quietly turned into a list)."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _given(**kwargs: Any) -> dict[str, Any]:
@@ -301,6 +307,8 @@ def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]
                 try:
                     return func(*args, **kwargs)
                 except SQLAlchemyError as exc:
+                    if attempt == 1 and getattr(exc, "connection_invalidated", False):
+                        continue  # a pooled connection died (server restart): one fresh try
                     if isinstance(exc, IntegrityError) and attempt == 1:
                         # A cached tenant/agent id may name a row deleted since, or a concurrent
                         # writer took the same idempotency key: look again once.

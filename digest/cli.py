@@ -29,7 +29,8 @@ db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 out = Console()
-err = Console(stderr=True)
+# Error lines stay one line whatever the terminal width: scripts grep them.
+err = Console(stderr=True, soft_wrap=True)
 
 DEMO_TENANT = "demo-shop"
 DEMO_AGENT = "support-bot"

@@ -32,7 +32,10 @@ def make_engine(url: str) -> Engine:
         return engine
     return create_engine(
         url,
-        pool_pre_ping=True,
+        # No pre-ping: it costs a round trip per checkout on the agent's hot path. A dropped
+        # connection (Postgres restarted) is detected on use, the pool is invalidated, and
+        # callers retry once (capture) or the task is retried (worker).
+        pool_pre_ping=False,
         pool_size=5,
         max_overflow=5,
         # A dead database must fail the hot path fast, not after the OS connect timeout.

@@ -46,8 +46,15 @@ def _required(value: str) -> str:
     return value
 
 
+def _optional_required(value: str | None) -> str | None:
+    # An empty idempotency key would make every later event "the same" one: reject it.
+    return None if value is None else _required(value)
+
+
 Key = Annotated[str, Field(max_length=KEY_MAX), AfterValidator(_required)]
-OptionalKey = Annotated[str | None, Field(default=None, max_length=KEY_MAX)]
+OptionalKey = Annotated[
+    str | None, Field(default=None, max_length=KEY_MAX), AfterValidator(_optional_required)
+]
 Body = Annotated[str, Field(max_length=BODY_MAX), AfterValidator(_required)]
 OptionalBody = Annotated[str | None, Field(default=None, max_length=BODY_MAX)]
 
@@ -140,15 +147,23 @@ TRUSTED_KINDS = frozenset({"operator_edit", "owner_answer", "manual_lesson"})
 
 def _check_json(value: Any, field: str) -> None:
     try:
-        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{field} is not JSON-serialisable: {exc}") from exc
-    if "\\u0000" in encoded or "\x00" in encoded:
-        raise ValueError(f"{field} contains a NUL byte")
-    try:
-        encoded.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(f"{field} contains a lone surrogate") from exc
+    _check_strings(value, field)
+
+
+def _check_strings(value: Any, field: str) -> None:
+    """Every string inside (keys too) is free of NUL bytes and lone surrogates."""
+    if isinstance(value, str):
+        _clean(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_strings(key, field)
+            _check_strings(item, field)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_strings(item, field)
 
 
 def _field_name(loc: tuple[int | str, ...]) -> str:

@@ -189,9 +189,7 @@ def start_worker(
         worker.stop()
 
 
-def wait_for_event(
-    event_id: int, statuses: set[str], timeout: float = 30.0
-) -> dict[str, Any]:
+def wait_for_event(event_id: int, statuses: set[str], timeout: float = 30.0) -> dict[str, Any]:
     """Poll the events row until its status is one of ``statuses``; return the row."""
     from sqlalchemy import select
 

@@ -82,7 +82,7 @@ def _digest_run(event_id: int) -> DigestRun:
         ("unavailable-then-ok", [("status", 503), ("reply", LESSON)], 2),
         ("slow-then-ok", [("sleep", 3, LESSON), ("reply", LESSON)], 2),
         ("garbage-then-ok", [("reply", "I think it went fine?"), ("reply", LESSON)], 2),
-        ("prose-wrapped", [("reply", f"Sure! Here is what I learned:\n{LESSON}\nHope it helps.")], 1),
+        ("prose-wrapped", [("reply", f"Sure! Here it is:\n{LESSON}\nHope it helps.")], 1),
         ("fenced", [("reply", f"```xml\n{LESSON}\n```")], 1),
     ],
 )  # fmt: skip

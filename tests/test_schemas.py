@@ -128,9 +128,7 @@ BAD_PAYLOADS = [
     ),
     # --- caps ---------------------------------------------------------------------------------
     pytest.param("run", {"task": "x" * 4097}, "task", id="run-task-over-4096"),
-    pytest.param(
-        "run", {"tool_calls": [_tool()] * 51}, "tool_calls", id="run-over-50-tool-calls"
-    ),
+    pytest.param("run", {"tool_calls": [_tool()] * 51}, "tool_calls", id="run-over-50-tool-calls"),
     pytest.param("answer", {"tenant": "t" * 201}, "tenant", id="answer-tenant-over-200"),
     pytest.param("answer", {"thread_id": "t" * 201}, "thread_id", id="answer-thread-id-over-200"),
     pytest.param(

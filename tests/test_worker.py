@@ -88,9 +88,11 @@ def test_same_idempotency_key_is_one_event(services_env: dict[str, str], tenant:
     assert _count(Event, Event.idempotency_key == "ans-1", Event.id == first) == 1
     with session_scope() as session:
         tenant_events = session.scalars(
-            select(Event.id).where(Event.idempotency_key == "ans-1", Event.tenant_id == (
-                select(Event.tenant_id).where(Event.id == first).scalar_subquery()
-            ))
+            select(Event.id).where(
+                Event.idempotency_key == "ans-1",
+                Event.tenant_id
+                == (select(Event.tenant_id).where(Event.id == first).scalar_subquery()),
+            )
         ).all()
     assert tenant_events == [first]
 
@@ -107,9 +109,7 @@ def _log_events(worker: Any, name: str, event_id: int) -> list[dict[str, Any]]:
     return found
 
 
-def test_second_delivery_of_a_finished_event_does_nothing(
-    start_worker: Any, tenant: str
-) -> None:
+def test_second_delivery_of_a_finished_event_does_nothing(start_worker: Any, tenant: str) -> None:
     from digest.publish import publish_reflect
 
     worker = start_worker()

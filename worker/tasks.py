@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
+
 from digest.reflect import reflect_event as reflect_event_fn
 from digest.relay import relay_pending as relay_pending_fn
 from worker.celery_app import app
 
 
-@app.task(name="digest.reflect_event")
+# A database blip (restart, failover) retries the task; the claim logic keeps it idempotent.
+@app.task(
+    name="digest.reflect_event",
+    autoretry_for=(OperationalError,),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=5,
+)
 def reflect_event(event_id: int) -> dict[str, Any]:
     result = reflect_event_fn(event_id)
     return {"event_id": result.event_id, "status": result.status, "lessons": result.lesson_ids}

@@ -1,0 +1,293 @@
+"""The ``digest`` command line, run as a real subprocess (``python -m digest.cli``) on the
+embedded default: SQLite, no broker, offline/rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+
+from digest.db import session_scope
+from digest.models import Event, Lesson
+
+TENANT = "cli-shop"
+AGENT = "support-bot"
+
+GOOD_ANSWER = {
+    "kind": "owner_answer",
+    "tenant": TENANT,
+    "agent": AGENT,
+    "question": "Do we ship to Norway?",
+    "answer": "Yes, from the Oslo warehouse, 3-5 days.",
+}
+GOOD_RUN = {
+    "kind": "run_outcome",
+    "tenant": TENANT,
+    "agent": AGENT,
+    "task": "Refund the damaged mug from order 41655",
+    "outcome": "failure",
+    "tool_calls": [
+        {
+            "tool": "issue_refund",
+            "args": {"order_id": "41655"},
+            "ok": False,
+            "error": "ValidationError: field 'amount' is required",
+        }
+    ],
+}
+GOOD_EDIT = {
+    "kind": "operator_edit",
+    "tenant": TENANT,
+    "agent": AGENT,
+    "original": "Your order is guaranteed to arrive tomorrow!",
+    "final": "Your order left our warehouse today; delivery takes 2 to 3 working days.",
+}
+
+
+def _digest(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, columns: str = "200"
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m digest.cli ARGS`` with this process's environment (plus ``env``)."""
+    full_env = {**os.environ, "COLUMNS": columns, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "digest.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=180,
+        check=False,
+    )
+
+
+def _write_lines(path: Path, lines: list[Any]) -> Path:
+    path.write_text(
+        "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _mixed_file(tmp_path: Path) -> Path:
+    missing_kind = {k: v for k, v in GOOD_ANSWER.items() if k != "kind"}
+    return _write_lines(
+        tmp_path / "events.jsonl",
+        [
+            GOOD_ANSWER,  # 1
+            '{"kind": "owner_answer", "tenant": ',  # 2: not JSON
+            GOOD_RUN,  # 3
+            {**GOOD_RUN, "outcome": "crashed"},  # 4: bad outcome
+            "",  # 5: blank, ignored
+            missing_kind,  # 6: no kind
+            GOOD_EDIT,  # 7
+        ],
+    )
+
+
+def _event_count() -> int:
+    with session_scope() as session:
+        return session.scalar(select(func.count()).select_from(Event)) or 0
+
+
+def _sqlite_env(db_file: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DIGEST_BROKER_URL", "COLUMNS")}
+    env.pop("DIGEST_LLM_API_BASE", None)
+    env.update(DIGEST_DATABASE_URL=f"sqlite:///{db_file}", DIGEST_LLM_MODEL="offline/rules")
+    return env
+
+
+def _sqlite_count(db_file: Path, table: str) -> int:
+    with sqlite3.connect(db_file) as conn:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+# --- capture ---------------------------------------------------------------------------------
+
+
+def test_capture_reports_each_bad_line_and_stores_the_good_ones(
+    sqlite_env: str, tmp_path: Path
+) -> None:
+    result = _digest("capture", "--file", str(_mixed_file(tmp_path)))
+    assert result.returncode == 1, result.stderr
+    assert "line 2: (json): not valid JSON" in result.stderr
+    assert "line 4: outcome:" in result.stderr
+    assert "line 6: kind: missing" in result.stderr
+    for clean in ("line 1", "line 3", "line 5", "line 7"):
+        assert clean not in result.stderr
+    assert "stored 3 event(s); rejected 3 line(s)" in result.stdout
+    assert _event_count() == 3
+
+
+def test_capture_json_output(sqlite_env: str, tmp_path: Path) -> None:
+    result = _digest("capture", "--file", str(_mixed_file(tmp_path)), "--json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["stored"] == 3
+    assert len(report["event_ids"]) == 3
+    assert len(set(report["event_ids"])) == 3
+    assert [(e["line"], e["field"]) for e in report["errors"]] == [
+        (2, "(json)"),
+        (4, "outcome"),
+        (6, "kind"),
+    ]
+    assert all(e["message"] for e in report["errors"])
+    with session_scope() as session:
+        stored = sorted(session.scalars(select(Event.id)))
+    assert stored == sorted(report["event_ids"])
+
+
+def test_capture_all_good_lines_exits_zero(sqlite_env: str, tmp_path: Path) -> None:
+    path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN, GOOD_EDIT])
+    result = _digest("capture", "--file", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "stored 3 event(s); rejected 0 line(s)" in result.stdout
+    assert "rejected line" not in result.stderr
+    assert _event_count() == 3
+
+
+def test_capture_missing_file_exits_two_with_one_line(sqlite_env: str, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+    result = _digest("capture", "--file", str(missing))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "no such file" in lines[0]
+    assert str(missing) in lines[0]
+    assert "Traceback" not in result.stderr
+    assert _event_count() == 0
+
+
+def test_error_line_is_not_wrapped_at_the_default_width(sqlite_env: str, tmp_path: Path) -> None:
+    """Library bug: stderr is not a terminal, rich falls back to 80 columns and wraps the
+    one-line error (even inside the path), so scripts cannot grep the message."""
+    missing = tmp_path / ("missing-" + "x" * 60 + ".jsonl")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    result = subprocess.run(
+        [sys.executable, "-m", "digest.cli", "capture", "--file", str(missing)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert str(missing) in lines[0]
+
+
+# --- drain -----------------------------------------------------------------------------------
+
+
+def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None:
+    path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN, GOOD_EDIT])
+    assert _digest("capture", "--file", str(path)).returncode == 0
+
+    result = _digest("drain", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report == {"processed": 3, "by_status": {"reflected": 3}}
+    with session_scope() as session:
+        statuses = list(session.scalars(select(Event.status)))
+        lessons = list(session.scalars(select(Lesson)))
+    assert statuses == ["reflected"] * 3
+    assert len(lessons) == 3
+    assert any("issue_refund" in lesson.correction for lesson in lessons)
+
+    again = _digest("drain", "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout) == {"processed": 0, "by_status": {}}
+
+
+def test_drain_skips_a_transient_failure(sqlite_env: str, tmp_path: Path) -> None:
+    transient = {
+        **GOOD_RUN,
+        "error": "upstream timeout after 30s",
+        "tool_calls": [{"tool": "track_shipment", "ok": False, "error": "upstream timeout"}],
+    }
+    path = _write_lines(tmp_path / "t.jsonl", [transient])
+    assert _digest("capture", "--file", str(path)).returncode == 0
+    result = _digest("drain", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"processed": 1, "by_status": {"skipped": 1}}
+    with session_scope() as session:
+        event = session.scalars(select(Event)).one()
+    assert event.status == "skipped"
+    assert event.skip_reason is not None and "transient" in event.skip_reason
+
+
+# --- demo and db upgrade ---------------------------------------------------------------------
+
+
+def test_demo_runs_twice_without_duplicating_events(tmp_path: Path) -> None:
+    db_file = tmp_path / "demo.db"
+    env = _sqlite_env(db_file)
+    first = _digest("demo", env=env, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "lessons learned" in first.stdout
+    assert "issue_refund" in first.stdout
+    events, lessons = _sqlite_count(db_file, "events"), _sqlite_count(db_file, "lessons")
+    assert events > 0
+    assert lessons > 0
+    assert not (tmp_path / "digest.db").exists()  # the URL from the environment was used
+
+    second = _digest("demo", env=env, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "lessons learned" in second.stdout
+    assert _sqlite_count(db_file, "events") == events
+    assert _sqlite_count(db_file, "lessons") == lessons
+    with sqlite3.connect(db_file) as conn:
+        pending = conn.execute("SELECT count(*) FROM events WHERE status = 'pending'").fetchone()
+    assert pending[0] == 0
+
+
+def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
+    db_file = tmp_path / "fresh.db"
+    result = _digest("db", "upgrade", env=_sqlite_env(db_file), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "revision head" in result.stdout
+    with sqlite3.connect(db_file) as conn:
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        version = conn.execute("SELECT version_num FROM alembic_version").fetchall()
+    assert {"tenants", "agents", "events", "lessons", "alembic_version"} <= tables
+    assert len(version) == 1
+
+    again = _digest("db", "upgrade", env=_sqlite_env(db_file), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+
+
+# --- the hot path stays light ----------------------------------------------------------------
+
+
+def test_capture_does_not_import_litellm_or_celery(sqlite_env: str) -> None:
+    code = (
+        "import sys, digest\n"
+        "event_id = digest.record_answer('t', 'a', question='q?', answer='a')\n"
+        "assert isinstance(event_id, int), event_id\n"
+        "heavy = sorted(m for m in ('litellm', 'celery') if m in sys.modules)\n"
+        "assert not heavy, heavy\n"
+        "print(event_id)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    event_id = int(result.stdout.strip())
+    with session_scope() as session:
+        event = session.get(Event, event_id)
+        assert event is not None
+        assert event.kind == "owner_answer"
+        assert event.status == "pending"
