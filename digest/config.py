@@ -54,6 +54,14 @@ class Settings(BaseSettings):
     edit_ratio_threshold: float = Field(default=0.1, ge=0, le=1)
     max_event_attempts: int = Field(default=5, ge=1)
 
+    # --- reconciliation ------------------------------------------------------------------------
+    reconcile_k: int = Field(default=5, ge=1, le=20)
+    #: below this relevance no existing lesson is a neighbour: ADD without a model call.
+    reconcile_floor: float = Field(default=0.5, ge=0, le=1)
+    #: at or above this identity a neighbour is the same lesson: NOOP without a model call.
+    reconcile_identical: float = Field(default=0.95, ge=0, le=1.01)
+    reconcile_max_rounds: int = Field(default=3, ge=1, le=10)
+
     # --- triggers (used by composition; stored per tenant later) -------------------------------
     threshold_signals: int = Field(default=5, ge=1)
     quiet_seconds: int = Field(default=120, ge=0)

@@ -102,6 +102,7 @@ def snapshot(lesson: Lesson) -> dict[str, Any]:
         "scope": lesson.scope,
         "status": lesson.status,
         "support_count": lesson.support_count,
+        "superseded_by_id": lesson.superseded_by_id,
     }
 
 
@@ -149,23 +150,138 @@ def add_lesson(
     )
     session.add(lesson)
     session.flush()
+    add_evidence(session, lesson, event, note)
+    record_history(
+        session,
+        lesson,
+        "ADD",
+        before=None,
+        reason=status_reason or f"new lesson from {event.kind} event {event.id}",
+        event=event,
+        model=model,
+        prompt_hash=prompt_hash,
+    )
+    bump_epoch(session, event.agent_id)
+    return lesson
+
+
+def add_evidence(session: Session, lesson: Lesson, event: Event, note: str) -> bool:
+    """Cite ``event`` on ``lesson`` once. Returns False if it was already cited."""
+    exists = session.scalar(
+        select(LessonEvidence.id).where(
+            LessonEvidence.lesson_id == lesson.id, LessonEvidence.event_id == event.id
+        )
+    )
+    if exists is not None:
+        return False
     session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
+    session.flush()
+    return True
+
+
+def record_history(
+    session: Session,
+    lesson: Lesson,
+    op: str,
+    *,
+    before: dict[str, Any] | None,
+    reason: str,
+    event: Event | None,
+    model: str | None,
+    prompt_hash: str | None,
+) -> None:
     session.add(
         LessonHistory(
             lesson_id=lesson.id,
             tenant_id=lesson.tenant_id,
             agent_id=lesson.agent_id,
-            op="ADD",
-            before=None,
+            op=op,
+            before=before,
             after=snapshot(lesson),
-            reason=status_reason or f"new lesson from {event.kind} event {event.id}",
-            event_id=event.id,
+            reason=reason,
+            event_id=event.id if event is not None else None,
             model=model,
             prompt_hash=prompt_hash,
         )
     )
-    bump_epoch(session, event.agent_id)
-    return lesson
+
+
+def support_lesson(
+    session: Session,
+    lesson: Lesson,
+    *,
+    event: Event,
+    reason: str,
+    model: str | None,
+    prompt_hash: str | None,
+) -> None:
+    """NOOP: the event says what the lesson already says. More support, one more citation."""
+    before = snapshot(lesson)
+    if add_evidence(session, lesson, event, f"supports (from {event.kind} event {event.id})"):
+        lesson.support_count += 1
+    lesson.last_seen_at = lesson.updated_at = utcnow()
+    record_history(
+        session, lesson, "NOOP", before=before, reason=reason, event=event, model=model,
+        prompt_hash=prompt_hash,
+    )  # fmt: skip
+    bump_epoch(session, lesson.agent_id)
+
+
+def update_lesson(
+    session: Session,
+    lesson: Lesson,
+    merged: Candidate,
+    *,
+    event: Event,
+    reason: str,
+    model: str | None,
+    prompt_hash: str | None,
+) -> None:
+    """UPDATE: same lesson id, merged text, the event cited, support + 1. Never moves the
+    lesson to another tenant, agent or scope."""
+    before = snapshot(lesson)
+    cand = merged.normalised()
+    lesson.situation = cand.situation
+    lesson.correction = cand.correction
+    lesson.mistake = cand.mistake or lesson.mistake
+    lesson.tags = list(dict.fromkeys([*(lesson.tags or []), *cand.tags]))[:TAGS_MAX]
+    lesson.title = cand.title or lesson.title
+    if add_evidence(session, lesson, event, f"enriched by {event.kind} event {event.id}"):
+        lesson.support_count += 1
+    lesson.last_seen_at = lesson.updated_at = utcnow()
+    record_history(
+        session, lesson, "UPDATE", before=before, reason=reason, event=event, model=model,
+        prompt_hash=prompt_hash,
+    )  # fmt: skip
+    bump_epoch(session, lesson.agent_id)
+
+
+def supersede_lesson(
+    session: Session,
+    old: Lesson,
+    new: Lesson,
+    *,
+    event: Event,
+    reason: str,
+    model: str | None,
+    prompt_hash: str | None,
+) -> None:
+    """DELETE: the old lesson is contradicted. It is kept, marked superseded by the new one."""
+    before = snapshot(old)
+    old.status = "superseded"
+    old.superseded_by_id = new.id
+    old.status_reason = reason
+    old.updated_at = utcnow()
+    record_history(
+        session, old, "DELETE", before=before, reason=reason, event=event, model=model,
+        prompt_hash=prompt_hash,
+    )  # fmt: skip
+    bump_epoch(session, old.agent_id)
+
+
+def confidence_from_counts(success: int, failure: int) -> float:
+    """Laplace-smoothed success rate: 0.5 with no evidence, moving with observed outcomes."""
+    return round((success + 1) / (success + failure + 2), 4)
 
 
 #: first key of the two-key advisory lock space that lesson writes use (ASCII "ld").

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from alembic import command
 from alembic.config import Config
 
 from digest.config import get_settings, resource_dir
+
+#: indexes that exist only on one dialect and only in migrations (an expression index the ORM
+#: cannot describe portably); autogenerate must not propose dropping them.
+MIGRATION_ONLY_INDEXES = frozenset({"ix_lessons_text_trgm"})
+
+
+def include_object(
+    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
+) -> bool:
+    return not (type_ == "index" and name in MIGRATION_ONLY_INDEXES)
 
 
 def alembic_config(url: str | None = None) -> Config:

@@ -251,6 +251,8 @@ class DigestRun(Base):
     n_delete: Mapped[int] = mapped_column(Integer, default=0)
     n_noop: Mapped[int] = mapped_column(Integer, default=0)
     n_skip: Mapped[int] = mapped_column(Integer, default=0)
+    #: candidates decided without a model call (no neighbour → ADD, near-identical → NOOP).
+    n_fast_path: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     llm_calls: Mapped[int] = mapped_column(Integer, default=0)
     prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
     completion_tokens: Mapped[int] = mapped_column(Integer, default=0)

@@ -209,11 +209,101 @@ def judge_event(event: dict[str, Any]) -> str:
 
 
 EVENT_BLOCK = re.compile(r"<event>\s*(.*?)\s*</event>", re.DOTALL)
+EXISTING_BLOCK = re.compile(r"<existing>\s*(.*?)\s*</existing>", re.DOTALL)
+CANDIDATES_BLOCK = re.compile(r"<candidates>\s*(.*?)\s*</candidates>", re.DOTALL)
+
+NEGATION = re.compile(
+    r"\b(never|not|no longer|don't|do not|doesn't|does not|stop|cannot|can't)\b", re.I
+)
+#: rule thresholds on the relevance / identity scores of digest.similarity
+SAME_IDENTITY = 0.85
+SAME_TOPIC = 0.8
+#: …and at least this much of the same wording (shared templates inflate token-set relevance)
+SAME_TOPIC_IDENTITY = 0.7
+#: with the negation words removed, a contradiction reads (nearly) the same as the old lesson
+CONTRADICTION_IDENTITY = 0.8
+
+
+def _contradicts(new: str, old: str) -> bool:
+    """Explicit negation: the same statement with the negation flipped ("always ship X" vs
+    "never ship X"). Texts that merely share a topic are not contradictions."""
+    from digest.similarity import score
+
+    if bool(NEGATION.search(new)) == bool(NEGATION.search(old)):
+        return False
+    strip = re.compile(NEGATION.pattern + r"|\b(always|only)\b", re.I)
+    return score(strip.sub(" ", new), strip.sub(" ", old))[1] >= CONTRADICTION_IDENTITY
+
+
+def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) -> str:
+    """Answer a reconcile request by text similarity and explicit negation.
+
+    Per candidate, against the most relevant existing lesson: nearly the same words → NOOP;
+    same topic with the negation flipped → DELETE (a contradiction); same topic and the
+    candidate says more → UPDATE with the candidate's fuller text; same topic otherwise →
+    NOOP; nothing on the same topic → ADD.
+    """
+    from digest.similarity import lesson_text, score
+
+    operations: list[dict[str, Any]] = []
+    for cand in candidates:
+        text = lesson_text(str(cand.get("situation", "")), str(cand.get("correction", "")))
+        best: tuple[float, float, int] | None = None
+        for item in existing:
+            relevance, identity = score(
+                text, lesson_text(str(item.get("situation", "")), str(item.get("correction", "")))
+            )
+            key = (relevance, identity, -int(item["id"]))
+            if best is None or key > best:
+                best = key
+        index = cand.get("candidate")
+        if best is None or best[0] < SAME_TOPIC or best[1] < SAME_TOPIC_IDENTITY:
+            operations.append({"op": "ADD", "candidate": index})
+            continue
+        relevance, identity, neg_id = best
+        old = next(item for item in existing if item["id"] == -neg_id)
+        old_text = lesson_text(str(old.get("situation", "")), str(old.get("correction", "")))
+        if identity >= SAME_IDENTITY:
+            operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
+        elif _contradicts(text, old_text):
+            operations.append(
+                {
+                    "op": "DELETE",
+                    "candidate": index,
+                    "id": old["id"],
+                    "reason": "the candidate negates what the existing lesson says",
+                }
+            )
+        elif len(text.split()) > len(old_text.split()):
+            merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
+            operations.append(
+                {
+                    "op": "UPDATE",
+                    "candidate": index,
+                    "id": old["id"],
+                    "lesson": {
+                        "situation": cand.get("situation"),
+                        "mistake": cand.get("mistake") or old.get("mistake"),
+                        "correction": cand.get("correction"),
+                        "tags": merged_tags,
+                    },
+                    "reason": "the candidate adds detail to the same lesson",
+                }
+            )
+        else:
+            operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
+    return json.dumps({"operations": operations})
 
 
 def answer(messages: list[dict[str, Any]]) -> str:
     """Dispatch on what the prompt carries; raise for a request no rule understands."""
     text = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+    existing, candidates = EXISTING_BLOCK.search(text), CANDIDATES_BLOCK.search(text)
+    if existing and candidates:
+        try:
+            return reconcile(json.loads(existing.group(1)), json.loads(candidates.group(1)))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise CustomLLMError(status_code=400, message=f"bad reconcile blocks: {exc}") from exc
     found = EVENT_BLOCK.search(text)
     if found:
         try:

@@ -8,11 +8,13 @@ The flow of ``reflect_event`` (every step re-reads rows, so a second delivery do
 2. **policy**: events the trigger policy does not reflect are skipped without a model call.
 3. **judge** (no transaction open): one LLM call through the model seam, retried on transient
    faults and unparseable output, then parsed against the reflect output contract.
-4. **apply** (one transaction): re-check the claim, write lessons + evidence + ADD history (or
-   the skip), the ``digest_runs`` row and the final status, all or nothing.
+4. **reconcile** (no transaction open): each candidate against the agent's nearest lessons,
+   fast path first, one model call for the rest (``digest.reconcile``).
+5. **apply** (one transaction, the agent's lesson lock held, epoch checked): re-check the
+   claim, write the operations with evidence and history (or the skip), outcome feedback,
+   the ``digest_runs`` row and the final status, all or nothing.
 
-Reconciliation against existing lessons comes next (DESIGN §4); until then every candidate is
-an ADD.
+Lessons go through reconciliation (``digest.reconcile``) before they are written.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import html
 import json
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -32,9 +36,19 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import LLMError, LLMOutputError
-from digest.lessons import Candidate, add_lesson
-from digest.models import Agent, DigestRun, Event, Tenant, utcnow
+from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_agent_lessons
+from digest.models import Agent, DigestRun, Event, Lesson, Tenant, utcnow
+from digest.reconcile import (
+    Plan,
+    apply_plan,
+    decide,
+    parse_reconcile_output,
+    prompt_blocks,
+    read_neighbours,
+    resolve,
+)
 from digest.screen import injection_reason
+from digest.similarity import Neighbour
 
 log = structlog.get_logger("digest.reflect")
 
@@ -139,6 +153,8 @@ class Claimed:
 
     event_id: int
     attempt: int
+    tenant_id: int
+    agent_id: int
     kind: str
     trust: str
     payload: dict[str, Any]
@@ -198,6 +214,8 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
         return Claimed(
             event_id=event.id,
             attempt=event.attempts,
+            tenant_id=event.tenant_id,
+            agent_id=event.agent_id,
             kind=event.kind,
             trust=event.trust,
             payload=dict(event.payload),
@@ -260,8 +278,9 @@ def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> Re
         if not claimed.enable_learning
         else policy_skip_reason(claimed.kind, claimed.payload, claimed.edit_ratio, settings)
     )
+    run = RunInfo(claimed, usage, started, settings, prompt.hash)
     if reason is not None:
-        return _apply(claimed, Skip(reason), usage, None, prompt.hash, started, settings)
+        return _finish_skipped(run, reason)
     messages = prompt.render(
         agent=claimed.agent,
         kind=claimed.kind,
@@ -273,38 +292,49 @@ def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> Re
         ),
         event_json=event_json(claimed),
     )
+    run.model = model
     try:
         verdict = llm.call_and_parse(
             messages, parse_reflect_output, model=model, usage=usage, settings=settings
         )
+        if isinstance(verdict, Skip):
+            return _finish_skipped(run, verdict.reason)
+        return _reconcile_and_apply(run, verdict)
     except LLMError as exc:
-        return _finish_failed(claimed, str(exc), usage, model, started, settings)
-    return _apply(claimed, verdict, usage, model, prompt.hash, started, settings)
+        return _finish_failed(run, str(exc))
 
 
-def _digest_run(
-    claimed: Claimed,
-    tenant_id: int,
-    agent_id: int,
-    usage: Any,
-    model: str | None,
-    started: float,
-    **counts: Any,
-) -> DigestRun:
-    return DigestRun(
-        tenant_id=tenant_id,
-        agent_id=agent_id,
-        event_id=claimed.event_id,
-        kind="reflect",
-        trigger="event",
-        llm_calls=usage.calls,
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        cost_usd=usage.cost_usd,
-        model=model,
-        duration_ms=int((time.monotonic() - started) * 1000),
-        **counts,
-    )
+@dataclass
+class RunInfo:
+    """One reflect run in progress: what it claimed, what it spent, how it is configured."""
+
+    claimed: Claimed
+    usage: Any
+    started: float
+    settings: Settings
+    prompt_hash: str
+    model: str | None = None
+    reconcile_hash: str | None = None
+
+    def digest_run(self, event: Event, **counts: Any) -> DigestRun:
+        return DigestRun(
+            tenant_id=event.tenant_id,
+            agent_id=event.agent_id,
+            event_id=event.id,
+            kind="reflect",
+            trigger="event",
+            llm_calls=self.usage.calls,
+            prompt_tokens=self.usage.prompt_tokens,
+            completion_tokens=self.usage.completion_tokens,
+            cost_usd=self.usage.cost_usd,
+            model=self.model,
+            duration_ms=int((time.monotonic() - self.started) * 1000),
+            **counts,
+        )
+
+    @property
+    def history_hash(self) -> str:
+        return "+".join(h for h in (self.prompt_hash, self.reconcile_hash) if h)
 
 
 def _still_ours(event: Event | None, claimed: Claimed) -> bool:
@@ -314,78 +344,207 @@ def _still_ours(event: Event | None, claimed: Claimed) -> bool:
     return ok
 
 
-def _apply(
-    claimed: Claimed,
-    verdict: Skip | list[Candidate],
-    usage: Any,
-    model: str | None,
-    prompt_hash: str,
-    started: float,
-    settings: Settings,
+@contextmanager
+def _finishing(run: RunInfo, status: str) -> Iterator[tuple[Session, Event] | None]:
+    """The final transaction of a run: the event row locked and still ours, outcome feedback
+    applied (exactly once: it commits together with the terminal status), the status set."""
+    with session_scope(run.settings.database_url) as session:
+        event = _lock_event(session, run.claimed.event_id)
+        if event is None or not _still_ours(event, run.claimed):
+            yield None
+            return
+        apply_outcome_feedback(session, event)
+        event.status = status
+        event.updated_at = event.finished_at = utcnow()
+        yield session, event
+
+
+def _finish_skipped(run: RunInfo, reason: str) -> ReflectResult:
+    with _finishing(run, "skipped") as held:
+        if held is None:
+            return ReflectResult(run.claimed.event_id, "claim_lost")
+        session, event = held
+        event.skip_reason = reason
+        event.last_error = None
+        session.add(run.digest_run(event, n_skip=1))
+    log.info("event_skipped", event_id=run.claimed.event_id, reason=reason)
+    return ReflectResult(run.claimed.event_id, "skipped", reason)
+
+
+def _finish_failed(run: RunInfo, reason: str) -> ReflectResult:
+    detail = f"{reason} (after {run.usage.calls} model call(s))"
+    with _finishing(run, "failed") as held:
+        if held is None:
+            return ReflectResult(run.claimed.event_id, "claim_lost")
+        session, event = held
+        event.last_error = detail
+        session.add(run.digest_run(event, error=detail))
+    log.error("event_failed", event_id=run.claimed.event_id, reason=detail)
+    return ReflectResult(run.claimed.event_id, "failed", detail)
+
+
+def _screen(claimed: Claimed, candidates: list[Candidate]) -> list[str | None]:
+    """Per candidate: why it is quarantined (untrusted text that reads like an injection)."""
+    if claimed.trust != "low":
+        return [None] * len(candidates)
+    return [
+        injection_reason(" ".join(filter(None, (c.situation, c.mistake, c.correction))))
+        for c in candidates
+    ]
+
+
+def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectResult:
+    """Reconcile the clean candidates against the agent's lessons and write the result.
+
+    Model calls happen with no transaction open. The write takes the agent's lesson lock and
+    checks that the lesson epoch has not moved since the neighbours were read; if it has,
+    another writer changed the bank meanwhile, and reconciliation runs again (bounded).
+    """
+    from digest import llm
+
+    settings, claimed = run.settings, run.claimed
+    reasons = _screen(claimed, candidates)
+    clean = [c for c, why in zip(candidates, reasons, strict=True) if why is None]
+    quarantined = [(c, why) for c, why in zip(candidates, reasons, strict=True) if why]
+    reconcile_prompt = llm.load_prompt("reconcile")
+    reconcile_model = claimed.agent_model or settings.model_for("reconcile")
+
+    def ask_model(pending: dict[int, Candidate], shown: list[Neighbour]) -> Plan:
+        existing_json, candidates_json, id_map = prompt_blocks(pending, shown)
+        messages = reconcile_prompt.render(
+            agent=claimed.agent,
+            kind=claimed.kind,
+            existing_json=existing_json,
+            candidates_json=candidates_json,
+        )
+        run.reconcile_hash = reconcile_prompt.hash
+        raw = llm.call_and_parse(
+            messages,
+            parse_reconcile_output,
+            model=reconcile_model,
+            usage=run.usage,
+            settings=settings,
+        )
+        return resolve(raw, pending, id_map, shown)
+
+    for round_number in range(1, settings.reconcile_max_rounds + 1):
+        with session_scope(settings.database_url) as session:
+            snapshot = read_neighbours(
+                session, claimed.tenant_id, claimed.agent_id, clean, settings.reconcile_k
+            )
+        plan = decide(
+            clean,
+            snapshot,
+            ask_model=ask_model,
+            floor=settings.reconcile_floor,
+            identical=settings.reconcile_identical,
+        )
+        last = round_number == settings.reconcile_max_rounds
+        result = _write(run, clean, plan, quarantined, None if last else snapshot.epoch)
+        if result.status != "epoch_moved":
+            return result
+        log.info("lesson_epoch_moved", event_id=claimed.event_id, round=round_number)
+    raise AssertionError("unreachable: the last round writes without an epoch check")
+
+
+def _write(
+    run: RunInfo,
+    clean: list[Candidate],
+    plan: Plan,
+    quarantined: list[tuple[Candidate, str]],
+    expected_epoch: int | None,
 ) -> ReflectResult:
-    with session_scope(settings.database_url) as session:
+    claimed = run.claimed
+    outcome = _lesson_outcome(claimed)
+    with session_scope(run.settings.database_url) as session:
         event = _lock_event(session, claimed.event_id)
         if event is None or not _still_ours(event, claimed):
             return ReflectResult(claimed.event_id, "claim_lost")
-        now = utcnow()
-        event.updated_at = event.finished_at = now
-        event.last_error = None
-        if isinstance(verdict, Skip):
-            event.status = "skipped"
-            event.skip_reason = verdict.reason
-            session.add(
-                _digest_run(
-                    claimed, event.tenant_id, event.agent_id, usage, model, started, n_skip=1
-                )
-            )
-            log.info("event_skipped", event_id=event.id, reason=verdict.reason)
-            return ReflectResult(event.id, "skipped", verdict.reason)
-        result = ReflectResult(event.id, "reflected")
-        outcome = _lesson_outcome(claimed)
-        for candidate in verdict:
-            status, status_reason = "active", None
-            if claimed.trust == "low":
-                found = injection_reason(
-                    " ".join(
-                        filter(None, (candidate.situation, candidate.mistake, candidate.correction))
-                    )
-                )
-                if found:
-                    status, status_reason = "quarantined", f"injection screen: {found}"
-                    result.quarantined += 1
-            lesson = add_lesson(
+        lock_agent_lessons(session, event.agent_id)
+        if expected_epoch is not None:
+            epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == event.agent_id))
+            if epoch != expected_epoch:
+                return ReflectResult(claimed.event_id, "epoch_moved")
+
+        def add(candidate: Candidate, status: str = "active", why: str | None = None) -> Lesson:
+            return add_lesson(
                 session,
                 event=event,
                 candidate=candidate,
                 source=claimed.kind,
                 outcome=outcome,
                 status=status,
-                status_reason=status_reason,
-                model=model,
-                prompt_hash=prompt_hash,
+                status_reason=why,
+                model=run.model,
+                prompt_hash=run.history_hash,
                 note=f"reflected from {claimed.kind} event {event.id}",
             )
-            result.lesson_ids.append(lesson.id)
+
+        applied = apply_plan(
+            session, event, clean, plan, add=add, model=run.model, prompt_hash=run.history_hash
+        )
+        for candidate, why in quarantined:
+            applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)
+            applied.counts["ADD"] += 1
+        apply_outcome_feedback(session, event)
         event.status = "reflected"
+        event.last_error = None
+        event.updated_at = event.finished_at = utcnow()
+        counts = applied.counts
         session.add(
-            _digest_run(
-                claimed,
-                event.tenant_id,
-                event.agent_id,
-                usage,
-                model,
-                started,
-                n_add=len(result.lesson_ids),
+            run.digest_run(
+                event,
+                n_add=counts["ADD"],
+                n_update=counts["UPDATE"],
+                n_delete=counts["DELETE"],
+                n_noop=counts["NOOP"],
+                n_fast_path=plan.fast,
+                error="; ".join(plan.dropped)[:2000] or None,
             )
         )
-        log.info(
-            "event_reflected",
-            event_id=event.id,
-            lessons=result.lesson_ids,
-            quarantined=result.quarantined,
-            llm_calls=usage.calls,
+    log.info(
+        "event_reflected",
+        event_id=claimed.event_id,
+        lessons=applied.lesson_ids,
+        ops=counts,
+        fast_path=plan.fast,
+        dropped=len(plan.dropped),
+        quarantined=len(quarantined),
+        llm_calls=run.usage.calls,
+    )
+    return ReflectResult(
+        claimed.event_id, "reflected", lesson_ids=applied.lesson_ids, quarantined=len(quarantined)
+    )
+
+
+def apply_outcome_feedback(session: Session, event: Event) -> int:
+    """A run that names the lessons it applied moves their success or failure counts (and the
+    confidence computed from them). Called in the transaction that finishes the event, so each
+    event counts exactly once. Lessons of other agents are ignored."""
+    if event.kind != "run_outcome":
+        return 0
+    ids = [i for i in (event.payload.get("applied_lesson_ids") or []) if isinstance(i, int)]
+    outcome = event.payload.get("outcome")
+    if not ids or outcome not in ("success", "failure"):
+        return 0
+    lessons = session.scalars(
+        select(Lesson)
+        .where(
+            Lesson.id.in_(ids),
+            Lesson.tenant_id == event.tenant_id,
+            Lesson.agent_id == event.agent_id,
         )
-        return result
+        .with_for_update()
+    ).all()
+    for lesson in lessons:
+        if outcome == "success":
+            lesson.success_count += 1
+        else:
+            lesson.failure_count += 1
+        lesson.confidence = confidence_from_counts(lesson.success_count, lesson.failure_count)
+    if len(lessons) != len(set(ids)):
+        log.warning("applied_lessons_ignored", event_id=event.id, named=ids, counted=len(lessons))
+    return len(lessons)
 
 
 def _lesson_outcome(claimed: Claimed) -> str:
@@ -394,28 +553,3 @@ def _lesson_outcome(claimed: Claimed) -> str:
     if claimed.kind == "owner_answer":
         return "success"
     return "failure"  # an operator had to correct or reject the draft
-
-
-def _finish_failed(
-    claimed: Claimed,
-    reason: str,
-    usage: Any,
-    model: str,
-    started: float,
-    settings: Settings,
-) -> ReflectResult:
-    detail = f"{reason} (after {usage.calls} model call(s))"
-    with session_scope(settings.database_url) as session:
-        event = _lock_event(session, claimed.event_id)
-        if event is None or not _still_ours(event, claimed):
-            return ReflectResult(claimed.event_id, "claim_lost")
-        event.status = "failed"
-        event.last_error = detail
-        event.updated_at = event.finished_at = utcnow()
-        session.add(
-            _digest_run(
-                claimed, event.tenant_id, event.agent_id, usage, model, started, error=detail
-            )
-        )
-    log.error("event_failed", event_id=claimed.event_id, reason=detail)
-    return ReflectResult(claimed.event_id, "failed", detail)

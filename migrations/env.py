@@ -7,6 +7,7 @@ from alembic import context
 
 from digest.config import get_settings
 from digest.db import make_engine
+from digest.migrate import include_object
 from digest.models import Base
 
 config = context.config
@@ -47,6 +48,7 @@ def _run(connection: object) -> None:
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",  # type: ignore[attr-defined]
         compare_type=True,
+        include_object=include_object,
     )
     with context.begin_transaction():
         context.run_migrations()

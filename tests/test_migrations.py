@@ -10,7 +10,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
 
-from digest.migrate import alembic_config, upgrade
+from digest.migrate import alembic_config, include_object, upgrade
 from digest.models import Base
 
 TABLES = {
@@ -23,7 +23,7 @@ def _diff(url: str) -> list[object]:
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
-            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            context = MigrationContext.configure(conn, opts={"compare_type": True, "include_object": include_object})
             return list(compare_metadata(context, Base.metadata))
     finally:
         engine.dispose()

@@ -1,0 +1,392 @@
+"""Reconciliation: each candidate lesson against what the agent already knows (DESIGN §4).
+
+Mem0's shape (ADD / UPDATE / DELETE / NOOP), without its known failures:
+
+- the model never sees real ids: neighbours are numbered 0..k-1 for this request, and an id
+  it invents or gets wrong is dropped and logged; neighbours only ever come from the same
+  tenant and agent, so an operation on another agent's lesson cannot be expressed;
+- an exact re-submission is a NOOP, never a DELETE;
+- a contradiction (DELETE) supersedes the old lesson AND adds the candidate;
+- a candidate the answer leaves uncovered is added, never lost;
+- unparseable output is retried, then the event fails with the reason.
+
+Most candidates never reach the model: no neighbour above the similarity floor → ADD; a
+near-identical neighbour → NOOP (the fast path, counted in ``digest_runs.n_fast_path``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from digest.errors import LLMOutputError
+from digest.lessons import Candidate, supersede_lesson, support_lesson, update_lesson
+from digest.models import Agent, Event, Lesson
+from digest.similarity import Neighbour, find_neighbours, lesson_text, normalise
+
+log = structlog.get_logger("digest.reconcile")
+
+OPS = ("ADD", "UPDATE", "DELETE", "NOOP")
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A decided operation for one candidate. ``lesson_id`` is a real id (never a prompt id)."""
+
+    op: str
+    candidate: int
+    lesson_id: int | None = None
+    merged: Candidate | None = None
+    reason: str = ""
+    fast: bool = False
+
+
+@dataclass
+class Plan:
+    operations: list[Operation] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    llm_called: bool = False
+
+    def count(self, op: str) -> int:
+        return sum(1 for o in self.operations if o.op == op)
+
+    @property
+    def fast(self) -> int:
+        return sum(1 for o in self.operations if o.fast)
+
+
+def candidate_text(candidate: Candidate) -> str:
+    return lesson_text(candidate.situation, candidate.correction)
+
+
+def fast_path(
+    index: int,
+    candidate: Candidate,
+    neighbours: list[Neighbour],
+    *,
+    floor: float,
+    identical: float,
+) -> Operation | None:
+    """Decide without a model when the answer is obvious; None means: ask the model."""
+    if not neighbours or neighbours[0].relevance < floor:
+        return Operation("ADD", index, reason="no similar lesson", fast=True)
+    same = max(neighbours, key=lambda n: (n.identity, -n.lesson_id))
+    if same.identity >= identical:
+        return Operation(
+            "NOOP",
+            index,
+            lesson_id=same.lesson_id,
+            reason=f"near-identical to lesson {same.lesson_id} ({same.identity:.2f})",
+            fast=True,
+        )
+    return None
+
+
+def prompt_blocks(
+    candidates: dict[int, Candidate], neighbours: list[Neighbour]
+) -> tuple[str, str, list[int]]:
+    """(existing JSON, candidates JSON, prompt id → real lesson id)."""
+    id_map = [n.lesson_id for n in neighbours]
+    existing = [
+        {
+            "id": i,
+            "situation": n.situation,
+            "mistake": n.mistake,
+            "correction": n.correction,
+            "tags": list(n.tags),
+        }
+        for i, n in enumerate(neighbours)
+    ]
+    shown = [
+        {
+            "candidate": index,
+            "situation": c.situation,
+            "mistake": c.mistake,
+            "correction": c.correction,
+            "tags": list(c.tags),
+        }
+        for index, c in sorted(candidates.items())
+    ]
+
+    def dump(value: Any) -> str:
+        # "</" is escaped so text inside cannot close the block it is shown in.
+        return json.dumps(value, ensure_ascii=False, indent=2).replace("</", "<\\/")
+
+    return dump(existing), dump(shown), id_map
+
+
+_FENCE = re.compile(r"```[a-zA-Z]*\n?|```")
+
+
+def parse_reconcile_output(text: str) -> list[dict[str, Any]]:
+    """The ``operations`` list of a reconcile answer; prose and code fences are tolerated.
+
+    Raises ``LLMOutputError`` when no JSON object with an ``operations`` list can be read.
+    Items are returned raw; ``resolve`` validates each one.
+    """
+    cleaned = _FENCE.sub("", text or "")
+    start, end = cleaned.find("{"), cleaned.rfind("}")
+    if start < 0 or end <= start:
+        raise LLMOutputError(f"no JSON object in the answer: {' '.join(cleaned.split())[:120]!r}")
+    try:
+        data = json.loads(cleaned[start : end + 1])
+    except json.JSONDecodeError as exc:
+        raise LLMOutputError(f"the answer is not valid JSON: {exc.msg}") from exc
+    operations = data.get("operations") if isinstance(data, dict) else None
+    if not isinstance(operations, list):
+        raise LLMOutputError('the answer has no "operations" list')
+    return operations
+
+
+def _merged(raw: Any) -> Candidate | None:
+    if not isinstance(raw, dict):
+        return None
+    situation, correction = raw.get("situation"), raw.get("correction")
+    if not isinstance(situation, str) or not isinstance(correction, str):
+        return None
+    if not situation.strip() or not correction.strip():
+        return None
+    tags = raw.get("tags") or []
+    if isinstance(tags, str):
+        tags = tags.split(",")
+    mistake = raw.get("mistake")
+    return Candidate(
+        situation=situation,
+        correction=correction,
+        mistake=mistake if isinstance(mistake, str) else None,
+        tags=tuple(str(t) for t in tags if isinstance(t, str | int)),
+    )
+
+
+def resolve(
+    raw_operations: list[Any],
+    candidates: dict[int, Candidate],
+    id_map: list[int],
+    neighbours: list[Neighbour],
+) -> Plan:
+    """Turn the model's raw operations into safe, real-id operations for ``candidates``."""
+    plan = Plan(llm_called=True)
+    by_id = {n.lesson_id: n for n in neighbours}
+    decided: dict[int, Operation] = {}
+
+    def drop(item: Any, why: str) -> None:
+        plan.dropped.append(f"{why}: {json.dumps(item, default=str)[:200]}")
+        log.warning("reconcile_op_dropped", reason=why, item=str(item)[:200])
+
+    for item in raw_operations:
+        if not isinstance(item, dict):
+            drop(item, "not an object")
+            continue
+        op = str(item.get("op", "")).upper()
+        index = item.get("candidate")
+        if op not in OPS:
+            drop(item, "unknown op")
+            continue
+        if not isinstance(index, int) or isinstance(index, bool) or index not in candidates:
+            drop(item, "unknown candidate")
+            continue
+        if index in decided:
+            drop(item, "second operation for one candidate")
+            continue
+        if op == "ADD":
+            decided[index] = Operation("ADD", index, reason="model: new lesson")
+            continue
+        local = item.get("id")
+        if not isinstance(local, int) or isinstance(local, bool) or not 0 <= local < len(id_map):
+            drop(item, "missing or out-of-range id")
+            continue
+        lesson_id = id_map[local]
+        candidate = candidates[index]
+        identical = normalise(candidate_text(candidate)) == normalise(
+            lesson_text(by_id[lesson_id].situation, by_id[lesson_id].correction)
+        )
+        reason = str(item.get("reason") or "")[:500]
+        if op == "DELETE" and identical:
+            # An exact re-submission never deletes what it repeats.
+            decided[index] = Operation(
+                "NOOP", index, lesson_id=lesson_id, reason="exact re-submission (DELETE refused)"
+            )
+        elif op == "DELETE":
+            decided[index] = Operation(
+                "DELETE", index, lesson_id=lesson_id, reason=reason or "contradicted"
+            )
+        elif op == "UPDATE":
+            merged = _merged(item.get("lesson"))
+            if merged is None:
+                drop(item, "UPDATE without a usable lesson")
+                continue
+            decided[index] = Operation(
+                "UPDATE", index, lesson_id=lesson_id, merged=merged, reason=reason or "enriched"
+            )
+        else:
+            decided[index] = Operation("NOOP", index, lesson_id=lesson_id, reason=reason or "same")
+    for index in sorted(candidates):
+        if index not in decided:
+            decided[index] = Operation("ADD", index, reason="not covered by the model's answer")
+    plan.operations = [decided[i] for i in sorted(decided)]
+    return plan
+
+
+# --- the database side --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What reconciliation read, and the agent's lesson epoch at that moment."""
+
+    epoch: int
+    neighbours: list[list[Neighbour]]
+
+
+def read_neighbours(
+    session: Session, tenant_id: int, agent_id: int, candidates: list[Candidate], k: int
+) -> Snapshot:
+    epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0
+    return Snapshot(
+        epoch=int(epoch),
+        neighbours=[
+            find_neighbours(session, tenant_id, agent_id, candidate_text(c), k) for c in candidates
+        ],
+    )
+
+
+def decide(
+    candidates: list[Candidate],
+    snapshot: Snapshot,
+    *,
+    ask_model: Callable[[dict[int, Candidate], list[Neighbour]], Plan],
+    floor: float,
+    identical: float,
+) -> Plan:
+    """Fast path for the obvious candidates; one model call (``ask_model``) for the rest."""
+    decided: dict[int, Operation] = {}
+    pending: dict[int, Candidate] = {}
+    shown: dict[int, Neighbour] = {}
+    for index, candidate in enumerate(candidates):
+        neighbours = snapshot.neighbours[index]
+        fast = fast_path(index, candidate, neighbours, floor=floor, identical=identical)
+        if fast is not None:
+            decided[index] = fast
+            continue
+        pending[index] = candidate
+        for neighbour in neighbours:
+            shown.setdefault(neighbour.lesson_id, neighbour)
+    plan = Plan()
+    if pending:
+        asked = ask_model(pending, list(shown.values()))
+        decided.update({op.candidate: op for op in asked.operations})
+        plan.dropped, plan.llm_called = asked.dropped, True
+    plan.operations = [decided[i] for i in sorted(decided)]
+    return plan
+
+
+@dataclass
+class Applied:
+    lesson_ids: list[int] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OPS, 0))
+
+
+def _target(session: Session, lesson_id: int | None, event: Event) -> Lesson | None:
+    """The lesson an operation names, if it is still an active lesson of this very agent."""
+    if lesson_id is None:
+        return None
+    lesson = session.get(Lesson, lesson_id)
+    if lesson is None or lesson.status != "active":
+        return None
+    if (lesson.tenant_id, lesson.agent_id) != (event.tenant_id, event.agent_id):
+        return None  # impossible by construction; refused anyway
+    return lesson
+
+
+def _identical_active(session: Session, event: Event, candidate: Candidate) -> Lesson | None:
+    """An active lesson of this agent with (almost) the same words, read under the lock."""
+    text_value = candidate_text(candidate)
+    for neighbour in find_neighbours(session, event.tenant_id, event.agent_id, text_value, 5):
+        if neighbour.identity >= IDENTICAL_UNDER_LOCK:
+            return session.get(Lesson, neighbour.lesson_id)
+    return None
+
+
+#: under the lock, an ADD whose text is this close to an active lesson becomes a NOOP: two
+#: workers racing on the same lesson never store two copies.
+IDENTICAL_UNDER_LOCK = 0.95
+
+
+def apply_plan(
+    session: Session,
+    event: Event,
+    candidates: list[Candidate],
+    plan: Plan,
+    *,
+    add: Callable[[Candidate], Lesson],
+    model: str | None,
+    prompt_hash: str | None,
+) -> Applied:
+    """Apply ``plan`` inside the caller's transaction (which holds the agent's lesson lock)."""
+    applied = Applied()
+
+    def record(op: str, lesson: Lesson) -> None:
+        applied.counts[op] += 1
+        if lesson.id not in applied.lesson_ids:
+            applied.lesson_ids.append(lesson.id)
+
+    for op in plan.operations:
+        candidate = candidates[op.candidate]
+        target = _target(session, op.lesson_id, event)
+        if op.op in ("NOOP", "UPDATE", "DELETE") and target is None:
+            log.warning("reconcile_target_gone", op=op.op, lesson_id=op.lesson_id)
+            op = Operation("ADD", op.candidate, reason=f"{op.op} target no longer active")
+        if op.op == "ADD":
+            same = _identical_active(session, event, candidate)
+            if same is not None:
+                support_lesson(
+                    session,
+                    same,
+                    reason="identical lesson already stored",
+                    event=event,
+                    model=model,
+                    prompt_hash=prompt_hash,
+                )
+                record("NOOP", same)
+            else:
+                record("ADD", add(candidate))
+        elif op.op == "NOOP":
+            assert target is not None
+            support_lesson(
+                session, target, reason=op.reason, event=event, model=model, prompt_hash=prompt_hash
+            )
+            record("NOOP", target)
+        elif op.op == "UPDATE":
+            assert target is not None and op.merged is not None
+            update_lesson(
+                session,
+                target,
+                op.merged,
+                reason=op.reason,
+                event=event,
+                model=model,
+                prompt_hash=prompt_hash,
+            )
+            record("UPDATE", target)
+        else:  # DELETE: supersede the old lesson AND keep the new one
+            assert target is not None
+            new = add(candidate)
+            supersede_lesson(
+                session,
+                target,
+                new,
+                reason=op.reason,
+                event=event,
+                model=model,
+                prompt_hash=prompt_hash,
+            )
+            applied.counts["DELETE"] += 1
+            record("ADD", new)
+    return applied

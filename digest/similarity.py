@@ -1,0 +1,131 @@
+"""Neighbour search: the active lessons of one agent most like a candidate lesson.
+
+One interface, chosen by dialect:
+
+- PostgreSQL: a pg_trgm GIN expression index (``ix_lessons_text_trgm``, migration 0002)
+  pre-selects lessons whose text shares trigrams with the candidate, so the query stays
+  index-backed as an agent's lesson bank grows;
+- SQLite: the agent's active lessons are scored in process (the embedded default is small).
+
+Either way the final ranking uses the same rapidfuzz scores, so the fast-path thresholds mean
+the same thing on both databases:
+
+- ``relevance`` (token-set ratio): how much the two lessons talk about the same thing; a
+  paraphrase or an enrichment scores high;
+- ``identity`` (plain ratio of normalised text): how nearly the same words they are; only a
+  re-submission or a trivial rewording scores ≥ 0.95.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from rapidfuzz import fuzz
+from sqlalchemy import Select, func, literal_column, or_, select, text
+from sqlalchemy.orm import Session
+
+from digest.models import Lesson, utcnow
+
+#: how many trigram matches Postgres hands to the rapidfuzz re-ranking, per neighbour wanted.
+PREFILTER_FACTOR = 4
+#: pg_trgm similarity below which a lesson is not even considered a neighbour.
+TRGM_THRESHOLD = 0.15
+
+_PUNCT = re.compile(r"[^\w\s]+")
+
+
+def normalise(text_value: str) -> str:
+    """Lowercase, punctuation removed, whitespace collapsed."""
+    return " ".join(_PUNCT.sub(" ", text_value.lower()).split())
+
+
+def lesson_text(situation: str, correction: str) -> str:
+    """The text two lessons are compared by (what it applies to, and what to do)."""
+    return f"{situation} {correction}"
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    lesson_id: int
+    relevance: float
+    identity: float
+    title: str
+    situation: str
+    mistake: str | None
+    correction: str
+    tags: tuple[str, ...]
+
+
+def score(candidate_text: str, lesson_text_value: str) -> tuple[float, float]:
+    """(relevance, identity) of two lesson texts, each in 0..1."""
+    a, b = normalise(candidate_text), normalise(lesson_text_value)
+    if not a or not b:
+        return 0.0, 0.0
+    return fuzz.token_set_ratio(a, b) / 100.0, fuzz.ratio(a, b) / 100.0
+
+
+def _text_expr() -> object:
+    # Must match the indexed expression of ix_lessons_text_trgm exactly.
+    return func.lower(Lesson.situation + literal_column("' '") + Lesson.correction)
+
+
+def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[object]:
+    return [
+        Lesson.tenant_id == tenant_id,
+        Lesson.agent_id == agent_id,
+        Lesson.status == "active",
+        or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
+    ]
+
+
+def neighbour_query(
+    session: Session, tenant_id: int, agent_id: int, candidate_text: str, k: int
+) -> Select[tuple[Lesson]]:
+    """The SELECT that fetches neighbour candidates (index-backed pre-filter on Postgres)."""
+    query = select(Lesson).where(*_active_filter(tenant_id, agent_id, utcnow()))  # type: ignore[arg-type]
+    if session.get_bind().dialect.name != "postgresql":
+        return query
+    expr = _text_expr()
+    probe = candidate_text.lower()
+    return (
+        query.where(expr.op("%")(probe))  # type: ignore[attr-defined]
+        .order_by(func.similarity(expr, probe).desc(), Lesson.id)
+        .limit(k * PREFILTER_FACTOR)
+    )
+
+
+def find_neighbours(
+    session: Session,
+    tenant_id: int,
+    agent_id: int,
+    candidate_text: str,
+    k: int = 5,
+) -> list[Neighbour]:
+    """Top-``k`` active, unexpired lessons of this agent by relevance (ties: identity, id)."""
+    if session.get_bind().dialect.name == "postgresql":
+        # Transaction-local: the `%` operator's cut-off for this pre-filter only.
+        session.execute(
+            text("SELECT set_config('pg_trgm.similarity_threshold', :t, true)"),
+            {"t": str(TRGM_THRESHOLD)},
+        )
+    scored = []
+    for lesson in session.scalars(neighbour_query(session, tenant_id, agent_id, candidate_text, k)):
+        relevance, identity = score(
+            candidate_text, lesson_text(lesson.situation, lesson.correction)
+        )
+        scored.append(
+            Neighbour(
+                lesson_id=lesson.id,
+                relevance=relevance,
+                identity=identity,
+                title=lesson.title,
+                situation=lesson.situation,
+                mistake=lesson.mistake,
+                correction=lesson.correction,
+                tags=tuple(lesson.tags or ()),
+            )
+        )
+    scored.sort(key=lambda n: (-n.relevance, -n.identity, n.lesson_id))
+    return scored[:k]
