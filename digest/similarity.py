@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from rapidfuzz import fuzz
 from sqlalchemy import Select, func, literal_column, or_, select, text
@@ -82,7 +83,7 @@ def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[object]
 
 def neighbour_query(
     session: Session, tenant_id: int, agent_id: int, candidate_text: str, k: int
-) -> Select[tuple[Lesson]]:
+) -> Select[Any]:
     """The SELECT that fetches neighbour candidates (index-backed pre-filter on Postgres)."""
     query = select(Lesson).where(*_active_filter(tenant_id, agent_id, utcnow()))  # type: ignore[arg-type]
     if session.get_bind().dialect.name != "postgresql":
