@@ -212,9 +212,6 @@ EVENT_BLOCK = re.compile(r"<event>\s*(.*?)\s*</event>", re.DOTALL)
 EXISTING_BLOCK = re.compile(r"<existing>\s*(.*?)\s*</existing>", re.DOTALL)
 CANDIDATES_BLOCK = re.compile(r"<candidates>\s*(.*?)\s*</candidates>", re.DOTALL)
 
-NEGATION = re.compile(
-    r"\b(never|not|no longer|don't|do not|doesn't|does not|stop|cannot|can't)\b", re.I
-)
 #: rule thresholds on the relevance / identity scores of digest.similarity
 SAME_IDENTITY = 0.85
 SAME_TOPIC = 0.8
@@ -227,9 +224,9 @@ CONTRADICTION_IDENTITY = 0.8
 def _contradicts(new: str, old: str) -> bool:
     """Explicit negation: the same statement with the negation flipped ("always ship X" vs
     "never ship X"). Texts that merely share a topic are not contradictions."""
-    from digest.similarity import score
+    from digest.similarity import NEGATION, negation_flipped, score
 
-    if bool(NEGATION.search(new)) == bool(NEGATION.search(old)):
+    if not negation_flipped(new, old):
         return False
     strip = re.compile(NEGATION.pattern + r"|\b(always|only)\b", re.I)
     return score(strip.sub(" ", new), strip.sub(" ", old))[1] >= CONTRADICTION_IDENTITY
@@ -263,9 +260,7 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         relevance, identity, neg_id = best
         old = next(item for item in existing if item["id"] == -neg_id)
         old_text = lesson_text(str(old.get("situation", "")), str(old.get("correction", "")))
-        if identity >= SAME_IDENTITY:
-            operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
-        elif _contradicts(text, old_text):
+        if _contradicts(text, old_text):
             operations.append(
                 {
                     "op": "DELETE",
@@ -274,6 +269,8 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
                     "reason": "the candidate negates what the existing lesson says",
                 }
             )
+        elif identity >= SAME_IDENTITY:
+            operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
         elif len(text.split()) > len(old_text.split()):
             merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
             operations.append(

@@ -29,7 +29,13 @@ from sqlalchemy.orm import Session
 from digest.errors import LLMOutputError
 from digest.lessons import Candidate, supersede_lesson, support_lesson, update_lesson
 from digest.models import Agent, Event, Lesson
-from digest.similarity import Neighbour, find_neighbours, lesson_text, normalise
+from digest.similarity import (
+    Neighbour,
+    find_neighbours,
+    lesson_text,
+    negation_flipped,
+    normalise,
+)
 
 log = structlog.get_logger("digest.reconcile")
 
@@ -78,7 +84,9 @@ def fast_path(
     if not neighbours or neighbours[0].relevance < floor:
         return Operation("ADD", index, reason="no similar lesson", fast=True)
     same = max(neighbours, key=lambda n: (n.identity, -n.lesson_id))
-    if same.identity >= identical:
+    text_value = candidate_text(candidate)
+    flipped = negation_flipped(text_value, lesson_text(same.situation, same.correction))
+    if same.identity >= identical and not flipped:
         return Operation(
             "NOOP",
             index,
@@ -309,7 +317,8 @@ def _identical_active(session: Session, event: Event, candidate: Candidate) -> L
     """An active lesson of this agent with (almost) the same words, read under the lock."""
     text_value = candidate_text(candidate)
     for neighbour in find_neighbours(session, event.tenant_id, event.agent_id, text_value, 5):
-        if neighbour.identity >= IDENTICAL_UNDER_LOCK:
+        stored = lesson_text(neighbour.situation, neighbour.correction)
+        if neighbour.identity >= IDENTICAL_UNDER_LOCK and not negation_flipped(text_value, stored):
             return session.get(Lesson, neighbour.lesson_id)
     return None
 

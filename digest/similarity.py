@@ -2,9 +2,9 @@
 
 One interface, chosen by dialect:
 
-- PostgreSQL: a pg_trgm GIN expression index (``ix_lessons_text_trgm``, migration 0002)
-  pre-selects lessons whose text shares trigrams with the candidate, so the query stays
-  index-backed as an agent's lesson bank grows;
+- PostgreSQL: a GiST index on (agent_id, trigrams of the lesson text) (``ix_lessons_text_trgm``,
+  migration 0002) returns the agent's nearest lessons by trigram distance (``<->``) by walking
+  the index, so the query stays index-backed as an agent's lesson bank grows;
 - SQLite: the agent's active lessons are scored in process (the embedded default is small).
 
 Either way the final ranking uses the same rapidfuzz scores, so the fast-path thresholds mean
@@ -24,17 +24,24 @@ from datetime import datetime
 from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import Select, func, literal_column, or_, select, text
+from sqlalchemy import BigInteger, Select, cast, func, literal, literal_column, or_, select
 from sqlalchemy.orm import Session
 
 from digest.models import Lesson, utcnow
 
-#: how many trigram matches Postgres hands to the rapidfuzz re-ranking, per neighbour wanted.
+#: how many trigram-nearest lessons Postgres hands to the rapidfuzz re-ranking, per neighbour.
 PREFILTER_FACTOR = 4
-#: pg_trgm similarity below which a lesson is not even considered a neighbour.
-TRGM_THRESHOLD = 0.15
 
 _PUNCT = re.compile(r"[^\w\s]+")
+NEGATION = re.compile(
+    r"\b(never|not|no longer|don't|do not|doesn't|does not|stop|cannot|can't)\b", re.IGNORECASE
+)
+
+
+def negation_flipped(a: str, b: str) -> bool:
+    """One text negates and the other does not ("always X" / "never X"): however alike their
+    words, they are not the same lesson."""
+    return bool(NEGATION.search(a)) != bool(NEGATION.search(b))
 
 
 def normalise(text_value: str) -> str:
@@ -75,7 +82,9 @@ def _text_expr() -> object:
 def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[object]:
     return [
         Lesson.tenant_id == tenant_id,
-        Lesson.agent_id == agent_id,
+        # Typed as BIGINT so btree_gist can use it as an index condition (the driver would
+        # otherwise send a small int, and there is no cross-type GiST operator).
+        Lesson.agent_id == cast(literal(agent_id), BigInteger),
         Lesson.status == "active",
         or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
     ]
@@ -88,13 +97,9 @@ def neighbour_query(
     query = select(Lesson).where(*_active_filter(tenant_id, agent_id, utcnow()))  # type: ignore[arg-type]
     if session.get_bind().dialect.name != "postgresql":
         return query
-    expr = _text_expr()
-    probe = candidate_text.lower()
-    return (
-        query.where(expr.op("%")(probe))  # type: ignore[attr-defined]
-        .order_by(func.similarity(expr, probe).desc(), Lesson.id)
-        .limit(k * PREFILTER_FACTOR)
-    )
+    distance = _text_expr().op("<->")(candidate_text.lower())  # type: ignore[attr-defined]
+    # Order by the distance alone: a second sort key would stop the index from ordering.
+    return query.order_by(distance).limit(k * PREFILTER_FACTOR)
 
 
 def find_neighbours(
@@ -105,12 +110,6 @@ def find_neighbours(
     k: int = 5,
 ) -> list[Neighbour]:
     """Top-``k`` active, unexpired lessons of this agent by relevance (ties: identity, id)."""
-    if session.get_bind().dialect.name == "postgresql":
-        # Transaction-local: the `%` operator's cut-off for this pre-filter only.
-        session.execute(
-            text("SELECT set_config('pg_trgm.similarity_threshold', :t, true)"),
-            {"t": str(TRGM_THRESHOLD)},
-        )
     scored = []
     for lesson in session.scalars(neighbour_query(session, tenant_id, agent_id, candidate_text, k)):
         relevance, identity = score(

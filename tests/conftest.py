@@ -189,6 +189,43 @@ def start_worker(
         worker.stop()
 
 
+LLM_ATTEMPTS = 3
+
+
+@pytest.fixture(scope="module")
+def fake_llm() -> Iterator[Any]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 for this module."""
+    from tests.fake_llm import FakeLLM
+
+    server = FakeLLM().start()
+    yield server
+    server.stop()
+
+
+def llm_env(pg_url: str, redis_url: str, queue: str, api_base: str) -> dict[str, str]:
+    """A worker environment on the real-provider path (litellm → ``api_base``)."""
+    return {
+        **base_env(pg_url, redis_url, queue),
+        "DIGEST_LLM_MODEL": "openai/fake-model",
+        "DIGEST_LLM_API_BASE": api_base,
+        "DIGEST_LLM_TIMEOUT_S": "1.5",
+        "DIGEST_LLM_MAX_ATTEMPTS": str(LLM_ATTEMPTS),
+        "DIGEST_LLM_RETRY_WAIT_MAX_S": "0.2",
+    }
+
+
+@pytest.fixture(scope="module")
+def llm_worker(
+    pg_url: str, redis_url: str, queue: str, fake_llm: Any, tmp_path_factory: Any
+) -> Iterator[WorkerProcess]:
+    """One worker process (two pool children) on the module's queue, talking to ``fake_llm``.
+    Modules that use it override ``queue`` so no other worker takes their events."""
+    log_path = Path(tmp_path_factory.mktemp("llm")) / "worker.log"
+    worker = spawn_worker(llm_env(pg_url, redis_url, queue, fake_llm.api_base), log_path, 2)
+    yield worker
+    worker.stop()
+
+
 def wait_for_event(event_id: int, statuses: set[str], timeout: float = 30.0) -> dict[str, Any]:
     """Poll the events row until its status is one of ``statuses``; return the row."""
     from sqlalchemy import select

@@ -8,8 +8,6 @@ multiplied by litellm's or the OpenAI SDK's own retries).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,49 +16,18 @@ from sqlalchemy import select
 import digest
 from digest.db import session_scope
 from digest.models import DigestRun
-from tests.conftest import (
-    WorkerProcess,
-    base_env,
-    lessons_for_event,
-    spawn_worker,
-    wait_for_event,
-)
+from tests.conftest import LLM_ATTEMPTS as ATTEMPTS
+from tests.conftest import WorkerProcess, lessons_for_event, wait_for_event
 from tests.fake_llm import LESSON, FakeLLM
 
 pytestmark = pytest.mark.services
 
 DONE = {"reflected", "skipped", "failed", "dead"}
-ATTEMPTS = 3
 
 
 @pytest.fixture(scope="module")
 def queue() -> str:
     return f"digest-llm-{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture(scope="module")
-def fake_llm() -> Iterator[FakeLLM]:
-    server = FakeLLM().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def llm_worker(
-    pg_url: str, redis_url: str, queue: str, fake_llm: FakeLLM, tmp_path_factory: Any
-) -> Iterator[WorkerProcess]:
-    env = {
-        **base_env(pg_url, redis_url, queue),
-        "DIGEST_LLM_MODEL": "openai/fake-model",
-        "DIGEST_LLM_API_BASE": fake_llm.api_base,
-        "DIGEST_LLM_TIMEOUT_S": "1.5",
-        "DIGEST_LLM_MAX_ATTEMPTS": str(ATTEMPTS),
-        "DIGEST_LLM_RETRY_WAIT_MAX_S": "0.2",
-    }
-    log_path = Path(tmp_path_factory.mktemp("llm")) / "worker.log"
-    worker = spawn_worker(env, log_path, concurrency=2)
-    yield worker
-    worker.stop()
 
 
 def _run(tenant: str, marker: str) -> int:

@@ -23,7 +23,9 @@ def _diff(url: str) -> list[object]:
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
-            context = MigrationContext.configure(conn, opts={"compare_type": True, "include_object": include_object})
+            context = MigrationContext.configure(
+                conn, opts={"compare_type": True, "include_object": include_object}
+            )
             return list(compare_metadata(context, Base.metadata))
     finally:
         engine.dispose()

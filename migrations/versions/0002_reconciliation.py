@@ -1,4 +1,4 @@
-"""reconciliation: trigram neighbour index (Postgres) and fast-path counts
+"""reconciliation: trigram nearest-neighbour index (Postgres) and fast-path counts
 
 Revision ID: 0002
 Revises: 0001
@@ -25,10 +25,14 @@ def upgrade() -> None:
             sa.Column("n_fast_path", sa.Integer(), nullable=False, server_default="0")
         )
     if op.get_bind().dialect.name == "postgresql":
+        # GiST, not GIN: a GiST trigram index answers "the k nearest" (ORDER BY <-> LIMIT k)
+        # by walking the index, where a GIN `%` filter degrades to a scan when lesson texts
+        # share templates. btree_gist lets the same index narrow by agent first.
         op.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        op.execute("CREATE EXTENSION IF NOT EXISTS btree_gist")
         op.execute(
-            f"CREATE INDEX IF NOT EXISTS {TRGM_INDEX} ON lessons "
-            "USING gin (lower(situation || ' ' || correction) gin_trgm_ops)"
+            f"CREATE INDEX IF NOT EXISTS {TRGM_INDEX} ON lessons USING gist "
+            "(agent_id, lower(situation || ' ' || correction) gist_trgm_ops)"
         )
 
 

@@ -1,0 +1,477 @@
+"""Reconciliation end to end: real worker processes, Postgres, Redis, and the model scripted
+through the OpenAI-compatible server (reflect reply first, then the reconcile reply)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, text
+
+import digest
+from digest.db import session_scope
+from digest.models import DigestRun, Lesson, LessonEvidence, LessonHistory
+from digest.publish import publish_reflect
+from tests.conftest import (
+    WorkerProcess,
+    lessons_for_event,
+    llm_env,
+    spawn_worker,
+    wait_for_event,
+)
+from tests.fake_llm import FakeLLM
+
+pytestmark = pytest.mark.services
+
+DONE = {"reflected", "skipped", "failed", "dead"}
+AGENT = "bot"
+
+
+@pytest.fixture(scope="module")
+def queue() -> str:
+    return f"digest-reconcile-{uuid.uuid4().hex[:8]}"
+
+
+def lesson_block(situation: str, correction: str, tags: str = "refunds") -> str:
+    return (
+        f"<lesson><situation>{situation}</situation><mistake>it went wrong</mistake>"
+        f"<correction>{correction}</correction><tags>{tags}</tags></lesson>"
+    )
+
+
+def ops(*operations: dict[str, Any]) -> str:
+    return json.dumps({"operations": list(operations)})
+
+
+def existing(tenant: str, signature: str, body: str) -> Lesson:
+    lesson_id = digest.record_lesson(tenant, AGENT, f"{signature}: {body}")
+    with session_scope() as session:
+        lesson = session.get(Lesson, lesson_id)
+        assert lesson is not None
+        return lesson
+
+
+def run_event(tenant: str, marker: str, **extra: Any) -> int:
+    return digest.record_run(
+        tenant, AGENT, task=f"refund a customer {marker}", outcome="failure",
+        error="refund rejected by policy", **extra,
+    )  # fmt: skip
+
+
+def lessons_of(tenant: str) -> list[Lesson]:
+    from digest.lessons import find_agent
+
+    with session_scope() as session:
+        agent = find_agent(session, tenant, AGENT)
+        return list(
+            session.scalars(select(Lesson).where(Lesson.agent_id == agent.id).order_by(Lesson.id))
+        )
+
+
+def evidence_count(lesson_id: int) -> int:
+    with session_scope() as session:
+        return int(
+            session.scalar(
+                select(func.count())
+                .select_from(LessonEvidence)
+                .where(LessonEvidence.lesson_id == lesson_id)
+            )
+            or 0
+        )
+
+
+def digest_run(event_id: int) -> DigestRun:
+    with session_scope() as session:
+        return session.scalars(select(DigestRun).where(DigestRun.event_id == event_id)).one()
+
+
+SITUATION = "A customer asks for a refund above 200 EUR"
+CORRECTION = "Ask a manager to approve any refund above 200 EUR before issuing it"
+
+
+def test_unrelated_lesson_is_added_without_a_reconcile_call(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    old = existing(tenant, "Shipping to Norway", "Ship Norwegian orders from the Oslo warehouse")
+    name = f"unrelated-{tenant}"
+    marker = fake_llm.script(
+        name, ("reply", lesson_block(f"{SITUATION} [script:{name}]", CORRECTION))
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    assert fake_llm.count(name) == 1  # reflect only: the fast path decided ADD
+    lessons = lessons_of(tenant)
+    assert len(lessons) == 2 and lessons[0].id == old.id
+    assert lessons[1].status == "active" and lessons[1].support_count == 1
+    run = digest_run(event_id)
+    assert (run.n_add, run.n_noop, run.n_fast_path, run.llm_calls) == (1, 0, 1, 1)
+
+
+def test_empty_bank_adds_with_zero_reconcile_calls(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    name = f"empty-{tenant}"
+    marker = fake_llm.script(name, ("reply", lesson_block(SITUATION, CORRECTION)))
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    assert fake_llm.count(name) == 1
+    assert len(fake_llm.bodies[name]) == 1
+    assert len(lessons_for_event(event_id)) == 1
+
+
+def test_skip_makes_zero_reconcile_calls(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    existing(tenant, SITUATION, CORRECTION)
+    name = f"skip-{tenant}"
+    marker = fake_llm.script(name, ("reply", "<skip>a one-off</skip>"))
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "skipped"
+    assert fake_llm.count(name) == 1
+
+
+def test_paraphrase_is_a_noop_with_more_support(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    old = existing(tenant, SITUATION, CORRECTION)
+    name = f"paraphrase-{tenant}"
+    marker = fake_llm.script(
+        name,
+        (
+            "reply",
+            lesson_block(
+                f"{SITUATION} [script:{name}]",
+                "Get a manager's approval before you refund more than 200 EUR",
+            ),
+        ),
+        ("reply", ops({"op": "NOOP", "candidate": 0, "id": 0})),
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    assert fake_llm.count(name) == 2  # reflect + one reconcile call
+    reconcile_prompt = fake_llm.bodies[name][1]["messages"][-1]["content"]
+    assert f'"id": {old.id}' not in reconcile_prompt and '"id": 0' in reconcile_prompt
+    lessons = lessons_of(tenant)
+    assert [lesson.id for lesson in lessons] == [old.id]
+    assert lessons[0].support_count == 2
+    assert evidence_count(old.id) == 2
+    run = digest_run(event_id)
+    assert (run.n_noop, run.n_add, run.llm_calls) == (1, 0, 2)
+
+
+def test_enrichment_updates_the_same_lesson_with_history(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    old = existing(tenant, SITUATION, CORRECTION)
+    merged = {
+        "situation": SITUATION,
+        "mistake": "Refunded 450 EUR without approval",
+        "correction": CORRECTION + ", and note the manager's name in the ticket",
+        "tags": ["refunds", "approval"],
+    }
+    name = f"enrich-{tenant}"
+    marker = fake_llm.script(
+        name,
+        (
+            "reply",
+            lesson_block(
+                f"{SITUATION} [script:{name}]", CORRECTION + " and record who approved it"
+            ),
+        ),
+        ("reply", ops({"op": "UPDATE", "candidate": 0, "id": 0, "lesson": merged})),
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    lessons = lessons_of(tenant)
+    assert [lesson.id for lesson in lessons] == [old.id]
+    updated = lessons[0]
+    assert updated.correction == merged["correction"]
+    assert updated.support_count == 2
+    assert "approval" in updated.tags
+    # No op ever moves a lesson to another tenant, agent or scope.
+    assert (updated.tenant_id, updated.agent_id, updated.scope) == (
+        old.tenant_id,
+        old.agent_id,
+        old.scope,
+    )
+    with session_scope() as session:
+        history = session.scalars(
+            select(LessonHistory)
+            .where(LessonHistory.lesson_id == old.id)
+            .order_by(LessonHistory.id)
+        ).all()
+    assert [h.op for h in history] == ["ADD", "UPDATE"]
+    assert history[1].before["correction"] == CORRECTION
+    assert history[1].after["correction"] == merged["correction"]
+    assert history[1].event_id == event_id and history[1].model == "openai/fake-model"
+    assert history[1].prompt_hash and "+" in history[1].prompt_hash
+
+
+def test_contradiction_supersedes_the_old_lesson_and_keeps_the_new(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    old = existing(tenant, SITUATION, CORRECTION)
+    name = f"contradict-{tenant}"
+    new_correction = "Refunds above 200 EUR no longer need a manager: issue them directly"
+    marker = fake_llm.script(
+        name,
+        ("reply", lesson_block(f"{SITUATION} [script:{name}]", new_correction)),
+        ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "policy changed"})),
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    old_row, new_row = lessons_of(tenant)
+    assert old_row.id == old.id and old_row.status == "superseded"
+    assert old_row.superseded_by_id == new_row.id
+    assert new_row.status == "active" and new_row.correction == new_correction
+    with session_scope() as session:
+        ops_seen = session.scalars(
+            select(LessonHistory.op)
+            .where(LessonHistory.lesson_id == old.id)
+            .order_by(LessonHistory.id)
+        ).all()
+    assert list(ops_seen) == ["ADD", "DELETE"]
+    run = digest_run(event_id)
+    assert (run.n_delete, run.n_add) == (1, 1)
+
+
+def test_exact_resubmission_is_a_noop_never_a_delete(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    old = existing(tenant, SITUATION, CORRECTION)
+    name = f"exact-{tenant}"
+    # Even a model that would answer DELETE is never asked: the text is identical.
+    marker = fake_llm.script(
+        name,
+        ("reply", lesson_block(SITUATION, CORRECTION)),
+        ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "dup"})),
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    assert fake_llm.count(name) == 1
+    (row,) = lessons_of(tenant)
+    assert row.id == old.id and row.status == "active" and row.support_count == 2
+
+
+@pytest.mark.parametrize(
+    ("label", "bad_op"),
+    [
+        ("out-of-range", {"op": "NOOP", "candidate": 0, "id": 7}),
+        (
+            "missing-id",
+            {"op": "UPDATE", "candidate": 0, "lesson": {"situation": "s", "correction": "c"}},
+        ),
+        ("unknown-op", {"op": "MERGE", "candidate": 0, "id": 0}),
+    ],
+)
+def test_bad_operations_are_dropped_logged_and_change_nothing(
+    llm_worker: WorkerProcess,
+    fake_llm: FakeLLM,
+    services_env: dict[str, str],
+    tenant: str,
+    label: str,
+    bad_op: dict[str, Any],
+) -> None:
+    old = existing(tenant, SITUATION, CORRECTION)
+    name = f"bad-{label}-{tenant}"
+    marker = fake_llm.script(
+        name,
+        (
+            "reply",
+            lesson_block(
+                f"{SITUATION} [script:{name}]",
+                "Get a manager's approval before you refund more than 200 EUR",
+            ),
+        ),
+        ("reply", ops(bad_op)),
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    lessons = lessons_of(tenant)
+    kept = next(lesson for lesson in lessons if lesson.id == old.id)
+    assert (kept.status, kept.support_count, kept.correction) == ("active", 1, CORRECTION)
+    assert evidence_count(old.id) == 1
+    # The uncovered candidate is added, not lost.
+    assert len(lessons) == 2 and lessons[1].status == "active"
+    run = digest_run(event_id)
+    assert run.error is not None and ("out-of-range" in run.error or "unknown op" in run.error)
+    assert (run.n_add, run.n_noop, run.n_update) == (1, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("label", "wrap"),
+    [
+        ("prose", lambda j: f"Sure, here is my decision:\n{j}\nLet me know!"),
+        ("fenced", lambda j: f"```json\n{j}\n```"),
+    ],
+)
+def test_wrapped_reconcile_json_is_parsed(
+    llm_worker: WorkerProcess,
+    fake_llm: FakeLLM,
+    services_env: dict[str, str],
+    tenant: str,
+    label: str,
+    wrap: Any,
+) -> None:
+    old = existing(tenant, SITUATION, CORRECTION)
+    name = f"wrapped-{label}-{tenant}"
+    marker = fake_llm.script(
+        name,
+        (
+            "reply",
+            lesson_block(
+                f"{SITUATION} [script:{name}]",
+                "Get a manager's approval before you refund more than 200 EUR",
+            ),
+        ),
+        ("reply", wrap(ops({"op": "NOOP", "candidate": 0, "id": 0}))),
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    assert [lesson.id for lesson in lessons_of(tenant)] == [old.id]
+    assert evidence_count(old.id) == 2
+
+
+def test_garbage_reconcile_output_is_retried_then_the_event_fails(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    old = existing(tenant, SITUATION, CORRECTION)
+    name = f"garbage-{tenant}"
+    marker = fake_llm.script(
+        name,
+        (
+            "reply",
+            lesson_block(
+                f"{SITUATION} [script:{name}]",
+                "Get a manager's approval before you refund more than 200 EUR",
+            ),
+        ),
+        ("reply", "I would merge them, probably."),
+    )
+    event_id = run_event(tenant, marker)
+    row = wait_for_event(event_id, DONE, timeout=40)
+    assert row["status"] == "failed"
+    assert "JSON" in row["last_error"]
+    assert fake_llm.count(name) == 1 + 3  # reflect, then three reconcile attempts
+    assert [lesson.id for lesson in lessons_of(tenant)] == [old.id]  # nothing half-written
+    assert evidence_count(old.id) == 1
+
+
+def test_same_text_in_two_tenants_is_never_merged(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str]
+) -> None:
+    tenants = [f"t-{uuid.uuid4().hex[:10]}" for _ in range(2)]
+    ids = []
+    for tenant in tenants:
+        name = f"tenants-{tenant}"
+        marker = fake_llm.script(name, ("reply", lesson_block(SITUATION, CORRECTION)))
+        ids.append(run_event(tenant, marker))
+    for event_id in ids:
+        assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    first, second = (lessons_of(t) for t in tenants)
+    assert len(first) == len(second) == 1
+    assert first[0].id != second[0].id
+    assert first[0].tenant_id != second[0].tenant_id
+    assert first[0].support_count == second[0].support_count == 1
+
+
+def test_two_worker_processes_on_identical_events_store_one_lesson(
+    llm_worker: WorkerProcess,
+    fake_llm: FakeLLM,
+    services_env: dict[str, str],
+    pg_url: str,
+    redis_url: str,
+    queue: str,
+    tenant: str,
+    tmp_path: Path,
+) -> None:
+    second = spawn_worker(llm_env(pg_url, redis_url, queue, fake_llm.api_base), tmp_path / "w2.log")
+    try:
+        name = f"race-{tenant}"
+        # Both reflect calls are slow and overlap, so both workers read an empty bank.
+        marker = fake_llm.script(name, ("sleep", 1.0, lesson_block(SITUATION, CORRECTION)))
+        events = [run_event(tenant, marker, idempotency_key=f"race-{i}") for i in range(2)]
+        for event_id in events:
+            assert wait_for_event(event_id, DONE, timeout=40)["status"] == "reflected"
+    finally:
+        second.stop()
+    assert fake_llm.count(name) == 2
+    (lesson,) = lessons_of(tenant)
+    assert lesson.support_count == 2
+    assert evidence_count(lesson.id) == 2
+    runs = [digest_run(e) for e in events]
+    assert sorted((r.n_add, r.n_noop) for r in runs) == [(0, 1), (1, 0)]
+
+
+def test_applied_lesson_feedback_counts_once_even_when_delivered_twice(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    lesson = existing(tenant, SITUATION, CORRECTION)
+    other = digest.record_lesson(tenant, "other-agent", "not mine: a lesson of another agent")
+    success = digest.record_run(
+        tenant,
+        AGENT,
+        task="refund 250 EUR",
+        outcome="success",
+        applied_lesson_ids=[lesson.id, other],
+    )
+    failure = digest.record_run(
+        tenant, AGENT, task="refund 300 EUR", outcome="failure", applied_lesson_ids=[lesson.id],
+        error="refund rejected by policy [script:feedback-skip]",
+    )  # fmt: skip
+    fake_llm.script("feedback-skip", ("reply", "<skip>nothing new</skip>"))
+    for event_id in (success, failure):
+        wait_for_event(event_id, DONE)
+    for event_id in (success, failure, success, failure):
+        assert publish_reflect(event_id)
+    time.sleep(2.0)  # let the redeliveries run (they are no-ops)
+    with session_scope() as session:
+        row = session.get(Lesson, lesson.id)
+        foreign = session.get(Lesson, other)
+        assert row is not None and foreign is not None
+        assert (row.success_count, row.failure_count) == (1, 1)
+        assert row.confidence == 0.5
+        assert (foreign.success_count, foreign.failure_count) == (0, 0)
+
+
+def test_postgres_neighbour_query_uses_the_trigram_index(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    from digest.similarity import neighbour_query
+
+    anchor = existing(tenant, "seed", "seed lesson")
+    with session_scope() as session:
+        session.execute(
+            text(
+                "INSERT INTO lessons (tenant_id, agent_id, scope, slug, title, situation,"
+                " correction, tags, source, outcome, confidence, support_count, success_count,"
+                " failure_count,"
+                " hit_count, status, created_at, updated_at)"
+                " SELECT :t, :a, 'agent', 'bulk-' || g, 'bulk ' || g,"
+                " 'When calling ' || (array['refund','shipping','lookup','ticket','invoice'])"
+                "[1 + g % 5] || ' for customer ' || g,"
+                " 'Check the ' || (array['amount','order id','tracking code','currency','size'])"
+                "[1 + (g / 5) % 5] || ' before case ' || md5(g::text), '[]'::jsonb,"
+                " 'manual_lesson', 'mixed', 0.5,"
+                " 1, 0, 0, 0, 'active', now(), now() FROM generate_series(1, 10000) AS g"
+            ),
+            {"t": anchor.tenant_id, "a": anchor.agent_id},
+        )
+        session.execute(text("ANALYZE lessons"))
+    with session_scope() as session:
+        query = neighbour_query(
+            session,
+            anchor.tenant_id,
+            anchor.agent_id,
+            "When calling refund for customer 42: check the amount",
+            5,
+        )
+        compiled = query.compile(session.get_bind(), compile_kwargs={"literal_binds": True})
+        # The compiled text escapes "%" for the driver; an (empty) parameter tuple unescapes it.
+        rows = session.connection().exec_driver_sql(f"EXPLAIN {compiled}", ())
+        plan = "\n".join(row[0] for row in rows)
+    assert "ix_lessons_text_trgm" in plan, plan
