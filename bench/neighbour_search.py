@@ -134,7 +134,8 @@ def main() -> None:
                     session.execute(
                         text(
                             "INSERT INTO lessons (tenant_id, agent_id, scope, slug, title,"
-                            " situation, correction, tags, source, outcome, confidence, support_count,"
+                            " situation, correction, tags, source, outcome, confidence,"
+                            " support_count,"
                             " success_count, failure_count, hit_count, status, created_at,"
                             " updated_at) VALUES (1, 1, 'agent', :slug, :title, :situation,"
                             " :correction, '[]', 'manual_lesson', 'mixed', 0.5, 1, 0, 0, 0,"
