@@ -20,76 +20,61 @@ import time
 import uuid
 
 
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500)
     args = parser.parse_args()
 
     import psycopg
+    from _scratch import percentile, scratch_database
 
-    admin = os.environ.get("DIGEST_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
-    name = f"digest_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = admin.rsplit("/", 1)[0] + f"/{name}"
-    os.environ["DIGEST_DATABASE_URL"] = url
-    os.environ["DIGEST_BROKER_URL"] = os.environ.get(
-        "DIGEST_BENCH_REDIS", "redis://127.0.0.1:6379/12"
-    )
-    os.environ["DIGEST_QUEUE"] = f"bench-{uuid.uuid4().hex[:6]}"
-    try:
-        import digest
-        from digest.migrate import upgrade
+    with scratch_database() as url:
+        os.environ["DIGEST_DATABASE_URL"] = url
+        os.environ["DIGEST_BROKER_URL"] = os.environ.get(
+            "DIGEST_BENCH_REDIS", "redis://127.0.0.1:6379/12"
+        )
+        os.environ["DIGEST_QUEUE"] = f"bench-{uuid.uuid4().hex[:6]}"
+        try:
+            import digest
 
-        upgrade()
-        payload = {"task": "refund order 1182", "outcome": "failure", "error": "amount required"}
-        # Warm up: first capture creates the tenant/agent and imports Celery for the publish.
-        digest.record_run("bench", "bot", task="warm", outcome="failure", error="x")
+            payload = {
+                "task": "refund order 1182",
+                "outcome": "failure",
+                "error": "amount required",
+            }
+            # Warm up: first capture creates the tenant/agent and imports Celery for the publish.
+            digest.record_run("bench", "bot", task="warm", outcome="failure", error="x")
 
-        floor: list[float] = []
-        with psycopg.connect(url) as conn:
+            floor: list[float] = []
+            with psycopg.connect(url) as conn:
+                for _ in range(args.n):
+                    started = time.perf_counter()
+                    conn.execute(
+                        "INSERT INTO events (tenant_id, agent_id, kind, payload, trust, status,"
+                        " attempts, created_at, updated_at) VALUES (1, 1, 'run_outcome', %s, 'low',"
+                        " 'skipped', 0, now(), now())",
+                        (json.dumps(payload),),
+                    )
+                    conn.commit()
+                    floor.append(time.perf_counter() - started)
+
+            measured: list[float] = []
             for _ in range(args.n):
                 started = time.perf_counter()
-                conn.execute(
-                    "INSERT INTO events (tenant_id, agent_id, kind, payload, trust, status,"
-                    " attempts, created_at, updated_at) VALUES (1, 1, 'run_outcome', %s, 'low',"
-                    " 'skipped', 0, now(), now())",
-                    (json.dumps(payload),),
-                )
-                conn.commit()
-                floor.append(time.perf_counter() - started)
+                digest.record_run("bench", "bot", **payload)  # type: ignore[arg-type]
+                measured.append(time.perf_counter() - started)
 
-        measured: list[float] = []
-        for _ in range(args.n):
-            started = time.perf_counter()
-            digest.record_run("bench", "bot", **payload)  # type: ignore[arg-type]
-            measured.append(time.perf_counter() - started)
+            def ms(x: float) -> str:
+                return f"{x * 1000:.3f} ms"
 
-        def ms(x: float) -> str:
-            return f"{x * 1000:.3f} ms"
+            for label, q in (("p50", 0.5), ("p99", 0.99)):
+                f, m = percentile(floor, q), percentile(measured, q)
+                print(f"capture {label}: {ms(m)}  floor {ms(f)}  ratio {m / f:.1f}x")
+            print(f"capture mean: {ms(statistics.fmean(measured))} over {args.n} calls")
+        finally:
+            import redis
 
-        for label, q in (("p50", 0.5), ("p99", 0.99)):
-            f, m = percentile(floor, q), percentile(measured, q)
-            print(f"capture {label}: {ms(m)}  floor {ms(f)}  ratio {m / f:.1f}x")
-        print(f"capture mean: {ms(statistics.fmean(measured))} over {args.n} calls")
-    finally:
-        from digest.db import dispose_engines
-
-        dispose_engines()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                (name,),
-            )
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        import redis
-
-        redis.Redis.from_url(os.environ["DIGEST_BROKER_URL"]).flushdb()
+            redis.Redis.from_url(os.environ["DIGEST_BROKER_URL"]).flushdb()
 
 
 if __name__ == "__main__":

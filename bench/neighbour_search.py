@@ -19,10 +19,8 @@ a scratch database.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import time
-import uuid
 
 COMMON = [
     "the",
@@ -73,11 +71,6 @@ def vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
     return sorted(words)
 
 
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def sentence(rng: random.Random, words: list[str], n: int) -> str:
     return " ".join(
         rng.choice(COMMON) if rng.random() < 0.4 else rng.choice(words) for _ in range(n)
@@ -91,21 +84,15 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
-    import psycopg
+    from _scratch import percentile, scratch_database
     from sqlalchemy import select, text
 
-    admin = os.environ.get("DIGEST_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
-    name = f"digest_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = admin.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://") + f"/{name}"
-    try:
+    with scratch_database() as libpq_url:
+        url = libpq_url.replace("postgresql://", "postgresql+psycopg://")
         from digest.db import session_scope
-        from digest.migrate import upgrade
         from digest.models import Lesson
         from digest.similarity import find_neighbours
 
-        upgrade(url)
         rng = random.Random(7)
         words = vocabulary(rng)
         with session_scope(url) as session:
@@ -170,16 +157,6 @@ def main() -> None:
                 f"{size:>8} {p50 * 1000:>8.2f}ms {p99 * 1000:>8.2f}ms {f50 * 1000:>8.3f}ms"
                 f" {p50 / f50:>9.1f}x"
             )
-    finally:
-        from digest.db import dispose_engines
-
-        dispose_engines()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                (name,),
-            )
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 
 if __name__ == "__main__":

@@ -20,6 +20,19 @@ DONE = {"reflected", "skipped", "failed", "dead"}
 CLOSED_PORT_BROKER = "redis://127.0.0.1:1/0"
 
 
+def answer_while_broker_down(
+    tenant: str, monkeypatch: pytest.MonkeyPatch, broker_url: str, question: str
+) -> int:
+    """Capture one owner answer with the broker unreachable, then point back at ``broker_url``.
+    The event is stored but never published: only the relay can deliver it."""
+    monkeypatch.setenv("DIGEST_BROKER_URL", CLOSED_PORT_BROKER)
+    _reset_process_state()
+    event_id = digest.record_answer(tenant, "bot", question=question, answer="See the FAQ.")
+    monkeypatch.setenv("DIGEST_BROKER_URL", broker_url)
+    _reset_process_state()
+    return event_id
+
+
 @pytest.fixture()
 def fake_llm() -> Iterator[FakeLLM]:
     server = FakeLLM().start()
@@ -75,11 +88,9 @@ def test_relay_task_runs_in_the_worker(
     """The beat entry's task, sent by name, relays stranded events inside a worker."""
     from digest.publish import TASK_RELAY_PENDING, publish_task
 
-    monkeypatch.setenv("DIGEST_BROKER_URL", CLOSED_PORT_BROKER)
-    _reset_process_state()
-    event_id = digest.record_answer(tenant, "bot", question="Loyalty points?", answer="1 per EUR.")
-    monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
-    _reset_process_state()
+    event_id = answer_while_broker_down(
+        tenant, monkeypatch, services_env["DIGEST_BROKER_URL"], "Loyalty points?"
+    )
     start_worker(DIGEST_RELAY_PENDING_AGE_S="0")
     assert publish_task(TASK_RELAY_PENDING, [])
     assert wait_for_event(event_id, DONE)["status"] == "reflected"
@@ -164,11 +175,9 @@ def test_beat_schedules_the_relay(
 
     from tests.conftest import ROOT
 
-    monkeypatch.setenv("DIGEST_BROKER_URL", CLOSED_PORT_BROKER)
-    _reset_process_state()
-    event_id = digest.record_answer(tenant, "bot", question="Parking?", answer="Behind the shop.")
-    monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
-    _reset_process_state()
+    event_id = answer_while_broker_down(
+        tenant, monkeypatch, services_env["DIGEST_BROKER_URL"], "Parking?"
+    )
     fast = {"DIGEST_RELAY_PENDING_AGE_S": "0", "DIGEST_RELAY_INTERVAL_S": "1"}
     start_worker(**fast)
     env = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}

@@ -93,6 +93,18 @@ SITUATION = "A customer asks for a refund above 200 EUR"
 CORRECTION = "Ask a manager to approve any refund above 200 EUR before issuing it"
 
 
+def paraphrase(name: str) -> tuple[str, str]:
+    """A reflect reply whose candidate says what the existing lesson says, in other words:
+    close enough to need the model, not close enough for the fast path."""
+    return (
+        "reply",
+        lesson_block(
+            f"{SITUATION} [script:{name}]",
+            "Get a manager's approval before you refund more than 200 EUR",
+        ),
+    )
+
+
 def test_unrelated_lesson_is_added_without_a_reconcile_call(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:
@@ -141,13 +153,7 @@ def test_paraphrase_is_a_noop_with_more_support(
     name = f"paraphrase-{tenant}"
     marker = fake_llm.script(
         name,
-        (
-            "reply",
-            lesson_block(
-                f"{SITUATION} [script:{name}]",
-                "Get a manager's approval before you refund more than 200 EUR",
-            ),
-        ),
+        paraphrase(name),
         ("reply", ops({"op": "NOOP", "candidate": 0, "id": 0})),
     )
     event_id = run_event(tenant, marker)
@@ -280,13 +286,7 @@ def test_bad_operations_are_dropped_logged_and_change_nothing(
     name = f"bad-{label}-{tenant}"
     marker = fake_llm.script(
         name,
-        (
-            "reply",
-            lesson_block(
-                f"{SITUATION} [script:{name}]",
-                "Get a manager's approval before you refund more than 200 EUR",
-            ),
-        ),
+        paraphrase(name),
         ("reply", ops(bad_op)),
     )
     event_id = run_event(tenant, marker)
@@ -321,13 +321,7 @@ def test_wrapped_reconcile_json_is_parsed(
     name = f"wrapped-{label}-{tenant}"
     marker = fake_llm.script(
         name,
-        (
-            "reply",
-            lesson_block(
-                f"{SITUATION} [script:{name}]",
-                "Get a manager's approval before you refund more than 200 EUR",
-            ),
-        ),
+        paraphrase(name),
         ("reply", wrap(ops({"op": "NOOP", "candidate": 0, "id": 0}))),
     )
     event_id = run_event(tenant, marker)
@@ -343,13 +337,7 @@ def test_garbage_reconcile_output_is_retried_then_the_event_fails(
     name = f"garbage-{tenant}"
     marker = fake_llm.script(
         name,
-        (
-            "reply",
-            lesson_block(
-                f"{SITUATION} [script:{name}]",
-                "Get a manager's approval before you refund more than 200 EUR",
-            ),
-        ),
+        paraphrase(name),
         ("reply", "I would merge them, probably."),
     )
     event_id = run_event(tenant, marker)

@@ -1,0 +1,41 @@
+"""Shared by the benchmarks: a scratch PostgreSQL database, and percentiles."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+
+ADMIN_URL = os.environ.get("DIGEST_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+@contextmanager
+def scratch_database() -> Iterator[str]:
+    """Create a throw-away database, migrated to head; yield its libpq URL; drop it after."""
+    name = f"digest_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    try:
+        from digest.migrate import upgrade
+
+        upgrade(url)
+        yield url
+    finally:
+        from digest.db import dispose_engines
+
+        dispose_engines()
+        with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
