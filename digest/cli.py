@@ -27,6 +27,10 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+version_app = typer.Typer(help="Learning document versions of one agent.", no_args_is_help=True)
+app.add_typer(version_app, name="version")
+tenant_app = typer.Typer(help="Tenant settings.", no_args_is_help=True)
+app.add_typer(tenant_app, name="tenant")
 
 out = Console()
 # Error lines stay one line whatever the terminal width: scripts grep them.
@@ -36,6 +40,9 @@ DEMO_TENANT = "demo-shop"
 DEMO_AGENT = "support-bot"
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+TenantOpt = Annotated[str, typer.Option("--tenant", help="Tenant key.")]
+AgentOpt = Annotated[str, typer.Option("--agent", help="Agent key.")]
+ByOpt = Annotated[str, typer.Option("--by", help="Who decides (recorded on the version).")]
 
 
 @app.callback()
@@ -206,6 +213,22 @@ def demo(
         out.print("   skipped (nothing to learn):")
         for reason, n in skipped.most_common():
             out.print(f"   - {n} × {reason}", highlight=False)
+
+    from digest.triggers import improve_now
+
+    result = improve_now(DEMO_TENANT, DEMO_AGENT, settings)
+    with session_scope() as session:
+        version = _active_version(session, DEMO_TENANT, DEMO_AGENT)
+    if version is None:
+        out.print("4. no learning document yet")
+    else:
+        verb = "composed" if result.status == "created" else "unchanged:"
+        out.print(f"4. learning document {verb} version {version.number} ({version.status})")
+        out.print("   change summary:")
+        for line in version.change_summary.splitlines():
+            out.print(f"   | {line}", highlight=False)
+        out.rule(f"version {version.number}")
+        out.print(version.body_markdown, highlight=False, markup=False)
     if report.errors:
         raise typer.Exit(1)
 
@@ -221,6 +244,305 @@ def _skip_reasons(session: Any) -> Counter[str]:
         select(Event.skip_reason).where(Event.agent_id == agent.id, Event.status == "skipped")
     )
     return Counter(str(r) for r in reasons)
+
+
+def _active_version(session: Any, tenant: str, agent: str) -> Any:
+    from digest.lessons import find_agent
+    from digest.models import LearningVersion
+
+    agent_row = find_agent(session, tenant, agent)
+    if agent_row.current_version_id is None:
+        return None
+    return session.get(LearningVersion, agent_row.current_version_id)
+
+
+def _version_dict(version: Any) -> dict[str, Any]:
+    return {
+        "number": version.number,
+        "status": version.status,
+        "trigger": version.trigger,
+        "proposed_by": version.proposed_by,
+        "created_at": version.created_at.isoformat() if version.created_at else None,
+        "approved_by": version.approved_by,
+        "change_summary": version.change_summary,
+        "folded_lesson_ids": list(version.folded_lesson_ids or []),
+        "supporting_event_ids": list(version.supporting_event_ids or []),
+        "llm_calls": version.llm_calls,
+        "prompt_tokens": version.prompt_tokens,
+        "completion_tokens": version.completion_tokens,
+        "cost_usd": version.cost_usd,
+    }
+
+
+def _print_result(result: Any, as_json: bool) -> None:
+    if as_json:
+        out.print_json(data=vars(result))
+    elif result.status == "created":
+        out.print(f"version {result.number} ({result.version_status})", highlight=False)
+        for line in (result.change_summary or "").splitlines():
+            out.print(f"  {line}", highlight=False)
+    else:
+        out.print("no change")
+
+
+@app.command("improve-now")
+def improve_now_command(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    wait: Annotated[
+        bool, typer.Option(help="With a broker: wait for the worker's result.")
+    ] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 300.0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Reflect the agent's pending events now, then compose a version (no threshold, no quiet
+    period). Embedded mode runs it here; with a broker a worker runs it."""
+    import time
+
+    from digest.db import session_scope
+    from digest.lessons import find_agent
+    from digest.publish import TASK_IMPROVE_NOW, publish_task
+    from digest.triggers import improve_now
+    from digest.versions import ComposeResult
+
+    settings = get_settings()
+    try:
+        if settings.embedded:
+            _print_result(improve_now(tenant, agent, settings), as_json)
+            return
+        with session_scope() as session:
+            agent_id = find_agent(session, tenant, agent).id
+    except DigestError as exc:
+        raise _fail(str(exc)) from exc
+    from digest.models import DigestRun, LearningVersion, utcnow
+
+    asked = utcnow()
+    if not publish_task(TASK_IMPROVE_NOW, [tenant, agent], settings):
+        raise _fail("the broker did not take the task; is Redis up? (nothing was changed)")
+    if not wait:
+        out.print(f"queued improve-now for {tenant}/{agent}")
+        return
+    from sqlalchemy import select
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with session_scope() as session:
+            run = session.scalars(
+                select(DigestRun)
+                .where(
+                    DigestRun.agent_id == agent_id,
+                    DigestRun.kind == "compose",
+                    DigestRun.trigger == "manual",
+                    DigestRun.started_at >= asked,
+                )
+                .order_by(DigestRun.id.desc())
+            ).first()
+            if run is not None:
+                version = session.get(LearningVersion, run.version_id) if run.version_id else None
+                if version is None:
+                    _print_result(ComposeResult("no_change"), as_json)
+                else:
+                    _print_result(
+                        ComposeResult(
+                            "created", version.id, version.number, version.status,
+                            version.change_summary,
+                        ),
+                        as_json,
+                    )  # fmt: skip
+                return
+        time.sleep(0.5)
+    raise _fail(
+        f"no result after {timeout:.0f} s; is a worker running on queue {settings.queue!r}?"
+    )
+
+
+@app.command()
+def sweep(as_json: JsonOpt = False) -> None:
+    """Run the weekly sweep now: expire lessons, prune versions, compose every due agent."""
+    from digest.triggers import sweep as run_sweep
+
+    report = run_sweep()
+    if as_json:
+        out.print_json(data=vars(report))
+    else:
+        out.print(
+            f"composed {len(report.composed)}, unchanged {len(report.unchanged)}, "
+            f"expired {report.expired} lesson(s), pruned {report.pruned} version(s), "
+            f"relayed {report.relayed} event(s)"
+        )
+
+
+@version_app.command("list")
+def version_list(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -> None:
+    """The agent's versions, newest first."""
+    from sqlalchemy import select
+
+    from digest.db import session_scope
+    from digest.lessons import find_agent
+    from digest.models import LearningVersion
+
+    with session_scope() as session:
+        agent_row = _or_fail(lambda: find_agent(session, tenant, agent))
+        versions = session.scalars(
+            select(LearningVersion)
+            .where(LearningVersion.agent_id == agent_row.id)
+            .order_by(LearningVersion.number.desc())
+        ).all()
+        rows = [_version_dict(v) for v in versions]
+    if as_json:
+        out.print_json(data=rows)
+        return
+    table = Table()
+    for column in ("#", "status", "trigger", "by", "created", "change summary"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(
+            str(row["number"]), row["status"], row["trigger"], row["proposed_by"],
+            (row["created_at"] or "")[:19], (row["change_summary"] or "").splitlines()[0],
+        )  # fmt: skip
+    out.print(table)
+
+
+def _or_fail(action: Any) -> Any:
+    try:
+        return action()
+    except DigestError as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _get_version(session: Any, tenant: str, agent: str, number: int) -> Any:
+    from sqlalchemy import select
+
+    from digest.errors import NotFound
+    from digest.lessons import find_agent
+    from digest.models import LearningVersion
+
+    agent_row = find_agent(session, tenant, agent)
+    version = session.scalars(
+        select(LearningVersion).where(
+            LearningVersion.agent_id == agent_row.id, LearningVersion.number == number
+        )
+    ).first()
+    if version is None:
+        raise NotFound(f"agent {agent!r} has no version {number}")
+    return version
+
+
+@version_app.command("show")
+def version_show(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    number: Annotated[int, typer.Argument(help="Version number.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """One version: its body, change summary and provenance."""
+    from digest.db import session_scope
+
+    with session_scope() as session:
+        version = _or_fail(lambda: _get_version(session, tenant, agent, number))
+        data = {**_version_dict(version), "body_markdown": version.body_markdown}
+    if as_json:
+        out.print_json(data=data)
+        return
+    out.print(f"version {data['number']} ({data['status']}, {data['trigger']})", highlight=False)
+    out.print(data["change_summary"], highlight=False, markup=False)
+    out.rule()
+    out.print(data["body_markdown"], highlight=False, markup=False)
+
+
+@version_app.command("diff")
+def version_diff(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    old: Annotated[int, typer.Argument(help="Older version number.")],
+    new: Annotated[int, typer.Argument(help="Newer version number.")],
+) -> None:
+    """Unified diff of two versions' bodies."""
+    import difflib
+
+    from digest.db import session_scope
+
+    with session_scope() as session:
+        a = _or_fail(lambda: _get_version(session, tenant, agent, old)).body_markdown
+        b = _or_fail(lambda: _get_version(session, tenant, agent, new)).body_markdown
+    diff = difflib.unified_diff(
+        a.splitlines(keepends=True), b.splitlines(keepends=True), f"v{old}", f"v{new}"
+    )
+    sys.stdout.write("".join(diff))
+
+
+@version_app.command("approve")
+def version_approve(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    number: Annotated[int, typer.Argument(help="The pending version.")],
+    by: ByOpt,
+    body_file: Annotated[
+        Path | None, typer.Option("--body-file", help="Approve an edited body instead.")
+    ] = None,
+) -> None:
+    """Activate a pending version (optionally with an edited body)."""
+    from digest.versions import approve
+
+    body = body_file.read_text(encoding="utf-8") if body_file else None
+    version = _or_fail(lambda: approve(tenant, agent, number, by=by, body=body))
+    out.print(f"version {version.number} is active ({version.proposed_by})")
+
+
+@version_app.command("reject")
+def version_reject(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    number: Annotated[int, typer.Argument(help="The pending version.")],
+    by: ByOpt,
+) -> None:
+    """Reject a pending version; its lessons stay for the next compose."""
+    from digest.versions import reject
+
+    version = _or_fail(lambda: reject(tenant, agent, number, by=by))
+    out.print(f"version {version.number} is rejected")
+
+
+@version_app.command("rollback")
+def version_rollback(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    number: Annotated[int, typer.Argument(help="The version whose body to restore.")],
+    by: ByOpt,
+) -> None:
+    """Append a new active version with the body of an earlier one."""
+    from digest.versions import rollback
+
+    version = _or_fail(lambda: rollback(tenant, agent, number, by=by))
+    out.print(f"version {version.number} is active (body of version {number})")
+
+
+@tenant_app.command("set")
+def tenant_set(
+    tenant: TenantOpt,
+    apply_mode: Annotated[
+        str | None, typer.Option("--apply-mode", help="auto or approval.")
+    ] = None,
+    threshold: Annotated[
+        int | None, typer.Option(help="Undigested signals that trigger a compose.")
+    ] = None,
+    quiet: Annotated[int | None, typer.Option(help="Quiet seconds before that compose.")] = None,
+    gate: Annotated[
+        int | None, typer.Option(help="Support a lesson needs to enter the document.")
+    ] = None,
+) -> None:
+    """Set a tenant's apply mode and trigger overrides (creates the tenant if needed)."""
+    from digest.db import session_scope
+    from digest.tenants import configure_tenant
+
+    with session_scope() as session:
+        row = _or_fail(
+            lambda: configure_tenant(
+                session, tenant, learning_apply_mode=apply_mode,
+                threshold_signals=threshold, quiet_seconds=quiet, frequency_gate=gate,
+            )
+        )  # fmt: skip
+        out.print(f"{row.name}: {row.learning_apply_mode}, {row.settings}", highlight=False)
 
 
 def main() -> None:

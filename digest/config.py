@@ -62,9 +62,14 @@ class Settings(BaseSettings):
     reconcile_identical: float = Field(default=0.95, ge=0, le=1.01)
     reconcile_max_rounds: int = Field(default=3, ge=1, le=10)
 
-    # --- triggers (used by composition; stored per tenant later) -------------------------------
+    # --- versions and their triggers (tenants may override the first three) -------------------
     threshold_signals: int = Field(default=5, ge=1)
     quiet_seconds: int = Field(default=120, ge=0)
+    #: a lesson enters the document at this support, or at once if its source is trusted
+    frequency_gate: int = Field(default=2, ge=1)
+    keep_versions: int = Field(default=20, ge=2)
+    #: crontab of the weekly sweep: minute hour day-of-month month day-of-week (UTC)
+    sweep_cron: str = "0 3 * * 1"
 
     # --- worker reliability (DESIGN §6) -------------------------------------------------------
     task_soft_time_limit_s: int = Field(default=240, ge=1)

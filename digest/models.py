@@ -90,6 +90,10 @@ class Agent(Base):
     )
     #: bumped on every lesson write; writers compare it to detect a concurrent change.
     lesson_epoch: Mapped[int] = mapped_column(Integer, default=0)
+    #: when a compose last looked at this agent (signals after it are "undigested").
+    composed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: the latest scheduled threshold compose; an older scheduled task finds it replaced.
+    compose_token: Mapped[str | None] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -244,6 +248,10 @@ class DigestRun(Base):
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
     agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
     event_id: Mapped[int | None] = mapped_column(ForeignKey("events.id", ondelete="SET NULL"))
+    #: the version a compose run created (None: no change, or a reflect run)
+    version_id: Mapped[int | None] = mapped_column(
+        ForeignKey("learning_versions.id", ondelete="SET NULL")
+    )
     kind: Mapped[str] = mapped_column(String(16))
     trigger: Mapped[str] = mapped_column(String(32))
     n_add: Mapped[int] = mapped_column(Integer, default=0)

@@ -189,7 +189,7 @@ def _judge_answer(event: dict[str, Any]) -> str:
     question = _first_line(payload.get("question", ""), 200)
     answer = " ".join(str(payload.get("answer", "")).split())[:1000]
     return _block(
-        f"When this comes up: {question}",
+        f"Asked: {question}",
         "The agent did not know this and had to ask the owner.",
         f'When asked "{question}", answer with the owner\'s facts: {answer}',
         ["owner-answer", "fact"],
@@ -208,6 +208,9 @@ def judge_event(event: dict[str, Any]) -> str:
     return f"<skip>offline/rules has no rule for {kind!r} events</skip>"
 
 
+ADDED_BLOCK = re.compile(r"<added>\s*(.*?)\s*</added>", re.DOTALL)
+CHANGED_BLOCK = re.compile(r"<changed>\s*(.*?)\s*</changed>", re.DOTALL)
+RETIRED_BLOCK = re.compile(r"<retired>\s*(.*?)\s*</retired>", re.DOTALL)
 EVENT_BLOCK = re.compile(r"<event>\s*(.*?)\s*</event>", re.DOTALL)
 EXISTING_BLOCK = re.compile(r"<existing>\s*(.*?)\s*</existing>", re.DOTALL)
 CANDIDATES_BLOCK = re.compile(r"<candidates>\s*(.*?)\s*</candidates>", re.DOTALL)
@@ -295,6 +298,15 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
 def answer(messages: list[dict[str, Any]]) -> str:
     """Dispatch on what the prompt carries; raise for a request no rule understands."""
     text = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+    blocks = [b.search(text) for b in (ADDED_BLOCK, CHANGED_BLOCK, RETIRED_BLOCK)]
+    if all(blocks):
+        try:
+            lists = [json.loads(b.group(1)) for b in blocks if b]
+            from digest.versions import change_note
+
+            return change_note(*([str(t) for t in items] for items in lists))
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise CustomLLMError(status_code=400, message=f"bad summarize blocks: {exc}") from exc
     existing, candidates = EXISTING_BLOCK.search(text), CANDIDATES_BLOCK.search(text)
     if existing and candidates:
         try:

@@ -23,6 +23,9 @@ log = structlog.get_logger("digest.publish")
 
 TASK_REFLECT_EVENT = "digest.reflect_event"
 TASK_RELAY_PENDING = "digest.relay_pending"
+TASK_COMPOSE_VERSION = "digest.compose_version"
+TASK_WEEKLY_SWEEP = "digest.weekly_sweep"
+TASK_IMPROVE_NOW = "digest.improve_now"
 
 _lock = threading.Lock()
 _apps: dict[str, Celery] = {}
@@ -55,7 +58,13 @@ def _publisher(settings: Settings) -> Celery:
         return app
 
 
-def publish_task(name: str, args: list[Any], settings: Settings | None = None) -> bool:
+def publish_task(
+    name: str,
+    args: list[Any],
+    settings: Settings | None = None,
+    *,
+    countdown: float | None = None,
+) -> bool:
     """Send task ``name`` to the broker. Returns False (and logs) instead of raising."""
     global _suppressed_until
     settings = settings or get_settings()
@@ -65,7 +74,9 @@ def publish_task(name: str, args: list[Any], settings: Settings | None = None) -
     if now < _suppressed_until:
         return False
     try:
-        _publisher(settings).send_task(name, args=args, queue=settings.queue, retry=False)
+        _publisher(settings).send_task(
+            name, args=args, queue=settings.queue, retry=False, countdown=countdown
+        )
     except Exception as exc:  # any broker fault: the outbox row is the truth, the relay retries
         _suppressed_until = time.monotonic() + settings.publish_backoff_s
         log.warning("publish_failed", task=name, args=args, error=type(exc).__name__)

@@ -264,7 +264,23 @@ def reflect_event(event_id: int, settings: Settings | None = None) -> ReflectRes
     with structlog.contextvars.bound_contextvars(
         event_id=event_id, tenant=claimed.tenant, agent=claimed.agent
     ):
-        return _judge_and_apply(claimed, settings, started)
+        result = _judge_and_apply(claimed, settings, started)
+        if result.status == "reflected":
+            _schedule_compose(claimed.agent_id, settings)
+        return result
+
+
+def _schedule_compose(agent_id: int, settings: Settings) -> None:
+    """The threshold trigger. The event is already reflected: a failure here only delays the
+    next version until the weekly sweep, so it is logged, not raised."""
+    from digest.triggers import after_reflect
+
+    try:
+        after_reflect(agent_id, settings)
+    except Exception as exc:
+        log.error(
+            "compose_schedule_failed", agent_id=agent_id, error=f"{type(exc).__name__}: {exc}"
+        )
 
 
 def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> ReflectResult:

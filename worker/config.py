@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from celery.schedules import crontab
+
 from digest.config import Settings
 
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/0"
@@ -49,8 +51,27 @@ def celery_config(settings: Settings) -> dict[str, Any]:
                 "schedule": timedelta(seconds=settings.relay_interval_s),
                 "options": {"expires": settings.relay_interval_s},
             },
+            "weekly-sweep": {
+                "task": "digest.weekly_sweep",
+                "schedule": sweep_schedule(settings.sweep_cron),
+            },
         },
     }
+
+
+def sweep_schedule(cron: str) -> crontab:
+    """``minute hour day-of-month month day-of-week`` (UTC) → a Celery crontab."""
+    fields = cron.split()
+    if len(fields) != 5:
+        raise ValueError(f"DIGEST_SWEEP_CRON must have 5 fields, got {cron!r}")
+    minute, hour, day_of_month, month, day_of_week = fields
+    return crontab(
+        minute=minute,
+        hour=hour,
+        day_of_month=day_of_month,
+        month_of_year=month,
+        day_of_week=day_of_week,
+    )
 
 
 def check_visibility_timeout(settings: Settings) -> None:

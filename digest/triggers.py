@@ -1,0 +1,207 @@
+"""The three ways a new version is proposed (DESIGN §5): threshold, weekly sweep, improve now.
+
+- **Threshold**: after an event is reflected, an agent with at least N undigested signals
+  (tenant setting, default 5) gets a compose scheduled after a quiet period (default 120 s).
+  Each new schedule replaces the previous one (a token on the agent: latest wins); the task
+  re-checks that the agent has been quiet and otherwise reschedules itself. Countdowns stay
+  below the broker's visibility timeout.
+- **Sweep**: a weekly beat task. It is a catch-up query (agents whose lessons changed since
+  their last compose), so a missed week is caught once by the next run. It also expires
+  lessons past ``expires_at``, prunes versions and relays stranded events.
+- **Improve now**: reflect the agent's pending events at once, then compose, ignoring the
+  threshold and the quiet period.
+
+A signal is a reflected event that supports an active lesson; it is undigested while it
+finished after the agent's last compose.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import structlog
+from sqlalchemy import exists, func, select
+from sqlalchemy.orm import Session
+
+from digest import publish
+from digest.config import Settings, get_settings
+from digest.db import session_scope
+from digest.lessons import find_agent, record_history, snapshot
+from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, utcnow
+from digest.tenants import policy_for
+from digest.versions import ComposeResult, compose_version, prune_versions
+
+log = structlog.get_logger("digest.triggers")
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: a countdown must be shorter than the broker's visibility timeout, with this margin
+_VISIBILITY_MARGIN_S = 60
+
+
+def undigested_signals(session: Session, agent: Agent) -> int:
+    since = agent.composed_at or _EPOCH
+    supports_active = exists(
+        select(LessonEvidence.id)
+        .join(Lesson, Lesson.id == LessonEvidence.lesson_id)
+        .where(LessonEvidence.event_id == Event.id, Lesson.status == "active")
+    )
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(Event)
+            .where(
+                Event.agent_id == agent.id,
+                Event.status == "reflected",
+                Event.finished_at > since,
+                supports_active,
+            )
+        )
+        or 0
+    )
+
+
+def _countdown(seconds: float, settings: Settings) -> float:
+    return max(0.0, min(seconds, settings.visibility_timeout_s - _VISIBILITY_MARGIN_S))
+
+
+def after_reflect(agent_id: int, settings: Settings | None = None) -> str | None:
+    """Schedule a threshold compose if the agent has enough undigested signals.
+
+    Returns the token of the scheduled compose, or None. Embedded mode has no scheduler:
+    there the sweep and improve-now compose.
+    """
+    settings = settings or get_settings()
+    if settings.embedded:
+        return None
+    with session_scope(settings.database_url) as session:
+        agent = session.get(Agent, agent_id)
+        tenant = session.get(Tenant, agent.tenant_id) if agent else None
+        if agent is None or tenant is None or not agent.enable_learning:
+            return None
+        policy = policy_for(tenant, settings)
+        signals = undigested_signals(session, agent)
+        if signals < policy.threshold_signals:
+            return None
+        token = uuid.uuid4().hex
+        agent.compose_token = token
+        quiet = policy.quiet_seconds
+    published = publish.publish_task(
+        publish.TASK_COMPOSE_VERSION,
+        [agent_id, "threshold", token],
+        settings,
+        countdown=_countdown(quiet, settings),
+    )
+    log.info("compose_scheduled", agent_id=agent_id, signals=signals, published=published)
+    return token if published else None
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def threshold_compose(
+    agent_id: int, token: str, settings: Settings | None = None
+) -> ComposeResult | str:
+    """The scheduled compose: runs only if still the latest schedule and the agent is quiet."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        agent = session.get(Agent, agent_id)
+        tenant = session.get(Tenant, agent.tenant_id) if agent else None
+        if agent is None or tenant is None:
+            return "missing"
+        if agent.compose_token != token:
+            return "replaced"  # a later signal scheduled a newer compose
+        quiet = policy_for(tenant, settings).quiet_seconds
+        last = session.scalar(select(func.max(Event.created_at)).where(Event.agent_id == agent_id))
+    if last is not None:
+        waited = (utcnow() - _aware(last)).total_seconds()
+        if waited < quiet:
+            publish.publish_task(
+                publish.TASK_COMPOSE_VERSION,
+                [agent_id, "threshold", token],
+                settings,
+                countdown=_countdown(quiet - waited, settings),
+            )
+            return "rescheduled"
+    return compose_version(agent_id, "threshold", settings)
+
+
+@dataclass
+class SweepReport:
+    composed: list[int] = field(default_factory=list)
+    unchanged: list[int] = field(default_factory=list)
+    expired: int = 0
+    pruned: int = 0
+    relayed: int = 0
+
+
+def due_agents(session: Session) -> list[int]:
+    """Agents whose lessons changed since their last compose (the catch-up query)."""
+    changed = exists(
+        select(Lesson.id).where(
+            Lesson.agent_id == Agent.id,
+            Lesson.updated_at > func.coalesce(Agent.composed_at, _EPOCH),
+        )
+    )
+    return list(
+        session.scalars(
+            select(Agent.id).where(Agent.enable_learning.is_(True), changed).order_by(Agent.id)
+        )
+    )
+
+
+def expire_lessons(session: Session) -> int:
+    """Lessons past ``expires_at`` leave the bank (disabled, with a history row)."""
+    now = utcnow()
+    lessons = session.scalars(
+        select(Lesson).where(Lesson.status == "active", Lesson.expires_at <= now)
+    ).all()
+    for lesson in lessons:
+        before = snapshot(lesson)
+        lesson.status = "disabled"
+        lesson.status_reason = f"expired at {lesson.expires_at}"
+        lesson.updated_at = now
+        record_history(
+            session, lesson, "UPDATE", before=before, reason="expired", event=None,
+            model=None, prompt_hash=None,
+        )  # fmt: skip
+    return len(lessons)
+
+
+def sweep(settings: Settings | None = None) -> SweepReport:
+    """The weekly catch-up. Running it twice in a row composes nothing the second time."""
+    from digest.relay import relay_pending
+
+    settings = settings or get_settings()
+    report = SweepReport()
+    with session_scope(settings.database_url) as session:
+        report.expired = expire_lessons(session)
+        for agent in session.scalars(select(Agent)).all():
+            report.pruned += prune_versions(session, agent, settings.keep_versions)
+        due = due_agents(session)
+    for agent_id in due:
+        result = compose_version(agent_id, "sweep", settings)
+        (report.composed if result.status == "created" else report.unchanged).append(agent_id)
+    report.relayed = len(relay_pending(settings))
+    log.info(
+        "sweep_done",
+        composed=len(report.composed),
+        unchanged=len(report.unchanged),
+        expired=report.expired,
+        pruned=report.pruned,
+        relayed=report.relayed,
+    )
+    return report
+
+
+def improve_now(tenant: str, agent: str, settings: Settings | None = None) -> ComposeResult:
+    """Reflect the agent's pending events now, then compose (trigger ``manual``)."""
+    from digest.relay import drain
+
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        agent_id = find_agent(session, tenant, agent).id
+    drain(settings, tenant=tenant, agent=agent)
+    return compose_version(agent_id, "manual", settings)

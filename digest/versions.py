@@ -1,0 +1,535 @@
+"""Versioned learning documents (DESIGN §1, §3, §5).
+
+An agent's lessons reach it as one markdown document that changes rarely, visibly and
+reversibly. ``compose_version`` renders the lessons that pass the frequency gate into a
+byte-stable body; a new version is written only when that body differs from the current one.
+
+The chain per agent is append-only and numbered 1, 2, 3 … without gaps: numbers are taken
+under a transaction-level advisory lock (released by the server if a worker dies), so two
+concurrent composes produce one version. In ``auto`` mode a new version becomes active at
+once; in ``approval`` mode it waits as ``pending`` for ``approve`` or ``reject``.
+``rollback`` appends a copy of an earlier body, active in both modes. At most
+``DIGEST_KEEP_VERSIONS`` (20) versions are kept per agent; the active one is never pruned.
+
+The summarize step (``prompts/summarize.md``) writes the change note; the model call happens
+with no transaction open. If it fails after its retries, the deterministic note is used and
+the failure is recorded on the compose run: a version is never lost to a summary.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import structlog
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from digest.config import Settings, get_settings
+from digest.db import session_scope
+from digest.errors import DigestError, LLMError, NotFound
+from digest.lessons import find_agent
+from digest.models import (
+    Agent,
+    DigestRun,
+    LearningVersion,
+    Lesson,
+    LessonEvidence,
+    Tenant,
+    utcnow,
+)
+from digest.tenants import TenantPolicy, policy_for
+
+log = structlog.get_logger("digest.versions")
+
+TRUSTED_SOURCES = frozenset({"operator_edit", "owner_answer", "manual_lesson"})
+
+#: document sections, in order: lesson source → heading
+SECTIONS = (
+    ("owner_answer", "Facts from the owner"),
+    ("manual_lesson", "Rules from the owner"),
+    ("operator_edit", "How the owner wants replies written"),
+    ("run_outcome", "Mistakes not to repeat"),
+)
+
+#: advisory lock class for version writes (ASCII "lv"); lesson writes use another class.
+_LOCK_CLASS = 0x6C76
+
+
+class VersionStateError(DigestError):
+    """The version is not in a state that allows this (e.g. approving an active version)."""
+
+
+@dataclass(frozen=True)
+class ComposeResult:
+    status: str  # "created" | "no_change"
+    version_id: int | None = None
+    number: int | None = None
+    version_status: str | None = None
+    change_summary: str | None = None
+
+
+@dataclass
+class _Draft:
+    """Everything compose decided while reading, carried to the write."""
+
+    body: str
+    lesson_ids: list[int]
+    event_ids: list[int]
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def lock_versions(session: Session, agent_id: int) -> None:
+    """Serialise version writes per agent until the transaction ends (Postgres)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, agent_id % 2_147_483_647)))
+
+
+def eligible_lessons(session: Session, agent_id: int, gate: int, now: datetime) -> list[Lesson]:
+    """Active, unexpired lessons with enough support or a trusted source, by slug."""
+    return list(
+        session.scalars(
+            select(Lesson)
+            .where(
+                Lesson.agent_id == agent_id,
+                Lesson.status == "active",
+                or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
+                or_(Lesson.support_count >= gate, Lesson.source.in_(TRUSTED_SOURCES)),
+            )
+            .order_by(Lesson.slug)
+        )
+    )
+
+
+def render_body(agent_name: str, lessons: list[Lesson]) -> str:
+    """The document: grouped by source, ordered by slug, no volatile data (same lessons → same
+    bytes). A lesson that failed more often than it helped is marked as a caution."""
+    lines = [f"# What {agent_name} has learned", ""]
+    if not lessons:
+        lines += ["No lessons are in force.", ""]
+    for source, heading in SECTIONS:
+        group = sorted((lesson for lesson in lessons if lesson.source == source), key=_slug)
+        if not group:
+            continue
+        lines += [f"## {heading}", ""]
+        for lesson in group:
+            caution = "CAUTION, this has failed more often than it helped: "
+            prefix = caution if lesson.failure_count > lesson.success_count else ""
+            title = lesson.title.rstrip("…")
+            head = "" if lesson.correction.startswith(title) else f"**{lesson.title}**: "
+            lines.append(f"- {prefix}{head}{_one_line(lesson.correction)}")
+            if lesson.situation.strip() != lesson.title.strip():
+                lines.append(f"  When: {_one_line(lesson.situation)}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _slug(lesson: Lesson) -> str:
+    return lesson.slug
+
+
+def _one_line(text_value: str) -> str:
+    return " ".join(text_value.split())
+
+
+def _current(session: Session, agent: Agent) -> LearningVersion | None:
+    if agent.current_version_id is None:
+        return None
+    return session.get(LearningVersion, agent.current_version_id)
+
+
+def _latest_pending(session: Session, agent_id: int) -> LearningVersion | None:
+    return session.scalars(
+        select(LearningVersion)
+        .where(LearningVersion.agent_id == agent_id, LearningVersion.status == "pending")
+        .order_by(LearningVersion.number.desc())
+        .limit(1)
+    ).first()
+
+
+def _draft(
+    session: Session, agent: Agent, policy: TenantPolicy, current: LearningVersion | None
+) -> _Draft:
+    lessons = eligible_lessons(session, agent.id, policy.frequency_gate, utcnow())
+    ids = [lesson.id for lesson in lessons]
+    event_ids: list[int] = []
+    if ids:
+        event_ids = sorted(
+            set(
+                session.scalars(
+                    select(LessonEvidence.event_id).where(LessonEvidence.lesson_id.in_(ids))
+                )
+            )
+        )
+    draft = _Draft(render_body(agent.name, lessons), sorted(ids), event_ids)
+    before = set(current.folded_lesson_ids or []) if current else set()
+    for lesson in lessons:
+        if lesson.id not in before:
+            draft.added.append(lesson.title)
+        elif current is not None and _aware(lesson.updated_at) > _aware(current.created_at):
+            draft.changed.append(lesson.title)
+    gone = sorted(before - set(ids))
+    if gone:
+        draft.retired = list(
+            session.scalars(select(Lesson.title).where(Lesson.id.in_(gone)).order_by(Lesson.id))
+        )
+    return draft
+
+
+def _aware(moment: datetime) -> datetime:
+    from datetime import UTC
+
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+# --- composing -----------------------------------------------------------------------------------
+
+
+def compose_version(agent_id: int, trigger: str, settings: Settings | None = None) -> ComposeResult:
+    """Compose a new version for one agent if its document would change. Idempotent."""
+    from digest import llm
+
+    settings = settings or get_settings()
+    started = time.monotonic()
+    usage = llm.Usage()
+    for _ in range(3):
+        with session_scope(settings.database_url) as session:
+            agent, policy = _agent_policy(session, agent_id, settings)
+            current = _current(session, agent)
+            draft = _draft(session, agent, policy, current)
+            if _same_as_latest(session, agent, current, draft.body):
+                agent.composed_at = utcnow()
+                session.add(_run(agent, trigger, usage, started, None, draft=None))
+                log.info("compose_no_change", agent_id=agent_id, trigger=trigger)
+                return ComposeResult("no_change")
+            number_hint = _next_number(session, agent_id)
+            agent_name = agent.name
+            agent_model = agent.llm_model
+        summary, error = _summarize(
+            agent_name, agent_model, number_hint, current, draft, usage, settings
+        )
+        result = _write(agent_id, trigger, draft, summary, error, usage, started, settings)
+        if result is not None:
+            return result
+    raise DigestError(f"agent {agent_id}: lessons kept changing while composing; try again")
+
+
+def _agent_policy(
+    session: Session, agent_id: int, settings: Settings
+) -> tuple[Agent, TenantPolicy]:
+    agent = session.get(Agent, agent_id)
+    if agent is None:
+        raise NotFound(f"unknown agent id {agent_id}")
+    tenant = session.get(Tenant, agent.tenant_id)
+    assert tenant is not None
+    return agent, policy_for(tenant, settings)
+
+
+def _same_as_latest(
+    session: Session, agent: Agent, current: LearningVersion | None, body: str
+) -> bool:
+    """True when the body would repeat the active version, or a version awaiting approval."""
+    if current is None and body == render_body(agent.name, []):
+        return True  # nothing learned yet: no version 1 with an empty document
+    if current is not None and current.body_markdown == body:
+        return True
+    pending = _latest_pending(session, agent.id)
+    return pending is not None and pending.body_markdown == body
+
+
+def _next_number(session: Session, agent_id: int) -> int:
+    highest = session.scalar(
+        select(func.max(LearningVersion.number)).where(LearningVersion.agent_id == agent_id)
+    )
+    return int(highest or 0) + 1
+
+
+def _summarize(
+    agent_name: str,
+    agent_model: str | None,
+    number: int,
+    current: LearningVersion | None,
+    draft: _Draft,
+    usage: Any,
+    settings: Settings,
+) -> tuple[str, str | None]:
+    """The change note from the summarize step, or the deterministic one if the step fails."""
+    from digest import llm
+
+    fallback = change_note(draft.added, draft.changed, draft.retired)
+    prompt = llm.load_prompt("summarize")
+    messages = prompt.render(
+        agent=agent_name,
+        number=number,
+        previous=current.number if current else "none",
+        added_json=json.dumps(draft.added, ensure_ascii=False),
+        changed_json=json.dumps(draft.changed, ensure_ascii=False),
+        retired_json=json.dumps(draft.retired, ensure_ascii=False),
+    )
+    model = agent_model or settings.model_for("summarize")
+    try:
+        return llm.call_and_parse(
+            messages, parse_summary, model=model, usage=usage, settings=settings
+        ), None
+    except LLMError as exc:
+        log.warning("summarize_failed", error=str(exc))
+        return fallback, f"summarize failed, deterministic note used: {exc}"
+
+
+def change_note(added: list[str], changed: list[str], retired: list[str]) -> str:
+    """The deterministic change note: an "Added / Changed / Retired" line each, with titles."""
+
+    def line(label: str, titles: list[str]) -> str | None:
+        if not titles:
+            return None
+        shown = "; ".join(titles[:5])
+        more = f"; and {len(titles) - 5} more" if len(titles) > 5 else ""
+        return f"{label} ({len(titles)}): {shown}{more}"
+
+    lines = [line("Added", added), line("Changed", changed), line("Retired", retired)]
+    return "\n".join(x for x in lines if x) or "No lesson changed; the document was re-rendered."
+
+
+def parse_summary(text_value: str) -> str:
+    """Plain text, at most 5 short lines; fences and blank lines dropped."""
+    from digest.errors import LLMOutputError
+
+    lines = [
+        line.strip() for line in (text_value or "").replace("```", "").splitlines() if line.strip()
+    ]
+    if not lines:
+        raise LLMOutputError("the change note is empty")
+    return "\n".join(line[:300] for line in lines[:5])
+
+
+def _write(
+    agent_id: int,
+    trigger: str,
+    draft: _Draft,
+    summary: str,
+    error: str | None,
+    usage: Any,
+    started: float,
+    settings: Settings,
+) -> ComposeResult | None:
+    """Write the version under the agent's version lock. None: the lessons moved meanwhile."""
+    with session_scope(settings.database_url) as session:
+        lock_versions(session, agent_id)
+        agent, policy = _agent_policy(session, agent_id, settings)
+        current = _current(session, agent)
+        fresh = _draft(session, agent, policy, current)
+        if _same_as_latest(session, agent, current, fresh.body):
+            agent.composed_at = utcnow()  # a concurrent compose wrote it first
+            session.add(_run(agent, trigger, usage, started, error, draft=None))
+            return ComposeResult("no_change")
+        if fresh.body != draft.body:
+            return None  # lessons changed since the summary was written: compose again
+        active = trigger == "rollback" or policy.learning_apply_mode == "auto"
+        version = LearningVersion(
+            tenant_id=agent.tenant_id,
+            agent_id=agent.id,
+            number=_next_number(session, agent.id),
+            previous_version_id=current.id if current else None,
+            status="pending",
+            body_markdown=draft.body,
+            change_summary=summary,
+            folded_lesson_ids=draft.lesson_ids,
+            supporting_event_ids=draft.event_ids,
+            proposed_by="digest",
+            trigger=trigger,
+            llm_calls=usage.calls,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cost_usd=usage.cost_usd,
+            created_at=utcnow(),
+        )
+        session.add(version)
+        session.flush()
+        if active:
+            _activate(session, agent, version)
+        agent.composed_at = utcnow()
+        agent.compose_token = None
+        session.add(_run(agent, trigger, usage, started, error, draft=draft, version=version))
+        prune_versions(session, agent, settings.keep_versions)
+        log.info(
+            "version_composed",
+            agent_id=agent.id,
+            number=version.number,
+            status=version.status,
+            trigger=trigger,
+        )
+        return ComposeResult(
+            "created", version.id, version.number, version.status, version.change_summary
+        )
+
+
+def _run(
+    agent: Agent,
+    trigger: str,
+    usage: Any,
+    started: float,
+    error: str | None,
+    *,
+    draft: _Draft | None,
+    version: LearningVersion | None = None,
+) -> DigestRun:
+    return DigestRun(
+        tenant_id=agent.tenant_id,
+        agent_id=agent.id,
+        version_id=version.id if version else None,
+        kind="compose",
+        trigger=trigger,
+        n_add=len(draft.added) if draft else 0,
+        n_update=len(draft.changed) if draft else 0,
+        n_delete=len(draft.retired) if draft else 0,
+        llm_calls=usage.calls,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        cost_usd=usage.cost_usd,
+        duration_ms=int((time.monotonic() - started) * 1000),
+        error=error,
+    )
+
+
+def _activate(session: Session, agent: Agent, version: LearningVersion) -> None:
+    current = _current(session, agent)
+    if current is not None and current.id != version.id:
+        current.status = "superseded"
+    version.status = "active"
+    agent.current_version_id = version.id
+
+
+def prune_versions(session: Session, agent: Agent, keep: int) -> int:
+    """Keep at most ``keep`` versions: drop the oldest inactive ones, never the active one.
+    Decided (superseded, rejected) versions go first, then the oldest still pending."""
+    versions = list(
+        session.scalars(
+            select(LearningVersion)
+            .where(LearningVersion.agent_id == agent.id)
+            .order_by(LearningVersion.number)
+        )
+    )
+    excess = len(versions) - keep
+    if excess <= 0:
+        return 0
+    order = {"superseded": 0, "rejected": 0, "pending": 1}
+    candidates = sorted(
+        (v for v in versions if v.id != agent.current_version_id and v.status != "active"),
+        key=lambda v: (order.get(v.status, 2), v.number),
+    )
+    doomed = [v.id for v in candidates[:excess]]
+    if doomed:
+        # Later versions point at pruned ones; the chain keeps the numbers.
+        session.execute(
+            update(LearningVersion)
+            .where(LearningVersion.previous_version_id.in_(doomed))
+            .values(previous_version_id=None)
+        )
+        session.execute(
+            update(DigestRun).where(DigestRun.version_id.in_(doomed)).values(version_id=None)
+        )
+        session.execute(delete(LearningVersion).where(LearningVersion.id.in_(doomed)))
+    return len(doomed)
+
+
+# --- people's decisions --------------------------------------------------------------------------
+
+
+def _version_for_update(session: Session, agent: Agent, number: int) -> LearningVersion:
+    version = session.scalars(
+        select(LearningVersion).where(
+            LearningVersion.agent_id == agent.id, LearningVersion.number == number
+        )
+    ).first()
+    if version is None:
+        raise NotFound(f"agent {agent.name!r} has no version {number}")
+    return version
+
+
+def approve(
+    tenant: str,
+    agent: str,
+    number: int,
+    *,
+    by: str,
+    body: str | None = None,
+    settings: Settings | None = None,
+) -> LearningVersion:
+    """Activate a pending version, optionally with a body edited by the approver."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        agent_row = find_agent(session, tenant, agent)
+        lock_versions(session, agent_row.id)
+        version = _version_for_update(session, agent_row, number)
+        if version.status != "pending":
+            raise VersionStateError(f"version {number} is {version.status}, not pending")
+        if body is not None:
+            if not body.strip():
+                raise VersionStateError("an edited body must not be empty")
+            version.body_markdown = body if body.endswith("\n") else body + "\n"
+            version.proposed_by = "operator"
+        version.approved_by = by
+        version.approved_at = utcnow()
+        _activate(session, agent_row, version)
+        session.flush()
+        return version
+
+
+def reject(
+    tenant: str, agent: str, number: int, *, by: str, settings: Settings | None = None
+) -> LearningVersion:
+    """Reject a pending version. Its lessons stay available to the next compose."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        agent_row = find_agent(session, tenant, agent)
+        lock_versions(session, agent_row.id)
+        version = _version_for_update(session, agent_row, number)
+        if version.status != "pending":
+            raise VersionStateError(f"version {number} is {version.status}, not pending")
+        version.status = "rejected"
+        version.approved_by = by
+        version.approved_at = utcnow()
+        session.flush()
+        return version
+
+
+def rollback(
+    tenant: str, agent: str, number: int, *, by: str, settings: Settings | None = None
+) -> LearningVersion:
+    """Append a new version carrying the body of version ``number``; active in both modes."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        agent_row = find_agent(session, tenant, agent)
+        lock_versions(session, agent_row.id)
+        target = _version_for_update(session, agent_row, number)
+        current = _current(session, agent_row)
+        version = LearningVersion(
+            tenant_id=agent_row.tenant_id,
+            agent_id=agent_row.id,
+            number=_next_number(session, agent_row.id),
+            previous_version_id=current.id if current else None,
+            status="pending",
+            body_markdown=target.body_markdown,
+            change_summary=f"Rolled back to version {number} by {by}.",
+            folded_lesson_ids=list(target.folded_lesson_ids or []),
+            supporting_event_ids=list(target.supporting_event_ids or []),
+            proposed_by="operator",
+            trigger="rollback",
+            approved_by=by,
+            approved_at=utcnow(),
+            created_at=utcnow(),
+        )
+        session.add(version)
+        session.flush()
+        _activate(session, agent_row, version)
+        prune_versions(session, agent_row, settings.keep_versions)
+        session.flush()
+        return version

@@ -1,0 +1,154 @@
+"""The three triggers against PostgreSQL, Redis and a real worker process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+import digest
+from digest.db import session_scope
+from digest.lessons import find_agent
+from digest.models import DigestRun, LearningVersion
+from digest.tenants import configure_tenant
+from digest.triggers import improve_now, sweep
+from tests.conftest import ROOT, wait_for_event
+from tests.test_faults import answer_while_broker_down
+
+pytestmark = pytest.mark.services
+
+AGENT = "bot"
+DONE = {"reflected", "skipped", "failed", "dead"}
+
+
+def configure(tenant: str, **settings: int) -> None:
+    with session_scope() as session:
+        configure_tenant(session, tenant, **settings)
+
+
+def counts(tenant: str) -> tuple[int, int]:
+    """(versions, compose runs) of the tenant's agent."""
+    with session_scope() as session:
+        agent = find_agent(session, tenant, AGENT)
+        n_versions = session.scalar(
+            select(func.count()).where(LearningVersion.agent_id == agent.id)
+        )
+        n_runs = session.scalar(
+            select(func.count()).where(DigestRun.agent_id == agent.id, DigestRun.kind == "compose")
+        )
+        return int(n_versions or 0), int(n_runs or 0)
+
+
+FACTS = [
+    ("Do we ship to Norway?", "Yes, from the Oslo warehouse in 3-5 working days."),
+    ("How long is the return window?", "30 days from delivery, unworn items only."),
+    ("Are gift cards refundable?", "No, gift cards can never be refunded."),
+    ("When is the pickup counter open?", "Weekdays 10-18 and Saturdays 10-15."),
+    ("Can customers exchange sizes?", "Yes, size exchanges are free within 30 days."),
+    ("Do we price match?", "Only against our own web shop, never competitors."),
+    ("Which carrier handles parcels?", "PostNord for the Nordics, DHL elsewhere."),
+    ("Is gift wrapping available?", "Yes, for 3 EUR per item, added at checkout."),
+    ("Do students get a discount?", "A 10 percent student discount with a valid card."),
+    ("What about damaged parcels?", "Ask for a photo, then refund or replace at once."),
+]
+
+
+def answers(tenant: str, n: int) -> list[int]:
+    return [
+        digest.record_answer(tenant, AGENT, question=question, answer=answer)
+        for question, answer in FACTS[:n]
+    ]
+
+
+def test_ten_signals_in_one_quiet_period_compose_once(start_worker: Any, tenant: str) -> None:
+    configure(tenant, threshold_signals=3, quiet_seconds=3)
+    start_worker(concurrency=2)
+    ids = answers(tenant, 10)
+    for event_id in ids:
+        assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    deadline = time.monotonic() + 30
+    while counts(tenant)[0] == 0:
+        assert time.monotonic() < deadline, "no threshold compose happened"
+        time.sleep(0.3)
+    time.sleep(4)  # any superseded schedule would have fired by now
+    assert counts(tenant) == (1, 1)
+    with session_scope() as session:
+        agent = find_agent(session, tenant, AGENT)
+        version = session.get(LearningVersion, agent.current_version_id)
+        assert version is not None and version.trigger == "threshold"
+        assert len(version.folded_lesson_ids) == 10
+
+
+def test_below_threshold_waits_for_the_sweep_which_catches_up_once(
+    start_worker: Any, tenant: str
+) -> None:
+    configure(tenant, threshold_signals=5, quiet_seconds=1)
+    start_worker()
+    for event_id in answers(tenant, 2):
+        assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    time.sleep(2.5)
+    assert counts(tenant) == (0, 0)
+    first = sweep()  # the sweep that missed last week's run: composes once …
+    with session_scope() as session:
+        agent_id = find_agent(session, tenant, AGENT).id
+    assert agent_id in first.composed
+    second = sweep()  # … and the next one finds nothing new for this agent
+    assert agent_id not in second.composed and agent_id not in second.unchanged
+    assert counts(tenant) == (1, 1)
+    with session_scope() as session:
+        agent = find_agent(session, tenant, AGENT)
+        version = session.get(LearningVersion, agent.current_version_id)
+        assert version is not None and version.trigger == "sweep"
+
+
+def test_improve_now_reflects_pending_events_then_composes(
+    services_env: dict[str, str], tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broker = services_env["DIGEST_BROKER_URL"]
+    pending = [
+        answer_while_broker_down(tenant, monkeypatch, broker, f"Pending question {i}?")
+        for i in range(3)
+    ]
+    for event_id in pending:
+        assert wait_for_event(event_id, {"pending"}, timeout=1)["status"] == "pending"
+    result = improve_now(tenant, AGENT)
+    assert result.status == "created" and result.number == 1
+    for event_id in pending:
+        assert wait_for_event(event_id, DONE, timeout=1)["status"] == "reflected"
+    assert improve_now(tenant, AGENT).status == "no_change"
+    assert counts(tenant) == (1, 2)
+
+
+def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
+    full.update(env, COLUMNS="200")
+    return subprocess.run(
+        [sys.executable, "-m", "digest.cli", *args],
+        cwd=ROOT, env=full, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_improve_now_cli_waits_for_the_worker(
+    start_worker: Any, services_env: dict[str, str], tenant: str
+) -> None:
+    start_worker()
+    configure(tenant, threshold_signals=100)
+    for event_id in answers(tenant, 2):
+        wait_for_event(event_id, DONE)
+    args = ("improve-now", "--tenant", tenant, "--agent", AGENT, "--wait", "--json")
+    first = _cli(services_env, *args)
+    assert first.returncode == 0, first.stderr
+    created = json.loads(first.stdout)
+    assert created["status"] == "created" and created["number"] == 1
+    second = _cli(services_env, *args)
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout)["status"] == "no_change"
+    assert counts(tenant) == (1, 2)
+    unknown = _cli(services_env, "improve-now", "--tenant", tenant, "--agent", "nobody")
+    assert unknown.returncode == 2 and "unknown agent" in unknown.stderr
