@@ -232,6 +232,9 @@ def test_demo_runs_twice_without_duplicating_events(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stderr
     assert "lessons learned" in first.stdout
     assert "issue_refund" in first.stdout
+    # It ends with the learning document and its change summary.
+    assert "learning document composed version 1 (active)" in first.stdout
+    assert "Added (" in first.stdout and "# What support-bot has learned" in first.stdout
     events, lessons = _sqlite_count(db_file, "events"), _sqlite_count(db_file, "lessons")
     assert events > 0
     assert lessons > 0
@@ -240,6 +243,8 @@ def test_demo_runs_twice_without_duplicating_events(tmp_path: Path) -> None:
     second = _digest("demo", env=env, cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     assert "lessons learned" in second.stdout
+    assert "learning document unchanged: version 1" in second.stdout
+    assert _sqlite_count(db_file, "learning_versions") == 1
     assert _sqlite_count(db_file, "events") == events
     assert _sqlite_count(db_file, "lessons") == lessons
     with sqlite3.connect(db_file) as conn:
