@@ -94,6 +94,13 @@ class Settings(BaseSettings):
                 return "postgresql+psycopg://" + value[len(prefix) :]
         return value
 
+    @field_validator("sweep_cron")
+    @classmethod
+    def _five_cron_fields(cls, value: str) -> str:
+        if len(value.split()) != 5:
+            raise ValueError("needs 5 fields: minute hour day-of-month month day-of-week")
+        return value
+
     @field_validator("task_time_limit_s")
     @classmethod
     def _hard_above_soft(cls, value: int, info: object) -> int:
