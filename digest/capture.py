@@ -183,6 +183,25 @@ def capture_event(kind: str, data: dict[str, Any]) -> int:
     return event_id
 
 
+def store_pending(kind: str, data: dict[str, Any]) -> tuple[int, bool]:
+    """Validate and store an event as ``pending`` without publishing it: for callers that
+    reflect it themselves at once (LESSON.md import). Returns (event id, created)."""
+    return _store(parse_event(kind, data))
+
+
+def manual_candidate(payload: dict[str, Any]) -> Candidate:
+    """The lesson a ``manual_lesson`` event carries (its text, plus structured parts if any)."""
+    signature, body = split_manual_text(str(payload.get("text", "")))
+    return Candidate(
+        situation=payload.get("situation") or signature,
+        correction=body,
+        mistake=payload.get("mistake"),
+        tags=tuple(payload.get("tags") or ()),
+        title=signature,
+        slug=payload.get("slug"),
+    )
+
+
 def _as_list(value: Any) -> Any:
     """Tuples are fine sequences; anything else goes to validation as given (a dict or a string
     is not quietly turned into a list)."""

@@ -68,6 +68,8 @@ class Settings(BaseSettings):
     #: a lesson enters the document at this support, or at once if its source is trusted
     frequency_gate: int = Field(default=2, ge=1)
     keep_versions: int = Field(default=20, ge=2)
+    #: a contact-scoped lesson supported by this many distinct contacts becomes agent-wide
+    promotion_contacts: int = Field(default=3, ge=2)
     #: crontab of the weekly sweep: minute hour day-of-month month day-of-week (UTC)
     sweep_cron: str = "0 3 * * 1"
 

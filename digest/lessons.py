@@ -31,6 +31,8 @@ class Candidate:
     mistake: str | None = None
     tags: tuple[str, ...] = field(default_factory=tuple)
     title: str | None = None
+    #: a preferred slug (an imported LESSON.md keeps its own); used when still free
+    slug: str | None = None
 
     def normalised(self) -> Candidate:
         """Apply the caps of DESIGN §3 and derive the imperative title if none was given."""
@@ -39,7 +41,8 @@ class Candidate:
         mistake = _cap(self.mistake, BODY_MAX) if self.mistake and self.mistake.strip() else None
         tags = tuple(dict.fromkeys(_tag(t) for t in self.tags if _tag(t)))[:TAGS_MAX]
         title = _cap(self.title or derive_title(correction), TITLE_MAX)
-        return Candidate(situation, correction, mistake, tags, title)
+        slug = slugify(self.slug) if self.slug else None
+        return Candidate(situation, correction, mistake, tags, title, slug)
 
 
 def _cap(text: str, limit: int) -> str:
@@ -76,8 +79,8 @@ def slugify(text: str) -> str:
     return slug or "lesson"
 
 
-def unique_slug(session: Session, agent_id: int, title: str) -> str:
-    base = slugify(title)
+def unique_slug(session: Session, agent_id: int, title: str, preferred: str | None = None) -> str:
+    base = preferred or slugify(title)
     taken = set(
         session.scalars(
             select(Lesson.slug).where(Lesson.agent_id == agent_id, Lesson.slug.like(f"{base}%"))
@@ -89,6 +92,40 @@ def unique_slug(session: Session, agent_id: int, title: str) -> str:
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
+
+
+def initial_scope(event: Event) -> str:
+    """An operator's edit in one contact's thread is that contact's preference until other
+    contacts show the same (then it is promoted); everything else is agent-wide."""
+    return "contact" if event.kind == "operator_edit" and event.contact_id else "agent"
+
+
+def promote_if_supported(
+    session: Session, lesson: Lesson, *, min_contacts: int, event: Event
+) -> bool:
+    """Promote a contact-scoped lesson to agent scope once events from ``min_contacts``
+    distinct contacts support it. Org scope stays off. Returns True if promoted."""
+    from sqlalchemy import func
+
+    if lesson.scope != "contact":
+        return False
+    contacts = session.scalar(
+        select(func.count(func.distinct(Event.contact_id)))
+        .select_from(LessonEvidence)
+        .join(Event, Event.id == LessonEvidence.event_id)
+        .where(LessonEvidence.lesson_id == lesson.id, Event.contact_id.is_not(None))
+    )
+    if int(contacts or 0) < min_contacts:
+        return False
+    before = snapshot(lesson)
+    lesson.scope = "agent"
+    lesson.updated_at = utcnow()
+    record_history(
+        session, lesson, "UPDATE", before=before,
+        reason=f"promoted to agent scope: supported by {contacts} distinct contacts",
+        event=event, model=None, prompt_hash=None,
+    )  # fmt: skip
+    return True
 
 
 def snapshot(lesson: Lesson) -> dict[str, Any]:
@@ -127,9 +164,9 @@ def add_lesson(
     lesson = Lesson(
         tenant_id=event.tenant_id,
         agent_id=event.agent_id,
-        scope="agent",
+        scope=initial_scope(event),
         contact_id=event.contact_id,
-        slug=unique_slug(session, event.agent_id, cand.title),
+        slug=unique_slug(session, event.agent_id, cand.title, cand.slug),
         title=cand.title,
         situation=cand.situation,
         mistake=cand.mistake,

@@ -27,7 +27,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from digest.errors import LLMOutputError
-from digest.lessons import Candidate, supersede_lesson, support_lesson, update_lesson
+from digest.lessons import (
+    Candidate,
+    promote_if_supported,
+    supersede_lesson,
+    support_lesson,
+    update_lesson,
+)
 from digest.models import Agent, Event, Lesson
 from digest.similarity import (
     Neighbour,
@@ -337,6 +343,7 @@ def apply_plan(
     add: Callable[[Candidate], Lesson],
     model: str | None,
     prompt_hash: str | None,
+    promote_at: int = 3,
 ) -> Applied:
     """Apply ``plan`` inside the caller's transaction (which holds the agent's lesson lock)."""
     applied = Applied()
@@ -345,6 +352,8 @@ def apply_plan(
         applied.counts[op] += 1
         if lesson.id not in applied.lesson_ids:
             applied.lesson_ids.append(lesson.id)
+        if op in ("NOOP", "UPDATE"):
+            promote_if_supported(session, lesson, min_contacts=promote_at, event=event)
 
     for op in plan.operations:
         candidate = candidates[op.candidate]

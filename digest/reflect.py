@@ -33,6 +33,7 @@ import structlog
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from digest.capture import manual_candidate
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import LLMError, LLMOutputError
@@ -49,6 +50,7 @@ from digest.reconcile import (
 )
 from digest.screen import injection_reason
 from digest.similarity import Neighbour
+from digest.tenants import policy_for
 
 log = structlog.get_logger("digest.reflect")
 
@@ -295,6 +297,12 @@ def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> Re
         else policy_skip_reason(claimed.kind, claimed.payload, claimed.edit_ratio, settings)
     )
     run = RunInfo(claimed, usage, started, settings, prompt.hash)
+    if claimed.kind == "manual_lesson":
+        # A person wrote the lesson: nothing to judge, only to reconcile.
+        try:
+            return _reconcile_and_apply(run, [manual_candidate(claimed.payload)])
+        except LLMError as exc:
+            return _finish_failed(run, str(exc))
     if reason is not None:
         return _finish_skipped(run, reason)
     messages = prompt.render(
@@ -496,8 +504,17 @@ def _write(
                 note=f"reflected from {claimed.kind} event {event.id}",
             )
 
+        tenant = session.get(Tenant, event.tenant_id)
+        assert tenant is not None
         applied = apply_plan(
-            session, event, clean, plan, add=add, model=run.model, prompt_hash=run.history_hash
+            session,
+            event,
+            clean,
+            plan,
+            add=add,
+            model=run.model,
+            prompt_hash=run.history_hash,
+            promote_at=policy_for(tenant, run.settings).promotion_contacts,
         )
         for candidate, why in quarantined:
             applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)
@@ -568,4 +585,6 @@ def _lesson_outcome(claimed: Claimed) -> str:
         return "success" if claimed.payload.get("outcome") == "success" else "failure"
     if claimed.kind == "owner_answer":
         return "success"
+    if claimed.kind == "manual_lesson":
+        return "mixed"  # written by a person, not learned from one outcome
     return "failure"  # an operator had to correct or reject the draft

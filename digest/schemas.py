@@ -131,7 +131,13 @@ class OwnerAnswer(EventCommon):
 
 class ManualLesson(EventCommon):
     kind: Literal["manual_lesson"] = "manual_lesson"
+    #: ``signature: lesson`` or a signature line followed by body lines
     text: Annotated[str, Field(max_length=TITLE_MAX + 1 + BODY_MAX), AfterValidator(_required)]
+    #: structured parts, when the lesson comes from a LESSON.md file rather than a person
+    situation: OptionalBody
+    mistake: OptionalBody
+    tags: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=12)
+    slug: Annotated[str | None, Field(default=None, max_length=80, pattern=r"^[a-z0-9][a-z0-9-]*$")]
 
 
 EVENT_MODELS: dict[str, type[EventCommon]] = {

@@ -17,7 +17,12 @@ from digest.errors import InvalidEvent
 from digest.models import APPLY_MODES, Tenant, utcnow
 
 #: the keys a tenant may override, with their lower bounds
-TENANT_KEYS = {"threshold_signals": 1, "quiet_seconds": 0, "frequency_gate": 1}
+TENANT_KEYS = {
+    "threshold_signals": 1,
+    "quiet_seconds": 0,
+    "frequency_gate": 1,
+    "promotion_contacts": 2,
+}
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,7 @@ class TenantPolicy:
     threshold_signals: int
     quiet_seconds: int
     frequency_gate: int
+    promotion_contacts: int
 
 
 def policy_for(tenant: Tenant, settings: Settings) -> TenantPolicy:
@@ -46,6 +52,7 @@ def policy_for(tenant: Tenant, settings: Settings) -> TenantPolicy:
         threshold_signals=value("threshold_signals"),
         quiet_seconds=value("quiet_seconds"),
         frequency_gate=value("frequency_gate"),
+        promotion_contacts=value("promotion_contacts"),
     )
 
 

@@ -94,13 +94,15 @@ def lock_versions(session: Session, agent_id: int) -> None:
 
 
 def eligible_lessons(session: Session, agent_id: int, gate: int, now: datetime) -> list[Lesson]:
-    """Active, unexpired lessons with enough support or a trusted source, by slug."""
+    """Active, unexpired, agent-wide lessons with enough support or a trusted source, by slug.
+    (A contact's own preference stays out of the shared document until it is promoted.)"""
     return list(
         session.scalars(
             select(Lesson)
             .where(
                 Lesson.agent_id == agent_id,
                 Lesson.status == "active",
+                Lesson.scope == "agent",
                 or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
                 or_(Lesson.support_count >= gate, Lesson.source.in_(TRUSTED_SOURCES)),
             )
