@@ -248,6 +248,39 @@ def resolve(
     return plan
 
 
+class ModelAsker:
+    """The reconcile step's one model call for an event's undecided candidates."""
+
+    def __init__(self, *, agent: str, kind: str, model: str, usage: Any, settings: Any) -> None:
+        from digest import llm
+
+        self._llm = llm
+        self._prompt = llm.load_prompt("reconcile")
+        self.agent, self.kind, self.model = agent, kind, model
+        self.usage, self.settings = usage, settings
+
+    @property
+    def prompt_hash(self) -> str:
+        return self._prompt.hash
+
+    def ask(self, pending: dict[int, Candidate], shown: list[Neighbour]) -> Plan:
+        existing_json, candidates_json, id_map = prompt_blocks(pending, shown)
+        messages = self._prompt.render(
+            agent=self.agent,
+            kind=self.kind,
+            existing_json=existing_json,
+            candidates_json=candidates_json,
+        )
+        raw = self._llm.call_and_parse(
+            messages,
+            parse_reconcile_output,
+            model=self.model,
+            usage=self.usage,
+            settings=self.settings,
+        )
+        return resolve(raw, pending, id_map, shown)
+
+
 # --- the database side --------------------------------------------------------------------------
 
 

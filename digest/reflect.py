@@ -39,17 +39,8 @@ from digest.db import session_scope
 from digest.errors import LLMError, LLMOutputError
 from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_agent_lessons
 from digest.models import Agent, DigestRun, Event, Lesson, Tenant, utcnow
-from digest.reconcile import (
-    Plan,
-    apply_plan,
-    decide,
-    parse_reconcile_output,
-    prompt_blocks,
-    read_neighbours,
-    resolve,
-)
+from digest.reconcile import ModelAsker, Plan, apply_plan, decide, read_neighbours
 from digest.screen import injection_reason
-from digest.similarity import Neighbour
 from digest.tenants import policy_for
 
 log = structlog.get_logger("digest.reflect")
@@ -424,32 +415,19 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
     checks that the lesson epoch has not moved since the neighbours were read; if it has,
     another writer changed the bank meanwhile, and reconciliation runs again (bounded).
     """
-    from digest import llm
-
     settings, claimed = run.settings, run.claimed
     reasons = _screen(claimed, candidates)
     clean = [c for c, why in zip(candidates, reasons, strict=True) if why is None]
     quarantined = [(c, why) for c, why in zip(candidates, reasons, strict=True) if why]
-    reconcile_prompt = llm.load_prompt("reconcile")
-    reconcile_model = claimed.agent_model or settings.model_for("reconcile")
-
-    def ask_model(pending: dict[int, Candidate], shown: list[Neighbour]) -> Plan:
-        existing_json, candidates_json, id_map = prompt_blocks(pending, shown)
-        messages = reconcile_prompt.render(
-            agent=claimed.agent,
-            kind=claimed.kind,
-            existing_json=existing_json,
-            candidates_json=candidates_json,
-        )
-        run.reconcile_hash = reconcile_prompt.hash
-        raw = llm.call_and_parse(
-            messages,
-            parse_reconcile_output,
-            model=reconcile_model,
-            usage=run.usage,
-            settings=settings,
-        )
-        return resolve(raw, pending, id_map, shown)
+    asker = ModelAsker(
+        agent=claimed.agent,
+        kind=claimed.kind,
+        model=claimed.agent_model or settings.model_for("reconcile"),
+        usage=run.usage,
+        settings=settings,
+    )
+    ask_model = asker.ask
+    run.reconcile_hash = asker.prompt_hash
 
     for round_number in range(1, settings.reconcile_max_rounds + 1):
         with session_scope(settings.database_url) as session:
