@@ -24,15 +24,20 @@ from digest.errors import (
     LLMTransientError,
     NotFound,
 )
+from digest.retrieve import CurrentLearning, LoopDetector, current_learning, pitfalls
 
 __all__ = [
     "CaptureUnavailable",
+    "CurrentLearning",
     "DigestError",
     "InvalidEvent",
     "LLMError",
     "LLMOutputError",
     "LLMTransientError",
+    "LoopDetector",
     "NotFound",
+    "current_learning",
+    "pitfalls",
     "record_answer",
     "record_edit",
     "record_lesson",

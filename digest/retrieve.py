@@ -1,0 +1,415 @@
+"""Retrieval: what the agent reads back on its hot path (DESIGN §7).
+
+- ``pitfalls`` matches the prompt's keywords against the agent's active lessons and renders
+  the few most relevant as a KNOWN PITFALLS block. It is best effort: any fault is logged and
+  gives ``""``, never an exception into the agent.
+- ``current_learning`` returns the agent's active learning version with a short summary for
+  the user-turn layer; both are byte-stable while the version does not change.
+- ``LoopDetector`` is the in-turn guard: the same tool call failing twice in a row yields a
+  LOOP DETECTED block. It lives in memory only.
+
+Nothing here imports litellm or Celery: ``import digest`` stays light.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import operator
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    Text,
+    and_,
+    case,
+    cast,
+    false,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.orm import Session
+
+from digest.db import session_scope
+from digest.models import Agent, LearningVersion, Lesson, Tenant, utcnow
+
+log = structlog.get_logger("digest.retrieve")
+
+PITFALLS_HEAD = "[KNOWN PITFALLS — your prior lessons]"
+PITFALLS_END = "[END KNOWN PITFALLS]"
+AIP11_HEAD = "Lessons from past experience:"
+#: marks a lesson whose failure_count exceeds its success_count: the agent should weigh it,
+#: not follow it blindly.
+CAUTION = "CAUTION"
+CAUTION_NOTE = "it failed more often than it helped"
+STYLES = ("block", "aip11")
+
+MAX_KEYWORDS = 12
+MIN_KEYWORD_LEN = 4
+#: common words of four letters or more: they would match nearly every lesson.
+STOPWORDS = frozenset(
+    {
+        "about", "also", "been", "could", "does", "from", "have", "here", "into", "just",
+        "like", "more", "most", "much", "only", "other", "please", "should", "some", "such",
+        "than", "thanks", "that", "their", "them", "then", "there", "these", "they", "this",
+        "those", "very", "want", "were", "what", "when", "where", "which", "while", "will",
+        "with", "would", "your",
+    }
+)  # fmt: skip
+
+#: Unicode letter runs (word characters minus digits and underscore).
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+SUMMARY_BULLETS = 10
+SUMMARY_LINE_MAX = 200
+#: what a LoopDetector block shows of the arguments and the error, at most.
+LOOP_SHOWN_MAX = 300
+
+
+# --- pitfalls ------------------------------------------------------------------------------------
+
+
+def prompt_keywords(prompt: str) -> list[str]:
+    """The prompt's keywords: letter-only tokens of ≥ 4 characters, lowercased, stopwords
+    removed, deduplicated in order of first appearance, at most 12."""
+    found: dict[str, None] = {}
+    for token in _letter_runs(prompt):
+        word = token.lower()
+        if len(word) >= MIN_KEYWORD_LEN and word not in STOPWORDS:
+            found[word] = None
+            if len(found) == MAX_KEYWORDS:
+                break  # a long prompt is not scanned past what can be used
+    return list(found)
+
+
+def _letter_runs(text_value: str) -> Iterator[str]:
+    for match in _LETTERS.finditer(text_value):
+        token = match.group()
+        if token.isalpha():
+            yield token
+        else:  # rare: a letter-like word character that is not a letter (e.g. "²")
+            for is_alpha, chars in itertools.groupby(token, key=str.isalpha):
+                if is_alpha:
+                    yield "".join(chars)
+
+
+@dataclass(frozen=True)
+class _Pitfall:
+    id: int
+    title: str
+    correction: str
+    caution: bool
+
+
+def pitfalls(
+    tenant: str,
+    agent: str,
+    prompt: str,
+    k: int = 3,
+    *,
+    style: str = "block",
+    contact_id: str | None = None,
+) -> str:
+    """The agent's ``k`` lessons most relevant to ``prompt``, rendered for its context.
+
+    Relevance is how many of the prompt's keywords (see ``prompt_keywords``) occur in a
+    lesson's title, situation, correction and tags; ties go to the lesson surfaced more often,
+    then the one seen most recently. Only active, unexpired, agent-wide lessons of this tenant's
+    agent are candidates. Surfaced lessons get ``hit_count + 1`` and ``last_seen_at = now``.
+
+    ``style="block"`` gives the KNOWN PITFALLS block, one ``  - [title] correction (#id)`` line
+    per lesson; ``style="aip11"`` gives ``Lessons from past experience:`` and ``- title:
+    correction`` lines. A lesson whose failure_count exceeds its success_count is marked
+    ``CAUTION … — it failed more often than it helped``.
+
+    Returns ``""`` when nothing matches, and on any fault (unknown style, database down, …),
+    which is logged: an agent's turn never fails because of its lessons.
+    """
+    try:
+        if style not in STYLES:
+            log.error("pitfalls_bad_style", style=style, allowed=list(STYLES))
+            return ""
+        words = prompt_keywords(prompt)
+        if not words or k < 1:
+            return ""
+        return _render(_surface(tenant, agent, words, k, contact_id), style)
+    except Exception as exc:
+        log.error("pitfalls_failed", tenant=tenant, agent=agent, error=_short_error(exc))
+        return ""
+
+
+def _short_error(exc: BaseException) -> str:
+    # The driver's message, not SQLAlchemy's: the latter appends the statement and its
+    # parameters, which carry words of the user's prompt.
+    message = str(getattr(exc, "orig", None) or exc).strip()
+    first = message.splitlines()[0] if message else ""
+    return f"{type(exc).__name__}: {first[:300]}"
+
+
+def _ranking_query(
+    dialect: str, tenant: str, agent: str, words: list[str], k: int, contact_id: str | None
+) -> Select[Any]:
+    """The top ``k`` matching lessons, ranked in SQL so that only ``k`` rows come back however
+    many lessons match.
+
+    Every active lesson of the agent is scored: no index serves a substring match over title,
+    situation, correction and tags (the trigram GiST index covers situation + correction only,
+    so it would miss a keyword found in the title or tags alone). So the per-row work is kept
+    to one lowering of the text and one position test per keyword. Each layer is fenced with
+    ``OFFSET 0``: otherwise Postgres inlines it, lowers the text again for every keyword, and
+    computes the relevance once for the filter and again for the sort. On SQLite, lower()
+    folds ASCII only, so there a non-ASCII letter matches in its own case only.
+    """
+    space: ColumnElement[str] = literal_column("' '")
+    # Tags are a JSON list; as text their separators are not letters, so an alphabetic keyword
+    # matches within one tag only.
+    tags = func.coalesce(cast(Lesson.tags, Text), "")
+    text_value = Lesson.title + space + Lesson.situation + space + Lesson.correction + space + tags
+    if dialect == "postgresql" and all(word.isascii() for word in words):
+        # ASCII-only lowering under the C collation is several times cheaper than the locale's,
+        # and the same for an ASCII keyword. (SQLite's lower() is ASCII-only anyway.)
+        text_value = text_value.self_group().collate("C")
+    candidates = (
+        select(
+            Lesson.id,
+            Lesson.title,
+            Lesson.correction,
+            Lesson.success_count,
+            Lesson.failure_count,
+            Lesson.hit_count,
+            Lesson.last_seen_at,
+            func.lower(text_value).label("haystack"),
+        )
+        .join(Agent, Agent.id == Lesson.agent_id)
+        .join(Tenant, Tenant.id == Agent.tenant_id)
+        .where(
+            Tenant.name == tenant,
+            Agent.name == agent,
+            Lesson.tenant_id == Tenant.id,
+            Lesson.status == "active",
+            # A contact's own preference must not reach another contact's conversation.
+            or_(
+                Lesson.scope == "agent",
+                and_(Lesson.scope == "contact", Lesson.contact_id == contact_id)
+                if contact_id is not None
+                else false(),
+            ),
+            or_(Lesson.expires_at.is_(None), Lesson.expires_at > utcnow()),
+        )
+        .offset(0)
+        .subquery("candidates")
+    )
+    position = func.strpos if dialect == "postgresql" else func.instr
+    relevance = functools.reduce(
+        operator.add,
+        (case((position(candidates.c.haystack, word) > 0, 1), else_=0) for word in words),
+    )
+    scored = (
+        select(*(c for c in candidates.c if c.name != "haystack"), relevance.label("relevance"))
+        .offset(0)
+        .subquery("scored")
+    )
+    return (
+        select(scored)
+        .where(scored.c.relevance >= 1)
+        .order_by(
+            scored.c.relevance.desc(),
+            scored.c.hit_count.desc(),
+            scored.c.last_seen_at.desc().nulls_last(),
+            scored.c.id,
+        )
+        .limit(k)
+    )
+
+
+def _surface(
+    tenant: str, agent: str, words: list[str], k: int, contact_id: str | None
+) -> list[_Pitfall]:
+    """Rank the agent's lessons for ``words`` and count the hits, in one transaction."""
+    with session_scope() as session:
+        dialect = session.get_bind().dialect.name
+        query = _ranking_query(dialect, tenant, agent, words, k, contact_id)
+        rows = list(session.execute(query))
+        if rows:
+            _count_hits(session, [row.id for row in rows])
+    return [
+        _Pitfall(row.id, row.title, row.correction, row.failure_count > row.success_count)
+        for row in rows
+    ]
+
+
+def _count_hits(session: Session, ids: list[int]) -> None:
+    """One UPDATE of the surfaced lessons. Rows another transaction holds (a writer, or a
+    concurrent pitfalls call) are skipped rather than waited for: the agent never queues
+    behind a lock, and two calls cannot deadlock. Such a lesson misses one hit. (SQLite has no
+    row locks and ignores SKIP LOCKED; it serialises writers anyway.)"""
+    free = Lesson.__table__.alias("free")  # an alias: not correlated with the UPDATE target
+    lockable = select(free.c.id).where(free.c.id.in_(ids)).with_for_update(skip_locked=True)
+    session.execute(
+        update(Lesson)
+        .where(Lesson.id.in_(lockable))
+        .values(hit_count=Lesson.hit_count + 1, last_seen_at=utcnow())
+        # updated_at is left alone: a hit does not change the lesson (compose reads updated_at).
+        .execution_options(synchronize_session=False)
+    )
+
+
+def _render(lessons: list[_Pitfall], style: str) -> str:
+    if not lessons:
+        return ""
+    lines = []
+    for p in lessons:
+        title, lesson = _one_line(p.title), _one_line(p.correction)
+        mark, note = (f"{CAUTION} ", f" — {CAUTION_NOTE}") if p.caution else ("", "")
+        if style == "aip11":
+            lines.append(f"- {mark}{title}: {lesson}{note}")
+        else:
+            lines.append(f"  - {mark}[{title}] {lesson} (#{p.id}){note}")
+    framed = [AIP11_HEAD, *lines] if style == "aip11" else [PITFALLS_HEAD, *lines, PITFALLS_END]
+    return "\n".join(framed) + "\n"
+
+
+def _one_line(text_value: str) -> str:
+    # A newline inside a lesson would let its text pose as a line of the block.
+    return " ".join(text_value.split())
+
+
+# --- the active learning version -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CurrentLearning:
+    """The agent's active learning version. ``summary`` is at most 10 ``- …`` bullets taken
+    from the body in order, for the user-turn layer where the whole document is too long."""
+
+    number: int
+    body: str
+    change_summary: str
+    summary: str
+    created_at: datetime
+
+
+def current_learning(tenant: str, agent: str) -> CurrentLearning | None:
+    """The active version of ``agent`` (``None`` if it has none, or tenant or agent is unknown).
+
+    Equal, byte for byte, on every call until another version becomes active. Database errors
+    propagate: unlike ``pitfalls``, a caller here can tell "no version" from "no answer".
+    """
+    with session_scope() as session:
+        row = session.execute(
+            select(
+                LearningVersion.number,
+                LearningVersion.body_markdown,
+                LearningVersion.change_summary,
+                LearningVersion.created_at,
+            )
+            .join(Agent, Agent.current_version_id == LearningVersion.id)
+            .join(Tenant, Tenant.id == Agent.tenant_id)
+            .where(
+                Tenant.name == tenant,
+                Agent.name == agent,
+                LearningVersion.status == "active",
+            )
+        ).first()
+    if row is None:
+        return None
+    created = row.created_at
+    # SQLite returns naive datetimes; they are stored in UTC.
+    created = created if created.tzinfo else created.replace(tzinfo=UTC)
+    return CurrentLearning(
+        number=row.number,
+        body=row.body_markdown,
+        change_summary=row.change_summary or "",
+        summary=summarize_body(row.body_markdown),
+        created_at=created,
+    )
+
+
+def summarize_body(body: str) -> str:
+    """The first 10 bullet lines of a version body, bold markers removed, one line each and at
+    most 200 characters. A pure function of the body, so it is as stable as the body."""
+    bullets: list[str] = []
+    for line in body.splitlines():
+        if not line.startswith("- "):
+            continue  # headings, blank lines, and the indented "When:" lines
+        bullet = _one_line(line.replace("**", ""))
+        if len(bullet) > SUMMARY_LINE_MAX:
+            bullet = bullet[: SUMMARY_LINE_MAX - 1].rstrip() + "…"
+        bullets.append(bullet)
+        if len(bullets) == SUMMARY_BULLETS:
+            break
+    return "".join(f"{bullet}\n" for bullet in bullets)
+
+
+# --- the in-turn loop guard ----------------------------------------------------------------------
+
+
+class LoopDetector:
+    """Spots an agent repeating a failing tool call within one turn.
+
+    A streak is counted over consecutive entries of the call sequence: the same tool with the
+    same arguments (compared as canonical JSON) failing again extends it; anything else in
+    between — a success of any call, or a different failing call — starts over. From the
+    ``threshold``-th failure of the streak on, ``record`` returns the LOOP DETECTED block (on
+    every further repeat too, as the agent is still looping); otherwise ``None``.
+
+    Create one per turn, or call ``reset()`` when a new turn starts. Nothing is stored.
+    """
+
+    def __init__(self, threshold: int = 2) -> None:
+        if threshold < 2:
+            raise ValueError(f"threshold must be at least 2 (one failure is no loop): {threshold}")
+        self.threshold = threshold
+        self._last: tuple[str, str] | None = None
+        self._streak = 0
+
+    def reset(self) -> None:
+        self._last = None
+        self._streak = 0
+
+    def record(self, tool: str, args: Any, ok: bool, error: str | None = None) -> str | None:
+        """Note one tool call of this turn; the LOOP DETECTED block if it is a repeat too many."""
+        if ok:
+            self.reset()
+            return None
+        call = (tool, canonical_args(args))
+        self._streak = self._streak + 1 if call == self._last else 1
+        self._last = call
+        if self._streak < self.threshold:
+            return None
+        shown = _shorten(f"{tool}({call[1]})")
+        # str(): an agent may hand over the exception itself; the guard must not trip on it.
+        reason = _shorten(_one_line(str(error))) if error is not None else ""
+        return (
+            "[LOOP DETECTED]\n"
+            f"  The same call failed {self._streak} times in a row: {shown}\n"
+            f"  Last error: {reason or '(none given)'}\n"
+            "  Stop repeating it: change the arguments, use another tool, or escalate.\n"
+            "[END LOOP DETECTED]\n"
+        )
+
+
+def canonical_args(args: Any) -> str:
+    """Arguments as canonical JSON, so ``{"a": 1, "b": 2}`` and ``{"b": 2, "a": 1}`` are one call.
+    Arguments JSON cannot sort (mixed key types, cycles) fall back to ``repr``: the guard sits on
+    the agent's hot path and must not raise."""
+    try:
+        return json.dumps(args, sort_keys=True, default=str, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(args)
+
+
+def _shorten(text_value: str) -> str:
+    if len(text_value) <= LOOP_SHOWN_MAX:
+        return text_value
+    return text_value[: LOOP_SHOWN_MAX - 1] + "…"
