@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,6 +33,8 @@ version_app = typer.Typer(help="Learning document versions of one agent.", no_ar
 app.add_typer(version_app, name="version")
 tenant_app = typer.Typer(help="Tenant settings.", no_args_is_help=True)
 app.add_typer(tenant_app, name="tenant")
+lesson_app = typer.Typer(help="The lessons of one agent, for their owner.", no_args_is_help=True)
+app.add_typer(lesson_app, name="lesson")
 
 out = Console()
 # Error lines stay one line whatever the terminal width: scripts grep them.
@@ -43,6 +47,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")
 TenantOpt = Annotated[str, typer.Option("--tenant", help="Tenant key.")]
 AgentOpt = Annotated[str, typer.Option("--agent", help="Agent key.")]
 ByOpt = Annotated[str, typer.Option("--by", help="Who decides (recorded on the version).")]
+LessonIdArg = Annotated[int, typer.Argument(help="Lesson id (see `digest lesson list`).")]
+ReasonOpt = Annotated[
+    str | None, typer.Option("--reason", help="Why (recorded in the lesson's history).")
+]
+WhoOpt = Annotated[
+    str | None, typer.Option("--by", help="Who does it (recorded in the lesson's history).")
+]
 
 
 @app.callback()
@@ -530,6 +541,9 @@ def tenant_set(
     gate: Annotated[
         int | None, typer.Option(help="Support a lesson needs to enter the document.")
     ] = None,
+    promotion: Annotated[
+        int | None, typer.Option(help="Distinct contacts that promote a contact's lesson.")
+    ] = None,
 ) -> None:
     """Set a tenant's apply mode and trigger overrides (creates the tenant if needed)."""
     from digest.db import session_scope
@@ -540,9 +554,390 @@ def tenant_set(
             lambda: configure_tenant(
                 session, tenant, learning_apply_mode=apply_mode,
                 threshold_signals=threshold, quiet_seconds=quiet, frequency_gate=gate,
+                promotion_contacts=promotion,
             )
         )  # fmt: skip
         out.print(f"{row.name}: {row.learning_apply_mode}, {row.settings}", highlight=False)
+
+
+# --- lesson: what an owner does to one agent's lessons (domain logic in digest.owner) -------
+
+
+@contextmanager
+def _owner_session() -> Iterator[Any]:
+    """A session for the owner commands: a typed error or a database fault (schema missing,
+    server down) becomes one line and exit 2, after the transaction rolled back."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from digest.db import session_scope
+
+    try:
+        with session_scope() as session:
+            yield session
+    except DigestError as exc:
+        raise _fail(str(exc)) from exc
+    except SQLAlchemyError as exc:
+        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        message = lines[0] if lines else type(exc).__name__
+        missing = "no such table" in message or "does not exist" in message
+        hint = " (schema missing: run `digest db upgrade`)" if missing else ""
+        raise _fail(f"database error: {message}{hint}") from exc
+
+
+def _when(value: str | None) -> str:
+    return (value or "")[:19].replace("T", " ")
+
+
+def _lesson_table(rows: list[Any]) -> Table:
+    # People's text goes in as Text: a title with "[b]" in it is not rich markup.
+    from rich.text import Text
+
+    table = Table()
+    table.add_column("id", justify="right")
+    table.add_column("title", ratio=1)
+    for column in ("status", "source"):
+        table.add_column(column)
+    for column in ("support", "success/failure", "hits"):
+        table.add_column(column, justify="right")
+    table.add_column("last seen")
+    for row in rows:
+        table.add_row(
+            str(row.id), Text(row.title), row.status, row.source, str(row.support_count),
+            f"{row.success_count}/{row.failure_count}", str(row.hit_count),
+            _when(row.to_json()["last_seen_at"]),
+        )  # fmt: skip
+    return table
+
+
+def _print_lessons(rows: list[Any], as_json: bool, empty: str) -> None:
+    if as_json:
+        out.print_json(data=[row.to_json() for row in rows])
+    elif rows:
+        out.print(_lesson_table(rows))
+    else:
+        out.print(empty)
+
+
+@lesson_app.command("list")
+def lesson_list(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    status: Annotated[
+        str | None,
+        typer.Option(help="Only this status: active, disabled, superseded, deleted, quarantined."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The agent's lessons, most recently consulted first."""
+    from digest.owner import list_lessons_for
+
+    with _owner_session() as session:
+        rows = list_lessons_for(session, tenant, agent, status)
+    _print_lessons(rows, as_json, "no lessons")
+
+
+@lesson_app.command("search")
+def lesson_search(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    query: Annotated[str, typer.Argument(help="Text to find (case-insensitive).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Lessons whose title, situation, mistake or correction contains QUERY."""
+    from digest.owner import search_lessons
+
+    with _owner_session() as session:
+        rows = search_lessons(session, tenant, agent, query)
+    _print_lessons(rows, as_json, f"no lesson matches {query!r}")
+
+
+@lesson_app.command("show")
+def lesson_show(
+    tenant: TenantOpt, agent: AgentOpt, lesson_id: LessonIdArg, as_json: JsonOpt = False
+) -> None:
+    """One lesson with its evidence and history."""
+    from rich.text import Text
+
+    from digest.owner import lesson_detail
+
+    with _owner_session() as session:
+        detail = lesson_detail(session, tenant, agent, lesson_id)
+    data = detail.to_json()
+    if as_json:
+        out.print_json(data=data)
+        return
+    out.print(f"lesson {data['id']}: {data['title']}", highlight=False, markup=False)
+    status = data["status"] + (f" ({data['status_reason']})" if data["status_reason"] else "")
+    if data["superseded_by_id"] is not None:
+        status += f", superseded by lesson {data['superseded_by_id']}"
+    facts = [
+        ("status", status),
+        ("source", f"{data['source']}, outcome {data['outcome']}, scope {data['scope']}"),
+        (
+            "counts",
+            f"support {data['support_count']}, success {data['success_count']}, "
+            f"failure {data['failure_count']}, hits {data['hit_count']}, "
+            f"confidence {data['confidence']}",
+        ),
+        ("tags", ", ".join(data["tags"]) or "-"),
+        ("last seen", _when(data["last_seen_at"]) or "never"),
+        ("situation", data["situation"]),
+        ("mistake", data["mistake"] or "-"),
+        ("correction", data["correction"]),
+    ]
+    for name, value in facts:
+        out.print(f"{name:>10}: {value}", highlight=False, markup=False)
+    evidence = Table(title="evidence", title_justify="left")
+    for column in ("event", "kind", "note", "created"):
+        evidence.add_column(column)
+    for row in data["evidence"]:
+        evidence.add_row(
+            str(row["event_id"]), row["kind"], Text(row["note"]), _when(row["created_at"])
+        )
+    out.print(evidence)
+    history = Table(title="history", title_justify="left")
+    for column in ("at", "op", "reason", "event", "model"):
+        history.add_column(column)
+    for row in data["history"]:
+        history.add_row(
+            _when(row["at"]), row["op"], Text(row["reason"] or ""),
+            str(row["event_id"] or ""), row["model"] or "",
+        )  # fmt: skip
+    out.print(history)
+
+
+@lesson_app.command("add")
+def lesson_add(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    text: Annotated[
+        str,
+        typer.Argument(
+            help="'signature: lesson text', or a signature line followed by body lines."
+        ),
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """Add a lesson by hand (no model call). Creates the tenant and agent on first use."""
+    from digest.capture import record_lesson
+    from digest.owner import lesson_detail
+
+    lesson_id = _or_fail(lambda: record_lesson(tenant, agent, text))
+    with _owner_session() as session:
+        data = lesson_detail(session, tenant, agent, lesson_id).to_json()
+    if as_json:
+        out.print_json(data=data)
+    else:
+        out.print(f"added lesson {lesson_id}: {data['title']}", highlight=False, markup=False)
+
+
+def _set_status(
+    tenant: str,
+    agent: str,
+    lesson_id: int,
+    status: str,
+    reason: str | None,
+    by: str | None,
+    as_json: bool,
+) -> None:
+    from digest.owner import set_lesson_status
+
+    with _owner_session() as session:
+        change = set_lesson_status(session, tenant, agent, lesson_id, status, reason, by)
+    if as_json:
+        out.print_json(data=change.to_json())
+    elif change.changed:
+        out.print(
+            f"lesson {change.lesson_id} {change.before} → {change.after}: {change.title}",
+            highlight=False,
+            markup=False,
+        )
+    else:
+        out.print(f"lesson {change.lesson_id} is already {change.after}; nothing changed")
+
+
+@lesson_app.command("delete")
+def lesson_delete(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    lesson_id: LessonIdArg,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Soft-delete a lesson (kept, with its history; never offered again)."""
+    _set_status(tenant, agent, lesson_id, "deleted", reason, by, as_json)
+
+
+@lesson_app.command("disable")
+def lesson_disable(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    lesson_id: LessonIdArg,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Take an active lesson out of use until it is enabled again."""
+    _set_status(tenant, agent, lesson_id, "disabled", reason, by, as_json)
+
+
+@lesson_app.command("enable")
+def lesson_enable(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    lesson_id: LessonIdArg,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Put a disabled lesson back in use (deleted, superseded and quarantined ones stay out)."""
+    _set_status(tenant, agent, lesson_id, "active", reason, by, as_json)
+
+
+@lesson_app.command("reset")
+def lesson_reset(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Soft-delete every lesson of the agent (asks first unless --yes)."""
+    from digest.owner import reset_lessons, resettable_count
+
+    # Count in its own transaction: no database lock is held while a person reads the prompt.
+    with _owner_session() as session:
+        count = resettable_count(session, tenant, agent)
+    if count and not yes:
+        # abort=True: "no", or end of input with no terminal, exits 1 before anything changes.
+        typer.confirm(
+            f"Soft-delete all {count} lesson(s) of {tenant}/{agent}?", abort=True, err=True
+        )
+    deleted = 0
+    if count:
+        with _owner_session() as session:
+            deleted = reset_lessons(session, tenant, agent, reason, by)
+    if as_json:
+        out.print_json(data={"deleted": deleted})
+    else:
+        out.print(f"deleted {deleted} lesson(s) of {tenant}/{agent}", highlight=False, markup=False)
+
+
+# --- stats -----------------------------------------------------------------------------------
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {status}" for status, n in counts.items() if n) or "-"
+
+
+@app.command()
+def stats(
+    tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="Only this agent.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Per agent: events and lessons by status, skip rate, LLM calls, tokens, cost, version."""
+    from rich.text import Text
+
+    from digest.owner import agent_stats
+
+    with _owner_session() as session:
+        rows = agent_stats(session, tenant, agent)
+    if as_json:
+        out.print_json(data=[row.to_json() for row in rows])
+        return
+    if not rows:
+        out.print("no agents")
+        return
+    table = Table()
+    for column in ("tenant", "agent", "events", "skip rate", "lessons"):
+        table.add_column(column)
+    for column in ("LLM calls", "tokens in/out", "cost USD", "version"):
+        table.add_column(column, justify="right")
+    for row in rows:
+        table.add_row(
+            Text(row.tenant), Text(row.agent), _counts(row.events), f"{row.skip_rate:.0%}",
+            _counts(row.lessons), str(row.llm_calls),
+            f"{row.prompt_tokens}/{row.completion_tokens}", f"{row.cost_usd:.4f}",
+            str(row.active_version) if row.active_version is not None else "-",
+        )  # fmt: skip
+    out.print(table)
+
+
+@lesson_app.command("compact")
+def lesson_compact(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    max_lessons: Annotated[
+        int | None, typer.Option("--max", help="Then disable the weakest beyond this many.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Merge near-duplicate lessons through reconciliation, then cap their number."""
+    from digest.compact import compact
+
+    report = _or_fail(lambda: compact(tenant, agent, max_lessons=max_lessons))
+    if as_json:
+        out.print_json(data=vars(report))
+        return
+    out.print(
+        f"merged {len(report.merged)}, superseded {len(report.superseded)}, "
+        f"capped {len(report.capped)}; {report.kept} active lesson(s) remain "
+        f"({report.llm_calls} model call(s))"
+    )
+
+
+@app.command("export")
+def export_command(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write into.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the agent's active lessons as AIP-11 LESSON.md files plus _index.md."""
+    from digest.interop import export_lessons
+
+    paths = _or_fail(lambda: export_lessons(tenant, agent, out_dir))
+    if as_json:
+        out.print_json(data={"files": [str(p) for p in paths]})
+    else:
+        out.print(f"wrote {len(paths) - 1} lesson(s) and _index.md to {out_dir}", highlight=False)
+
+
+@app.command("import")
+def import_command(
+    directory: Annotated[Path, typer.Argument(help="Folder with LESSON.md files.")],
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import AIP-11 LESSON.md files through reconciliation (counts in files are ignored).
+    Bad files are reported one per line; exit 1 if any failed."""
+    from digest.interop import LessonFileError, import_lessons
+
+    try:
+        report = import_lessons(tenant, agent, directory)
+    except (LessonFileError, DigestError) as exc:
+        raise _fail(str(exc)) from exc
+    if as_json:
+        out.print_json(
+            data={
+                "imported": [{"file": f, "result": r} for f, r in report.imported],
+                "errors": [{"file": f, "error": e} for f, e in report.errors],
+            }
+        )
+    else:
+        for file, error in report.errors:
+            err.print(f"[red]rejected[/red] {file}: {error}", highlight=False)
+        new = sum(1 for _, result in report.imported if result == "imported")
+        out.print(
+            f"imported {new}, already there {len(report.imported) - new}, "
+            f"rejected {len(report.errors)}"
+        )
+    if report.errors:
+        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -138,3 +138,37 @@ def test_parse_rejects_with_a_reason() -> None:
     assert (parsed.title, parsed.situation, parsed.correction, parsed.mistake) == (
         "Check sizes", "Shoe orders", "Ask for EU size.", "Guessed US size.",
     )  # fmt: skip
+
+
+def test_cli_export_import_and_compact(sqlite_env: str, tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    seed()
+    env = {**os.environ, "COLUMNS": "200"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "digest.cli", *args],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    out = tmp_path / "out"
+    exported = run("export", "--tenant", TENANT, "--agent", "source", "--out", str(out), "--json")
+    assert exported.returncode == 0, exported.stderr
+    assert len(json.loads(exported.stdout)["files"]) == 4
+    (out / "broken").mkdir()
+    (out / "broken" / "LESSON.md").write_text("no front matter")
+    imported = run("import", str(out), "--tenant", TENANT, "--agent", "copy", "--json")
+    assert imported.returncode == 1  # one bad file
+    report = json.loads(imported.stdout)
+    assert len(report["imported"]) == 3 and report["errors"][0]["file"] == "broken/LESSON.md"
+    compacted = run("lesson", "compact", "--tenant", TENANT, "--agent", "copy", "--json")
+    assert compacted.returncode == 0, compacted.stderr
+    assert json.loads(compacted.stdout)["kept"] == 3
+    missing = run("export", "--tenant", TENANT, "--agent", "nobody", "--out", str(out))
+    assert missing.returncode == 2 and "unknown agent" in missing.stderr

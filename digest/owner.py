@@ -1,0 +1,507 @@
+"""What an owner does to one agent's lessons, and the per-agent stats (DESIGN §9).
+
+Every lookup goes through the (tenant, agent) pair: a lesson id that belongs to another agent
+or tenant is "not found", exactly like an id that does not exist, so lessons never cross
+agents and an id says nothing about other tenants.
+
+Status changes are soft. No row is deleted. Each change writes a ``lesson_history`` row, moves
+``updated_at`` (so the weekly sweep recomposes the agent) and bumps the agent's
+``lesson_epoch`` under the agent's lesson lock. A reconciliation running at the same time sees
+the epoch move and reads its neighbours again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, func, or_, select
+from sqlalchemy.orm import Session
+
+from digest.errors import DigestError, NotFound
+from digest.lessons import bump_epoch, find_agent, lock_agent_lessons, record_history, snapshot
+from digest.models import (
+    EVENT_STATUSES,
+    LESSON_STATUSES,
+    Agent,
+    DigestRun,
+    Event,
+    LearningVersion,
+    Lesson,
+    LessonEvidence,
+    LessonHistory,
+    Tenant,
+    utcnow,
+)
+
+
+class OwnerInputError(DigestError, ValueError):
+    """An argument an owner command cannot use (an unknown status, an empty search)."""
+
+
+class LessonStateError(DigestError):
+    """The lesson's status does not allow the change (e.g. enabling a deleted lesson)."""
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    # SQLite hands back naive datetimes for timezone-aware columns; they were stored as UTC.
+    if moment is None:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    aware = _aware(moment)
+    return aware.isoformat() if aware is not None else None
+
+
+# --- listing and search ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LessonSummary:
+    """One lesson as ``lesson list`` and ``lesson search`` show it."""
+
+    id: int
+    slug: str
+    title: str
+    status: str
+    source: str
+    scope: str
+    tags: list[str]
+    confidence: float
+    support_count: int
+    success_count: int
+    failure_count: int
+    hit_count: int
+    evidence_count: int
+    situation: str
+    mistake: str | None
+    correction: str
+    last_seen_at: datetime | None
+    created_at: datetime | None
+    updated_at: datetime | None
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("last_seen_at", "created_at", "updated_at"):
+            data[key] = _iso(data[key])
+        return data
+
+
+def _summary(lesson: Lesson, evidence_count: int) -> LessonSummary:
+    return LessonSummary(
+        id=lesson.id,
+        slug=lesson.slug,
+        title=lesson.title,
+        status=lesson.status,
+        source=lesson.source,
+        scope=lesson.scope,
+        tags=list(lesson.tags or []),
+        confidence=lesson.confidence,
+        support_count=lesson.support_count,
+        success_count=lesson.success_count,
+        failure_count=lesson.failure_count,
+        hit_count=lesson.hit_count,
+        evidence_count=evidence_count,
+        situation=lesson.situation,
+        mistake=lesson.mistake,
+        correction=lesson.correction,
+        last_seen_at=_aware(lesson.last_seen_at),
+        created_at=_aware(lesson.created_at),
+        updated_at=_aware(lesson.updated_at),
+    )
+
+
+def _summaries(session: Session, agent_id: int, *where: ColumnElement[bool]) -> list[LessonSummary]:
+    """The agent's lessons matching ``where``, newest-consulted first (never consulted last)."""
+    evidence = (
+        select(LessonEvidence.lesson_id, func.count().label("n"))
+        .join(Lesson, Lesson.id == LessonEvidence.lesson_id)
+        .where(Lesson.agent_id == agent_id)
+        .group_by(LessonEvidence.lesson_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(Lesson, func.coalesce(evidence.c.n, 0))
+        .outerjoin(evidence, evidence.c.lesson_id == Lesson.id)
+        .where(Lesson.agent_id == agent_id, *where)
+        .order_by(Lesson.last_seen_at.desc().nulls_last(), Lesson.id.desc())
+    ).all()
+    return [_summary(lesson, int(count)) for lesson, count in rows]
+
+
+def list_lessons_for(
+    session: Session, tenant: str, agent: str, status: str | None = None
+) -> list[LessonSummary]:
+    """Every lesson of one agent (optionally of one status), newest-consulted first."""
+    if status is not None and status not in LESSON_STATUSES:
+        raise OwnerInputError(
+            f"unknown status {status!r}; expected one of {', '.join(LESSON_STATUSES)}"
+        )
+    agent_row = find_agent(session, tenant, agent)
+    where = [Lesson.status == status] if status is not None else []
+    return _summaries(session, agent_row.id, *where)
+
+
+def search_lessons(session: Session, tenant: str, agent: str, query: str) -> list[LessonSummary]:
+    """Lessons whose title (signature), situation, mistake or correction contains ``query``,
+    ignoring case, in the order of ``list_lessons_for``."""
+    needle = query.strip()
+    if not needle:
+        raise OwnerInputError("the search text is empty")
+    agent_row = find_agent(session, tenant, agent)
+    if session.get_bind().dialect.name == "postgresql":
+        # Postgres folds case for any script in the database; the agent filter keeps it small.
+        texts = (Lesson.title, Lesson.situation, Lesson.mistake, Lesson.correction)
+        match = or_(*(text.icontains(needle, autoescape=True) for text in texts))
+        return _summaries(session, agent_row.id, match)
+    # SQLite's lower() and LIKE fold ASCII only ("É" would not find "é"); the embedded
+    # database holds one small installation, so fold in Python with str.casefold instead.
+    folded = needle.casefold()
+    return [
+        row
+        for row in _summaries(session, agent_row.id)
+        if any(
+            folded in text.casefold()
+            for text in (row.title, row.situation, row.mistake or "", row.correction)
+        )
+    ]
+
+
+# --- one lesson ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    event_id: int
+    kind: str
+    note: str
+    created_at: datetime | None
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    op: str
+    reason: str | None
+    at: datetime | None
+    model: str | None
+    event_id: int | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class LessonDetail:
+    lesson: LessonSummary
+    outcome: str
+    status_reason: str | None
+    superseded_by_id: int | None
+    contact_id: str | None
+    expires_at: datetime | None
+    evidence: list[EvidenceRow] = field(default_factory=list)
+    history: list[HistoryRow] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.lesson.to_json(),
+            "outcome": self.outcome,
+            "status_reason": self.status_reason,
+            "superseded_by_id": self.superseded_by_id,
+            "contact_id": self.contact_id,
+            "expires_at": _iso(self.expires_at),
+            "evidence": [
+                {**asdict(row), "created_at": _iso(row.created_at)} for row in self.evidence
+            ],
+            "history": [{**asdict(row), "at": _iso(row.at)} for row in self.history],
+        }
+
+
+def _agent_lesson(session: Session, tenant: str, agent: str, lesson_id: int) -> Lesson:
+    agent_row = find_agent(session, tenant, agent)
+    lesson = session.scalars(
+        select(Lesson).where(Lesson.id == lesson_id, Lesson.agent_id == agent_row.id)
+    ).first()
+    if lesson is None:
+        # The same words whether the id is unused or another agent's: ids leak nothing.
+        raise NotFound(f"lesson {lesson_id} not found for agent {agent!r} in tenant {tenant!r}")
+    return lesson
+
+
+def lesson_detail(session: Session, tenant: str, agent: str, lesson_id: int) -> LessonDetail:
+    """One lesson of the agent with its evidence (oldest first) and its history."""
+    lesson = _agent_lesson(session, tenant, agent, lesson_id)
+    evidence = session.execute(
+        select(LessonEvidence, Event.kind)
+        .join(Event, Event.id == LessonEvidence.event_id)
+        .where(LessonEvidence.lesson_id == lesson.id)
+        .order_by(LessonEvidence.id)
+    ).all()
+    history = session.scalars(
+        select(LessonHistory).where(LessonHistory.lesson_id == lesson.id).order_by(LessonHistory.id)
+    ).all()
+    return LessonDetail(
+        lesson=_summary(lesson, len(evidence)),
+        outcome=lesson.outcome,
+        status_reason=lesson.status_reason,
+        superseded_by_id=lesson.superseded_by_id,
+        contact_id=lesson.contact_id,
+        expires_at=_aware(lesson.expires_at),
+        evidence=[
+            EvidenceRow(row.event_id, kind, row.note, _aware(row.created_at))
+            for row, kind in evidence
+        ],
+        history=[
+            HistoryRow(h.op, h.reason, _aware(h.at), h.model, h.event_id, h.before, h.after)
+            for h in history
+        ],
+    )
+
+
+# --- status changes --------------------------------------------------------------------------
+
+#: target status → the statuses an owner may move a lesson from. Quarantine is never lifted by
+#: hand: a quarantined lesson came from untrusted text that read like an instruction injection,
+#: so it may only be deleted (disabling it first would be a back door to enabling it).
+_ALLOWED_FROM: dict[str, frozenset[str]] = {
+    "deleted": frozenset({"active", "disabled", "superseded", "quarantined"}),
+    "disabled": frozenset({"active"}),
+    "active": frozenset({"disabled"}),
+}
+_VERB = {"deleted": "deleted", "disabled": "disabled", "active": "enabled"}
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    lesson_id: int
+    title: str
+    before: str
+    after: str
+    changed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _refusal(lesson: Lesson, status: str) -> str:
+    if status == "active" and lesson.status == "quarantined":
+        return (
+            f"lesson {lesson.id} is quarantined (its source text read like an instruction "
+            "injection) and cannot be enabled; delete it, or add the lesson yourself with "
+            "`digest lesson add`"
+        )
+    if status == "active":
+        return f"lesson {lesson.id} is {lesson.status}; only a disabled lesson can be enabled"
+    return f"lesson {lesson.id} is {lesson.status}; only an active lesson can be disabled"
+
+
+def _reason(status: str, reason: str | None, by: str | None) -> str:
+    said = f"{_VERB[status]} by {by or 'the owner'}"
+    return f"{said}: {reason}" if reason else said
+
+
+def set_lesson_status(
+    session: Session,
+    tenant: str,
+    agent: str,
+    lesson_id: int,
+    status: str,
+    reason: str | None = None,
+    by: str | None = None,
+) -> StatusChange:
+    """Delete (``deleted``), disable (``disabled``) or enable (``active``) one lesson.
+
+    Asking for the status it already has changes nothing and writes no history. A change the
+    table ``_ALLOWED_FROM`` does not list raises ``LessonStateError``.
+    """
+    if status not in _ALLOWED_FROM:
+        raise OwnerInputError(f"an owner cannot set status {status!r}")
+    agent_row = find_agent(session, tenant, agent)
+    # Lock before reading the lesson, so the status we check is the one we overwrite.
+    lock_agent_lessons(session, agent_row.id)
+    lesson = _agent_lesson(session, tenant, agent, lesson_id)
+    previous = lesson.status
+    if previous == status:
+        return StatusChange(lesson.id, lesson.title, previous, status, changed=False)
+    if previous not in _ALLOWED_FROM[status]:
+        raise LessonStateError(_refusal(lesson, status))
+    text = _reason(status, reason, by)
+    now = utcnow()
+    expires_at = _aware(lesson.expires_at)
+    if status == "active" and expires_at is not None and expires_at <= now:
+        # The sweep disabled it because it expired; without clearing the date the next sweep
+        # would disable it again and compose would leave it out meanwhile.
+        lesson.expires_at = None
+        text += f" (expiry {expires_at.isoformat()} cleared)"
+    before = snapshot(lesson)
+    lesson.status = status
+    lesson.status_reason = text
+    lesson.updated_at = now
+    record_history(
+        session, lesson, "DELETE" if status == "deleted" else "UPDATE", before=before,
+        reason=text, event=None, model=None, prompt_hash=None,
+    )  # fmt: skip
+    bump_epoch(session, agent_row.id)
+    return StatusChange(lesson.id, lesson.title, previous, status, changed=True)
+
+
+def resettable_count(session: Session, tenant: str, agent: str) -> int:
+    """How many lessons ``reset_lessons`` would delete now (for the confirmation prompt)."""
+    agent_row = find_agent(session, tenant, agent)
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(Lesson)
+            .where(Lesson.agent_id == agent_row.id, Lesson.status != "deleted")
+        )
+        or 0
+    )
+
+
+def reset_lessons(
+    session: Session, tenant: str, agent: str, reason: str | None = None, by: str | None = None
+) -> int:
+    """Soft-delete every lesson of the agent that is not deleted yet. Returns how many."""
+    agent_row = find_agent(session, tenant, agent)
+    lock_agent_lessons(session, agent_row.id)
+    lessons = session.scalars(
+        select(Lesson)
+        .where(Lesson.agent_id == agent_row.id, Lesson.status != "deleted")
+        .order_by(Lesson.id)
+    ).all()
+    text = _reason("deleted", reason or "reset", by)
+    now = utcnow()
+    for lesson in lessons:
+        before = snapshot(lesson)
+        lesson.status = "deleted"
+        lesson.status_reason = text
+        lesson.updated_at = now
+        record_history(
+            session, lesson, "DELETE", before=before, reason=text, event=None, model=None,
+            prompt_hash=None,
+        )  # fmt: skip
+    if lessons:
+        bump_epoch(session, agent_row.id)
+    return len(lessons)
+
+
+# --- stats -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgentStats:
+    tenant: str
+    agent: str
+    events: dict[str, int]
+    skip_rate: float
+    lessons: dict[str, int]
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    active_version: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _selected_agents(
+    session: Session, tenant: str | None, agent: str | None
+) -> tuple[list[tuple[Agent, str]], Select[int]]:
+    """The agents to report on, with their tenant's name, and the same selection as a
+    subquery of ids (an IN list of every agent of every tenant could outgrow the driver)."""
+    conditions: list[ColumnElement[bool]] = []
+    if tenant is not None:
+        if agent is not None:
+            find_agent(session, tenant, agent)  # NotFound naming the tenant or the agent
+        elif session.scalar(select(Tenant.id).where(Tenant.name == tenant)) is None:
+            raise NotFound(f"unknown tenant {tenant!r}")
+        conditions.append(Tenant.name == tenant)
+    if agent is not None:
+        conditions.append(Agent.name == agent)
+    query = select(Agent, Tenant.name).join(Tenant, Tenant.id == Agent.tenant_id)
+    rows = [
+        (a, name)
+        for a, name in session.execute(query.where(*conditions).order_by(Tenant.name, Agent.name))
+    ]
+    if agent is not None and not rows:
+        raise NotFound(f"unknown agent {agent!r} in any tenant")
+    # correlate(None): inside a query on agents the subquery must still read its own agents.
+    ids = (
+        select(Agent.id)
+        .join(Tenant, Tenant.id == Agent.tenant_id)
+        .where(*conditions)
+        .correlate(None)
+    )
+    return rows, ids
+
+
+def agent_stats(
+    session: Session, tenant: str | None = None, agent: str | None = None
+) -> list[AgentStats]:
+    """Per agent (one, a tenant's, or every tenant's): events and lessons by status, the skip
+    rate, LLM usage and cost over all digest runs, and the active version number."""
+    selected, ids = _selected_agents(session, tenant, agent)
+    if not selected:
+        return []
+    events: dict[int, dict[str, int]] = {
+        a.id: dict.fromkeys(EVENT_STATUSES, 0) for a, _ in selected
+    }
+    for agent_id, status, n in session.execute(
+        select(Event.agent_id, Event.status, func.count())
+        .where(Event.agent_id.in_(ids))
+        .group_by(Event.agent_id, Event.status)
+    ):
+        events[agent_id][status] = int(n)
+    lessons: dict[int, dict[str, int]] = {
+        a.id: dict.fromkeys(LESSON_STATUSES, 0) for a, _ in selected
+    }
+    for agent_id, status, n in session.execute(
+        select(Lesson.agent_id, Lesson.status, func.count())
+        .where(Lesson.agent_id.in_(ids))
+        .group_by(Lesson.agent_id, Lesson.status)
+    ):
+        lessons[agent_id][status] = int(n)
+    usage = {
+        agent_id: (int(calls), int(prompt), int(completion), float(cost))
+        for agent_id, calls, prompt, completion, cost in session.execute(
+            select(
+                DigestRun.agent_id,
+                func.coalesce(func.sum(DigestRun.llm_calls), 0),
+                func.coalesce(func.sum(DigestRun.prompt_tokens), 0),
+                func.coalesce(func.sum(DigestRun.completion_tokens), 0),
+                func.coalesce(func.sum(DigestRun.cost_usd), 0.0),
+            )
+            .where(DigestRun.agent_id.in_(ids))
+            .group_by(DigestRun.agent_id)
+        )
+    }
+    numbers: dict[int, int] = {
+        agent_id: number
+        for agent_id, number in session.execute(
+            select(Agent.id, LearningVersion.number)
+            .join(LearningVersion, LearningVersion.id == Agent.current_version_id)
+            .where(Agent.id.in_(ids))
+        )
+    }
+    result = []
+    for agent_row, tenant_name in selected:
+        counts = events[agent_row.id]
+        decided = counts["reflected"] + counts["skipped"]
+        calls, prompt, completion, cost = usage.get(agent_row.id, (0, 0, 0, 0.0))
+        result.append(
+            AgentStats(
+                tenant=tenant_name,
+                agent=agent_row.name,
+                events=counts,
+                skip_rate=round(counts["skipped"] / decided, 4) if decided else 0.0,
+                lessons=lessons[agent_row.id],
+                llm_calls=calls,
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                cost_usd=round(cost, 6),
+                active_version=numbers.get(agent_row.id),
+            )
+        )
+    return result
