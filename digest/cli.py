@@ -422,21 +422,9 @@ def _or_fail(action: Any) -> Any:
 
 
 def _get_version(session: Any, tenant: str, agent: str, number: int) -> Any:
-    from sqlalchemy import select
+    from digest.versions import get_version
 
-    from digest.errors import NotFound
-    from digest.lessons import find_agent
-    from digest.models import LearningVersion
-
-    agent_row = find_agent(session, tenant, agent)
-    version = session.scalars(
-        select(LearningVersion).where(
-            LearningVersion.agent_id == agent_row.id, LearningVersion.number == number
-        )
-    ).first()
-    if version is None:
-        raise NotFound(f"agent {agent!r} has no version {number}")
-    return version
+    return get_version(session, tenant, agent, number)
 
 
 @version_app.command("show")

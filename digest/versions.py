@@ -445,6 +445,23 @@ def prune_versions(session: Session, agent: Agent, keep: int) -> int:
 # --- people's decisions --------------------------------------------------------------------------
 
 
+def get_version(session: Session, tenant: str, agent: str, number: int) -> LearningVersion:
+    """Version ``number`` of that tenant's agent, or ``NotFound``."""
+    return _version_for_update(session, find_agent(session, tenant, agent), number)
+
+
+def _decide(
+    session: Session, tenant: str, agent: str, number: int
+) -> tuple[Agent, LearningVersion]:
+    """The agent (its version lock held) and its pending version ``number``."""
+    agent_row = find_agent(session, tenant, agent)
+    lock_versions(session, agent_row.id)
+    version = _version_for_update(session, agent_row, number)
+    if version.status != "pending":
+        raise VersionStateError(f"version {number} is {version.status}, not pending")
+    return agent_row, version
+
+
 def _version_for_update(session: Session, agent: Agent, number: int) -> LearningVersion:
     version = session.scalars(
         select(LearningVersion).where(
@@ -468,11 +485,7 @@ def approve(
     """Activate a pending version, optionally with a body edited by the approver."""
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
-        agent_row = find_agent(session, tenant, agent)
-        lock_versions(session, agent_row.id)
-        version = _version_for_update(session, agent_row, number)
-        if version.status != "pending":
-            raise VersionStateError(f"version {number} is {version.status}, not pending")
+        agent_row, version = _decide(session, tenant, agent, number)
         if body is not None:
             if not body.strip():
                 raise VersionStateError("an edited body must not be empty")
@@ -491,11 +504,7 @@ def reject(
     """Reject a pending version. Its lessons stay available to the next compose."""
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
-        agent_row = find_agent(session, tenant, agent)
-        lock_versions(session, agent_row.id)
-        version = _version_for_update(session, agent_row, number)
-        if version.status != "pending":
-            raise VersionStateError(f"version {number} is {version.status}, not pending")
+        _, version = _decide(session, tenant, agent, number)
         version.status = "rejected"
         version.approved_by = by
         version.approved_at = utcnow()
