@@ -165,8 +165,8 @@ def demo(
     ] = None,
 ) -> None:
     """Run the whole loop on the embedded default: SQLite, in-process worker, offline/rules."""
-    from digest.lessons import list_lessons
     from digest.migrate import upgrade
+    from digest.owner import list_lessons_for
     from digest.relay import drain as drain_events
 
     settings = get_settings()
@@ -208,7 +208,7 @@ def demo(
     from digest.db import session_scope
 
     with session_scope() as session:
-        lessons = list_lessons(session, DEMO_TENANT, DEMO_AGENT)
+        lessons = list_lessons_for(session, DEMO_TENANT, DEMO_AGENT)
         skipped = _skip_reasons(session)
     out.print(f"3. lessons learned by {DEMO_TENANT}/{DEMO_AGENT}:")
     table = Table(show_lines=False)

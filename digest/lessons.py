@@ -343,22 +343,6 @@ def bump_epoch(session: Session, agent_id: int) -> None:
     )
 
 
-@dataclass(frozen=True)
-class LessonRow:
-    """A lesson as people and scripts list it."""
-
-    id: int
-    slug: str
-    title: str
-    status: str
-    source: str
-    tags: list[str]
-    support_count: int
-    evidence_count: int
-    situation: str
-    correction: str
-
-
 def find_agent(session: Session, tenant: str, agent: str) -> Agent:
     """The agent ``agent`` of tenant ``tenant``, or ``NotFound`` naming which one is unknown."""
     from digest.errors import NotFound
@@ -373,36 +357,3 @@ def find_agent(session: Session, tenant: str, agent: str) -> Agent:
     if agent_row is None:
         raise NotFound(f"unknown agent {agent!r} in tenant {tenant!r}")
     return agent_row
-
-
-def list_lessons(session: Session, tenant: str, agent: str) -> list[LessonRow]:
-    """Every lesson of one agent, newest first, with how many events support it."""
-    from sqlalchemy import func
-
-    agent_row = find_agent(session, tenant, agent)
-    evidence = (
-        select(LessonEvidence.lesson_id, func.count().label("n"))
-        .group_by(LessonEvidence.lesson_id)
-        .subquery()
-    )
-    rows = session.execute(
-        select(Lesson, func.coalesce(evidence.c.n, 0))
-        .outerjoin(evidence, evidence.c.lesson_id == Lesson.id)
-        .where(Lesson.agent_id == agent_row.id)
-        .order_by(Lesson.id.desc())
-    ).all()
-    return [
-        LessonRow(
-            id=lesson.id,
-            slug=lesson.slug,
-            title=lesson.title,
-            status=lesson.status,
-            source=lesson.source,
-            tags=list(lesson.tags or []),
-            support_count=lesson.support_count,
-            evidence_count=int(count),
-            situation=lesson.situation,
-            correction=lesson.correction,
-        )
-        for lesson, count in rows
-    ]
