@@ -441,6 +441,8 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
             floor=settings.reconcile_floor,
             identical=settings.reconcile_identical,
         )
+        if plan.llm_called and run.model is None:
+            run.model = asker.model  # a manual lesson: the reconcile call is the only model
         last = round_number == settings.reconcile_max_rounds
         result = _write(run, clean, plan, quarantined, None if last else snapshot.epoch)
         if result.status != "epoch_moved":
