@@ -132,6 +132,8 @@ def threshold_compose(
 class SweepReport:
     composed: list[int] = field(default_factory=list)
     unchanged: list[int] = field(default_factory=list)
+    #: due agents handed to workers as separate compose tasks (``fan_out``)
+    scheduled: list[int] = field(default_factory=list)
     expired: int = 0
     pruned: int = 0
     relayed: int = 0
@@ -170,8 +172,13 @@ def expire_lessons(session: Session) -> int:
     return len(lessons)
 
 
-def sweep(settings: Settings | None = None) -> SweepReport:
-    """The weekly catch-up. Running it twice in a row composes nothing the second time."""
+def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepReport:
+    """The weekly catch-up. Running it twice in a row composes nothing the second time.
+
+    With ``fan_out`` (the beat task) each due agent becomes its own compose task, so one
+    sweep over many agents never runs into a task time limit; composing is idempotent, so a
+    compose scheduled twice writes one version.
+    """
     from digest.relay import relay_pending
 
     settings = settings or get_settings()
@@ -182,6 +189,13 @@ def sweep(settings: Settings | None = None) -> SweepReport:
             report.pruned += prune_versions(session, agent, settings.keep_versions)
         due = due_agents(session)
     for agent_id in due:
+        if (
+            fan_out
+            and not settings.embedded
+            and publish.publish_task(publish.TASK_COMPOSE_VERSION, [agent_id, "sweep"], settings)
+        ):
+            report.scheduled.append(agent_id)
+            continue
         result = compose_version(agent_id, "sweep", settings)
         (report.composed if result.status == "created" else report.unchanged).append(agent_id)
     report.relayed = len(relay_pending(settings))
@@ -189,6 +203,7 @@ def sweep(settings: Settings | None = None) -> SweepReport:
         "sweep_done",
         composed=len(report.composed),
         unchanged=len(report.unchanged),
+        scheduled=len(report.scheduled),
         expired=report.expired,
         pruned=report.pruned,
         relayed=report.relayed,

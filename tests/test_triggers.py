@@ -152,3 +152,19 @@ def test_improve_now_cli_waits_for_the_worker(
     assert counts(tenant) == (1, 2)
     unknown = _cli(services_env, "improve-now", "--tenant", tenant, "--agent", "nobody")
     assert unknown.returncode == 2 and "unknown agent" in unknown.stderr
+
+
+def test_beat_sweep_fans_out_one_compose_task_per_due_agent(start_worker: Any, tenant: str) -> None:
+    from digest.publish import TASK_WEEKLY_SWEEP, publish_task
+
+    configure(tenant, threshold_signals=100)
+    start_worker(concurrency=2)
+    for event_id in answers(tenant, 2):
+        wait_for_event(event_id, DONE)
+    assert counts(tenant) == (0, 0)
+    assert publish_task(TASK_WEEKLY_SWEEP, [])
+    deadline = time.monotonic() + 60
+    while counts(tenant)[0] == 0:
+        assert time.monotonic() < deadline, "the sweep's compose task never ran"
+        time.sleep(0.3)
+    assert counts(tenant) == (1, 1)

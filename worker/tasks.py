@@ -47,8 +47,13 @@ def compose_version(agent_id: int, trigger: str = "manual", token: str | None = 
 
 @app.task(name="digest.weekly_sweep")
 def weekly_sweep() -> dict[str, int]:
-    report = triggers.sweep()
-    return {"composed": len(report.composed), "expired": report.expired, "pruned": report.pruned}
+    report = triggers.sweep(fan_out=True)
+    return {
+        "scheduled": len(report.scheduled),
+        "composed": len(report.composed),
+        "expired": report.expired,
+        "pruned": report.pruned,
+    }
 
 
 @app.task(name="digest.improve_now")
