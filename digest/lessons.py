@@ -254,14 +254,8 @@ def support_lesson(
 ) -> None:
     """NOOP: the event says what the lesson already says. More support, one more citation."""
     before = snapshot(lesson)
-    if add_evidence(session, lesson, event, f"supports (from {event.kind} event {event.id})"):
-        lesson.support_count += 1
-    lesson.last_seen_at = lesson.updated_at = utcnow()
-    record_history(
-        session, lesson, "NOOP", before=before, reason=reason, event=event, model=model,
-        prompt_hash=prompt_hash,
-    )  # fmt: skip
-    bump_epoch(session, lesson.agent_id)
+    note = f"supports (from {event.kind} event {event.id})"
+    _cite(session, lesson, "NOOP", before, note, event, reason, model, prompt_hash)
 
 
 def update_lesson(
@@ -283,11 +277,28 @@ def update_lesson(
     lesson.mistake = cand.mistake or lesson.mistake
     lesson.tags = list(dict.fromkeys([*(lesson.tags or []), *cand.tags]))[:TAGS_MAX]
     lesson.title = cand.title or lesson.title
-    if add_evidence(session, lesson, event, f"enriched by {event.kind} event {event.id}"):
+    note = f"enriched by {event.kind} event {event.id}"
+    _cite(session, lesson, "UPDATE", before, note, event, reason, model, prompt_hash)
+
+
+def _cite(
+    session: Session,
+    lesson: Lesson,
+    op: str,
+    before: dict[str, Any],
+    note: str,
+    event: Event,
+    reason: str,
+    model: str | None,
+    prompt_hash: str | None,
+) -> None:
+    """What NOOP and UPDATE share: the event cited once (support + 1 the first time), the
+    lesson seen now, a history row, the epoch moved."""
+    if add_evidence(session, lesson, event, note):
         lesson.support_count += 1
     lesson.last_seen_at = lesson.updated_at = utcnow()
     record_history(
-        session, lesson, "UPDATE", before=before, reason=reason, event=event, model=model,
+        session, lesson, op, before=before, reason=reason, event=event, model=model,
         prompt_hash=prompt_hash,
     )  # fmt: skip
     bump_epoch(session, lesson.agent_id)

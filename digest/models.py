@@ -55,6 +55,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes for timezone-aware columns; all we store is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def _one_of(column: str, values: tuple[str, ...], name: str) -> CheckConstraint:
     listed = ", ".join(f"'{v}'" for v in values)
     return CheckConstraint(f"{column} IN ({listed})", name=name)

@@ -13,7 +13,7 @@ the epoch move and reads its neighbours again.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, func, or_, select
@@ -32,6 +32,7 @@ from digest.models import (
     LessonEvidence,
     LessonHistory,
     Tenant,
+    as_utc,
     utcnow,
 )
 
@@ -45,10 +46,7 @@ class LessonStateError(DigestError):
 
 
 def _aware(moment: datetime | None) -> datetime | None:
-    # SQLite hands back naive datetimes for timezone-aware columns; they were stored as UTC.
-    if moment is None:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return None if moment is None else as_utc(moment)
 
 
 def _iso(moment: datetime | None) -> str | None:

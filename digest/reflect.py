@@ -38,7 +38,7 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import LLMError, LLMOutputError
 from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_agent_lessons
-from digest.models import Agent, DigestRun, Event, Lesson, Tenant, utcnow
+from digest.models import Agent, DigestRun, Event, Lesson, Tenant, as_utc, utcnow
 from digest.reconcile import ModelAsker, Plan, apply_plan, decide, read_neighbours
 from digest.screen import injection_reason
 from digest.tenants import policy_for
@@ -186,7 +186,7 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
         if event.status == "processing":
             stale_before = now - timedelta(seconds=settings.processing_stale_after_s)
             started = event.processing_started_at
-            if started is not None and _aware(started) > stale_before:
+            if started is not None and as_utc(started) > stale_before:
                 return ReflectResult(event_id, "in_progress", "claimed by a live worker")
             log.warning("stale_claim_taken_over", event_id=event_id, attempts=event.attempts)
         if event.attempts >= settings.max_event_attempts:
@@ -222,13 +222,6 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
             enable_learning=agent.enable_learning,
             instructions=agent.learning_instructions,
         )
-
-
-def _aware(moment: Any) -> Any:
-    # SQLite returns naive datetimes; everything we store is UTC.
-    from datetime import UTC
-
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def event_json(claimed: Claimed) -> str:

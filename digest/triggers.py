@@ -29,7 +29,7 @@ from digest import publish
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.lessons import find_agent, record_history, snapshot
-from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, utcnow
+from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import policy_for
 from digest.versions import ComposeResult, compose_version, prune_versions
 
@@ -97,10 +97,6 @@ def after_reflect(agent_id: int, settings: Settings | None = None) -> str | None
     return token if published else None
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def threshold_compose(
     agent_id: int, token: str, settings: Settings | None = None
 ) -> ComposeResult | str:
@@ -116,7 +112,7 @@ def threshold_compose(
         quiet = policy_for(tenant, settings).quiet_seconds
         last = session.scalar(select(func.max(Event.created_at)).where(Event.agent_id == agent_id))
     if last is not None:
-        waited = (utcnow() - _aware(last)).total_seconds()
+        waited = (utcnow() - as_utc(last)).total_seconds()
         if waited < quiet:
             publish.publish_task(
                 publish.TASK_COMPOSE_VERSION,

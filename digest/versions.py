@@ -39,6 +39,7 @@ from digest.models import (
     Lesson,
     LessonEvidence,
     Tenant,
+    as_utc,
     utcnow,
 )
 from digest.tenants import TenantPolicy, policy_for
@@ -176,7 +177,7 @@ def _draft(
     for lesson in lessons:
         if lesson.id not in before:
             draft.added.append(lesson.title)
-        elif current is not None and _aware(lesson.updated_at) > _aware(current.created_at):
+        elif current is not None and as_utc(lesson.updated_at) > as_utc(current.created_at):
             draft.changed.append(lesson.title)
     gone = sorted(before - set(ids))
     if gone:
@@ -184,12 +185,6 @@ def _draft(
             session.scalars(select(Lesson.title).where(Lesson.id.in_(gone)).order_by(Lesson.id))
         )
     return draft
-
-
-def _aware(moment: datetime) -> datetime:
-    from datetime import UTC
-
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 # --- composing -----------------------------------------------------------------------------------
