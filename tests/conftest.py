@@ -24,7 +24,8 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN = os.environ.get("DIGEST_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_BASE = os.environ.get("DIGEST_TEST_REDIS", "redis://127.0.0.1:6379")
-REDIS_DB = 11
+# Parallel checkouts on one machine pick different databases, since the session flushes its own.
+REDIS_DB = int(os.environ.get("DIGEST_TEST_REDIS_DB", "11"))
 
 
 def _reset_process_state() -> None:

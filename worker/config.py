@@ -44,7 +44,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "enable_utc": True,
         "worker_hijack_root_logger": False,
         "worker_redirect_stdouts": False,
-        "worker_send_task_events": False,
+        # Task events feed Flower and Prometheus exporters (celery-exporter).
+        "worker_send_task_events": True,
+        "task_send_sent_event": True,
         "beat_schedule": {
             "relay-pending": {
                 "task": "digest.relay_pending",
