@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -82,6 +83,11 @@ class Settings(BaseSettings):
     processing_grace_s: int = Field(default=30, ge=0)
     relay_interval_s: float = Field(default=60.0, gt=0)
     relay_batch_size: int = Field(default=500, ge=1)
+
+    # --- worker process (`celery -A worker worker` reads these; its CLI flags still win) -----
+    # threads overlaps model latency (LLM calls are I/O); prefork suits CPU-bound offline/rules.
+    worker_pool: Literal["prefork", "threads", "solo"] | None = None
+    worker_concurrency: int | None = Field(default=None, ge=1, le=512)
 
     # --- logging ------------------------------------------------------------------------------
     log_level: str = "INFO"

@@ -22,7 +22,13 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "socket_keepalive": True,
         "health_check_interval": 30,
     }
+    worker: dict[str, Any] = {}
+    if settings.worker_pool:
+        worker["worker_pool"] = settings.worker_pool
+    if settings.worker_concurrency:
+        worker["worker_concurrency"] = settings.worker_concurrency
     return {
+        **worker,
         "broker_url": settings.broker_url or DEFAULT_BROKER_URL,
         "broker_transport_options": transport,
         "broker_connection_timeout": 5,

@@ -1,0 +1,146 @@
+"""docker-compose.yml is read, not run (Docker does not run here): its services, commands and
+environment must agree with the code they start."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from digest.config import Settings
+from worker.config import celery_config
+
+ROOT = Path(__file__).resolve().parent.parent
+_INTERPOLATION = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
+
+
+def interpolate(value: str, env: dict[str, str]) -> str:
+    """Compose's `${VAR:-default}` substitution, `$$` being a literal dollar for the shell."""
+    escaped = value.replace("$$", "\0")
+    resolved = _INTERPOLATION.sub(lambda m: env.get(m.group(1), m.group(2) or ""), escaped)
+    return resolved.replace("\0", "$")
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    loaded = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def service_env(service: dict[str, Any], host_env: dict[str, str]) -> dict[str, str]:
+    env = service.get("environment") or {}
+    assert isinstance(env, dict), "environment must be a mapping"
+    return {key: interpolate(str(value), host_env) for key, value in env.items()}
+
+
+def command_of(service: dict[str, Any]) -> list[str]:
+    command = service["command"]
+    return shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
+
+
+def test_the_production_services_are_all_there(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert {"postgres", "redis", "migrate", "worker", "beat", "flower"} <= set(services)
+    for name, service in services.items():
+        if name == "migrate":
+            assert service["restart"] == "no", "migrate is a one-shot job"
+            continue
+        assert "healthcheck" in service, f"{name} has no healthcheck"
+        assert service["healthcheck"]["test"], f"{name} healthcheck is empty"
+
+
+def test_every_digest_variable_is_a_setting_and_validates(compose: dict[str, Any]) -> None:
+    known = {f"DIGEST_{name.upper()}" for name in Settings.model_fields}
+    digest_services = ("migrate", "worker", "beat")
+    for name in digest_services:
+        env = service_env(compose["services"][name], host_env={})
+        unknown = {key for key in env if key.startswith("DIGEST_")} - known
+        assert not unknown, f"{name} sets variables no setting reads: {unknown}"
+        settings = Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            **{
+                key.removeprefix("DIGEST_").lower(): value
+                for key, value in env.items()
+                if key.startswith("DIGEST_") and value != ""
+            },
+        )
+        assert settings.broker_url == "redis://redis:6379/0"
+        assert settings.database_url.startswith("postgresql+psycopg://")
+        assert "@postgres:5432/" in settings.database_url
+        assert settings.visibility_timeout_s > settings.task_time_limit_s
+
+
+def test_worker_runs_the_threads_pool_with_concurrency_from_the_environment(
+    compose: dict[str, Any],
+) -> None:
+    worker = compose["services"]["worker"]
+    command = command_of(worker)
+    assert command[:4] == ["celery", "-A", "worker", "worker"]
+    assert "-E" in command or "--task-events" in command
+
+    default_env = service_env(worker, host_env={})
+    assert default_env["DIGEST_WORKER_POOL"] == "threads"
+    overridden = service_env(worker, host_env={"DIGEST_WORKER_CONCURRENCY": "40"})
+    assert overridden["DIGEST_WORKER_CONCURRENCY"] == "40"
+
+    config = celery_config(
+        Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            broker_url=overridden["DIGEST_BROKER_URL"],
+            worker_pool=overridden["DIGEST_WORKER_POOL"],  # type: ignore[arg-type]
+            worker_concurrency=int(overridden["DIGEST_WORKER_CONCURRENCY"]),
+        )
+    )
+    assert config["worker_pool"] == "threads"
+    assert config["worker_concurrency"] == 40
+    assert config["worker_send_task_events"] is True
+    assert config["task_send_sent_event"] is True
+
+
+def test_commands_start_what_exists(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert command_of(services["migrate"]) == ["digest", "db", "upgrade"]
+    beat = command_of(services["beat"])
+    assert beat[:4] == ["celery", "-A", "worker", "beat"]
+    assert command_of(services["flower"])[-1] == "flower"
+
+    # `celery -A worker` must find the app, and `digest db upgrade` must be a real command.
+    import worker
+
+    assert worker.celery_app.app.main
+    from typer.testing import CliRunner
+
+    from digest.cli import app
+
+    result = CliRunner().invoke(app, ["db", "upgrade", "--help"])
+    assert result.exit_code == 0, result.output
+
+
+def test_startup_order_and_one_beat(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    for name in ("worker", "beat"):
+        depends = services[name]["depends_on"]
+        assert depends["migrate"]["condition"] == "service_completed_successfully"
+        assert depends["redis"]["condition"] == "service_healthy"
+    assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert "deploy" not in services["beat"] or services["beat"]["deploy"].get("replicas") == 1
+
+
+def test_flower_reads_the_same_broker(compose: dict[str, Any]) -> None:
+    flower_env = service_env(compose["services"]["flower"], host_env={})
+    worker_env = service_env(compose["services"]["worker"], host_env={})
+    assert flower_env["CELERY_BROKER_URL"] == worker_env["DIGEST_BROKER_URL"]
+
+
+def test_dockerfile_copies_what_exists() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text().splitlines()
+    copies = [line.split()[1:-1] for line in dockerfile if line.startswith("COPY ")]
+    assert copies, "the Dockerfile copies nothing"
+    for sources in copies:
+        for source in sources:
+            assert (ROOT / source).exists(), f"Dockerfile copies missing {source}"
