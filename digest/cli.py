@@ -159,6 +159,34 @@ def drain(
 
 
 @app.command()
+def requeue(
+    tenant: TenantOpt,
+    agent: Annotated[str | None, typer.Option(help="Only this agent.")] = None,
+    status: Annotated[
+        list[str] | None,
+        typer.Option(help="Which terminal status to requeue: failed, dead (default: both)."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Put failed or dead events back to pending once their cause is fixed."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from digest.relay import REQUEUEABLE, requeue_events
+
+    try:
+        ids = requeue_events(tenant, agent, tuple(status or REQUEUEABLE))
+    except DigestError as exc:
+        raise _fail(str(exc)) from exc
+    except SQLAlchemyError as exc:
+        raise _fail(f"database error: {type(exc).__name__}") from exc
+    if as_json:
+        out.print_json(data={"requeued": ids})
+        return
+    next_step = "run `digest drain`" if get_settings().embedded else "published to the workers"
+    out.print(f"requeued {len(ids)} event(s); {next_step}" if ids else "nothing to requeue")
+
+
+@app.command()
 def demo(
     file: Annotated[
         Path | None, typer.Option(help="Events to load (default: the bundled examples).")

@@ -111,3 +111,60 @@ def drain(
         if on_result is not None:
             on_result(result)
     return results
+
+
+REQUEUEABLE = ("failed", "dead")
+
+
+def requeue_events(
+    tenant: str,
+    agent: str | None = None,
+    statuses: tuple[str, ...] = REQUEUEABLE,
+    settings: Settings | None = None,
+) -> list[int]:
+    """Put an agent's (or a tenant's) ``failed``/``dead`` events back to ``pending``.
+
+    For after the cause is fixed (a model outage, a bad key): attempts restart at 0 and the
+    previous error stays in ``last_error`` until the next run replaces it. With a broker the
+    events are published at once (a failed publish leaves them for the relay); embedded,
+    ``drain`` picks them up. Returns the ids requeued.
+    """
+    from digest.errors import NotFound
+    from digest.lessons import find_agent
+    from digest.owner import OwnerInputError
+
+    unknown = set(statuses) - set(REQUEUEABLE)
+    if unknown or not statuses:
+        raise OwnerInputError(
+            f"status: only {' and '.join(REQUEUEABLE)} events can be requeued, got {statuses!r}"
+        )
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        if agent is not None:
+            agent_ids = select(Agent.id).where(Agent.id == find_agent(session, tenant, agent).id)
+        else:
+            tenant_id = session.scalar(select(Tenant.id).where(Tenant.name == tenant))
+            if tenant_id is None:
+                raise NotFound(f"unknown tenant {tenant!r}")
+            agent_ids = select(Agent.id).where(Agent.tenant_id == tenant_id)
+        query = (
+            select(Event)
+            .where(Event.agent_id.in_(agent_ids), Event.status.in_(statuses))
+            .order_by(Event.id)
+        )
+        if is_postgres(session):
+            query = query.with_for_update(skip_locked=True)
+        events = list(session.scalars(query))
+        for event in events:
+            event.status = "pending"
+            event.attempts = 0
+            event.processing_started_at = None
+            event.published_at = None
+        ids = [event.id for event in events]
+    if ids:
+        log.info("events_requeued", count=len(ids), tenant=tenant, agent=agent)
+    if not settings.embedded:
+        for event_id in ids:
+            if not publish.publish_reflect(event_id, settings):
+                break  # the broker is down: the relay publishes the rest once it is back
+    return ids

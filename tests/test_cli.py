@@ -296,3 +296,42 @@ def test_capture_does_not_import_litellm_or_celery(sqlite_env: str) -> None:
         assert event is not None
         assert event.kind == "owner_answer"
         assert event.status == "pending"
+
+
+# --- requeue ---------------------------------------------------------------------------------
+
+
+def test_requeue_puts_failed_events_back_and_drain_reflects_them(
+    sqlite_env: str, tmp_path: Path
+) -> None:
+    path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN])
+    assert _digest("capture", "--file", str(path)).returncode == 0
+    # A model nobody answers (a closed port, one attempt): both events end `failed`.
+    broken = {
+        "DIGEST_LLM_MODEL": "openai/unreachable",
+        "DIGEST_LLM_API_BASE": "http://127.0.0.1:9/v1",
+        "DIGEST_LLM_MAX_ATTEMPTS": "1",
+        "DIGEST_LLM_TIMEOUT_S": "2",
+    }
+    failed = _digest("drain", "--json", env=broken)
+    assert failed.returncode == 0, failed.stderr
+    assert json.loads(failed.stdout)["by_status"] == {"failed": 2}
+
+    wrong = _digest("requeue", "--tenant", TENANT, "--status", "reflected")
+    assert wrong.returncode == 2
+    assert "status" in wrong.stderr
+    unknown = _digest("requeue", "--tenant", "nobody")
+    assert unknown.returncode == 2 and "nobody" in unknown.stderr
+
+    requeued = _digest("requeue", "--tenant", TENANT, "--agent", AGENT, "--json")
+    assert requeued.returncode == 0, requeued.stderr
+    assert len(json.loads(requeued.stdout)["requeued"]) == 2
+    with session_scope() as session:
+        rows = list(session.execute(select(Event.status, Event.attempts, Event.last_error)))
+    assert [(status, attempts) for status, attempts, _ in rows] == [("pending", 0)] * 2
+    assert all(error for _, _, error in rows), "the previous reason stays until the next run"
+
+    fixed = _digest("drain", "--json")
+    assert json.loads(fixed.stdout) == {"processed": 2, "by_status": {"reflected": 2}}
+    again = _digest("requeue", "--tenant", TENANT)
+    assert again.returncode == 0 and "nothing to requeue" in again.stdout

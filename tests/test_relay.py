@@ -1,0 +1,43 @@
+"""Requeueing failed events through a real broker and worker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis
+from sqlalchemy import update
+
+import digest
+from digest.db import session_scope
+from digest.models import Event
+from digest.relay import requeue_events
+from tests.conftest import wait_for_event
+
+pytestmark = pytest.mark.services
+
+
+def test_requeued_events_are_published_and_reflected(
+    start_worker: Any, services_env: dict[str, str], tenant: str
+) -> None:
+    first = digest.record_run(tenant, "bot", task="refund 1", outcome="failure", error="no amount")
+    other = digest.record_run(tenant, "other", task="refund 2", outcome="failure", error="x")
+    # Mark both as a model outage would have left them (no worker has seen them yet).
+    with session_scope() as session:
+        session.execute(
+            update(Event)
+            .where(Event.id.in_([first, other]))
+            .values(status="failed", attempts=3, last_error="LLMTransientError: 503")
+        )
+    # Forget the capture-time messages, so only requeue's own publish can reach the worker.
+    broker = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
+    broker.delete(services_env["DIGEST_QUEUE"])
+    assert requeue_events(tenant, "bot") == [first]
+    assert broker.llen(services_env["DIGEST_QUEUE"]) == 1
+
+    start_worker()
+    row = wait_for_event(first, {"reflected", "skipped", "failed", "dead"})
+    assert row["status"] == "reflected", row
+    with session_scope() as session:
+        untouched = session.get(Event, other)
+        assert untouched is not None and untouched.status == "failed", "another agent's event"
