@@ -424,7 +424,13 @@ def test_read_apis_never_show_another_tenants_rows(
             assert not {e["event_id"] for e in detail["evidence"]} & foreign_events
         stats = [row.to_json() for row in agent_stats(session, me.tenant, me.agent)]
         assert [(row["tenant"], row["agent"]) for row in stats] == [(me.tenant, me.agent)]
-        assert sum(stats[0]["events"].values()) == len(me.event_ids)
+        from digest.lessons import find_agent
+
+        own_events = session.scalars(
+            select(Event.id).where(Event.agent_id == find_agent(session, me.tenant, me.agent).id)
+        ).all()
+        assert set(me.event_ids) <= set(own_events)
+        assert sum(stats[0]["events"].values()) == len(own_events)
         tenant_stats = agent_stats(session, me.tenant)
         assert {row.tenant for row in tenant_stats} == {me.tenant}
         version = get_version(session, me.tenant, me.agent, 1)
@@ -653,8 +659,10 @@ def _check_corpus(tenant: str, corpus: Corpus) -> None:
     for event_id in corpus.benign:
         assert wait_for_event(event_id, DONE, timeout=60)["status"] == "reflected"
         lessons = lessons_for_event(event_id)
-        assert [lesson.status for lesson in lessons] == ["active"], [
-            (lesson.situation, lesson.status_reason) for lesson in lessons
+        # Never quarantined; reconciliation may still merge or supersede benign lessons
+        # among themselves (that is its job, not the screen's).
+        assert lessons and all(lesson.status in ("active", "superseded") for lesson in lessons), [
+            (lesson.situation, lesson.status, lesson.status_reason) for lesson in lessons
         ]
         benign.extend(lessons)
     trusted: list[Lesson] = []
@@ -677,7 +685,16 @@ def _check_corpus(tenant: str, corpus: Corpus) -> None:
         folded = set(version.folded_lesson_ids or [])
         body = version.body_markdown
     assert not folded & {lesson.id for lesson in quarantined}
-    assert {lesson.id for lesson in benign + trusted} <= folded  # benign ones do get in
+    with session_scope() as session:
+        active = set(
+            session.scalars(
+                select(Lesson.id).where(
+                    Lesson.id.in_([lesson.id for lesson in benign]), Lesson.status == "active"
+                )
+            )
+        )
+    assert len(active) >= len(BENIGN) // 2  # reconciliation merged some; many stay in force
+    assert active | {lesson.id for lesson in trusted} <= folded  # and those do get in
     assert "billing@acme.example" in body
     for payload in INJECTIONS:
         assert normalise(payload)[:24] not in normalise(body), payload
@@ -688,7 +705,7 @@ def _check_corpus(tenant: str, corpus: Corpus) -> None:
         # The lesson's own words as the prompt: it would rank first if it were eligible.
         block = digest.pitfalls(tenant, AGENT, lesson.situation + " " + lesson.correction, k=10)
         assert f"(#{lesson.id})" not in block
-    sample = benign[0]
+    sample = next(lesson for lesson in benign if lesson.id in active)
     block = digest.pitfalls(tenant, AGENT, sample.situation + " " + sample.correction, k=10)
     assert f"(#{sample.id})" in block  # the same query does surface an eligible lesson
 
