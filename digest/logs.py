@@ -3,21 +3,47 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from typing import Any, TextIO
 
 import structlog
 from structlog.types import EventDict
 
-_SECRET_KEYS = ("password", "api_key", "secret", "token", "authorization")
+from digest.redact import MASK, redact
+
+# A field holds a secret when a whole word of its name says so: "api_key", "db_password",
+# "access_token", but not "prompt_tokens" (a count we want to see).
+_SECRET_KEY = re.compile(
+    r"(?:^|[_\-.])(password|passwd|secret|token|authorization|api[_-]?key|apikey|credentials?)"
+    r"(?:$|[_\-.])",
+    re.I,
+)
 
 
 def redact_secrets(_logger: Any, _name: str, event_dict: EventDict) -> EventDict:
-    """Secrets never reach logs: blank any field whose name says it holds one."""
+    """Secrets never reach logs: blank any field whose name says it holds one, and mask
+    credentials found inside every other value (``digest.redact``), nested ones included."""
     for key in list(event_dict):
-        if any(marker in key.lower() for marker in _SECRET_KEYS):
-            event_dict[key] = "***"
+        if _SECRET_KEY.search(key):
+            event_dict[key] = MASK
+        else:
+            event_dict[key] = _redact_value(event_dict[key])
     return event_dict
+
+
+def _redact_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {
+            k: MASK if _SECRET_KEY.search(str(k)) else _redact_value(v) for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return type(value)(_redact_value(v) for v in value)
+    if isinstance(value, BaseException):
+        return redact(f"{type(value).__name__}: {value}")
+    return value
 
 
 def configure_logging(
@@ -30,13 +56,13 @@ def configure_logging(
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
-        redact_secrets,
     ]
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
     )
     structlog.configure(
-        processors=[*shared, structlog.processors.format_exc_info, renderer],
+        # Redaction runs last before rendering, so a formatted traceback is masked too.
+        processors=[*shared, structlog.processors.format_exc_info, redact_secrets, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
@@ -45,7 +71,12 @@ def configure_logging(
     handler = logging.StreamHandler(stream)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                redact_secrets,
+                renderer,
+            ],
             foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
         )
     )

@@ -25,7 +25,9 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
+
+from digest.redact import redact
 
 # Integer primary keys: BIGINT on Postgres, INTEGER (the rowid alias) on SQLite.
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -136,6 +138,11 @@ class Event(Base):
     published_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     processing_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    @validates("last_error")
+    def _redact_error(self, _key: str, value: str | None) -> str | None:
+        # Error text often quotes what failed (a URL with its password, a key in a 401 body).
+        return redact(value) if value else value
 
 
 class Lesson(Base):
@@ -274,3 +281,7 @@ class DigestRun(Base):
     duration_ms: Mapped[int] = mapped_column(Integer, default=0)
     error: Mapped[str | None] = mapped_column(Text)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    @validates("error")
+    def _redact_error(self, _key: str, value: str | None) -> str | None:
+        return redact(value) if value else value

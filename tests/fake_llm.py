@@ -5,7 +5,8 @@ a marker found in the prompt (``[script:NAME]``, which tests put in the event te
 worker can serve many tests and each test counts exactly its own requests.
 
 A script is a list of steps, one per request; the last step repeats. Steps:
-``("reply", text)``, ``("status", code)``, ``("sleep", seconds, text)``.
+``("reply", text)``, ``("status", code)`` or ``("status", code, error_message)``,
+``("sleep", seconds, text)``.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ class FakeLLM:
                     fake.bodies[name].append(body)
                 step = fake._next_step(name)
                 if step[0] == "status":
-                    self._send(step[1], {"error": {"message": f"scripted {step[1]}"}})
+                    message = step[2] if len(step) > 2 else f"scripted {step[1]}"
+                    self._send(step[1], {"error": {"message": message}})
                     return
                 if step[0] == "sleep":
                     time.sleep(step[1])
