@@ -7,6 +7,8 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,65 +57,86 @@ def statuses(database_url: str) -> dict[str, int]:
     return {str(s): int(n) for s, n in rows}
 
 
-def run_stream(
+@contextmanager
+def running_worker(
+    database_url: str, *, pool: str = "prefork", concurrency: int = 2, **env: str
+) -> Iterator[tuple[Worker, str]]:
+    """A worker on a fresh queue, with this process capturing onto that queue."""
+    queue = f"bench-{uuid.uuid4().hex[:6]}"
+    worker = start_worker(worker_env(database_url, queue, **env), pool, concurrency)
+    try:
+        point_capture_at(database_url, queue)
+        yield worker, queue
+    finally:
+        worker.stop()
+        flush_broker()
+
+
+def send_and_wait(
     database_url: str,
+    worker: Worker,
     stream: list[StreamEvent],
     *,
     tenant: str = "bench",
-    pool: str = "prefork",
-    concurrency: int = 2,
+    key_prefix: str = "bench",
     timeout_s: float = 1800,
     sample_every_s: float = 1.0,
-    **env: str,
 ) -> StreamRun:
-    """Start a worker, capture ``stream`` through the agent API, wait until every event is
-    terminal; sample the worker's RSS meanwhile. The worker is stopped afterwards."""
-    queue = f"bench-{uuid.uuid4().hex[:6]}"
+    """Capture ``stream`` through the agent API and wait until every event is terminal,
+    sampling the worker's RSS meanwhile."""
     already = count_terminal(database_url)
-    worker = start_worker(worker_env(database_url, queue, **env), pool, concurrency)
-    point_capture_at(database_url, queue)
     done_at: list[float] = []
     stop = threading.Event()
     started = time.monotonic()
     target = already + len(stream)
+    worker.samples.clear()
 
-    def watch(w: Worker) -> None:
+    def watch() -> None:
         while not stop.is_set():
             done = count_terminal(database_url)
-            w.sample(done - already)
+            worker.sample(done - already)
             if done >= target:
                 done_at.append(time.monotonic())
                 return
-            if w.proc.poll() is not None:
+            if worker.proc.poll() is not None:
                 return
             stop.wait(sample_every_s)
 
-    watcher = threading.Thread(target=watch, args=(worker,), daemon=True)
+    watcher = threading.Thread(target=watch, daemon=True)
     try:
         watcher.start()
         for index, event in enumerate(stream):
-            capture(event, tenant, index)
+            capture(event, tenant, f"{key_prefix}-{index}")
         captured = time.monotonic() - started
         watcher.join(timeout_s)
-        if not done_at:
-            raise RuntimeError(
-                f"events not terminal after {timeout_s} s: {statuses(database_url)}\n"
-                f"{worker.log()[-2000:]}"
-            )
-        pids = len(worker.pids())
     finally:
         stop.set()
-        worker.stop()
-        flush_broker()
-    samples = [(t - started, d, rss) for t, d, rss in worker.samples]
+    if not done_at:
+        raise RuntimeError(
+            f"events not terminal after {timeout_s} s: {statuses(database_url)}\n"
+            f"{worker.log()[-2000:]}"
+        )
     return StreamRun(
         events=len(stream),
         seconds=done_at[0] - started,
         capture_seconds=captured,
         statuses=statuses(database_url),
-        samples=samples,
-        pids=pids,
+        samples=[(t - started, d, rss) for t, d, rss in worker.samples],
+        pids=len(worker.pids()),
     )
+
+
+def run_stream(
+    database_url: str,
+    stream: list[StreamEvent],
+    *,
+    pool: str = "prefork",
+    concurrency: int = 2,
+    **env: str,
+) -> StreamRun:
+    """Start a worker, send ``stream`` through it, stop it."""
+    with running_worker(database_url, pool=pool, concurrency=concurrency, **env) as (worker, _):
+        return send_and_wait(database_url, worker, stream)
 
 
 def copy_floor(database_url: str, stream: list[StreamEvent]) -> float:
@@ -133,10 +156,13 @@ def copy_floor(database_url: str, stream: list[StreamEvent]) -> float:
             for i, e in enumerate(stream)
         ]
         started = time.perf_counter()
-        with conn.cursor() as cur, cur.copy(
-            "COPY events_floor (tenant_id, agent_id, kind, idempotency_key, payload, trust,"
-            " status, attempts, created_at, updated_at) FROM STDIN"
-        ) as copy:
+        with (
+            conn.cursor() as cur,
+            cur.copy(
+                "COPY events_floor (tenant_id, agent_id, kind, idempotency_key, payload, trust,"
+                " status, attempts, created_at, updated_at) FROM STDIN"
+            ) as copy,
+        ):
             for row in rows:
                 copy.write_row(row)
         conn.commit()

@@ -104,11 +104,10 @@ def make_stream(
     return stream
 
 
-def capture(event: StreamEvent, tenant: str, index: int) -> int:
+def capture(event: StreamEvent, tenant: str, key: str) -> int:
     """Send one stream event through the agent's capture API."""
     import digest
 
-    key = f"bench-{index}"
     if event.kind == "run_outcome":
         return digest.record_run(tenant, event.agent, idempotency_key=key, **event.fields)
     if event.kind == "operator_edit":
