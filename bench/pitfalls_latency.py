@@ -25,10 +25,17 @@ import argparse
 import json
 import os
 import random
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from neighbour_search import vocabulary
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
+
+from _report import Figure  # noqa: E402
+from neighbour_search import vocabulary  # noqa: E402
+
+BENCH = "pitfalls latency"
 
 #: words many lessons share: a prompt with one of them matches a large part of the bank.
 COMMON = [
@@ -78,12 +85,13 @@ def prompt(rng: random.Random, words: list[str], i: int) -> str:
     return f"Hi, {sentence(rng, words, rng.randint(12, 40), common=0.25)}?"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--sizes", default="1000,10000")
-    args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+def measure(
+    scale: float = 1.0, queries: int | None = None, sizes: list[int] | None = None
+) -> list[Figure]:
+    """p50 and p99 of ``pitfalls`` per bank size, each against the primary-key floor."""
+    queries = queries or max(20, int(200 * scale))
+    sizes = sizes or [max(100, int(s * min(1.0, scale))) for s in (1000, 10000)]
+    figures: list[Figure] = []
 
     from _scratch import percentile, scratch_database
     from sqlalchemy import select, text
@@ -92,8 +100,10 @@ def main() -> None:
         # pitfalls() reads its database from the settings: point them here, forget any cache.
         os.environ["DIGEST_DATABASE_URL"] = url
         from digest.config import get_settings
+        from digest.db import dispose_engines
 
         get_settings.cache_clear()
+        dispose_engines()
         from digest import pitfalls
         from digest.db import session_scope
         from digest.models import Lesson
@@ -110,10 +120,6 @@ def main() -> None:
                 )
             )
         have = 0
-        print(
-            f"{'lessons':>8} {'p50':>10} {'p99':>10} {'floor p50':>10} {'floor p99':>10}"
-            f" {'ratio p50':>10} {'ratio p99':>10} {'surfaced':>9}"
-        )
         for size in sizes:
             with session_scope() as session:
                 session.execute(
@@ -129,7 +135,7 @@ def main() -> None:
                 )
                 session.execute(text("ANALYZE lessons"))
             have = size
-            prompts = [prompt(rng, words, i) for i in range(args.queries)]
+            prompts = [prompt(rng, words, i) for i in range(queries)]
             with session_scope() as session:
                 ids = list(session.scalars(select(Lesson.id)))
 
@@ -146,14 +152,28 @@ def main() -> None:
                 block = pitfalls("bench", "bot", text_value)
                 measured.append(time.perf_counter() - started)
                 surfaced += block.count("(#")
+            note = f"{queries} prompts; {surfaced / len(prompts):.2f} lessons surfaced per block"
+            for label, q in (("p50", 0.5), ("p99", 0.99)):
+                figures.append(
+                    Figure(
+                        BENCH, f"pitfalls {label}, {size} lessons",
+                        percentile(measured, q) * 1000, "ms",
+                        floor_name=f"primary-key SELECT {label}",
+                        floor=percentile(floor, q) * 1000,
+                        note=note if label == "p50" else "",
+                    )
+                )  # fmt: skip
+    return figures
 
-            p50, p99 = percentile(measured, 0.5), percentile(measured, 0.99)
-            f50, f99 = percentile(floor, 0.5), percentile(floor, 0.99)
-            print(
-                f"{size:>8} {p50 * 1000:>8.2f}ms {p99 * 1000:>8.2f}ms {f50 * 1000:>8.2f}ms"
-                f" {f99 * 1000:>8.2f}ms {p50 / f50:>9.1f}x {p99 / f99:>9.1f}x"
-                f" {surfaced / len(prompts):>9.2f}"
-            )
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--sizes", default="1000,10000")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    for f in measure(1.0, args.queries, sizes):
+        print(f"{f.name}: {f.value:.2f} ms  floor {f.floor:.2f} ms  ratio {f.ratio:.1f}x  {f.note}")
 
 
 if __name__ == "__main__":

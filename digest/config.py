@@ -25,6 +25,9 @@ class Settings(BaseSettings):
 
     # --- storage and broker -------------------------------------------------------------------
     database_url: str = DEFAULT_DATABASE_URL
+    #: connections each process keeps per database. None: 5, or the worker's concurrency in a
+    #: threads-pool worker (every thread may hold one connection at once).
+    db_pool_size: int | None = Field(default=None, ge=1)
     broker_url: str | None = Field(
         default=None,
         description="Redis URL of the Celery broker. None = embedded mode: nothing is "
@@ -62,6 +65,9 @@ class Settings(BaseSettings):
     #: at or above this identity a neighbour is the same lesson: NOOP without a model call.
     reconcile_identical: float = Field(default=0.95, ge=0, le=1.01)
     reconcile_max_rounds: int = Field(default=3, ge=1, le=10)
+    #: parsed reflect and reconcile answers each worker process remembers, so an exact repeat
+    #: (same agent, model, prompt version and input) needs no model call; 0 turns it off.
+    llm_cache_size: int = Field(default=4096, ge=0)
 
     # --- versions and their triggers (tenants may override the first three) -------------------
     threshold_signals: int = Field(default=5, ge=1)

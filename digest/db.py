@@ -15,6 +15,22 @@ from digest.config import get_settings
 _lock = threading.Lock()
 _engines: dict[str, Engine] = {}
 _factories: dict[str, sessionmaker[Session]] = {}
+#: set by a threads-pool worker at start: its concurrency (see ``follow_concurrency``)
+_worker_threads: int | None = None
+
+
+def follow_concurrency(threads: int) -> None:
+    """A threads-pool worker runs ``threads`` tasks at once, each holding one connection: size
+    the pool for that unless DIGEST_DB_POOL_SIZE says otherwise. Engines made later use it."""
+    global _worker_threads
+    _worker_threads = threads
+
+
+def pool_size() -> int:
+    configured = get_settings().db_pool_size
+    if configured is not None:
+        return configured
+    return max(5, _worker_threads or 0)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -36,7 +52,7 @@ def make_engine(url: str) -> Engine:
         # connection (Postgres restarted) is detected on use, the pool is invalidated, and
         # callers retry once (capture) or the task is retried (worker).
         pool_pre_ping=False,
-        pool_size=5,
+        pool_size=pool_size(),
         max_overflow=5,
         # A dead database must fail the hot path fast, not after the OS connect timeout.
         connect_args={"connect_timeout": 3},

@@ -66,14 +66,27 @@ class Prompt:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
 
+_prompts_lock = threading.Lock()
+#: name → (file stamps, prompt): a prompt is read and hashed again only when its files change
+_prompts: dict[str, tuple[tuple[int, ...], Prompt]] = {}
+
+
 def load_prompt(name: str) -> Prompt:
     import hashlib
 
     folder = resource_dir("prompts")
-    system = (folder / f"{name}.md").read_text(encoding="utf-8")
-    user = (folder / f"{name}_event.md").read_text(encoding="utf-8")
+    paths = (folder / f"{name}.md", folder / f"{name}_event.md")
+    stamps = tuple(v for p in paths for v in (p.stat().st_mtime_ns, p.stat().st_size))
+    with _prompts_lock:
+        cached = _prompts.get(name)
+    if cached is not None and cached[0] == stamps:
+        return cached[1]
+    system, user = (p.read_text(encoding="utf-8") for p in paths)
     digest = hashlib.sha256((system + "\x00" + user).encode("utf-8")).hexdigest()[:16]
-    return Prompt(name=name, system=system, user_template=user, hash=digest)
+    prompt = Prompt(name=name, system=system, user_template=user, hash=digest)
+    with _prompts_lock:
+        _prompts[name] = (stamps, prompt)
+    return prompt
 
 
 def _load_litellm() -> Any:
@@ -154,10 +167,16 @@ def complete(
     if reported is not None:
         usage.prompt_tokens += int(getattr(reported, "prompt_tokens", 0) or 0)
         usage.completion_tokens += int(getattr(reported, "completion_tokens", 0) or 0)
+    if model.startswith("offline/"):
+        return _content(response)  # the offline rules cost nothing; skip the price lookup
     try:
         usage.cost_usd += float(litellm.completion_cost(completion_response=response) or 0.0)
-    except Exception:  # unknown model prices (local servers, offline/rules) cost nothing known
+    except Exception:  # unknown model prices (local servers) cost nothing known
         log.debug("cost_unknown", model=model)
+    return _content(response)
+
+
+def _content(response: Any) -> str:
     content = response.choices[0].message.content
     return content if isinstance(content, str) else ""
 

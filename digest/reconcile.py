@@ -34,6 +34,7 @@ from digest.lessons import (
     support_lesson,
     update_lesson,
 )
+from digest.llm_cache import AnswerCache, answer_key
 from digest.models import Agent, Event, Lesson
 from digest.similarity import (
     Neighbour,
@@ -248,15 +249,28 @@ def resolve(
     return plan
 
 
+#: reconcile answers of this worker process, as JSON text, by request (digest.llm_cache)
+ANSWERS: AnswerCache[str] = AnswerCache()
+
+
 class ModelAsker:
     """The reconcile step's one model call for an event's undecided candidates."""
 
-    def __init__(self, *, agent: str, kind: str, model: str, usage: Any, settings: Any) -> None:
+    def __init__(
+        self,
+        *,
+        agent: str,
+        kind: str,
+        model: str,
+        usage: Any,
+        settings: Any,
+        agent_id: int | None = None,
+    ) -> None:
         from digest import llm
 
         self._llm = llm
         self._prompt = llm.load_prompt("reconcile")
-        self.agent, self.kind, self.model = agent, kind, model
+        self.agent, self.kind, self.model, self.agent_id = agent, kind, model, agent_id
         self.usage, self.settings = usage, settings
 
     @property
@@ -271,6 +285,13 @@ class ModelAsker:
             existing_json=existing_json,
             candidates_json=candidates_json,
         )
+        # The rendered request is the whole input: the same request (same candidates, same
+        # neighbours with the same text) gets the answer it got before, without a model call.
+        key = answer_key("reconcile", self.agent_id, self.model, messages)
+        remembered = ANSWERS.get(key)
+        if remembered is not None:
+            log.info("reconcile_answer_reused", agent=self.agent)
+            return resolve(json.loads(remembered), pending, id_map, shown)
         raw = self._llm.call_and_parse(
             messages,
             parse_reconcile_output,
@@ -278,6 +299,7 @@ class ModelAsker:
             usage=self.usage,
             settings=self.settings,
         )
+        ANSWERS.put(key, json.dumps(raw), self.settings.llm_cache_size)
         return resolve(raw, pending, id_map, shown)
 
 
@@ -290,6 +312,8 @@ class Snapshot:
 
     epoch: int
     neighbours: list[list[Neighbour]]
+    #: how many neighbours per candidate were read
+    k: int = 5
 
 
 def read_neighbours(
@@ -297,6 +321,7 @@ def read_neighbours(
 ) -> Snapshot:
     epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0
     return Snapshot(
+        k=k,
         epoch=int(epoch),
         neighbours=[
             find_neighbours(session, tenant_id, agent_id, candidate_text(c), k) for c in candidates

@@ -38,8 +38,9 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import LLMError, LLMOutputError
 from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_agent_lessons
+from digest.llm_cache import AnswerCache, answer_key
 from digest.models import Agent, DigestRun, Event, Lesson, Tenant, as_utc, utcnow
-from digest.reconcile import ModelAsker, Plan, apply_plan, decide, read_neighbours
+from digest.reconcile import ModelAsker, Plan, Snapshot, apply_plan, decide, read_neighbours
 from digest.screen import injection_reason
 from digest.tenants import policy_for
 
@@ -135,6 +136,35 @@ def policy_skip_reason(
     if kind == "owner_answer":
         return None
     return f"policy: {kind} events are not reflected"
+
+
+# --- judgements of repeated events ------------------------------------------------------------
+
+
+def judgement_key(claimed: Claimed, model: str, prompt_hash: str) -> str:
+    """What the reflect answer depends on: the agent, its instructions, the model, the prompt
+    version and the event's content (not its id, key, thread or timestamps). Two events with
+    the same key are the same incident reported twice."""
+    return answer_key(
+        "reflect",
+        claimed.tenant_id,
+        claimed.agent_id,
+        claimed.agent,
+        claimed.instructions,
+        model,
+        prompt_hash,
+        claimed.kind,
+        claimed.trust,
+        claimed.payload,
+        claimed.edit_ratio,
+        claimed.edit_distance,
+    )
+
+
+#: reflect verdicts of this worker process: an exact repeat of an event already judged
+#: (same agent, model, prompt version and content) reuses the verdict instead of a model call;
+#: reconciliation, the lesson writes, evidence and history still happen for the repeat.
+JUDGEMENTS: AnswerCache[Skip | tuple[Candidate, ...]] = AnswerCache()
 
 
 # --- the steps ---------------------------------------------------------------------------------
@@ -301,10 +331,19 @@ def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> Re
         event_json=event_json(claimed),
     )
     run.model = model
+    key = judgement_key(claimed, model, prompt.hash)
     try:
-        verdict = llm.call_and_parse(
-            messages, parse_reflect_output, model=model, usage=usage, settings=settings
-        )
+        remembered = JUDGEMENTS.get(key)
+        verdict: Skip | list[Candidate]
+        if remembered is None:
+            verdict = llm.call_and_parse(
+                messages, parse_reflect_output, model=model, usage=usage, settings=settings
+            )
+            stored = verdict if isinstance(verdict, Skip) else tuple(verdict)
+            JUDGEMENTS.put(key, stored, settings.llm_cache_size)
+        else:
+            log.info("reflect_judgement_reused", event_id=claimed.event_id)
+            verdict = remembered if isinstance(remembered, Skip) else list(remembered)
         if isinstance(verdict, Skip):
             return _finish_skipped(run, verdict.reason)
         return _reconcile_and_apply(run, verdict)
@@ -418,6 +457,7 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
         model=claimed.agent_model or settings.model_for("reconcile"),
         usage=run.usage,
         settings=settings,
+        agent_id=claimed.agent_id,
     )
     ask_model = asker.ask
     run.reconcile_hash = asker.prompt_hash
@@ -437,7 +477,7 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
         if plan.llm_called and run.model is None:
             run.model = asker.model  # a manual lesson: the reconcile call is the only model
         last = round_number == settings.reconcile_max_rounds
-        result = _write(run, clean, plan, quarantined, None if last else snapshot.epoch)
+        result = _write(run, clean, plan, quarantined, None if last else snapshot)
         if result.status != "epoch_moved":
             return result
         log.info("lesson_epoch_moved", event_id=claimed.event_id, round=round_number)
@@ -449,7 +489,7 @@ def _write(
     clean: list[Candidate],
     plan: Plan,
     quarantined: list[tuple[Candidate, str]],
-    expected_epoch: int | None,
+    read: Snapshot | None,
 ) -> ReflectResult:
     claimed = run.claimed
     outcome = _lesson_outcome(claimed)
@@ -458,10 +498,8 @@ def _write(
         if event is None or not _still_ours(event, claimed):
             return ReflectResult(claimed.event_id, "claim_lost")
         lock_agent_lessons(session, event.agent_id)
-        if expected_epoch is not None:
-            epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == event.agent_id))
-            if epoch != expected_epoch:
-                return ReflectResult(claimed.event_id, "epoch_moved")
+        if read is not None and not _plan_still_valid(session, claimed, clean, read):
+            return ReflectResult(claimed.event_id, "epoch_moved")
 
         def add(candidate: Candidate, status: str = "active", why: str | None = None) -> Lesson:
             return add_lesson(
@@ -521,6 +559,23 @@ def _write(
     return ReflectResult(
         claimed.event_id, "reflected", lesson_ids=applied.lesson_ids, quarantined=len(quarantined)
     )
+
+
+def _plan_still_valid(
+    session: Session, claimed: Claimed, clean: list[Candidate], read: Snapshot
+) -> bool:
+    """Under the agent's lesson lock: may a plan decided from ``read`` be applied?
+
+    Yes if no lesson was written since (same epoch). If the epoch moved (another event of
+    this agent wrote meanwhile, often only a NOOP's support count), the plan still stands when
+    every candidate's neighbours, read again now, are exactly the ones it was decided from:
+    same lessons, same text, same scores. Anything else reconciles again.
+    """
+    epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == claimed.agent_id))
+    if epoch == read.epoch:
+        return True
+    fresh = read_neighbours(session, claimed.tenant_id, claimed.agent_id, clean, read.k)
+    return fresh.neighbours == read.neighbours
 
 
 def apply_outcome_feedback(session: Session, event: Event) -> int:

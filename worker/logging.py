@@ -39,6 +39,26 @@ def _on_process_init(**_: Any) -> None:
     warm_up()
 
 
+def _on_worker_init(sender: Any = None, **_: Any) -> None:
+    """Pools without child processes (threads, solo) never see ``worker_process_init``: size
+    the database pool for the concurrent tasks and pay litellm's import here, once. Nothing
+    happens for prefork: its parent must stay free of litellm's threads before it forks."""
+    pool = getattr(sender, "pool_cls", None)  # still the name ("threads") at worker_init
+    name = pool if isinstance(pool, str) else getattr(pool, "__module__", "")
+    kind = str(name).rsplit(".", 1)[-1].lower()
+    if kind not in ("threads", "solo"):
+        return
+    from digest.db import dispose_engines, follow_concurrency
+
+    concurrency = int(getattr(sender, "concurrency", 0) or 0)
+    if kind == "threads" and concurrency:
+        follow_concurrency(concurrency)
+        dispose_engines()  # engines made before this point have the default pool size
+    from digest.llm import warm_up
+
+    warm_up()
+
+
 def _on_setup_logging(**_: Any) -> None:
     settings = get_settings()
     configure_logging(settings.log_level, json=settings.log_json, stream=sys.stderr)
@@ -50,3 +70,4 @@ def connect_signals() -> None:
     signals.task_prerun.connect(_on_prerun, weak=False)
     signals.task_postrun.connect(_on_postrun, weak=False)
     signals.worker_process_init.connect(_on_process_init, weak=False)
+    signals.worker_init.connect(_on_worker_init, weak=False)

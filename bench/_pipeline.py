@@ -1,0 +1,172 @@
+"""Run an event stream through a real worker and time it, end to end (shared by Benchmarks
+3, 4, 5 and 6)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from _stream import StreamEvent, capture
+from _worker import Worker, count_terminal, flush_broker, start_worker, worker_env
+
+
+@dataclass
+class StreamRun:
+    events: int
+    seconds: float  # first capture → every event terminal
+    capture_seconds: float  # first capture → last capture returned
+    statuses: dict[str, int]
+    #: (seconds since first capture, events terminal, RSS MB of each worker process)
+    samples: list[tuple[float, int, list[float]]] = field(default_factory=list)
+    pids: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.events / self.seconds
+
+
+def point_capture_at(database_url: str, queue: str) -> None:
+    """This process captures like an agent would: into ``database_url``, publishing to Redis."""
+    from _worker import REDIS_URL
+
+    os.environ["DIGEST_DATABASE_URL"] = database_url
+    os.environ["DIGEST_BROKER_URL"] = REDIS_URL
+    os.environ["DIGEST_QUEUE"] = queue
+    from digest.capture import forget_agent_ids
+    from digest.config import get_settings
+    from digest.db import dispose_engines
+    from digest.publish import reset_publisher
+
+    get_settings.cache_clear()
+    dispose_engines()
+    reset_publisher()
+    forget_agent_ids()
+
+
+def statuses(database_url: str) -> dict[str, int]:
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute("SELECT status, count(*) FROM events GROUP BY status").fetchall()
+    return {str(s): int(n) for s, n in rows}
+
+
+@contextmanager
+def running_worker(
+    database_url: str, *, pool: str = "prefork", concurrency: int = 2, **env: str
+) -> Iterator[tuple[Worker, str]]:
+    """A worker on a fresh queue, with this process capturing onto that queue."""
+    queue = f"bench-{uuid.uuid4().hex[:6]}"
+    worker = start_worker(worker_env(database_url, queue, **env), pool, concurrency)
+    try:
+        point_capture_at(database_url, queue)
+        yield worker, queue
+    finally:
+        worker.stop()
+        flush_broker()
+
+
+def send_and_wait(
+    database_url: str,
+    worker: Worker,
+    stream: list[StreamEvent],
+    *,
+    tenant: str = "bench",
+    key_prefix: str = "bench",
+    timeout_s: float = 1800,
+    sample_every_s: float = 1.0,
+) -> StreamRun:
+    """Capture ``stream`` through the agent API and wait until every event is terminal,
+    sampling the worker's RSS meanwhile."""
+    already = count_terminal(database_url)
+    done_at: list[float] = []
+    stop = threading.Event()
+    started = time.monotonic()
+    target = already + len(stream)
+    worker.samples.clear()
+
+    def watch() -> None:
+        while not stop.is_set():
+            done = count_terminal(database_url)
+            worker.sample(done - already)
+            if done >= target:
+                done_at.append(time.monotonic())
+                return
+            if worker.proc.poll() is not None:
+                return
+            stop.wait(sample_every_s)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    try:
+        watcher.start()
+        for index, event in enumerate(stream):
+            capture(event, tenant, f"{key_prefix}-{index}")
+        captured = time.monotonic() - started
+        watcher.join(timeout_s)
+    finally:
+        stop.set()
+    if not done_at:
+        raise RuntimeError(
+            f"events not terminal after {timeout_s} s: {statuses(database_url)}\n"
+            f"{worker.log()[-2000:]}"
+        )
+    return StreamRun(
+        events=len(stream),
+        seconds=done_at[0] - started,
+        capture_seconds=captured,
+        statuses=statuses(database_url),
+        samples=[(t - started, d, rss) for t, d, rss in worker.samples],
+        pids=len(worker.pids()),
+    )
+
+
+def run_stream(
+    database_url: str,
+    stream: list[StreamEvent],
+    *,
+    pool: str = "prefork",
+    concurrency: int = 2,
+    **env: str,
+) -> StreamRun:
+    """Start a worker, send ``stream`` through it, stop it."""
+    with running_worker(database_url, pool=pool, concurrency=concurrency, **env) as (worker, _):
+        return send_and_wait(database_url, worker, stream)
+
+
+def copy_floor(database_url: str, stream: list[StreamEvent]) -> float:
+    """Seconds to write the stream's rows with one COPY into a copy of ``events`` (same
+    columns, indexes and constraints except foreign keys): the bulk-SQL floor."""
+    import json
+    from datetime import UTC, datetime
+
+    import psycopg
+
+    now = datetime.now(UTC)
+    with psycopg.connect(database_url) as conn:
+        conn.execute("CREATE TABLE events_floor (LIKE events INCLUDING ALL)")
+        conn.commit()
+        rows: list[tuple[Any, ...]] = [
+            (1, 1, e.kind, f"floor-{i}", json.dumps(e.fields), "low", "pending", 0, now, now)
+            for i, e in enumerate(stream)
+        ]
+        started = time.perf_counter()
+        with (
+            conn.cursor() as cur,
+            cur.copy(
+                "COPY events_floor (tenant_id, agent_id, kind, idempotency_key, payload, trust,"
+                " status, attempts, created_at, updated_at) FROM STDIN"
+            ) as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
+        conn.commit()
+        seconds = time.perf_counter() - started
+        conn.execute("DROP TABLE events_floor")
+        conn.commit()
+    return seconds

@@ -1,0 +1,126 @@
+"""Shared by the pipeline benchmarks: a real Celery worker subprocess, its memory, and waiting
+for a stream of events to finish."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REDIS_URL = os.environ.get("DIGEST_BENCH_REDIS", "redis://127.0.0.1:6379/7")
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+@dataclass
+class Worker:
+    """``celery -A worker worker`` in its own process group."""
+
+    proc: subprocess.Popen[bytes]
+    log_path: Path
+    samples: list[tuple[float, int, list[float]]] = field(default_factory=list)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def pids(self) -> list[int]:
+        """The main process and its pool children (prefork), from /proc."""
+        return [self.proc.pid, *_children(self.proc.pid)]
+
+    def rss_mb(self) -> list[float]:
+        return [r for r in (_rss_mb(pid) for pid in self.pids()) if r is not None]
+
+    def sample(self, done: int) -> None:
+        """Record (seconds since start, events finished, RSS MB per process)."""
+        self.samples.append((time.monotonic(), done, self.rss_mb()))
+
+    def stop(self) -> None:
+        if self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found.extend(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return found
+
+
+def _rss_mb(pid: int) -> float | None:
+    try:
+        resident = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return resident * PAGE_KB / 1024
+
+
+def worker_env(database_url: str, queue: str, **extra: str) -> dict[str, str]:
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
+    return {
+        **inherited,
+        "DIGEST_DATABASE_URL": database_url,
+        "DIGEST_BROKER_URL": REDIS_URL,
+        "DIGEST_QUEUE": queue,
+        "DIGEST_LLM_MODEL": "offline/rules",
+        **extra,
+    }
+
+
+def start_worker(
+    env: dict[str, str], pool: str, concurrency: int, log_dir: Path | None = None
+) -> Worker:
+    """Start a worker on ``env["DIGEST_QUEUE"]`` and wait until it is ready."""
+    log_dir = log_dir or Path(os.environ.get("TMPDIR", "/tmp"))
+    log_path = log_dir / f"digest-bench-worker-{uuid.uuid4().hex[:6]}.log"
+    cmd = [
+        sys.executable, "-m", "celery", "-A", "worker", "worker", "--loglevel=INFO",
+        f"--pool={pool}", f"--concurrency={concurrency}", "-Q", env["DIGEST_QUEUE"],
+        "-n", f"bench-{uuid.uuid4().hex[:6]}@%h",
+        "--without-gossip", "--without-mingle", "--without-heartbeat",
+    ]  # fmt: skip
+    handle = log_path.open("wb")
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    worker = Worker(proc, log_path)
+    deadline = time.monotonic() + 90
+    while " ready." not in worker.log():
+        if proc.poll() is not None:
+            raise RuntimeError(f"worker exited early:\n{worker.log()[-3000:]}")
+        if time.monotonic() > deadline:
+            worker.stop()
+            raise RuntimeError(f"worker not ready after 90 s:\n{worker.log()[-3000:]}")
+        time.sleep(0.2)
+    return worker
+
+
+def count_terminal(database_url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM events WHERE status IN ('reflected','skipped','failed','dead')"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def flush_broker() -> None:
+    """Empty the benchmark's Redis database (queues, unacked messages, scheduled composes).
+    DIGEST_BENCH_REDIS must name a database the benchmarks own."""
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()

@@ -1,0 +1,118 @@
+"""Benchmark 3 (pipeline throughput) and Benchmark 6 (worker RSS), from one run.
+
+10,000 events at scale 1.0 (half of them exact repeats of earlier events' content under new
+idempotency keys) from 20 agents go through the agent's capture API while one real Celery
+worker (``offline/rules``) reflects them. Throughput is events per second from the first
+capture until every event is terminal, against the floor of writing the same rows with one
+COPY. The worker's RSS per process is sampled every second during the run.
+
+    .venv/bin/python bench/throughput.py [--scale 1.0] [--pool prefork] [--concurrency 2]
+
+Uses DIGEST_BENCH_PG for a scratch database and Redis at DIGEST_BENCH_REDIS (default
+redis://127.0.0.1:6379/7), which it flushes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
+
+from _report import Figure  # noqa: E402
+
+BENCH = "pipeline throughput"
+AGENTS = 20
+TARGET_RATE = 200.0
+RSS_TARGET_MB = 300.0
+#: the pool that measured fastest for offline/rules on a 2-core host (see README, Performance)
+DEFAULT_POOL, DEFAULT_CONCURRENCY = "prefork", 2
+
+
+def slope_mb_per_1k(samples: list[tuple[float, int, list[float]]]) -> float:
+    """Least-squares slope of the largest process's RSS against events finished, per 1,000."""
+    points = [(float(done), max(rss)) for _, done, rss in samples if rss and done > 0]
+    if len(points) < 3:
+        return 0.0
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    var = sum((x - mx) ** 2 for x, _ in points)
+    if var == 0:
+        return 0.0
+    return 1000 * sum((x - mx) * (y - my) for x, y in points) / var
+
+
+def measure(
+    scale: float = 1.0, pool: str = DEFAULT_POOL, concurrency: int = DEFAULT_CONCURRENCY
+) -> list[Figure]:
+    from _pipeline import copy_floor, run_stream
+    from _scratch import scratch_database
+    from _stream import make_stream
+
+    n = max(100, int(10_000 * scale))
+    stream = make_stream(n, AGENTS)
+    with scratch_database() as url:
+        floor_s = copy_floor(url, stream)
+        run = run_stream(url, stream, pool=pool, concurrency=concurrency)
+    floor_rate = n / floor_s
+    terminal = sum(run.statuses.get(s, 0) for s in ("reflected", "skipped"))
+    note = (
+        f"{n} events, {AGENTS} agents, half repeats; worker --pool {pool} --concurrency "
+        f"{concurrency}; capture took {run.capture_seconds:.1f} s; statuses {run.statuses}"
+    )
+    figures = [
+        Figure(
+            BENCH, "events/s end to end", run.rate, "events/s",
+            floor_name=f"COPY of {n} event rows", floor=floor_rate,
+            target=f">= {TARGET_RATE:.0f} events/s", met=run.rate >= TARGET_RATE, note=note,
+        ),
+        Figure(
+            BENCH, "events reflected or skipped", terminal, "events", target=f"= {n}",
+            met=terminal == n,
+        ),
+    ]  # fmt: skip
+    figures.extend(rss_figures(run.samples, run.pids, "worker RSS"))
+    return figures
+
+
+def rss_figures(
+    samples: list[tuple[float, int, list[float]]], processes: int, bench: str
+) -> list[Figure]:
+    """Benchmark 6: first, last and max RSS of the largest worker process, and the slope."""
+    with_rss = [s for s in samples if s[2]]
+    if not with_rss:
+        return [Figure(bench, "RSS samples", 0, "samples", note="no samples taken")]
+    first, last = max(with_rss[0][2]), max(with_rss[-1][2])
+    peak = max(max(rss) for _, _, rss in with_rss)
+    slope = slope_mb_per_1k(with_rss)
+    note = f"{len(with_rss)} samples over {processes} worker processes (largest process shown)"
+    return [
+        Figure(bench, "RSS first sample", first, "MB", note=note),
+        Figure(bench, "RSS last sample", last, "MB"),
+        Figure(
+            bench, "RSS max per process", peak, "MB", target=f"<= {RSS_TARGET_MB:.0f} MB",
+            met=peak <= RSS_TARGET_MB,
+        ),
+        Figure(
+            bench, "RSS slope", slope, "MB per 1,000 events", target="no growth trend (< 2)",
+            met=slope < 2.0,
+        ),
+    ]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--pool", default=DEFAULT_POOL)
+    parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY)
+    args = parser.parse_args()
+    for figure in measure(args.scale, args.pool, args.concurrency):
+        ratio = f"  ratio {figure.ratio:.3f}" if figure.ratio is not None else ""
+        print(f"{figure.bench}: {figure.name} = {figure.value:.2f} {figure.unit}{ratio}"
+              f"  met={figure.met}  {figure.note}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
