@@ -25,7 +25,7 @@ import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -41,6 +41,7 @@ from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_a
 from digest.llm_cache import AnswerCache, answer_key
 from digest.models import Agent, DigestRun, Event, Lesson, Tenant, as_utc, utcnow
 from digest.reconcile import ModelAsker, Plan, Snapshot, apply_plan, decide, read_neighbours
+from digest.redact import redact
 from digest.screen import injection_reason
 from digest.tenants import policy_for
 
@@ -435,9 +436,22 @@ def _screen(claimed: Claimed, candidates: list[Candidate]) -> list[str | None]:
     if claimed.trust != "low":
         return [None] * len(candidates)
     return [
-        injection_reason(" ".join(filter(None, (c.situation, c.mistake, c.correction))))
+        injection_reason(
+            " ".join(filter(None, (c.situation, c.mistake, c.correction, " ".join(c.tags))))
+        )
         for c in candidates
     ]
+
+
+def _without_secrets(candidate: Candidate) -> Candidate:
+    """A tool error that echoed a key must not carry it into a lesson, a version or an export."""
+    return replace(
+        candidate,
+        situation=redact(candidate.situation),
+        correction=redact(candidate.correction),
+        mistake=redact(candidate.mistake) if candidate.mistake else candidate.mistake,
+        tags=tuple(redact(tag) for tag in candidate.tags),
+    )
 
 
 def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectResult:
@@ -448,6 +462,7 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
     another writer changed the bank meanwhile, and reconciliation runs again (bounded).
     """
     settings, claimed = run.settings, run.claimed
+    candidates = [_without_secrets(c) for c in candidates]
     reasons = _screen(claimed, candidates)
     clean = [c for c, why in zip(candidates, reasons, strict=True) if why is None]
     quarantined = [(c, why) for c, why in zip(candidates, reasons, strict=True) if why]

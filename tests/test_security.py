@@ -720,6 +720,29 @@ def test_injection_corpus_is_quarantined_on_the_embedded_default(sqlite_env: str
     _check_corpus(tenant, corpus)
 
 
+def test_a_secret_echoed_by_a_tool_never_reaches_a_lesson(sqlite_env: str) -> None:
+    from digest.relay import drain
+
+    tenant = f"sec-{uuid.uuid4().hex[:8]}"
+    key = "sk-proj-" + "Q7w" * 10
+    event_id = digest.record_run(
+        tenant, AGENT, task="sync the CRM contacts", outcome="failure",
+        tool_calls=[{"tool": "crm_sync", "ok": False,
+                     "error": f"401 Unauthorized: invalid api key {key} for crm.example"}],
+    )  # fmt: skip
+    [result] = drain()
+    assert result.status == "reflected", result
+    with session_scope() as session:
+        lessons = list(session.scalars(select(Lesson)))
+        stored = session.get(Event, event_id)
+        assert stored is not None
+        assert key in json.dumps(stored.payload), "the raw event keeps what the agent sent"
+    assert lessons, "the tool error still teaches a lesson"
+    texts = " ".join(f"{x.title} {x.situation} {x.mistake} {x.correction}" for x in lessons)
+    assert "crm_sync" in texts
+    assert key not in texts and "Q7wQ7w" not in texts
+
+
 @pytest.mark.services
 def test_injection_corpus_is_quarantined_by_a_worker_on_postgres(
     start_worker: Any, tenant: str
