@@ -206,3 +206,15 @@ def test_public_names_resolve_lazily() -> None:
     assert digest.record_run.__module__ == "digest.capture"
     with pytest.raises(AttributeError, match="no_such_name"):
         digest.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("url", ["amqp://guest@localhost//", "sentinel://127.0.0.1:26379"])
+def test_a_broker_other_than_redis_is_refused_at_startup(url: str) -> None:
+    from pydantic import ValidationError
+
+    from digest.config import Settings
+
+    with pytest.raises(ValidationError, match="must be a Redis URL"):
+        Settings(broker_url=url)
+    assert Settings(broker_url="rediss://cache.example:6380/0").broker_url is not None
+    assert Settings(broker_url=None).embedded
