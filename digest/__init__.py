@@ -17,9 +17,12 @@ about a millisecond, and never imports litellm or Celery::
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+# Not ``typing.TYPE_CHECKING``: importing typing would double what ``import digest`` costs.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from digest.capture import record_answer, record_edit, record_lesson, record_run
     from digest.errors import (
         CaptureUnavailable,
