@@ -14,17 +14,46 @@ about a millisecond, and never imports litellm or Celery::
     digest.record_lesson("acme", "support-bot", "refunds: always confirm the amount first")
 """
 
-from digest.capture import record_answer, record_edit, record_lesson, record_run
-from digest.errors import (
-    CaptureUnavailable,
-    DigestError,
-    InvalidEvent,
-    LLMError,
-    LLMOutputError,
-    LLMTransientError,
-    NotFound,
-)
-from digest.retrieve import CurrentLearning, LoopDetector, current_learning, pitfalls
+from __future__ import annotations
+
+import importlib
+
+# Not ``typing.TYPE_CHECKING``: importing typing would double what ``import digest`` costs.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from digest.capture import record_answer, record_edit, record_lesson, record_run
+    from digest.errors import (
+        CaptureUnavailable,
+        DigestError,
+        InvalidEvent,
+        LLMError,
+        LLMOutputError,
+        LLMTransientError,
+        NotFound,
+    )
+    from digest.retrieve import CurrentLearning, LoopDetector, current_learning, pitfalls
+
+#: public name → the module that defines it. ``import digest`` loads none of them: each is
+#: imported on first access (PEP 562), so an agent pays only for what it calls.
+_SOURCES = {
+    "record_answer": "digest.capture",
+    "record_edit": "digest.capture",
+    "record_lesson": "digest.capture",
+    "record_run": "digest.capture",
+    "CaptureUnavailable": "digest.errors",
+    "DigestError": "digest.errors",
+    "InvalidEvent": "digest.errors",
+    "LLMError": "digest.errors",
+    "LLMOutputError": "digest.errors",
+    "LLMTransientError": "digest.errors",
+    "NotFound": "digest.errors",
+    "CurrentLearning": "digest.retrieve",
+    "LoopDetector": "digest.retrieve",
+    "current_learning": "digest.retrieve",
+    "pitfalls": "digest.retrieve",
+}
 
 __all__ = [
     "CaptureUnavailable",
@@ -43,3 +72,16 @@ __all__ = [
     "record_lesson",
     "record_run",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module 'digest' has no attribute {name!r}")
+    value = getattr(importlib.import_module(source), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,8 +1,14 @@
-"""The agent's hot path: validate, one INSERT + commit, then a best-effort publish.
+"""The agent's hot path: validate, one INSERT, then a best-effort publish.
 
-Nothing here imports litellm or Celery at import time. A broker fault never raises (the event
-stays ``pending`` and the relay publishes it later); a database fault raises
-``CaptureUnavailable``; bad input raises ``InvalidEvent`` before anything is written.
+A capture is one pydantic validation, one pre-built SQLAlchemy Core ``INSERT … RETURNING id`` on a
+pooled connection in autocommit mode (a single statement is its own transaction: one round trip
+instead of BEGIN, INSERT, COMMIT), and, once that has returned, one Redis ``LPUSH`` of the
+reflect task (``digest.publish``). Tenant and agent ids are cached per process after their first
+use. Nothing here imports litellm or Celery, and structlog and rapidfuzz load only when needed.
+
+A broker fault never raises (the event stays ``pending`` and the relay publishes it later); a
+database fault raises ``CaptureUnavailable``; bad input raises ``InvalidEvent`` before anything
+is written.
 """
 
 from __future__ import annotations
@@ -10,18 +16,16 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, ParamSpec, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-import structlog
-from rapidfuzz.distance import Levenshtein
-from sqlalchemy import select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlalchemy.orm import Session
 
 from digest import publish
 from digest.config import get_settings
-from digest.db import session_scope
+from digest.db import get_engine, session_scope
 from digest.errors import CaptureUnavailable, InvalidEvent
 from digest.lessons import Candidate, add_lesson
 from digest.models import Agent, Event, LessonEvidence, Tenant, utcnow
@@ -35,7 +39,9 @@ from digest.schemas import (
     parse_event,
 )
 
-log = structlog.get_logger("digest.capture")
+if TYPE_CHECKING:
+    from sqlalchemy.sql.dml import Insert
+    from sqlalchemy.sql.selectable import Select
 
 _ids_lock = threading.Lock()
 #: (database url, tenant, agent) → (tenant_id, agent_id); first use creates the rows.
@@ -45,6 +51,13 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _ROUTING_FIELDS = {"kind", "tenant", "agent", "idempotency_key", "thread_id", "contact_id"}
+
+
+@functools.cache
+def _log() -> Any:
+    import structlog  # only the error paths log; an agent that never hits one never loads it
+
+    return structlog.get_logger("digest.capture")
 
 
 def record_run(
@@ -242,6 +255,8 @@ def edit_metrics(original: str, final: str | None) -> tuple[int, float]:
     """Levenshtein distance and normalised ratio (0 = unchanged, 1 = rewritten or rejected)."""
     if final is None:
         return len(original), 1.0
+    from rapidfuzz.distance import Levenshtein
+
     distance = Levenshtein.distance(original, final)
     return distance, round(Levenshtein.normalized_distance(original, final), 4)
 
@@ -249,8 +264,7 @@ def edit_metrics(original: str, final: str | None) -> tuple[int, float]:
 # --- storage ---------------------------------------------------------------------------------
 
 
-def _insert(session: Session, table: Any) -> postgresql.Insert | sqlite.Insert:
-    dialect = session.get_bind().dialect.name
+def _insert(dialect: str, table: Any) -> postgresql.Insert | sqlite.Insert:
     if dialect == "postgresql":
         return postgresql.insert(table)
     if dialect == "sqlite":
@@ -258,19 +272,44 @@ def _insert(session: Session, table: Any) -> postgresql.Insert | sqlite.Insert:
     raise CaptureUnavailable(f"unsupported database dialect {dialect!r}")
 
 
-def _agent_ids_for(session: Session, url: str, tenant: str, agent: str) -> tuple[int, int]:
+@dataclass(frozen=True)
+class _EventStatements:
+    """Built once per dialect: SQLAlchemy's compiled cache then serves every later capture."""
+
+    insert: Insert
+    insert_keyed: Insert  # ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+    find_keyed: Select[Any]
+
+
+@functools.cache
+def _event_statements(dialect: str) -> _EventStatements:
+    events = Event.__table__
+    return _EventStatements(
+        insert=_insert(dialect, events).returning(events.c.id),
+        insert_keyed=_insert(dialect, events)
+        .on_conflict_do_nothing(index_elements=["tenant_id", "idempotency_key"])
+        .returning(events.c.id),
+        find_keyed=select(events.c.id).where(
+            events.c.tenant_id == bindparam("tenant_id"),
+            events.c.idempotency_key == bindparam("idempotency_key"),
+        ),
+    )
+
+
+def _agent_ids_for(conn: Connection, url: str, tenant: str, agent: str) -> tuple[int, int]:
     key = (url, tenant, agent)
     cached = _agent_ids.get(key)
     if cached is not None:
         return cached
-    session.execute(
-        _insert(session, Tenant)
+    dialect = conn.dialect.name
+    conn.execute(
+        _insert(dialect, Tenant)
         .values(name=tenant, learning_apply_mode="auto", settings={}, created_at=utcnow())
         .on_conflict_do_nothing(index_elements=["name"])
     )
-    tenant_id = session.scalars(select(Tenant.id).where(Tenant.name == tenant)).one()
-    session.execute(
-        _insert(session, Agent)
+    tenant_id = conn.scalars(select(Tenant.id).where(Tenant.name == tenant)).one()
+    conn.execute(
+        _insert(dialect, Agent)
         .values(
             tenant_id=tenant_id,
             name=agent,
@@ -280,7 +319,7 @@ def _agent_ids_for(session: Session, url: str, tenant: str, agent: str) -> tuple
         )
         .on_conflict_do_nothing(index_elements=["tenant_id", "name"])
     )
-    agent_id = session.scalars(
+    agent_id = conn.scalars(
         select(Agent.id).where(Agent.tenant_id == tenant_id, Agent.name == agent)
     ).one()
     with _ids_lock:
@@ -295,6 +334,7 @@ def forget_agent_ids() -> None:
 
 def _event_values(parsed: EventCommon, tenant_id: int, agent_id: int) -> dict[str, Any]:
     payload = parsed.model_dump(mode="json", exclude=_ROUTING_FIELDS)
+    now = utcnow()
     values: dict[str, Any] = {
         "tenant_id": tenant_id,
         "agent_id": agent_id,
@@ -306,8 +346,8 @@ def _event_values(parsed: EventCommon, tenant_id: int, agent_id: int) -> dict[st
         "contact_id": parsed.contact_id,
         "status": "pending",
         "attempts": 0,
-        "created_at": utcnow(),
-        "updated_at": utcnow(),
+        "created_at": now,
+        "updated_at": now,
     }
     if isinstance(parsed, OperatorEdit):
         values["edit_distance"], values["edit_ratio"] = edit_metrics(parsed.original, parsed.final)
@@ -337,7 +377,7 @@ def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]
                     hint = ""
                     if "no such table" in message or "does not exist" in message:
                         hint = " (schema missing: run `digest db upgrade`)"
-                    log.error("capture_unavailable", what=what, error=type(exc).__name__)
+                    _log().error("capture_unavailable", what=what, error=type(exc).__name__)
                     raise CaptureUnavailable(
                         f"{what} was not stored: {message.splitlines()[0]}{hint}"
                     ) from exc
@@ -351,27 +391,24 @@ def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]
 def _store(parsed: EventCommon) -> tuple[int, bool]:
     """Insert the event (or find the one with the same idempotency key). (id, created)."""
     url = get_settings().database_url
-    with session_scope() as session:
-        tenant_id, agent_id = _agent_ids_for(session, url, parsed.tenant, parsed.agent)
-        values = _event_values(parsed, tenant_id, agent_id)
+    engine = get_engine(url)
+    ids = _agent_ids.get((url, parsed.tenant, parsed.agent))
+    if ids is None:
+        with engine.begin() as conn:
+            ids = _agent_ids_for(conn, url, parsed.tenant, parsed.agent)
+    values = _event_values(parsed, *ids)
+    statements = _event_statements(engine.dialect.name)
+    # One statement, so autocommit is enough: the INSERT is durable when it returns.
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         if parsed.idempotency_key is None:
-            event_id = session.execute(
-                _insert(session, Event).values(**values).returning(Event.id)
-            ).scalar_one()
-            return event_id, True
-        inserted = session.execute(
-            _insert(session, Event)
-            .values(**values)
-            .on_conflict_do_nothing(index_elements=["tenant_id", "idempotency_key"])
-            .returning(Event.id)
-        ).scalar_one_or_none()
+            return conn.execute(statements.insert, values).scalar_one(), True
+        inserted = conn.execute(statements.insert_keyed, values).scalar_one_or_none()
         if inserted is not None:
             return inserted, True
-        existing = session.scalars(
-            select(Event.id).where(
-                Event.tenant_id == tenant_id, Event.idempotency_key == parsed.idempotency_key
-            )
-        ).one()
+        existing = conn.execute(
+            statements.find_keyed,
+            {"tenant_id": ids[0], "idempotency_key": parsed.idempotency_key},
+        ).scalar_one()
         return existing, False
 
 
@@ -379,8 +416,8 @@ def _store(parsed: EventCommon) -> tuple[int, bool]:
 def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
     """Event and lesson in one transaction: a manual lesson cites its own event."""
     url = get_settings().database_url
-    with session_scope() as session:
-        tenant_id, agent_id = _agent_ids_for(session, url, parsed.tenant, parsed.agent)
+    with session_scope(url) as session:
+        tenant_id, agent_id = _agent_ids_for(session.connection(), url, parsed.tenant, parsed.agent)
         if parsed.idempotency_key is not None:
             previous = session.scalars(
                 select(LessonEvidence.lesson_id)
@@ -406,5 +443,5 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
             outcome="mixed",
             note="added by hand",
         )
-        log.info("manual_lesson_added", lesson_id=lesson.id, event_id=event.id)
+        _log().info("manual_lesson_added", lesson_id=lesson.id, event_id=event.id)
         return lesson.id

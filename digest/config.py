@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///digest.db"
 DEFAULT_LLM_MODEL = "offline/rules"
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 class Settings(BaseSettings):
@@ -106,6 +107,14 @@ class Settings(BaseSettings):
         for prefix in ("postgres://", "postgresql://"):
             if value.startswith(prefix):
                 return "postgresql+psycopg://" + value[len(prefix) :]
+        return value
+
+    @field_validator("broker_url")
+    @classmethod
+    def _redis_broker(cls, value: str | None) -> str | None:
+        # digest.publish writes Celery's Redis messages itself (one LPUSH per task).
+        if value and not value.startswith(REDIS_SCHEMES):
+            raise ValueError(f"must be a Redis URL ({', '.join(REDIS_SCHEMES)}) or unset")
         return value
 
     @field_validator("sweep_cron")

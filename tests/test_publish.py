@@ -1,0 +1,220 @@
+"""The raw publisher: its messages are the ones kombu writes, and a real worker runs them."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import redis
+
+import digest
+from digest import publish
+from digest.capture import store_pending
+from tests.conftest import ROOT, _reset_process_state, wait_for_event
+
+pytestmark = pytest.mark.services
+
+DONE = {"reflected", "skipped", "failed", "dead"}
+
+
+def _celery_written(redis_url: str, name: str, args: list[Any], **options: Any) -> dict[str, Any]:
+    """What Celery's own send_task leaves in Redis for this task (read back with LRANGE)."""
+    from celery import Celery
+
+    queue = f"kombu-ref-{uuid.uuid4().hex[:8]}"
+    app = Celery("reference", broker=redis_url, set_as_current=False)
+    try:
+        app.send_task(name, args=args, queue=queue, retry=False, **options)
+    finally:
+        app.close()
+    client = redis.Redis.from_url(redis_url)
+    try:
+        [raw] = client.lrange(queue, 0, -1)
+    finally:
+        client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+    return dict(json.loads(raw))
+
+
+def _ours(name: str, args: list[Any], **options: Any) -> dict[str, Any]:
+    return dict(json.loads(publish.celery_message(name, args, "q", **options)))
+
+
+def _body(message: dict[str, Any]) -> Any:
+    assert message["properties"]["body_encoding"] == "base64"
+    return json.loads(base64.b64decode(message["body"]))
+
+
+@pytest.mark.parametrize("countdown", [None, 30.0])
+def test_message_has_the_shape_kombu_writes(redis_url: str, countdown: float | None) -> None:
+    args = [7, "threshold", "tok"]
+    reference = _celery_written(redis_url, "digest.compose_version", args, countdown=countdown)
+    ours = _ours("digest.compose_version", args, countdown=countdown)
+
+    assert set(ours) == set(reference)
+    assert set(ours["headers"]) == set(reference["headers"])
+    # reply_to names the sending app's result channel; a publisher without results has none
+    assert set(ours["properties"]) == set(reference["properties"]) - {"reply_to"}
+    assert _body(ours) == _body(reference) == [args, {}, publish._EMBED]
+    for key in ("content-type", "content-encoding"):
+        assert ours[key] == reference[key]
+    varying = {"id", "root_id", "eta", "origin"}
+    for key, value in reference["headers"].items():
+        if key not in varying:
+            assert ours["headers"][key] == value, key
+    assert ours["headers"]["root_id"] == ours["headers"]["id"]
+    for key in ("delivery_mode", "priority", "body_encoding"):
+        assert ours["properties"][key] == reference["properties"][key]
+    assert ours["properties"]["correlation_id"] == ours["headers"]["id"]
+    assert ours["properties"]["delivery_info"] == {"exchange": "", "routing_key": "q"}
+    assert reference["properties"]["delivery_info"]["exchange"] == ""
+    if countdown is None:
+        assert ours["headers"]["eta"] is None is reference["headers"]["eta"]
+    else:
+        eta = datetime.fromisoformat(ours["headers"]["eta"])
+        reference_eta = datetime.fromisoformat(reference["headers"]["eta"])
+        assert eta.tzinfo is not None
+        assert abs((eta - reference_eta).total_seconds()) < 5
+
+
+def test_every_message_has_its_own_task_id_and_delivery_tag() -> None:
+    first, second = _ours("digest.reflect_event", [1]), _ours("digest.reflect_event", [1])
+    assert first["headers"]["id"] != second["headers"]["id"]
+    assert first["properties"]["delivery_tag"] != second["properties"]["delivery_tag"]
+
+
+def test_raw_published_messages_run_in_a_real_worker(
+    services_env: dict[str, str], start_worker: Any, tenant: str
+) -> None:
+    worker = start_worker()
+    now_id, _ = store_pending(
+        "owner_answer", {"tenant": tenant, "agent": "bot", "question": "Pets?", "answer": "No."}
+    )
+    later_id, _ = store_pending(
+        "owner_answer", {"tenant": tenant, "agent": "bot", "question": "Wifi?", "answer": "Yes."}
+    )
+    assert publish.publish_reflect(now_id)
+    published_at = datetime.now(UTC)
+    assert publish.publish_task(publish.TASK_REFLECT_EVENT, [later_id], countdown=2.0)
+
+    row = wait_for_event(now_id, DONE, timeout=90)
+    assert row["status"] == "reflected", worker.log()[-2000:]
+    later = wait_for_event(later_id, DONE, timeout=90)
+    assert later["status"] == "reflected", worker.log()[-2000:]
+    # the worker held the countdown message until its eta
+    started = later["processing_started_at"]
+    started = started if started.tzinfo else started.replace(tzinfo=UTC)
+    assert (started - published_at).total_seconds() >= 1.9
+
+
+@pytest.fixture()
+def silent_broker() -> Iterator[str]:
+    """A TCP port that accepts connections and never answers: a hung Redis."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"redis://127.0.0.1:{server.getsockname()[1]}/0"
+    stop.set()
+    thread.join(timeout=5)
+    for conn in accepted:
+        conn.close()
+    server.close()
+
+
+def test_hung_broker_costs_one_socket_timeout_and_no_retries(
+    services_env: dict[str, str],
+    silent_broker: str,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DIGEST_BROKER_URL", silent_broker)
+    monkeypatch.setenv("DIGEST_PUBLISH_TIMEOUT_S", "0.5")
+    _reset_process_state()
+    started = time.monotonic()
+    event_id = digest.record_run(tenant, "bot", task="refund order 9", outcome="failure")
+    elapsed = time.monotonic() - started
+    # one 0.5 s read timeout; redis-py's default 3 retries with back-off would take over 2 s
+    assert 0.5 <= elapsed < 1.8, elapsed
+    assert wait_for_event(event_id, {"pending"}, timeout=1)["status"] == "pending"
+    started = time.monotonic()
+    digest.record_run(tenant, "bot", task="refund order 10", outcome="failure")
+    assert time.monotonic() - started < 0.5  # inside the back-off window: no broker attempt
+
+
+CAPTURE_SCRIPT = """
+import json
+import sys
+import digest
+after_import = sorted(m for m in sys.modules if m.split(".")[0] in {"digest", "sqlalchemy"})
+for i in range(25):
+    digest.record_run(sys.argv[1], "bot", task=f"refund order {i}", outcome="failure",
+                      error="amount is required")
+digest.record_edit(sys.argv[1], "bot", original="We ship tomorrow.", final="We ship in 3 days.")
+digest.record_answer(sys.argv[1], "bot", question="Open Sunday?", answer="No.")
+loaded = sorted({m.split(".")[0] for m in sys.modules})
+print(json.dumps([after_import, loaded]))
+"""
+
+
+def test_a_capturing_process_never_loads_litellm_or_celery(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
+    env.update(services_env)
+    done = subprocess.run(
+        [sys.executable, "-c", CAPTURE_SCRIPT, tenant],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    after_import, loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert after_import == ["digest"]  # the public names resolve lazily
+    for heavy in ("litellm", "celery", "kombu", "openai"):
+        assert heavy not in loaded, heavy
+    for needed in ("sqlalchemy", "psycopg", "redis", "rapidfuzz"):
+        assert needed in loaded, needed  # the captures really ran (an edit needs rapidfuzz)
+    client = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
+    assert client.llen(services_env["DIGEST_QUEUE"]) >= 27
+    client.delete(services_env["DIGEST_QUEUE"])
+
+
+def test_public_names_resolve_lazily() -> None:
+    for name in digest.__all__:
+        assert getattr(digest, name) is not None
+    assert set(digest.__all__) <= set(dir(digest))
+    assert digest.record_run.__module__ == "digest.capture"
+    with pytest.raises(AttributeError, match="no_such_name"):
+        digest.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("url", ["amqp://guest@localhost//", "sentinel://127.0.0.1:26379"])
+def test_a_broker_other_than_redis_is_refused_at_startup(url: str) -> None:
+    from pydantic import ValidationError
+
+    from digest.config import Settings
+
+    with pytest.raises(ValidationError, match="must be a Redis URL"):
+        Settings(broker_url=url)
+    assert Settings(broker_url="rediss://cache.example:6380/0").broker_url is not None
+    assert Settings(broker_url=None).embedded
