@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import BigInteger, Select, cast, func, literal, literal_column, or_, select
+from sqlalchemy import BigInteger, ColumnElement, Numeric, Select, column, or_, select, text
 from sqlalchemy.orm import Session
 
 from digest.models import Lesson, utcnow
@@ -74,17 +74,50 @@ def score(candidate_text: str, lesson_text_value: str) -> tuple[float, float]:
     return fuzz.token_set_ratio(a, b) / 100.0, fuzz.ratio(a, b) / 100.0
 
 
-def _text_expr() -> object:
-    # Must match the indexed expression of ix_lessons_text_trgm exactly.
-    return func.lower(Lesson.situation + literal_column("' '") + Lesson.correction)
+#: How many of the candidate's terms are looked up: the whole-text key, then the rarest.
+PICKED_TERMS = 8
+#: The most lessons read per looked-up term, and the count at which a term stops being rare.
+POSTINGS_PER_TERM = 40
+
+# The candidate's terms, each with how many of the agent's lessons share it, counted only up
+# to the cap (a common word would otherwise cost a scan of most of the bank); the whole-text
+# key first, then the rarest terms; the newest lessons holding each. A lesson's weight is the
+# sum of 1/frequency over the picked terms it holds, so sharing a rare term counts most. The
+# work is bounded by PICKED_TERMS x POSTINGS_PER_TERM index entries whatever the bank size.
+_SHORTLIST = text(
+    """
+    WITH probe AS (
+        SELECT term FROM unnest(digest_lesson_terms(:probe)) AS term
+    ), frequency AS (
+        SELECT probe.term, counted.n
+        FROM probe, LATERAL (
+            SELECT count(*) AS n FROM (
+                SELECT 1 FROM lesson_terms AS t
+                WHERE t.agent_id = :agent_id AND t.term = probe.term
+                LIMIT :postings
+            ) AS hits
+        ) AS counted
+    ), picked AS (
+        SELECT term, n FROM frequency WHERE n > 0
+        ORDER BY starts_with(term, '=') DESC, n, term
+        LIMIT :picked
+    )
+    SELECT posting.lesson_id, sum(1.0 / picked.n) AS weight
+    FROM picked, LATERAL (
+        SELECT t.lesson_id FROM lesson_terms AS t
+        WHERE t.agent_id = :agent_id AND t.term = picked.term
+        ORDER BY t.lesson_id DESC
+        LIMIT :postings
+    ) AS posting
+    GROUP BY posting.lesson_id
+    """
+)
 
 
-def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[object]:
+def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[ColumnElement[bool]]:
     return [
         Lesson.tenant_id == tenant_id,
-        # Typed as BIGINT so btree_gist can use it as an index condition (the driver would
-        # otherwise send a small int, and there is no cross-type GiST operator).
-        Lesson.agent_id == cast(literal(agent_id), BigInteger),
+        Lesson.agent_id == agent_id,
         Lesson.status == "active",
         or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
     ]
@@ -93,13 +126,25 @@ def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[object]
 def neighbour_query(
     session: Session, tenant_id: int, agent_id: int, candidate_text: str, k: int
 ) -> Select[Any]:
-    """The SELECT that fetches neighbour candidates (index-backed pre-filter on Postgres)."""
-    query = select(Lesson).where(*_active_filter(tenant_id, agent_id, utcnow()))  # type: ignore[arg-type]
+    """The SELECT that fetches neighbour candidates (index-backed shortlist on Postgres)."""
+    query = select(Lesson).where(*_active_filter(tenant_id, agent_id, utcnow()))
     if session.get_bind().dialect.name != "postgresql":
         return query
-    distance = _text_expr().op("<->")(candidate_text.lower())  # type: ignore[attr-defined]
-    # Order by the distance alone: a second sort key would stop the index from ordering.
-    return query.order_by(distance).limit(k * PREFILTER_FACTOR)
+    shortlist = (
+        _SHORTLIST.bindparams(
+            probe=candidate_text,
+            agent_id=agent_id,
+            picked=PICKED_TERMS,
+            postings=POSTINGS_PER_TERM,
+        )
+        .columns(column("lesson_id", BigInteger), column("weight", Numeric))
+        .cte("shortlist")
+    )
+    return (
+        query.join(shortlist, shortlist.c.lesson_id == Lesson.id)
+        .order_by(shortlist.c.weight.desc(), Lesson.id.desc())
+        .limit(k * PREFILTER_FACTOR)
+    )
 
 
 def find_neighbours(
