@@ -21,16 +21,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import BigInteger, ColumnElement, Numeric, Select, column, or_, select, text
+from sqlalchemy import BigInteger, ColumnElement, Select, column, or_, select, text
 from sqlalchemy.orm import Session
 
 from digest.models import Lesson, utcnow
-
-#: how many trigram-nearest lessons Postgres hands to the rapidfuzz re-ranking, per neighbour.
-PREFILTER_FACTOR = 4
 
 _PUNCT = re.compile(r"[^\w\s]+")
 NEGATION = re.compile(
@@ -81,9 +77,8 @@ POSTINGS_PER_TERM = 40
 
 # The candidate's terms, each with how many of the agent's lessons share it, counted only up
 # to the cap (a common word would otherwise cost a scan of most of the bank); the whole-text
-# key first, then the rarest terms; the newest lessons holding each. A lesson's weight is the
-# sum of 1/frequency over the picked terms it holds, so sharing a rare term counts most. The
-# work is bounded by PICKED_TERMS x POSTINGS_PER_TERM index entries whatever the bank size.
+# key first, then the rarest terms; the newest lessons holding each. At most PICKED_TERMS x
+# POSTINGS_PER_TERM index entries are read, whatever the bank size.
 _SHORTLIST = text(
     """
     WITH probe AS (
@@ -98,18 +93,17 @@ _SHORTLIST = text(
             ) AS hits
         ) AS counted
     ), picked AS (
-        SELECT term, n FROM frequency WHERE n > 0
+        SELECT term FROM frequency WHERE n > 0
         ORDER BY starts_with(term, '=') DESC, n, term
         LIMIT :picked
     )
-    SELECT posting.lesson_id, sum(1.0 / picked.n) AS weight
+    SELECT DISTINCT posting.lesson_id
     FROM picked, LATERAL (
         SELECT t.lesson_id FROM lesson_terms AS t
         WHERE t.agent_id = :agent_id AND t.term = picked.term
         ORDER BY t.lesson_id DESC
         LIMIT :postings
     ) AS posting
-    GROUP BY posting.lesson_id
     """
 )
 
@@ -124,10 +118,14 @@ def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[ColumnE
 
 
 def neighbour_query(
-    session: Session, tenant_id: int, agent_id: int, candidate_text: str, k: int
-) -> Select[Any]:
-    """The SELECT that fetches neighbour candidates (index-backed shortlist on Postgres)."""
-    query = select(Lesson).where(*_active_filter(tenant_id, agent_id, utcnow()))
+    session: Session, tenant_id: int, agent_id: int, candidate_text: str
+) -> Select[int, str, str, str | None, str, list[str]]:
+    """The SELECT of the lessons ``find_neighbours`` scores: on PostgreSQL the shortlist drawn
+    from the term index, on SQLite every active lesson of the agent. Columns only: scoring a
+    few hundred rows must not pay for ORM objects."""
+    query = select(
+        Lesson.id, Lesson.title, Lesson.situation, Lesson.mistake, Lesson.correction, Lesson.tags
+    ).where(*_active_filter(tenant_id, agent_id, utcnow()))
     if session.get_bind().dialect.name != "postgresql":
         return query
     shortlist = (
@@ -137,14 +135,10 @@ def neighbour_query(
             picked=PICKED_TERMS,
             postings=POSTINGS_PER_TERM,
         )
-        .columns(column("lesson_id", BigInteger), column("weight", Numeric))
+        .columns(column("lesson_id", BigInteger))
         .cte("shortlist")
     )
-    return (
-        query.join(shortlist, shortlist.c.lesson_id == Lesson.id)
-        .order_by(shortlist.c.weight.desc(), Lesson.id.desc())
-        .limit(k * PREFILTER_FACTOR)
-    )
+    return query.join(shortlist, shortlist.c.lesson_id == Lesson.id)
 
 
 def find_neighbours(
@@ -156,20 +150,18 @@ def find_neighbours(
 ) -> list[Neighbour]:
     """Top-``k`` active, unexpired lessons of this agent by relevance (ties: identity, id)."""
     scored = []
-    for lesson in session.scalars(neighbour_query(session, tenant_id, agent_id, candidate_text, k)):
-        relevance, identity = score(
-            candidate_text, lesson_text(lesson.situation, lesson.correction)
-        )
+    for row in session.execute(neighbour_query(session, tenant_id, agent_id, candidate_text)):
+        relevance, identity = score(candidate_text, lesson_text(row.situation, row.correction))
         scored.append(
             Neighbour(
-                lesson_id=lesson.id,
+                lesson_id=row.id,
                 relevance=relevance,
                 identity=identity,
-                title=lesson.title,
-                situation=lesson.situation,
-                mistake=lesson.mistake,
-                correction=lesson.correction,
-                tags=tuple(lesson.tags or ()),
+                title=row.title,
+                situation=row.situation,
+                mistake=row.mistake,
+                correction=row.correction,
+                tags=tuple(row.tags or ()),
             )
         )
     scored.sort(key=lambda n: (-n.relevance, -n.identity, n.lesson_id))
