@@ -64,21 +64,25 @@ class Neighbour:
 
 def score(candidate_text: str, lesson_text_value: str) -> tuple[float, float]:
     """(relevance, identity) of two lesson texts, each in 0..1."""
-    a, b = normalise(candidate_text), normalise(lesson_text_value)
+    return _score_normalised(normalise(candidate_text), normalise(lesson_text_value))
+
+
+def _score_normalised(a: str, b: str) -> tuple[float, float]:
     if not a or not b:
         return 0.0, 0.0
     return fuzz.token_set_ratio(a, b) / 100.0, fuzz.ratio(a, b) / 100.0
 
 
-#: How many of the candidate's terms are looked up: the whole-text key, then the rarest.
-PICKED_TERMS = 8
-#: The most lessons read per looked-up term, and the count at which a term stops being rare.
-POSTINGS_PER_TERM = 40
+#: Terms are looked up, rarest first, until the lessons holding them reach this many.
+SHORTLIST_BUDGET = 64
+#: The most lessons read for one term, and the count at which a term stops being rare.
+POSTINGS_PER_TERM = 32
 
-# The candidate's terms, each with how many of the agent's lessons share it, counted only up
-# to the cap (a common word would otherwise cost a scan of most of the bank); the whole-text
-# key first, then the rarest terms; the newest lessons holding each. At most PICKED_TERMS x
-# POSTINGS_PER_TERM index entries are read, whatever the bank size.
+# The candidate's terms, each with how many of the agent's lessons hold it (counted only up to
+# the cap: a common word would otherwise cost a scan of most of the bank); the whole-text key
+# first, then the rarest terms while the lessons gathered stay under the budget; the newest
+# lessons holding each. At most SHORTLIST_BUDGET + POSTINGS_PER_TERM index entries are read
+# for the shortlist, whatever the bank size.
 _SHORTLIST = text(
     """
     WITH probe AS (
@@ -92,10 +96,10 @@ _SHORTLIST = text(
                 LIMIT :postings
             ) AS hits
         ) AS counted
+        WHERE counted.n > 0
     ), picked AS (
-        SELECT term FROM frequency WHERE n > 0
-        ORDER BY starts_with(term, '=') DESC, n, term
-        LIMIT :picked
+        SELECT term, sum(n) OVER (ORDER BY starts_with(term, '=') DESC, n, term) - n AS before
+        FROM frequency
     )
     SELECT DISTINCT posting.lesson_id
     FROM picked, LATERAL (
@@ -104,6 +108,7 @@ _SHORTLIST = text(
         ORDER BY t.lesson_id DESC
         LIMIT :postings
     ) AS posting
+    WHERE picked.before < :budget
     """
 )
 
@@ -132,7 +137,7 @@ def neighbour_query(
         _SHORTLIST.bindparams(
             probe=candidate_text,
             agent_id=agent_id,
-            picked=PICKED_TERMS,
+            budget=SHORTLIST_BUDGET,
             postings=POSTINGS_PER_TERM,
         )
         .columns(column("lesson_id", BigInteger))
@@ -150,8 +155,11 @@ def find_neighbours(
 ) -> list[Neighbour]:
     """Top-``k`` active, unexpired lessons of this agent by relevance (ties: identity, id)."""
     scored = []
+    probe = normalise(candidate_text)
     for row in session.execute(neighbour_query(session, tenant_id, agent_id, candidate_text)):
-        relevance, identity = score(candidate_text, lesson_text(row.situation, row.correction))
+        relevance, identity = _score_normalised(
+            probe, normalise(lesson_text(row.situation, row.correction))
+        )
         scored.append(
             Neighbour(
                 lesson_id=row.id,
