@@ -2,9 +2,13 @@
 
 One interface, chosen by dialect:
 
-- PostgreSQL: a GiST index on (agent_id, trigrams of the lesson text) (``ix_lessons_text_trgm``,
-  migration 0002) returns the agent's nearest lessons by trigram distance (``<->``) by walking
-  the index, so the query stays index-backed as an agent's lesson bank grows;
+- PostgreSQL: a shortlist from ``lesson_terms`` (migration 0004), an inverted index of each
+  active lesson's words, adjacent word pairs and a key of its whole normalised text, kept by a
+  trigger on ``lessons``. The candidate's whole-text key is looked up first (an exact repeat is
+  always found, whatever the bank), then its rarest terms, until the lessons gathered reach a
+  budget. Term frequencies are counted only up to a cap and each term's lessons are read up to
+  the same cap, so the query reads a bounded number of index entries however large the agent's
+  bank grows (bench/neighbour_search.py: flat from 100 to 10,000 lessons);
 - SQLite: the agent's active lessons are scored in process (the embedded default is small).
 
 Either way the final ranking uses the same rapidfuzz scores, so the fast-path thresholds mean
@@ -74,9 +78,9 @@ def _score_normalised(a: str, b: str) -> tuple[float, float]:
 
 
 #: Terms are looked up, rarest first, until the lessons holding them reach this many.
-SHORTLIST_BUDGET = 64
+SHORTLIST_BUDGET = 128
 #: The most lessons read for one term, and the count at which a term stops being rare.
-POSTINGS_PER_TERM = 32
+POSTINGS_PER_TERM = 48
 
 # The candidate's terms, each with how many of the agent's lessons hold it (counted only up to
 # the cap: a common word would otherwise cost a scan of most of the bank); the whole-text key
