@@ -9,15 +9,16 @@ from alembic.config import Config
 
 from digest.config import get_settings, resource_dir
 
-#: indexes that exist only on one dialect and only in migrations (an expression index the ORM
-#: cannot describe portably); autogenerate must not propose dropping them.
-MIGRATION_ONLY_INDEXES = frozenset({"ix_lessons_text_trgm"})
+#: tables that exist only on PostgreSQL and only in migrations: the neighbour-search term index
+#: (migration 0004), written by a trigger and read by raw SQL, never through the ORM.
+#: Autogenerate must not propose dropping them.
+MIGRATION_ONLY_TABLES = frozenset({"lesson_terms"})
 
 
 def include_object(
     obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
 ) -> bool:
-    return not (type_ == "index" and name in MIGRATION_ONLY_INDEXES)
+    return not (type_ == "table" and name in MIGRATION_ONLY_TABLES)
 
 
 def alembic_config(url: str | None = None) -> Config:

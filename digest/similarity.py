@@ -2,9 +2,13 @@
 
 One interface, chosen by dialect:
 
-- PostgreSQL: a GiST index on (agent_id, trigrams of the lesson text) (``ix_lessons_text_trgm``,
-  migration 0002) returns the agent's nearest lessons by trigram distance (``<->``) by walking
-  the index, so the query stays index-backed as an agent's lesson bank grows;
+- PostgreSQL: a shortlist from ``lesson_terms`` (migration 0004), an inverted index of each
+  active lesson's words, adjacent word pairs and a key of its whole normalised text, kept by a
+  trigger on ``lessons``. The candidate's whole-text key is looked up first (an exact repeat is
+  always found, whatever the bank), then its rarest terms, until the lessons gathered reach a
+  budget. Term frequencies are counted only up to a cap and each term's lessons are read up to
+  the same cap, so the query reads a bounded number of index entries however large the agent's
+  bank grows (bench/neighbour_search.py: flat from 100 to 10,000 lessons);
 - SQLite: the agent's active lessons are scored in process (the embedded default is small).
 
 Either way the final ranking uses the same rapidfuzz scores, so the fast-path thresholds mean
@@ -21,16 +25,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from rapidfuzz import fuzz
-from sqlalchemy import BigInteger, Select, cast, func, literal, literal_column, or_, select
+from sqlalchemy import BigInteger, ColumnElement, Select, column, or_, select, text
 from sqlalchemy.orm import Session
 
 from digest.models import Lesson, utcnow
-
-#: how many trigram-nearest lessons Postgres hands to the rapidfuzz re-ranking, per neighbour.
-PREFILTER_FACTOR = 4
 
 _PUNCT = re.compile(r"[^\w\s]+")
 NEGATION = re.compile(
@@ -68,38 +68,86 @@ class Neighbour:
 
 def score(candidate_text: str, lesson_text_value: str) -> tuple[float, float]:
     """(relevance, identity) of two lesson texts, each in 0..1."""
-    a, b = normalise(candidate_text), normalise(lesson_text_value)
+    return _score_normalised(normalise(candidate_text), normalise(lesson_text_value))
+
+
+def _score_normalised(a: str, b: str) -> tuple[float, float]:
     if not a or not b:
         return 0.0, 0.0
     return fuzz.token_set_ratio(a, b) / 100.0, fuzz.ratio(a, b) / 100.0
 
 
-def _text_expr() -> object:
-    # Must match the indexed expression of ix_lessons_text_trgm exactly.
-    return func.lower(Lesson.situation + literal_column("' '") + Lesson.correction)
+#: Terms are looked up, rarest first, until the lessons holding them reach this many.
+SHORTLIST_BUDGET = 128
+#: The most lessons read for one term, and the count at which a term stops being rare.
+POSTINGS_PER_TERM = 48
+
+# The candidate's terms, each with how many of the agent's lessons hold it (counted only up to
+# the cap: a common word would otherwise cost a scan of most of the bank); the whole-text key
+# first, then the rarest terms while the lessons gathered stay under the budget; the newest
+# lessons holding each. At most SHORTLIST_BUDGET + POSTINGS_PER_TERM index entries are read
+# for the shortlist, whatever the bank size.
+_SHORTLIST = text(
+    """
+    WITH probe AS (
+        SELECT term FROM unnest(digest_lesson_terms(:probe)) AS term
+    ), frequency AS (
+        SELECT probe.term, counted.n
+        FROM probe, LATERAL (
+            SELECT count(*) AS n FROM (
+                SELECT 1 FROM lesson_terms AS t
+                WHERE t.agent_id = :agent_id AND t.term = probe.term
+                LIMIT :postings
+            ) AS hits
+        ) AS counted
+        WHERE counted.n > 0
+    ), picked AS (
+        SELECT term, sum(n) OVER (ORDER BY starts_with(term, '=') DESC, n, term) - n AS before
+        FROM frequency
+    )
+    SELECT DISTINCT posting.lesson_id
+    FROM picked, LATERAL (
+        SELECT t.lesson_id FROM lesson_terms AS t
+        WHERE t.agent_id = :agent_id AND t.term = picked.term
+        ORDER BY t.lesson_id DESC
+        LIMIT :postings
+    ) AS posting
+    WHERE picked.before < :budget
+    """
+)
 
 
-def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[object]:
+def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[ColumnElement[bool]]:
     return [
         Lesson.tenant_id == tenant_id,
-        # Typed as BIGINT so btree_gist can use it as an index condition (the driver would
-        # otherwise send a small int, and there is no cross-type GiST operator).
-        Lesson.agent_id == cast(literal(agent_id), BigInteger),
+        Lesson.agent_id == agent_id,
         Lesson.status == "active",
         or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
     ]
 
 
 def neighbour_query(
-    session: Session, tenant_id: int, agent_id: int, candidate_text: str, k: int
-) -> Select[Any]:
-    """The SELECT that fetches neighbour candidates (index-backed pre-filter on Postgres)."""
-    query = select(Lesson).where(*_active_filter(tenant_id, agent_id, utcnow()))  # type: ignore[arg-type]
+    session: Session, tenant_id: int, agent_id: int, candidate_text: str
+) -> Select[int, str, str, str | None, str, list[str]]:
+    """The SELECT of the lessons ``find_neighbours`` scores: on PostgreSQL the shortlist drawn
+    from the term index, on SQLite every active lesson of the agent. Columns only: scoring a
+    few hundred rows must not pay for ORM objects."""
+    query = select(
+        Lesson.id, Lesson.title, Lesson.situation, Lesson.mistake, Lesson.correction, Lesson.tags
+    ).where(*_active_filter(tenant_id, agent_id, utcnow()))
     if session.get_bind().dialect.name != "postgresql":
         return query
-    distance = _text_expr().op("<->")(candidate_text.lower())  # type: ignore[attr-defined]
-    # Order by the distance alone: a second sort key would stop the index from ordering.
-    return query.order_by(distance).limit(k * PREFILTER_FACTOR)
+    shortlist = (
+        _SHORTLIST.bindparams(
+            probe=candidate_text,
+            agent_id=agent_id,
+            budget=SHORTLIST_BUDGET,
+            postings=POSTINGS_PER_TERM,
+        )
+        .columns(column("lesson_id", BigInteger))
+        .cte("shortlist")
+    )
+    return query.join(shortlist, shortlist.c.lesson_id == Lesson.id)
 
 
 def find_neighbours(
@@ -111,20 +159,21 @@ def find_neighbours(
 ) -> list[Neighbour]:
     """Top-``k`` active, unexpired lessons of this agent by relevance (ties: identity, id)."""
     scored = []
-    for lesson in session.scalars(neighbour_query(session, tenant_id, agent_id, candidate_text, k)):
-        relevance, identity = score(
-            candidate_text, lesson_text(lesson.situation, lesson.correction)
+    probe = normalise(candidate_text)
+    for row in session.execute(neighbour_query(session, tenant_id, agent_id, candidate_text)):
+        relevance, identity = _score_normalised(
+            probe, normalise(lesson_text(row.situation, row.correction))
         )
         scored.append(
             Neighbour(
-                lesson_id=lesson.id,
+                lesson_id=row.id,
                 relevance=relevance,
                 identity=identity,
-                title=lesson.title,
-                situation=lesson.situation,
-                mistake=lesson.mistake,
-                correction=lesson.correction,
-                tags=tuple(lesson.tags or ()),
+                title=row.title,
+                situation=row.situation,
+                mistake=row.mistake,
+                correction=row.correction,
+                tags=tuple(row.tags or ()),
             )
         )
     scored.sort(key=lambda n: (-n.relevance, -n.identity, n.lesson_id))

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
 
 from digest.migrate import alembic_config, include_object, upgrade
 from digest.models import Base
+from tests.conftest import PG_ADMIN
 
 TABLES = {
     "tenants", "agents", "events", "lessons", "lesson_evidence", "lesson_history",
@@ -52,3 +57,74 @@ def test_sqlite_downgrade_and_upgrade_again(tmp_path: Path) -> None:
     assert set(inspect(create_engine(url)).get_table_names()) <= {"alembic_version"}
     upgrade(url)
     assert _diff(url) == []
+
+
+@pytest.fixture()
+def fresh_pg_url() -> Iterator[str]:
+    """An empty database of its own: these tests move the schema up and down."""
+    name = f"digest_migrate_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = PG_ADMIN.rsplit("/", 1)[0] + f"/{name}"
+    yield url.replace("postgresql://", "postgresql+psycopg://", 1)
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
+        )
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+@pytest.mark.services
+def test_postgres_term_index_backfills_active_lessons_and_downgrades(fresh_pg_url: str) -> None:
+    upgrade(fresh_pg_url, "0003")
+    engine = create_engine(fresh_pg_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO tenants (id, name, learning_apply_mode, settings, created_at)"
+                    " VALUES (1, 'acme', 'auto', '{}', now());"
+                    "INSERT INTO agents (id, tenant_id, name, enable_learning, lesson_epoch,"
+                    " created_at) VALUES (1, 1, 'bot', true, 0, now())"
+                )
+            )
+            for slug, status in (("kept", "active"), ("off", "disabled")):
+                conn.execute(
+                    text(
+                        "INSERT INTO lessons (tenant_id, agent_id, scope, slug, title, situation,"
+                        " correction, tags, source, outcome, confidence, support_count,"
+                        " success_count, failure_count, hit_count, status, created_at,"
+                        " updated_at) VALUES (1, 1, 'agent', :slug, :slug, 'Refunds,',"
+                        " :correction, '[]', 'manual_lesson', 'mixed', 0.5, 1, 0, 0, 0, :status,"
+                        " now(), now())"
+                    ),
+                    {"slug": slug, "correction": f"Ask a MANAGER ({slug})", "status": status},
+                )
+        upgrade(fresh_pg_url)
+        with engine.connect() as conn:
+            terms = {
+                (row.slug, row.term)
+                for row in conn.execute(
+                    text(
+                        "SELECT lessons.slug, lesson_terms.term FROM lesson_terms"
+                        " JOIN lessons ON lessons.id = lesson_terms.lesson_id"
+                    )
+                )
+            }
+            indexes = {ix["name"] for ix in inspect(conn).get_indexes("lessons")}
+        key = "=" + hashlib.md5(b"refunds ask a manager kept").hexdigest()
+        assert terms == {
+            ("kept", term)
+            for term in (
+                "refunds", "ask", "a", "manager", "kept", "refunds ask", "ask a", "a manager",
+                "manager kept", key,
+            )
+        }  # fmt: skip
+        assert "ix_lessons_text_trgm" not in indexes
+        command.downgrade(alembic_config(fresh_pg_url), "0003")
+        with engine.connect() as conn:
+            assert "lesson_terms" not in inspect(conn).get_table_names()
+            indexes = {ix["name"] for ix in inspect(conn).get_indexes("lessons")}
+        assert "ix_lessons_text_trgm" in indexes
+    finally:
+        engine.dispose()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 
 import digest
 from digest.db import session_scope
@@ -424,42 +424,3 @@ def test_applied_lesson_feedback_counts_once_even_when_delivered_twice(
         assert (row.success_count, row.failure_count) == (1, 1)
         assert row.confidence == 0.5
         assert (foreign.success_count, foreign.failure_count) == (0, 0)
-
-
-def test_postgres_neighbour_query_uses_the_trigram_index(
-    services_env: dict[str, str], tenant: str
-) -> None:
-    from digest.similarity import neighbour_query
-
-    anchor = existing(tenant, "seed", "seed lesson")
-    with session_scope() as session:
-        session.execute(
-            text(
-                "INSERT INTO lessons (tenant_id, agent_id, scope, slug, title, situation,"
-                " correction, tags, source, outcome, confidence, support_count, success_count,"
-                " failure_count,"
-                " hit_count, status, created_at, updated_at)"
-                " SELECT :t, :a, 'agent', 'bulk-' || g, 'bulk ' || g,"
-                " 'When calling ' || (array['refund','shipping','lookup','ticket','invoice'])"
-                "[1 + g % 5] || ' for customer ' || g,"
-                " 'Check the ' || (array['amount','order id','tracking code','currency','size'])"
-                "[1 + (g / 5) % 5] || ' before case ' || md5(g::text), '[]'::jsonb,"
-                " 'manual_lesson', 'mixed', 0.5,"
-                " 1, 0, 0, 0, 'active', now(), now() FROM generate_series(1, 10000) AS g"
-            ),
-            {"t": anchor.tenant_id, "a": anchor.agent_id},
-        )
-        session.execute(text("ANALYZE lessons"))
-    with session_scope() as session:
-        query = neighbour_query(
-            session,
-            anchor.tenant_id,
-            anchor.agent_id,
-            "When calling refund for customer 42: check the amount",
-            5,
-        )
-        compiled = query.compile(session.get_bind(), compile_kwargs={"literal_binds": True})
-        # The compiled text escapes "%" for the driver; an (empty) parameter tuple unescapes it.
-        rows = session.connection().exec_driver_sql(f"EXPLAIN {compiled}", ())
-        plan = "\n".join(row[0] for row in rows)
-    assert "ix_lessons_text_trgm" in plan, plan
