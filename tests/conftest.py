@@ -144,14 +144,16 @@ def base_env(pg_url: str, redis_url: str, queue: str) -> dict[str, str]:
     }
 
 
-def spawn_worker(env: dict[str, str], log_path: Path, concurrency: int = 1) -> WorkerProcess:
+def spawn_worker(
+    env: dict[str, str], log_path: Path, concurrency: int = 1, pool: str = "prefork"
+) -> WorkerProcess:
     """Start ``celery -A worker worker`` on ``env["DIGEST_QUEUE"]`` and wait until it is ready."""
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
     full_env = {**inherited, **env, "DIGEST_LOG_JSON": "true"}
     name = f"w-{uuid.uuid4().hex[:8]}@%h"
     cmd = [
         sys.executable, "-m", "celery", "-A", "worker", "worker",
-        "--loglevel=INFO", f"--concurrency={concurrency}", "--pool=prefork",
+        "--loglevel=INFO", f"--concurrency={concurrency}", f"--pool={pool}",
         "-Q", env["DIGEST_QUEUE"], "-n", name,
         "--without-gossip", "--without-mingle", "--without-heartbeat",
     ]  # fmt: skip
