@@ -600,12 +600,18 @@ def test_postgres_restart_mid_stream(
     refused: list[int] = []
     wrong: list[str] = []
     down_durations: list[float] = []
-    stop_at = len(stream.events) // 3
+    head = len(stream.events) // 3
     down_since: float | None = None
     restarted = False
     with RelayLoop(2.0):
         for i, (kind, data) in enumerate(stream.events):
-            if i == stop_at:
+            if i == head:
+                # Stop it while the worker is busy with a backlog, so its tasks meet the outage.
+                wait_until(
+                    lambda: terminal_count(private_pg.url, list(ids.values())) >= 5,
+                    120,
+                    "worker progress",
+                )
                 private_pg.stop("fast")
                 down_since = time.monotonic()
             elif (
@@ -623,7 +629,7 @@ def test_postgres_restart_mid_stream(
             if down_since is not None and not restarted:
                 down_durations.append(time.monotonic() - t0)
                 assert i not in ids, f"event {i} was stored while Postgres was down"
-            time.sleep(0.03 if down_since is None or restarted else 0.2)
+            time.sleep(0.2 if down_since is not None and not restarted else 0.03)
         assert restarted, "the stream ended before Postgres came back: raise the scale"
         assert wrong == [], wrong[:5]
         assert refused, "no capture saw Postgres down"
