@@ -413,6 +413,11 @@ def workers(tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
         worker.stop()
 
 
+def did_work(worker: WorkerProcess) -> bool:
+    log = worker.log()
+    return '"event_reflected"' in log or '"event_skipped"' in log
+
+
 def point_here(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """This process (the agent capturing, and the relay as beat would run it) uses ``env``."""
     for key, value in env.items():
@@ -487,14 +492,19 @@ def test_sigkill_worker_during_stream(
     with RelayLoop(2.0):
         producer.start()
         for _ in range(KILLS):
-            # Kill at a random moment once this worker is doing work (its children are up).
-            done_before = terminal_count(pg_url, event_ids)
-            wait_until(
-                lambda n=done_before: terminal_count(pg_url, event_ids) > n, 120, "worker progress"
+            # A replacement boots while the victim works (as the fleet's other hosts would);
+            # once it is up, the victim dies at a random moment, mid-stream and busy.
+            standby: list[WorkerProcess] = []
+            booting = threading.Thread(
+                target=lambda out=standby: out.append(workers(env)), daemon=True
             )
+            booting.start()
+            wait_until(lambda w=worker: did_work(w), 120, "the victim's first event")
+            booting.join(timeout=120)
+            assert standby, "the replacement worker did not start"
             time.sleep(rng.uniform(0.0, 1.5))
             worker.kill()
-            worker = workers(env)
+            worker = standby[0]
         producer.join(timeout=300)
         assert not producer.is_alive() and len(event_ids) == len(stream.events)
         got = wait_all_terminal(pg_url, tenant, event_ids, timeout=300, relay=lambda: None)
