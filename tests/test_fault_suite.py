@@ -911,13 +911,18 @@ def test_llm_fault_mix(
             assert ops == (), (plan, ops)
         else:
             assert ops in RECONCILE_OPS[plan.reconcile], (plan.reflect, plan.reconcile, ops)
-    # UPDATE, DELETE and NOOP only ever name a lesson the model was shown for that event.
+    # UPDATE, DELETE and NOOP only ever name a lesson the model was shown for that event (by
+    # any of its texts: a concurrent UPDATE may have reworded it between read and write).
+    texts: dict[int, set[tuple[str, str]]] = {}
+    for row in history:
+        for snap in (row.before, row.after):
+            if snap is not None:
+                texts.setdefault(row.lesson_id, set()).add((snap["situation"], snap["correction"]))
     by_id = {event_ids[i]: plan for i, plan in enumerate(plans)}
     for row in history:
         if row.op in ("UPDATE", "DELETE", "NOOP") and row.event_id in by_id:
-            assert row.before is not None
-            shown = _shown_existing(mix_llm.bodies[by_id[row.event_id].name])
-            assert (row.before["situation"], row.before["correction"]) in shown, row.id
+            shown = set(_shown_existing(mix_llm.bodies[by_id[row.event_id].name]))
+            assert texts[row.lesson_id] & shown, (row.id, row.op, row.lesson_id)
 
     # The bank is consistent: nothing hard-deleted, every lesson cited, history matches.
     adds = Counter(row.lesson_id for row in history if row.op == "ADD")
