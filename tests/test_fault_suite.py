@@ -19,11 +19,21 @@ initdb'd cluster on free ports in temp dirs) so stopping them never disturbs any
    answers with hallucinated / out-of-range ids and ops on wrong ids). All end terminal,
    every failure carries its reason, and no wrong operation reaches the lesson bank.
 
-Scale: ``DIGEST_FAULT_SCALE`` (float, default 1) multiplies every stream length (``=10`` for a
-long soak: 10,000 events under 10 kills …). ``DIGEST_FAULT_KILLS`` (default 10) sets the
-number of SIGKILLs, ``DIGEST_FAULT_REDIS_OUTAGE_S`` (default 30) the broker outage, and
-``DIGEST_FAULT_SEED`` the random seed (the default is fixed, so a failure reproduces).
-Run with ``DIGEST_TEST_REDIS_DB=<n>`` like the rest of the suite.
+Scale (environment):
+
+- ``DIGEST_FAULT_SCALE`` (float, default 1) multiplies every stream length: 1,000 / 300 / 300
+  / 500 events by default; ``=10`` is a long soak (10,000 events under the kills, …);
+- ``DIGEST_FAULT_KILLS`` (default 10) the number of SIGKILLs;
+- ``DIGEST_FAULT_REDIS_OUTAGE_S`` (default 30) the broker outage; lower it only to iterate;
+- ``DIGEST_FAULT_PG_DOWN_S`` (default 8) how long Postgres stays down;
+- ``DIGEST_FAULT_SEED`` the random seed (fixed by default, so a failure reproduces).
+
+Recovery is made quick through the product's own settings (``FAST_RECOVERY``): the relay runs
+every 2 s (a thread of the test process, standing in for beat), re-publishes ``pending``
+events after 10 s and takes over ``processing`` claims after the 20 s hard time limit. Run
+with ``DIGEST_TEST_REDIS_DB=<n>`` like the rest of the suite::
+
+    DIGEST_TEST_REDIS_DB=4 pytest tests/test_fault_suite.py -s   # -s prints one line per test
 """
 
 from __future__ import annotations
