@@ -157,12 +157,13 @@ def complete(
     usage.calls += 1
     try:
         response = litellm.completion(**kwargs)
-    except _transient_types(litellm) as exc:
-        usage.errors.append(f"{type(exc).__name__}: {_short(exc)}")
-        raise LLMTransientError(f"{type(exc).__name__}: {_short(exc)}") from exc
     except Exception as exc:
-        usage.errors.append(f"{type(exc).__name__}: {_short(exc)}")
-        raise LLMError(f"{type(exc).__name__}: {_short(exc)}") from exc
+        _reraise_time_limit(exc)
+        message = f"{type(exc).__name__}: {_short(exc)}"
+        usage.errors.append(message)
+        if isinstance(exc, _transient_types(litellm)):
+            raise LLMTransientError(message) from exc
+        raise LLMError(message) from exc
     reported = getattr(response, "usage", None)
     if reported is not None:
         usage.prompt_tokens += int(getattr(reported, "prompt_tokens", 0) or 0)
@@ -179,6 +180,17 @@ def complete(
 def _content(response: Any) -> str:
     content = response.choices[0].message.content
     return content if isinstance(content, str) else ""
+
+
+def _reraise_time_limit(exc: BaseException) -> None:
+    """litellm wraps whatever its call raised, a worker's soft time limit included, in an
+    ``APIConnectionError``; retried as a model fault, the limit would never stop the task (only
+    the hard limit, which kills the pool child). Re-raise the limit itself."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if type(seen).__name__ == "SoftTimeLimitExceeded":  # celery's, named: no celery import
+            raise seen
+        seen = seen.__cause__ or seen.__context__
 
 
 def call_and_parse(

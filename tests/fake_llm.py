@@ -4,6 +4,9 @@ litellm talks to it as ``openai/<name>`` with ``api_base``. Requests are routed 
 a marker found in the prompt (``[script:NAME]``, which tests put in the event text), so one
 worker can serve many tests and each test counts exactly its own requests.
 
+When a prompt carries several markers (a reconcile request shows other events' lessons before
+the candidate), ``FakeLLM(route_by_last=True)`` routes by the last one, the candidate's.
+
 A script is a list of steps, one per request; the last step repeats. Steps:
 ``("reply", text)``, ``("status", code)`` or ``("status", code, error_message)``,
 ``("sleep", seconds, text)``.
@@ -24,7 +27,8 @@ Step = tuple[Any, ...]
 
 
 class FakeLLM:
-    def __init__(self) -> None:
+    def __init__(self, *, route_by_last: bool = False) -> None:
+        self.route_by_last = route_by_last
         self.scripts: dict[str, list[Step]] = {}
         self.requests: dict[str, int] = defaultdict(int)
         self.bodies: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -76,8 +80,8 @@ class FakeLLM:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 text = json.dumps(body.get("messages", []))
-                found = MARKER.search(text)
-                name = found.group(1) if found else "_unscripted"
+                found = MARKER.findall(text)
+                name = (found[-1] if fake.route_by_last else found[0]) if found else "_unscripted"
                 with fake._lock:
                     fake.bodies[name].append(body)
                 step = fake._next_step(name)

@@ -122,3 +122,32 @@ def test_skip_from_a_real_model_is_recorded(
     body = fake_llm.bodies[script][0]
     user = body["messages"][-1]["content"]
     assert "<event>" in user and '"kind": "run_outcome"' in user
+
+
+def test_soft_time_limit_inside_the_model_call_is_not_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """litellm wraps a worker's SoftTimeLimitExceeded as a connection error; it must stop the
+    task at once (the relay takes the event over), not be retried as a transient model fault."""
+    from billiard.exceptions import SoftTimeLimitExceeded
+
+    from digest import llm
+    from digest.config import Settings
+
+    llm.warm_up()  # first: it keeps litellm from fetching its price map over the network
+    from digest.offline import OfflineRules
+
+    def over_time(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(OfflineRules, "completion", over_time)
+    usage = llm.Usage()
+    with pytest.raises(SoftTimeLimitExceeded):
+        llm.call_and_parse(
+            [{"role": "user", "content": "<event>{}</event>"}],
+            str,
+            model="offline/rules",
+            usage=usage,
+            settings=Settings(llm_max_attempts=3, llm_retry_wait_max_s=0),
+        )
+    assert usage.calls == 1

@@ -42,6 +42,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,
+        # A pool child imports litellm at start (2-3 s idle, 10 s+ on a busy host); Celery's
+        # default 4 s wait for its UP message would kill and re-fork children forever.
+        "worker_proc_alive_timeout": 60.0,
         "task_soft_time_limit": settings.task_soft_time_limit_s,
         "task_time_limit": settings.task_time_limit_s,
         "task_serializer": "json",

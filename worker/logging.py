@@ -33,7 +33,17 @@ def _on_process_init(**_: Any) -> None:
 
     dispose_engines()
     reset_publisher()
-    # Pay litellm's 2-3 s import once per child at start, not inside the first task.
+    # Normally a no-op: the main process imported litellm before forking (``_on_worker_init``).
+    from digest.llm import warm_up
+
+    warm_up()
+
+
+def _on_worker_init(**_: Any) -> None:
+    # Pay litellm's 2-3 s import once, in the main process before the pool forks: children
+    # (and every child re-forked after a crash) start at once and share those pages. Importing
+    # starts no threads and opens no sockets, so it is fork-safe; its logging thread starts
+    # lazily, in the child, on the first call.
     from digest.llm import warm_up
 
     warm_up()
@@ -69,5 +79,6 @@ def connect_signals() -> None:
     signals.setup_logging.connect(_on_setup_logging, weak=False)
     signals.task_prerun.connect(_on_prerun, weak=False)
     signals.task_postrun.connect(_on_postrun, weak=False)
+    signals.worker_init.connect(_on_worker_init, weak=False)
     signals.worker_process_init.connect(_on_process_init, weak=False)
     signals.worker_init.connect(_on_worker_init, weak=False)
