@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import structlog
 from structlog.types import EventDict
@@ -46,10 +46,22 @@ def _redact_value(value: Any) -> Any:
     return value
 
 
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at write time, not at configure time: a host that
+    swaps stderr (a test runner, a CLI runner, a daemon redirecting output) and closes the old
+    one must never turn a log line into an exception in the caller."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(
     level: str = "INFO", *, json: bool = True, stream: TextIO | None = None
 ) -> None:
-    stream = stream or sys.stderr
+    stream = stream or cast(TextIO, _CurrentStderr())
     numeric = logging.getLevelName(level.upper())
     numeric = numeric if isinstance(numeric, int) else logging.INFO
     shared: list[structlog.types.Processor] = [

@@ -39,29 +39,21 @@ def _on_process_init(**_: Any) -> None:
     warm_up()
 
 
-def _on_worker_init(**_: Any) -> None:
-    # Pay litellm's 2-3 s import once, in the main process before the pool forks: children
-    # (and every child re-forked after a crash) start at once and share those pages. Importing
-    # starts no threads and opens no sockets, so it is fork-safe; its logging thread starts
-    # lazily, in the child, on the first call.
-    from digest.llm import warm_up
-
-    warm_up()
-
-
 def _on_worker_init(sender: Any = None, **_: Any) -> None:
-    """Pools without child processes (threads, solo) never see ``worker_process_init``: size
-    the database pool for the concurrent tasks and pay litellm's import here, once. Nothing
-    happens for prefork: its parent must stay free of litellm's threads before it forks."""
+    """Pay litellm's 2-3 s import once, in the main process, before any task runs.
+
+    Prefork: the parent imports before it forks, so children (and every child re-forked after
+    a crash) start at once and share those pages; importing starts no threads and opens no
+    sockets, and litellm's logging thread starts lazily, in the child, on its first call.
+    Threads: also size the database pool for the concurrent tasks (each holds a connection).
+    """
     pool = getattr(sender, "pool_cls", None)  # still the name ("threads") at worker_init
     name = pool if isinstance(pool, str) else getattr(pool, "__module__", "")
     kind = str(name).rsplit(".", 1)[-1].lower()
-    if kind not in ("threads", "solo"):
-        return
-    from digest.db import dispose_engines, follow_concurrency
-
     concurrency = int(getattr(sender, "concurrency", 0) or 0)
     if kind == "threads" and concurrency:
+        from digest.db import dispose_engines, follow_concurrency
+
         follow_concurrency(concurrency)
         dispose_engines()  # engines made before this point have the default pool size
     from digest.llm import warm_up
@@ -81,4 +73,3 @@ def connect_signals() -> None:
     signals.task_postrun.connect(_on_postrun, weak=False)
     signals.worker_init.connect(_on_worker_init, weak=False)
     signals.worker_process_init.connect(_on_process_init, weak=False)
-    signals.worker_init.connect(_on_worker_init, weak=False)
