@@ -162,6 +162,17 @@ def publish_reflect(event_id: int, settings: Settings | None = None) -> bool:
     return publish_task(TASK_REFLECT_EVENT, [event_id], settings)
 
 
+def waiting_messages(settings: Settings | None = None) -> int | None:
+    """Messages in the queue that no worker has taken yet; None if the broker cannot say."""
+    settings = settings or get_settings()
+    if settings.embedded:
+        return None
+    try:
+        return int(_client(settings).llen(settings.queue))
+    except Exception:  # any broker fault: the caller treats "unknown" as "cannot publish"
+        return None
+
+
 def reset_publisher() -> None:
     """Drop cached broker connections and the back-off window (after fork, and in tests)."""
     global _suppressed_until

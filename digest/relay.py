@@ -4,7 +4,10 @@ Postgres is the truth; the broker only carries hints. The relay re-publishes wha
 message would otherwise strand: events still ``pending`` after ``DIGEST_RELAY_PENDING_AGE_S``
 (the hot-path publish failed, or Redis restarted and lost its queue), and events left
 ``processing`` past the hard time limit (the worker died; with Redis, its unacked message
-would otherwise wait out the whole visibility timeout).
+would otherwise wait out the whole visibility timeout). While messages still wait in the queue
+(a backlog), a published pending event is most likely one of them, so only never-published
+ones are re-published; once the queue has drained, every stranded event is. A queue lost in a
+Redis restart under steady traffic is therefore replayed when the backlog clears, not before.
 
 Embedded mode has no broker: ``drain`` reflects pending events in this process instead.
 """
@@ -26,16 +29,20 @@ from digest.reflect import ReflectResult, reflect_event
 log = structlog.get_logger("digest.relay")
 
 
-def _stranded(settings: Settings) -> object:
+def _stranded(settings: Settings, *, backlog: bool = False) -> object:
+    """Events whose message may be gone. With a ``backlog`` (messages still wait in the
+    queue), a pending event that was published is most likely among them: only events never
+    published count, or every minute of backlog would queue each one once more."""
     now = utcnow()
     pending_before = now - timedelta(seconds=settings.relay_pending_age_s)
     stale_before = now - timedelta(seconds=settings.processing_stale_after_s)
+    republish = (
+        Event.published_at.is_(None)
+        if backlog
+        else or_(Event.published_at.is_(None), Event.published_at <= pending_before)
+    )
     return or_(
-        and_(
-            Event.status == "pending",
-            Event.created_at <= pending_before,
-            or_(Event.published_at.is_(None), Event.published_at <= pending_before),
-        ),
+        and_(Event.status == "pending", Event.created_at <= pending_before, republish),
         and_(
             Event.status == "processing",
             Event.processing_started_at <= stale_before,
@@ -53,11 +60,15 @@ def relay_pending(settings: Settings | None = None) -> list[int]:
     if settings.embedded:
         log.info("relay_skipped", reason="embedded mode has no broker; use drain")
         return []
+    waiting = publish.waiting_messages(settings)
+    if waiting is None:
+        log.warning("relay_skipped", reason="broker unreachable; the next run retries")
+        return []
     published: list[int] = []
     with session_scope(settings.database_url) as session:
         query = (
             select(Event)
-            .where(_stranded(settings))  # type: ignore[arg-type]
+            .where(_stranded(settings, backlog=waiting > 0))  # type: ignore[arg-type]
             .order_by(Event.id)
             .limit(settings.relay_batch_size)
         )

@@ -41,3 +41,49 @@ def test_requeued_events_are_published_and_reflected(
     with session_scope() as session:
         untouched = session.get(Event, other)
         assert untouched is not None and untouched.status == "failed", "another agent's event"
+
+
+def test_relay_does_not_requeue_a_backlog_but_replays_a_lost_queue(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    from datetime import timedelta
+
+    from digest.config import get_settings
+    from digest.models import utcnow
+    from digest.relay import relay_pending
+
+    ids = [
+        digest.record_run(tenant, "bot", task=f"refund {n}", outcome="failure", error="no amount")
+        for n in range(3)
+    ]
+    never_published = digest.record_run(tenant, "bot", task="x", outcome="failure", error="y")
+    long_ago = utcnow() - timedelta(hours=1)
+    with session_scope() as session:
+        session.execute(
+            update(Event)
+            .where(Event.id.in_(ids))
+            .values(created_at=long_ago, published_at=long_ago)
+        )
+        session.execute(
+            update(Event)
+            .where(Event.id == never_published)
+            .values(created_at=long_ago, published_at=None)
+        )
+    broker = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
+    queue = services_env["DIGEST_QUEUE"]
+    settings = get_settings()
+    assert broker.llen(queue) == 4  # the capture-time messages, no worker running
+
+    # A backlog: the published events' messages are still waiting; only the unpublished one
+    # is sent again.
+    assert relay_pending(settings) == [never_published]
+    assert broker.llen(queue) == 5
+
+    # Redis lost its queue: now every stranded event is replayed.
+    broker.delete(queue)
+    with session_scope() as session:
+        session.execute(
+            update(Event).where(Event.id == never_published).values(published_at=long_ago)
+        )
+    assert sorted(relay_pending(settings)) == sorted([*ids, never_published])
+    assert broker.llen(queue) == 4
