@@ -492,11 +492,11 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
         if plan.llm_called and run.model is None:
             run.model = asker.model  # a manual lesson: the reconcile call is the only model
         last = round_number == settings.reconcile_max_rounds
-        result = _write(run, clean, plan, quarantined, None if last else snapshot)
+        result = _write(run, clean, plan, quarantined, snapshot, last_round=last)
         if result.status != "epoch_moved":
             return result
         log.info("lesson_epoch_moved", event_id=claimed.event_id, round=round_number)
-    raise AssertionError("unreachable: the last round writes without an epoch check")
+    raise AssertionError("unreachable: the last round never reports epoch_moved")
 
 
 def _write(
@@ -504,7 +504,9 @@ def _write(
     clean: list[Candidate],
     plan: Plan,
     quarantined: list[tuple[Candidate, str]],
-    read: Snapshot | None,
+    read: Snapshot,
+    *,
+    last_round: bool = False,
 ) -> ReflectResult:
     claimed = run.claimed
     outcome = _lesson_outcome(claimed)
@@ -513,8 +515,10 @@ def _write(
         if event is None or not _still_ours(event, claimed):
             return ReflectResult(claimed.event_id, "claim_lost")
         lock_agent_lessons(session, event.agent_id)
-        if read is not None and not _plan_still_valid(session, claimed, clean, read):
-            return ReflectResult(claimed.event_id, "epoch_moved")
+        if not _plan_still_valid(session, claimed, clean, read):
+            if not last_round:
+                return ReflectResult(claimed.event_id, "epoch_moved")
+            plan = _without_stale_rewrites(session, plan, read, claimed.event_id)
 
         def add(candidate: Candidate, status: str = "active", why: str | None = None) -> Lesson:
             return add_lesson(
@@ -591,6 +595,37 @@ def _plan_still_valid(
         return True
     fresh = read_neighbours(session, claimed.tenant_id, claimed.agent_id, clean, read.k)
     return fresh.neighbours == read.neighbours
+
+
+def _without_stale_rewrites(session: Session, plan: Plan, read: Snapshot, event_id: int) -> Plan:
+    """The last round may not reconcile again, so it must not overwrite newer text: an UPDATE
+    whose lesson changed since it was read becomes a NOOP (support and evidence, no rewrite).
+    Targets that are gone altogether become ADDs in ``apply_plan``; ADDs are re-checked for an
+    identical lesson under the lock there too."""
+    read_text = {
+        n.lesson_id: (n.situation, n.mistake, n.correction)
+        for neighbours in read.neighbours
+        for n in neighbours
+    }
+    ids = [o.lesson_id for o in plan.operations if o.op == "UPDATE" and o.lesson_id is not None]
+    now = {
+        row.id: (row.situation, row.mistake, row.correction)
+        for row in session.execute(
+            select(Lesson.id, Lesson.situation, Lesson.mistake, Lesson.correction).where(
+                Lesson.id.in_(ids)
+            )
+        )
+    }
+    operations = []
+    for op in plan.operations:
+        target = op.lesson_id
+        if op.op == "UPDATE" and target in now and now[target] != read_text.get(target or -1):
+            log.warning("reconcile_update_downgraded", event_id=event_id, lesson_id=op.lesson_id)
+            op = replace(
+                op, op="NOOP", merged=None, reason="lesson changed meanwhile; kept as support"
+            )
+        operations.append(op)
+    return replace(plan, operations=operations)
 
 
 def apply_outcome_feedback(session: Session, event: Event) -> int:

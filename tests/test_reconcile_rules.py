@@ -675,3 +675,39 @@ def test_confidence_is_monotonic() -> None:
     by_failure = [confidence_from_counts(2, f) for f in range(20)]
     assert all(a < b for a, b in itertools.pairwise(by_success))
     assert all(a > b for a, b in itertools.pairwise(by_failure))
+
+
+def test_last_round_never_overwrites_a_lesson_that_changed_since_it_was_read(
+    sqlite_env: str,
+) -> None:
+    import digest
+    from digest.db import session_scope
+    from digest.lessons import Candidate, find_agent
+    from digest.models import Lesson
+    from digest.reconcile import Operation, Plan, read_neighbours
+    from digest.reflect import _without_stale_rewrites
+
+    kept_id = digest.record_lesson("t", "bot", "refunds: confirm the amount before refunding")
+    moved_id = digest.record_lesson("t", "bot", "shipping: quote 2-3 days for Norway")
+    candidate = Candidate(situation="refunds and shipping", correction="confirm amounts; quote")
+    with session_scope() as session:
+        agent = find_agent(session, "t", "bot")
+        read = read_neighbours(session, agent.tenant_id, agent.id, [candidate], 5)
+    assert {n.lesson_id for n in read.neighbours[0]} >= {kept_id, moved_id}
+    with session_scope() as session:  # another writer enriches one of them meanwhile
+        moved = session.get(Lesson, moved_id)
+        assert moved is not None
+        moved.correction += " (3-5 days from Oslo in winter)"
+
+    merged = Candidate(situation="s", correction="merged text")
+    plan = Plan(
+        operations=[
+            Operation("UPDATE", 0, lesson_id=kept_id, merged=merged),
+            Operation("UPDATE", 0, lesson_id=moved_id, merged=merged),
+        ]
+    )
+    with session_scope() as session:
+        safe = _without_stale_rewrites(session, plan, read, event_id=1)
+    kept, moved_op = safe.operations
+    assert (kept.op, kept.lesson_id, kept.merged) == ("UPDATE", kept_id, merged)
+    assert (moved_op.op, moved_op.lesson_id, moved_op.merged) == ("NOOP", moved_id, None)
