@@ -191,6 +191,8 @@ class Claimed:
     agent_model: str | None
     enable_learning: bool
     instructions: str | None
+    #: the tenant's promotion policy (distinct contacts), read with the claim
+    promote_at: int
 
 
 @dataclass
@@ -208,9 +210,17 @@ def _lock_event(session: Session, event_id: int) -> Event | None:
 
 def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
     with session_scope(settings.database_url) as session:
-        event = _lock_event(session, event_id)
-        if event is None:
+        # One round trip: the event row locked, with its agent and tenant (not locked).
+        row = session.execute(
+            select(Event, Agent, Tenant)
+            .join(Agent, Agent.id == Event.agent_id)
+            .join(Tenant, Tenant.id == Event.tenant_id)
+            .where(Event.id == event_id)
+            .with_for_update(of=Event)
+        ).first()
+        if row is None:
             return ReflectResult(event_id, "missing", "no such event")
+        event, agent, tenant = row.tuple()
         if event.status in TERMINAL:
             return ReflectResult(event_id, "already_done", event.status)
         now = utcnow()
@@ -232,9 +242,6 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
         event.attempts += 1
         event.processing_started_at = now
         event.updated_at = now
-        agent = session.get(Agent, event.agent_id)
-        tenant = session.get(Tenant, event.tenant_id)
-        assert agent is not None and tenant is not None
         return Claimed(
             event_id=event.id,
             attempt=event.attempts,
@@ -252,6 +259,7 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
             agent_model=agent.llm_model,
             enable_learning=agent.enable_learning,
             instructions=agent.learning_instructions,
+            promote_at=policy_for(tenant, settings).promotion_contacts,
         )
 
 
@@ -530,8 +538,6 @@ def _write(
                 note=f"reflected from {claimed.kind} event {event.id}",
             )
 
-        tenant = session.get(Tenant, event.tenant_id)
-        assert tenant is not None
         applied = apply_plan(
             session,
             event,
@@ -540,7 +546,7 @@ def _write(
             add=add,
             model=run.model,
             prompt_hash=run.history_hash,
-            promote_at=policy_for(tenant, run.settings).promotion_contacts,
+            promote_at=claimed.promote_at,
         )
         for candidate, why in quarantined:
             applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)
