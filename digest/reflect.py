@@ -220,7 +220,7 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
         ).first()
         if row is None:
             return ReflectResult(event_id, "missing", "no such event")
-        event, agent, tenant = row.tuple()
+        event, agent, tenant = row
         if event.status in TERMINAL:
             return ReflectResult(event_id, "already_done", event.status)
         now = utcnow()
