@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 
 from digest.capture import manual_candidate
 from digest.config import Settings, get_settings
-from digest.db import session_scope
+from digest.db import read_scope, session_scope
 from digest.errors import LLMError, LLMOutputError
 from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_agent_lessons
 from digest.llm_cache import AnswerCache, answer_key
@@ -486,7 +486,8 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
     run.reconcile_hash = asker.prompt_hash
 
     for round_number in range(1, settings.reconcile_max_rounds + 1):
-        with session_scope(settings.database_url) as session:
+        # A plain read: the write below re-checks it under the lock (epoch, neighbours).
+        with read_scope(settings.database_url) as session:
             snapshot = read_neighbours(
                 session, claimed.tenant_id, claimed.agent_id, clean, settings.reconcile_k
             )

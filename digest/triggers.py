@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from digest import publish
 from digest.config import Settings, get_settings
-from digest.db import session_scope
+from digest.db import read_scope, session_scope
 from digest.lessons import find_agent, record_history, snapshot
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import policy_for
@@ -109,15 +109,17 @@ def after_reflect(agent_id: int, settings: Settings | None = None) -> str | None
     settings = settings or get_settings()
     if settings.embedded:
         return None
-    with session_scope(settings.database_url) as session:
-        # The cheap check first: with a compose outstanding this is the only query.
+    with read_scope(settings.database_url) as session:
+        # The cheap check first: with a compose outstanding this is the only query (and no
+        # transaction: the compare-and-set below is what decides).
         row = session.execute(
             select(Agent.compose_token, Agent.enable_learning).where(Agent.id == agent_id)
         ).first()
-        if row is None or not row.enable_learning:
-            return None
-        if token_outstanding(row.compose_token, settings):
-            return None  # the scheduled compose will see this activity when it fires
+    if row is None or not row.enable_learning:
+        return None
+    if token_outstanding(row.compose_token, settings):
+        return None  # the scheduled compose will see this activity when it fires
+    with session_scope(settings.database_url) as session:
         agent = session.get(Agent, agent_id)
         tenant = session.get(Tenant, agent.tenant_id) if agent else None
         if agent is None or tenant is None:
