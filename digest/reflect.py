@@ -342,17 +342,17 @@ def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> Re
     run.model = model
     key = judgement_key(claimed, model, prompt.hash)
     try:
-        remembered = JUDGEMENTS.get(key)
-        verdict: Skip | list[Candidate]
-        if remembered is None:
-            verdict = llm.call_and_parse(
+
+        def judge() -> Skip | tuple[Candidate, ...]:
+            answer = llm.call_and_parse(
                 messages, parse_reflect_output, model=model, usage=usage, settings=settings
             )
-            stored = verdict if isinstance(verdict, Skip) else tuple(verdict)
-            JUDGEMENTS.put(key, stored, settings.llm_cache_size)
-        else:
+            return answer if isinstance(answer, Skip) else tuple(answer)
+
+        stored, reused = JUDGEMENTS.get_or_compute(key, judge, settings.llm_cache_size)
+        if reused:
             log.info("reflect_judgement_reused", event_id=claimed.event_id)
-            verdict = remembered if isinstance(remembered, Skip) else list(remembered)
+        verdict = stored if isinstance(stored, Skip) else list(stored)
         if isinstance(verdict, Skip):
             return _finish_skipped(run, verdict.reason)
         return _reconcile_and_apply(run, verdict)
