@@ -172,11 +172,32 @@ def threshold_compose(
         with session_scope(settings.database_url) as session:
             _swap_token(session, agent_id, later, None)
         return "reschedule_failed"
+    began = utcnow()
     result = compose_version(agent_id, "threshold", settings)
     with session_scope(settings.database_url) as session:
         _swap_token(session, agent_id, token, None)  # "created" already cleared it
-    # Signals reflected while this compose was outstanding (or running) are seen here.
-    after_reflect(agent_id, settings)
+        # Events reflected while the compose ran found it outstanding and scheduled nothing;
+        # their lessons may have missed this version, so one more compose looks at them.
+        busy = session.scalar(
+            select(Event.id)
+            .where(
+                Event.agent_id == agent_id,
+                Event.status == "reflected",
+                Event.finished_at >= began,
+            )
+            .limit(1)
+        )
+        again = new_token(_countdown(quiet, settings)) if busy is not None else None
+        if again is not None and not _swap_token(session, agent_id, None, again):
+            again = None  # someone scheduled one already
+    if again is None:
+        after_reflect(agent_id, settings)  # signals since the last compose, as after an event
+    elif not publish.publish_task(
+        publish.TASK_COMPOSE_VERSION, [agent_id, "threshold", again], settings,
+        countdown=_countdown(quiet, settings),
+    ):  # fmt: skip
+        with session_scope(settings.database_url) as session:
+            _swap_token(session, agent_id, again, None)
     return result
 
 

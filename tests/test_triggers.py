@@ -274,3 +274,47 @@ def test_a_compose_firing_during_activity_reschedules_under_a_new_token(
     ]
     assert threshold_compose(agent_id, token) == "replaced"  # the older message does nothing
     assert counts(tenant) == (0, 0)
+
+
+def test_events_reflected_while_the_compose_runs_get_another_compose(
+    services_env: dict[str, str],
+    own_queue: str,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import digest.triggers as triggers_module
+
+    broker = services_env["DIGEST_BROKER_URL"]
+    configure(tenant, threshold_signals=2, quiet_seconds=0)
+    for event_id in answers(tenant, 2):
+        reflect_event(event_id)
+    agent_id, token = agent_token(tenant)
+    assert token is not None and len(composes(broker, own_queue)) == 1
+    real_compose = triggers_module.compose_version
+
+    def compose_while_an_event_lands(*args: Any) -> Any:
+        late = digest.record_answer(tenant, AGENT, question="Late question?", answer="Late answer.")
+        assert reflect_event(late).status == "reflected"  # finds the compose outstanding
+        return real_compose(*args)
+
+    monkeypatch.setattr(triggers_module, "compose_version", compose_while_an_event_lands)
+    result = threshold_compose(agent_id, token)
+    assert not isinstance(result, str) and result.status == "created"
+    _, again = agent_token(tenant)
+    assert again not in (None, token)
+    assert composes(broker, own_queue)[-1] == [agent_id, "threshold", again]
+
+
+def test_a_compose_with_no_activity_meanwhile_leaves_nothing_scheduled(
+    services_env: dict[str, str], own_queue: str, tenant: str
+) -> None:
+    broker = services_env["DIGEST_BROKER_URL"]
+    configure(tenant, threshold_signals=2, quiet_seconds=0)
+    for event_id in answers(tenant, 2):
+        reflect_event(event_id)
+    agent_id, token = agent_token(tenant)
+    assert token is not None
+    result = threshold_compose(agent_id, token)
+    assert not isinstance(result, str) and result.status == "created"
+    assert agent_token(tenant) == (agent_id, None)
+    assert len(composes(broker, own_queue)) == 1
