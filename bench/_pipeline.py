@@ -81,9 +81,14 @@ def send_and_wait(
     key_prefix: str = "bench",
     timeout_s: float = 1800,
     sample_every_s: float = 1.0,
+    capture_threads: int = 1,
 ) -> StreamRun:
     """Capture ``stream`` through the agent API and wait until every event is terminal,
-    sampling the worker's RSS meanwhile."""
+    sampling the worker's RSS meanwhile.
+
+    With ``capture_threads`` > 1 the stream is captured from that many threads of this
+    process at once, the way a fleet of agent processes reports concurrently (each thread
+    takes every n-th event, in stream order); one thread is a single agent process."""
     already = count_terminal(database_url)
     done_at: list[float] = []
     stop = threading.Event()
@@ -105,8 +110,7 @@ def send_and_wait(
     watcher = threading.Thread(target=watch, daemon=True)
     try:
         watcher.start()
-        for index, event in enumerate(stream):
-            capture(event, tenant, f"{key_prefix}-{index}")
+        _capture_all(stream, tenant, key_prefix, capture_threads)
         captured = time.monotonic() - started
         watcher.join(timeout_s)
     finally:
@@ -126,17 +130,33 @@ def send_and_wait(
     )
 
 
+def _capture_all(stream: list[StreamEvent], tenant: str, key_prefix: str, threads: int) -> None:
+    def share(offset: int) -> None:
+        for index in range(offset, len(stream), threads):
+            capture(stream[index], tenant, f"{key_prefix}-{index}")
+
+    if threads <= 1:
+        share(0)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads) as pool:
+        for done in [pool.submit(share, offset) for offset in range(threads)]:
+            done.result()  # a capture error fails the benchmark
+
+
 def run_stream(
     database_url: str,
     stream: list[StreamEvent],
     *,
     pool: str = "prefork",
     concurrency: int = 2,
+    capture_threads: int = 1,
     **env: str,
 ) -> StreamRun:
     """Start a worker, send ``stream`` through it, stop it."""
     with running_worker(database_url, pool=pool, concurrency=concurrency, **env) as (worker, _):
-        return send_and_wait(database_url, worker, stream)
+        return send_and_wait(database_url, worker, stream, capture_threads=capture_threads)
 
 
 def copy_floor(database_url: str, stream: list[StreamEvent]) -> float:

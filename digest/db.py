@@ -89,6 +89,18 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
         session.close()
 
 
+@contextmanager
+def read_scope(url: str | None = None) -> Iterator[Session]:
+    """A session for reads that need no transaction of their own: each statement runs in
+    autocommit, which under READ COMMITTED sees exactly what it would inside a transaction
+    (every statement takes its own snapshot), minus the BEGIN and COMMIT round trips. Not for
+    writes, locks or reads that must agree with each other."""
+    with get_engine(url).connect() as connection:
+        reader = connection.execution_options(isolation_level="AUTOCOMMIT")
+        with Session(bind=reader, expire_on_commit=False) as session:
+            yield session
+
+
 def dispose_engines() -> None:
     """Forget pooled connections (call in a forked child: never share a parent's sockets)."""
     with _lock:

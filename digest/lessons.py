@@ -187,7 +187,8 @@ def add_lesson(
     )
     session.add(lesson)
     session.flush()
-    add_evidence(session, lesson, event, note)
+    # A new lesson has no evidence yet: no need to look for an existing citation.
+    session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
     record_history(
         session,
         lesson,
@@ -203,17 +204,32 @@ def add_lesson(
 
 
 def add_evidence(session: Session, lesson: Lesson, event: Event, note: str) -> bool:
-    """Cite ``event`` on ``lesson`` once. Returns False if it was already cited."""
-    exists = session.scalar(
-        select(LessonEvidence.id).where(
-            LessonEvidence.lesson_id == lesson.id, LessonEvidence.event_id == event.id
-        )
-    )
-    if exists is not None:
-        return False
-    session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
-    session.flush()
-    return True
+    """Cite ``event`` on ``lesson`` once. Returns False if it was already cited.
+
+    One statement: the unique (lesson_id, event_id) constraint decides, ``ON CONFLICT DO
+    NOTHING`` (Postgres and SQLite) reports whether a row went in."""
+    session.flush()  # the lesson row must exist before its citation
+    values = {
+        "lesson_id": lesson.id,
+        "event_id": event.id,
+        "note": note[:300],
+        "created_at": utcnow(),
+    }
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        inserted = session.scalar(
+            pg_insert(LessonEvidence).values(**values).on_conflict_do_nothing()
+            .returning(LessonEvidence.id)
+        )  # fmt: skip
+    else:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        inserted = session.scalar(
+            sqlite_insert(LessonEvidence).values(**values).on_conflict_do_nothing()
+            .returning(LessonEvidence.id)
+        )  # fmt: skip
+    return inserted is not None
 
 
 def record_history(
@@ -338,13 +354,28 @@ _LOCK_CLASS = 0x6C64
 
 def lock_agent_lessons(session: Session, agent_id: int) -> None:
     """Serialise lesson writes per agent until the transaction ends (Postgres advisory lock;
-    SQLite already serialises writers). Released by the server if the worker dies."""
-    if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy import func
+    SQLite already serialises writers). Released by the server if the worker dies.
 
-        # The two-int form takes int4 keys; fold large ids into that range.
-        key = agent_id % 2_147_483_647
-        session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, key)))
+    Taken once per transaction: a second call for the same agent in the same transaction
+    (``add_lesson`` inside a reflect write that already holds it) costs no round trip."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    from sqlalchemy import func
+
+    transaction = session.get_transaction()
+    held: tuple[object, set[int]] | None = session.info.get(_HELD_LOCKS)
+    if held is None or held[0] is not transaction:
+        held = session.info[_HELD_LOCKS] = (transaction, set())
+    if agent_id in held[1]:
+        return
+    # The two-int form takes int4 keys; fold large ids into that range.
+    key = agent_id % 2_147_483_647
+    session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, key)))
+    held[1].add(agent_id)
+
+
+#: session.info key: (the transaction, agent ids whose lesson lock it holds)
+_HELD_LOCKS = "digest_lesson_locks"
 
 
 def bump_epoch(session: Session, agent_id: int) -> None:

@@ -1,6 +1,11 @@
 """The model seam (DESIGN §4): every LLM call goes through litellm with a model string.
 
 litellm is imported here, lazily, on the first call: the capture path never pays for it.
+``offline/*`` model strings are the exception: the deterministic rules (``digest.offline``)
+are answered in process, without litellm (10-40 ms of its overhead per call and a 2-3 s
+import, for a function that takes well under a millisecond). They still get the same rendered
+messages, the same parser and retries, and record usage (estimated tokens, zero cost); the
+rules stay registered as a litellm custom provider for code that calls litellm itself.
 Retries are ours (tenacity, bounded, jittered); litellm's and the OpenAI SDK's own retries are
 switched off so attempts do not multiply. Each call reports tokens and cost.
 """
@@ -98,7 +103,7 @@ def _load_litellm() -> Any:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             import litellm
 
-            from digest.offline import OfflineRules
+            from digest.offline_provider import OfflineRules
 
             litellm.num_retries = 0
             litellm.suppress_debug_info = True
@@ -137,6 +142,8 @@ def complete(
 ) -> str:
     """One model call, no retry. Raises LLMTransientError / LLMError; records usage."""
     settings = settings or get_settings()
+    if model.startswith("offline/"):
+        return _complete_offline(messages, usage)
     litellm = _load_litellm()
     kwargs: dict[str, Any] = {
         "model": model,
@@ -147,13 +154,12 @@ def complete(
         "num_retries": 0,
         "max_retries": 0,
     }
-    if not model.startswith("offline/"):
-        if settings.llm_api_base:
-            kwargs["api_base"] = settings.llm_api_base
-        if settings.llm_api_key is not None:
-            kwargs["api_key"] = settings.llm_api_key.get_secret_value()
-        elif settings.llm_api_base:
-            kwargs["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
+    if settings.llm_api_base:
+        kwargs["api_base"] = settings.llm_api_base
+    if settings.llm_api_key is not None:
+        kwargs["api_key"] = settings.llm_api_key.get_secret_value()
+    elif settings.llm_api_base:
+        kwargs["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
     usage.calls += 1
     try:
         response = litellm.completion(**kwargs)
@@ -168,13 +174,27 @@ def complete(
     if reported is not None:
         usage.prompt_tokens += int(getattr(reported, "prompt_tokens", 0) or 0)
         usage.completion_tokens += int(getattr(reported, "completion_tokens", 0) or 0)
-    if model.startswith("offline/"):
-        return _content(response)  # the offline rules cost nothing; skip the price lookup
     try:
         usage.cost_usd += float(litellm.completion_cost(completion_response=response) or 0.0)
     except Exception:  # unknown model prices (local servers) cost nothing known
         log.debug("cost_unknown", model=model)
     return _content(response)
+
+
+def _complete_offline(messages: list[dict[str, str]], usage: Usage) -> str:
+    """One call of the offline rules, in process: the same contract as a model call."""
+    from digest.offline import OfflineRulesError, answer, token_estimate
+
+    usage.calls += 1
+    try:
+        text = answer(list(messages))
+    except OfflineRulesError as exc:
+        usage.errors.append(f"{type(exc).__name__}: {_short(exc)}")
+        raise
+    prompt_tokens, completion_tokens = token_estimate(list(messages), text)
+    usage.prompt_tokens += prompt_tokens
+    usage.completion_tokens += completion_tokens
+    return text  # the rules cost nothing
 
 
 def _content(response: Any) -> str:

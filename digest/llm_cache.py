@@ -5,6 +5,11 @@ answers the same way, so an exact repeat need not be asked again: a half-repeats
 costs the model calls of its unique half. Only parsed answers are kept (failures never are);
 a restart starts empty; ``DIGEST_LLM_CACHE_SIZE=0`` turns it off. Callers key entries by
 everything the answer depends on, and never share entries across agents.
+
+``get_or_compute`` also collapses concurrent asks: while one thread's model call for a key is
+in flight, other threads asking the same thing wait for its answer instead of making the same
+call again (a threads-pool worker often holds an event and its repeat at the same time). If
+that call fails, the waiters ask for themselves.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 V = TypeVar("V")
@@ -31,6 +37,8 @@ class AnswerCache(Generic[V]):
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: OrderedDict[str, V] = OrderedDict()
+        #: keys whose value one thread is computing now, and the signal it sets when done
+        self._in_flight: dict[str, threading.Event] = {}
         self.hits = 0
 
     def get(self, key: str) -> V | None:
@@ -49,6 +57,35 @@ class AnswerCache(Generic[V]):
             self._items.move_to_end(key)
             while len(self._items) > size:
                 self._items.popitem(last=False)
+
+    def get_or_compute(self, key: str, compute: Callable[[], V], size: int) -> tuple[V, bool]:
+        """The remembered value, or ``compute()`` stored; True if it was not computed here.
+
+        One computation per key at a time: concurrent callers wait for it. With ``size`` 0
+        nothing is remembered, so nothing is shared and every caller computes.
+        """
+        if size <= 0:
+            return compute(), False
+        while True:
+            with self._lock:
+                found = self._items.get(key)
+                if found is not None:
+                    self._items.move_to_end(key)
+                    self.hits += 1
+                    return found, True
+                done = self._in_flight.get(key)
+                if done is None:
+                    done = self._in_flight[key] = threading.Event()
+                    break
+            done.wait()  # then look again: stored, or failed (and one of us computes)
+        try:
+            value = compute()
+            self.put(key, value, size)
+            return value, False
+        finally:
+            with self._lock:
+                self._in_flight.pop(key, None)
+            done.set()
 
     def clear(self) -> None:
         with self._lock:

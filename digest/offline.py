@@ -1,4 +1,4 @@
-"""``offline/rules``: the deterministic judge, registered as a litellm custom provider.
+"""``offline/rules``: the deterministic judge, the model seam's in-memory twin.
 
 It is the in-memory twin of a real model: it reads the structured blocks the prompts already
 carry (the ``<event>`` JSON) and answers in the same output contract a real model must follow,
@@ -10,7 +10,10 @@ so one pipeline serves both. It is honest about being rules:
 - operator edit → a preference lesson (rejected draft → what not to send);
 - owner answer → a fact lesson.
 
-The rule functions are pure (``judge_event``); the provider class is a thin litellm adapter.
+The rule functions are pure (``judge_event``, ``answer``) and import nothing heavy: the model
+seam (``digest.llm``) calls ``answer`` directly for ``offline/*`` model strings, so the
+offline pipeline never imports litellm. For litellm users the same rules are also registered
+as a litellm custom provider (``digest.offline_provider``).
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ import json
 import re
 from typing import Any
 
-from litellm import CustomLLM, ModelResponse
-from litellm.llms.custom_llm import CustomLLMError
-from litellm.types.utils import Usage as LitellmUsage
+from digest.errors import LLMError
+
+
+class OfflineRulesError(LLMError):
+    """The request carries no block the rules understand (a real model's 400): not retried."""
+
 
 TRANSIENT = re.compile(
     r"time[ds]?[\s_-]?out|deadline exceeded|rate[\s_-]?limit|too many requests|\b429\b|"
@@ -306,48 +312,24 @@ def answer(messages: list[dict[str, Any]]) -> str:
 
             return change_note(*([str(t) for t in items] for items in lists))
         except (json.JSONDecodeError, TypeError) as exc:
-            raise CustomLLMError(status_code=400, message=f"bad summarize blocks: {exc}") from exc
+            raise OfflineRulesError(f"bad summarize blocks: {exc}") from exc
     existing, candidates = EXISTING_BLOCK.search(text), CANDIDATES_BLOCK.search(text)
     if existing and candidates:
         try:
             return reconcile(json.loads(existing.group(1)), json.loads(candidates.group(1)))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise CustomLLMError(status_code=400, message=f"bad reconcile blocks: {exc}") from exc
+            raise OfflineRulesError(f"bad reconcile blocks: {exc}") from exc
     found = EVENT_BLOCK.search(text)
     if found:
         try:
             event = json.loads(found.group(1))
         except json.JSONDecodeError as exc:
-            raise CustomLLMError(status_code=400, message=f"<event> is not JSON: {exc}") from exc
+            raise OfflineRulesError(f"<event> is not JSON: {exc}") from exc
         return judge_event(event)
-    raise CustomLLMError(status_code=400, message="offline/rules found no block it can judge")
+    raise OfflineRulesError("offline/rules found no block it can judge")
 
 
-class OfflineRules(CustomLLM):
-    """litellm adapter: ``offline/rules`` → ``answer(messages)`` with token estimates."""
-
-    def completion(self, *args: Any, **kwargs: Any) -> ModelResponse:
-        messages: list[dict[str, Any]] = kwargs.get("messages") or (
-            args[1] if len(args) > 1 else []
-        )
-        text = answer(messages)
-        prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
-        prompt_tokens, completion_tokens = prompt_chars // 4 + 1, len(text) // 4 + 1
-        return ModelResponse(
-            model="offline/rules",
-            choices=[
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": text},
-                }
-            ],
-            usage=LitellmUsage(
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                total_tokens=prompt_tokens + completion_tokens,
-            ),
-        )
-
-    async def acompletion(self, *args: Any, **kwargs: Any) -> ModelResponse:
-        return self.completion(*args, **kwargs)
+def token_estimate(messages: list[dict[str, Any]], text: str) -> tuple[int, int]:
+    """(prompt, completion) tokens as the rules report them: about four characters a token."""
+    prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
+    return prompt_chars // 4 + 1, len(text) // 4 + 1

@@ -288,19 +288,21 @@ class ModelAsker:
         # The rendered request is the whole input: the same request (same candidates, same
         # neighbours with the same text) gets the answer it got before, without a model call.
         key = answer_key("reconcile", self.agent_id, self.model, messages)
-        remembered = ANSWERS.get(key)
-        if remembered is not None:
+
+        def ask_model() -> str:
+            raw = self._llm.call_and_parse(
+                messages,
+                parse_reconcile_output,
+                model=self.model,
+                usage=self.usage,
+                settings=self.settings,
+            )
+            return json.dumps(raw)
+
+        answer, reused = ANSWERS.get_or_compute(key, ask_model, self.settings.llm_cache_size)
+        if reused:
             log.info("reconcile_answer_reused", agent=self.agent)
-            return resolve(json.loads(remembered), pending, id_map, shown)
-        raw = self._llm.call_and_parse(
-            messages,
-            parse_reconcile_output,
-            model=self.model,
-            usage=self.usage,
-            settings=self.settings,
-        )
-        ANSWERS.put(key, json.dumps(raw), self.settings.llm_cache_size)
-        return resolve(raw, pending, id_map, shown)
+        return resolve(json.loads(answer), pending, id_map, shown)
 
 
 # --- the database side --------------------------------------------------------------------------

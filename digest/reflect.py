@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 
 from digest.capture import manual_candidate
 from digest.config import Settings, get_settings
-from digest.db import session_scope
+from digest.db import read_scope, session_scope
 from digest.errors import LLMError, LLMOutputError
 from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_agent_lessons
 from digest.llm_cache import AnswerCache, answer_key
@@ -191,6 +191,8 @@ class Claimed:
     agent_model: str | None
     enable_learning: bool
     instructions: str | None
+    #: the tenant's promotion policy (distinct contacts), read with the claim
+    promote_at: int
 
 
 @dataclass
@@ -208,9 +210,17 @@ def _lock_event(session: Session, event_id: int) -> Event | None:
 
 def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
     with session_scope(settings.database_url) as session:
-        event = _lock_event(session, event_id)
-        if event is None:
+        # One round trip: the event row locked, with its agent and tenant (not locked).
+        row = session.execute(
+            select(Event, Agent, Tenant)
+            .join(Agent, Agent.id == Event.agent_id)
+            .join(Tenant, Tenant.id == Event.tenant_id)
+            .where(Event.id == event_id)
+            .with_for_update(of=Event)
+        ).first()
+        if row is None:
             return ReflectResult(event_id, "missing", "no such event")
+        event, agent, tenant = row
         if event.status in TERMINAL:
             return ReflectResult(event_id, "already_done", event.status)
         now = utcnow()
@@ -232,9 +242,6 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
         event.attempts += 1
         event.processing_started_at = now
         event.updated_at = now
-        agent = session.get(Agent, event.agent_id)
-        tenant = session.get(Tenant, event.tenant_id)
-        assert agent is not None and tenant is not None
         return Claimed(
             event_id=event.id,
             attempt=event.attempts,
@@ -252,6 +259,7 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
             agent_model=agent.llm_model,
             enable_learning=agent.enable_learning,
             instructions=agent.learning_instructions,
+            promote_at=policy_for(tenant, settings).promotion_contacts,
         )
 
 
@@ -334,17 +342,17 @@ def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> Re
     run.model = model
     key = judgement_key(claimed, model, prompt.hash)
     try:
-        remembered = JUDGEMENTS.get(key)
-        verdict: Skip | list[Candidate]
-        if remembered is None:
-            verdict = llm.call_and_parse(
+
+        def judge() -> Skip | tuple[Candidate, ...]:
+            answer = llm.call_and_parse(
                 messages, parse_reflect_output, model=model, usage=usage, settings=settings
             )
-            stored = verdict if isinstance(verdict, Skip) else tuple(verdict)
-            JUDGEMENTS.put(key, stored, settings.llm_cache_size)
-        else:
+            return answer if isinstance(answer, Skip) else tuple(answer)
+
+        stored, reused = JUDGEMENTS.get_or_compute(key, judge, settings.llm_cache_size)
+        if reused:
             log.info("reflect_judgement_reused", event_id=claimed.event_id)
-            verdict = remembered if isinstance(remembered, Skip) else list(remembered)
+        verdict = stored if isinstance(stored, Skip) else list(stored)
         if isinstance(verdict, Skip):
             return _finish_skipped(run, verdict.reason)
         return _reconcile_and_apply(run, verdict)
@@ -478,7 +486,8 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
     run.reconcile_hash = asker.prompt_hash
 
     for round_number in range(1, settings.reconcile_max_rounds + 1):
-        with session_scope(settings.database_url) as session:
+        # A plain read: the write below re-checks it under the lock (epoch, neighbours).
+        with read_scope(settings.database_url) as session:
             snapshot = read_neighbours(
                 session, claimed.tenant_id, claimed.agent_id, clean, settings.reconcile_k
             )
@@ -534,8 +543,6 @@ def _write(
                 note=f"reflected from {claimed.kind} event {event.id}",
             )
 
-        tenant = session.get(Tenant, event.tenant_id)
-        assert tenant is not None
         applied = apply_plan(
             session,
             event,
@@ -544,7 +551,7 @@ def _write(
             add=add,
             model=run.model,
             prompt_hash=run.history_hash,
-            promote_at=policy_for(tenant, run.settings).promotion_contacts,
+            promote_at=claimed.promote_at,
         )
         for candidate, why in quarantined:
             applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)

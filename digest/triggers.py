@@ -2,9 +2,13 @@
 
 - **Threshold**: after an event is reflected, an agent with at least N undigested signals
   (tenant setting, default 5) gets a compose scheduled after a quiet period (default 120 s).
-  Each new schedule replaces the previous one (a token on the agent: latest wins); the task
-  re-checks that the agent has been quiet and otherwise reschedules itself. Countdowns stay
-  below the broker's visibility timeout.
+  One scheduled compose per agent at a time: its token on the agent (``compose_token``, which
+  also carries when it is due) marks it outstanding, and later events only leave activity for
+  it to see — no count query, no new message per event. When it fires it re-checks that the
+  agent has been quiet and otherwise reschedules itself under a new token (latest wins). A
+  token whose message must have been lost (due longer ago than the broker's visibility
+  timeout) no longer counts as outstanding, so a lost message never strands an agent; the
+  weekly sweep catches up anyway. Countdowns stay below the broker's visibility timeout.
 - **Sweep**: a weekly beat task. It is a catch-up query (agents whose lessons changed since
   their last compose), so a missed week is caught once by the next run. It also expires
   lessons past ``expires_at``, prunes versions and relays stranded events.
@@ -17,17 +21,18 @@ finished after the agent's last compose.
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import structlog
-from sqlalchemy import exists, func, select
+from sqlalchemy import exists, func, select, update
 from sqlalchemy.orm import Session
 
 from digest import publish
 from digest.config import Settings, get_settings
-from digest.db import session_scope
+from digest.db import read_scope, session_scope
 from digest.lessons import find_agent, record_history, snapshot
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import policy_for
@@ -66,33 +71,74 @@ def _countdown(seconds: float, settings: Settings) -> float:
     return max(0.0, min(seconds, settings.visibility_timeout_s - _VISIBILITY_MARGIN_S))
 
 
-def after_reflect(agent_id: int, settings: Settings | None = None) -> str | None:
-    """Schedule a threshold compose if the agent has enough undigested signals.
+def new_token(due_in_s: float) -> str:
+    """A compose token: when the scheduled compose is due (unix seconds), then random."""
+    return f"{int(time.time() + due_in_s)}-{uuid.uuid4().hex[:16]}"
 
-    Returns the token of the scheduled compose, or None. Embedded mode has no scheduler:
-    there the sweep and improve-now compose.
+
+def token_outstanding(token: str | None, settings: Settings, now: float | None = None) -> bool:
+    """Is the compose this token names still on its way? Once it is due by more than the
+    broker's visibility timeout, even a message held by a worker that died has been
+    redelivered and run: a token still set then belongs to a lost message."""
+    if not token:
+        return False
+    due, _, rest = token.partition("-")
+    if not rest or not due.isdigit():
+        return False  # a token from before due times were recorded: schedule afresh
+    now = time.time() if now is None else now
+    return int(due) + settings.visibility_timeout_s > now
+
+
+def _swap_token(session: Session, agent_id: int, old: str | None, new: str | None) -> bool:
+    """Compare and set the agent's compose token; False if someone else changed it first."""
+    matches = Agent.compose_token.is_(None) if old is None else Agent.compose_token == old
+    result = session.execute(
+        update(Agent).where(Agent.id == agent_id, matches).values(compose_token=new)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
+def after_reflect(agent_id: int, settings: Settings | None = None) -> str | None:
+    """Schedule a threshold compose if the agent has enough undigested signals and none is
+    scheduled yet.
+
+    Returns the token of the newly scheduled compose, or None (nothing due, already
+    scheduled, or not published). Embedded mode has no scheduler: there the sweep and
+    improve-now compose.
     """
     settings = settings or get_settings()
     if settings.embedded:
         return None
+    with read_scope(settings.database_url) as session:
+        # The cheap check first: with a compose outstanding this is the only query (and no
+        # transaction: the compare-and-set below is what decides).
+        row = session.execute(
+            select(Agent.compose_token, Agent.enable_learning).where(Agent.id == agent_id)
+        ).first()
+    if row is None or not row.enable_learning:
+        return None
+    if token_outstanding(row.compose_token, settings):
+        return None  # the scheduled compose will see this activity when it fires
     with session_scope(settings.database_url) as session:
         agent = session.get(Agent, agent_id)
         tenant = session.get(Tenant, agent.tenant_id) if agent else None
-        if agent is None or tenant is None or not agent.enable_learning:
+        if agent is None or tenant is None:
             return None
         policy = policy_for(tenant, settings)
         signals = undigested_signals(session, agent)
         if signals < policy.threshold_signals:
             return None
-        token = uuid.uuid4().hex
-        agent.compose_token = token
-        quiet = policy.quiet_seconds
+        countdown = _countdown(policy.quiet_seconds, settings)
+        token = new_token(countdown)
+        if not _swap_token(session, agent_id, row.compose_token, token):
+            return None  # another worker scheduled one meanwhile
     published = publish.publish_task(
-        publish.TASK_COMPOSE_VERSION,
-        [agent_id, "threshold", token],
-        settings,
-        countdown=_countdown(quiet, settings),
+        publish.TASK_COMPOSE_VERSION, [agent_id, "threshold", token], settings, countdown=countdown
     )
+    if not published:
+        # Nothing is on its way: free the slot so the next event tries again.
+        with session_scope(settings.database_url) as session:
+            _swap_token(session, agent_id, token, None)
     log.info("compose_scheduled", agent_id=agent_id, signals=signals, published=published)
     return token if published else None
 
@@ -100,7 +146,8 @@ def after_reflect(agent_id: int, settings: Settings | None = None) -> str | None
 def threshold_compose(
     agent_id: int, token: str, settings: Settings | None = None
 ) -> ComposeResult | str:
-    """The scheduled compose: runs only if still the latest schedule and the agent is quiet."""
+    """The scheduled compose: runs only if still the latest schedule and the agent is quiet;
+    otherwise it reschedules itself (under a new token) for when the quiet period ends."""
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
         agent = session.get(Agent, agent_id)
@@ -108,20 +155,50 @@ def threshold_compose(
         if agent is None or tenant is None:
             return "missing"
         if agent.compose_token != token:
-            return "replaced"  # a later signal scheduled a newer compose
+            return "replaced"  # a later schedule (or another compose) took over
         quiet = policy_for(tenant, settings).quiet_seconds
         last = session.scalar(select(func.max(Event.created_at)).where(Event.agent_id == agent_id))
-    if last is not None:
-        waited = (utcnow() - as_utc(last)).total_seconds()
-        if waited < quiet:
-            publish.publish_task(
-                publish.TASK_COMPOSE_VERSION,
-                [agent_id, "threshold", token],
-                settings,
-                countdown=_countdown(quiet - waited, settings),
-            )
+        waited = quiet if last is None else (utcnow() - as_utc(last)).total_seconds()
+        countdown = _countdown(quiet - waited, settings)
+        later = new_token(countdown) if waited < quiet else None
+        if later is not None and not _swap_token(session, agent_id, token, later):
+            return "replaced"
+    if later is not None:
+        if publish.publish_task(
+            publish.TASK_COMPOSE_VERSION, [agent_id, "threshold", later], settings,
+            countdown=countdown,
+        ):  # fmt: skip
             return "rescheduled"
-    return compose_version(agent_id, "threshold", settings)
+        with session_scope(settings.database_url) as session:
+            _swap_token(session, agent_id, later, None)
+        return "reschedule_failed"
+    began = utcnow()
+    result = compose_version(agent_id, "threshold", settings)
+    with session_scope(settings.database_url) as session:
+        _swap_token(session, agent_id, token, None)  # "created" already cleared it
+        # Events reflected while the compose ran found it outstanding and scheduled nothing;
+        # their lessons may have missed this version, so one more compose looks at them.
+        busy = session.scalar(
+            select(Event.id)
+            .where(
+                Event.agent_id == agent_id,
+                Event.status == "reflected",
+                Event.finished_at >= began,
+            )
+            .limit(1)
+        )
+        again = new_token(_countdown(quiet, settings)) if busy is not None else None
+        if again is not None and not _swap_token(session, agent_id, None, again):
+            again = None  # someone scheduled one already
+    if again is None:
+        after_reflect(agent_id, settings)  # signals since the last compose, as after an event
+    elif not publish.publish_task(
+        publish.TASK_COMPOSE_VERSION, [agent_id, "threshold", again], settings,
+        countdown=_countdown(quiet, settings),
+    ):  # fmt: skip
+        with session_scope(settings.database_url) as session:
+            _swap_token(session, agent_id, again, None)
+    return result
 
 
 @dataclass

@@ -3,8 +3,10 @@ repeat of an event needs no model call, yet still gets its evidence and history 
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
@@ -34,6 +36,55 @@ def test_answer_cache_is_a_bounded_lru() -> None:
     assert (cache.get("a"), cache.get("c"), len(cache)) == ("1", "3", 2)
     cache.put("d", "4", size=0)  # size 0: remember nothing
     assert cache.get("d") is None
+
+
+def test_concurrent_asks_for_one_key_compute_once() -> None:
+    cache: AnswerCache[str] = AnswerCache()
+    started, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def slow() -> str:
+        calls.append("slow")
+        started.set()
+        release.wait()
+        return "answer"
+
+    with ThreadPoolExecutor(4) as pool:
+        first = pool.submit(cache.get_or_compute, "k", slow, 10)
+        started.wait()
+        others = [pool.submit(cache.get_or_compute, "k", lambda: "never", 10) for _ in range(3)]
+        release.set()
+        results = [first.result(), *(f.result() for f in others)]
+    assert calls == ["slow"]
+    assert results == [("answer", False)] + [("answer", True)] * 3
+
+
+def test_a_failed_computation_lets_a_waiter_compute_for_itself() -> None:
+    cache: AnswerCache[str] = AnswerCache()
+    started, release = threading.Event(), threading.Event()
+
+    def failing() -> str:
+        started.set()
+        release.wait()
+        raise RuntimeError("model down")
+
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(cache.get_or_compute, "k", failing, 10)
+        started.wait()
+        second = pool.submit(cache.get_or_compute, "k", lambda: "second", 10)
+        release.set()
+        with pytest.raises(RuntimeError):
+            first.result()
+        assert second.result() == ("second", False)
+    assert cache.get("k") == "second"
+
+
+def test_without_a_cache_every_ask_computes() -> None:
+    cache: AnswerCache[str] = AnswerCache()
+    calls: list[int] = []
+    for n in range(2):
+        assert cache.get_or_compute("k", lambda n=n: calls.append(n) or "v", 0) == ("v", False)
+    assert calls == [0, 1] and len(cache) == 0
 
 
 def test_answer_key_depends_on_every_part() -> None:

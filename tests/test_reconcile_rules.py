@@ -13,11 +13,10 @@ import json
 from typing import Any
 
 import pytest
-from litellm.llms.custom_llm import CustomLLMError
 
 from digest.errors import LLMOutputError
 from digest.lessons import Candidate, confidence_from_counts
-from digest.offline import _contradicts, answer, reconcile
+from digest.offline import OfflineRulesError, _contradicts, answer, reconcile
 from digest.reconcile import (
     Operation,
     Plan,
@@ -639,18 +638,18 @@ def test_answer_dispatches_reconcile_blocks() -> None:
 
 
 def test_answer_without_any_block_raises() -> None:
-    with pytest.raises(CustomLLMError):
+    with pytest.raises(OfflineRulesError):
         answer([{"role": "user", "content": "Hello, what do you think about this?"}])
 
 
 def test_answer_ignores_blocks_outside_user_messages() -> None:
     content = '<existing>[]</existing><candidates>[{"candidate": 0}]</candidates>'
-    with pytest.raises(CustomLLMError):
+    with pytest.raises(OfflineRulesError):
         answer([{"role": "system", "content": content}])
 
 
 def test_answer_bad_reconcile_json_raises() -> None:
-    with pytest.raises(CustomLLMError):
+    with pytest.raises(OfflineRulesError):
         answer(
             [{"role": "user", "content": "<existing>[oops</existing><candidates>[]</candidates>"}]
         )

@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
 import sys
 import time
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import redis
 from sqlalchemy import func, select
 
 import digest
+from digest.config import get_settings
 from digest.db import session_scope
 from digest.lessons import find_agent
-from digest.models import DigestRun, LearningVersion
+from digest.models import Agent, DigestRun, LearningVersion
+from digest.publish import TASK_COMPOSE_VERSION, TASK_REFLECT_EVENT
+from digest.reflect import reflect_event
 from digest.tenants import configure_tenant
-from digest.triggers import improve_now, sweep
-from tests.conftest import ROOT, wait_for_event
+from digest.triggers import (
+    improve_now,
+    new_token,
+    sweep,
+    threshold_compose,
+    token_outstanding,
+)
+from tests.conftest import ROOT, _reset_process_state, wait_for_event
 from tests.test_faults import answer_while_broker_down
 
 pytestmark = pytest.mark.services
@@ -168,3 +181,140 @@ def test_beat_sweep_fans_out_one_compose_task_per_due_agent(start_worker: Any, t
         assert time.monotonic() < deadline, "the sweep's compose task never ran"
         time.sleep(0.3)
     assert counts(tenant) == (1, 1)
+
+
+# --- one outstanding threshold compose per agent (no worker: messages counted in Redis) --------
+
+
+@pytest.fixture()
+def own_queue(services_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A queue of this test's own, with no worker on it: what is published stays there."""
+    name = f"digest-test-own-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("DIGEST_QUEUE", name)
+    _reset_process_state()
+    yield name
+    redis.Redis.from_url(services_env["DIGEST_BROKER_URL"]).delete(name)
+
+
+def queued_tasks(broker: str, queue: str) -> list[tuple[str, list[Any]]]:
+    """(task name, args) of every message waiting in ``queue``, oldest first (kombu pushes
+    on the left and pops on the right)."""
+    client = redis.Redis.from_url(broker)
+    found = []
+    for raw in reversed(client.lrange(queue, 0, -1)):
+        message = json.loads(raw)
+        body = json.loads(base64.b64decode(message["body"]))
+        found.append((message["headers"]["task"], body[0]))
+    return found
+
+
+def composes(broker: str, queue: str) -> list[list[Any]]:
+    return [args for task, args in queued_tasks(broker, queue) if task == TASK_COMPOSE_VERSION]
+
+
+def agent_token(tenant: str) -> tuple[int, str | None]:
+    with session_scope() as session:
+        agent = find_agent(session, tenant, AGENT)
+        return agent.id, agent.compose_token
+
+
+def test_many_signals_past_the_threshold_publish_one_compose(
+    services_env: dict[str, str], own_queue: str, tenant: str
+) -> None:
+    broker = services_env["DIGEST_BROKER_URL"]
+    configure(tenant, threshold_signals=3, quiet_seconds=60)
+    ids = answers(tenant, 10)
+    assert [t for t, _ in queued_tasks(broker, own_queue)] == [TASK_REFLECT_EVENT] * 10
+    for event_id in ids:
+        assert reflect_event(event_id).status == "reflected"
+    scheduled = composes(broker, own_queue)
+    agent_id, token = agent_token(tenant)
+    assert scheduled == [[agent_id, "threshold", token]]
+    assert token_outstanding(token, get_settings())
+
+
+def test_a_lost_compose_message_does_not_strand_the_agent(
+    services_env: dict[str, str], own_queue: str, tenant: str
+) -> None:
+    broker = services_env["DIGEST_BROKER_URL"]
+    configure(tenant, threshold_signals=2, quiet_seconds=60)
+    settings = get_settings()
+    ids = answers(tenant, 3)
+    for event_id in ids[:2]:
+        reflect_event(event_id)
+    agent_id, first = agent_token(tenant)
+    assert len(composes(broker, own_queue)) == 1
+    # The message was lost long ago (a Redis restart): its token is past any redelivery.
+    lost = new_token(-(settings.visibility_timeout_s + 10))
+    assert not token_outstanding(lost, settings)
+    with session_scope() as session:
+        session.get(Agent, agent_id).compose_token = lost  # type: ignore[union-attr]
+    reflect_event(ids[2])
+    _, fresh = agent_token(tenant)
+    assert fresh not in (first, lost) and token_outstanding(fresh, settings)
+    assert composes(broker, own_queue)[-1] == [agent_id, "threshold", fresh]
+    assert threshold_compose(agent_id, lost) == "replaced"
+
+
+def test_a_compose_firing_during_activity_reschedules_under_a_new_token(
+    services_env: dict[str, str], own_queue: str, tenant: str
+) -> None:
+    broker = services_env["DIGEST_BROKER_URL"]
+    configure(tenant, threshold_signals=2, quiet_seconds=60)
+    for event_id in answers(tenant, 2):
+        reflect_event(event_id)
+    agent_id, token = agent_token(tenant)
+    assert token is not None
+    assert threshold_compose(agent_id, token) == "rescheduled"  # the last event was just now
+    _, later = agent_token(tenant)
+    assert later not in (None, token)
+    assert composes(broker, own_queue) == [
+        [agent_id, "threshold", token],
+        [agent_id, "threshold", later],
+    ]
+    assert threshold_compose(agent_id, token) == "replaced"  # the older message does nothing
+    assert counts(tenant) == (0, 0)
+
+
+def test_events_reflected_while_the_compose_runs_get_another_compose(
+    services_env: dict[str, str],
+    own_queue: str,
+    tenant: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import digest.triggers as triggers_module
+
+    broker = services_env["DIGEST_BROKER_URL"]
+    configure(tenant, threshold_signals=2, quiet_seconds=0)
+    for event_id in answers(tenant, 2):
+        reflect_event(event_id)
+    agent_id, token = agent_token(tenant)
+    assert token is not None and len(composes(broker, own_queue)) == 1
+    real_compose = triggers_module.compose_version
+
+    def compose_while_an_event_lands(*args: Any) -> Any:
+        late = digest.record_answer(tenant, AGENT, question="Late question?", answer="Late answer.")
+        assert reflect_event(late).status == "reflected"  # finds the compose outstanding
+        return real_compose(*args)
+
+    monkeypatch.setattr(triggers_module, "compose_version", compose_while_an_event_lands)
+    result = threshold_compose(agent_id, token)
+    assert not isinstance(result, str) and result.status == "created"
+    _, again = agent_token(tenant)
+    assert again not in (None, token)
+    assert composes(broker, own_queue)[-1] == [agent_id, "threshold", again]
+
+
+def test_a_compose_with_no_activity_meanwhile_leaves_nothing_scheduled(
+    services_env: dict[str, str], own_queue: str, tenant: str
+) -> None:
+    broker = services_env["DIGEST_BROKER_URL"]
+    configure(tenant, threshold_signals=2, quiet_seconds=0)
+    for event_id in answers(tenant, 2):
+        reflect_event(event_id)
+    agent_id, token = agent_token(tenant)
+    assert token is not None
+    result = threshold_compose(agent_id, token)
+    assert not isinstance(result, str) and result.status == "created"
+    assert agent_token(tenant) == (agent_id, None)
+    assert len(composes(broker, own_queue)) == 1
