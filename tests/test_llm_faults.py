@@ -135,18 +135,26 @@ def test_soft_time_limit_inside_the_model_call_is_not_retried(
     from digest.config import Settings
 
     llm.warm_up()  # first: it keeps litellm from fetching its price map over the network
-    from digest.offline import OfflineRules
+    import litellm
+    from litellm import CustomLLM
 
-    def over_time(self: Any, *args: Any, **kwargs: Any) -> Any:
-        raise SoftTimeLimitExceeded()
+    class OverTime(CustomLLM):
+        def completion(self, *args: Any, **kwargs: Any) -> Any:
+            raise SoftTimeLimitExceeded()
 
-    monkeypatch.setattr(OfflineRules, "completion", over_time)
+    # A provider litellm itself calls (offline/* is answered without litellm), so the
+    # exception really passes through litellm's wrapping.
+    providers = [
+        *litellm.custom_provider_map,
+        {"provider": "overtime", "custom_handler": OverTime()},
+    ]
+    monkeypatch.setattr(litellm, "custom_provider_map", providers)
     usage = llm.Usage()
     with pytest.raises(SoftTimeLimitExceeded):
         llm.call_and_parse(
             [{"role": "user", "content": "<event>{}</event>"}],
             str,
-            model="offline/rules",
+            model="overtime/any",
             usage=usage,
             settings=Settings(llm_max_attempts=3, llm_retry_wait_max_s=0),
         )
