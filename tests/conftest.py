@@ -25,7 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN = os.environ.get("DIGEST_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_BASE = os.environ.get("DIGEST_TEST_REDIS", "redis://127.0.0.1:6379")
 # Parallel checkouts on one machine pick different databases, since the session flushes its own.
-REDIS_DB = int(os.environ.get("DIGEST_TEST_REDIS_DB", "11"))
+# pytest-xdist processes (gw0, gw1, …) each take the next database.
+REDIS_DB = int(os.environ.get("DIGEST_TEST_REDIS_DB", "11")) + int(
+    os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0
+)
 
 
 def _reset_process_state() -> None:

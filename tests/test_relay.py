@@ -52,6 +52,9 @@ def test_relay_does_not_requeue_a_backlog_but_replays_a_lost_queue(
     from digest.models import utcnow
     from digest.relay import relay_pending
 
+    broker = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
+    queue = services_env["DIGEST_QUEUE"]
+    broker.delete(queue)  # the module's queue may hold what an earlier test's worker put back
     ids = [
         digest.record_run(tenant, "bot", task=f"refund {n}", outcome="failure", error="no amount")
         for n in range(3)
@@ -69,8 +72,6 @@ def test_relay_does_not_requeue_a_backlog_but_replays_a_lost_queue(
             .where(Event.id == never_published)
             .values(created_at=long_ago, published_at=None)
         )
-    broker = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
-    queue = services_env["DIGEST_QUEUE"]
     settings = get_settings()
     assert broker.llen(queue) == 4  # the capture-time messages, no worker running
 
