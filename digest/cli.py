@@ -178,7 +178,7 @@ def requeue(
     except DigestError as exc:
         raise _fail(str(exc)) from exc
     except SQLAlchemyError as exc:
-        raise _fail(f"database error: {type(exc).__name__}") from exc
+        raise _database_failure(exc) from exc
     if as_json:
         out.print_json(data={"requeued": ids})
         return
@@ -593,11 +593,16 @@ def _owner_session() -> Iterator[Any]:
     except DigestError as exc:
         raise _fail(str(exc)) from exc
     except SQLAlchemyError as exc:
-        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        message = lines[0] if lines else type(exc).__name__
-        missing = "no such table" in message or "does not exist" in message
-        hint = " (schema missing: run `digest db upgrade`)" if missing else ""
-        raise _fail(f"database error: {message}{hint}") from exc
+        raise _database_failure(exc) from exc
+
+
+def _database_failure(exc: Exception) -> typer.Exit:
+    """A database fault (schema missing, server down) as one line and exit 2."""
+    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    message = lines[0] if lines else type(exc).__name__
+    missing = "no such table" in message or "does not exist" in message
+    hint = " (schema missing: run `digest db upgrade`)" if missing else ""
+    return _fail(f"database error: {message}{hint}")
 
 
 def _when(value: str | None) -> str:

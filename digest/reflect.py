@@ -625,8 +625,14 @@ def _without_stale_rewrites(session: Session, plan: Plan, read: Snapshot, event_
     }
     operations = []
     for op in plan.operations:
-        target = op.lesson_id
-        if op.op == "UPDATE" and target in now and now[target] != read_text.get(target or -1):
+        # A target no longer active is left to apply_plan, which makes that op an ADD.
+        lesson_id = op.lesson_id
+        if (
+            op.op == "UPDATE"
+            and lesson_id is not None
+            and lesson_id in now
+            and now[lesson_id] != read_text.get(lesson_id)
+        ):
             log.warning("reconcile_update_downgraded", event_id=event_id, lesson_id=op.lesson_id)
             op = replace(
                 op, op="NOOP", merged=None, reason="lesson changed meanwhile; kept as support"
