@@ -190,16 +190,17 @@ def capture_event(kind: str, data: dict[str, Any]) -> int:
     if isinstance(parsed, ManualLesson):
         signature, body = split_manual_text(parsed.text)
         return _store_manual(parsed, signature, body)
-    event_id, created = _store(parsed)
+    event_id, created, agent_id = _store(parsed)
     if created:
-        publish.publish_reflect(event_id)
+        publish.publish_reflect(event_id, agent_id=agent_id)
     return event_id
 
 
 def store_pending(kind: str, data: dict[str, Any]) -> tuple[int, bool]:
     """Validate and store an event as ``pending`` without publishing it: for callers that
     reflect it themselves at once (LESSON.md import). Returns (event id, created)."""
-    return _store(parse_event(kind, data))
+    event_id, created, _ = _store(parse_event(kind, data))
+    return event_id, created
 
 
 def manual_candidate(payload: dict[str, Any]) -> Candidate:
@@ -388,8 +389,9 @@ def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]
 
 
 @_with_storage_errors("the event")
-def _store(parsed: EventCommon) -> tuple[int, bool]:
-    """Insert the event (or find the one with the same idempotency key). (id, created)."""
+def _store(parsed: EventCommon) -> tuple[int, bool, int]:
+    """Insert the event (or find the one with the same idempotency key).
+    (id, created, agent id)."""
     url = get_settings().database_url
     engine = get_engine(url)
     ids = _agent_ids.get((url, parsed.tenant, parsed.agent))
@@ -401,15 +403,15 @@ def _store(parsed: EventCommon) -> tuple[int, bool]:
     # One statement, so autocommit is enough: the INSERT is durable when it returns.
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         if parsed.idempotency_key is None:
-            return conn.execute(statements.insert, values).scalar_one(), True
+            return conn.execute(statements.insert, values).scalar_one(), True, ids[1]
         inserted = conn.execute(statements.insert_keyed, values).scalar_one_or_none()
         if inserted is not None:
-            return inserted, True
+            return inserted, True, ids[1]
         existing = conn.execute(
             statements.find_keyed,
             {"tenant_id": ids[0], "idempotency_key": parsed.idempotency_key},
         ).scalar_one()
-        return existing, False
+        return existing, False, ids[1]
 
 
 @_with_storage_errors("the lesson")

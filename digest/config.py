@@ -58,6 +58,9 @@ class Settings(BaseSettings):
     reflect_failures: bool = True
     edit_ratio_threshold: float = Field(default=0.1, ge=0, le=1)
     max_event_attempts: int = Field(default=5, ge=1)
+    #: events of one agent a reflect task takes on together when its models answer in
+    #: process (offline/*): one transaction, one lock, one message for all of them
+    reflect_batch_size: int = Field(default=32, ge=1, le=1000)
 
     # --- reconciliation ------------------------------------------------------------------------
     reconcile_k: int = Field(default=5, ge=1, le=20)

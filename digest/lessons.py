@@ -362,24 +362,38 @@ def lock_agent_lessons(session: Session, agent_id: int) -> None:
         return
     from sqlalchemy import func
 
-    transaction = session.get_transaction()
-    held: tuple[object, set[int]] | None = session.info.get(_HELD_LOCKS)
-    if held is None or held[0] is not transaction:
-        held = session.info[_HELD_LOCKS] = (transaction, set())
-    if agent_id in held[1]:
+    if not _first_in_transaction(session, _HELD_LOCKS, agent_id):
         return
     # The two-int form takes int4 keys; fold large ids into that range.
     key = agent_id % 2_147_483_647
     session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, key)))
-    held[1].add(agent_id)
 
 
-#: session.info key: (the transaction, agent ids whose lesson lock it holds)
+#: session.info keys: (the transaction, agent ids it has done this for)
 _HELD_LOCKS = "digest_lesson_locks"
+_EPOCH_MOVED = "digest_epoch_moved"
+
+
+def _first_in_transaction(session: Session, what: str, agent_id: int) -> bool:
+    """True the first time ``what`` is asked for ``agent_id`` in the session's current
+    transaction (and remembers it); False after that, until the transaction ends."""
+    transaction = session.get_transaction()
+    done: tuple[object, set[int]] | None = session.info.get(what)
+    if done is None or done[0] is not transaction:
+        done = session.info[what] = (transaction, set())
+    if agent_id in done[1]:
+        return False
+    done[1].add(agent_id)
+    return True
 
 
 def bump_epoch(session: Session, agent_id: int) -> None:
-    """Every lesson write moves the agent's epoch (optimistic concurrency for reconciliation)."""
+    """Every lesson write moves the agent's epoch (optimistic concurrency for reconciliation).
+
+    Once per transaction is enough: other writers cannot see the value before the commit, and
+    any value other than the one they read tells them the bank changed."""
+    if not _first_in_transaction(session, _EPOCH_MOVED, agent_id):
+        return
     session.execute(
         update(Agent).where(Agent.id == agent_id).values(lesson_epoch=Agent.lesson_epoch + 1)
     )

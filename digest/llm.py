@@ -30,6 +30,7 @@ from tenacity import Retrying as _Retrying
 
 from digest.config import Settings, get_settings, resource_dir
 from digest.errors import LLMError, LLMOutputError, LLMTransientError
+from digest.offline import is_offline_model
 
 log = structlog.get_logger("digest.llm")
 
@@ -142,7 +143,7 @@ def complete(
 ) -> str:
     """One model call, no retry. Raises LLMTransientError / LLMError; records usage."""
     settings = settings or get_settings()
-    if model.startswith("offline/"):
+    if is_offline_model(model):
         return _complete_offline(messages, usage)
     litellm = _load_litellm()
     kwargs: dict[str, Any] = {

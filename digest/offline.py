@@ -25,6 +25,14 @@ from typing import Any
 
 from digest.errors import LLMError
 
+#: model strings answered by these rules, in process
+PREFIX = "offline/"
+
+
+def is_offline_model(model: str) -> bool:
+    """Is ``model`` answered in process by these rules (no network, no litellm)?"""
+    return model.startswith(PREFIX)
+
 
 class OfflineRulesError(LLMError):
     """The request carries no block the rules understand (a real model's 400): not retried."""

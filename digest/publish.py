@@ -29,6 +29,7 @@ from digest.config import Settings, get_settings
 
 if TYPE_CHECKING:
     from redis import Redis
+    from redis.commands.core import Script
 
 TASK_REFLECT_EVENT = "digest.reflect_event"
 TASK_RELAY_PENDING = "digest.relay_pending"
@@ -41,6 +42,7 @@ _EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
 
 _lock = threading.Lock()
 _clients: dict[str, Redis] = {}
+_scripts: dict[str, Script] = {}
 _suppressed_until = 0.0
 
 
@@ -136,8 +138,12 @@ def publish_task(
     settings: Settings | None = None,
     *,
     countdown: float | None = None,
+    slot: str | None = None,
 ) -> bool:
-    """Send task ``name`` to the worker's queue. Returns False (and logs) instead of raising."""
+    """Send task ``name`` to the worker's queue. Returns False (and logs) instead of raising.
+
+    With ``slot`` (a Redis key) the message is sent only if the slot is free, and the slot is
+    taken for ``REFLECT_SLOT_TTL_S``; True then means sent or already covered."""
     global _suppressed_until
     settings = settings or get_settings()
     if settings.embedded:
@@ -146,7 +152,12 @@ def publish_task(
         return False
     try:
         message = celery_message(name, args, settings.queue, countdown=countdown)
-        _client(settings).lpush(settings.queue, message)
+        if slot is None:
+            _client(settings).lpush(settings.queue, message)
+        else:
+            _publish_if_free(settings)(
+                keys=[slot, settings.queue], args=[REFLECT_SLOT_TTL_S, message]
+            )
     except Exception as exc:  # any broker fault: the outbox row is the truth, the relay retries
         _suppressed_until = time.monotonic() + settings.publish_backoff_s
         import structlog  # imported on the first failure only: the hot path never logs
@@ -158,8 +169,67 @@ def publish_task(
     return True
 
 
-def publish_reflect(event_id: int, settings: Settings | None = None) -> bool:
-    return publish_task(TASK_REFLECT_EVENT, [event_id], settings)
+def publish_reflect(
+    event_id: int, settings: Settings | None = None, *, agent_id: int | None = None
+) -> bool:
+    """Ask for ``event_id`` to be reflected.
+
+    With ``agent_id`` the message is coalesced: it goes out only if no reflect message for
+    that agent is already waiting in the queue (its slot key, set here and cleared by the task
+    when it starts). The task that clears the slot then claims every pending event of the
+    agent committed before that moment, so an event whose message was coalesced away is
+    covered; an event committed after it finds the slot free and publishes. Without
+    ``agent_id`` (the relay, requeue) the message always goes out. Returns True when a
+    message is on its way (sent now, or already waiting for this agent)."""
+    if agent_id is None:
+        return publish_task(TASK_REFLECT_EVENT, [event_id], settings)
+    return publish_task(
+        TASK_REFLECT_EVENT, [event_id, agent_id], settings, slot=reflect_slot(agent_id, settings)
+    )
+
+
+#: How long an agent's reflect slot outlives its message at most. The task clears it when it
+#: starts; a worker that dies holding the message leaves the slot until this expires (events
+#: captured meanwhile publish again after it, or the relay finds them). A backlog longer than
+#: this only costs one more message per agent and period.
+REFLECT_SLOT_TTL_S = 30
+
+# One round trip: claim the agent's slot and, only if it was free, queue the message.
+_PUBLISH_IF_FREE = """
+if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then
+    redis.call('LPUSH', KEYS[2], ARGV[2])
+    return 1
+end
+return 0
+"""
+
+
+def reflect_slot(agent_id: int, settings: Settings | None = None) -> str:
+    """The Redis key that says "a reflect message for this agent waits in the queue"."""
+    settings = settings or get_settings()
+    return f"digest.reflect-waiting.{settings.queue}.{agent_id}"
+
+
+def release_reflect_slot(agent_id: int, settings: Settings | None = None) -> bool:
+    """The reflect task for ``agent_id`` has started: the next capture publishes again.
+    Best effort (the slot expires anyway); returns False if the broker could not be told."""
+    settings = settings or get_settings()
+    if settings.embedded:
+        return False
+    try:
+        _client(settings).delete(reflect_slot(agent_id, settings))
+    except Exception:  # any broker fault: the slot's TTL frees it
+        return False
+    return True
+
+
+def _publish_if_free(settings: Settings) -> Script:
+    """The registered script (EVALSHA, loaded again by redis-py if the server lost it)."""
+    assert settings.broker_url
+    script = _scripts.get(settings.broker_url)
+    if script is None:
+        script = _scripts[settings.broker_url] = _client(settings).register_script(_PUBLISH_IF_FREE)
+    return script
 
 
 def waiting_messages(settings: Settings | None = None) -> int | None:
@@ -180,4 +250,5 @@ def reset_publisher() -> None:
         # Not closed: in a forked child the sockets are the parent's (redis-py checks the pid
         # before it shuts one down, but dropping them is all a child should do).
         _clients.clear()
+        _scripts.clear()
         _suppressed_until = 0.0

@@ -319,9 +319,19 @@ class Snapshot:
 
 
 def read_neighbours(
-    session: Session, tenant_id: int, agent_id: int, candidates: list[Candidate], k: int
+    session: Session,
+    tenant_id: int,
+    agent_id: int,
+    candidates: list[Candidate],
+    k: int,
+    *,
+    with_epoch: bool = True,
 ) -> Snapshot:
-    epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0
+    """Each candidate's nearest lessons, and the epoch they were read at (``with_epoch=False``
+    under the agent's lesson lock, where the bank cannot move and the epoch is not needed)."""
+    epoch = 0
+    if with_epoch:
+        epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0
     return Snapshot(
         k=k,
         epoch=int(epoch),

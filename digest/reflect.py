@@ -23,16 +23,16 @@ import html
 import json
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
-from sqlalchemy import select
+from sqlalchemy import Row, select, update
 from sqlalchemy.orm import Session
 
+from digest import publish
 from digest.capture import manual_candidate
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
@@ -40,6 +40,7 @@ from digest.errors import LLMError, LLMOutputError
 from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_agent_lessons
 from digest.llm_cache import AnswerCache, answer_key
 from digest.models import Agent, DigestRun, Event, Lesson, Tenant, as_utc, utcnow
+from digest.offline import is_offline_model
 from digest.reconcile import ModelAsker, Plan, Snapshot, apply_plan, decide, read_neighbours
 from digest.redact import redact
 from digest.screen import injection_reason
@@ -202,65 +203,87 @@ class ReflectResult:
     reason: str | None = None
     lesson_ids: list[int] = field(default_factory=list)
     quarantined: int = 0
+    #: the log line that reports this outcome: (level, event, fields), written once committed
+    note: tuple[str, str, dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+
+    def log(self) -> ReflectResult:
+        if self.note is not None:
+            level, event, fields = self.note
+            getattr(log, level)(event, **fields)
+        return self
 
 
 def _lock_event(session: Session, event_id: int) -> Event | None:
     return session.scalars(select(Event).where(Event.id == event_id).with_for_update()).first()
 
 
+def _own_event(session: Session, event_id: int) -> Row[Event, Agent, Tenant] | None:
+    """One round trip: the event row locked, with its agent and tenant (not locked)."""
+    return session.execute(
+        select(Event, Agent, Tenant)
+        .join(Agent, Agent.id == Event.agent_id)
+        .join(Tenant, Tenant.id == Event.tenant_id)
+        .where(Event.id == event_id)
+        .with_for_update(of=Event)
+    ).first()
+
+
 def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
     with session_scope(settings.database_url) as session:
-        # One round trip: the event row locked, with its agent and tenant (not locked).
-        row = session.execute(
-            select(Event, Agent, Tenant)
-            .join(Agent, Agent.id == Event.agent_id)
-            .join(Tenant, Tenant.id == Event.tenant_id)
-            .where(Event.id == event_id)
-            .with_for_update(of=Event)
-        ).first()
+        row = _own_event(session, event_id)
         if row is None:
             return ReflectResult(event_id, "missing", "no such event")
-        event, agent, tenant = row
-        if event.status in TERMINAL:
-            return ReflectResult(event_id, "already_done", event.status)
-        now = utcnow()
-        if event.status == "processing":
-            stale_before = now - timedelta(seconds=settings.processing_stale_after_s)
-            started = event.processing_started_at
-            if started is not None and as_utc(started) > stale_before:
-                return ReflectResult(event_id, "in_progress", "claimed by a live worker")
-            log.warning("stale_claim_taken_over", event_id=event_id, attempts=event.attempts)
-        if event.attempts >= settings.max_event_attempts:
-            event.status = "dead"
-            event.last_error = (
-                f"gave up after {event.attempts} attempts that never finished "
-                "(worker killed or time limit hit each time)"
-            )
-            event.updated_at = event.finished_at = now
-            return ReflectResult(event_id, "dead", event.last_error)
-        event.status = "processing"
-        event.attempts += 1
-        event.processing_started_at = now
-        event.updated_at = now
-        return Claimed(
-            event_id=event.id,
-            attempt=event.attempts,
-            tenant_id=event.tenant_id,
-            agent_id=event.agent_id,
-            kind=event.kind,
-            trust=event.trust,
-            payload=dict(event.payload),
-            edit_ratio=event.edit_ratio,
-            edit_distance=event.edit_distance,
-            thread_id=event.thread_id,
-            contact_id=event.contact_id,
-            tenant=tenant.name,
-            agent=agent.name,
-            agent_model=agent.llm_model,
-            enable_learning=agent.enable_learning,
-            instructions=agent.learning_instructions,
-            promote_at=policy_for(tenant, settings).promotion_contacts,
+        return _claim_row(*row, settings)
+
+
+def _claim_row(
+    event: Event, agent: Agent, tenant: Tenant, settings: Settings
+) -> Claimed | ReflectResult:
+    """Claim a locked event row, or say why not (finished, live claim elsewhere, dead)."""
+    if event.status in TERMINAL:
+        return ReflectResult(event.id, "already_done", event.status)
+    now = utcnow()
+    if event.status == "processing":
+        stale_before = now - timedelta(seconds=settings.processing_stale_after_s)
+        started = event.processing_started_at
+        if started is not None and as_utc(started) > stale_before:
+            return ReflectResult(event.id, "in_progress", "claimed by a live worker")
+        log.warning("stale_claim_taken_over", event_id=event.id, attempts=event.attempts)
+    if event.attempts >= settings.max_event_attempts:
+        event.status = "dead"
+        event.last_error = (
+            f"gave up after {event.attempts} attempts that never finished "
+            "(worker killed or time limit hit each time)"
         )
+        event.updated_at = event.finished_at = now
+        return ReflectResult(event.id, "dead", event.last_error)
+    return _take(event, agent, tenant, settings, now)
+
+
+def _take(event: Event, agent: Agent, tenant: Tenant, settings: Settings, now: datetime) -> Claimed:
+    event.status = "processing"
+    event.attempts += 1
+    event.processing_started_at = now
+    event.updated_at = now
+    return Claimed(
+        event_id=event.id,
+        attempt=event.attempts,
+        tenant_id=event.tenant_id,
+        agent_id=event.agent_id,
+        kind=event.kind,
+        trust=event.trust,
+        payload=dict(event.payload),
+        edit_ratio=event.edit_ratio,
+        edit_distance=event.edit_distance,
+        thread_id=event.thread_id,
+        contact_id=event.contact_id,
+        tenant=tenant.name,
+        agent=agent.name,
+        agent_model=agent.llm_model,
+        enable_learning=agent.enable_learning,
+        instructions=agent.learning_instructions,
+        promote_at=policy_for(tenant, settings).promotion_contacts,
+    )
 
 
 def event_json(claimed: Claimed) -> str:
@@ -286,13 +309,22 @@ def reflect_event(event_id: int, settings: Settings | None = None) -> ReflectRes
     if isinstance(claimed, ReflectResult):
         log.info("reflect_noop", event_id=event_id, status=claimed.status, reason=claimed.reason)
         return claimed
-    with structlog.contextvars.bound_contextvars(
-        event_id=event_id, tenant=claimed.tenant, agent=claimed.agent
-    ):
-        result = _judge_and_apply(claimed, settings, started)
-        if result.status == "reflected":
-            _schedule_compose(claimed.agent_id, settings)
-        return result
+    result = _reflect_claimed(claimed, settings, started)
+    if result.status == "reflected":
+        _schedule_compose(claimed.agent_id, settings)
+    return result
+
+
+def _reflect_claimed(claimed: Claimed, settings: Settings, started: float) -> ReflectResult:
+    with _about(claimed):
+        return _judge_and_apply(claimed, settings, started).log()
+
+
+def _about(claimed: Claimed) -> Any:
+    """Log lines written inside name the event, its tenant and its agent."""
+    return structlog.contextvars.bound_contextvars(
+        event_id=claimed.event_id, tenant=claimed.tenant, agent=claimed.agent
+    )
 
 
 def _schedule_compose(agent_id: int, settings: Settings) -> None:
@@ -308,26 +340,31 @@ def _schedule_compose(agent_id: int, settings: Settings) -> None:
         )
 
 
-def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> ReflectResult:
+@dataclass(frozen=True)
+class _Failed:
+    """The model could not give a usable verdict (after its retries)."""
+
+    reason: str
+
+
+def _judge(run: RunInfo) -> Skip | _Failed | list[Candidate]:
+    """The verdict on a claimed event, before anything is written: skipped (by the trigger
+    policy or by the model), failed, or candidate lessons. A manual lesson is its own
+    candidate: a person wrote it, there is nothing to judge, only to reconcile."""
     from digest import llm  # the model seam imports litellm; only reflection needs it
 
-    usage = llm.Usage()
-    model = claimed.agent_model or settings.model_for("reflect")
-    prompt = llm.load_prompt("reflect")
+    claimed, settings = run.claimed, run.settings
+    if claimed.kind == "manual_lesson":
+        return [manual_candidate(claimed.payload)]
     reason = (
         "learning is disabled for this agent"
         if not claimed.enable_learning
         else policy_skip_reason(claimed.kind, claimed.payload, claimed.edit_ratio, settings)
     )
-    run = RunInfo(claimed, usage, started, settings, prompt.hash)
-    if claimed.kind == "manual_lesson":
-        # A person wrote the lesson: nothing to judge, only to reconcile.
-        try:
-            return _reconcile_and_apply(run, [manual_candidate(claimed.payload)])
-        except LLMError as exc:
-            return _finish_failed(run, str(exc))
     if reason is not None:
-        return _finish_skipped(run, reason)
+        return Skip(reason)
+    model = claimed.agent_model or settings.model_for("reflect")
+    prompt = llm.load_prompt("reflect")
     messages = prompt.render(
         agent=claimed.agent,
         kind=claimed.kind,
@@ -340,24 +377,41 @@ def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> Re
         event_json=event_json(claimed),
     )
     run.model = model
+
+    def judge() -> Skip | tuple[Candidate, ...]:
+        answer = llm.call_and_parse(
+            messages, parse_reflect_output, model=model, usage=run.usage, settings=settings
+        )
+        return answer if isinstance(answer, Skip) else tuple(answer)
+
     key = judgement_key(claimed, model, prompt.hash)
     try:
-
-        def judge() -> Skip | tuple[Candidate, ...]:
-            answer = llm.call_and_parse(
-                messages, parse_reflect_output, model=model, usage=usage, settings=settings
-            )
-            return answer if isinstance(answer, Skip) else tuple(answer)
-
         stored, reused = JUDGEMENTS.get_or_compute(key, judge, settings.llm_cache_size)
-        if reused:
-            log.info("reflect_judgement_reused", event_id=claimed.event_id)
-        verdict = stored if isinstance(stored, Skip) else list(stored)
-        if isinstance(verdict, Skip):
-            return _finish_skipped(run, verdict.reason)
+    except LLMError as exc:
+        return _Failed(str(exc))
+    if reused:
+        log.info("reflect_judgement_reused", event_id=claimed.event_id)
+    return stored if isinstance(stored, Skip) else list(stored)
+
+
+def _new_run(claimed: Claimed, settings: Settings, started: float) -> RunInfo:
+    from digest import llm
+
+    return RunInfo(claimed, llm.Usage(), started, settings, llm.load_prompt("reflect").hash)
+
+
+def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> ReflectResult:
+    """One event on its own: judged with no transaction open, then written in its own."""
+    run = _new_run(claimed, settings, started)
+    verdict = _judge(run)
+    if isinstance(verdict, Skip):
+        return _finish(run, _mark_skipped, verdict.reason)
+    if isinstance(verdict, _Failed):
+        return _finish(run, _mark_failed, verdict.reason)
+    try:
         return _reconcile_and_apply(run, verdict)
     except LLMError as exc:
-        return _finish_failed(run, str(exc))
+        return _finish(run, _mark_failed, str(exc))
 
 
 @dataclass
@@ -400,43 +454,42 @@ def _still_ours(event: Event | None, claimed: Claimed) -> bool:
     return ok
 
 
-@contextmanager
-def _finishing(run: RunInfo, status: str) -> Iterator[tuple[Session, Event] | None]:
-    """The final transaction of a run: the event row locked and still ours, outcome feedback
-    applied (exactly once: it commits together with the terminal status), the status set."""
+Mark = Callable[[Session, Event, "RunInfo", str], "ReflectResult"]
+
+
+def _finish(run: RunInfo, mark: Mark, reason: str) -> ReflectResult:
+    """An event's own final transaction: its row locked and still ours, then ``mark``."""
     with session_scope(run.settings.database_url) as session:
         event = _lock_event(session, run.claimed.event_id)
         if event is None or not _still_ours(event, run.claimed):
-            yield None
-            return
-        apply_outcome_feedback(session, event)
-        event.status = status
-        event.updated_at = event.finished_at = utcnow()
-        yield session, event
-
-
-def _finish_skipped(run: RunInfo, reason: str) -> ReflectResult:
-    with _finishing(run, "skipped") as held:
-        if held is None:
             return ReflectResult(run.claimed.event_id, "claim_lost")
-        session, event = held
-        event.skip_reason = reason
-        event.last_error = None
-        session.add(run.digest_run(event, n_skip=1))
-    log.info("event_skipped", event_id=run.claimed.event_id, reason=reason)
-    return ReflectResult(run.claimed.event_id, "skipped", reason)
+        return mark(session, event, run, reason)
 
 
-def _finish_failed(run: RunInfo, reason: str) -> ReflectResult:
+def _set_terminal(session: Session, event: Event, status: str) -> None:
+    """Outcome feedback (exactly once: it commits together with the terminal status), then
+    the status."""
+    apply_outcome_feedback(session, event)
+    event.status = status
+    event.updated_at = event.finished_at = utcnow()
+
+
+def _mark_skipped(session: Session, event: Event, run: RunInfo, reason: str) -> ReflectResult:
+    _set_terminal(session, event, "skipped")
+    event.skip_reason = reason
+    event.last_error = None
+    session.add(run.digest_run(event, n_skip=1))
+    note = ("info", "event_skipped", {"event_id": event.id, "reason": reason})
+    return ReflectResult(event.id, "skipped", reason, note=note)
+
+
+def _mark_failed(session: Session, event: Event, run: RunInfo, reason: str) -> ReflectResult:
     detail = f"{reason} (after {run.usage.calls} model call(s))"
-    with _finishing(run, "failed") as held:
-        if held is None:
-            return ReflectResult(run.claimed.event_id, "claim_lost")
-        session, event = held
-        event.last_error = detail
-        session.add(run.digest_run(event, error=detail))
-    log.error("event_failed", event_id=run.claimed.event_id, reason=detail)
-    return ReflectResult(run.claimed.event_id, "failed", detail)
+    _set_terminal(session, event, "failed")
+    event.last_error = detail
+    session.add(run.digest_run(event, error=detail))
+    note = ("error", "event_failed", {"event_id": event.id, "reason": detail})
+    return ReflectResult(event.id, "failed", detail, note=note)
 
 
 def _screen(claimed: Claimed, candidates: list[Candidate]) -> list[str | None]:
@@ -462,18 +515,20 @@ def _without_secrets(candidate: Candidate) -> Candidate:
     )
 
 
-def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectResult:
-    """Reconcile the clean candidates against the agent's lessons and write the result.
+@dataclass
+class _Prepared:
+    """Candidates ready to reconcile: the clean ones, the quarantined ones with the reason,
+    and the reconcile step's model seam."""
 
-    Model calls happen with no transaction open. The write takes the agent's lesson lock and
-    checks that the lesson epoch has not moved since the neighbours were read; if it has,
-    another writer changed the bank meanwhile, and reconciliation runs again (bounded).
-    """
+    clean: list[Candidate]
+    quarantined: list[tuple[Candidate, str]]
+    asker: ModelAsker
+
+
+def _prepare(run: RunInfo, candidates: list[Candidate]) -> _Prepared:
     settings, claimed = run.settings, run.claimed
     candidates = [_without_secrets(c) for c in candidates]
     reasons = _screen(claimed, candidates)
-    clean = [c for c, why in zip(candidates, reasons, strict=True) if why is None]
-    quarantined = [(c, why) for c, why in zip(candidates, reasons, strict=True) if why]
     asker = ModelAsker(
         agent=claimed.agent,
         kind=claimed.kind,
@@ -482,26 +537,46 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
         settings=settings,
         agent_id=claimed.agent_id,
     )
-    ask_model = asker.ask
     run.reconcile_hash = asker.prompt_hash
+    return _Prepared(
+        clean=[c for c, why in zip(candidates, reasons, strict=True) if why is None],
+        quarantined=[(c, why) for c, why in zip(candidates, reasons, strict=True) if why],
+        asker=asker,
+    )
 
+
+def _decide(run: RunInfo, prepared: _Prepared, snapshot: Snapshot) -> Plan:
+    settings = run.settings
+    plan = decide(
+        prepared.clean,
+        snapshot,
+        ask_model=prepared.asker.ask,
+        floor=settings.reconcile_floor,
+        identical=settings.reconcile_identical,
+    )
+    if plan.llm_called and run.model is None:
+        run.model = prepared.asker.model  # a manual lesson: the reconcile call is the only model
+    return plan
+
+
+def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectResult:
+    """Reconcile the clean candidates against the agent's lessons and write the result.
+
+    Model calls happen with no transaction open. The write takes the agent's lesson lock and
+    checks that the lesson epoch has not moved since the neighbours were read; if it has,
+    another writer changed the bank meanwhile, and reconciliation runs again (bounded).
+    """
+    settings, claimed = run.settings, run.claimed
+    prepared = _prepare(run, candidates)
     for round_number in range(1, settings.reconcile_max_rounds + 1):
         # A plain read: the write below re-checks it under the lock (epoch, neighbours).
         with read_scope(settings.database_url) as session:
             snapshot = read_neighbours(
-                session, claimed.tenant_id, claimed.agent_id, clean, settings.reconcile_k
+                session, claimed.tenant_id, claimed.agent_id, prepared.clean, settings.reconcile_k
             )
-        plan = decide(
-            clean,
-            snapshot,
-            ask_model=ask_model,
-            floor=settings.reconcile_floor,
-            identical=settings.reconcile_identical,
-        )
-        if plan.llm_called and run.model is None:
-            run.model = asker.model  # a manual lesson: the reconcile call is the only model
+        plan = _decide(run, prepared, snapshot)
         last = round_number == settings.reconcile_max_rounds
-        result = _write(run, clean, plan, quarantined, snapshot, last_round=last)
+        result = _write(run, prepared, plan, snapshot, last_round=last)
         if result.status != "epoch_moved":
             return result
         log.info("lesson_epoch_moved", event_id=claimed.event_id, round=round_number)
@@ -509,81 +584,90 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
 
 
 def _write(
-    run: RunInfo,
-    clean: list[Candidate],
-    plan: Plan,
-    quarantined: list[tuple[Candidate, str]],
-    read: Snapshot,
-    *,
-    last_round: bool = False,
+    run: RunInfo, prepared: _Prepared, plan: Plan, read: Snapshot, *, last_round: bool = False
 ) -> ReflectResult:
     claimed = run.claimed
-    outcome = _lesson_outcome(claimed)
     with session_scope(run.settings.database_url) as session:
         event = _lock_event(session, claimed.event_id)
         if event is None or not _still_ours(event, claimed):
             return ReflectResult(claimed.event_id, "claim_lost")
         lock_agent_lessons(session, event.agent_id)
-        if not _plan_still_valid(session, claimed, clean, read):
+        if not _plan_still_valid(session, claimed, prepared.clean, read):
             if not last_round:
                 return ReflectResult(claimed.event_id, "epoch_moved")
             plan = _without_stale_rewrites(session, plan, read, claimed.event_id)
+        return _apply_and_finish(session, event, run, prepared, plan)
 
-        def add(candidate: Candidate, status: str = "active", why: str | None = None) -> Lesson:
-            return add_lesson(
-                session,
-                event=event,
-                candidate=candidate,
-                source=claimed.kind,
-                outcome=outcome,
-                status=status,
-                status_reason=why,
-                model=run.model,
-                prompt_hash=run.history_hash,
-                note=f"reflected from {claimed.kind} event {event.id}",
-            )
 
-        applied = apply_plan(
+def _apply_and_finish(
+    session: Session, event: Event, run: RunInfo, prepared: _Prepared, plan: Plan
+) -> ReflectResult:
+    """Inside the caller's transaction, which holds the event row and the agent's lesson lock:
+    the plan's operations with evidence and history, the quarantined lessons, outcome
+    feedback, the ``digest_runs`` row and the final status."""
+    claimed = run.claimed
+    outcome = _lesson_outcome(claimed)
+
+    def add(candidate: Candidate, status: str = "active", why: str | None = None) -> Lesson:
+        return add_lesson(
             session,
-            event,
-            clean,
-            plan,
-            add=add,
+            event=event,
+            candidate=candidate,
+            source=claimed.kind,
+            outcome=outcome,
+            status=status,
+            status_reason=why,
             model=run.model,
             prompt_hash=run.history_hash,
-            promote_at=claimed.promote_at,
+            note=f"reflected from {claimed.kind} event {event.id}",
         )
-        for candidate, why in quarantined:
-            applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)
-            applied.counts["ADD"] += 1
-        apply_outcome_feedback(session, event)
-        event.status = "reflected"
-        event.last_error = None
-        event.updated_at = event.finished_at = utcnow()
-        counts = applied.counts
-        session.add(
-            run.digest_run(
-                event,
-                n_add=counts["ADD"],
-                n_update=counts["UPDATE"],
-                n_delete=counts["DELETE"],
-                n_noop=counts["NOOP"],
-                n_fast_path=plan.fast,
-                error="; ".join(plan.dropped)[:2000] or None,
-            )
+
+    applied = apply_plan(
+        session,
+        event,
+        prepared.clean,
+        plan,
+        add=add,
+        model=run.model,
+        prompt_hash=run.history_hash,
+        promote_at=claimed.promote_at,
+    )
+    for candidate, why in prepared.quarantined:
+        applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)
+        applied.counts["ADD"] += 1
+    _set_terminal(session, event, "reflected")
+    event.last_error = None
+    counts = applied.counts
+    session.add(
+        run.digest_run(
+            event,
+            n_add=counts["ADD"],
+            n_update=counts["UPDATE"],
+            n_delete=counts["DELETE"],
+            n_noop=counts["NOOP"],
+            n_fast_path=plan.fast,
+            error="; ".join(plan.dropped)[:2000] or None,
         )
-    log.info(
+    )
+    note = (
+        "info",
         "event_reflected",
-        event_id=claimed.event_id,
-        lessons=applied.lesson_ids,
-        ops=counts,
-        fast_path=plan.fast,
-        dropped=len(plan.dropped),
-        quarantined=len(quarantined),
-        llm_calls=run.usage.calls,
+        {
+            "event_id": claimed.event_id,
+            "lessons": applied.lesson_ids,
+            "ops": counts,
+            "fast_path": plan.fast,
+            "dropped": len(plan.dropped),
+            "quarantined": len(prepared.quarantined),
+            "llm_calls": run.usage.calls,
+        },
     )
     return ReflectResult(
-        claimed.event_id, "reflected", lesson_ids=applied.lesson_ids, quarantined=len(quarantined)
+        claimed.event_id,
+        "reflected",
+        lesson_ids=applied.lesson_ids,
+        quarantined=len(prepared.quarantined),
+        note=note,
     )
 
 
@@ -679,3 +763,247 @@ def _lesson_outcome(claimed: Claimed) -> str:
     if claimed.kind == "manual_lesson":
         return "mixed"  # written by a person, not learned from one outcome
     return "failure"  # an operator had to correct or reject the draft
+
+
+# --- batches: what the worker's reflect task runs ----------------------------------------------
+
+
+def models_in_process(agent_model: str | None, settings: Settings) -> bool:
+    """Are this agent's reflect and reconcile models answered in this process (``offline/*``)?"""
+    return all(
+        is_offline_model(agent_model or settings.model_for(step))
+        for step in ("reflect", "reconcile")
+    )
+
+
+@dataclass
+class Batch:
+    """What one reflect task took on: the events it claimed (its own and other pending events
+    of the same agent, in event order), the outcome of its own event if that was not
+    claimable, and a pending event it left for the next task."""
+
+    agent_id: int | None
+    claimed: list[Claimed] = field(default_factory=list)
+    results: list[ReflectResult] = field(default_factory=list)
+    next_pending: int | None = None
+    in_process: bool = False
+
+
+def claim_batch(event_id: int, agent_id: int | None, settings: Settings) -> Batch:
+    """Claim ``event_id`` (as ``claim`` does) and, in the same transaction, the agent's oldest
+    other pending events, skipping rows another worker is claiming right now.
+
+    With models answered in process a task takes up to ``DIGEST_REFLECT_BATCH_SIZE`` events;
+    with a remote model one (each event then gets its own task, so model latency overlaps
+    across the pool). ``next_pending`` names one more pending event if any was left."""
+    batch = Batch(agent_id=agent_id)
+    with session_scope(settings.database_url) as session:
+        row = _own_event(session, event_id)
+        if row is None:
+            batch.results.append(ReflectResult(event_id, "missing", "no such event"))
+            owner = (
+                None
+                if agent_id is None
+                else session.execute(
+                    select(Agent, Tenant)
+                    .join(Tenant, Tenant.id == Agent.tenant_id)
+                    .where(Agent.id == agent_id)
+                ).first()
+            )
+            if owner is None:
+                return batch
+            agent, tenant = owner
+        else:
+            event, agent, tenant = row
+            own = _claim_row(event, agent, tenant, settings)
+            if isinstance(own, Claimed):
+                batch.claimed.append(own)
+            else:
+                batch.results.append(own)
+        batch.agent_id = agent.id
+        batch.in_process = models_in_process(agent.llm_model, settings)
+        room = (settings.reflect_batch_size if batch.in_process else 1) - len(batch.claimed)
+        others = list(
+            session.scalars(
+                select(Event)
+                .where(
+                    Event.agent_id == agent.id,
+                    Event.status == "pending",
+                    Event.id != event_id,
+                    Event.attempts < settings.max_event_attempts,
+                )
+                .order_by(Event.id)
+                .limit(room + 1)
+                .with_for_update(skip_locked=True)
+            )
+        )
+        now = utcnow()
+        batch.claimed.extend(_take(other, agent, tenant, settings, now) for other in others[:room])
+        if len(others) > room:
+            batch.next_pending = others[room].id
+    batch.claimed.sort(key=lambda c: c.event_id)
+    return batch
+
+
+def reflect_queued(
+    event_id: int, agent_id: int | None = None, settings: Settings | None = None
+) -> list[ReflectResult]:
+    """The worker's reflect task: ``event_id`` and, with it, the agent's other pending events.
+
+    Capture sends at most one waiting message per agent (``publish.publish_reflect``): this
+    task frees the agent's slot first, then claims every pending event committed before that
+    (a batch at a time), so no event whose message was coalesced away is left behind. A batch
+    that does not hold all of them passes the rest on in one message: at once with a remote
+    model (the next event starts on another thread while this one waits for its model), after
+    the batch with models in process (the batch holds the agent's lock; other agents' messages
+    go first). Safe to deliver twice, like ``reflect_event``."""
+    settings = settings or get_settings()
+    if agent_id is not None:
+        publish.release_reflect_slot(agent_id, settings)
+    batch = claim_batch(event_id, agent_id, settings)
+    for noop in batch.results:
+        log.info("reflect_noop", event_id=noop.event_id, status=noop.status, reason=noop.reason)
+    if batch.next_pending is not None and not batch.in_process:
+        _pass_on(batch, settings)
+    if batch.in_process and len(batch.claimed) > 1:
+        results = _reflect_together(batch.claimed, settings)
+    else:
+        results = [_reflect_claimed(c, settings, time.monotonic()) for c in batch.claimed]
+    if batch.agent_id is not None and any(r.status == "reflected" for r in results):
+        _schedule_compose(batch.agent_id, settings)
+    if batch.next_pending is not None and batch.in_process:
+        _pass_on(batch, settings)
+    return batch.results + results
+
+
+def _pass_on(batch: Batch, settings: Settings) -> None:
+    assert batch.next_pending is not None and batch.agent_id is not None
+    # Coalesced like a capture's message: if one already waits for the agent, it covers these.
+    publish.publish_reflect(batch.next_pending, settings, agent_id=batch.agent_id)
+
+
+def _reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectResult]:
+    """Several claimed events of one agent whose models answer in process, in one transaction
+    that holds the agent's lesson lock from the start: each event is judged, reconciled
+    against the bank as the events before it left it, and written, in event order. Nothing
+    waits on the network while it is open (a remote model never gets here), and no epoch
+    check is needed: no other writer can move the bank meanwhile.
+
+    A database fault or the time limit rolls the batch back and hands its claims back (the
+    task's retry or the next message takes them again); any other error in one event rolls
+    back the batch and runs its events one by one, so one bad event fails alone."""
+    try:
+        with session_scope(settings.database_url) as session:
+            events = {
+                event.id: event
+                for event in session.scalars(
+                    select(Event)
+                    .where(Event.id.in_([c.event_id for c in batch]))
+                    .order_by(Event.id)
+                    .with_for_update()
+                )
+            }
+            lock_agent_lessons(session, batch[0].agent_id)
+            results = []
+            for claimed in batch:
+                event = events.get(claimed.event_id)
+                if event is None or not _still_ours(event, claimed):
+                    results.append(ReflectResult(claimed.event_id, "claim_lost"))
+                    continue
+                with _about(claimed):
+                    run = _new_run(claimed, settings, time.monotonic())
+                    results.append(_reflect_held(session, event, run))
+    except Exception as exc:
+        if not _is_fault(exc):
+            log.error(
+                "batch_failed",
+                events=[c.event_id for c in batch],
+                error=f"{type(exc).__name__}: {exc}",
+            )
+            return _one_by_one(batch, settings)
+        _hand_back(batch, settings)
+        raise
+    for claimed, result in zip(batch, results, strict=True):
+        with _about(claimed):
+            result.log()
+    return results
+
+
+def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult:
+    """One event of a batch, inside the batch's transaction (event row and agent lock held)."""
+    verdict = _judge(run)
+    if isinstance(verdict, Skip):
+        return _mark_skipped(session, event, run, verdict.reason)
+    if isinstance(verdict, _Failed):
+        return _mark_failed(session, event, run, verdict.reason)
+    claimed, settings = run.claimed, run.settings
+    try:
+        prepared = _prepare(run, verdict)
+        snapshot = read_neighbours(
+            session,
+            claimed.tenant_id,
+            claimed.agent_id,
+            prepared.clean,
+            settings.reconcile_k,
+            with_epoch=False,
+        )
+        plan = _decide(run, prepared, snapshot)
+    except LLMError as exc:  # nothing of this event is written before the plan is decided
+        return _mark_failed(session, event, run, str(exc))
+    return _apply_and_finish(session, event, run, prepared, plan)
+
+
+def _is_fault(exc: BaseException) -> bool:
+    """The database went away or the task ran out of time: not a fault of the events."""
+    from sqlalchemy.exc import DBAPIError
+
+    # Celery's exception is recognised by name: digest does not import Celery.
+    return isinstance(exc, DBAPIError) or type(exc).__name__ == "SoftTimeLimitExceeded"
+
+
+def _one_by_one(batch: list[Claimed], settings: Settings) -> list[ReflectResult]:
+    """The batch's events each on their own (still claimed: the rollback left the claims).
+    An event that raises again is left claimed for the relay, as a single event would be;
+    the first such error is raised once the others are done."""
+    results, errors = [], []
+    for claimed in batch:
+        try:
+            results.append(_reflect_claimed(claimed, settings, time.monotonic()))
+        except Exception as exc:
+            log.error(
+                "event_raised", event_id=claimed.event_id, error=f"{type(exc).__name__}: {exc}"
+            )
+            errors.append(exc)
+    if errors:
+        raise errors[0]
+    return results
+
+
+def _hand_back(batch: list[Claimed], settings: Settings) -> None:
+    """Best effort after a rolled-back batch: its claims back to ``pending`` so a retry or the
+    next message takes them at once. If the database is down this fails too; the relay then
+    takes the claims over once they are stale."""
+    try:
+        with session_scope(settings.database_url) as session:
+            for claimed in batch:
+                session.execute(
+                    update(Event)
+                    .where(
+                        Event.id == claimed.event_id,
+                        Event.status == "processing",
+                        Event.attempts == claimed.attempt,
+                    )
+                    # The attempt never got to run its course: it does not count.
+                    .values(
+                        status="pending",
+                        attempts=Event.attempts - 1,
+                        processing_started_at=None,
+                        updated_at=utcnow(),
+                    )
+                )
+    except Exception as exc:
+        log.warning(
+            "claims_not_handed_back",
+            events=[c.event_id for c in batch],
+            error=type(exc).__name__,
+        )

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from digest.db import session_scope
 from digest.models import (
@@ -551,7 +551,7 @@ def test_redis_down_mid_stream(
     raised: list[str] = []
     during_outage: list[int] = []
     down_at = up_at = None
-    with RelayLoop(2.0) as relay:
+    with RelayLoop(2.0):
         started = time.monotonic()
         for i, (kind, data) in enumerate(stream.events):
             now = time.monotonic() - started
@@ -578,13 +578,15 @@ def test_redis_down_mid_stream(
     assert len(during_outage) >= 0.5 * REDIS_OUTAGE_S / interval
     assert set(got.statuses) <= {"reflected", "skipped"}, Counter(got.statuses)
     assert got.duplicates == []
-    assert relay.published >= len(during_outage)
+    # What was captured while Redis was down reached a worker through the relay, or with a
+    # later message of the same agent (a reflect task takes every pending event of its agent).
     with session_scope(pg_url) as session:
-        unpublished = session.scalars(
-            select(Event.id).where(Event.id.in_(during_outage), Event.published_at.is_(None))
-        ).all()
-    # Nothing captured while Redis was down reached a worker except through the relay.
-    assert unpublished == []
+        outage_done = session.scalars(
+            select(func.count()).where(
+                Event.id.in_(during_outage), Event.status.in_(("reflected", "skipped"))
+            )
+        ).one()
+    assert outage_done == len(during_outage)
     assert worker.proc.poll() is None, worker.log()[-2000:]
     print(
         f"\n{len(event_ids)} events, Redis down {REDIS_OUTAGE_S:.0f} s ({len(during_outage)} "

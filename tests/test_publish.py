@@ -100,8 +100,9 @@ def test_raw_published_messages_run_in_a_real_worker(
     now_id, _ = store_pending(
         "owner_answer", {"tenant": tenant, "agent": "bot", "question": "Pets?", "answer": "No."}
     )
+    # Another agent: a task for "bot" would take bot's other pending events along with its own.
     later_id, _ = store_pending(
-        "owner_answer", {"tenant": tenant, "agent": "bot", "question": "Wifi?", "answer": "Yes."}
+        "owner_answer", {"tenant": tenant, "agent": "bot2", "question": "Wifi?", "answer": "Yes."}
     )
     assert publish.publish_reflect(now_id)
     published_at = datetime.now(UTC)
@@ -195,7 +196,8 @@ def test_a_capturing_process_never_loads_litellm_or_celery(
     for needed in ("sqlalchemy", "psycopg", "redis", "rapidfuzz"):
         assert needed in loaded, needed  # the captures really ran (an edit needs rapidfuzz)
     client = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
-    assert client.llen(services_env["DIGEST_QUEUE"]) >= 27
+    # The 27 captures are one agent's: coalesced, one message waits for all of them.
+    assert client.llen(services_env["DIGEST_QUEUE"]) >= 1
     client.delete(services_env["DIGEST_QUEUE"])
 
 

@@ -73,12 +73,13 @@ def test_relay_does_not_requeue_a_backlog_but_replays_a_lost_queue(
             .values(created_at=long_ago, published_at=None)
         )
     settings = get_settings()
-    assert broker.llen(queue) == 4  # the capture-time messages, no worker running
+    # The capture-time message, no worker running: one for the agent's four events (coalesced).
+    assert broker.llen(queue) == 1
 
-    # A backlog: the published events' messages are still waiting; only the unpublished one
-    # is sent again.
+    # A backlog: the published events' message is still waiting; only the unpublished one is
+    # sent again.
     assert relay_pending(settings) == [never_published]
-    assert broker.llen(queue) == 5
+    assert broker.llen(queue) == 2
 
     # Redis lost its queue: now every stranded event is replayed.
     broker.delete(queue)

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy.exc import OperationalError
 
 from digest import triggers
-from digest.reflect import reflect_event as reflect_event_fn
+from digest.reflect import reflect_queued
 from digest.relay import relay_pending as relay_pending_fn
 from digest.versions import compose_version as compose_version_fn
 from worker.celery_app import app
@@ -21,9 +21,14 @@ from worker.celery_app import app
     retry_backoff_max=60,
     max_retries=5,
 )
-def reflect_event(event_id: int) -> dict[str, Any]:
-    result = reflect_event_fn(event_id)
-    return {"event_id": result.event_id, "status": result.status, "lessons": result.lesson_ids}
+def reflect_event(event_id: int, agent_id: int | None = None) -> dict[str, Any]:
+    # The event and, with it, other pending events of its agent (digest.reflect.reflect_queued).
+    results = reflect_queued(event_id, agent_id)
+    return {
+        "event_id": event_id,
+        "statuses": {r.event_id: r.status for r in results},
+        "lessons": sorted({i for r in results for i in r.lesson_ids}),
+    }
 
 
 @app.task(name="digest.relay_pending")
