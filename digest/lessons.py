@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +110,7 @@ def promote_if_supported(
 
     if lesson.scope != "contact":
         return False
+    session.flush()  # citations added in this transaction count too
     contacts = session.scalar(
         select(func.count(func.distinct(Event.contact_id)))
         .select_from(LessonEvidence)
@@ -189,6 +191,7 @@ def add_lesson(
     session.flush()
     # A new lesson has no evidence yet: no need to look for an existing citation.
     session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
+    _first_in_transaction(session, _CITED, (lesson.id, event.id))
     record_history(
         session,
         lesson,
@@ -207,7 +210,17 @@ def add_evidence(session: Session, lesson: Lesson, event: Event, note: str) -> b
     """Cite ``event`` on ``lesson`` once. Returns False if it was already cited.
 
     One statement: the unique (lesson_id, event_id) constraint decides, ``ON CONFLICT DO
-    NOTHING`` (Postgres and SQLite) reports whether a row went in."""
+    NOTHING`` (Postgres and SQLite) reports whether a row went in.
+
+    An event being reflected (``processing``) has no committed citation: its citations
+    commit together with its final status. Only this transaction can have cited it, so that
+    is remembered here and the row goes in with the session's next flush (a batch of events
+    then writes its citations in one statement)."""
+    if event.status == "processing" and lesson.id is not None:
+        if not _first_in_transaction(session, _CITED, (lesson.id, event.id)):
+            return False
+        session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
+        return True
     session.flush()  # the lesson row must exist before its citation
     values = {
         "lesson_id": lesson.id,
@@ -372,18 +385,19 @@ def lock_agent_lessons(session: Session, agent_id: int) -> None:
 #: session.info keys: (the transaction, agent ids it has done this for)
 _HELD_LOCKS = "digest_lesson_locks"
 _EPOCH_MOVED = "digest_epoch_moved"
+_CITED = "digest_cited"
 
 
-def _first_in_transaction(session: Session, what: str, agent_id: int) -> bool:
-    """True the first time ``what`` is asked for ``agent_id`` in the session's current
-    transaction (and remembers it); False after that, until the transaction ends."""
+def _first_in_transaction(session: Session, what: str, key: Hashable) -> bool:
+    """True the first time ``what`` is asked for ``key`` in the session's current transaction
+    (and remembers it); False after that, until the transaction ends."""
     transaction = session.get_transaction()
-    done: tuple[object, set[int]] | None = session.info.get(what)
+    done: tuple[object, set[Hashable]] | None = session.info.get(what)
     if done is None or done[0] is not transaction:
         done = session.info[what] = (transaction, set())
-    if agent_id in done[1]:
+    if key in done[1]:
         return False
-    done[1].add(agent_id)
+    done[1].add(key)
     return True
 
 

@@ -375,6 +375,8 @@ def decide(
 class Applied:
     lesson_ids: list[int] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OPS, 0))
+    #: candidate index → the lesson it ended up in (added, supported or updated)
+    by_candidate: dict[int, int] = field(default_factory=dict)
 
 
 def _target(session: Session, lesson_id: int | None, event: Event) -> Lesson | None:
@@ -414,11 +416,18 @@ def apply_plan(
     model: str | None,
     prompt_hash: str | None,
     promote_at: int = 3,
+    recheck_adds: bool = True,
 ) -> Applied:
-    """Apply ``plan`` inside the caller's transaction (which holds the agent's lesson lock)."""
+    """Apply ``plan`` inside the caller's transaction (which holds the agent's lesson lock).
+
+    An ADD first looks again, under the lock, for an identical active lesson (a concurrent
+    writer may have stored it since the plan's read). ``recheck_adds=False`` skips that for a
+    caller that read the neighbours under this same lock and has one candidate."""
     applied = Applied()
+    index = 0
 
     def record(op: str, lesson: Lesson) -> None:
+        applied.by_candidate[index] = lesson.id
         applied.counts[op] += 1
         if lesson.id not in applied.lesson_ids:
             applied.lesson_ids.append(lesson.id)
@@ -426,13 +435,14 @@ def apply_plan(
             promote_if_supported(session, lesson, min_contacts=promote_at, event=event)
 
     for op in plan.operations:
+        index = op.candidate
         candidate = candidates[op.candidate]
         target = _target(session, op.lesson_id, event)
         if op.op in ("NOOP", "UPDATE", "DELETE") and target is None:
             log.warning("reconcile_target_gone", op=op.op, lesson_id=op.lesson_id)
             op = Operation("ADD", op.candidate, reason=f"{op.op} target no longer active")
         if op.op == "ADD":
-            same = _identical_active(session, event, candidate)
+            same = _identical_active(session, event, candidate) if recheck_adds else None
             if same is not None:
                 support_lesson(
                     session,

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, inspect, select, update
 from sqlalchemy.orm import Session
 
 from digest import publish
@@ -41,9 +41,18 @@ from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_a
 from digest.llm_cache import AnswerCache, answer_key
 from digest.models import Agent, DigestRun, Event, Lesson, Tenant, as_utc, utcnow
 from digest.offline import is_offline_model
-from digest.reconcile import ModelAsker, Plan, Snapshot, apply_plan, decide, read_neighbours
+from digest.reconcile import (
+    ModelAsker,
+    Plan,
+    Snapshot,
+    apply_plan,
+    candidate_text,
+    decide,
+    read_neighbours,
+)
 from digest.redact import redact
 from digest.screen import injection_reason
+from digest.similarity import Neighbour, lesson_text, normalise
 from digest.tenants import policy_for
 
 log = structlog.get_logger("digest.reflect")
@@ -600,7 +609,13 @@ def _write(
 
 
 def _apply_and_finish(
-    session: Session, event: Event, run: RunInfo, prepared: _Prepared, plan: Plan
+    session: Session,
+    event: Event,
+    run: RunInfo,
+    prepared: _Prepared,
+    plan: Plan,
+    *,
+    recheck_adds: bool = True,
 ) -> ReflectResult:
     """Inside the caller's transaction, which holds the event row and the agent's lesson lock:
     the plan's operations with evidence and history, the quarantined lessons, outcome
@@ -631,7 +646,14 @@ def _apply_and_finish(
         model=run.model,
         prompt_hash=run.history_hash,
         promote_at=claimed.promote_at,
+        recheck_adds=recheck_adds,
     )
+    for index, lesson_id in applied.by_candidate.items():
+        KNOWN_TEXTS.put(
+            _text_key(claimed.agent_id, prepared.clean[index]),
+            lesson_id,
+            run.settings.llm_cache_size,
+        )
     for candidate, why in prepared.quarantined:
         applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)
         applied.counts["ADD"] += 1
@@ -905,14 +927,17 @@ def _reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectR
             }
             lock_agent_lessons(session, batch[0].agent_id)
             results = []
-            for claimed in batch:
-                event = events.get(claimed.event_id)
-                if event is None or not _still_ours(event, claimed):
-                    results.append(ReflectResult(claimed.event_id, "claim_lost"))
-                    continue
-                with _about(claimed):
-                    run = _new_run(claimed, settings, time.monotonic())
-                    results.append(_reflect_held(session, event, run))
+            # Rows that nothing in the batch reads back (history, citations, runs, statuses)
+            # wait for one flush; changes a search reads are flushed before it (_bank_changed).
+            with session.no_autoflush:
+                for claimed in batch:
+                    event = events.get(claimed.event_id)
+                    if event is None or not _still_ours(event, claimed):
+                        results.append(ReflectResult(claimed.event_id, "claim_lost"))
+                        continue
+                    with _about(claimed):
+                        run = _new_run(claimed, settings, time.monotonic())
+                        results.append(_reflect_held(session, event, run))
     except Exception as exc:
         if not _is_fault(exc):
             log.error(
@@ -939,26 +964,102 @@ def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult
     claimed, settings = run.claimed, run.settings
     try:
         prepared = _prepare(run, verdict)
-        snapshot = read_neighbours(
-            session,
-            claimed.tenant_id,
-            claimed.agent_id,
-            prepared.clean,
-            settings.reconcile_k,
-            with_epoch=False,
-        )
+        snapshot = _known_repeats(session, claimed, prepared.clean, settings)
+        if snapshot is None:
+            if _bank_changed(session):
+                session.flush()  # the search reads the term index, kept by a trigger
+            snapshot = read_neighbours(
+                session,
+                claimed.tenant_id,
+                claimed.agent_id,
+                prepared.clean,
+                settings.reconcile_k,
+                with_epoch=False,
+            )
         plan = _decide(run, prepared, snapshot)
     except LLMError as exc:  # nothing of this event is written before the plan is decided
         return _mark_failed(session, event, run, str(exc))
-    return _apply_and_finish(session, event, run, prepared, plan)
+    # The neighbours were read under the lock this transaction holds: an ADD needs no second
+    # look for an identical lesson, unless the event's own candidates could be identical.
+    recheck = len(prepared.clean) > 1
+    return _apply_and_finish(session, event, run, prepared, plan, recheck_adds=recheck)
+
+
+#: (agent, a candidate's normalised text) → the lesson that candidate last ended up in, in
+#: this process. A batch checks the row (active, unexpired, this agent, exactly this text)
+#: before it uses one, so an entry never decides anything on its own: it saves the neighbour
+#: search for an exact repeat, whose only possible decision is a NOOP on that lesson.
+KNOWN_TEXTS: AnswerCache[int] = AnswerCache()
+
+
+def _text_key(agent_id: int, candidate: Candidate) -> str:
+    return answer_key("lesson-text", agent_id, normalise(candidate_text(candidate)))
+
+
+def _known_repeats(
+    session: Session, claimed: Claimed, clean: list[Candidate], settings: Settings
+) -> Snapshot | None:
+    """The neighbours of candidates that exactly repeat live lessons (each its own lesson,
+    scored identical), or None if any candidate is not such a repeat."""
+    if not clean or settings.llm_cache_size == 0:
+        return None
+    now = utcnow()
+    found: list[list[Neighbour]] = []
+    for candidate in clean:
+        lesson_id = KNOWN_TEXTS.get(_text_key(claimed.agent_id, candidate))
+        lesson = session.get(Lesson, lesson_id) if lesson_id is not None else None
+        if (
+            lesson is None
+            or lesson.status != "active"
+            or (lesson.tenant_id, lesson.agent_id) != (claimed.tenant_id, claimed.agent_id)
+            or (lesson.expires_at is not None and as_utc(lesson.expires_at) <= now)
+            or normalise(lesson_text(lesson.situation, lesson.correction))
+            != normalise(candidate_text(candidate))
+        ):
+            return None
+        found.append(
+            [
+                Neighbour(
+                    lesson_id=lesson.id,
+                    relevance=1.0,
+                    identity=1.0,
+                    title=lesson.title,
+                    situation=lesson.situation,
+                    mistake=lesson.mistake,
+                    correction=lesson.correction,
+                    tags=tuple(lesson.tags or ()),
+                )
+            ]
+        )
+    return Snapshot(epoch=0, neighbours=found, k=settings.reconcile_k)
+
+
+#: lesson columns the neighbour search depends on (through the term index or its filter)
+_SEARCHED = ("situation", "correction", "status", "expires_at", "agent_id")
+
+
+def _bank_changed(session: Session) -> bool:
+    """Does the session hold unflushed changes to lessons that a neighbour search would see?
+    (Support counts and timestamps do not matter; new lessons are flushed when added.)"""
+    for obj in session.dirty:
+        if isinstance(obj, Lesson):
+            attrs = inspect(obj).attrs
+            if any(attrs[name].history.has_changes() for name in _SEARCHED):
+                return True
+    return False
 
 
 def _is_fault(exc: BaseException) -> bool:
-    """The database went away or the task ran out of time: not a fault of the events."""
-    from sqlalchemy.exc import DBAPIError
+    """The database connection failed or the task ran out of time: nothing to learn by running
+    the events one by one. (An integrity or data error is about an event: that one is found
+    by running them one by one.)"""
+    from sqlalchemy.exc import InterfaceError, OperationalError
 
     # Celery's exception is recognised by name: digest does not import Celery.
-    return isinstance(exc, DBAPIError) or type(exc).__name__ == "SoftTimeLimitExceeded"
+    return (
+        isinstance(exc, OperationalError | InterfaceError)
+        or type(exc).__name__ == "SoftTimeLimitExceeded"
+    )
 
 
 def _one_by_one(batch: list[Claimed], settings: Settings) -> list[ReflectResult]:
@@ -980,9 +1081,9 @@ def _one_by_one(batch: list[Claimed], settings: Settings) -> list[ReflectResult]
 
 
 def _hand_back(batch: list[Claimed], settings: Settings) -> None:
-    """Best effort after a rolled-back batch: its claims back to ``pending`` so a retry or the
-    next message takes them at once. If the database is down this fails too; the relay then
-    takes the claims over once they are stale."""
+    """Best effort after a rolled-back batch: its claims back to ``pending`` (the attempt
+    counted) so a retry or the next message takes them at once. If the database is down this
+    fails too; the relay then takes the claims over once they are stale."""
     try:
         with session_scope(settings.database_url) as session:
             for claimed in batch:
@@ -993,13 +1094,9 @@ def _hand_back(batch: list[Claimed], settings: Settings) -> None:
                         Event.status == "processing",
                         Event.attempts == claimed.attempt,
                     )
-                    # The attempt never got to run its course: it does not count.
-                    .values(
-                        status="pending",
-                        attempts=Event.attempts - 1,
-                        processing_started_at=None,
-                        updated_at=utcnow(),
-                    )
+                    # The attempt still counts: a batch that fails the same way every time
+                    # ends `dead` after DIGEST_MAX_EVENT_ATTEMPTS instead of looping.
+                    .values(status="pending", processing_started_at=None, updated_at=utcnow())
                 )
     except Exception as exc:
         log.warning(
