@@ -77,16 +77,7 @@ def _rows(session: Session, agent_id: int) -> list[_Row]:
                 mistake=lesson.mistake,
                 tags=tuple(lesson.tags or ()),
             ),
-            Neighbour(
-                lesson_id=lesson.id,
-                relevance=0.0,
-                identity=0.0,
-                title=lesson.title,
-                situation=lesson.situation,
-                mistake=lesson.mistake,
-                correction=lesson.correction,
-                tags=tuple(lesson.tags or ()),
-            ),
+            Neighbour.of(lesson, relevance=0.0, identity=0.0),
         )
         for lesson in lessons
     ]

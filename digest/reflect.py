@@ -1017,20 +1017,7 @@ def _known_repeats(
             != normalise(candidate_text(candidate))
         ):
             return None
-        found.append(
-            [
-                Neighbour(
-                    lesson_id=lesson.id,
-                    relevance=1.0,
-                    identity=1.0,
-                    title=lesson.title,
-                    situation=lesson.situation,
-                    mistake=lesson.mistake,
-                    correction=lesson.correction,
-                    tags=tuple(lesson.tags or ()),
-                )
-            ]
-        )
+        found.append([Neighbour.of(lesson, relevance=1.0, identity=1.0)])
     return Snapshot(epoch=0, neighbours=found, k=settings.reconcile_k)
 
 

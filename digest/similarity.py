@@ -65,6 +65,20 @@ class Neighbour:
     correction: str
     tags: tuple[str, ...]
 
+    @classmethod
+    def of(cls, lesson: Lesson, relevance: float, identity: float) -> Neighbour:
+        """A stored lesson as a neighbour with the given scores."""
+        return cls(
+            lesson_id=lesson.id,
+            relevance=relevance,
+            identity=identity,
+            title=lesson.title,
+            situation=lesson.situation,
+            mistake=lesson.mistake,
+            correction=lesson.correction,
+            tags=tuple(lesson.tags or ()),
+        )
+
 
 def score(candidate_text: str, lesson_text_value: str) -> tuple[float, float]:
     """(relevance, identity) of two lesson texts, each in 0..1."""

@@ -6,6 +6,8 @@ Every test uses its own tenant name, so tests share one database without seeing 
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import signal
 import subprocess
@@ -268,3 +270,25 @@ def lessons_for_event(event_id: int) -> list[Any]:
                 .order_by(Lesson.id)
             )
         )
+
+
+@pytest.fixture()
+def own_queue(services_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A queue of this test's own, with no worker on it: what is published stays there."""
+    name = f"digest-test-own-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("DIGEST_QUEUE", name)
+    _reset_process_state()
+    yield name
+    redis.Redis.from_url(services_env["DIGEST_BROKER_URL"]).delete(name)
+
+
+def queued_tasks(broker: str, queue: str) -> list[tuple[str, list[Any]]]:
+    """(task name, args) of every message waiting in ``queue``, oldest first (kombu pushes
+    on the left and pops on the right)."""
+    client = redis.Redis.from_url(broker)
+    found = []
+    for raw in reversed(client.lrange(queue, 0, -1)):
+        message = json.loads(raw)
+        body = json.loads(base64.b64decode(message["body"]))
+        found.append((message["headers"]["task"], body[0]))
+    return found

@@ -5,8 +5,7 @@ handing every claim back."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,23 +26,12 @@ from digest.publish import (
     release_reflect_slot,
 )
 from digest.reflect import claim_batch, reflect_event, reflect_queued
-from tests.conftest import _reset_process_state, wait_for_event
-from tests.test_triggers import queued_tasks
+from tests.conftest import _reset_process_state, queued_tasks, wait_for_event
 
 pytestmark = pytest.mark.services
 
 DONE = {"reflected", "skipped", "failed", "dead"}
 FINISHED = {"reflected", "skipped"}
-
-
-@pytest.fixture()
-def own_queue(services_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A queue of this test's own with no worker on it: what is published stays there."""
-    name = f"digest-test-batch-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv("DIGEST_QUEUE", name)
-    _reset_process_state()
-    yield name
-    redis.Redis.from_url(services_env["DIGEST_BROKER_URL"]).delete(name)
 
 
 # --- helpers -----------------------------------------------------------------------------------

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import redis
 from sqlalchemy import func, select
 
 import digest
@@ -31,7 +27,7 @@ from digest.triggers import (
     threshold_compose,
     token_outstanding,
 )
-from tests.conftest import ROOT, _reset_process_state, wait_for_event
+from tests.conftest import ROOT, queued_tasks, wait_for_event
 from tests.test_faults import answer_while_broker_down
 
 pytestmark = pytest.mark.services
@@ -184,28 +180,6 @@ def test_beat_sweep_fans_out_one_compose_task_per_due_agent(start_worker: Any, t
 
 
 # --- one outstanding threshold compose per agent (no worker: messages counted in Redis) --------
-
-
-@pytest.fixture()
-def own_queue(services_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A queue of this test's own, with no worker on it: what is published stays there."""
-    name = f"digest-test-own-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv("DIGEST_QUEUE", name)
-    _reset_process_state()
-    yield name
-    redis.Redis.from_url(services_env["DIGEST_BROKER_URL"]).delete(name)
-
-
-def queued_tasks(broker: str, queue: str) -> list[tuple[str, list[Any]]]:
-    """(task name, args) of every message waiting in ``queue``, oldest first (kombu pushes
-    on the left and pops on the right)."""
-    client = redis.Redis.from_url(broker)
-    found = []
-    for raw in reversed(client.lrange(queue, 0, -1)):
-        message = json.loads(raw)
-        body = json.loads(base64.b64decode(message["body"]))
-        found.append((message["headers"]["task"], body[0]))
-    return found
 
 
 def composes(broker: str, queue: str) -> list[list[Any]]:
