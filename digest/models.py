@@ -137,6 +137,8 @@ class Event(Base):
     #: last time the relay re-published it (the hot path publishes without writing this).
     published_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     processing_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: the Celery task id of the delivery that claimed it (a redelivery takes its claims back)
+    claim_token: Mapped[str | None] = mapped_column(String(64))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     @validates("last_error")

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
-from sqlalchemy import Row, inspect, select, update
+from sqlalchemy import Row, and_, inspect, or_, select, update
 from sqlalchemy.orm import Session
 
 from digest import publish
@@ -246,18 +246,26 @@ def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
 
 
 def _claim_row(
-    event: Event, agent: Agent, tenant: Tenant, settings: Settings
+    event: Event, agent: Agent, tenant: Tenant, settings: Settings, delivery: str | None = None
 ) -> Claimed | ReflectResult:
-    """Claim a locked event row, or say why not (finished, live claim elsewhere, dead)."""
+    """Claim a locked event row, or say why not (finished, live claim elsewhere, dead).
+
+    ``delivery`` is the Celery task id of the message being run: a claim recorded under that
+    same id was made by an earlier delivery of this very message, which died (Celery re-queues
+    the message of a lost worker process, and a retry re-sends it), so it is taken over at once
+    instead of when it goes stale."""
     if event.status in TERMINAL:
         return ReflectResult(event.id, "already_done", event.status)
     now = utcnow()
     if event.status == "processing":
         stale_before = now - timedelta(seconds=settings.processing_stale_after_s)
         started = event.processing_started_at
-        if started is not None and as_utc(started) > stale_before:
+        if delivery is not None and event.claim_token == delivery:
+            log.warning("redelivered_claim_taken_over", event_id=event.id, attempts=event.attempts)
+        elif started is not None and as_utc(started) > stale_before:
             return ReflectResult(event.id, "in_progress", "claimed by a live worker")
-        log.warning("stale_claim_taken_over", event_id=event.id, attempts=event.attempts)
+        else:
+            log.warning("stale_claim_taken_over", event_id=event.id, attempts=event.attempts)
     if event.attempts >= settings.max_event_attempts:
         event.status = "dead"
         event.last_error = (
@@ -266,13 +274,21 @@ def _claim_row(
         )
         event.updated_at = event.finished_at = now
         return ReflectResult(event.id, "dead", event.last_error)
-    return _take(event, agent, tenant, settings, now)
+    return _take(event, agent, tenant, settings, now, delivery)
 
 
-def _take(event: Event, agent: Agent, tenant: Tenant, settings: Settings, now: datetime) -> Claimed:
+def _take(
+    event: Event,
+    agent: Agent,
+    tenant: Tenant,
+    settings: Settings,
+    now: datetime,
+    delivery: str | None = None,
+) -> Claimed:
     event.status = "processing"
     event.attempts += 1
     event.processing_started_at = now
+    event.claim_token = delivery
     event.updated_at = now
     return Claimed(
         event_id=event.id,
@@ -811,9 +827,13 @@ class Batch:
     in_process: bool = False
 
 
-def claim_batch(event_id: int, agent_id: int | None, settings: Settings) -> Batch:
+def claim_batch(
+    event_id: int, agent_id: int | None, settings: Settings, delivery: str | None = None
+) -> Batch:
     """Claim ``event_id`` (as ``claim`` does) and, in the same transaction, the agent's oldest
-    other pending events, skipping rows another worker is claiming right now.
+    other pending events, skipping rows another worker is claiming right now; with
+    ``delivery`` (the message's task id), also the events an earlier, dead delivery of the
+    same message had claimed.
 
     With models answered in process a task takes up to ``DIGEST_REFLECT_BATCH_SIZE`` events;
     with a remote model one (each event then gets its own task, so model latency overlaps
@@ -837,7 +857,7 @@ def claim_batch(event_id: int, agent_id: int | None, settings: Settings) -> Batc
             agent, tenant = owner
         else:
             event, agent, tenant = row
-            own = _claim_row(event, agent, tenant, settings)
+            own = _claim_row(event, agent, tenant, settings, delivery)
             if isinstance(own, Claimed):
                 batch.claimed.append(own)
             else:
@@ -845,12 +865,16 @@ def claim_batch(event_id: int, agent_id: int | None, settings: Settings) -> Batc
         batch.agent_id = agent.id
         batch.in_process = models_in_process(agent.llm_model, settings)
         room = (settings.reflect_batch_size if batch.in_process else 1) - len(batch.claimed)
+        claimable = Event.status == "pending"
+        if delivery is not None:
+            mine = and_(Event.status == "processing", Event.claim_token == delivery)
+            claimable = or_(claimable, mine)
         others = list(
             session.scalars(
                 select(Event)
                 .where(
                     Event.agent_id == agent.id,
-                    Event.status == "pending",
+                    claimable,
                     Event.id != event_id,
                     Event.attempts < settings.max_event_attempts,
                 )
@@ -860,7 +884,12 @@ def claim_batch(event_id: int, agent_id: int | None, settings: Settings) -> Batc
             )
         )
         now = utcnow()
-        batch.claimed.extend(_take(other, agent, tenant, settings, now) for other in others[:room])
+        for other in others[:room]:
+            if other.status == "processing":
+                log.warning(
+                    "redelivered_claim_taken_over", event_id=other.id, attempts=other.attempts
+                )
+            batch.claimed.append(_take(other, agent, tenant, settings, now, delivery))
         if len(others) > room:
             batch.next_pending = others[room].id
     batch.claimed.sort(key=lambda c: c.event_id)
@@ -868,7 +897,11 @@ def claim_batch(event_id: int, agent_id: int | None, settings: Settings) -> Batc
 
 
 def reflect_queued(
-    event_id: int, agent_id: int | None = None, settings: Settings | None = None
+    event_id: int,
+    agent_id: int | None = None,
+    settings: Settings | None = None,
+    *,
+    delivery: str | None = None,
 ) -> list[ReflectResult]:
     """The worker's reflect task: ``event_id`` and, with it, the agent's other pending events.
 
@@ -878,11 +911,13 @@ def reflect_queued(
     that does not hold all of them passes the rest on in one message: at once with a remote
     model (the next event starts on another thread while this one waits for its model), after
     the batch with models in process (the batch holds the agent's lock; other agents' messages
-    go first). Safe to deliver twice, like ``reflect_event``."""
+    go first). Safe to deliver twice, like ``reflect_event``; ``delivery`` is the message's
+    Celery task id, so that a second delivery of one message takes back what its first, dead
+    run had claimed."""
     settings = settings or get_settings()
     if agent_id is not None:
         publish.release_reflect_slot(agent_id, settings)
-    batch = claim_batch(event_id, agent_id, settings)
+    batch = claim_batch(event_id, agent_id, settings, delivery)
     for noop in batch.results:
         log.info("reflect_noop", event_id=noop.event_id, status=noop.status, reason=noop.reason)
     if batch.next_pending is not None and not batch.in_process:
@@ -1083,7 +1118,12 @@ def _hand_back(batch: list[Claimed], settings: Settings) -> None:
                     )
                     # The attempt still counts: a batch that fails the same way every time
                     # ends `dead` after DIGEST_MAX_EVENT_ATTEMPTS instead of looping.
-                    .values(status="pending", processing_started_at=None, updated_at=utcnow())
+                    .values(
+                        status="pending",
+                        processing_started_at=None,
+                        claim_token=None,
+                        updated_at=utcnow(),
+                    )
                 )
     except Exception as exc:
         log.warning(

@@ -5,6 +5,7 @@ handing every claim back."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 import digest
-from digest import reflect
+from digest import publish, reflect
 from digest.config import get_settings
 from digest.db import session_scope
 from digest.lessons import find_agent
@@ -421,3 +422,47 @@ def test_a_real_worker_reflects_every_captured_event_exactly_once(
     after = statuses(ids)
     assert set(after.values()) <= FINISHED, (after, worker.log()[-3000:])
     assert reflect_runs(ids) == dict.fromkeys(ids, 1)
+
+
+# --- a message delivered again takes back its dead run's claims --------------------------------
+
+
+def test_a_second_delivery_of_one_message_takes_back_its_claims_at_once(
+    services_env: dict[str, str], own_queue: str, tenant: str
+) -> None:
+    ids = answers(tenant, "bot", 3)
+    bot = agent_id_of(tenant, "bot")
+    settings = get_settings()
+    first = claim_batch(ids[0], bot, settings, delivery="task-1")
+    assert [c.event_id for c in first.claimed] == ids  # then its worker process died
+
+    # Another message (another task id) must leave live-looking claims alone ...
+    other = claim_batch(ids[0], bot, settings, delivery="task-2")
+    assert other.claimed == [] and [r.status for r in other.results] == ["in_progress"]
+    # ... but the same message, delivered again, takes all of them back without waiting for
+    # the claims to go stale.
+    again = claim_batch(ids[0], bot, settings, delivery="task-1")
+    assert [c.event_id for c in again.claimed] == ids
+    assert rows(ids) == dict.fromkeys(ids, ("processing", 2))
+
+
+def test_a_worker_runs_a_redelivered_message_whose_first_run_died(
+    services_env: dict[str, str], start_worker: Any, tenant: str
+) -> None:
+    ids = answers(tenant, "bot", 2)
+    bot = agent_id_of(tenant, "bot")
+    settings = get_settings()
+    claim_batch(ids[0], bot, settings, delivery="dead-run")  # fresh claims, far from stale
+    worker = start_worker(concurrency=1)
+    # The message as Celery re-queues it: same task id as the run that died.
+    message = json.loads(publish.celery_message(TASK_REFLECT_EVENT, [ids[0], bot], settings.queue))
+    message["headers"]["id"] = message["headers"]["root_id"] = "dead-run"
+    message["properties"]["correlation_id"] = "dead-run"
+    redis.Redis.from_url(services_env["DIGEST_BROKER_URL"]).lpush(
+        settings.queue, json.dumps(message)
+    )
+
+    for event_id in ids:
+        wait_for_event(event_id, DONE, timeout=60)
+    assert set(statuses(ids).values()) <= FINISHED, worker.log()[-3000:]
+    assert "redelivered_claim_taken_over" in worker.log()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from celery import Task
 from sqlalchemy.exc import OperationalError
 
 from digest import triggers
@@ -15,15 +16,18 @@ from worker.celery_app import app
 
 # A database blip (restart, failover) retries the task; the claim logic keeps it idempotent.
 @app.task(
+    bind=True,
     name="digest.reflect_event",
     autoretry_for=(OperationalError,),
     retry_backoff=2,
     retry_backoff_max=60,
     max_retries=5,
 )
-def reflect_event(event_id: int, agent_id: int | None = None) -> dict[str, Any]:
+def reflect_event(self: Task, event_id: int, agent_id: int | None = None) -> dict[str, Any]:
     # The event and, with it, other pending events of its agent (digest.reflect.reflect_queued).
-    results = reflect_queued(event_id, agent_id)
+    # The task id stays the same when Celery re-queues the message of a dead worker process or
+    # retries it: the claims of a run that died are then taken back at once.
+    results = reflect_queued(event_id, agent_id, delivery=self.request.id)
     return {
         "event_id": event_id,
         "statuses": {r.event_id: r.status for r in results},
