@@ -922,14 +922,17 @@ def reflect_queued(
         log.info("reflect_noop", event_id=noop.event_id, status=noop.status, reason=noop.reason)
     if batch.next_pending is not None and not batch.in_process:
         _pass_on(batch, settings)
-    if batch.in_process and len(batch.claimed) > 1:
-        results = _reflect_together(batch.claimed, settings)
-    else:
-        results = [_reflect_claimed(c, settings, time.monotonic()) for c in batch.claimed]
+    try:
+        if batch.in_process and len(batch.claimed) > 1:
+            results = _reflect_together(batch.claimed, settings)
+        else:
+            results = [_reflect_claimed(c, settings, time.monotonic()) for c in batch.claimed]
+    finally:
+        # Even if this batch raised: the agent's other pending events must not wait for it.
+        if batch.next_pending is not None and batch.in_process:
+            _pass_on(batch, settings)
     if batch.agent_id is not None and any(r.status == "reflected" for r in results):
         _schedule_compose(batch.agent_id, settings)
-    if batch.next_pending is not None and batch.in_process:
-        _pass_on(batch, settings)
     return batch.results + results
 
 

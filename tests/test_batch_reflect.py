@@ -466,3 +466,21 @@ def test_a_worker_runs_a_redelivered_message_whose_first_run_died(
         wait_for_event(event_id, DONE, timeout=60)
     assert set(statuses(ids).values()) <= FINISHED, worker.log()[-3000:]
     assert "redelivered_claim_taken_over" in worker.log()
+
+
+def test_a_batch_that_raises_still_passes_the_rest_on(
+    services_env: dict[str, str], own_queue: str, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = answers(tenant, "bot", 5)
+    bot = agent_id_of(tenant, "bot")
+    release_reflect_slot(bot)  # as the task does: capture's message is the one being run
+    redis.Redis.from_url(services_env["DIGEST_BROKER_URL"]).delete(own_queue)
+    with_batch_size(monkeypatch, 3)
+    judge_raising(monkeypatch, ids[1], lambda: RuntimeError("judge broke"))
+
+    with pytest.raises(RuntimeError, match="judge broke"):
+        reflect_queued(ids[0], bot)
+
+    # The two events after the batch are not left waiting for the relay.
+    assert reflect_messages(services_env["DIGEST_BROKER_URL"], own_queue) == [[ids[3], bot]]
+    assert statuses(ids[3:]) == dict.fromkeys(ids[3:], "pending")
