@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from rapidfuzz import fuzz
 from sqlalchemy import BigInteger, ColumnElement, Select, column, or_, select, text
@@ -54,6 +55,23 @@ def lesson_text(situation: str, correction: str) -> str:
     return f"{situation} {correction}"
 
 
+class StoredLesson(Protocol):
+    """What a neighbour is made from: a ``Lesson``, or a row with the same columns."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def situation(self) -> str: ...
+    @property
+    def mistake(self) -> str | None: ...
+    @property
+    def correction(self) -> str: ...
+    @property
+    def tags(self) -> list[str] | None: ...
+
+
 @dataclass(frozen=True)
 class Neighbour:
     lesson_id: int
@@ -66,8 +84,9 @@ class Neighbour:
     tags: tuple[str, ...]
 
     @classmethod
-    def of(cls, lesson: Lesson, relevance: float, identity: float) -> Neighbour:
-        """A stored lesson as a neighbour with the given scores."""
+    def of(cls, lesson: StoredLesson, relevance: float, identity: float) -> Neighbour:
+        """A stored lesson (a ``Lesson`` or a row of its columns) as a neighbour with the
+        given scores."""
         return cls(
             lesson_id=lesson.id,
             relevance=relevance,
@@ -178,17 +197,6 @@ def find_neighbours(
         relevance, identity = _score_normalised(
             probe, normalise(lesson_text(row.situation, row.correction))
         )
-        scored.append(
-            Neighbour(
-                lesson_id=row.id,
-                relevance=relevance,
-                identity=identity,
-                title=row.title,
-                situation=row.situation,
-                mistake=row.mistake,
-                correction=row.correction,
-                tags=tuple(row.tags or ()),
-            )
-        )
+        scored.append(Neighbour.of(row, relevance=relevance, identity=identity))
     scored.sort(key=lambda n: (-n.relevance, -n.identity, n.lesson_id))
     return scored[:k]
