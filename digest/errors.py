@@ -52,3 +52,9 @@ class LLMTransientError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model answered, but not in the output contract of its step."""
+
+
+def is_time_limit(exc: BaseException) -> bool:
+    """Is ``exc`` the worker's soft time limit? Celery's exception, recognised by name: digest
+    does not import Celery."""
+    return type(exc).__name__ == "SoftTimeLimitExceeded"

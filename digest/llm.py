@@ -29,7 +29,7 @@ from tenacity import (
 from tenacity import Retrying as _Retrying
 
 from digest.config import Settings, get_settings, resource_dir
-from digest.errors import LLMError, LLMOutputError, LLMTransientError
+from digest.errors import LLMError, LLMOutputError, LLMTransientError, is_time_limit
 from digest.offline import is_offline_model
 
 log = structlog.get_logger("digest.llm")
@@ -209,7 +209,7 @@ def _reraise_time_limit(exc: BaseException) -> None:
     the hard limit, which kills the pool child). Re-raise the limit itself."""
     seen: BaseException | None = exc
     while seen is not None:
-        if type(seen).__name__ == "SoftTimeLimitExceeded":  # celery's, named: no celery import
+        if is_time_limit(seen):
             raise seen
         seen = seen.__cause__ or seen.__context__
 

@@ -24,6 +24,7 @@ import json
 import re
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -36,7 +37,7 @@ from digest import publish
 from digest.capture import manual_candidate
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
-from digest.errors import LLMError, LLMOutputError
+from digest.errors import LLMError, LLMOutputError, is_time_limit
 from digest.lessons import Candidate, add_lesson, confidence_from_counts, lock_agent_lessons
 from digest.llm_cache import AnswerCache, answer_key
 from digest.models import Agent, DigestRun, Event, Lesson, Tenant, as_utc, utcnow
@@ -345,7 +346,7 @@ def _reflect_claimed(claimed: Claimed, settings: Settings, started: float) -> Re
         return _judge_and_apply(claimed, settings, started).log()
 
 
-def _about(claimed: Claimed) -> Any:
+def _about(claimed: Claimed) -> AbstractContextManager[None]:
     """Log lines written inside name the event, its tenant and its agent."""
     return structlog.contextvars.bound_contextvars(
         event_id=claimed.event_id, tenant=claimed.tenant, agent=claimed.agent
@@ -1080,11 +1081,7 @@ def _is_fault(exc: BaseException) -> bool:
     by running them one by one.)"""
     from sqlalchemy.exc import InterfaceError, OperationalError
 
-    # Celery's exception is recognised by name: digest does not import Celery.
-    return (
-        isinstance(exc, OperationalError | InterfaceError)
-        or type(exc).__name__ == "SoftTimeLimitExceeded"
-    )
+    return isinstance(exc, OperationalError | InterfaceError) or is_time_limit(exc)
 
 
 def _one_by_one(batch: list[Claimed], settings: Settings) -> list[ReflectResult]:
