@@ -57,7 +57,7 @@ class Loopback:
                 return
 
             def do_POST(self) -> None:
-                from digest.offline import answer
+                from digest.model.offline import answer
 
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")

@@ -52,10 +52,10 @@ TOOL_CALLS = [
 @contextmanager
 def _digest_env(values: dict[str, str]) -> Iterator[None]:
     """Point this process's digest at the scratch services; restore everything afterwards."""
-    from digest.capture import forget_agent_ids
+    from digest.capture.api import forget_agent_ids
     from digest.config import get_settings
     from digest.db import dispose_engines
-    from digest.publish import reset_publisher
+    from digest.outbox.publish import reset_publisher
 
     def reset() -> None:
         get_settings.cache_clear()

@@ -37,9 +37,9 @@ def seed_bank(database_url: str, tenant: str, agent: str, size: int, seed: int) 
     from _stream import make_stream
 
     import digest
-    from digest.lessons import Candidate
-    from digest.offline import judge_event
-    from digest.reflect import Skip, parse_reflect_output
+    from digest.lessons.store import Candidate
+    from digest.model.contracts import Skip, parse_reflect_output
+    from digest.model.offline import judge_event
 
     # The tenant and agent rows come from the product's capture path.
     key = f"seed-{agent}"

@@ -152,8 +152,8 @@ def measure(scale: float = 1.0) -> list[Figure]:
     from sqlalchemy import select
 
     from digest.db import session_scope
+    from digest.lessons.neighbours import find_neighbours
     from digest.models import Lesson
-    from digest.similarity import find_neighbours
 
     sizes = sizes_for(scale)
     queries = max(50, round(QUERIES * min(1.0, scale)))
@@ -204,7 +204,7 @@ def _fill_bank(url: str, rng: random.Random, words: list[str], size: int, querie
 
     from digest.db import session_scope
     from digest.models import Lesson
-    from digest.similarity import lesson_text
+    from digest.text import lesson_text
 
     rows = [
         {
@@ -286,7 +286,7 @@ def _exhaustive_recall(bank: _Bank) -> float:
     the ranking is redone on a generous head of it so ties break the same way."""
     from rapidfuzz import fuzz, process
 
-    from digest.similarity import normalise, score
+    from digest.text import normalise, score
 
     choices = {lesson_id: normalise(t) for lesson_id, t in bank.texts.items()}
     paraphrases = [p for p in bank.probes if p.source is not None and not p.exact]

@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from digest.capture import record_answer, record_edit, record_lesson, record_run
+    from digest.capture.api import record_answer, record_edit, record_lesson, record_run
     from digest.errors import (
         CaptureUnavailable,
         DigestError,
@@ -38,10 +38,10 @@ if TYPE_CHECKING:
 #: public name → the module that defines it. ``import digest`` loads none of them: each is
 #: imported on first access (PEP 562), so an agent pays only for what it calls.
 _SOURCES = {
-    "record_answer": "digest.capture",
-    "record_edit": "digest.capture",
-    "record_lesson": "digest.capture",
-    "record_run": "digest.capture",
+    "record_answer": "digest.capture.api",
+    "record_edit": "digest.capture.api",
+    "record_lesson": "digest.capture.api",
+    "record_run": "digest.capture.api",
     "CaptureUnavailable": "digest.errors",
     "DigestError": "digest.errors",
     "InvalidEvent": "digest.errors",

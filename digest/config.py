@@ -11,8 +11,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from digest.errors import ConfigError
 
 DEFAULT_DATABASE_URL = "sqlite:///digest.db"
 DEFAULT_LLM_MODEL = "offline/rules"
@@ -135,6 +137,16 @@ class Settings(BaseSettings):
             raise ValueError("task_time_limit_s must be greater than task_soft_time_limit_s")
         return value
 
+    @model_validator(mode="after")
+    def _visibility_above_hard_limit(self) -> Settings:
+        # The visibility timeout must outlast the longest task, or Redis redelivers live work.
+        if self.visibility_timeout_s <= self.task_time_limit_s:
+            raise ValueError(
+                f"visibility_timeout_s ({self.visibility_timeout_s}) must exceed "
+                f"task_time_limit_s ({self.task_time_limit_s})"
+            )
+        return self
+
     @property
     def embedded(self) -> bool:
         return not self.broker_url
@@ -167,7 +179,15 @@ def _redact_url(url: str) -> str:
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    """The settings, read once. An invalid value raises ``ConfigError`` naming the variable."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]) if first.get("loc") else ""
+        variable = f"DIGEST_{name.upper()}" if name else "DIGEST_* settings"
+        message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+        raise ConfigError(variable, message) from None
 
 
 def resource_dir(name: str) -> Path:

@@ -1,17 +1,27 @@
-"""The one exception tree of lesson digest.
+"""The one exception tree of lesson digest. Every error it raises on purpose is one of these.
 
 ::
 
     DigestError
-     ├── InvalidEvent          bad input to a capture call; names the field, nothing written
-     ├── CaptureUnavailable    the database could not take the event (it was not stored)
-     ├── NotFound              an unknown tenant, agent, event or lesson
-     └── LLMError              the model step failed
-          ├── LLMTransientError    rate limit, 5xx, timeout, connection: worth retrying
-          └── LLMOutputError       the answer broke the output contract: retried, then failed
+     ├── ConfigError            a DIGEST_* setting (or the worker's configuration) is invalid
+     ├── InvalidEvent           bad input to a capture call; names the field, nothing written
+     ├── InvalidArgument        bad input to any other call (a search, a threshold, a file)
+     │    ├── OwnerInputError       an argument an owner command cannot use
+     │    └── LessonFileError       a LESSON.md file that cannot be imported
+     ├── CaptureUnavailable     the database could not take the event (it was not stored)
+     ├── NotFound               an unknown tenant, agent, event, lesson or version
+     ├── StateError             the row's state does not allow the change; nothing was written
+     │    ├── LessonStateError      e.g. enabling a deleted lesson
+     │    ├── VersionStateError     e.g. approving a version that is already active
+     │    └── CompactConflict       the lessons changed while compaction was deciding
+     └── LLMError               the model step failed (permanent: bad request, auth, …)
+          ├── LLMTransientError     rate limit, 5xx, timeout, connection: worth retrying
+          ├── LLMOutputError        the answer broke the output contract: retried, then failed
+          └── OfflineRulesError     offline/rules found nothing it can judge (a model's 400)
 
 Callers catch what they can act on: an agent's hot path catches ``InvalidEvent`` (a bug in the
 caller) and ``CaptureUnavailable`` (storage is down); a broker outage never raises at all.
+The command line prints any ``DigestError`` as one sentence and exits with its ``exit_code``.
 """
 
 from __future__ import annotations
@@ -22,6 +32,18 @@ from typing import Any
 
 class DigestError(Exception):
     """Base class of every error lesson digest raises on purpose."""
+
+    #: the command line's exit status for this error
+    exit_code = 2
+
+
+class ConfigError(DigestError):
+    """A setting is invalid. ``field`` names the setting (``DIGEST_…``)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"invalid setting {field}: {message}")
 
 
 class InvalidEvent(DigestError, ValueError):
@@ -34,12 +56,41 @@ class InvalidEvent(DigestError, ValueError):
         super().__init__(f"invalid event: {field}: {message}")
 
 
+class InvalidArgument(DigestError, ValueError):
+    """An argument that cannot be used (outside capture, which raises ``InvalidEvent``)."""
+
+
+class OwnerInputError(InvalidArgument):
+    """An argument an owner command cannot use (an unknown status, an empty search)."""
+
+
+class LessonFileError(InvalidArgument):
+    """A LESSON.md file that cannot be imported (bad front matter, too large, outside the
+    folder)."""
+
+
 class CaptureUnavailable(DigestError):
     """The event could not be stored (database unreachable, schema missing, …)."""
 
 
 class NotFound(DigestError, LookupError):
-    """An unknown tenant, agent, event or lesson."""
+    """An unknown tenant, agent, event, lesson or version."""
+
+
+class StateError(DigestError):
+    """The row's current state does not allow the change; nothing was written."""
+
+
+class LessonStateError(StateError):
+    """The lesson's status does not allow the change (e.g. enabling a deleted lesson)."""
+
+
+class VersionStateError(StateError):
+    """The version is not in a state that allows this (e.g. approving an active version)."""
+
+
+class CompactConflict(StateError):
+    """The agent's lessons changed while compaction was deciding; nothing was written."""
 
 
 class LLMError(DigestError):
@@ -52,6 +103,11 @@ class LLMTransientError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model answered, but not in the output contract of its step."""
+
+
+class OfflineRulesError(LLMError):
+    """The request carries no block the offline rules understand (a real model's 400): not
+    retried."""
 
 
 def is_time_limit(exc: BaseException) -> bool:

@@ -26,12 +26,12 @@ import yaml
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from digest.capture import store_pending
+from digest.capture.api import store_pending
 from digest.config import Settings, get_settings
 from digest.db import session_scope
-from digest.errors import InvalidEvent
-from digest.lessons import find_agent
+from digest.errors import InvalidEvent, LessonFileError
 from digest.models import Event, Lesson, LessonEvidence
+from digest.tenants import find_agent
 
 SCHEMA = "agentlearning/v1"
 MAX_FILE_BYTES = 64 * 1024
@@ -129,10 +129,6 @@ def export_lessons(
 # --- import --------------------------------------------------------------------------------------
 
 
-class LessonFileError(ValueError):
-    """One LESSON.md could not be imported; the message says why."""
-
-
 @dataclass(frozen=True)
 class ParsedLesson:
     slug: str | None
@@ -201,7 +197,7 @@ def import_lessons(
     tenant: str, agent: str, directory: Path, settings: Settings | None = None
 ) -> ImportReport:
     """Import every LESSON.md below ``directory`` into one agent, through reconciliation."""
-    from digest.reflect import reflect_event
+    from digest.pipeline import reflect_event
 
     settings = settings or get_settings()
     root = directory.resolve()

@@ -41,6 +41,10 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
+#: text caps (DESIGN §3): signature/title, and every lesson body
+TITLE_MAX = 200
+BODY_MAX = 4096
+
 EVENT_KINDS = ("run_outcome", "operator_edit", "owner_answer", "manual_lesson")
 EVENT_STATUSES = ("pending", "processing", "reflected", "skipped", "failed", "dead")
 TRUST_LEVELS = ("high", "low")

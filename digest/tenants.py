@@ -1,4 +1,5 @@
-"""Per-tenant settings: apply mode and the knobs of the version triggers.
+"""Tenants and agents: finding an agent by its keys, and per-tenant settings (apply mode and the
+knobs of the version triggers).
 
 ``tenants.settings`` holds overrides; anything not set there falls back to the process
 settings (``DIGEST_THRESHOLD_SIGNALS``, ``DIGEST_QUIET_SECONDS``, ``DIGEST_FREQUENCY_GATE``).
@@ -13,8 +14,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
-from digest.errors import InvalidEvent
-from digest.models import APPLY_MODES, Tenant, utcnow
+from digest.errors import InvalidEvent, NotFound
+from digest.models import APPLY_MODES, Agent, Tenant, utcnow
 
 #: the keys a tenant may override, with their lower bounds
 TENANT_KEYS = {
@@ -87,3 +88,16 @@ def configure_tenant(
     tenant.settings = merged
     session.flush()
     return tenant
+
+
+def find_agent(session: Session, tenant: str, agent: str) -> Agent:
+    """The agent ``agent`` of tenant ``tenant``, or ``NotFound`` naming which one is unknown."""
+    tenant_row = session.scalars(select(Tenant).where(Tenant.name == tenant)).first()
+    if tenant_row is None:
+        raise NotFound(f"unknown tenant {tenant!r}")
+    agent_row = session.scalars(
+        select(Agent).where(Agent.tenant_id == tenant_row.id, Agent.name == agent)
+    ).first()
+    if agent_row is None:
+        raise NotFound(f"unknown agent {agent!r} in tenant {tenant!r}")
+    return agent_row

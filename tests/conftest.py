@@ -35,10 +35,10 @@ REDIS_DB = int(os.environ.get("DIGEST_TEST_REDIS_DB", "11")) + int(
 
 def _reset_process_state() -> None:
     """Forget cached settings, engines, broker connections and agent ids in this process."""
-    from digest.capture import forget_agent_ids
+    from digest.capture.api import forget_agent_ids
     from digest.config import get_settings
     from digest.db import dispose_engines
-    from digest.publish import reset_publisher
+    from digest.outbox.publish import reset_publisher
 
     get_settings.cache_clear()
     dispose_engines()

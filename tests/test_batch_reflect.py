@@ -1,5 +1,5 @@
 """Batched reflection against PostgreSQL and Redis: capture coalesces an agent's reflect
-messages, and one task (``digest.reflect.reflect_queued``) takes the agent's pending events
+messages, and one task (``digest.pipeline.reflect_pending``) takes the agent's pending events
 together, with the same bank as one by one, one bad event failing alone and a database fault
 handing every claim back."""
 
@@ -15,18 +15,22 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 import digest
-from digest import publish, reflect
+from digest.outbox import publish
+from digest.reflect import batch as reflect_batch
+from digest.reflect import judge as reflect_judge
+from digest.reflect import single as reflect_single
 from digest.config import get_settings
 from digest.db import session_scope
-from digest.lessons import find_agent
 from digest.models import Agent, DigestRun, Event, Lesson, LessonEvidence, LessonHistory
-from digest.publish import (
+from digest.outbox.publish import (
     REFLECT_SLOT_TTL_S,
     TASK_REFLECT_EVENT,
     reflect_slot,
     release_reflect_slot,
 )
-from digest.reflect import claim_batch, reflect_event, reflect_queued
+from digest.pipeline import reflect_event, reflect_pending
+from digest.reflect.claims import claim_batch
+from digest.tenants import find_agent
 from tests.conftest import _reset_process_state, queued_tasks, wait_for_event
 
 pytestmark = pytest.mark.services
@@ -100,14 +104,15 @@ def judge_raising(
     monkeypatch: pytest.MonkeyPatch, bad_id: int, error: Callable[[], Exception]
 ) -> None:
     """Judging event ``bad_id`` raises ``error()``; every other event is judged as usual."""
-    real = reflect._judge
+    real = reflect_judge.verdict_for
 
-    def judge(run: reflect.RunInfo) -> Any:
+    def judge(run: reflect_judge.RunInfo) -> Any:
         if run.claimed.event_id == bad_id:
             raise error()
         return real(run)
 
-    monkeypatch.setattr(reflect, "_judge", judge)
+    monkeypatch.setattr(reflect_batch, "verdict_for", judge)
+    monkeypatch.setattr(reflect_single, "verdict_for", judge)
 
 
 # --- coalescing at capture ---------------------------------------------------------------------
@@ -147,7 +152,7 @@ def test_one_message_reflects_all_pending_events_of_its_agent_only(
     bot = agent_id_of(tenant, "bot")
     assert take_message(broker, own_queue) == [ids[0], bot]
 
-    results = reflect_queued(ids[0], bot)
+    results = reflect_pending(event_id=ids[0], agent_id=bot)
 
     assert sorted(r.event_id for r in results) == ids
     assert {r.status for r in results} <= FINISHED
@@ -169,7 +174,7 @@ def test_batch_size_is_honoured_and_the_rest_is_passed_on_in_one_message(
     bot = agent_id_of(tenant, "bot")
     assert take_message(broker, own_queue) == [ids[0], bot]
 
-    results = reflect_queued(ids[0], bot)
+    results = reflect_pending(event_id=ids[0], agent_id=bot)
 
     assert sorted(r.event_id for r in results) == ids[:3]
     after = statuses(ids)
@@ -279,7 +284,7 @@ def test_a_batch_leaves_the_same_bank_as_one_event_at_a_time(
     single = incident_stream(tenant, "single")
     batched_agent = agent_id_of(tenant, "batched")
 
-    results = reflect_queued(batched[0], batched_agent)
+    results = reflect_pending(event_id=batched[0], agent_id=batched_agent)
     assert sorted(r.event_id for r in results) == batched
     for event_id in single:
         reflect_event(event_id)
@@ -320,7 +325,7 @@ def test_a_bad_event_fails_alone_and_the_rest_of_its_batch_is_reflected(
     judge_raising(monkeypatch, bad, error)
 
     with pytest.raises(type(error()), match="judge broke"):
-        reflect_queued(ids[0], bot)
+        reflect_pending(event_id=ids[0], agent_id=bot)
 
     after = rows(ids)
     assert after[bad] == ("processing", 1)  # left claimed for the relay, like a single event
@@ -339,7 +344,7 @@ def test_a_database_fault_hands_every_claim_back(
     with monkeypatch.context() as patch:
         judge_raising(patch, ids[3], lambda: OperationalError("stmt", {}, Exception("boom")))
         with pytest.raises(OperationalError):
-            reflect_queued(ids[0], bot)
+            reflect_pending(event_id=ids[0], agent_id=bot)
 
     # Back to pending at once, the attempt counted (a batch failing the same way every time
     # ends dead after DIGEST_MAX_EVENT_ATTEMPTS instead of looping).
@@ -348,7 +353,7 @@ def test_a_database_fault_hands_every_claim_back(
     with session_scope() as session:
         assert session.scalar(select(func.count()).where(Lesson.agent_id == bot)) == 0
 
-    results = reflect_queued(ids[0], bot)
+    results = reflect_pending(event_id=ids[0], agent_id=bot)
     assert sorted(r.event_id for r in results) == ids
     assert rows(ids) == dict.fromkeys(ids, ("reflected", 2))
     assert reflect_runs(ids) == dict.fromkeys(ids, 1)
@@ -479,7 +484,7 @@ def test_a_batch_that_raises_still_passes_the_rest_on(
     judge_raising(monkeypatch, ids[1], lambda: RuntimeError("judge broke"))
 
     with pytest.raises(RuntimeError, match="judge broke"):
-        reflect_queued(ids[0], bot)
+        reflect_pending(event_id=ids[0], agent_id=bot)
 
     # The two events after the batch are not left waiting for the relay.
     assert reflect_messages(services_env["DIGEST_BROKER_URL"], own_queue) == [[ids[3], bot]]

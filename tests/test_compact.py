@@ -5,10 +5,10 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 import digest
-from digest.compact import compact
 from digest.db import session_scope
-from digest.lessons import find_agent
 from digest.models import Lesson, LessonEvidence, LessonHistory
+from digest.reflect.compact import compact
+from digest.tenants import find_agent
 
 TENANT, AGENT = "acme", "bot"
 

@@ -162,7 +162,7 @@ def make_stream(n: int, seed: int, topics: int = 40) -> Stream:
 
 
 def capture(tenant: str, kind: str, data: dict[str, Any]) -> int:
-    from digest.capture import capture_event
+    from digest.capture.api import capture_event
 
     return capture_event(kind, {"tenant": tenant, "agent": AGENT, **data})
 
@@ -449,7 +449,7 @@ class RelayLoop:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        from digest.relay import relay_pending
+        from digest.outbox.relay import relay_pending
 
         while not self._stop.wait(self.interval):
             try:
@@ -798,7 +798,7 @@ def mix_llm() -> Iterator[Any]:
 
 
 def _seed(tenant: str, agent: str) -> list[int]:
-    from digest.capture import record_lesson
+    from digest.capture.api import record_lesson
 
     return [record_lesson(tenant, agent, f"{s}: {c}") for s, c in LLM_TOPICS]
 

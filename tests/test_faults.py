@@ -68,7 +68,7 @@ def test_broker_unreachable_capture_returns_fast_and_relay_delivers_later(
     start_worker()
     time.sleep(2.0)  # nothing was published: the events must still be pending
     assert wait_for_event(event_id, {"pending"}, timeout=1)["status"] == "pending"
-    from digest.relay import relay_pending
+    from digest.outbox.relay import relay_pending
 
     published = relay_pending()
     assert {event_id, second} <= set(published)
@@ -86,7 +86,7 @@ def test_relay_task_runs_in_the_worker(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The beat entry's task, sent by name, relays stranded events inside a worker."""
-    from digest.publish import TASK_RELAY_PENDING, publish_task
+    from digest.outbox.publish import TASK_RELAY_PENDING, publish_task
 
     event_id = answer_while_broker_down(
         tenant, monkeypatch, services_env["DIGEST_BROKER_URL"], "Loyalty points?"
@@ -130,7 +130,7 @@ def test_worker_killed_mid_task_new_worker_finishes_without_duplicates(
     for key, value in limits.items():
         monkeypatch.setenv(key, value)
     _reset_process_state()
-    from digest.relay import relay_pending
+    from digest.outbox.relay import relay_pending
 
     deadline = time.monotonic() + 60
     published: list[int] = []

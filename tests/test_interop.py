@@ -10,10 +10,11 @@ from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
-from digest.interop import LessonFileError, export_lessons, import_lessons, parse_lesson_md
-from digest.lessons import find_agent
+from digest.errors import LessonFileError
+from digest.interop import export_lessons, import_lessons, parse_lesson_md
 from digest.models import Lesson
-from digest.relay import drain
+from digest.pipeline import drain
+from digest.tenants import find_agent
 
 TENANT = "acme"
 

@@ -15,11 +15,11 @@ from sqlalchemy import select, update
 
 import digest
 from digest.db import session_scope
-from digest.lessons import Candidate
-from digest.llm_cache import AnswerCache, answer_key
+from digest.lessons.store import Candidate
+from digest.model.cache import AnswerCache, answer_key
 from digest.models import Agent, DigestRun, LessonEvidence, LessonHistory
-from digest.reconcile import read_neighbours
-from digest.reflect import _plan_still_valid
+from digest.reflect.apply import plan_still_valid
+from digest.reflect.reconcile import read_neighbours
 from tests.conftest import WorkerProcess, lessons_for_event, llm_env, wait_for_event
 from tests.fake_llm import LESSON, FakeLLM
 
@@ -156,16 +156,16 @@ def test_a_moved_epoch_keeps_the_plan_only_while_the_neighbours_are_unchanged(
         ).one()
         claimed = SimpleNamespace(tenant_id=agent.tenant_id, agent_id=agent.id)
         snapshot = read_neighbours(session, agent.tenant_id, agent.id, [candidate], 5)
-        assert _plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
+        assert plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
         # Another writer moved the epoch without touching any lesson's text: the plan stands.
         session.execute(
             update(Agent).where(Agent.id == agent.id).values(lesson_epoch=Agent.lesson_epoch + 1)
         )
-        assert _plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
+        assert plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
     # A new lesson next to the candidate: the plan was decided without it, so it is redone.
     digest.record_lesson(tenant, "bot", "refunds: always confirm the amount first, twice")
     with session_scope() as session:
-        assert not _plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
+        assert not plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
 
 
 def _tenant_ids(tenant: str) -> Any:

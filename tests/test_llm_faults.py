@@ -131,8 +131,8 @@ def test_soft_time_limit_inside_the_model_call_is_not_retried(
     task at once (the relay takes the event over), not be retried as a transient model fault."""
     from billiard.exceptions import SoftTimeLimitExceeded
 
-    from digest import llm
     from digest.config import Settings
+    from digest.model import seam as llm
 
     llm.warm_up()  # first: it keeps litellm from fetching its price map over the network
     import litellm

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from digest import llm
-from digest.errors import LLMOutputError
-from digest.offline import OfflineRulesError, answer, token_estimate
+from digest.errors import LLMOutputError, OfflineRulesError
+from digest.model import seam as llm
+from digest.model.prompts import load_prompt
+from digest.model.offline import answer, token_estimate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +35,7 @@ _EVENT = {
 
 
 def _messages() -> list[dict[str, str]]:
-    return llm.load_prompt("reflect").render(
+    return load_prompt("reflect").render(
         agent="support", kind="run_outcome", trust="low", instructions="",
         event_json=json.dumps(_EVENT),
     )  # fmt: skip
@@ -66,7 +67,7 @@ def test_offline_call_gives_the_same_text_as_the_litellm_custom_provider() -> No
 def test_litellm_custom_provider_reports_rules_errors_as_its_own() -> None:
     from litellm.llms.custom_llm import CustomLLMError
 
-    from digest.offline_provider import OfflineRules
+    from digest.model.offline_provider import OfflineRules
 
     with pytest.raises(CustomLLMError):
         OfflineRules().completion(
@@ -103,9 +104,9 @@ def test_offline_answer_breaking_the_contract_is_retried_then_raised() -> None:
 def test_reflecting_with_the_offline_model_never_imports_litellm(tmp_path: Path) -> None:
     script = (
         "import sys\n"
-        "from digest.capture import record_run\n"
+        "from digest.capture.api import record_run\n"
         "from digest.migrate import upgrade\n"
-        "from digest.reflect import reflect_event\n"
+        "from digest.pipeline import reflect_event\n"
         "from digest.config import get_settings\n"
         "upgrade(get_settings().database_url)\n"
         "event_id = record_run('t', 'a', task='refund', outcome='failure', idempotency_key='k',\n"

@@ -16,13 +16,15 @@ import pytest
 # exactly as digest.llm does before its own import.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from digest.capture import edit_metrics, split_manual_text
+from digest.capture.manual import split_manual_text
 from digest.config import Settings
 from digest.errors import InvalidEvent, LLMOutputError
-from digest.lessons import Candidate, derive_title, slugify
-from digest.offline import judge_event
-from digest.reflect import Skip, parse_reflect_output, policy_skip_reason
-from digest.screen import injection_reason
+from digest.lessons.store import Candidate, derive_title, slugify
+from digest.model.contracts import Skip, parse_reflect_output
+from digest.model.offline import judge_event
+from digest.reflect.policy import policy_skip_reason
+from digest.reflect.screen import injection_reason
+from digest.text import edit_metrics
 
 
 def _run(outcome: str = "failure", **payload: Any) -> dict[str, Any]:

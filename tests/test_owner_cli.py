@@ -147,7 +147,7 @@ def _sources(tenant: str, agent: str) -> dict[str, int]:
 
 def _forget_process_state() -> None:
     """Drop cached settings, engines and agent ids: the database under them changes."""
-    from digest.capture import forget_agent_ids
+    from digest.capture.api import forget_agent_ids
     from digest.config import get_settings
     from digest.db import dispose_engines
 
@@ -198,7 +198,7 @@ def _lesson(lesson_id: int) -> Lesson:
 
 
 def _epoch(tenant: str, agent: str) -> int:
-    from digest.lessons import find_agent
+    from digest.tenants import find_agent
 
     with session_scope() as session:
         return find_agent(session, tenant, agent).lesson_epoch
@@ -585,7 +585,7 @@ def pg_bank(
 ) -> Iterator[Bank]:
     """The same bank on PostgreSQL, reflected in-process: without a broker nothing is queued
     for the workers other tests start on the shared queue."""
-    from digest.publish import reset_publisher
+    from digest.outbox.publish import reset_publisher
 
     monkeypatch.delenv("DIGEST_BROKER_URL")
     _forget_process_state()

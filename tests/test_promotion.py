@@ -6,11 +6,10 @@ from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
-from digest.lessons import find_agent
 from digest.models import Lesson, LessonHistory
-from digest.relay import drain
-from digest.tenants import configure_tenant
-from digest.versions import compose_version
+from digest.pipeline import drain
+from digest.tenants import configure_tenant, find_agent
+from digest.versions.compose import compose_version
 
 TENANT, AGENT = "acme", "bot"
 

@@ -14,20 +14,21 @@ from typing import Any
 
 import pytest
 
-from digest.errors import LLMOutputError
-from digest.lessons import Candidate, confidence_from_counts
-from digest.offline import OfflineRulesError, _contradicts, answer, reconcile
-from digest.reconcile import (
+from digest.errors import LLMOutputError, OfflineRulesError
+from digest.lessons.neighbours import Neighbour
+from digest.lessons.store import Candidate, confidence_from_counts
+from digest.model.contracts import parse_reconcile_output
+from digest.model.offline import _contradicts, answer, reconcile
+from digest.reflect.reconcile import (
     Operation,
     Plan,
     Snapshot,
     decide,
     fast_path,
-    parse_reconcile_output,
     prompt_blocks,
     resolve,
 )
-from digest.similarity import Neighbour, lesson_text, normalise
+from digest.text import lesson_text, normalise
 
 FLOOR = 0.5
 IDENTICAL = 0.95
@@ -681,10 +682,11 @@ def test_last_round_never_overwrites_a_lesson_that_changed_since_it_was_read(
 ) -> None:
     import digest
     from digest.db import session_scope
-    from digest.lessons import Candidate, find_agent
+    from digest.lessons.store import Candidate
     from digest.models import Lesson
-    from digest.reconcile import Operation, Plan, read_neighbours
-    from digest.reflect import _without_stale_rewrites
+    from digest.reflect.apply import without_stale_rewrites
+    from digest.reflect.reconcile import Operation, Plan, read_neighbours
+    from digest.tenants import find_agent
 
     kept_id = digest.record_lesson("t", "bot", "refunds: confirm the amount before refunding")
     moved_id = digest.record_lesson("t", "bot", "shipping: quote 2-3 days for Norway")
@@ -706,7 +708,7 @@ def test_last_round_never_overwrites_a_lesson_that_changed_since_it_was_read(
         ]
     )
     with session_scope() as session:
-        safe = _without_stale_rewrites(session, plan, read, event_id=1)
+        safe = without_stale_rewrites(session, plan, read, event_id=1)
     kept, moved_op = safe.operations
     assert (kept.op, kept.lesson_id, kept.merged) == ("UPDATE", kept_id, merged)
     assert (moved_op.op, moved_op.lesson_id, moved_op.merged) == ("NOOP", moved_id, None)

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 import digest
 from digest.db import session_scope
 from digest.models import DigestRun, Lesson, LessonEvidence, LessonHistory
-from digest.publish import publish_reflect
+from digest.outbox.publish import publish_reflect
 from tests.conftest import (
     WorkerProcess,
     lessons_for_event,
@@ -63,7 +63,7 @@ def run_event(tenant: str, marker: str, **extra: Any) -> int:
 
 
 def lessons_of(tenant: str) -> list[Lesson]:
-    from digest.lessons import find_agent
+    from digest.tenants import find_agent
 
     with session_scope() as session:
         agent = find_agent(session, tenant, AGENT)

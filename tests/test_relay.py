@@ -11,7 +11,7 @@ from sqlalchemy import update
 import digest
 from digest.db import session_scope
 from digest.models import Event
-from digest.relay import requeue_events
+from digest.outbox.relay import requeue_events
 from tests.conftest import wait_for_event
 
 pytestmark = pytest.mark.services
@@ -50,7 +50,7 @@ def test_relay_does_not_requeue_a_backlog_but_replays_a_lost_queue(
 
     from digest.config import get_settings
     from digest.models import utcnow
-    from digest.relay import relay_pending
+    from digest.outbox.relay import relay_pending
 
     broker = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
     queue = services_env["DIGEST_QUEUE"]

@@ -14,7 +14,6 @@ from structlog.testing import capture_logs
 
 import digest
 from digest.db import session_scope
-from digest.lessons import find_agent
 from digest.models import Lesson, utcnow
 from digest.retrieve import (
     CAUTION_NOTE,
@@ -23,7 +22,8 @@ from digest.retrieve import (
     prompt_keywords,
     summarize_body,
 )
-from digest.versions import compose_version
+from digest.tenants import find_agent
+from digest.versions.compose import compose_version
 from tests.conftest import _reset_process_state
 
 AGENT = "bot"
@@ -509,7 +509,7 @@ def test_public_names() -> None:
 def test_a_contacts_own_lessons_show_only_in_that_contacts_conversation(
     sqlite_env: str,
 ) -> None:
-    from digest.relay import drain
+    from digest.pipeline import drain
 
     digest.record_edit(
         "acme", "bot", contact_id="c-1", context="Customer asks about parcels",

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 import digest
+from digest.pipeline import reflect_event
 from digest.db import session_scope
 from digest.errors import InvalidEvent
 from digest.models import Agent, Event, Lesson, Tenant
@@ -207,11 +208,14 @@ def test_rejected_draft_has_edit_ratio_one_and_high_trust(
     event_id = digest.record_edit(tenant, AGENT, original="We guarantee delivery.", final=None)
     event = _event(event_id)
     assert event.kind == "operator_edit"
-    assert event.edit_ratio == 1.0
-    assert event.edit_distance == len("We guarantee delivery.")
+    assert event.edit_ratio is None  # measured when the event is claimed, off the hot path
     assert event.trust == "high"
     assert event.payload["final"] is None
     assert event.status == "pending"
+    reflect_event(event_id)
+    event = _event(event_id)
+    assert event.edit_ratio == 1.0
+    assert event.edit_distance == len("We guarantee delivery.")
 
 
 def test_run_outcome_is_low_trust(services_env: dict[str, str], tenant: str) -> None:

@@ -30,7 +30,7 @@ from digest.db import session_scope
 from digest.errors import NotFound
 from digest.models import DigestRun, Event, LearningVersion, Lesson
 from digest.redact import redact
-from digest.screen import decoded_runs, injection_reason, normalise
+from digest.reflect.screen import decoded_runs, injection_reason, normalise
 from tests.conftest import (
     WorkerProcess,
     lessons_for_event,
@@ -311,7 +311,7 @@ def _populate(scope: Scope, *, shared: bool) -> None:
 
 
 def _reflect_and_compose(scope: Scope) -> None:
-    from digest.triggers import improve_now
+    from digest.pipeline import improve_now
 
     improve_now(scope.tenant, scope.agent)
     with session_scope() as session:
@@ -393,8 +393,9 @@ def test_read_apis_never_show_another_tenants_rows(
     three_tenants: tuple[Scope, list[Scope]], tmp_path: Path
 ) -> None:
     from digest.interop import export_lessons
-    from digest.owner import agent_stats, lesson_detail, list_lessons_for, search_lessons
-    from digest.versions import get_version
+    from digest.lessons.owner import lesson_detail, list_lessons_for, search_lessons
+    from digest.lessons.stats import agent_stats
+    from digest.versions.decisions import get_version
 
     me, others = three_tenants
     foreign_lessons = {i for o in others for i in o.lesson_ids}
@@ -424,7 +425,7 @@ def test_read_apis_never_show_another_tenants_rows(
             assert not {e["event_id"] for e in detail["evidence"]} & foreign_events
         stats = [row.to_json() for row in agent_stats(session, me.tenant, me.agent)]
         assert [(row["tenant"], row["agent"]) for row in stats] == [(me.tenant, me.agent)]
-        from digest.lessons import find_agent
+        from digest.tenants import find_agent
 
         own_events = session.scalars(
             select(Event.id).where(Event.agent_id == find_agent(session, me.tenant, me.agent).id)
@@ -514,7 +515,7 @@ def _lesson_state(lesson_id: int) -> tuple[str, Any, int]:
 
 
 def _version_state(tenant: str, agent: str) -> list[tuple[int, str, str | None]]:
-    from digest.lessons import find_agent
+    from digest.tenants import find_agent
 
     with session_scope() as session:
         agent_row = find_agent(session, tenant, agent)
@@ -532,8 +533,8 @@ def _version_state(tenant: str, agent: str) -> list[tuple[int, str, str | None]]
 def test_another_tenants_ids_are_not_found_and_nothing_changes(
     three_tenants: tuple[Scope, list[Scope]],
 ) -> None:
-    from digest.owner import lesson_detail, set_lesson_status
-    from digest.versions import approve, reject, rollback
+    from digest.lessons.owner import lesson_detail, set_lesson_status
+    from digest.versions.decisions import approve, reject, rollback
 
     me, others = three_tenants
     who = ["--tenant", me.tenant, "--agent", me.agent]
@@ -642,7 +643,7 @@ def _submit_corpus(tenant: str) -> Corpus:
 
 
 def _check_corpus(tenant: str, corpus: Corpus) -> None:
-    from digest.triggers import improve_now
+    from digest.pipeline import improve_now
 
     quarantined: list[Lesson] = []
     for where, event_ids in corpus.injected.items():
@@ -677,7 +678,7 @@ def _check_corpus(tenant: str, corpus: Corpus) -> None:
 
     improve_now(tenant, AGENT)  # "no_change" if a threshold compose got there first
     with session_scope() as session:
-        from digest.lessons import find_agent
+        from digest.tenants import find_agent
 
         agent_row = find_agent(session, tenant, AGENT)
         version = session.get(LearningVersion, agent_row.current_version_id)
@@ -711,7 +712,7 @@ def _check_corpus(tenant: str, corpus: Corpus) -> None:
 
 
 def test_injection_corpus_is_quarantined_on_the_embedded_default(sqlite_env: str) -> None:
-    from digest.relay import drain
+    from digest.pipeline import drain
 
     tenant = f"inj-{uuid.uuid4().hex[:8]}"
     corpus = _submit_corpus(tenant)
@@ -721,7 +722,7 @@ def test_injection_corpus_is_quarantined_on_the_embedded_default(sqlite_env: str
 
 
 def test_a_secret_echoed_by_a_tool_never_reaches_a_lesson(sqlite_env: str) -> None:
-    from digest.relay import drain
+    from digest.pipeline import drain
 
     tenant = f"sec-{uuid.uuid4().hex[:8]}"
     key = "sk-proj-" + "Q7w" * 10

@@ -8,12 +8,13 @@ from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
 import digest
-from digest.compact import compact
 from digest.db import session_scope
-from digest.lessons import Candidate, supersede_lesson, update_lesson
+from digest.lessons.neighbours import find_neighbours, neighbour_query
+from digest.lessons.owner import reset_lessons, set_lesson_status
+from digest.lessons.store import Candidate, supersede_lesson, update_lesson
 from digest.models import Event, Lesson, LessonEvidence
-from digest.owner import reset_lessons, set_lesson_status
-from digest.similarity import find_neighbours, lesson_text, neighbour_query
+from digest.reflect.compact import compact
+from digest.text import lesson_text
 
 pytestmark = pytest.mark.services
 

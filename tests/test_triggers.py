@@ -15,18 +15,11 @@ from sqlalchemy import func, select
 import digest
 from digest.config import get_settings
 from digest.db import session_scope
-from digest.lessons import find_agent
 from digest.models import Agent, DigestRun, LearningVersion
-from digest.publish import TASK_COMPOSE_VERSION, TASK_REFLECT_EVENT
-from digest.reflect import reflect_event
-from digest.tenants import configure_tenant
-from digest.triggers import (
-    improve_now,
-    new_token,
-    sweep,
-    threshold_compose,
-    token_outstanding,
-)
+from digest.outbox.publish import TASK_COMPOSE_VERSION, TASK_REFLECT_EVENT
+from digest.pipeline import improve_now, reflect_event
+from digest.tenants import configure_tenant, find_agent
+from digest.versions.triggers import new_token, sweep, threshold_compose, token_outstanding
 from tests.conftest import ROOT, queued_tasks, wait_for_event
 from tests.test_faults import answer_while_broker_down
 
@@ -164,7 +157,7 @@ def test_improve_now_cli_waits_for_the_worker(
 
 
 def test_beat_sweep_fans_out_one_compose_task_per_due_agent(start_worker: Any, tenant: str) -> None:
-    from digest.publish import TASK_WEEKLY_SWEEP, publish_task
+    from digest.outbox.publish import TASK_WEEKLY_SWEEP, publish_task
 
     configure(tenant, threshold_signals=100)
     start_worker(concurrency=2)
@@ -258,7 +251,7 @@ def test_events_reflected_while_the_compose_runs_get_another_compose(
     tenant: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import digest.triggers as triggers_module
+    import digest.versions.triggers as triggers_module
 
     broker = services_env["DIGEST_BROKER_URL"]
     configure(tenant, threshold_signals=2, quiet_seconds=0)

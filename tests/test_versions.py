@@ -11,18 +11,11 @@ from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
-from digest.errors import NotFound
-from digest.lessons import find_agent
+from digest.errors import NotFound, VersionStateError
 from digest.models import DigestRun, Event, LearningVersion, Lesson, LessonEvidence, utcnow
-from digest.tenants import configure_tenant
-from digest.versions import (
-    VersionStateError,
-    approve,
-    compose_version,
-    reject,
-    render_body,
-    rollback,
-)
+from digest.tenants import configure_tenant, find_agent
+from digest.versions.compose import compose_version, render_body
+from digest.versions.decisions import approve, reject, rollback
 
 pytestmark = pytest.mark.services
 

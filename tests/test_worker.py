@@ -110,7 +110,7 @@ def _log_events(worker: Any, name: str, event_id: int) -> list[dict[str, Any]]:
 
 
 def test_second_delivery_of_a_finished_event_does_nothing(start_worker: Any, tenant: str) -> None:
-    from digest.publish import publish_reflect
+    from digest.outbox.publish import publish_reflect
 
     worker = start_worker()
     event_id = digest.record_answer(tenant, "bot", question="Gift wrap?", answer="Yes, 3 EUR.")

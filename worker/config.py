@@ -8,6 +8,7 @@ from typing import Any
 from celery.schedules import crontab
 
 from digest.config import Settings
+from digest.errors import ConfigError
 
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/0"
 
@@ -74,7 +75,7 @@ def sweep_schedule(cron: str) -> crontab:
     """``minute hour day-of-month month day-of-week`` (UTC) → a Celery crontab."""
     fields = cron.split()
     if len(fields) != 5:
-        raise ValueError(f"DIGEST_SWEEP_CRON must have 5 fields, got {cron!r}")
+        raise ConfigError("DIGEST_SWEEP_CRON", f"must have 5 fields, got {cron!r}")
     minute, hour, day_of_month, month, day_of_week = fields
     return crontab(
         minute=minute,
@@ -83,12 +84,3 @@ def sweep_schedule(cron: str) -> crontab:
         month_of_year=month,
         day_of_week=day_of_week,
     )
-
-
-def check_visibility_timeout(settings: Settings) -> None:
-    """The visibility timeout must outlast the longest task, or Redis redelivers live work."""
-    if settings.visibility_timeout_s <= settings.task_time_limit_s:
-        raise ValueError(
-            f"DIGEST_VISIBILITY_TIMEOUT_S ({settings.visibility_timeout_s}) must exceed "
-            f"DIGEST_TASK_TIME_LIMIT_S ({settings.task_time_limit_s})"
-        )

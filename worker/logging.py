@@ -29,12 +29,12 @@ def _on_postrun(**_: Any) -> None:
 def _on_process_init(**_: Any) -> None:
     # A forked child must never reuse the parent's pooled database or broker sockets.
     from digest.db import dispose_engines
-    from digest.publish import reset_publisher
+    from digest.outbox.publish import reset_publisher
 
     dispose_engines()
     reset_publisher()
     # Normally a no-op: the main process imported litellm before forking (``_on_worker_init``).
-    from digest.llm import warm_up
+    from digest.model.seam import warm_up
 
     warm_up()
 
@@ -56,7 +56,7 @@ def _on_worker_init(sender: Any = None, **_: Any) -> None:
 
         follow_concurrency(concurrency)
         dispose_engines()  # engines made before this point have the default pool size
-    from digest.llm import warm_up
+    from digest.model.seam import warm_up
 
     warm_up()
 

@@ -7,10 +7,10 @@ from typing import Any
 from celery import Task
 from sqlalchemy.exc import OperationalError
 
-from digest import triggers
-from digest.reflect import reflect_queued
-from digest.relay import relay_pending as relay_pending_fn
-from digest.versions import compose_version as compose_version_fn
+from digest import pipeline
+from digest.outbox.relay import relay_pending as relay_pending_fn
+from digest.versions import triggers
+from digest.versions.compose import compose_version as compose_version_fn
 from worker.celery_app import app
 
 
@@ -24,10 +24,12 @@ from worker.celery_app import app
     max_retries=5,
 )
 def reflect_event(self: Task, event_id: int, agent_id: int | None = None) -> dict[str, Any]:
-    # The event and, with it, other pending events of its agent (digest.reflect.reflect_queued).
-    # The task id stays the same when Celery re-queues the message of a dead worker process or
-    # retries it: the claims of a run that died are then taken back at once.
-    results = reflect_queued(event_id, agent_id, delivery=self.request.id)
+    # The event and, with it, other pending events of its agent (digest.pipeline). The task id
+    # stays the same when Celery re-queues the message of a dead worker process or retries
+    # it: the claims of a run that died are then taken back at once.
+    results = pipeline.reflect_pending(
+        event_id=event_id, agent_id=agent_id, delivery=self.request.id
+    )
     return {
         "event_id": event_id,
         "statuses": {r.event_id: r.status for r in results},
@@ -67,4 +69,4 @@ def weekly_sweep() -> dict[str, int]:
 
 @app.task(name="digest.improve_now")
 def improve_now(tenant: str, agent: str) -> str:
-    return triggers.improve_now(tenant, agent).status
+    return pipeline.improve_now(tenant, agent).status

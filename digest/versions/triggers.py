@@ -12,8 +12,8 @@
 - **Sweep**: a weekly beat task. It is a catch-up query (agents whose lessons changed since
   their last compose), so a missed week is caught once by the next run. It also expires
   lessons past ``expires_at``, prunes versions and relays stranded events.
-- **Improve now**: reflect the agent's pending events at once, then compose, ignoring the
-  threshold and the quiet period.
+- **Improve now** (``digest.pipeline.improve_now``): reflect the agent's pending events at
+  once, then compose, ignoring the threshold and the quiet period.
 
 A signal is a reflected event that supports an active lesson; it is undigested while it
 finished after the agent's last compose.
@@ -30,13 +30,14 @@ import structlog
 from sqlalchemy import exists, func, select, update
 from sqlalchemy.orm import Session
 
-from digest import publish
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
-from digest.lessons import find_agent, record_history, snapshot
+from digest.lessons.transition import transition
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
+from digest.outbox import publish
+from digest.outbox.relay import relay_pending
 from digest.tenants import policy_for
-from digest.versions import ComposeResult, compose_version, prune_versions
+from digest.versions.compose import ComposeResult, compose_version, prune_versions
 
 log = structlog.get_logger("digest.triggers")
 
@@ -234,13 +235,11 @@ def expire_lessons(session: Session) -> int:
         select(Lesson).where(Lesson.status == "active", Lesson.expires_at <= now)
     ).all()
     for lesson in lessons:
-        before = snapshot(lesson)
-        lesson.status = "disabled"
-        lesson.status_reason = f"expired at {lesson.expires_at}"
-        lesson.updated_at = now
-        record_history(
-            session, lesson, "UPDATE", before=before, reason="expired", event=None,
-            model=None, prompt_hash=None,
+        # Under the agent's lock, with the epoch moved: a reconciliation reading meanwhile
+        # must not keep a plan that names the lesson as active.
+        transition(
+            session, lesson, op="UPDATE", reason="expired", status="disabled",
+            status_reason=f"expired at {lesson.expires_at}", updated_at=now,
         )  # fmt: skip
     return len(lessons)
 
@@ -252,8 +251,6 @@ def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepRe
     sweep over many agents never runs into a task time limit; composing is idempotent, so a
     compose scheduled twice writes one version.
     """
-    from digest.relay import relay_pending
-
     settings = settings or get_settings()
     report = SweepReport()
     with session_scope(settings.database_url) as session:
@@ -282,14 +279,3 @@ def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepRe
         relayed=report.relayed,
     )
     return report
-
-
-def improve_now(tenant: str, agent: str, settings: Settings | None = None) -> ComposeResult:
-    """Reflect the agent's pending events now, then compose (trigger ``manual``)."""
-    from digest.relay import drain
-
-    settings = settings or get_settings()
-    with session_scope(settings.database_url) as session:
-        agent_id = find_agent(session, tenant, agent).id
-    drain(settings, tenant=tenant, agent=agent)
-    return compose_version(agent_id, "manual", settings)

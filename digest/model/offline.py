@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-from digest.errors import LLMError
+from digest.errors import OfflineRulesError
 
 #: model strings answered by these rules, in process
 PREFIX = "offline/"
@@ -32,10 +32,6 @@ PREFIX = "offline/"
 def is_offline_model(model: str) -> bool:
     """Is ``model`` answered in process by these rules (no network, no litellm)?"""
     return model.startswith(PREFIX)
-
-
-class OfflineRulesError(LLMError):
-    """The request carries no block the rules understand (a real model's 400): not retried."""
 
 
 TRANSIENT = re.compile(
@@ -241,7 +237,7 @@ CONTRADICTION_IDENTITY = 0.8
 def _contradicts(new: str, old: str) -> bool:
     """Explicit negation: the same statement with the negation flipped ("always ship X" vs
     "never ship X"). Texts that merely share a topic are not contradictions."""
-    from digest.similarity import NEGATION, negation_flipped, score
+    from digest.text import NEGATION, negation_flipped, score
 
     if not negation_flipped(new, old):
         return False
@@ -257,7 +253,7 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
     candidate says more → UPDATE with the candidate's fuller text; same topic otherwise →
     NOOP; nothing on the same topic → ADD.
     """
-    from digest.similarity import lesson_text, score
+    from digest.text import lesson_text, score
 
     operations: list[dict[str, Any]] = []
     for cand in candidates:
@@ -316,7 +312,7 @@ def answer(messages: list[dict[str, Any]]) -> str:
     if all(blocks):
         try:
             lists = [json.loads(b.group(1)) for b in blocks if b]
-            from digest.versions import change_note
+            from digest.model.contracts import change_note
 
             return change_note(*([str(t) for t in items] for items in lists))
         except (json.JSONDecodeError, TypeError) as exc:

@@ -4,7 +4,9 @@ A capture is one pydantic validation, one pre-built SQLAlchemy Core ``INSERT …
 pooled connection in autocommit mode (a single statement is its own transaction: one round trip
 instead of BEGIN, INSERT, COMMIT), and, once that has returned, one Redis ``LPUSH`` of the
 reflect task (``digest.publish``). Tenant and agent ids are cached per process after their first
-use. Nothing here imports litellm or Celery, and structlog and rapidfuzz load only when needed.
+use. Nothing here imports litellm, Celery, structlog or rapidfuzz (``lint-imports`` checks it):
+log records go to stdlib logging, and an operator edit's edit distance is measured when the
+event is claimed for reflection.
 
 A broker fault never raises (the event stays ``pending`` and the relay publishes it later); a
 database fault raises ``CaptureUnavailable``; bad input raises ``InvalidEvent`` before anything
@@ -14,6 +16,7 @@ is written.
 from __future__ import annotations
 
 import functools
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,21 +26,19 @@ from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from digest import publish
-from digest.config import get_settings
-from digest.db import get_engine, session_scope
-from digest.errors import CaptureUnavailable, InvalidEvent
-from digest.lessons import Candidate, add_lesson
-from digest.models import Agent, Event, LessonEvidence, Tenant, utcnow
-from digest.schemas import (
-    BODY_MAX,
-    TITLE_MAX,
+from digest.capture.manual import split_manual_text
+from digest.capture.schemas import (
     TRUSTED_KINDS,
     EventCommon,
     ManualLesson,
-    OperatorEdit,
     parse_event,
 )
+from digest.config import get_settings
+from digest.db import get_engine, session_scope
+from digest.errors import CaptureUnavailable
+from digest.lessons.store import Candidate, add_lesson
+from digest.models import Agent, Event, LessonEvidence, Tenant, utcnow
+from digest.outbox import publish
 
 if TYPE_CHECKING:
     from sqlalchemy.sql.dml import Insert
@@ -53,11 +54,9 @@ R = TypeVar("R")
 _ROUTING_FIELDS = {"kind", "tenant", "agent", "idempotency_key", "thread_id", "contact_id"}
 
 
-@functools.cache
-def _log() -> Any:
-    import structlog  # only the error paths log; an agent that never hits one never loads it
-
-    return structlog.get_logger("digest.capture")
+#: stdlib logging, not structlog: an agent's process decides where its records go, and the
+#: hot path never pays for structlog's import (the worker routes these records through it).
+log = logging.getLogger("digest.capture")
 
 
 def record_run(
@@ -203,19 +202,6 @@ def store_pending(kind: str, data: dict[str, Any]) -> tuple[int, bool]:
     return event_id, created
 
 
-def manual_candidate(payload: dict[str, Any]) -> Candidate:
-    """The lesson a ``manual_lesson`` event carries (its text, plus structured parts if any)."""
-    signature, body = split_manual_text(str(payload.get("text", "")))
-    return Candidate(
-        situation=payload.get("situation") or signature,
-        correction=body,
-        mistake=payload.get("mistake"),
-        tags=tuple(payload.get("tags") or ()),
-        title=signature,
-        slug=payload.get("slug"),
-    )
-
-
 def _as_list(value: Any) -> Any:
     """Tuples are fine sequences; anything else goes to validation as given (a dict or a string
     is not quietly turned into a list)."""
@@ -224,42 +210,6 @@ def _as_list(value: Any) -> Any:
 
 def _given(**kwargs: Any) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not None}
-
-
-def split_manual_text(text: str) -> tuple[str, str]:
-    """``signature: lesson`` (one line) or a signature line followed by body lines."""
-    lines = [line.rstrip() for line in text.strip().splitlines()]
-    body_lines = [line for line in lines[1:] if line.strip()]
-    if body_lines:
-        signature, body = lines[0].strip(), "\n".join(line.strip() for line in body_lines)
-    elif ":" in lines[0]:
-        signature, _, body = lines[0].partition(":")
-        signature, body = signature.strip(), body.strip()
-    else:
-        raise InvalidEvent(
-            "text", "expected 'signature: lesson text' or a signature line followed by body lines"
-        )
-    if not signature:
-        raise InvalidEvent("text", "the signature (before the colon or on the first line) is empty")
-    if not body:
-        raise InvalidEvent("text", "the lesson text after the signature is empty")
-    if len(signature) > TITLE_MAX:
-        raise InvalidEvent(
-            "text", f"the signature is {len(signature)} chars; the cap is {TITLE_MAX}"
-        )
-    if len(body) > BODY_MAX:
-        raise InvalidEvent("text", f"the lesson text is {len(body)} chars; the cap is {BODY_MAX}")
-    return signature, body
-
-
-def edit_metrics(original: str, final: str | None) -> tuple[int, float]:
-    """Levenshtein distance and normalised ratio (0 = unchanged, 1 = rewritten or rejected)."""
-    if final is None:
-        return len(original), 1.0
-    from rapidfuzz.distance import Levenshtein
-
-    distance = Levenshtein.distance(original, final)
-    return distance, round(Levenshtein.normalized_distance(original, final), 4)
 
 
 # --- storage ---------------------------------------------------------------------------------
@@ -350,8 +300,6 @@ def _event_values(parsed: EventCommon, tenant_id: int, agent_id: int) -> dict[st
         "created_at": now,
         "updated_at": now,
     }
-    if isinstance(parsed, OperatorEdit):
-        values["edit_distance"], values["edit_ratio"] = edit_metrics(parsed.original, parsed.final)
     return values
 
 
@@ -378,7 +326,7 @@ def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]
                     hint = ""
                     if "no such table" in message or "does not exist" in message:
                         hint = " (schema missing: run `digest db upgrade`)"
-                    _log().error("capture_unavailable", what=what, error=type(exc).__name__)
+                    log.error("capture_unavailable: %s (%s)", what, type(exc).__name__)
                     raise CaptureUnavailable(
                         f"{what} was not stored: {message.splitlines()[0]}{hint}"
                     ) from exc
@@ -445,5 +393,5 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
             outcome="mixed",
             note="added by hand",
         )
-        _log().info("manual_lesson_added", lesson_id=lesson.id, event_id=event.id)
+        log.info("manual_lesson_added lesson_id=%s event_id=%s", lesson.id, event.id)
         return lesson.id

@@ -21,9 +21,8 @@ from pydantic import (
 )
 
 from digest.errors import InvalidEvent
+from digest.models import BODY_MAX, TITLE_MAX
 
-TITLE_MAX = 200
-BODY_MAX = 4096
 KEY_MAX = 200
 MAX_TOOL_CALLS = 50
 MAX_PAYLOAD_BYTES = 64 * 1024

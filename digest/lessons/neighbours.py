@@ -11,48 +11,21 @@ One interface, chosen by dialect:
   bank grows (bench/neighbour_search.py: flat from 100 to 10,000 lessons);
 - SQLite: the agent's active lessons are scored in process (the embedded default is small).
 
-Either way the final ranking uses the same rapidfuzz scores, so the fast-path thresholds mean
-the same thing on both databases:
-
-- ``relevance`` (token-set ratio): how much the two lessons talk about the same thing; a
-  paraphrase or an enrichment scores high;
-- ``identity`` (plain ratio of normalised text): how nearly the same words they are; only a
-  re-submission or a trivial rewording scores ≥ 0.95.
+Either way the final ranking uses the same scores (``digest.text``), so the fast-path
+thresholds mean the same thing on both databases.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from rapidfuzz import fuzz
 from sqlalchemy import BigInteger, ColumnElement, Select, column, or_, select, text
 from sqlalchemy.orm import Session
 
 from digest.models import Lesson, utcnow
-
-_PUNCT = re.compile(r"[^\w\s]+")
-NEGATION = re.compile(
-    r"\b(never|not|no longer|don't|do not|doesn't|does not|stop|cannot|can't)\b", re.IGNORECASE
-)
-
-
-def negation_flipped(a: str, b: str) -> bool:
-    """One text negates and the other does not ("always X" / "never X"): however alike their
-    words, they are not the same lesson."""
-    return bool(NEGATION.search(a)) != bool(NEGATION.search(b))
-
-
-def normalise(text_value: str) -> str:
-    """Lowercase, punctuation removed, whitespace collapsed."""
-    return " ".join(_PUNCT.sub(" ", text_value.lower()).split())
-
-
-def lesson_text(situation: str, correction: str) -> str:
-    """The text two lessons are compared by (what it applies to, and what to do)."""
-    return f"{situation} {correction}"
+from digest.text import lesson_text, normalise, score_normalised
 
 
 class StoredLesson(Protocol):
@@ -99,21 +72,13 @@ class Neighbour:
         )
 
 
-def score(candidate_text: str, lesson_text_value: str) -> tuple[float, float]:
-    """(relevance, identity) of two lesson texts, each in 0..1."""
-    return _score_normalised(normalise(candidate_text), normalise(lesson_text_value))
-
-
-def _score_normalised(a: str, b: str) -> tuple[float, float]:
-    if not a or not b:
-        return 0.0, 0.0
-    return fuzz.token_set_ratio(a, b) / 100.0, fuzz.ratio(a, b) / 100.0
-
-
 #: Terms are looked up, rarest first, until the lessons holding them reach this many.
 SHORTLIST_BUDGET = 128
+
+
 #: The most lessons read for one term, and the count at which a term stops being rare.
 POSTINGS_PER_TERM = 48
+
 
 # The candidate's terms, each with how many of the agent's lessons hold it (counted only up to
 # the cap: a common word would otherwise cost a scan of most of the bank); the whole-text key
@@ -194,7 +159,7 @@ def find_neighbours(
     scored = []
     probe = normalise(candidate_text)
     for row in session.execute(neighbour_query(session, tenant_id, agent_id, candidate_text)):
-        relevance, identity = _score_normalised(
+        relevance, identity = score_normalised(
             probe, normalise(lesson_text(row.situation, row.correction))
         )
         scored.append(Neighbour.of(row, relevance=relevance, identity=identity))

@@ -15,7 +15,8 @@ from litellm import CustomLLM, ModelResponse
 from litellm.llms.custom_llm import CustomLLMError
 from litellm.types.utils import Usage as LitellmUsage
 
-from digest.offline import OfflineRulesError, answer, token_estimate
+from digest.errors import OfflineRulesError
+from digest.model.offline import answer, token_estimate
 
 
 class OfflineRules(CustomLLM):

@@ -116,7 +116,7 @@ def capture(
 
 
 def _capture_with_progress(file: Path, *, quiet: bool) -> Any:
-    from digest.batch import capture_file
+    from digest.capture.batch import capture_file
 
     if not file.is_file():
         raise _fail(f"no such file: {file}")
@@ -144,7 +144,7 @@ def drain(
     as_json: JsonOpt = False,
 ) -> None:
     """Reflect pending events in this process (embedded mode: no broker, no worker)."""
-    from digest.relay import drain as drain_events
+    from digest.pipeline import drain as drain_events
 
     try:
         results = drain_events(tenant=tenant, agent=agent)
@@ -171,7 +171,7 @@ def requeue(
     """Put failed or dead events back to pending once their cause is fixed."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from digest.relay import REQUEUEABLE, requeue_events
+    from digest.outbox.relay import REQUEUEABLE, requeue_events
 
     try:
         ids = requeue_events(tenant, agent, tuple(status or REQUEUEABLE))
@@ -193,9 +193,9 @@ def demo(
     ] = None,
 ) -> None:
     """Run the whole loop on the embedded default: SQLite, in-process worker, offline/rules."""
+    from digest.lessons.owner import list_lessons_for
     from digest.migrate import upgrade
-    from digest.owner import list_lessons_for
-    from digest.relay import drain as drain_events
+    from digest.pipeline import drain as drain_events
 
     settings = get_settings()
     source = file or resource_dir("examples") / "events.jsonl"
@@ -253,7 +253,7 @@ def demo(
         for reason, n in skipped.most_common():
             out.print(f"   - {n} × {reason}", highlight=False)
 
-    from digest.triggers import improve_now
+    from digest.pipeline import improve_now
 
     result = improve_now(DEMO_TENANT, DEMO_AGENT, settings)
     with session_scope() as session:
@@ -275,8 +275,8 @@ def demo(
 def _skip_reasons(session: Any) -> Counter[str]:
     from sqlalchemy import select
 
-    from digest.lessons import find_agent
     from digest.models import Event
+    from digest.tenants import find_agent
 
     agent = find_agent(session, DEMO_TENANT, DEMO_AGENT)
     reasons = session.scalars(
@@ -286,8 +286,8 @@ def _skip_reasons(session: Any) -> Counter[str]:
 
 
 def _active_version(session: Any, tenant: str, agent: str) -> Any:
-    from digest.lessons import find_agent
     from digest.models import LearningVersion
+    from digest.tenants import find_agent
 
     agent_row = find_agent(session, tenant, agent)
     if agent_row.current_version_id is None:
@@ -339,10 +339,10 @@ def improve_now_command(
     import time
 
     from digest.db import session_scope
-    from digest.lessons import find_agent
-    from digest.publish import TASK_IMPROVE_NOW, publish_task
-    from digest.triggers import improve_now
-    from digest.versions import ComposeResult
+    from digest.outbox.publish import TASK_IMPROVE_NOW, publish_task
+    from digest.pipeline import improve_now
+    from digest.tenants import find_agent
+    from digest.versions.compose import ComposeResult
 
     settings = get_settings()
     try:
@@ -398,7 +398,7 @@ def improve_now_command(
 @app.command()
 def sweep(as_json: JsonOpt = False) -> None:
     """Run the weekly sweep now: expire lessons, prune versions, compose every due agent."""
-    from digest.triggers import sweep as run_sweep
+    from digest.versions.triggers import sweep as run_sweep
 
     report = run_sweep()
     if as_json:
@@ -417,8 +417,8 @@ def version_list(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -
     from sqlalchemy import select
 
     from digest.db import session_scope
-    from digest.lessons import find_agent
     from digest.models import LearningVersion
+    from digest.tenants import find_agent
 
     with session_scope() as session:
         agent_row = _or_fail(lambda: find_agent(session, tenant, agent))
@@ -450,7 +450,7 @@ def _or_fail(action: Any) -> Any:
 
 
 def _get_version(session: Any, tenant: str, agent: str, number: int) -> Any:
-    from digest.versions import get_version
+    from digest.versions.decisions import get_version
 
     return get_version(session, tenant, agent, number)
 
@@ -509,7 +509,7 @@ def version_approve(
     ] = None,
 ) -> None:
     """Activate a pending version (optionally with an edited body)."""
-    from digest.versions import approve
+    from digest.versions.decisions import approve
 
     body = body_file.read_text(encoding="utf-8") if body_file else None
     version = _or_fail(lambda: approve(tenant, agent, number, by=by, body=body))
@@ -524,7 +524,7 @@ def version_reject(
     by: ByOpt,
 ) -> None:
     """Reject a pending version; its lessons stay for the next compose."""
-    from digest.versions import reject
+    from digest.versions.decisions import reject
 
     version = _or_fail(lambda: reject(tenant, agent, number, by=by))
     out.print(f"version {version.number} is rejected")
@@ -538,7 +538,7 @@ def version_rollback(
     by: ByOpt,
 ) -> None:
     """Append a new active version with the body of an earlier one."""
-    from digest.versions import rollback
+    from digest.versions.decisions import rollback
 
     version = _or_fail(lambda: rollback(tenant, agent, number, by=by))
     out.print(f"version {version.number} is active (body of version {number})")
@@ -650,7 +650,7 @@ def lesson_list(
     as_json: JsonOpt = False,
 ) -> None:
     """The agent's lessons, most recently consulted first."""
-    from digest.owner import list_lessons_for
+    from digest.lessons.owner import list_lessons_for
 
     with _owner_session() as session:
         rows = list_lessons_for(session, tenant, agent, status)
@@ -665,7 +665,7 @@ def lesson_search(
     as_json: JsonOpt = False,
 ) -> None:
     """Lessons whose title, situation, mistake or correction contains QUERY."""
-    from digest.owner import search_lessons
+    from digest.lessons.owner import search_lessons
 
     with _owner_session() as session:
         rows = search_lessons(session, tenant, agent, query)
@@ -679,7 +679,7 @@ def lesson_show(
     """One lesson with its evidence and history."""
     from rich.text import Text
 
-    from digest.owner import lesson_detail
+    from digest.lessons.owner import lesson_detail
 
     with _owner_session() as session:
         detail = lesson_detail(session, tenant, agent, lesson_id)
@@ -740,8 +740,8 @@ def lesson_add(
     as_json: JsonOpt = False,
 ) -> None:
     """Add a lesson by hand (no model call). Creates the tenant and agent on first use."""
-    from digest.capture import record_lesson
-    from digest.owner import lesson_detail
+    from digest.capture.api import record_lesson
+    from digest.lessons.owner import lesson_detail
 
     lesson_id = _or_fail(lambda: record_lesson(tenant, agent, text))
     with _owner_session() as session:
@@ -761,7 +761,7 @@ def _set_status(
     by: str | None,
     as_json: bool,
 ) -> None:
-    from digest.owner import set_lesson_status
+    from digest.lessons.owner import set_lesson_status
 
     with _owner_session() as session:
         change = set_lesson_status(session, tenant, agent, lesson_id, status, reason, by)
@@ -826,7 +826,7 @@ def lesson_reset(
     as_json: JsonOpt = False,
 ) -> None:
     """Soft-delete every lesson of the agent (asks first unless --yes)."""
-    from digest.owner import reset_lessons, resettable_count
+    from digest.lessons.owner import reset_lessons, resettable_count
 
     # Count in its own transaction: no database lock is held while a person reads the prompt.
     with _owner_session() as session:
@@ -862,7 +862,7 @@ def stats(
     """Per agent: events and lessons by status, skip rate, LLM calls, tokens, cost, version."""
     from rich.text import Text
 
-    from digest.owner import agent_stats
+    from digest.lessons.stats import agent_stats
 
     with _owner_session() as session:
         rows = agent_stats(session, tenant, agent)
@@ -897,7 +897,7 @@ def lesson_compact(
     as_json: JsonOpt = False,
 ) -> None:
     """Merge near-duplicate lessons through reconciliation, then cap their number."""
-    from digest.compact import compact
+    from digest.reflect.compact import compact
 
     report = _or_fail(lambda: compact(tenant, agent, max_lessons=max_lessons))
     if as_json:
@@ -936,7 +936,8 @@ def import_command(
 ) -> None:
     """Import AIP-11 LESSON.md files through reconciliation (counts in files are ignored).
     Bad files are reported one per line; exit 1 if any failed."""
-    from digest.interop import LessonFileError, import_lessons
+    from digest.errors import LessonFileError
+    from digest.interop import import_lessons
 
     try:
         report = import_lessons(tenant, agent, directory)

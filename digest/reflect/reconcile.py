@@ -12,12 +12,12 @@ Mem0's shape (ADD / UPDATE / DELETE / NOOP), without its known failures:
 
 Most candidates never reach the model: no neighbour above the similarity floor → ADD; a
 near-identical neighbour → NOOP (the fast path, counted in ``digest_runs.n_fast_path``).
+The operations are written by ``digest.reflect.operations``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,23 +26,14 @@ import structlog
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from digest.errors import LLMOutputError
-from digest.lessons import (
-    Candidate,
-    promote_if_supported,
-    supersede_lesson,
-    support_lesson,
-    update_lesson,
-)
-from digest.llm_cache import AnswerCache, answer_key
-from digest.models import Agent, Event, Lesson
-from digest.similarity import (
-    Neighbour,
-    find_neighbours,
-    lesson_text,
-    negation_flipped,
-    normalise,
-)
+from digest.lessons.neighbours import Neighbour, find_neighbours
+from digest.lessons.store import Candidate
+from digest.model import seam as llm
+from digest.model.cache import AnswerCache, answer_key
+from digest.model.contracts import parse_reconcile_output
+from digest.model.prompts import load_prompt
+from digest.models import Agent
+from digest.text import lesson_text, negation_flipped, normalise
 
 log = structlog.get_logger("digest.reconcile")
 
@@ -135,29 +126,6 @@ def prompt_blocks(
         return json.dumps(value, ensure_ascii=False, indent=2).replace("</", "<\\/")
 
     return dump(existing), dump(shown), id_map
-
-
-_FENCE = re.compile(r"```[a-zA-Z]*\n?|```")
-
-
-def parse_reconcile_output(text: str) -> list[dict[str, Any]]:
-    """The ``operations`` list of a reconcile answer; prose and code fences are tolerated.
-
-    Raises ``LLMOutputError`` when no JSON object with an ``operations`` list can be read.
-    Items are returned raw; ``resolve`` validates each one.
-    """
-    cleaned = _FENCE.sub("", text or "")
-    start, end = cleaned.find("{"), cleaned.rfind("}")
-    if start < 0 or end <= start:
-        raise LLMOutputError(f"no JSON object in the answer: {' '.join(cleaned.split())[:120]!r}")
-    try:
-        data = json.loads(cleaned[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise LLMOutputError(f"the answer is not valid JSON: {exc.msg}") from exc
-    operations = data.get("operations") if isinstance(data, dict) else None
-    if not isinstance(operations, list):
-        raise LLMOutputError('the answer has no "operations" list')
-    return operations
 
 
 def _merged(raw: Any) -> Candidate | None:
@@ -266,10 +234,9 @@ class ModelAsker:
         settings: Any,
         agent_id: int | None = None,
     ) -> None:
-        from digest import llm
 
         self._llm = llm
-        self._prompt = llm.load_prompt("reconcile")
+        self._prompt = load_prompt("reconcile")
         self.agent, self.kind, self.model, self.agent_id = agent, kind, model, agent_id
         self.usage, self.settings = usage, settings
 
@@ -303,9 +270,6 @@ class ModelAsker:
         if reused:
             log.info("reconcile_answer_reused", agent=self.agent)
         return resolve(json.loads(answer), pending, id_map, shown)
-
-
-# --- the database side --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -369,122 +333,3 @@ def decide(
         plan.dropped, plan.llm_called = asked.dropped, True
     plan.operations = [decided[i] for i in sorted(decided)]
     return plan
-
-
-@dataclass
-class Applied:
-    lesson_ids: list[int] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OPS, 0))
-    #: candidate index → the lesson it ended up in (added, supported or updated)
-    by_candidate: dict[int, int] = field(default_factory=dict)
-
-
-def _target(session: Session, lesson_id: int | None, event: Event) -> Lesson | None:
-    """The lesson an operation names, if it is still an active lesson of this very agent."""
-    if lesson_id is None:
-        return None
-    lesson = session.get(Lesson, lesson_id)
-    if lesson is None or lesson.status != "active":
-        return None
-    if (lesson.tenant_id, lesson.agent_id) != (event.tenant_id, event.agent_id):
-        return None  # impossible by construction; refused anyway
-    return lesson
-
-
-def _identical_active(session: Session, event: Event, candidate: Candidate) -> Lesson | None:
-    """An active lesson of this agent with (almost) the same words, read under the lock."""
-    text_value = candidate_text(candidate)
-    for neighbour in find_neighbours(session, event.tenant_id, event.agent_id, text_value, 5):
-        stored = lesson_text(neighbour.situation, neighbour.correction)
-        if neighbour.identity >= IDENTICAL_UNDER_LOCK and not negation_flipped(text_value, stored):
-            return session.get(Lesson, neighbour.lesson_id)
-    return None
-
-
-#: under the lock, an ADD whose text is this close to an active lesson becomes a NOOP: two
-#: workers racing on the same lesson never store two copies.
-IDENTICAL_UNDER_LOCK = 0.95
-
-
-def apply_plan(
-    session: Session,
-    event: Event,
-    candidates: list[Candidate],
-    plan: Plan,
-    *,
-    add: Callable[[Candidate], Lesson],
-    model: str | None,
-    prompt_hash: str | None,
-    promote_at: int = 3,
-    recheck_adds: bool = True,
-) -> Applied:
-    """Apply ``plan`` inside the caller's transaction (which holds the agent's lesson lock).
-
-    An ADD first looks again, under the lock, for an identical active lesson (a concurrent
-    writer may have stored it since the plan's read). ``recheck_adds=False`` skips that for a
-    caller that read the neighbours under this same lock and has one candidate."""
-    applied = Applied()
-    index = 0
-
-    def record(op: str, lesson: Lesson) -> None:
-        applied.by_candidate[index] = lesson.id
-        applied.counts[op] += 1
-        if lesson.id not in applied.lesson_ids:
-            applied.lesson_ids.append(lesson.id)
-        if op in ("NOOP", "UPDATE"):
-            promote_if_supported(session, lesson, min_contacts=promote_at, event=event)
-
-    for op in plan.operations:
-        index = op.candidate
-        candidate = candidates[op.candidate]
-        target = _target(session, op.lesson_id, event)
-        if op.op in ("NOOP", "UPDATE", "DELETE") and target is None:
-            log.warning("reconcile_target_gone", op=op.op, lesson_id=op.lesson_id)
-            op = Operation("ADD", op.candidate, reason=f"{op.op} target no longer active")
-        if op.op == "ADD":
-            same = _identical_active(session, event, candidate) if recheck_adds else None
-            if same is not None:
-                support_lesson(
-                    session,
-                    same,
-                    reason="identical lesson already stored",
-                    event=event,
-                    model=model,
-                    prompt_hash=prompt_hash,
-                )
-                record("NOOP", same)
-            else:
-                record("ADD", add(candidate))
-        elif op.op == "NOOP":
-            assert target is not None
-            support_lesson(
-                session, target, reason=op.reason, event=event, model=model, prompt_hash=prompt_hash
-            )
-            record("NOOP", target)
-        elif op.op == "UPDATE":
-            assert target is not None and op.merged is not None
-            update_lesson(
-                session,
-                target,
-                op.merged,
-                reason=op.reason,
-                event=event,
-                model=model,
-                prompt_hash=prompt_hash,
-            )
-            record("UPDATE", target)
-        else:  # DELETE: supersede the old lesson AND keep the new one
-            assert target is not None
-            new = add(candidate)
-            supersede_lesson(
-                session,
-                target,
-                new,
-                reason=op.reason,
-                event=event,
-                model=model,
-                prompt_hash=prompt_hash,
-            )
-            applied.counts["DELETE"] += 1
-            record("ADD", new)
-    return applied

@@ -9,22 +9,23 @@ would otherwise wait out the whole visibility timeout). While messages still wai
 ones are re-published; once the queue has drained, every stranded event is. A queue lost in a
 Redis restart under steady traffic is therefore replayed when the backlog clears, not before.
 
-Embedded mode has no broker: ``drain`` reflects pending events in this process instead.
+Embedded mode has no broker: ``digest.pipeline.drain`` reflects pending events in this process
+instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import timedelta
 
 import structlog
 from sqlalchemy import and_, or_, select
 
-from digest import publish
 from digest.config import Settings, get_settings
 from digest.db import is_postgres, session_scope
+from digest.errors import NotFound, OwnerInputError
 from digest.models import Agent, Event, Tenant, utcnow
-from digest.reflect import ReflectResult, reflect_event
+from digest.outbox import publish
+from digest.tenants import find_agent
 
 log = structlog.get_logger("digest.relay")
 
@@ -84,46 +85,6 @@ def relay_pending(settings: Settings | None = None) -> list[int]:
     return published
 
 
-def drain(
-    settings: Settings | None = None,
-    *,
-    tenant: str | None = None,
-    agent: str | None = None,
-    on_result: Callable[[ReflectResult], None] | None = None,
-) -> list[ReflectResult]:
-    """Reflect every pending (or stranded ``processing``) event in this process, oldest first."""
-    settings = settings or get_settings()
-    stale_before = utcnow() - timedelta(seconds=settings.processing_stale_after_s)
-    with session_scope(settings.database_url) as session:
-        query = (
-            select(Event.id)
-            .join(Agent, Agent.id == Event.agent_id)
-            .join(Tenant, Tenant.id == Event.tenant_id)
-            .where(
-                or_(
-                    Event.status == "pending",
-                    and_(
-                        Event.status == "processing",
-                        Event.processing_started_at <= stale_before,
-                    ),
-                )
-            )
-            .order_by(Event.id)
-        )
-        if tenant is not None:
-            query = query.where(Tenant.name == tenant)
-        if agent is not None:
-            query = query.where(Agent.name == agent)
-        ids = list(session.scalars(query))
-    results = []
-    for event_id in ids:
-        result = reflect_event(event_id, settings)
-        results.append(result)
-        if on_result is not None:
-            on_result(result)
-    return results
-
-
 REQUEUEABLE = ("failed", "dead")
 
 
@@ -140,10 +101,6 @@ def requeue_events(
     events are published at once (a failed publish leaves them for the relay); embedded,
     ``drain`` picks them up. Returns the ids requeued.
     """
-    from digest.errors import NotFound
-    from digest.lessons import find_agent
-    from digest.owner import OwnerInputError
-
     unknown = set(statuses) - set(REQUEUEABLE)
     if unknown or not statuses:
         raise OwnerInputError(

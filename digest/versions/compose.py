@@ -31,7 +31,8 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import DigestError, LLMError, NotFound
-from digest.lessons import find_agent
+from digest.model.contracts import change_note, parse_summary
+from digest.model.prompts import load_prompt
 from digest.models import (
     Agent,
     DigestRun,
@@ -48,6 +49,7 @@ log = structlog.get_logger("digest.versions")
 
 TRUSTED_SOURCES = frozenset({"operator_edit", "owner_answer", "manual_lesson"})
 
+
 #: document sections, in order: lesson source → heading
 SECTIONS = (
     ("owner_answer", "Facts from the owner"),
@@ -56,12 +58,9 @@ SECTIONS = (
     ("run_outcome", "Mistakes not to repeat"),
 )
 
+
 #: advisory lock class for version writes (ASCII "lv"); lesson writes use another class.
 _LOCK_CLASS = 0x6C76
-
-
-class VersionStateError(DigestError):
-    """The version is not in a state that allows this (e.g. approving an active version)."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +82,6 @@ class _Draft:
     added: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
-
-
-# --- reading -------------------------------------------------------------------------------------
 
 
 def lock_versions(session: Session, agent_id: int) -> None:
@@ -187,12 +183,9 @@ def _draft(
     return draft
 
 
-# --- composing -----------------------------------------------------------------------------------
-
-
 def compose_version(agent_id: int, trigger: str, settings: Settings | None = None) -> ComposeResult:
     """Compose a new version for one agent if its document would change. Idempotent."""
-    from digest import llm
+    from digest.model import seam as llm
 
     settings = settings or get_settings()
     started = time.monotonic()
@@ -259,10 +252,10 @@ def _summarize(
     settings: Settings,
 ) -> tuple[str, str | None]:
     """The change note from the summarize step, or the deterministic one if the step fails."""
-    from digest import llm
+    from digest.model import seam as llm
 
     fallback = change_note(draft.added, draft.changed, draft.retired)
-    prompt = llm.load_prompt("summarize")
+    prompt = load_prompt("summarize")
     messages = prompt.render(
         agent=agent_name,
         number=number,
@@ -279,32 +272,6 @@ def _summarize(
     except LLMError as exc:
         log.warning("summarize_failed", error=str(exc))
         return fallback, f"summarize failed, deterministic note used: {exc}"
-
-
-def change_note(added: list[str], changed: list[str], retired: list[str]) -> str:
-    """The deterministic change note: an "Added / Changed / Retired" line each, with titles."""
-
-    def line(label: str, titles: list[str]) -> str | None:
-        if not titles:
-            return None
-        shown = "; ".join(titles[:5])
-        more = f"; and {len(titles) - 5} more" if len(titles) > 5 else ""
-        return f"{label} ({len(titles)}): {shown}{more}"
-
-    lines = [line("Added", added), line("Changed", changed), line("Retired", retired)]
-    return "\n".join(x for x in lines if x) or "No lesson changed; the document was re-rendered."
-
-
-def parse_summary(text_value: str) -> str:
-    """Plain text, at most 5 short lines; fences and blank lines dropped."""
-    from digest.errors import LLMOutputError
-
-    lines = [
-        line.strip() for line in (text_value or "").replace("```", "").splitlines() if line.strip()
-    ]
-    if not lines:
-        raise LLMOutputError("the change note is empty")
-    return "\n".join(line[:300] for line in lines[:5])
 
 
 def _write(
@@ -435,107 +402,3 @@ def prune_versions(session: Session, agent: Agent, keep: int) -> int:
         )
         session.execute(delete(LearningVersion).where(LearningVersion.id.in_(doomed)))
     return len(doomed)
-
-
-# --- people's decisions --------------------------------------------------------------------------
-
-
-def get_version(session: Session, tenant: str, agent: str, number: int) -> LearningVersion:
-    """Version ``number`` of that tenant's agent, or ``NotFound``."""
-    return _version_for_update(session, find_agent(session, tenant, agent), number)
-
-
-def _decide(
-    session: Session, tenant: str, agent: str, number: int
-) -> tuple[Agent, LearningVersion]:
-    """The agent (its version lock held) and its pending version ``number``."""
-    agent_row = find_agent(session, tenant, agent)
-    lock_versions(session, agent_row.id)
-    version = _version_for_update(session, agent_row, number)
-    if version.status != "pending":
-        raise VersionStateError(f"version {number} is {version.status}, not pending")
-    return agent_row, version
-
-
-def _version_for_update(session: Session, agent: Agent, number: int) -> LearningVersion:
-    version = session.scalars(
-        select(LearningVersion).where(
-            LearningVersion.agent_id == agent.id, LearningVersion.number == number
-        )
-    ).first()
-    if version is None:
-        raise NotFound(f"agent {agent.name!r} has no version {number}")
-    return version
-
-
-def approve(
-    tenant: str,
-    agent: str,
-    number: int,
-    *,
-    by: str,
-    body: str | None = None,
-    settings: Settings | None = None,
-) -> LearningVersion:
-    """Activate a pending version, optionally with a body edited by the approver."""
-    settings = settings or get_settings()
-    with session_scope(settings.database_url) as session:
-        agent_row, version = _decide(session, tenant, agent, number)
-        if body is not None:
-            if not body.strip():
-                raise VersionStateError("an edited body must not be empty")
-            version.body_markdown = body if body.endswith("\n") else body + "\n"
-            version.proposed_by = "operator"
-        version.approved_by = by
-        version.approved_at = utcnow()
-        _activate(session, agent_row, version)
-        session.flush()
-        return version
-
-
-def reject(
-    tenant: str, agent: str, number: int, *, by: str, settings: Settings | None = None
-) -> LearningVersion:
-    """Reject a pending version. Its lessons stay available to the next compose."""
-    settings = settings or get_settings()
-    with session_scope(settings.database_url) as session:
-        _, version = _decide(session, tenant, agent, number)
-        version.status = "rejected"
-        version.approved_by = by
-        version.approved_at = utcnow()
-        session.flush()
-        return version
-
-
-def rollback(
-    tenant: str, agent: str, number: int, *, by: str, settings: Settings | None = None
-) -> LearningVersion:
-    """Append a new version carrying the body of version ``number``; active in both modes."""
-    settings = settings or get_settings()
-    with session_scope(settings.database_url) as session:
-        agent_row = find_agent(session, tenant, agent)
-        lock_versions(session, agent_row.id)
-        target = _version_for_update(session, agent_row, number)
-        current = _current(session, agent_row)
-        version = LearningVersion(
-            tenant_id=agent_row.tenant_id,
-            agent_id=agent_row.id,
-            number=_next_number(session, agent_row.id),
-            previous_version_id=current.id if current else None,
-            status="pending",
-            body_markdown=target.body_markdown,
-            change_summary=f"Rolled back to version {number} by {by}.",
-            folded_lesson_ids=list(target.folded_lesson_ids or []),
-            supporting_event_ids=list(target.supporting_event_ids or []),
-            proposed_by="operator",
-            trigger="rollback",
-            approved_by=by,
-            approved_at=utcnow(),
-            created_at=utcnow(),
-        )
-        session.add(version)
-        session.flush()
-        _activate(session, agent_row, version)
-        prune_versions(session, agent_row, settings.keep_versions)
-        session.flush()
-        return version

@@ -18,30 +18,21 @@ move meanwhile, and otherwise changes nothing and says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import session_scope
-from digest.errors import DigestError
-from digest.lessons import (
-    Candidate,
-    add_evidence,
-    bump_epoch,
-    confidence_from_counts,
-    find_agent,
-    lock_agent_lessons,
-    record_history,
-    snapshot,
-)
-from digest.models import Agent, Event, Lesson, LessonEvidence, utcnow
-from digest.reconcile import ModelAsker, Operation, Snapshot, decide
-from digest.similarity import Neighbour, lesson_text, score
-
-
-class CompactConflict(DigestError):
-    """The agent's lessons changed while compaction was deciding; nothing was written."""
+from digest.errors import CompactConflict, DigestError
+from digest.lessons.neighbours import Neighbour
+from digest.lessons.store import Candidate, add_evidence, confidence_from_counts, supersede_lesson
+from digest.lessons.transition import bump_epoch, lock_agent_lessons, transition
+from digest.models import Agent, Event, Lesson, LessonEvidence
+from digest.reflect.reconcile import ModelAsker, Operation, Snapshot, decide
+from digest.tenants import find_agent
+from digest.text import lesson_text, score
 
 
 @dataclass
@@ -104,7 +95,7 @@ def compact(
     max_lessons: int | None = None,
     settings: Settings | None = None,
 ) -> CompactReport:
-    from digest import llm
+    from digest.model import seam as llm
 
     settings = settings or get_settings()
     if max_lessons is not None and max_lessons < 1:
@@ -186,26 +177,28 @@ def _merge(
     prompt_hash: str,
     model: str,
 ) -> None:
-    before = snapshot(target)
     for event_id in session.scalars(
         select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == source.id)
     ).all():
         event = session.get(Event, event_id)
         if event is not None:
             add_evidence(session, target, event, f"merged from lesson {source.id}")
-    target.support_count += source.support_count
-    target.success_count += source.success_count
-    target.failure_count += source.failure_count
-    target.confidence = confidence_from_counts(target.success_count, target.failure_count)
+    success = target.success_count + source.success_count
+    failure = target.failure_count + source.failure_count
+    changes: dict[str, Any] = {
+        "support_count": target.support_count + source.support_count,
+        "success_count": success,
+        "failure_count": failure,
+        "confidence": confidence_from_counts(success, failure),
+    }
     if operation.op == "UPDATE" and operation.merged is not None:
         merged = operation.merged.normalised()
-        target.situation, target.correction = merged.situation, merged.correction
-        target.mistake = merged.mistake or target.mistake
-    target.updated_at = utcnow()
-    record_history(
-        session, target, "UPDATE", before=before,
+        changes.update(situation=merged.situation, correction=merged.correction)
+        changes["mistake"] = merged.mistake or target.mistake
+    transition(
+        session, target, op="UPDATE", model=model, prompt_hash=prompt_hash,
         reason=f"compaction merged lesson {source.id} into this one ({operation.reason})",
-        event=None, model=model, prompt_hash=prompt_hash,
+        **changes,
     )  # fmt: skip
     _supersede(session, source, target, f"merged into lesson {target.id}", prompt_hash, model)
 
@@ -213,14 +206,9 @@ def _merge(
 def _supersede(
     session: Session, old: Lesson, new: Lesson, reason: str, prompt_hash: str, model: str
 ) -> None:
-    before = snapshot(old)
-    old.status = "superseded"
-    old.superseded_by_id = new.id
-    old.status_reason = f"compaction: {reason}"
-    old.updated_at = utcnow()
-    record_history(
-        session, old, "DELETE", before=before, reason=old.status_reason, event=None,
-        model=model, prompt_hash=prompt_hash,
+    supersede_lesson(
+        session, old, new, event=None, reason=f"compaction: {reason}", model=model,
+        prompt_hash=prompt_hash,
     )  # fmt: skip
 
 
@@ -236,13 +224,9 @@ def _cap(session: Session, kept_ids: list[int], max_lessons: int) -> list[int]:
         ),
     )
     capped = weakest_first[: len(lessons) - max_lessons]
+    reason = f"compaction: over the cap of {max_lessons} lessons"
     for lesson in capped:
-        before = snapshot(lesson)
-        lesson.status = "disabled"
-        lesson.status_reason = f"compaction: over the cap of {max_lessons} lessons"
-        lesson.updated_at = utcnow()
-        record_history(
-            session, lesson, "UPDATE", before=before, reason=lesson.status_reason,
-            event=None, model=None, prompt_hash=None,
-        )  # fmt: skip
+        transition(
+            session, lesson, op="UPDATE", reason=reason, status="disabled", status_reason=reason
+        )
     return [lesson.id for lesson in capped]

@@ -1,4 +1,5 @@
-"""Writing lessons: the one place a lesson row, its evidence and its history are created.
+"""Storing lessons: the one place a lesson row, its evidence and its history are created, and
+the operations reconciliation applies to them (each a ``transition``).
 
 Reflection (LLM candidates) and the manual path (``record_lesson``) both end here, so every
 lesson cites at least one event and has an ADD row in ``lesson_history`` from birth.
@@ -8,15 +9,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from digest.models import Agent, Event, Lesson, LessonEvidence, LessonHistory, utcnow
-from digest.schemas import BODY_MAX, TITLE_MAX
+from digest.lessons.transition import (
+    CITED,
+    bump_epoch,
+    first_in_transaction,
+    lock_agent_lessons,
+    record_history,
+    transition,
+)
+from digest.models import BODY_MAX, TITLE_MAX, Event, Lesson, LessonEvidence, utcnow
 
 SLUG_MAX = 80
 TAGS_MAX = 12
@@ -106,8 +113,6 @@ def promote_if_supported(
 ) -> bool:
     """Promote a contact-scoped lesson to agent scope once events from ``min_contacts``
     distinct contacts support it. Org scope stays off. Returns True if promoted."""
-    from sqlalchemy import func
-
     if lesson.scope != "contact":
         return False
     session.flush()  # citations added in this transaction count too
@@ -119,30 +124,11 @@ def promote_if_supported(
     )
     if int(contacts or 0) < min_contacts:
         return False
-    before = snapshot(lesson)
-    lesson.scope = "agent"
-    lesson.updated_at = utcnow()
-    record_history(
-        session, lesson, "UPDATE", before=before,
+    transition(
+        session, lesson, op="UPDATE", event=event, scope="agent",
         reason=f"promoted to agent scope: supported by {contacts} distinct contacts",
-        event=event, model=None, prompt_hash=None,
     )  # fmt: skip
     return True
-
-
-def snapshot(lesson: Lesson) -> dict[str, Any]:
-    """The lesson fields an audit row records as before/after."""
-    return {
-        "title": lesson.title,
-        "situation": lesson.situation,
-        "mistake": lesson.mistake,
-        "correction": lesson.correction,
-        "tags": list(lesson.tags or []),
-        "scope": lesson.scope,
-        "status": lesson.status,
-        "support_count": lesson.support_count,
-        "superseded_by_id": lesson.superseded_by_id,
-    }
 
 
 def add_lesson(
@@ -191,7 +177,7 @@ def add_lesson(
     session.flush()
     # A new lesson has no evidence yet: no need to look for an existing citation.
     session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
-    _first_in_transaction(session, _CITED, (lesson.id, event.id))
+    first_in_transaction(session, CITED, (lesson.id, event.id))
     record_history(
         session,
         lesson,
@@ -217,7 +203,7 @@ def add_evidence(session: Session, lesson: Lesson, event: Event, note: str) -> b
     is remembered here and the row goes in with the session's next flush (a batch of events
     then writes its citations in one statement)."""
     if event.status == "processing" and lesson.id is not None:
-        if not _first_in_transaction(session, _CITED, (lesson.id, event.id)):
+        if not first_in_transaction(session, CITED, (lesson.id, event.id)):
             return False
         session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
         return True
@@ -245,33 +231,6 @@ def add_evidence(session: Session, lesson: Lesson, event: Event, note: str) -> b
     return inserted is not None
 
 
-def record_history(
-    session: Session,
-    lesson: Lesson,
-    op: str,
-    *,
-    before: dict[str, Any] | None,
-    reason: str,
-    event: Event | None,
-    model: str | None,
-    prompt_hash: str | None,
-) -> None:
-    session.add(
-        LessonHistory(
-            lesson_id=lesson.id,
-            tenant_id=lesson.tenant_id,
-            agent_id=lesson.agent_id,
-            op=op,
-            before=before,
-            after=snapshot(lesson),
-            reason=reason,
-            event_id=event.id if event is not None else None,
-            model=model,
-            prompt_hash=prompt_hash,
-        )
-    )
-
-
 def support_lesson(
     session: Session,
     lesson: Lesson,
@@ -282,9 +241,8 @@ def support_lesson(
     prompt_hash: str | None,
 ) -> None:
     """NOOP: the event says what the lesson already says. More support, one more citation."""
-    before = snapshot(lesson)
     note = f"supports (from {event.kind} event {event.id})"
-    _cite(session, lesson, "NOOP", before, note, event, reason, model, prompt_hash)
+    _cite(session, lesson, "NOOP", note, event, reason, model, prompt_hash)
 
 
 def update_lesson(
@@ -299,38 +257,38 @@ def update_lesson(
 ) -> None:
     """UPDATE: same lesson id, merged text, the event cited, support + 1. Never moves the
     lesson to another tenant, agent or scope."""
-    before = snapshot(lesson)
     cand = merged.normalised()
-    lesson.situation = cand.situation
-    lesson.correction = cand.correction
-    lesson.mistake = cand.mistake or lesson.mistake
-    lesson.tags = list(dict.fromkeys([*(lesson.tags or []), *cand.tags]))[:TAGS_MAX]
-    lesson.title = cand.title or lesson.title
     note = f"enriched by {event.kind} event {event.id}"
-    _cite(session, lesson, "UPDATE", before, note, event, reason, model, prompt_hash)
+    _cite(
+        session, lesson, "UPDATE", note, event, reason, model, prompt_hash,
+        situation=cand.situation,
+        correction=cand.correction,
+        mistake=cand.mistake or lesson.mistake,
+        tags=list(dict.fromkeys([*(lesson.tags or []), *cand.tags]))[:TAGS_MAX],
+        title=cand.title or lesson.title,
+    )  # fmt: skip
 
 
 def _cite(
     session: Session,
     lesson: Lesson,
     op: str,
-    before: dict[str, Any],
     note: str,
     event: Event,
     reason: str,
     model: str | None,
     prompt_hash: str | None,
+    **changes: Any,
 ) -> None:
     """What NOOP and UPDATE share: the event cited once (support + 1 the first time), the
-    lesson seen now, a history row, the epoch moved."""
-    if add_evidence(session, lesson, event, note):
-        lesson.support_count += 1
-    lesson.last_seen_at = lesson.updated_at = utcnow()
-    record_history(
-        session, lesson, op, before=before, reason=reason, event=event, model=model,
-        prompt_hash=prompt_hash,
+    lesson seen now, and the transition (history row, epoch moved)."""
+    cited = add_evidence(session, lesson, event, note)
+    now = utcnow()
+    transition(
+        session, lesson, op=op, reason=reason, event=event, model=model,
+        prompt_hash=prompt_hash, support_count=lesson.support_count + (1 if cited else 0),
+        last_seen_at=now, updated_at=now, **changes,
     )  # fmt: skip
-    bump_epoch(session, lesson.agent_id)
 
 
 def supersede_lesson(
@@ -338,92 +296,19 @@ def supersede_lesson(
     old: Lesson,
     new: Lesson,
     *,
-    event: Event,
+    event: Event | None,
     reason: str,
     model: str | None,
     prompt_hash: str | None,
 ) -> None:
     """DELETE: the old lesson is contradicted. It is kept, marked superseded by the new one."""
-    before = snapshot(old)
-    old.status = "superseded"
-    old.superseded_by_id = new.id
-    old.status_reason = reason
-    old.updated_at = utcnow()
-    record_history(
-        session, old, "DELETE", before=before, reason=reason, event=event, model=model,
-        prompt_hash=prompt_hash,
+    transition(
+        session, old, op="DELETE", reason=reason, event=event, model=model,
+        prompt_hash=prompt_hash, status="superseded", superseded_by_id=new.id,
+        status_reason=reason,
     )  # fmt: skip
-    bump_epoch(session, old.agent_id)
 
 
 def confidence_from_counts(success: int, failure: int) -> float:
     """Laplace-smoothed success rate: 0.5 with no evidence, moving with observed outcomes."""
     return round((success + 1) / (success + failure + 2), 4)
-
-
-#: first key of the two-key advisory lock space that lesson writes use (ASCII "ld").
-_LOCK_CLASS = 0x6C64
-
-
-def lock_agent_lessons(session: Session, agent_id: int) -> None:
-    """Serialise lesson writes per agent until the transaction ends (Postgres advisory lock;
-    SQLite already serialises writers). Released by the server if the worker dies.
-
-    Taken once per transaction: a second call for the same agent in the same transaction
-    (``add_lesson`` inside a reflect write that already holds it) costs no round trip."""
-    if session.get_bind().dialect.name != "postgresql":
-        return
-    from sqlalchemy import func
-
-    if not _first_in_transaction(session, _HELD_LOCKS, agent_id):
-        return
-    # The two-int form takes int4 keys; fold large ids into that range.
-    key = agent_id % 2_147_483_647
-    session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, key)))
-
-
-#: session.info keys: (the transaction, agent ids it has done this for)
-_HELD_LOCKS = "digest_lesson_locks"
-_EPOCH_MOVED = "digest_epoch_moved"
-_CITED = "digest_cited"
-
-
-def _first_in_transaction(session: Session, what: str, key: Hashable) -> bool:
-    """True the first time ``what`` is asked for ``key`` in the session's current transaction
-    (and remembers it); False after that, until the transaction ends."""
-    transaction = session.get_transaction()
-    done: tuple[object, set[Hashable]] | None = session.info.get(what)
-    if done is None or done[0] is not transaction:
-        done = session.info[what] = (transaction, set())
-    if key in done[1]:
-        return False
-    done[1].add(key)
-    return True
-
-
-def bump_epoch(session: Session, agent_id: int) -> None:
-    """Every lesson write moves the agent's epoch (optimistic concurrency for reconciliation).
-
-    Once per transaction is enough: other writers cannot see the value before the commit, and
-    any value other than the one they read tells them the bank changed."""
-    if not _first_in_transaction(session, _EPOCH_MOVED, agent_id):
-        return
-    session.execute(
-        update(Agent).where(Agent.id == agent_id).values(lesson_epoch=Agent.lesson_epoch + 1)
-    )
-
-
-def find_agent(session: Session, tenant: str, agent: str) -> Agent:
-    """The agent ``agent`` of tenant ``tenant``, or ``NotFound`` naming which one is unknown."""
-    from digest.errors import NotFound
-    from digest.models import Tenant
-
-    tenant_row = session.scalars(select(Tenant).where(Tenant.name == tenant)).first()
-    if tenant_row is None:
-        raise NotFound(f"unknown tenant {tenant!r}")
-    agent_row = session.scalars(
-        select(Agent).where(Agent.tenant_id == tenant_row.id, Agent.name == agent)
-    ).first()
-    if agent_row is None:
-        raise NotFound(f"unknown agent {agent!r} in tenant {tenant!r}")
-    return agent_row

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import logging
 import os
 import socket
 import threading
@@ -26,6 +27,9 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from digest.config import Settings, get_settings
+
+#: stdlib logging: this module is on the agent's hot path, which never loads structlog.
+log = logging.getLogger("digest.publish")
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -160,11 +164,7 @@ def publish_task(
             )
     except Exception as exc:  # any broker fault: the outbox row is the truth, the relay retries
         _suppressed_until = time.monotonic() + settings.publish_backoff_s
-        import structlog  # imported on the first failure only: the hot path never logs
-
-        structlog.get_logger("digest.publish").warning(
-            "publish_failed", task=name, args=args, error=type(exc).__name__
-        )
+        log.warning("publish_failed task=%s args=%s error=%s", name, args, type(exc).__name__)
         return False
     return True
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from digest.capture import capture_event
+from digest.capture.api import capture_event
 from digest.errors import InvalidEvent
 
 

@@ -1,7 +1,7 @@
 """The model seam (DESIGN §4): every LLM call goes through litellm with a model string.
 
 litellm is imported here, lazily, on the first call: the capture path never pays for it.
-``offline/*`` model strings are the exception: the deterministic rules (``digest.offline``)
+``offline/*`` model strings are the exception: the deterministic rules (``digest.model.offline``)
 are answered in process, without litellm (10-40 ms of its overhead per call and a 2-3 s
 import, for a function that takes well under a millisecond). They still get the same rendered
 messages, the same parser and retries, and record usage (estimated tokens, zero cost); the
@@ -16,7 +16,6 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from string import Template
 from typing import Any, TypeVar
 
 import structlog
@@ -28,11 +27,11 @@ from tenacity import (
 )
 from tenacity import Retrying as _Retrying
 
-from digest.config import Settings, get_settings, resource_dir
+from digest.config import Settings, get_settings
 from digest.errors import LLMError, LLMOutputError, LLMTransientError, is_time_limit
-from digest.offline import is_offline_model
+from digest.model.offline import is_offline_model
 
-log = structlog.get_logger("digest.llm")
+log = structlog.get_logger("digest.model")
 
 T = TypeVar("T")
 
@@ -58,43 +57,6 @@ class Usage:
         self.errors.extend(other.errors)
 
 
-@dataclass(frozen=True)
-class Prompt:
-    """A prompt file pair from ``prompts/``: system text and a user template."""
-
-    name: str
-    system: str
-    user_template: str
-    hash: str
-
-    def render(self, **values: Any) -> list[dict[str, str]]:
-        user = Template(self.user_template).safe_substitute(**values)
-        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
-
-
-_prompts_lock = threading.Lock()
-#: name → (file stamps, prompt): a prompt is read and hashed again only when its files change
-_prompts: dict[str, tuple[tuple[int, ...], Prompt]] = {}
-
-
-def load_prompt(name: str) -> Prompt:
-    import hashlib
-
-    folder = resource_dir("prompts")
-    paths = (folder / f"{name}.md", folder / f"{name}_event.md")
-    stamps = tuple(v for p in paths for v in (p.stat().st_mtime_ns, p.stat().st_size))
-    with _prompts_lock:
-        cached = _prompts.get(name)
-    if cached is not None and cached[0] == stamps:
-        return cached[1]
-    system, user = (p.read_text(encoding="utf-8") for p in paths)
-    digest = hashlib.sha256((system + "\x00" + user).encode("utf-8")).hexdigest()[:16]
-    prompt = Prompt(name=name, system=system, user_template=user, hash=digest)
-    with _prompts_lock:
-        _prompts[name] = (stamps, prompt)
-    return prompt
-
-
 def _load_litellm() -> Any:
     """Import and configure litellm once per process."""
     global _litellm
@@ -104,7 +66,7 @@ def _load_litellm() -> Any:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             import litellm
 
-            from digest.offline_provider import OfflineRules
+            from digest.model.offline_provider import OfflineRules
 
             litellm.num_retries = 0
             litellm.suppress_debug_info = True
@@ -184,7 +146,8 @@ def complete(
 
 def _complete_offline(messages: list[dict[str, str]], usage: Usage) -> str:
     """One call of the offline rules, in process: the same contract as a model call."""
-    from digest.offline import OfflineRulesError, answer, token_estimate
+    from digest.errors import OfflineRulesError
+    from digest.model.offline import answer, token_estimate
 
     usage.calls += 1
     try:

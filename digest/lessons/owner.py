@@ -1,4 +1,4 @@
-"""What an owner does to one agent's lessons, and the per-agent stats (DESIGN §9).
+"""What an owner does to one agent's lessons (DESIGN §9).
 
 Every lookup goes through the (tenant, agent) pair: a lesson id that belongs to another agent
 or tenant is "not found", exactly like an id that does not exist, so lessons never cross
@@ -16,33 +16,21 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, func, or_, select
+from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
-from digest.errors import DigestError, NotFound
-from digest.lessons import bump_epoch, find_agent, lock_agent_lessons, record_history, snapshot
+from digest.errors import LessonStateError, NotFound, OwnerInputError
+from digest.lessons.transition import lock_agent_lessons, transition
 from digest.models import (
-    EVENT_STATUSES,
     LESSON_STATUSES,
-    Agent,
-    DigestRun,
     Event,
-    LearningVersion,
     Lesson,
     LessonEvidence,
     LessonHistory,
-    Tenant,
     as_utc,
     utcnow,
 )
-
-
-class OwnerInputError(DigestError, ValueError):
-    """An argument an owner command cannot use (an unknown status, an empty search)."""
-
-
-class LessonStateError(DigestError):
-    """The lesson's status does not allow the change (e.g. enabling a deleted lesson)."""
+from digest.tenants import find_agent
 
 
 def _aware(moment: datetime | None) -> datetime | None:
@@ -52,9 +40,6 @@ def _aware(moment: datetime | None) -> datetime | None:
 def _iso(moment: datetime | None) -> str | None:
     aware = _aware(moment)
     return aware.isoformat() if aware is not None else None
-
-
-# --- listing and search ----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -168,9 +153,6 @@ def search_lessons(session: Session, tenant: str, agent: str, query: str) -> lis
     ]
 
 
-# --- one lesson ------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class EvidenceRow:
     event_id: int
@@ -257,8 +239,6 @@ def lesson_detail(session: Session, tenant: str, agent: str, lesson_id: int) -> 
     )
 
 
-# --- status changes --------------------------------------------------------------------------
-
 #: target status → the statuses an owner may move a lesson from. Quarantine is never lifted by
 #: hand: a quarantined lesson came from untrusted text that read like an instruction injection,
 #: so it may only be deleted (disabling it first would be a back door to enabling it).
@@ -267,6 +247,8 @@ _ALLOWED_FROM: dict[str, frozenset[str]] = {
     "disabled": frozenset({"active"}),
     "active": frozenset({"disabled"}),
 }
+
+
 _VERB = {"deleted": "deleted", "disabled": "disabled", "active": "enabled"}
 
 
@@ -327,20 +309,15 @@ def set_lesson_status(
     text = _reason(status, reason, by)
     now = utcnow()
     expires_at = _aware(lesson.expires_at)
+    changes: dict[str, Any] = {}
     if status == "active" and expires_at is not None and expires_at <= now:
         # The sweep disabled it because it expired; without clearing the date the next sweep
         # would disable it again and compose would leave it out meanwhile.
-        lesson.expires_at = None
+        changes["expires_at"] = None
         text += f" (expiry {expires_at.isoformat()} cleared)"
-    before = snapshot(lesson)
-    lesson.status = status
-    lesson.status_reason = text
-    lesson.updated_at = now
-    record_history(
-        session, lesson, "DELETE" if status == "deleted" else "UPDATE", before=before,
-        reason=text, event=None, model=None, prompt_hash=None,
-    )  # fmt: skip
-    bump_epoch(session, agent_row.id)
+    changes["status"], changes["status_reason"] = status, text
+    op = "DELETE" if status == "deleted" else "UPDATE"
+    transition(session, lesson, op=op, reason=text, updated_at=now, **changes)
     return StatusChange(lesson.id, lesson.title, previous, status, changed=True)
 
 
@@ -371,135 +348,8 @@ def reset_lessons(
     text = _reason("deleted", reason or "reset", by)
     now = utcnow()
     for lesson in lessons:
-        before = snapshot(lesson)
-        lesson.status = "deleted"
-        lesson.status_reason = text
-        lesson.updated_at = now
-        record_history(
-            session, lesson, "DELETE", before=before, reason=text, event=None, model=None,
-            prompt_hash=None,
+        transition(
+            session, lesson, op="DELETE", reason=text, status="deleted", status_reason=text,
+            updated_at=now,
         )  # fmt: skip
-    if lessons:
-        bump_epoch(session, agent_row.id)
     return len(lessons)
-
-
-# --- stats -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AgentStats:
-    tenant: str
-    agent: str
-    events: dict[str, int]
-    skip_rate: float
-    lessons: dict[str, int]
-    llm_calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    cost_usd: float
-    active_version: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _selected_agents(
-    session: Session, tenant: str | None, agent: str | None
-) -> tuple[list[tuple[Agent, str]], Select[int]]:
-    """The agents to report on, with their tenant's name, and the same selection as a
-    subquery of ids (an IN list of every agent of every tenant could outgrow the driver)."""
-    conditions: list[ColumnElement[bool]] = []
-    if tenant is not None:
-        if agent is not None:
-            find_agent(session, tenant, agent)  # NotFound naming the tenant or the agent
-        elif session.scalar(select(Tenant.id).where(Tenant.name == tenant)) is None:
-            raise NotFound(f"unknown tenant {tenant!r}")
-        conditions.append(Tenant.name == tenant)
-    if agent is not None:
-        conditions.append(Agent.name == agent)
-    query = select(Agent, Tenant.name).join(Tenant, Tenant.id == Agent.tenant_id)
-    rows = [
-        (a, name)
-        for a, name in session.execute(query.where(*conditions).order_by(Tenant.name, Agent.name))
-    ]
-    if agent is not None and not rows:
-        raise NotFound(f"unknown agent {agent!r} in any tenant")
-    # correlate(None): inside a query on agents the subquery must still read its own agents.
-    ids = (
-        select(Agent.id)
-        .join(Tenant, Tenant.id == Agent.tenant_id)
-        .where(*conditions)
-        .correlate(None)
-    )
-    return rows, ids
-
-
-def agent_stats(
-    session: Session, tenant: str | None = None, agent: str | None = None
-) -> list[AgentStats]:
-    """Per agent (one, a tenant's, or every tenant's): events and lessons by status, the skip
-    rate, LLM usage and cost over all digest runs, and the active version number."""
-    selected, ids = _selected_agents(session, tenant, agent)
-    if not selected:
-        return []
-    events: dict[int, dict[str, int]] = {
-        a.id: dict.fromkeys(EVENT_STATUSES, 0) for a, _ in selected
-    }
-    for agent_id, status, n in session.execute(
-        select(Event.agent_id, Event.status, func.count())
-        .where(Event.agent_id.in_(ids))
-        .group_by(Event.agent_id, Event.status)
-    ):
-        events[agent_id][status] = int(n)
-    lessons: dict[int, dict[str, int]] = {
-        a.id: dict.fromkeys(LESSON_STATUSES, 0) for a, _ in selected
-    }
-    for agent_id, status, n in session.execute(
-        select(Lesson.agent_id, Lesson.status, func.count())
-        .where(Lesson.agent_id.in_(ids))
-        .group_by(Lesson.agent_id, Lesson.status)
-    ):
-        lessons[agent_id][status] = int(n)
-    usage = {
-        agent_id: (int(calls), int(prompt), int(completion), float(cost))
-        for agent_id, calls, prompt, completion, cost in session.execute(
-            select(
-                DigestRun.agent_id,
-                func.coalesce(func.sum(DigestRun.llm_calls), 0),
-                func.coalesce(func.sum(DigestRun.prompt_tokens), 0),
-                func.coalesce(func.sum(DigestRun.completion_tokens), 0),
-                func.coalesce(func.sum(DigestRun.cost_usd), 0.0),
-            )
-            .where(DigestRun.agent_id.in_(ids))
-            .group_by(DigestRun.agent_id)
-        )
-    }
-    numbers: dict[int, int] = {
-        agent_id: number
-        for agent_id, number in session.execute(
-            select(Agent.id, LearningVersion.number)
-            .join(LearningVersion, LearningVersion.id == Agent.current_version_id)
-            .where(Agent.id.in_(ids))
-        )
-    }
-    result = []
-    for agent_row, tenant_name in selected:
-        counts = events[agent_row.id]
-        decided = counts["reflected"] + counts["skipped"]
-        calls, prompt, completion, cost = usage.get(agent_row.id, (0, 0, 0, 0.0))
-        result.append(
-            AgentStats(
-                tenant=tenant_name,
-                agent=agent_row.name,
-                events=counts,
-                skip_rate=round(counts["skipped"] / decided, 4) if decided else 0.0,
-                lessons=lessons[agent_row.id],
-                llm_calls=calls,
-                prompt_tokens=prompt,
-                completion_tokens=completion,
-                cost_usd=round(cost, 6),
-                active_version=numbers.get(agent_row.id),
-            )
-        )
-    return result

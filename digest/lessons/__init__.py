@@ -1,0 +1,2 @@
+"""Lessons: the store, the one transition function, neighbour search, owner operations and
+statistics."""

@@ -1,0 +1,142 @@
+"""Per-agent statistics (``digest stats``): events by status, skip rate, lessons by status,
+model usage and the active version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.orm import Session
+
+from digest.errors import NotFound
+from digest.models import (
+    EVENT_STATUSES,
+    LESSON_STATUSES,
+    Agent,
+    DigestRun,
+    Event,
+    LearningVersion,
+    Lesson,
+    Tenant,
+)
+from digest.tenants import find_agent
+
+
+@dataclass(frozen=True)
+class AgentStats:
+    tenant: str
+    agent: str
+    events: dict[str, int]
+    skip_rate: float
+    lessons: dict[str, int]
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    active_version: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _selected_agents(
+    session: Session, tenant: str | None, agent: str | None
+) -> tuple[list[tuple[Agent, str]], Select[int]]:
+    """The agents to report on, with their tenant's name, and the same selection as a
+    subquery of ids (an IN list of every agent of every tenant could outgrow the driver)."""
+    conditions: list[ColumnElement[bool]] = []
+    if tenant is not None:
+        if agent is not None:
+            find_agent(session, tenant, agent)  # NotFound naming the tenant or the agent
+        elif session.scalar(select(Tenant.id).where(Tenant.name == tenant)) is None:
+            raise NotFound(f"unknown tenant {tenant!r}")
+        conditions.append(Tenant.name == tenant)
+    if agent is not None:
+        conditions.append(Agent.name == agent)
+    query = select(Agent, Tenant.name).join(Tenant, Tenant.id == Agent.tenant_id)
+    rows = [
+        (a, name)
+        for a, name in session.execute(query.where(*conditions).order_by(Tenant.name, Agent.name))
+    ]
+    if agent is not None and not rows:
+        raise NotFound(f"unknown agent {agent!r} in any tenant")
+    # correlate(None): inside a query on agents the subquery must still read its own agents.
+    ids = (
+        select(Agent.id)
+        .join(Tenant, Tenant.id == Agent.tenant_id)
+        .where(*conditions)
+        .correlate(None)
+    )
+    return rows, ids
+
+
+def agent_stats(
+    session: Session, tenant: str | None = None, agent: str | None = None
+) -> list[AgentStats]:
+    """Per agent (one, a tenant's, or every tenant's): events and lessons by status, the skip
+    rate, LLM usage and cost over all digest runs, and the active version number."""
+    selected, ids = _selected_agents(session, tenant, agent)
+    if not selected:
+        return []
+    events: dict[int, dict[str, int]] = {
+        a.id: dict.fromkeys(EVENT_STATUSES, 0) for a, _ in selected
+    }
+    for agent_id, status, n in session.execute(
+        select(Event.agent_id, Event.status, func.count())
+        .where(Event.agent_id.in_(ids))
+        .group_by(Event.agent_id, Event.status)
+    ):
+        events[agent_id][status] = int(n)
+    lessons: dict[int, dict[str, int]] = {
+        a.id: dict.fromkeys(LESSON_STATUSES, 0) for a, _ in selected
+    }
+    for agent_id, status, n in session.execute(
+        select(Lesson.agent_id, Lesson.status, func.count())
+        .where(Lesson.agent_id.in_(ids))
+        .group_by(Lesson.agent_id, Lesson.status)
+    ):
+        lessons[agent_id][status] = int(n)
+    usage = {
+        agent_id: (int(calls), int(prompt), int(completion), float(cost))
+        for agent_id, calls, prompt, completion, cost in session.execute(
+            select(
+                DigestRun.agent_id,
+                func.coalesce(func.sum(DigestRun.llm_calls), 0),
+                func.coalesce(func.sum(DigestRun.prompt_tokens), 0),
+                func.coalesce(func.sum(DigestRun.completion_tokens), 0),
+                func.coalesce(func.sum(DigestRun.cost_usd), 0.0),
+            )
+            .where(DigestRun.agent_id.in_(ids))
+            .group_by(DigestRun.agent_id)
+        )
+    }
+    numbers: dict[int, int] = {
+        agent_id: number
+        for agent_id, number in session.execute(
+            select(Agent.id, LearningVersion.number)
+            .join(LearningVersion, LearningVersion.id == Agent.current_version_id)
+            .where(Agent.id.in_(ids))
+        )
+    }
+    result = []
+    for agent_row, tenant_name in selected:
+        counts = events[agent_row.id]
+        decided = counts["reflected"] + counts["skipped"]
+        calls, prompt, completion, cost = usage.get(agent_row.id, (0, 0, 0, 0.0))
+        result.append(
+            AgentStats(
+                tenant=tenant_name,
+                agent=agent_row.name,
+                events=counts,
+                skip_rate=round(counts["skipped"] / decided, 4) if decided else 0.0,
+                lessons=lessons[agent_row.id],
+                llm_calls=calls,
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                cost_usd=round(cost, 6),
+                active_version=numbers.get(agent_row.id),
+            )
+        )
+    return result

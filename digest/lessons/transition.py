@@ -1,0 +1,142 @@
+"""The one way a lesson's status or text changes (``transition``), and what every lesson write
+shares: the agent's lesson lock, the before/after snapshot, the history row, the epoch bump.
+
+Reconciliation (NOOP / UPDATE / DELETE), promotion, owner commands (delete, disable, enable,
+reset), compaction, the sweep's expiry and LESSON.md import all change lessons through
+``transition``, so none of them can forget the lock, the audit row or the epoch that tells a
+concurrent reconciliation to read its neighbours again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from digest.models import Agent, Event, Lesson, LessonHistory, utcnow
+
+
+def transition(
+    session: Session,
+    lesson: Lesson,
+    *,
+    op: str,
+    reason: str,
+    event: Event | None = None,
+    model: str | None = None,
+    prompt_hash: str | None = None,
+    **changes: Any,
+) -> None:
+    """Change ``lesson`` (each keyword names a column and its new value) under the agent's
+    lesson lock, with a ``lesson_history`` row (``op``, before, after, ``reason``, the event,
+    model and prompt that caused it) and the agent's ``lesson_epoch`` moved.
+
+    ``updated_at`` is stamped unless ``changes`` sets it: the weekly sweep recomposes agents
+    whose lessons changed since their last version."""
+    lock_agent_lessons(session, lesson.agent_id)
+    before = snapshot(lesson)
+    for name, value in changes.items():
+        if not hasattr(Lesson, name):
+            raise AttributeError(f"lessons have no column {name!r}")
+        setattr(lesson, name, value)
+    if "updated_at" not in changes:
+        lesson.updated_at = utcnow()
+    record_history(
+        session, lesson, op, before=before, reason=reason, event=event, model=model,
+        prompt_hash=prompt_hash,
+    )  # fmt: skip
+    bump_epoch(session, lesson.agent_id)
+
+
+def snapshot(lesson: Lesson) -> dict[str, Any]:
+    """The lesson fields an audit row records as before/after."""
+    return {
+        "title": lesson.title,
+        "situation": lesson.situation,
+        "mistake": lesson.mistake,
+        "correction": lesson.correction,
+        "tags": list(lesson.tags or []),
+        "scope": lesson.scope,
+        "status": lesson.status,
+        "support_count": lesson.support_count,
+        "superseded_by_id": lesson.superseded_by_id,
+    }
+
+
+def record_history(
+    session: Session,
+    lesson: Lesson,
+    op: str,
+    *,
+    before: dict[str, Any] | None,
+    reason: str,
+    event: Event | None,
+    model: str | None,
+    prompt_hash: str | None,
+) -> None:
+    session.add(
+        LessonHistory(
+            lesson_id=lesson.id,
+            tenant_id=lesson.tenant_id,
+            agent_id=lesson.agent_id,
+            op=op,
+            before=before,
+            after=snapshot(lesson),
+            reason=reason,
+            event_id=event.id if event is not None else None,
+            model=model,
+            prompt_hash=prompt_hash,
+        )
+    )
+
+
+#: first key of the two-key advisory lock space that lesson writes use (ASCII "ld").
+_LOCK_CLASS = 0x6C64
+
+
+def lock_agent_lessons(session: Session, agent_id: int) -> None:
+    """Serialise lesson writes per agent until the transaction ends (Postgres advisory lock;
+    SQLite already serialises writers). Released by the server if the worker dies.
+
+    Taken once per transaction: a second call for the same agent in the same transaction
+    (``add_lesson`` inside a reflect write that already holds it) costs no round trip."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    if not first_in_transaction(session, _HELD_LOCKS, agent_id):
+        return
+    # The two-int form takes int4 keys; fold large ids into that range.
+    key = agent_id % 2_147_483_647
+    session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, key)))
+
+
+#: session.info keys: (the transaction, agent ids it has done this for)
+_HELD_LOCKS = "digest_lesson_locks"
+_EPOCH_MOVED = "digest_epoch_moved"
+CITED = "digest_cited"
+
+
+def first_in_transaction(session: Session, what: str, key: Hashable) -> bool:
+    """True the first time ``what`` is asked for ``key`` in the session's current transaction
+    (and remembers it); False after that, until the transaction ends."""
+    transaction = session.get_transaction()
+    done: tuple[object, set[Hashable]] | None = session.info.get(what)
+    if done is None or done[0] is not transaction:
+        done = session.info[what] = (transaction, set())
+    if key in done[1]:
+        return False
+    done[1].add(key)
+    return True
+
+
+def bump_epoch(session: Session, agent_id: int) -> None:
+    """Every lesson write moves the agent's epoch (optimistic concurrency for reconciliation).
+
+    Once per transaction is enough: other writers cannot see the value before the commit, and
+    any value other than the one they read tells them the bank changed."""
+    if not first_in_transaction(session, _EPOCH_MOVED, agent_id):
+        return
+    session.execute(
+        update(Agent).where(Agent.id == agent_id).values(lesson_epoch=Agent.lesson_epoch + 1)
+    )

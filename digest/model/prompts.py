@@ -1,0 +1,47 @@
+"""Prompts: the files in ``prompts/``, a system text and a user template per step, versioned by
+the hash of their content (recorded in history rows and in the judgement cache's keys)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from string import Template
+from typing import Any
+
+from digest.config import resource_dir
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt file pair from ``prompts/``: system text and a user template."""
+
+    name: str
+    system: str
+    user_template: str
+    hash: str
+
+    def render(self, **values: Any) -> list[dict[str, str]]:
+        user = Template(self.user_template).safe_substitute(**values)
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+
+_prompts_lock = threading.Lock()
+#: name → (file stamps, prompt): a prompt is read and hashed again only when its files change
+_prompts: dict[str, tuple[tuple[int, ...], Prompt]] = {}
+
+
+def load_prompt(name: str) -> Prompt:
+    folder = resource_dir("prompts")
+    paths = (folder / f"{name}.md", folder / f"{name}_event.md")
+    stamps = tuple(v for p in paths for v in (p.stat().st_mtime_ns, p.stat().st_size))
+    with _prompts_lock:
+        cached = _prompts.get(name)
+    if cached is not None and cached[0] == stamps:
+        return cached[1]
+    system, user = (p.read_text(encoding="utf-8") for p in paths)
+    digest = hashlib.sha256((system + "\x00" + user).encode("utf-8")).hexdigest()[:16]
+    prompt = Prompt(name=name, system=system, user_template=user, hash=digest)
+    with _prompts_lock:
+        _prompts[name] = (stamps, prompt)
+    return prompt

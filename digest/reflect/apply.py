@@ -1,0 +1,243 @@
+"""Applying: a decided plan written in one transaction with the event's final status.
+
+The caller holds the event row and the agent's lesson lock. The plan's operations go in with
+evidence and history, quarantined candidates are stored as such, outcome feedback moves the
+counts of the lessons the run applied, and the ``digest_runs`` row and final status commit
+with them: all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import structlog
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from digest.db import session_scope
+from digest.lessons.store import Candidate, add_lesson, confidence_from_counts
+from digest.models import Agent, Event, Lesson, utcnow
+from digest.reflect.claims import Claimed, ReflectResult, lock_event, still_ours
+from digest.reflect.judge import Prepared, RunInfo
+from digest.reflect.operations import apply_plan
+from digest.reflect.reconcile import Plan, Snapshot, read_neighbours
+from digest.reflect.repeats import KNOWN_TEXTS, text_key
+
+log = structlog.get_logger("digest.reflect")
+
+Mark = Callable[[Session, Event, "RunInfo", str], "ReflectResult"]
+
+
+def finish(run: RunInfo, mark: Mark, reason: str) -> ReflectResult:
+    """An event's own final transaction: its row locked and still ours, then ``mark``."""
+    with session_scope(run.settings.database_url) as session:
+        event = lock_event(session, run.claimed.event_id)
+        if event is None or not still_ours(event, run.claimed):
+            return ReflectResult(run.claimed.event_id, "claim_lost")
+        return mark(session, event, run, reason)
+
+
+def _set_terminal(session: Session, event: Event, status: str) -> None:
+    """Outcome feedback (exactly once: it commits together with the terminal status), then
+    the status."""
+    apply_outcome_feedback(session, event)
+    event.status = status
+    event.updated_at = event.finished_at = utcnow()
+
+
+def mark_skipped(session: Session, event: Event, run: RunInfo, reason: str) -> ReflectResult:
+    _set_terminal(session, event, "skipped")
+    event.skip_reason = reason
+    event.last_error = None
+    session.add(run.digest_run(event, n_skip=1))
+    note = ("info", "event_skipped", {"event_id": event.id, "reason": reason})
+    return ReflectResult(event.id, "skipped", reason, note=note)
+
+
+def mark_failed(session: Session, event: Event, run: RunInfo, reason: str) -> ReflectResult:
+    detail = f"{reason} (after {run.usage.calls} model call(s))"
+    _set_terminal(session, event, "failed")
+    event.last_error = detail
+    session.add(run.digest_run(event, error=detail))
+    note = ("error", "event_failed", {"event_id": event.id, "reason": detail})
+    return ReflectResult(event.id, "failed", detail, note=note)
+
+
+def apply_and_finish(
+    session: Session,
+    event: Event,
+    run: RunInfo,
+    prepared: Prepared,
+    plan: Plan,
+    *,
+    recheck_adds: bool = True,
+) -> ReflectResult:
+    """Inside the caller's transaction, which holds the event row and the agent's lesson lock:
+    the plan's operations with evidence and history, the quarantined lessons, outcome
+    feedback, the ``digest_runs`` row and the final status."""
+    claimed = run.claimed
+    outcome = _lesson_outcome(claimed)
+
+    def add(candidate: Candidate, status: str = "active", why: str | None = None) -> Lesson:
+        return add_lesson(
+            session,
+            event=event,
+            candidate=candidate,
+            source=claimed.kind,
+            outcome=outcome,
+            status=status,
+            status_reason=why,
+            model=run.model,
+            prompt_hash=run.history_hash,
+            note=f"reflected from {claimed.kind} event {event.id}",
+        )
+
+    applied = apply_plan(
+        session,
+        event,
+        prepared.clean,
+        plan,
+        add=add,
+        model=run.model,
+        prompt_hash=run.history_hash,
+        promote_at=claimed.promote_at,
+        recheck_adds=recheck_adds,
+    )
+    for index, lesson_id in applied.by_candidate.items():
+        KNOWN_TEXTS.put(
+            text_key(claimed.agent_id, prepared.clean[index]),
+            lesson_id,
+            run.settings.llm_cache_size,
+        )
+    for candidate, why in prepared.quarantined:
+        applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)
+        applied.counts["ADD"] += 1
+    _set_terminal(session, event, "reflected")
+    event.last_error = None
+    counts = applied.counts
+    session.add(
+        run.digest_run(
+            event,
+            n_add=counts["ADD"],
+            n_update=counts["UPDATE"],
+            n_delete=counts["DELETE"],
+            n_noop=counts["NOOP"],
+            n_fast_path=plan.fast,
+            error="; ".join(plan.dropped)[:2000] or None,
+        )
+    )
+    note = (
+        "info",
+        "event_reflected",
+        {
+            "event_id": claimed.event_id,
+            "lessons": applied.lesson_ids,
+            "ops": counts,
+            "fast_path": plan.fast,
+            "dropped": len(plan.dropped),
+            "quarantined": len(prepared.quarantined),
+            "llm_calls": run.usage.calls,
+        },
+    )
+    return ReflectResult(
+        claimed.event_id,
+        "reflected",
+        lesson_ids=applied.lesson_ids,
+        quarantined=len(prepared.quarantined),
+        note=note,
+    )
+
+
+def plan_still_valid(
+    session: Session, claimed: Claimed, clean: list[Candidate], read: Snapshot
+) -> bool:
+    """Under the agent's lesson lock: may a plan decided from ``read`` be applied?
+
+    Yes if no lesson was written since (same epoch). If the epoch moved (another event of
+    this agent wrote meanwhile, often only a NOOP's support count), the plan still stands when
+    every candidate's neighbours, read again now, are exactly the ones it was decided from:
+    same lessons, same text, same scores. Anything else reconciles again.
+    """
+    epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == claimed.agent_id))
+    if epoch == read.epoch:
+        return True
+    fresh = read_neighbours(session, claimed.tenant_id, claimed.agent_id, clean, read.k)
+    return fresh.neighbours == read.neighbours
+
+
+def without_stale_rewrites(session: Session, plan: Plan, read: Snapshot, event_id: int) -> Plan:
+    """The last round may not reconcile again, so it must not overwrite newer text: an UPDATE
+    whose lesson changed since it was read becomes a NOOP (support and evidence, no rewrite).
+    Targets that are gone altogether become ADDs in ``apply_plan``; ADDs are re-checked for an
+    identical lesson under the lock there too."""
+    read_text = {
+        n.lesson_id: (n.situation, n.mistake, n.correction)
+        for neighbours in read.neighbours
+        for n in neighbours
+    }
+    ids = [o.lesson_id for o in plan.operations if o.op == "UPDATE" and o.lesson_id is not None]
+    now = {
+        row.id: (row.situation, row.mistake, row.correction)
+        for row in session.execute(
+            select(Lesson.id, Lesson.situation, Lesson.mistake, Lesson.correction).where(
+                Lesson.id.in_(ids)
+            )
+        )
+    }
+    operations = []
+    for op in plan.operations:
+        # A target no longer active is left to apply_plan, which makes that op an ADD.
+        lesson_id = op.lesson_id
+        if (
+            op.op == "UPDATE"
+            and lesson_id is not None
+            and lesson_id in now
+            and now[lesson_id] != read_text.get(lesson_id)
+        ):
+            log.warning("reconcile_update_downgraded", event_id=event_id, lesson_id=op.lesson_id)
+            op = replace(
+                op, op="NOOP", merged=None, reason="lesson changed meanwhile; kept as support"
+            )
+        operations.append(op)
+    return replace(plan, operations=operations)
+
+
+def apply_outcome_feedback(session: Session, event: Event) -> int:
+    """A run that names the lessons it applied moves their success or failure counts (and the
+    confidence computed from them). Called in the transaction that finishes the event, so each
+    event counts exactly once. Lessons of other agents are ignored."""
+    if event.kind != "run_outcome":
+        return 0
+    ids = [i for i in (event.payload.get("applied_lesson_ids") or []) if isinstance(i, int)]
+    outcome = event.payload.get("outcome")
+    if not ids or outcome not in ("success", "failure"):
+        return 0
+    lessons = session.scalars(
+        select(Lesson)
+        .where(
+            Lesson.id.in_(ids),
+            Lesson.tenant_id == event.tenant_id,
+            Lesson.agent_id == event.agent_id,
+        )
+        .with_for_update()
+    ).all()
+    for lesson in lessons:
+        if outcome == "success":
+            lesson.success_count += 1
+        else:
+            lesson.failure_count += 1
+        lesson.confidence = confidence_from_counts(lesson.success_count, lesson.failure_count)
+    if len(lessons) != len(set(ids)):
+        log.warning("applied_lessons_ignored", event_id=event.id, named=ids, counted=len(lessons))
+    return len(lessons)
+
+
+def _lesson_outcome(claimed: Claimed) -> str:
+    if claimed.kind == "run_outcome":
+        return "success" if claimed.payload.get("outcome") == "success" else "failure"
+    if claimed.kind == "owner_answer":
+        return "success"
+    if claimed.kind == "manual_lesson":
+        return "mixed"  # written by a person, not learned from one outcome
+    return "failure"  # an operator had to correct or reject the draft

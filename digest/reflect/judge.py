@@ -1,0 +1,233 @@
+"""Judging: a claimed event → ``<skip>`` or candidate lessons, with no transaction open.
+
+A manual lesson is its own candidate. Other events go through the trigger policy, then one
+reflect call through the model seam (an exact repeat reuses the process's verdict), then
+the candidates lose any secret they echo and untrusted ones are screened for injection.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+import structlog
+
+from digest.capture.manual import manual_candidate
+from digest.config import Settings
+from digest.errors import LLMError
+from digest.lessons.store import Candidate
+from digest.model import seam as llm
+from digest.model.cache import AnswerCache, answer_key
+from digest.model.contracts import Skip, parse_reflect_output
+from digest.model.prompts import load_prompt
+from digest.models import DigestRun, Event
+from digest.redact import redact
+from digest.reflect.claims import Claimed
+from digest.reflect.policy import policy_skip_reason
+from digest.reflect.reconcile import ModelAsker, Plan, Snapshot, decide
+from digest.reflect.screen import injection_reason
+
+log = structlog.get_logger("digest.reflect")
+
+
+def judgement_key(claimed: Claimed, model: str, prompt_hash: str) -> str:
+    """What the reflect answer depends on: the agent, its instructions, the model, the prompt
+    version and the event's content (not its id, key, thread or timestamps). Two events with
+    the same key are the same incident reported twice."""
+    return answer_key(
+        "reflect",
+        claimed.tenant_id,
+        claimed.agent_id,
+        claimed.agent,
+        claimed.instructions,
+        model,
+        prompt_hash,
+        claimed.kind,
+        claimed.trust,
+        claimed.payload,
+        claimed.edit_ratio,
+        claimed.edit_distance,
+    )
+
+
+#: reflect verdicts of this worker process: an exact repeat of an event already judged
+#: (same agent, model, prompt version and content) reuses the verdict instead of a model call;
+#: reconciliation, the lesson writes, evidence and history still happen for the repeat.
+JUDGEMENTS: AnswerCache[Skip | tuple[Candidate, ...]] = AnswerCache()
+
+
+def event_json(claimed: Claimed) -> str:
+    """The event as the model sees it, inside the ``<event>`` block."""
+    shown: dict[str, Any] = {
+        "id": claimed.event_id,
+        "kind": claimed.kind,
+        "trust": claimed.trust,
+        "payload": claimed.payload,
+    }
+    if claimed.kind == "operator_edit":
+        shown["edit_ratio"] = claimed.edit_ratio
+        shown["edit_distance"] = claimed.edit_distance
+    # No "</event>" inside the block: untrusted text cannot close it early.
+    return json.dumps(shown, ensure_ascii=False, indent=2, sort_keys=True).replace("</", "<\\/")
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The model could not give a usable verdict (after its retries)."""
+
+    reason: str
+
+
+def verdict_for(run: RunInfo) -> Skip | Failed | list[Candidate]:
+    """The verdict on a claimed event, before anything is written: skipped (by the trigger
+    policy or by the model), failed, or candidate lessons. A manual lesson is its own
+    candidate: a person wrote it, there is nothing to judge, only to reconcile."""
+
+    claimed, settings = run.claimed, run.settings
+    if claimed.kind == "manual_lesson":
+        return [manual_candidate(claimed.payload)]
+    reason = (
+        "learning is disabled for this agent"
+        if not claimed.enable_learning
+        else policy_skip_reason(claimed.kind, claimed.payload, claimed.edit_ratio, settings)
+    )
+    if reason is not None:
+        return Skip(reason)
+    model = claimed.agent_model or settings.model_for("reflect")
+    prompt = load_prompt("reflect")
+    messages = prompt.render(
+        agent=claimed.agent,
+        kind=claimed.kind,
+        trust=claimed.trust,
+        instructions=(
+            f"Owner's learning instructions: {claimed.instructions}\n"
+            if claimed.instructions
+            else ""
+        ),
+        event_json=event_json(claimed),
+    )
+    run.model = model
+
+    def judge() -> Skip | tuple[Candidate, ...]:
+        answer = llm.call_and_parse(
+            messages, parse_reflect_output, model=model, usage=run.usage, settings=settings
+        )
+        if isinstance(answer, Skip):
+            return answer
+        return tuple(Candidate(b.situation, b.correction, b.mistake, b.tags) for b in answer)
+
+    key = judgement_key(claimed, model, prompt.hash)
+    try:
+        stored, reused = JUDGEMENTS.get_or_compute(key, judge, settings.llm_cache_size)
+    except LLMError as exc:
+        return Failed(str(exc))
+    if reused:
+        log.info("reflect_judgement_reused", event_id=claimed.event_id)
+    return stored if isinstance(stored, Skip) else list(stored)
+
+
+def new_run(claimed: Claimed, settings: Settings, started: float) -> RunInfo:
+
+    return RunInfo(claimed, llm.Usage(), started, settings, load_prompt("reflect").hash)
+
+
+@dataclass
+class RunInfo:
+    """One reflect run in progress: what it claimed, what it spent, how it is configured."""
+
+    claimed: Claimed
+    usage: Any
+    started: float
+    settings: Settings
+    prompt_hash: str
+    model: str | None = None
+    reconcile_hash: str | None = None
+
+    def digest_run(self, event: Event, **counts: Any) -> DigestRun:
+        return DigestRun(
+            tenant_id=event.tenant_id,
+            agent_id=event.agent_id,
+            event_id=event.id,
+            kind="reflect",
+            trigger="event",
+            llm_calls=self.usage.calls,
+            prompt_tokens=self.usage.prompt_tokens,
+            completion_tokens=self.usage.completion_tokens,
+            cost_usd=self.usage.cost_usd,
+            model=self.model,
+            duration_ms=int((time.monotonic() - self.started) * 1000),
+            **counts,
+        )
+
+    @property
+    def history_hash(self) -> str:
+        return "+".join(h for h in (self.prompt_hash, self.reconcile_hash) if h)
+
+
+def _screen(claimed: Claimed, candidates: list[Candidate]) -> list[str | None]:
+    """Per candidate: why it is quarantined (untrusted text that reads like an injection)."""
+    if claimed.trust != "low":
+        return [None] * len(candidates)
+    return [
+        injection_reason(
+            " ".join(filter(None, (c.situation, c.mistake, c.correction, " ".join(c.tags))))
+        )
+        for c in candidates
+    ]
+
+
+def _without_secrets(candidate: Candidate) -> Candidate:
+    """A tool error that echoed a key must not carry it into a lesson, a version or an export."""
+    return replace(
+        candidate,
+        situation=redact(candidate.situation),
+        correction=redact(candidate.correction),
+        mistake=redact(candidate.mistake) if candidate.mistake else candidate.mistake,
+        tags=tuple(redact(tag) for tag in candidate.tags),
+    )
+
+
+@dataclass
+class Prepared:
+    """Candidates ready to reconcile: the clean ones, the quarantined ones with the reason,
+    and the reconcile step's model seam."""
+
+    clean: list[Candidate]
+    quarantined: list[tuple[Candidate, str]]
+    asker: ModelAsker
+
+
+def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
+    settings, claimed = run.settings, run.claimed
+    candidates = [_without_secrets(c) for c in candidates]
+    reasons = _screen(claimed, candidates)
+    asker = ModelAsker(
+        agent=claimed.agent,
+        kind=claimed.kind,
+        model=claimed.agent_model or settings.model_for("reconcile"),
+        usage=run.usage,
+        settings=settings,
+        agent_id=claimed.agent_id,
+    )
+    run.reconcile_hash = asker.prompt_hash
+    return Prepared(
+        clean=[c for c, why in zip(candidates, reasons, strict=True) if why is None],
+        quarantined=[(c, why) for c, why in zip(candidates, reasons, strict=True) if why],
+        asker=asker,
+    )
+
+
+def decide_plan(run: RunInfo, prepared: Prepared, snapshot: Snapshot) -> Plan:
+    settings = run.settings
+    plan = decide(
+        prepared.clean,
+        snapshot,
+        ask_model=prepared.asker.ask,
+        floor=settings.reconcile_floor,
+        identical=settings.reconcile_identical,
+    )
+    if plan.llm_called and run.model is None:
+        run.model = prepared.asker.model  # a manual lesson: the reconcile call is the only model
+    return plan

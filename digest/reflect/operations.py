@@ -1,0 +1,148 @@
+"""Reconciliation's operations written: ADD / UPDATE / DELETE (supersede) / NOOP, inside the
+caller's transaction, which holds the agent's lesson lock.
+
+An operation whose target is no longer an active lesson of this agent becomes an ADD; an ADD
+looks again, under the lock, for an identical active lesson (a concurrent writer may have
+stored it) and becomes a NOOP on it; a DELETE supersedes the old lesson AND keeps the new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import structlog
+from sqlalchemy.orm import Session
+
+from digest.lessons.neighbours import find_neighbours
+from digest.lessons.store import (
+    Candidate,
+    promote_if_supported,
+    supersede_lesson,
+    support_lesson,
+    update_lesson,
+)
+from digest.models import Event, Lesson
+from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text
+from digest.text import lesson_text, negation_flipped
+
+log = structlog.get_logger("digest.reconcile")
+
+
+@dataclass
+class Applied:
+    lesson_ids: list[int] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OPS, 0))
+    #: candidate index → the lesson it ended up in (added, supported or updated)
+    by_candidate: dict[int, int] = field(default_factory=dict)
+
+
+def _target(session: Session, lesson_id: int | None, event: Event) -> Lesson | None:
+    """The lesson an operation names, if it is still an active lesson of this very agent."""
+    if lesson_id is None:
+        return None
+    lesson = session.get(Lesson, lesson_id)
+    if lesson is None or lesson.status != "active":
+        return None
+    if (lesson.tenant_id, lesson.agent_id) != (event.tenant_id, event.agent_id):
+        return None  # impossible by construction; refused anyway
+    return lesson
+
+
+def _identical_active(session: Session, event: Event, candidate: Candidate) -> Lesson | None:
+    """An active lesson of this agent with (almost) the same words, read under the lock."""
+    text_value = candidate_text(candidate)
+    for neighbour in find_neighbours(session, event.tenant_id, event.agent_id, text_value, 5):
+        stored = lesson_text(neighbour.situation, neighbour.correction)
+        if neighbour.identity >= IDENTICAL_UNDER_LOCK and not negation_flipped(text_value, stored):
+            return session.get(Lesson, neighbour.lesson_id)
+    return None
+
+
+#: under the lock, an ADD whose text is this close to an active lesson becomes a NOOP: two
+#: workers racing on the same lesson never store two copies.
+IDENTICAL_UNDER_LOCK = 0.95
+
+
+def apply_plan(
+    session: Session,
+    event: Event,
+    candidates: list[Candidate],
+    plan: Plan,
+    *,
+    add: Callable[[Candidate], Lesson],
+    model: str | None,
+    prompt_hash: str | None,
+    promote_at: int = 3,
+    recheck_adds: bool = True,
+) -> Applied:
+    """Apply ``plan`` inside the caller's transaction (which holds the agent's lesson lock).
+
+    An ADD first looks again, under the lock, for an identical active lesson (a concurrent
+    writer may have stored it since the plan's read). ``recheck_adds=False`` skips that for a
+    caller that read the neighbours under this same lock and has one candidate."""
+    applied = Applied()
+    index = 0
+
+    def record(op: str, lesson: Lesson) -> None:
+        applied.by_candidate[index] = lesson.id
+        applied.counts[op] += 1
+        if lesson.id not in applied.lesson_ids:
+            applied.lesson_ids.append(lesson.id)
+        if op in ("NOOP", "UPDATE"):
+            promote_if_supported(session, lesson, min_contacts=promote_at, event=event)
+
+    for op in plan.operations:
+        index = op.candidate
+        candidate = candidates[op.candidate]
+        target = _target(session, op.lesson_id, event)
+        if op.op in ("NOOP", "UPDATE", "DELETE") and target is None:
+            log.warning("reconcile_target_gone", op=op.op, lesson_id=op.lesson_id)
+            op = Operation("ADD", op.candidate, reason=f"{op.op} target no longer active")
+        if op.op == "ADD":
+            same = _identical_active(session, event, candidate) if recheck_adds else None
+            if same is not None:
+                support_lesson(
+                    session,
+                    same,
+                    reason="identical lesson already stored",
+                    event=event,
+                    model=model,
+                    prompt_hash=prompt_hash,
+                )
+                record("NOOP", same)
+            else:
+                record("ADD", add(candidate))
+        elif op.op == "NOOP":
+            assert target is not None
+            support_lesson(
+                session, target, reason=op.reason, event=event, model=model, prompt_hash=prompt_hash
+            )
+            record("NOOP", target)
+        elif op.op == "UPDATE":
+            assert target is not None and op.merged is not None
+            update_lesson(
+                session,
+                target,
+                op.merged,
+                reason=op.reason,
+                event=event,
+                model=model,
+                prompt_hash=prompt_hash,
+            )
+            record("UPDATE", target)
+        else:  # DELETE: supersede the old lesson AND keep the new one
+            assert target is not None
+            new = add(candidate)
+            supersede_lesson(
+                session,
+                target,
+                new,
+                reason=op.reason,
+                event=event,
+                model=model,
+                prompt_hash=prompt_hash,
+            )
+            applied.counts["DELETE"] += 1
+            record("ADD", new)
+    return applied

@@ -1,0 +1,47 @@
+"""The trigger policy: which events are worth a model call at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from digest.config import Settings
+from digest.model.offline import is_offline_model
+
+
+def policy_skip_reason(
+    kind: str, payload: dict[str, Any], edit_ratio: float | None, settings: Settings
+) -> str | None:
+    """Why this event is not worth a model call under the trigger policy, or None."""
+    if kind == "run_outcome":
+        tool_errors = any(
+            tc.get("error") or tc.get("ok") is False for tc in payload.get("tool_calls") or []
+        )
+        outcome = payload.get("outcome")
+        if tool_errors and settings.reflect_tool_errors:
+            return None
+        if outcome in ("failure", "escalated") and settings.reflect_failures:
+            return None
+        if outcome == "success" and settings.reflect_success_runs:
+            return None
+        return (
+            f"policy: {outcome} runs{' with tool errors' if tool_errors else ''} are not reflected"
+        )
+    if kind == "operator_edit":
+        ratio = 1.0 if edit_ratio is None else edit_ratio
+        if ratio < settings.edit_ratio_threshold:
+            return (
+                f"policy: edit ratio {ratio:.2f} is below the threshold "
+                f"{settings.edit_ratio_threshold:.2f}"
+            )
+        return None
+    if kind == "owner_answer":
+        return None
+    return f"policy: {kind} events are not reflected"
+
+
+def models_in_process(agent_model: str | None, settings: Settings) -> bool:
+    """Are this agent's reflect and reconcile models answered in this process (``offline/*``)?"""
+    return all(
+        is_offline_model(agent_model or settings.model_for(step))
+        for step in ("reflect", "reconcile")
+    )

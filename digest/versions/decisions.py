@@ -1,0 +1,120 @@
+"""A person's decisions on an agent's versions: approve (optionally with an edited body), reject
+and roll back. Each is written with who made it, under the agent's version lock.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from digest.config import Settings, get_settings
+from digest.db import session_scope
+from digest.errors import NotFound, VersionStateError
+from digest.models import (
+    Agent,
+    LearningVersion,
+    utcnow,
+)
+from digest.tenants import find_agent
+from digest.versions.compose import _activate, _current, _next_number, lock_versions, prune_versions
+
+
+def get_version(session: Session, tenant: str, agent: str, number: int) -> LearningVersion:
+    """Version ``number`` of that tenant's agent, or ``NotFound``."""
+    return _version_for_update(session, find_agent(session, tenant, agent), number)
+
+
+def _decide(
+    session: Session, tenant: str, agent: str, number: int
+) -> tuple[Agent, LearningVersion]:
+    """The agent (its version lock held) and its pending version ``number``."""
+    agent_row = find_agent(session, tenant, agent)
+    lock_versions(session, agent_row.id)
+    version = _version_for_update(session, agent_row, number)
+    if version.status != "pending":
+        raise VersionStateError(f"version {number} is {version.status}, not pending")
+    return agent_row, version
+
+
+def _version_for_update(session: Session, agent: Agent, number: int) -> LearningVersion:
+    version = session.scalars(
+        select(LearningVersion).where(
+            LearningVersion.agent_id == agent.id, LearningVersion.number == number
+        )
+    ).first()
+    if version is None:
+        raise NotFound(f"agent {agent.name!r} has no version {number}")
+    return version
+
+
+def approve(
+    tenant: str,
+    agent: str,
+    number: int,
+    *,
+    by: str,
+    body: str | None = None,
+    settings: Settings | None = None,
+) -> LearningVersion:
+    """Activate a pending version, optionally with a body edited by the approver."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        agent_row, version = _decide(session, tenant, agent, number)
+        if body is not None:
+            if not body.strip():
+                raise VersionStateError("an edited body must not be empty")
+            version.body_markdown = body if body.endswith("\n") else body + "\n"
+            version.proposed_by = "operator"
+        version.approved_by = by
+        version.approved_at = utcnow()
+        _activate(session, agent_row, version)
+        session.flush()
+        return version
+
+
+def reject(
+    tenant: str, agent: str, number: int, *, by: str, settings: Settings | None = None
+) -> LearningVersion:
+    """Reject a pending version. Its lessons stay available to the next compose."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        _, version = _decide(session, tenant, agent, number)
+        version.status = "rejected"
+        version.approved_by = by
+        version.approved_at = utcnow()
+        session.flush()
+        return version
+
+
+def rollback(
+    tenant: str, agent: str, number: int, *, by: str, settings: Settings | None = None
+) -> LearningVersion:
+    """Append a new version carrying the body of version ``number``; active in both modes."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        agent_row = find_agent(session, tenant, agent)
+        lock_versions(session, agent_row.id)
+        target = _version_for_update(session, agent_row, number)
+        current = _current(session, agent_row)
+        version = LearningVersion(
+            tenant_id=agent_row.tenant_id,
+            agent_id=agent_row.id,
+            number=_next_number(session, agent_row.id),
+            previous_version_id=current.id if current else None,
+            status="pending",
+            body_markdown=target.body_markdown,
+            change_summary=f"Rolled back to version {number} by {by}.",
+            folded_lesson_ids=list(target.folded_lesson_ids or []),
+            supporting_event_ids=list(target.supporting_event_ids or []),
+            proposed_by="operator",
+            trigger="rollback",
+            approved_by=by,
+            approved_at=utcnow(),
+            created_at=utcnow(),
+        )
+        session.add(version)
+        session.flush()
+        _activate(session, agent_row, version)
+        prune_versions(session, agent_row, settings.keep_versions)
+        session.flush()
+        return version
