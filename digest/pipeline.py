@@ -76,6 +76,14 @@ def reflect_pending(
     batch = claim_batch(event_id, agent_id, settings, delivery, size=size)
     for noop in batch.results:
         log.info("reflect_noop", event_id=noop.event_id, status=noop.status, reason=noop.reason)
+    if batch.claimed:
+        log.info(
+            "reflect_batch",
+            agent_id=batch.agent_id,
+            events=[c.event_id for c in batch.claimed],
+            in_process=batch.in_process,
+            left=batch.next_pending is not None,
+        )
     if pass_on and batch.next_pending is not None and not batch.in_process:
         _pass_on(batch, settings)
     try:
