@@ -1,6 +1,6 @@
 """A loopback OpenAI-compatible chat server that counts what the pipeline asks of a model.
 
-It answers like a plausible model by delegating to the offline rules (``digest.offline.answer``)
+It answers like a plausible model by delegating to the offline rules (``digest.model.offline.answer``)
 and counts requests and prompt tokens (estimated as characters / 4, the same for every bank
 size, so per-event figures compare). ``latency_s`` makes every answer wait, like a remote model.
 """
@@ -14,7 +14,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-# digest.offline imports litellm: never let it fetch the model cost map over the network.
+# digest.model.offline imports litellm: never let it fetch the model cost map over the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 

@@ -117,7 +117,7 @@ class Settings(BaseSettings):
     @field_validator("broker_url")
     @classmethod
     def _redis_broker(cls, value: str | None) -> str | None:
-        # digest.publish writes Celery's Redis messages itself (one LPUSH per task).
+        # digest.outbox.publish writes Celery's Redis messages itself (one LPUSH per task).
         if value and not value.startswith(REDIS_SCHEMES):
             raise ValueError(f"must be a Redis URL ({', '.join(REDIS_SCHEMES)}) or unset")
         return value

@@ -31,6 +31,7 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import InvalidEvent, LessonFileError
 from digest.models import Event, Lesson, LessonEvidence
+from digest.pipeline import reflect_event
 from digest.tenants import find_agent
 
 SCHEMA = "agentlearning/v1"
@@ -197,8 +198,6 @@ def import_lessons(
     tenant: str, agent: str, directory: Path, settings: Settings | None = None
 ) -> ImportReport:
     """Import every LESSON.md below ``directory`` into one agent, through reconciliation."""
-    from digest.pipeline import reflect_event
-
     settings = settings or get_settings()
     root = directory.resolve()
     if not root.is_dir():

@@ -3,7 +3,7 @@
 A capture is one pydantic validation, one pre-built SQLAlchemy Core ``INSERT … RETURNING id`` on a
 pooled connection in autocommit mode (a single statement is its own transaction: one round trip
 instead of BEGIN, INSERT, COMMIT), and, once that has returned, one Redis ``LPUSH`` of the
-reflect task (``digest.publish``). Tenant and agent ids are cached per process after their first
+reflect task (``digest.outbox.publish``). Tenant and agent ids are cached per process after their first
 use. Nothing here imports litellm, Celery, structlog or rapidfuzz (``lint-imports`` checks it):
 log records go to stdlib logging, and an operator edit's edit distance is measured when the
 event is claimed for reflection.

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from digest.lessons.transition import (
@@ -215,15 +217,11 @@ def add_evidence(session: Session, lesson: Lesson, event: Event, note: str) -> b
         "created_at": utcnow(),
     }
     if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
         inserted = session.scalar(
             pg_insert(LessonEvidence).values(**values).on_conflict_do_nothing()
             .returning(LessonEvidence.id)
         )  # fmt: skip
     else:
-        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
         inserted = session.scalar(
             sqlite_insert(LessonEvidence).values(**values).on_conflict_do_nothing()
             .returning(LessonEvidence.id)

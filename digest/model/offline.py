@@ -11,9 +11,9 @@ so one pipeline serves both. It is honest about being rules:
 - owner answer → a fact lesson.
 
 The rule functions are pure (``judge_event``, ``answer``) and import nothing heavy: the model
-seam (``digest.llm``) calls ``answer`` directly for ``offline/*`` model strings, so the
+seam (``digest.model.seam``) calls ``answer`` directly for ``offline/*`` model strings, so the
 offline pipeline never imports litellm. For litellm users the same rules are also registered
-as a litellm custom provider (``digest.offline_provider``).
+as a litellm custom provider (``digest.model.offline_provider``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ import re
 from typing import Any
 
 from digest.errors import OfflineRulesError
+from digest.model.contracts import change_note
+from digest.text import NEGATION, lesson_text, negation_flipped, score
 
 #: model strings answered by these rules, in process
 PREFIX = "offline/"
@@ -225,7 +227,7 @@ EVENT_BLOCK = re.compile(r"<event>\s*(.*?)\s*</event>", re.DOTALL)
 EXISTING_BLOCK = re.compile(r"<existing>\s*(.*?)\s*</existing>", re.DOTALL)
 CANDIDATES_BLOCK = re.compile(r"<candidates>\s*(.*?)\s*</candidates>", re.DOTALL)
 
-#: rule thresholds on the relevance / identity scores of digest.similarity
+#: rule thresholds on the relevance / identity scores of digest.text
 SAME_IDENTITY = 0.85
 SAME_TOPIC = 0.8
 #: …and at least this much of the same wording (shared templates inflate token-set relevance)
@@ -237,8 +239,6 @@ CONTRADICTION_IDENTITY = 0.8
 def _contradicts(new: str, old: str) -> bool:
     """Explicit negation: the same statement with the negation flipped ("always ship X" vs
     "never ship X"). Texts that merely share a topic are not contradictions."""
-    from digest.text import NEGATION, negation_flipped, score
-
     if not negation_flipped(new, old):
         return False
     strip = re.compile(NEGATION.pattern + r"|\b(always|only)\b", re.I)
@@ -253,8 +253,6 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
     candidate says more → UPDATE with the candidate's fuller text; same topic otherwise →
     NOOP; nothing on the same topic → ADD.
     """
-    from digest.text import lesson_text, score
-
     operations: list[dict[str, Any]] = []
     for cand in candidates:
         text = lesson_text(str(cand.get("situation", "")), str(cand.get("correction", "")))
@@ -312,8 +310,6 @@ def answer(messages: list[dict[str, Any]]) -> str:
     if all(blocks):
         try:
             lists = [json.loads(b.group(1)) for b in blocks if b]
-            from digest.model.contracts import change_note
-
             return change_note(*([str(t) for t in items] for items in lists))
         except (json.JSONDecodeError, TypeError) as exc:
             raise OfflineRulesError(f"bad summarize blocks: {exc}") from exc

@@ -6,6 +6,8 @@ are answered in process, without litellm (10-40 ms of its overhead per call and 
 import, for a function that takes well under a millisecond). They still get the same rendered
 messages, the same parser and retries, and record usage (estimated tokens, zero cost); the
 rules stay registered as a litellm custom provider for code that calls litellm itself.
+``scripted/*`` model strings (``digest.model.scripted``, the twin tests register a handler
+for) are answered in process the same way.
 Retries are ours (tenacity, bounded, jittered); litellm's and the OpenAI SDK's own retries are
 switched off so attempts do not multiply. Each call reports tokens and cost.
 """
@@ -16,6 +18,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 import structlog
@@ -29,7 +32,9 @@ from tenacity import Retrying as _Retrying
 
 from digest.config import Settings, get_settings
 from digest.errors import LLMError, LLMOutputError, LLMTransientError, is_time_limit
-from digest.model.offline import is_offline_model
+from digest.model import scripted
+from digest.model.offline import answer, is_offline_model, token_estimate
+from digest.model.scripted import is_scripted_model
 
 log = structlog.get_logger("digest.model")
 
@@ -106,7 +111,9 @@ def complete(
     """One model call, no retry. Raises LLMTransientError / LLMError; records usage."""
     settings = settings or get_settings()
     if is_offline_model(model):
-        return _complete_offline(messages, usage)
+        return _complete_in_process(answer, messages, usage)
+    if is_scripted_model(model):
+        return _complete_in_process(partial(scripted.answer, model), messages, usage)
     litellm = _load_litellm()
     kwargs: dict[str, Any] = {
         "model": model,
@@ -144,21 +151,26 @@ def complete(
     return _content(response)
 
 
-def _complete_offline(messages: list[dict[str, str]], usage: Usage) -> str:
-    """One call of the offline rules, in process: the same contract as a model call."""
-    from digest.errors import OfflineRulesError
-    from digest.model.offline import answer, token_estimate
+def answered_in_process(model: str) -> bool:
+    """Is ``model`` answered in this process, without litellm (``offline/*``, ``scripted/*``)?"""
+    return is_offline_model(model) or is_scripted_model(model)
 
+
+def _complete_in_process(
+    respond: Callable[[list[dict[str, Any]]], str], messages: list[dict[str, str]], usage: Usage
+) -> str:
+    """One call answered in process (the offline rules, a scripted handler): the same contract
+    as a model call. Whatever it raises is recorded and raised as is."""
     usage.calls += 1
     try:
-        text = answer(list(messages))
-    except OfflineRulesError as exc:
+        text = respond(list(messages))
+    except Exception as exc:
         usage.errors.append(f"{type(exc).__name__}: {_short(exc)}")
         raise
     prompt_tokens, completion_tokens = token_estimate(list(messages), text)
     usage.prompt_tokens += prompt_tokens
     usage.completion_tokens += completion_tokens
-    return text  # the rules cost nothing
+    return text  # nothing answered in process costs money
 
 
 def _content(response: Any) -> str:

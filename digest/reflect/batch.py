@@ -8,6 +8,7 @@ import time
 
 import structlog
 from sqlalchemy import inspect, select
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
@@ -126,8 +127,6 @@ def _is_fault(exc: BaseException) -> bool:
     """The database connection failed or the task ran out of time: nothing to learn by running
     the events one by one. (An integrity or data error is about an event: that one is found
     by running them one by one.)"""
-    from sqlalchemy.exc import InterfaceError, OperationalError
-
     return isinstance(exc, OperationalError | InterfaceError) or is_time_limit(exc)
 
 

@@ -29,6 +29,7 @@ from digest.errors import CompactConflict, DigestError
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate, add_evidence, confidence_from_counts, supersede_lesson
 from digest.lessons.transition import bump_epoch, lock_agent_lessons, transition
+from digest.model import seam as llm
 from digest.models import Agent, Event, Lesson, LessonEvidence
 from digest.reflect.reconcile import ModelAsker, Operation, Snapshot, decide
 from digest.tenants import find_agent
@@ -95,8 +96,6 @@ def compact(
     max_lessons: int | None = None,
     settings: Settings | None = None,
 ) -> CompactReport:
-    from digest.model import seam as llm
-
     settings = settings or get_settings()
     if max_lessons is not None and max_lessons < 1:
         raise DigestError("max_lessons must be at least 1")

@@ -217,7 +217,7 @@ def resolve(
     return plan
 
 
-#: reconcile answers of this worker process, as JSON text, by request (digest.llm_cache)
+#: reconcile answers of this worker process, as JSON text, by request (digest.model.cache)
 ANSWERS: AnswerCache[str] = AnswerCache()
 
 

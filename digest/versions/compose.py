@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import DigestError, LLMError, NotFound
+from digest.model import seam as llm
 from digest.model.contracts import change_note, parse_summary
 from digest.model.prompts import load_prompt
 from digest.models import (
@@ -185,8 +186,6 @@ def _draft(
 
 def compose_version(agent_id: int, trigger: str, settings: Settings | None = None) -> ComposeResult:
     """Compose a new version for one agent if its document would change. Idempotent."""
-    from digest.model import seam as llm
-
     settings = settings or get_settings()
     started = time.monotonic()
     usage = llm.Usage()
@@ -252,8 +251,6 @@ def _summarize(
     settings: Settings,
 ) -> tuple[str, str | None]:
     """The change note from the summarize step, or the deterministic one if the step fails."""
-    from digest.model import seam as llm
-
     fallback = change_note(draft.added, draft.changed, draft.retired)
     prompt = load_prompt("summarize")
     messages = prompt.render(

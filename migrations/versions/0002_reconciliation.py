@@ -15,7 +15,7 @@ down_revision: str | None = "0001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-#: the expression digest.similarity queries with; the index is only used if they match.
+#: the expression digest.lessons.neighbours queries with; the index is only used if they match.
 TRGM_INDEX = "ix_lessons_text_trgm"
 
 

@@ -3,7 +3,7 @@
 Replaces the GiST trigram index of 0002, whose nearest-neighbour walk slowed as an agent's
 bank grew (lessons share too many trigrams for it to prune). ``lesson_terms`` holds, for each
 active lesson, its words, its adjacent word pairs and one key for its whole normalised text;
-``digest.similarity`` looks up a candidate's rarest terms there, so the rows it reads are
+``digest.lessons.neighbours`` looks up a candidate's rarest terms there, so the rows it reads are
 bounded whatever the bank size. A trigger keeps the table in step with every write to a
 lesson's text or status, whoever makes it (the ORM, a bulk load, an operator's UPDATE).
 
@@ -24,7 +24,7 @@ depends_on: str | Sequence[str] | None = None
 
 TRGM_INDEX = "ix_lessons_text_trgm"
 
-#: Lowercase, punctuation to spaces, whitespace collapsed: digest.similarity.normalise in SQL.
+#: Lowercase, punctuation to spaces, whitespace collapsed: digest.text.normalise in SQL.
 NORMALISE = r"""
 CREATE FUNCTION digest_normalise(body text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
