@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from digest.errors import ConfigError
@@ -134,18 +134,17 @@ class Settings(BaseSettings):
     def _hard_above_soft(cls, value: int, info: object) -> int:
         soft = getattr(info, "data", {}).get("task_soft_time_limit_s")
         if soft is not None and value <= soft:
-            raise ValueError("task_time_limit_s must be greater than task_soft_time_limit_s")
+            raise ValueError(f"must be greater than DIGEST_TASK_SOFT_TIME_LIMIT_S ({soft})")
         return value
 
-    @model_validator(mode="after")
-    def _visibility_above_hard_limit(self) -> Settings:
+    @field_validator("visibility_timeout_s")
+    @classmethod
+    def _visibility_above_hard_limit(cls, value: int, info: object) -> int:
         # The visibility timeout must outlast the longest task, or Redis redelivers live work.
-        if self.visibility_timeout_s <= self.task_time_limit_s:
-            raise ValueError(
-                f"visibility_timeout_s ({self.visibility_timeout_s}) must exceed "
-                f"task_time_limit_s ({self.task_time_limit_s})"
-            )
-        return self
+        hard = getattr(info, "data", {}).get("task_time_limit_s")
+        if hard is not None and value <= hard:
+            raise ValueError(f"must exceed DIGEST_TASK_TIME_LIMIT_S ({hard})")
+        return value
 
     @property
     def embedded(self) -> bool:

@@ -41,6 +41,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from digest.db import session_scope
+from digest.errors import InvalidArgument
 from digest.models import Agent, LearningVersion, Lesson, Tenant, utcnow
 
 log = structlog.get_logger("digest.retrieve")
@@ -368,7 +369,9 @@ class LoopDetector:
 
     def __init__(self, threshold: int = 2) -> None:
         if threshold < 2:
-            raise ValueError(f"threshold must be at least 2 (one failure is no loop): {threshold}")
+            raise InvalidArgument(
+                f"threshold must be at least 2 (one failure is no loop): {threshold}"
+            )
         self.threshold = threshold
         self._last: tuple[str, str] | None = None
         self._streak = 0

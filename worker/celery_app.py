@@ -1,6 +1,6 @@
 """The Celery application: a bottom module that imports no task. Tasks are found through
 ``include=`` (``worker.tasks``), so there is no app ↔ tasks import cycle, and importing the
-app runs no check that can raise (``worker.config.check_settings`` runs at worker start)."""
+app reads no settings: they are read, and validated, when the worker or beat starts."""
 
 from __future__ import annotations
 
@@ -11,5 +11,6 @@ from worker.config import celery_config
 from worker.logging import connect_signals
 
 app = Celery("digest", include=["worker.tasks"])
-app.conf.update(celery_config(get_settings()))
+# Evaluated when the configuration is first read (worker or beat start), not at import.
+app.add_defaults(lambda: celery_config(get_settings()))
 connect_signals()
