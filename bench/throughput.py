@@ -33,7 +33,7 @@ BENCH = "pipeline throughput"
 AGENTS = 20
 TARGET_RATE = 200.0
 RSS_TARGET_MB = 300.0
-#: the pool that measured fastest for offline/rules on a 2-core host (see README, Performance)
+#: the pool that measured fastest for offline/rules on a 2-core host (see docs/benchmarks.md)
 DEFAULT_POOL, DEFAULT_CONCURRENCY = "prefork", 2
 #: agents reporting at once (threads of the benchmark process)
 DEFAULT_CAPTURE_THREADS = 8

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from digest.capture.api import record_answer, record_edit, record_lesson, record_run
     from digest.errors import (
         CaptureUnavailable,
+        ConfigError,
         DigestError,
+        InvalidArgument,
         InvalidEvent,
         LLMError,
         LLMOutputError,
@@ -43,7 +45,9 @@ _SOURCES = {
     "record_lesson": "digest.capture.api",
     "record_run": "digest.capture.api",
     "CaptureUnavailable": "digest.errors",
+    "ConfigError": "digest.errors",
     "DigestError": "digest.errors",
+    "InvalidArgument": "digest.errors",
     "InvalidEvent": "digest.errors",
     "LLMError": "digest.errors",
     "LLMOutputError": "digest.errors",
@@ -57,8 +61,10 @@ _SOURCES = {
 
 __all__ = [
     "CaptureUnavailable",
+    "ConfigError",
     "CurrentLearning",
     "DigestError",
+    "InvalidArgument",
     "InvalidEvent",
     "LLMError",
     "LLMOutputError",

@@ -75,7 +75,7 @@ class Settings(BaseSettings):
     #: (same agent, model, prompt version and input) needs no model call; 0 turns it off.
     llm_cache_size: int = Field(default=4096, ge=0)
 
-    # --- versions and their triggers (tenants may override the first three) -------------------
+    # --- versions and their triggers (tenants may override the first four) -------------------
     threshold_signals: int = Field(default=5, ge=1)
     quiet_seconds: int = Field(default=120, ge=0)
     #: a lesson enters the document at this support, or at once if its source is trusted

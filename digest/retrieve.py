@@ -164,9 +164,8 @@ def _ranking_query(
     many lessons match.
 
     Every active lesson of the agent is scored: no index serves a substring match over title,
-    situation, correction and tags (the trigram GiST index covers situation + correction only,
-    so it would miss a keyword found in the title or tags alone). So the per-row work is kept
-    to one lowering of the text and one position test per keyword. Each layer is fenced with
+    situation, correction and tags, so the per-row work is kept to one lowering of the text
+    and one position test per keyword. Each layer is fenced with
     ``OFFSET 0``: otherwise Postgres inlines it, lowers the text again for every keyword, and
     computes the relevance once for the filter and again for the sort. On SQLite, lower()
     folds ASCII only, so there a non-ASCII letter matches in its own case only.
