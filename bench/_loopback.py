@@ -1,9 +1,9 @@
 """A loopback OpenAI-compatible chat server that counts what the pipeline asks of a model.
 
-It answers like a plausible model by delegating to the offline rules (``digest.model.offline.answer``)
-and counts requests and prompt tokens (estimated as characters / 4, the same for every bank
-size, so per-event figures compare). ``latency_s`` makes every answer wait, like a remote model.
-"""
+It answers like a plausible model by delegating to the offline rules
+(``digest.model.offline.answer``) and counts requests and prompt tokens (estimated as characters
+/ 4, the same for every bank size, so per-event figures compare). ``latency_s`` makes every
+answer wait, like a remote model."""
 
 from __future__ import annotations
 

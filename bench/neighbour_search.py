@@ -1,10 +1,10 @@
 """Neighbour-search latency and recall at 100, 1,000 and 10,000 lessons for one agent (PostgreSQL).
 
-Reports, at each bank size, p50 and p99 of ``digest.lessons.neighbours.find_neighbours`` against a floor
-measured in the same run at the same size (a primary-key SELECT of one lesson through the same
-session), and recall@k: for probes made from a known lesson, how often that lesson is among the
-k neighbours returned. Next to it stands the recall of an exhaustive rapidfuzz scan of the whole
-bank, computed in the same run on the same probes: the best any shortlist could do.
+Reports, at each bank size, p50 and p99 of ``digest.lessons.neighbours.find_neighbours`` against
+a floor measured in the same run at the same size (a primary-key SELECT of one lesson through
+the same session), and recall@k: for probes made from a known lesson, how often that lesson is
+among the k neighbours returned. Next to it stands the recall of an exhaustive rapidfuzz scan of
+the whole bank, computed in the same run on the same probes: the best any shortlist could do.
 
 Probes are a mix: unrelated candidates (what most reflections produce: an ADD), paraphrases of
 a stored lesson (words replaced, dropped and added, case and punctuation changed: reconcile's

@@ -45,6 +45,9 @@ NAMING = {
 TITLE_MAX = 200
 BODY_MAX = 4096
 
+#: event kinds (and so lesson sources) that are trusted: a person wrote them
+TRUSTED_KINDS = frozenset({"operator_edit", "owner_answer", "manual_lesson"})
+
 EVENT_KINDS = ("run_outcome", "operator_edit", "owner_answer", "manual_lesson")
 EVENT_STATUSES = ("pending", "processing", "reflected", "skipped", "failed", "dead")
 TRUST_LEVELS = ("high", "low")

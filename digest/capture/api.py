@@ -3,10 +3,10 @@
 A capture is one pydantic validation, one pre-built SQLAlchemy Core ``INSERT … RETURNING id`` on a
 pooled connection in autocommit mode (a single statement is its own transaction: one round trip
 instead of BEGIN, INSERT, COMMIT), and, once that has returned, one Redis ``LPUSH`` of the
-reflect task (``digest.outbox.publish``). Tenant and agent ids are cached per process after their first
-use. Nothing here imports litellm, Celery, structlog or rapidfuzz (``lint-imports`` checks it):
-log records go to stdlib logging, and an operator edit's edit distance is measured when the
-event is claimed for reflection.
+reflect task (``digest.outbox.publish``). Tenant and agent ids are cached per process after
+their first use. Nothing here imports litellm, Celery, structlog or rapidfuzz (``lint-imports``
+checks it): log records go to stdlib logging, and an operator edit's edit distance is measured
+when the event is claimed for reflection.
 
 A broker fault never raises (the event stays ``pending`` and the relay publishes it later); a
 database fault raises ``CaptureUnavailable``; bad input raises ``InvalidEvent`` before anything
@@ -27,17 +27,12 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from digest.capture.manual import split_manual_text
-from digest.capture.schemas import (
-    TRUSTED_KINDS,
-    EventCommon,
-    ManualLesson,
-    parse_event,
-)
+from digest.capture.schemas import EventCommon, ManualLesson, parse_event
 from digest.config import get_settings
 from digest.db import get_engine, session_scope
 from digest.errors import CaptureUnavailable
 from digest.lessons.store import Candidate, add_lesson
-from digest.models import Agent, Event, LessonEvidence, Tenant, utcnow
+from digest.models import TRUSTED_KINDS, Agent, Event, LessonEvidence, Tenant, utcnow
 from digest.outbox import publish
 
 if TYPE_CHECKING:

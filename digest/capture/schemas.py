@@ -147,7 +147,6 @@ EVENT_MODELS: dict[str, type[EventCommon]] = {
 }
 
 #: events whose text comes from people the agent answers to (DESIGN §8).
-TRUSTED_KINDS = frozenset({"operator_edit", "owner_answer", "manual_lesson"})
 
 
 def _check_json(value: Any, field: str) -> None:

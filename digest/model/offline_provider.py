@@ -1,8 +1,8 @@
 """``offline/rules`` as a litellm custom provider, for code that calls litellm itself.
 
-The pipeline does not come through here: ``digest.model.seam`` answers ``offline/*`` model strings by
-calling ``digest.model.offline.answer`` directly (same messages in, same text out), which spares the
-10-40 ms litellm spends per call and litellm's import. This adapter keeps
+The pipeline does not come through here: ``digest.model.seam`` answers ``offline/*`` model
+strings by calling ``digest.model.offline.answer`` directly (same messages in, same text out),
+which spares the 10-40 ms litellm spends per call and litellm's import. This adapter keeps
 ``litellm.completion(model="offline/rules", ...)`` working once ``digest.model.seam`` has configured
 litellm.
 """

@@ -22,7 +22,7 @@ from digest.lessons.store import (
     support_lesson,
     update_lesson,
 )
-from digest.models import Event, Lesson
+from digest.models import TRUSTED_KINDS, Event, Lesson
 from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text
 from digest.text import lesson_text, negation_flipped
 
@@ -57,6 +57,12 @@ def _identical_active(session: Session, event: Event, candidate: Candidate) -> L
         if neighbour.identity >= IDENTICAL_UNDER_LOCK and not negation_flipped(text_value, stored):
             return session.get(Lesson, neighbour.lesson_id)
     return None
+
+
+def _overrides_trust(event: Event, target: Lesson) -> bool:
+    """Would this event's operation change a lesson from a more trusted source? Untrusted
+    (run) events never UPDATE or supersede a lesson an owner or operator wrote."""
+    return event.trust != "high" and target.source in TRUSTED_KINDS
 
 
 #: under the lock, an ADD whose text is this close to an active lesson becomes a NOOP: two
@@ -99,6 +105,20 @@ def apply_plan(
         if op.op in ("NOOP", "UPDATE", "DELETE") and target is None:
             log.warning("reconcile_target_gone", op=op.op, lesson_id=op.lesson_id)
             op = Operation("ADD", op.candidate, reason=f"{op.op} target no longer active")
+        elif (
+            op.op in ("UPDATE", "DELETE") and target is not None and _overrides_trust(event, target)
+        ):
+            # Whatever the model answered: run text never rewrites or retires what an owner
+            # said. It may only cite the event on the trusted lesson.
+            log.warning(
+                "untrusted_change_refused", op=op.op, lesson_id=target.id, event_id=event.id
+            )
+            op = Operation(
+                "NOOP",
+                op.candidate,
+                lesson_id=target.id,
+                reason=f"{op.op} refused: an untrusted event cannot change a trusted lesson",
+            )
         if op.op == "ADD":
             same = _identical_active(session, event, candidate) if recheck_adds else None
             if same is not None:

@@ -35,6 +35,7 @@ from digest.model import seam as llm
 from digest.model.contracts import change_note, parse_summary
 from digest.model.prompts import load_prompt
 from digest.models import (
+    TRUSTED_KINDS,
     Agent,
     DigestRun,
     LearningVersion,
@@ -47,8 +48,6 @@ from digest.models import (
 from digest.tenants import TenantPolicy, policy_for
 
 log = structlog.get_logger("digest.versions")
-
-TRUSTED_SOURCES = frozenset({"operator_edit", "owner_answer", "manual_lesson"})
 
 
 #: document sections, in order: lesson source → heading
@@ -102,7 +101,7 @@ def eligible_lessons(session: Session, agent_id: int, gate: int, now: datetime) 
                 Lesson.status == "active",
                 Lesson.scope == "agent",
                 or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
-                or_(Lesson.support_count >= gate, Lesson.source.in_(TRUSTED_SOURCES)),
+                or_(Lesson.support_count >= gate, Lesson.source.in_(TRUSTED_KINDS)),
             )
             .order_by(Lesson.slug)
         )
