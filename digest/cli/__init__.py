@@ -1,5 +1,11 @@
-"""The ``digest`` command line."""
+"""The ``digest`` command line (DESIGN §9): one module per noun, all printing in ``render``."""
 
-from digest.cli.commands import app, main
+from digest.cli.app import app, main
+
+# Importing the command modules registers their commands on ``app``, in this order (the order
+# ``digest --help`` lists them in).
+# isort: off
+from digest.cli import events, admin, versions, lessons  # noqa: F401
+# isort: on
 
 __all__ = ["app", "main"]

@@ -1,9 +1,10 @@
 """Per-agent statistics (``digest stats``): events by status, skip rate, lessons by status,
-model usage and the active version.
+model usage and the active version; and why an agent's events were skipped (``digest demo``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -140,3 +141,12 @@ def agent_stats(
             )
         )
     return result
+
+
+def skip_reasons(session: Session, tenant: str, agent: str) -> Counter[str]:
+    """How many of the agent's events were skipped (nothing to learn), by reason."""
+    agent_row = find_agent(session, tenant, agent)
+    reasons = session.scalars(
+        select(Event.skip_reason).where(Event.agent_id == agent_row.id, Event.status == "skipped")
+    )
+    return Counter(str(reason) for reason in reasons)

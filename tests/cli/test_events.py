@@ -1,5 +1,5 @@
-"""The ``digest`` command line, run as a real subprocess (``python -m digest.cli``) on the
-embedded default: SQLite, no broker, offline/rules."""
+"""``digest capture``, ``drain``, ``requeue``, ``demo`` and ``sweep`` (digest/cli/events.py), run
+as real subprocesses on the embedded default: SQLite, no broker, offline/rules."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 
 from digest.db import session_scope
 from digest.models import Event, Lesson
+from tests.cli.conftest import one_error_line, run_digest, sqlite_env_for
 
 TENANT = "cli-shop"
 AGENT = "support-bot"
@@ -50,22 +51,6 @@ GOOD_EDIT = {
 }
 
 
-def _digest(
-    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, columns: str = "200"
-) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m digest.cli ARGS`` with this process's environment (plus ``env``)."""
-    full_env = {**os.environ, "COLUMNS": columns, **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "digest.cli", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        cwd=cwd,
-        timeout=180,
-        check=False,
-    )
-
-
 def _write_lines(path: Path, lines: list[Any]) -> Path:
     path.write_text(
         "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines),
@@ -95,13 +80,6 @@ def _event_count() -> int:
         return session.scalar(select(func.count()).select_from(Event)) or 0
 
 
-def _sqlite_env(db_file: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DIGEST_BROKER_URL", "COLUMNS")}
-    env.pop("DIGEST_LLM_API_BASE", None)
-    env.update(DIGEST_DATABASE_URL=f"sqlite:///{db_file}", DIGEST_LLM_MODEL="offline/rules")
-    return env
-
-
 def _sqlite_count(db_file: Path, table: str) -> int:
     with sqlite3.connect(db_file) as conn:
         return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
@@ -113,7 +91,7 @@ def _sqlite_count(db_file: Path, table: str) -> int:
 def test_capture_reports_each_bad_line_and_stores_the_good_ones(
     sqlite_env: str, tmp_path: Path
 ) -> None:
-    result = _digest("capture", "--file", str(_mixed_file(tmp_path)))
+    result = run_digest("capture", "--file", str(_mixed_file(tmp_path)))
     assert result.returncode == 1, result.stderr
     assert "line 2: (json): not valid JSON" in result.stderr
     assert "line 4: outcome:" in result.stderr
@@ -125,7 +103,7 @@ def test_capture_reports_each_bad_line_and_stores_the_good_ones(
 
 
 def test_capture_json_output(sqlite_env: str, tmp_path: Path) -> None:
-    result = _digest("capture", "--file", str(_mixed_file(tmp_path)), "--json")
+    result = run_digest("capture", "--file", str(_mixed_file(tmp_path)), "--json")
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert report["stored"] == 3
@@ -144,7 +122,7 @@ def test_capture_json_output(sqlite_env: str, tmp_path: Path) -> None:
 
 def test_capture_all_good_lines_exits_zero(sqlite_env: str, tmp_path: Path) -> None:
     path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN, GOOD_EDIT])
-    result = _digest("capture", "--file", str(path))
+    result = run_digest("capture", "--file", str(path))
     assert result.returncode == 0, result.stderr
     assert "stored 3 event(s); rejected 0 line(s)" in result.stdout
     assert "rejected line" not in result.stderr
@@ -153,13 +131,8 @@ def test_capture_all_good_lines_exits_zero(sqlite_env: str, tmp_path: Path) -> N
 
 def test_capture_missing_file_exits_two_with_one_line(sqlite_env: str, tmp_path: Path) -> None:
     missing = tmp_path / "nope.jsonl"
-    result = _digest("capture", "--file", str(missing))
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "no such file" in lines[0]
-    assert str(missing) in lines[0]
-    assert "Traceback" not in result.stderr
+    line = one_error_line(run_digest("capture", "--file", str(missing)), "no such file")
+    assert str(missing) in line
     assert _event_count() == 0
 
 
@@ -167,19 +140,8 @@ def test_error_line_is_not_wrapped_at_the_default_width(sqlite_env: str, tmp_pat
     """Library bug: stderr is not a terminal, rich falls back to 80 columns and wraps the
     one-line error (even inside the path), so scripts cannot grep the message."""
     missing = tmp_path / ("missing-" + "x" * 60 + ".jsonl")
-    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    result = subprocess.run(
-        [sys.executable, "-m", "digest.cli", "capture", "--file", str(missing)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, lines
-    assert str(missing) in lines[0]
+    result = run_digest("capture", "--file", str(missing), columns=None)
+    assert str(missing) in one_error_line(result)
 
 
 # --- drain -----------------------------------------------------------------------------------
@@ -187,9 +149,9 @@ def test_error_line_is_not_wrapped_at_the_default_width(sqlite_env: str, tmp_pat
 
 def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None:
     path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN, GOOD_EDIT])
-    assert _digest("capture", "--file", str(path)).returncode == 0
+    assert run_digest("capture", "--file", str(path)).returncode == 0
 
-    result = _digest("drain", "--json")
+    result = run_digest("drain", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report == {"processed": 3, "by_status": {"reflected": 3}}
@@ -200,7 +162,7 @@ def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None
     assert len(lessons) == 3
     assert any("issue_refund" in lesson.correction for lesson in lessons)
 
-    again = _digest("drain", "--json")
+    again = run_digest("drain", "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout) == {"processed": 0, "by_status": {}}
 
@@ -212,8 +174,8 @@ def test_drain_skips_a_transient_failure(sqlite_env: str, tmp_path: Path) -> Non
         "tool_calls": [{"tool": "track_shipment", "ok": False, "error": "upstream timeout"}],
     }
     path = _write_lines(tmp_path / "t.jsonl", [transient])
-    assert _digest("capture", "--file", str(path)).returncode == 0
-    result = _digest("drain", "--json")
+    assert run_digest("capture", "--file", str(path)).returncode == 0
+    result = run_digest("drain", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"processed": 1, "by_status": {"skipped": 1}}
     with session_scope() as session:
@@ -222,13 +184,13 @@ def test_drain_skips_a_transient_failure(sqlite_env: str, tmp_path: Path) -> Non
     assert event.skip_reason is not None and "transient" in event.skip_reason
 
 
-# --- demo and db upgrade ---------------------------------------------------------------------
+# --- demo ----------------------------------------------------------------------------------------
 
 
 def test_demo_runs_twice_without_duplicating_events(tmp_path: Path) -> None:
     db_file = tmp_path / "demo.db"
-    env = _sqlite_env(db_file)
-    first = _digest("demo", env=env, cwd=tmp_path)
+    env = sqlite_env_for(db_file)
+    first = run_digest("demo", env=env, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert "lessons learned" in first.stdout
     assert "issue_refund" in first.stdout
@@ -240,7 +202,7 @@ def test_demo_runs_twice_without_duplicating_events(tmp_path: Path) -> None:
     assert lessons > 0
     assert not (tmp_path / "digest.db").exists()  # the URL from the environment was used
 
-    second = _digest("demo", env=env, cwd=tmp_path)
+    second = run_digest("demo", env=env, cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     assert "lessons learned" in second.stdout
     assert "learning document unchanged: version 1" in second.stdout
@@ -250,23 +212,6 @@ def test_demo_runs_twice_without_duplicating_events(tmp_path: Path) -> None:
     with sqlite3.connect(db_file) as conn:
         pending = conn.execute("SELECT count(*) FROM events WHERE status = 'pending'").fetchone()
     assert pending[0] == 0
-
-
-def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
-    db_file = tmp_path / "fresh.db"
-    result = _digest("db", "upgrade", env=_sqlite_env(db_file), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "revision head" in result.stdout
-    with sqlite3.connect(db_file) as conn:
-        tables = {
-            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-        }
-        version = conn.execute("SELECT version_num FROM alembic_version").fetchall()
-    assert {"tenants", "agents", "events", "lessons", "alembic_version"} <= tables
-    assert len(version) == 1
-
-    again = _digest("db", "upgrade", env=_sqlite_env(db_file), cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
 
 
 # --- the hot path stays light ----------------------------------------------------------------
@@ -305,7 +250,7 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
     sqlite_env: str, tmp_path: Path
 ) -> None:
     path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN])
-    assert _digest("capture", "--file", str(path)).returncode == 0
+    assert run_digest("capture", "--file", str(path)).returncode == 0
     # A model nobody answers (a closed port, one attempt): both events end `failed`.
     broken = {
         "DIGEST_LLM_MODEL": "openai/unreachable",
@@ -313,17 +258,17 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
         "DIGEST_LLM_MAX_ATTEMPTS": "1",
         "DIGEST_LLM_TIMEOUT_S": "2",
     }
-    failed = _digest("drain", "--json", env=broken)
+    failed = run_digest("drain", "--json", env=broken)
     assert failed.returncode == 0, failed.stderr
     assert json.loads(failed.stdout)["by_status"] == {"failed": 2}
 
-    wrong = _digest("requeue", "--tenant", TENANT, "--status", "reflected")
+    wrong = run_digest("requeue", "--tenant", TENANT, "--status", "reflected")
     assert wrong.returncode == 2
     assert "status" in wrong.stderr
-    unknown = _digest("requeue", "--tenant", "nobody")
+    unknown = run_digest("requeue", "--tenant", "nobody")
     assert unknown.returncode == 2 and "nobody" in unknown.stderr
 
-    requeued = _digest("requeue", "--tenant", TENANT, "--agent", AGENT, "--json")
+    requeued = run_digest("requeue", "--tenant", TENANT, "--agent", AGENT, "--json")
     assert requeued.returncode == 0, requeued.stderr
     assert len(json.loads(requeued.stdout)["requeued"]) == 2
     with session_scope() as session:
@@ -331,7 +276,23 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
     assert [(status, attempts) for status, attempts, _ in rows] == [("pending", 0)] * 2
     assert all(error for _, _, error in rows), "the previous reason stays until the next run"
 
-    fixed = _digest("drain", "--json")
+    fixed = run_digest("drain", "--json")
     assert json.loads(fixed.stdout) == {"processed": 2, "by_status": {"reflected": 2}}
-    again = _digest("requeue", "--tenant", TENANT)
+    again = run_digest("requeue", "--tenant", TENANT)
     assert again.returncode == 0 and "nothing to requeue" in again.stdout
+
+
+# --- sweep -----------------------------------------------------------------------------------
+
+
+def test_sweep_composes_a_due_agent_once(sqlite_env: str, tmp_path: Path) -> None:
+    path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER])
+    assert run_digest("capture", "--file", str(path)).returncode == 0
+    assert run_digest("drain").returncode == 0
+    first = run_digest("sweep", "--json")
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert len(report["composed"]) == 1 and report["unchanged"] == []
+    second = run_digest("sweep")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.startswith("composed 0, unchanged 0, expired 0 lesson(s)")

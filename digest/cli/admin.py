@@ -1,0 +1,137 @@
+"""Commands that look after the installation: db upgrade, tenant set, stats, export, import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from digest.cli import render
+from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, db_app, tenant_app
+from digest.config import get_settings
+from digest.errors import DigestError
+
+
+def shown_url() -> str:
+    """DIGEST_DATABASE_URL with its password masked."""
+    from digest.redact import redact
+
+    return redact(get_settings().database_url)
+
+
+def upgrade_schema(revision: str = "head") -> None:
+    """Run the migrations up to ``revision``; a failure becomes one ``DigestError`` sentence."""
+    from digest.migrate import upgrade
+    from digest.redact import redact
+
+    try:
+        upgrade(revision=revision)
+    except DigestError:
+        raise
+    except Exception as exc:  # alembic and the drivers raise many types; report the first line
+        lines = str(exc).strip().splitlines()
+        detail = redact(lines[0]) if lines else ""
+        raise DigestError(f"migration failed: {type(exc).__name__}: {detail}") from exc
+
+
+@db_app.command("upgrade")
+def db_upgrade(
+    revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
+) -> None:
+    """Apply the Alembic migrations to DIGEST_DATABASE_URL (Postgres or SQLite)."""
+    upgrade_schema(revision)
+    render.say(f"database at {shown_url()} is at revision {revision}")
+
+
+@tenant_app.command("set")
+def tenant_set(
+    tenant: TenantOpt,
+    apply_mode: Annotated[
+        str | None, typer.Option("--apply-mode", help="auto or approval.")
+    ] = None,
+    threshold: Annotated[
+        int | None, typer.Option(help="Undigested signals that trigger a compose.")
+    ] = None,
+    quiet: Annotated[int | None, typer.Option(help="Quiet seconds before that compose.")] = None,
+    gate: Annotated[
+        int | None, typer.Option(help="Support a lesson needs to enter the document.")
+    ] = None,
+    promotion: Annotated[
+        int | None, typer.Option(help="Distinct contacts that promote a contact's lesson.")
+    ] = None,
+) -> None:
+    """Set a tenant's apply mode and trigger overrides (creates the tenant if needed)."""
+    from digest.versions.decisions import set_tenant
+
+    row = set_tenant(
+        tenant, learning_apply_mode=apply_mode, threshold_signals=threshold,
+        quiet_seconds=quiet, frequency_gate=gate, promotion_contacts=promotion,
+    )  # fmt: skip
+    render.say(f"{row.name}: {row.learning_apply_mode}, {row.overrides}")
+
+
+@app.command()
+def stats(
+    tenant: Annotated[str | None, typer.Option("--tenant", help="Only this tenant.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="Only this agent.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Per agent: events and lessons by status, skip rate, LLM calls, tokens, cost, version."""
+    from digest.lessons.service import agent_stats
+
+    rows = agent_stats(tenant, agent)
+    if as_json:
+        render.json([row.to_json() for row in rows])
+    elif rows:
+        render.agent_stats(rows)
+    else:
+        render.say("no agents")
+
+
+@app.command("export")
+def export_command(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write into.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the agent's active lessons as AIP-11 LESSON.md files plus _index.md."""
+    from digest.interop import export_lessons
+
+    paths = export_lessons(tenant, agent, out_dir)
+    if as_json:
+        render.json({"files": [str(p) for p in paths]})
+    else:
+        render.say(f"wrote {len(paths) - 1} lesson(s) and _index.md to {out_dir}")
+
+
+@app.command("import")
+def import_command(
+    directory: Annotated[Path, typer.Argument(help="Folder with LESSON.md files.")],
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import AIP-11 LESSON.md files through reconciliation (counts in files are ignored).
+    Bad files are reported one per line; exit 1 if any failed."""
+    from digest.interop import import_lessons
+
+    report = import_lessons(tenant, agent, directory)
+    if as_json:
+        render.json(
+            {
+                "imported": [{"file": f, "result": r} for f, r in report.imported],
+                "errors": [{"file": f, "error": e} for f, e in report.errors],
+            }
+        )
+    else:
+        for file, error in report.errors:
+            render.rejected(f"{file}: {error}")
+        new = sum(1 for _, result in report.imported if result == "imported")
+        render.say(
+            f"imported {new}, already there {len(report.imported) - new}, "
+            f"rejected {len(report.errors)}"
+        )
+    if report.errors:
+        raise typer.Exit(1)

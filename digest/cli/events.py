@@ -1,0 +1,215 @@
+"""Commands on events and the loop they feed: capture, drain, requeue, demo, improve-now, sweep."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from digest.cli import render
+from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app
+from digest.config import get_settings, resource_dir
+from digest.errors import DigestError, InvalidArgument
+
+DEMO_TENANT = "demo-shop"
+DEMO_AGENT = "support-bot"
+#: files smaller than this are captured without a progress bar
+PROGRESS_FROM_BYTES = 64 * 1024
+
+
+@app.command()
+def capture(
+    file: Annotated[
+        Path, typer.Option("--file", "-f", help="JSON Lines file, one event per line.")
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """Store events from a JSON Lines file; each bad line is reported with its field."""
+    report = _capture_with_progress(file, quiet=as_json)
+    if as_json:
+        render.json(
+            {
+                "stored": len(report.stored),
+                "event_ids": report.stored,
+                "errors": [vars(e) for e in report.errors],
+            }
+        )
+    else:
+        for line_error in report.errors:
+            render.rejected(str(line_error))
+        render.say(f"stored {len(report.stored)} event(s); rejected {len(report.errors)} line(s)")
+    if report.errors:
+        raise typer.Exit(1)
+
+
+def _capture_with_progress(file: Path, *, quiet: bool) -> Any:
+    from digest.capture.batch import capture_file
+
+    if not file.is_file():
+        raise InvalidArgument(f"no such file: {file}")
+    total = file.stat().st_size
+    with render.byte_progress(
+        "capturing", total, disable=quiet or total < PROGRESS_FROM_BYTES
+    ) as advance:
+        return capture_file(file, on_progress=advance)
+
+
+@app.command()
+def drain(
+    tenant: Annotated[str | None, typer.Option(help="Only this tenant.")] = None,
+    agent: Annotated[str | None, typer.Option(help="Only this agent.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Reflect pending events in this process (embedded mode: no broker, no worker)."""
+    from digest.pipeline import drain as drain_events
+
+    results = drain_events(tenant=tenant, agent=agent)
+    by_status = Counter(r.status for r in results)
+    if as_json:
+        render.json({"processed": len(results), "by_status": dict(by_status)})
+    else:
+        summary = render.counts(dict(sorted(by_status.items())), "nothing")
+        render.say(f"processed {len(results)} event(s): {summary}")
+
+
+@app.command()
+def requeue(
+    tenant: TenantOpt,
+    agent: Annotated[str | None, typer.Option(help="Only this agent.")] = None,
+    status: Annotated[
+        list[str] | None,
+        typer.Option(help="Which terminal status to requeue: failed, dead (default: both)."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Put failed or dead events back to pending once their cause is fixed."""
+    from digest.outbox.relay import REQUEUEABLE, requeue_events
+
+    ids = requeue_events(tenant, agent, tuple(status or REQUEUEABLE))
+    if as_json:
+        render.json({"requeued": ids})
+        return
+    next_step = "run `digest drain`" if get_settings().embedded else "published to the workers"
+    render.say(f"requeued {len(ids)} event(s); {next_step}" if ids else "nothing to requeue")
+
+
+@app.command()
+def demo(
+    file: Annotated[
+        Path | None, typer.Option(help="Events to load (default: the bundled examples).")
+    ] = None,
+) -> None:
+    """Run the whole loop on the embedded default: SQLite, in-process worker, offline/rules."""
+    from digest.cli.admin import shown_url, upgrade_schema
+    from digest.lessons.service import list_lessons, skip_reasons
+    from digest.pipeline import drain as drain_events
+    from digest.pipeline import improve_now
+    from digest.versions.queries import active_version
+
+    settings = get_settings()
+    source = file or resource_dir("examples") / "events.jsonl"
+    render.rule("lesson digest demo")
+    render.say(
+        f"database: {shown_url()}   model: {settings.model_for('reflect')}   "
+        f"broker: {'none (in-process)' if settings.embedded else 'configured'}"
+    )
+    upgrade_schema()
+
+    report = _capture_with_progress(source, quiet=False)
+    render.say(f"1. captured {len(report.stored)} event(s) from {source.name}")
+    for line_error in report.errors:
+        render.rejected(str(line_error), indent="   ")
+
+    statuses: Counter[str] = Counter()
+    with render.event_progress("2. reflecting") as advance:
+
+        def tick(result: Any) -> None:
+            statuses[result.status] += 1
+            advance()
+
+        drain_events(settings, on_result=tick)
+    render.say(f"   {render.counts(dict(sorted(statuses.items())), 'nothing new')}")
+
+    render.say(f"3. lessons learned by {DEMO_TENANT}/{DEMO_AGENT}:")
+    render.learned(list_lessons(DEMO_TENANT, DEMO_AGENT, settings=settings))
+    skipped = skip_reasons(DEMO_TENANT, DEMO_AGENT, settings)
+    if skipped:
+        render.say("   skipped (nothing to learn):")
+        for reason, n in skipped.most_common():
+            render.say(f"   - {n} × {reason}")
+
+    result = improve_now(DEMO_TENANT, DEMO_AGENT, settings)
+    version = active_version(DEMO_TENANT, DEMO_AGENT, settings)
+    if version is None:
+        render.say("4. no learning document yet")
+    else:
+        verb = "composed" if result.status == "created" else "unchanged:"
+        render.say(f"4. learning document {verb} version {version.number} ({version.status})")
+        render.say("   change summary:")
+        for line in version.change_summary.splitlines():
+            render.say(f"   | {line}")
+        render.rule(f"version {version.number}")
+        render.block(version.body_markdown)
+    if report.errors:
+        raise typer.Exit(1)
+
+
+@app.command("improve-now")
+def improve_now_command(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    wait: Annotated[
+        bool, typer.Option(help="With a broker: wait for the worker's result.")
+    ] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 300.0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Reflect the agent's pending events now, then compose a version (no threshold, no quiet
+    period). Embedded mode runs it here; with a broker a worker runs it."""
+    from tenacity import RetryError, Retrying, retry_if_result, stop_after_delay, wait_fixed
+
+    from digest.pipeline import improve_now
+    from digest.versions.decisions import request_improve_now
+    from digest.versions.queries import manual_compose_since
+
+    settings = get_settings()
+    if settings.embedded:
+        render.compose_result(improve_now(tenant, agent, settings), as_json)
+        return
+    asked = request_improve_now(tenant, agent, settings)
+    if asked is None:
+        raise DigestError("the broker did not take the task; is Redis up? (nothing was changed)")
+    if not wait:
+        render.say(f"queued improve-now for {tenant}/{agent}")
+        return
+    # The worker writes a manual compose run once it has composed (or found nothing new).
+    waiting = Retrying(
+        stop=stop_after_delay(timeout),
+        wait=wait_fixed(0.5),
+        retry=retry_if_result(lambda found: found is None),
+    )
+    try:
+        result = waiting(manual_compose_since, tenant, agent, asked, settings)
+    except RetryError:
+        raise DigestError(
+            f"no result after {timeout:.0f} s; is a worker running on queue {settings.queue!r}?"
+        ) from None
+    render.compose_result(result, as_json)
+
+
+@app.command()
+def sweep(as_json: JsonOpt = False) -> None:
+    """Run the weekly sweep now: expire lessons, prune versions, compose every due agent."""
+    from digest.versions.triggers import sweep as run_sweep
+
+    report = run_sweep()
+    if as_json:
+        render.json(vars(report))
+    else:
+        render.say(
+            f"composed {len(report.composed)}, unchanged {len(report.unchanged)}, "
+            f"expired {report.expired} lesson(s), pruned {report.pruned} version(s), "
+            f"relayed {report.relayed} event(s)"
+        )

@@ -1,0 +1,195 @@
+"""``digest lesson …`` (list, search, show, add, delete, disable, enable, reset, compact)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from digest.cli import render
+from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, lesson_app
+
+LessonIdArg = Annotated[int, typer.Argument(help="Lesson id (see `digest lesson list`).")]
+ReasonOpt = Annotated[
+    str | None, typer.Option("--reason", help="Why (recorded in the lesson's history).")
+]
+WhoOpt = Annotated[
+    str | None, typer.Option("--by", help="Who does it (recorded in the lesson's history).")
+]
+
+
+@lesson_app.command("list")
+def lesson_list(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    status: Annotated[
+        str | None,
+        typer.Option(help="Only this status: active, disabled, superseded, deleted, quarantined."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The agent's lessons, most recently consulted first."""
+    from digest.lessons.service import list_lessons
+
+    render.lessons(list_lessons(tenant, agent, status), as_json, "no lessons")
+
+
+@lesson_app.command("search")
+def lesson_search(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    query: Annotated[str, typer.Argument(help="Text to find (case-insensitive).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Lessons whose title, situation, mistake or correction contains QUERY."""
+    from digest.lessons.service import search_lessons
+
+    render.lessons(search_lessons(tenant, agent, query), as_json, f"no lesson matches {query!r}")
+
+
+@lesson_app.command("show")
+def lesson_show(
+    tenant: TenantOpt, agent: AgentOpt, lesson_id: LessonIdArg, as_json: JsonOpt = False
+) -> None:
+    """One lesson with its evidence and history."""
+    from digest.lessons.service import lesson_detail
+
+    data = lesson_detail(tenant, agent, lesson_id).to_json()
+    if as_json:
+        render.json(data)
+    else:
+        render.lesson(data)
+
+
+@lesson_app.command("add")
+def lesson_add(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    text: Annotated[
+        str,
+        typer.Argument(
+            help="'signature: lesson text', or a signature line followed by body lines."
+        ),
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """Add a lesson by hand (no model call). Creates the tenant and agent on first use."""
+    from digest.capture.api import record_lesson
+    from digest.lessons.service import lesson_detail
+
+    lesson_id = record_lesson(tenant, agent, text)
+    data = lesson_detail(tenant, agent, lesson_id).to_json()
+    if as_json:
+        render.json(data)
+    else:
+        render.say(f"added lesson {lesson_id}: {data['title']}")
+
+
+def _set_status(
+    tenant: str,
+    agent: str,
+    lesson_id: int,
+    status: str,
+    reason: str | None,
+    by: str | None,
+    as_json: bool,
+) -> None:
+    from digest.lessons.service import set_lesson_status
+
+    change = set_lesson_status(tenant, agent, lesson_id, status, reason, by)
+    if as_json:
+        render.json(change.to_json())
+    elif change.changed:
+        render.say(f"lesson {change.lesson_id} {change.before} → {change.after}: {change.title}")
+    else:
+        render.say(f"lesson {change.lesson_id} is already {change.after}; nothing changed")
+
+
+@lesson_app.command("delete")
+def lesson_delete(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    lesson_id: LessonIdArg,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Soft-delete a lesson (kept, with its history; never offered again)."""
+    _set_status(tenant, agent, lesson_id, "deleted", reason, by, as_json)
+
+
+@lesson_app.command("disable")
+def lesson_disable(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    lesson_id: LessonIdArg,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Take an active lesson out of use until it is enabled again."""
+    _set_status(tenant, agent, lesson_id, "disabled", reason, by, as_json)
+
+
+@lesson_app.command("enable")
+def lesson_enable(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    lesson_id: LessonIdArg,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Put a disabled lesson back in use (deleted, superseded and quarantined ones stay out)."""
+    _set_status(tenant, agent, lesson_id, "active", reason, by, as_json)
+
+
+@lesson_app.command("reset")
+def lesson_reset(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Soft-delete every lesson of the agent (asks first unless --yes)."""
+    from digest.lessons.service import reset_lessons, resettable_count
+
+    # Counted in a transaction of its own: no lock is held while a person reads the prompt.
+    count = resettable_count(tenant, agent)
+    if count and not yes:
+        # abort=True: "no", or end of input with no terminal, exits 1 before anything changes.
+        typer.confirm(
+            render.clean(f"Soft-delete all {count} lesson(s) of {tenant}/{agent}?"),
+            abort=True,
+            err=True,
+        )
+    deleted = reset_lessons(tenant, agent, reason, by) if count else 0
+    if as_json:
+        render.json({"deleted": deleted})
+    else:
+        render.say(f"deleted {deleted} lesson(s) of {tenant}/{agent}")
+
+
+@lesson_app.command("compact")
+def lesson_compact(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    max_lessons: Annotated[
+        int | None, typer.Option("--max", help="Then disable the weakest beyond this many.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Merge near-duplicate lessons through reconciliation, then cap their number."""
+    from digest.reflect.compact import compact
+
+    report = compact(tenant, agent, max_lessons=max_lessons)
+    if as_json:
+        render.json(vars(report))
+        return
+    render.say(
+        f"merged {len(report.merged)}, superseded {len(report.superseded)}, "
+        f"capped {len(report.capped)}; {report.kept} active lesson(s) remain "
+        f"({report.llm_calls} model call(s))"
+    )

@@ -1,0 +1,256 @@
+"""Everything the command line prints: sentences, tables, JSON and progress bars, literally."""
+
+from __future__ import annotations
+
+import json as jsonlib
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.highlighter import JSONHighlighter
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+# Text from outside (tenant and agent names, lesson text, tool errors, version bodies) is printed
+# literally: never through rich markup or emoji codes, always as ``Text``, with control characters
+# (ANSI escapes, bidi overrides, …) removed, so a lesson titled ``[red]x[/]`` or carrying
+# ``\x1b[2J`` prints as the characters a person can see.
+out = Console(highlight=False, emoji=False)
+# Error lines stay one line whatever the terminal width: scripts grep them.
+err = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
+
+# Terminal escape sequences: CSI (ESC [ … final byte), OSC (ESC ] … BEL or ST), and any other
+# ESC + one character; the 8-bit CSI too.
+_ESCAPE = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|\x9b[0-?]*[ -/]*[@-~]"
+)
+# C0 and C1 controls (but newline and tab), and the bidi controls that reorder what is shown.
+_INVISIBLE = [*range(0x00, 0x20), *range(0x7F, 0xA0), 0x200E, 0x200F]
+_INVISIBLE += [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_DROP = {code: None for code in _INVISIBLE if chr(code) not in "\n\t"}
+_ESCAPE_IN_JSON = {code: f"\\u{code:04x}" for code in _INVISIBLE if code >= 0x7F}
+
+
+def clean(value: object) -> str:
+    """``value`` as text a terminal shows as it is: escape sequences and control characters
+    removed (newlines and tabs kept)."""
+    return _ESCAPE.sub("", str(value)).translate(_DROP)
+
+
+def _literal(value: object) -> Text:
+    return Text(clean(value))
+
+
+def say(message: str) -> None:
+    """One sentence on stdout, printed literally."""
+    out.print(_literal(message))
+
+
+def block(text: str) -> None:
+    """Multi-line text (a version body, a change summary) on stdout, printed literally."""
+    out.print(_literal(text))
+
+
+def plain(text: str) -> None:
+    """Text on stdout as it is, not through rich (no wrapping): a diff for files and tools."""
+    sys.stdout.write(clean(text))
+
+
+def rule(title: str = "") -> None:
+    out.rule(_literal(title) if title else "")
+
+
+def error(message: str) -> None:
+    """``error: <message>`` as exactly one line on stderr."""
+    err.print(Text.assemble(("error:", "red"), " ", " ".join(clean(message).split())))
+
+
+def rejected(message: str, indent: str = "") -> None:
+    """One rejected input (a capture line, a LESSON.md file) on stderr."""
+    err.print(Text.assemble(indent, ("rejected", "red"), " ", clean(message)))
+
+
+def json(data: Any) -> None:
+    """``data`` as indented JSON on stdout (highlighted on a terminal). C1 and bidi controls
+    in strings are written as ``\\u`` escapes, so the JSON holds the same data."""
+    encoded = jsonlib.dumps(data, indent=2, ensure_ascii=False).translate(_ESCAPE_IN_JSON)
+    text = JSONHighlighter()(encoded)
+    text.no_wrap = True
+    text.overflow = None
+    out.print(text, soft_wrap=True)
+
+
+def counts(by_status: dict[str, int], empty: str = "-") -> str:
+    """``3 reflected, 1 skipped`` for the non-zero counts, in the order given."""
+    return ", ".join(f"{n} {status}" for status, n in by_status.items() if n) or empty
+
+
+def when(value: str | None) -> str:
+    """An ISO timestamp to the second, for a table: ``2026-01-01 10:00:00``."""
+    return (value or "")[:19].replace("T", " ")
+
+
+def _table(columns: Iterable[str], right: Iterable[str] = (), **options: Any) -> Table:
+    table = Table(**options)
+    right_aligned = set(right)
+    for column in columns:
+        table.add_column(column, justify="right" if column in right_aligned else "left")
+    return table
+
+
+def _row(table: Table, *cells: object) -> None:
+    table.add_row(*(cell if isinstance(cell, Text) else _literal(cell) for cell in cells))
+
+
+# --- lessons ----------------------------------------------------------------------------------
+
+
+def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
+    """``lesson list`` and ``lesson search``: a table of ``LessonSummary`` rows."""
+    if as_json:
+        json([row.to_json() for row in rows])
+        return
+    if not rows:
+        say(empty)
+        return
+    numbers = ("id", "support", "success/failure", "hits")
+    table = _table(
+        ("id", "title", "status", "source", "support", "success/failure", "hits", "last seen"),
+        right=numbers,
+    )
+    table.columns[1].ratio = 1
+    for row in rows:
+        _row(
+            table, row.id, row.title, row.status, row.source, row.support_count,
+            f"{row.success_count}/{row.failure_count}", row.hit_count,
+            when(row.to_json()["last_seen_at"]),
+        )  # fmt: skip
+    out.print(table)
+
+
+def lesson(data: dict[str, Any]) -> None:
+    """``lesson show``: one lesson (``LessonDetail.to_json()``), its evidence and history."""
+    say(f"lesson {data['id']}: {data['title']}")
+    status = data["status"] + (f" ({data['status_reason']})" if data["status_reason"] else "")
+    if data["superseded_by_id"] is not None:
+        status += f", superseded by lesson {data['superseded_by_id']}"
+    facts = [
+        ("status", status),
+        ("source", f"{data['source']}, outcome {data['outcome']}, scope {data['scope']}"),
+        (
+            "counts",
+            f"support {data['support_count']}, success {data['success_count']}, "
+            f"failure {data['failure_count']}, hits {data['hit_count']}, "
+            f"confidence {data['confidence']}",
+        ),
+        ("tags", ", ".join(data["tags"]) or "-"),
+        ("last seen", when(data["last_seen_at"]) or "never"),
+        ("situation", data["situation"]),
+        ("mistake", data["mistake"] or "-"),
+        ("correction", data["correction"]),
+    ]
+    for name, value in facts:
+        say(f"{name:>10}: {value}")
+    evidence = _table(("event", "kind", "note", "created"), title="evidence", title_justify="left")
+    for row in data["evidence"]:
+        _row(evidence, row["event_id"], row["kind"], row["note"], when(row["created_at"]))
+    out.print(evidence)
+    history = _table(
+        ("at", "op", "reason", "event", "model"), title="history", title_justify="left"
+    )
+    for row in data["history"]:
+        _row(
+            history, when(row["at"]), row["op"], row["reason"] or "", row["event_id"] or "",
+            row["model"] or "",
+        )  # fmt: skip
+    out.print(history)
+
+
+def learned(rows: list[Any]) -> None:
+    """``demo``: the lessons an agent learned, oldest first, with where each came from."""
+    table = _table(("#", "lesson", "learned from", "evidence"), right=("#", "evidence"))
+    table.columns[1].ratio = 1
+    for row in sorted(rows, key=lambda r: r.id):
+        title = Text(clean(row.title))
+        if row.status != "active":
+            title.append(f" ({clean(row.status)})", style="yellow")
+        _row(table, row.id, title, row.source, row.evidence_count)
+    out.print(table)
+
+
+def agent_stats(rows: list[Any]) -> None:
+    """``stats``: one row per ``AgentStats``."""
+    numbers = ("LLM calls", "tokens in/out", "cost USD", "version")
+    table = _table(("tenant", "agent", "events", "skip rate", "lessons", *numbers), right=numbers)
+    for row in rows:
+        _row(
+            table, row.tenant, row.agent, counts(row.events), f"{row.skip_rate:.0%}",
+            counts(row.lessons), row.llm_calls, f"{row.prompt_tokens}/{row.completion_tokens}",
+            f"{row.cost_usd:.4f}", row.active_version if row.active_version is not None else "-",
+        )  # fmt: skip
+    out.print(table)
+
+
+# --- versions ---------------------------------------------------------------------------------
+
+
+def versions(rows: list[dict[str, Any]]) -> None:
+    """``version list``: ``VersionSummary.to_json()`` rows, newest first."""
+    table = _table(("#", "status", "trigger", "by", "created", "change summary"))
+    for row in rows:
+        summary = (row["change_summary"] or "").splitlines()
+        _row(
+            table, row["number"], row["status"], row["trigger"], row["proposed_by"],
+            (row["created_at"] or "")[:19], summary[0] if summary else "",
+        )  # fmt: skip
+    out.print(table)
+
+
+def compose_result(result: Any, as_json: bool) -> None:
+    """What one compose did (a ``ComposeResult``): the new version, or ``no change``."""
+    if as_json:
+        json(vars(result))
+    elif result.status == "created":
+        say(f"version {result.number} ({result.version_status})")
+        for line in (result.change_summary or "").splitlines():
+            say(f"  {line}")
+    else:
+        say("no change")
+
+
+# --- progress ---------------------------------------------------------------------------------
+
+
+@contextmanager
+def byte_progress(label: str, total: int, *, disable: bool) -> Iterator[Callable[[int], None]]:
+    """A transient bar on stderr over ``total`` bytes; yields ``advance(n_bytes)``."""
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        DownloadColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=disable,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda n: progress.advance(task, n)
+
+
+@contextmanager
+def event_progress(label: str) -> Iterator[Callable[[], None]]:
+    """A bar on stdout counting events as they come, left in place; yields ``advance()``."""
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        TextColumn("{task.completed} event(s)"),
+        console=out,
+        transient=False,
+    ) as progress:
+        task = progress.add_task(label, total=None)
+        yield lambda: progress.advance(task)
+        progress.update(task, total=progress.tasks[0].completed)

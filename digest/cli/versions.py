@@ -1,0 +1,104 @@
+"""``digest version list|show|diff|approve|reject|rollback``: an agent's learning versions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from digest.cli import render
+from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, version_app
+
+ByOpt = Annotated[str, typer.Option("--by", help="Who decides (recorded on the version).")]
+
+
+@version_app.command("list")
+def version_list(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -> None:
+    """The agent's versions, newest first."""
+    from digest.versions.queries import list_versions
+
+    rows = [version.to_json() for version in list_versions(tenant, agent)]
+    if as_json:
+        render.json(rows)
+    else:
+        render.versions(rows)
+
+
+@version_app.command("show")
+def version_show(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    number: Annotated[int, typer.Argument(help="Version number.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """One version: its body, change summary and provenance."""
+    from digest.versions.queries import read_version
+
+    version = read_version(tenant, agent, number)
+    if as_json:
+        render.json(version.to_json(body=True))
+        return
+    render.say(f"version {version.number} ({version.status}, {version.trigger})")
+    render.block(version.change_summary)
+    render.rule()
+    render.block(version.body_markdown)
+
+
+@version_app.command("diff")
+def version_diff(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    old: Annotated[int, typer.Argument(help="Older version number.")],
+    new: Annotated[int, typer.Argument(help="Newer version number.")],
+) -> None:
+    """Unified diff of two versions' bodies."""
+    from digest.versions.queries import diff_versions
+
+    render.plain(diff_versions(tenant, agent, old, new))
+
+
+@version_app.command("approve")
+def version_approve(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    number: Annotated[int, typer.Argument(help="The pending version.")],
+    by: ByOpt,
+    body_file: Annotated[
+        Path | None, typer.Option("--body-file", help="Approve an edited body instead.")
+    ] = None,
+) -> None:
+    """Activate a pending version (optionally with an edited body)."""
+    from digest.versions.decisions import approve
+
+    body = body_file.read_text(encoding="utf-8") if body_file else None
+    version = approve(tenant, agent, number, by=by, body=body)
+    render.say(f"version {version.number} is active ({version.proposed_by})")
+
+
+@version_app.command("reject")
+def version_reject(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    number: Annotated[int, typer.Argument(help="The pending version.")],
+    by: ByOpt,
+) -> None:
+    """Reject a pending version; its lessons stay for the next compose."""
+    from digest.versions.decisions import reject
+
+    version = reject(tenant, agent, number, by=by)
+    render.say(f"version {version.number} is rejected")
+
+
+@version_app.command("rollback")
+def version_rollback(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    number: Annotated[int, typer.Argument(help="The version whose body to restore.")],
+    by: ByOpt,
+) -> None:
+    """Append a new active version with the body of an earlier one."""
+    from digest.versions.decisions import rollback
+
+    version = rollback(tenant, agent, number, by=by)
+    render.say(f"version {version.number} is active (body of version {number})")

@@ -1,0 +1,130 @@
+"""``digest db upgrade``, ``tenant set`` and ``stats`` (digest/cli/admin.py), run as real
+subprocesses."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from digest.db import session_scope
+from digest.models import DigestRun
+from tests.cli.conftest import (
+    AGENT,
+    OTHER_AGENT,
+    Bank,
+    lesson_row,
+    ok,
+    one_error_line,
+    run_all,
+    run_digest,
+    run_json,
+    sqlite_env_for,
+)
+
+# --- db upgrade ------------------------------------------------------------------------------
+
+
+def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
+    db_file = tmp_path / "fresh.db"
+    assert "revision head" in ok("db", "upgrade", env=sqlite_env_for(db_file), cwd=tmp_path)
+    with sqlite3.connect(db_file) as conn:
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        version = conn.execute("SELECT version_num FROM alembic_version").fetchall()
+    assert {"tenants", "agents", "events", "lessons", "alembic_version"} <= tables
+    assert len(version) == 1
+
+    ok("db", "upgrade", env=sqlite_env_for(db_file), cwd=tmp_path)
+
+
+def test_db_upgrade_to_an_unknown_revision_is_one_line(tmp_path: Path) -> None:
+    result = run_digest("db", "upgrade", "nope", env=sqlite_env_for(tmp_path / "x.db"))
+    one_error_line(result, "migration failed", "nope")
+
+
+# --- tenant set ------------------------------------------------------------------------------
+
+
+def test_tenant_set_prints_the_mode_and_overrides(sqlite_env: str) -> None:
+    out = ok("tenant", "set", "--tenant", "acme", "--apply-mode", "approval", "--threshold", "3")
+    assert out.strip() == "acme: approval, {'threshold_signals': 3}"
+    out = ok("tenant", "set", "--tenant", "acme", "--quiet", "0")
+    assert out.strip() == "acme: approval, {'threshold_signals': 3, 'quiet_seconds': 0}"
+    one_error_line(run_digest("tenant", "set", "--tenant", "acme", "--gate", "0"), "frequency_gate")
+
+
+# --- stats -----------------------------------------------------------------------------------
+
+
+def test_stats_json_per_agent(bank: Bank) -> None:
+    rows = run_json("stats", "--tenant", bank.tenant)
+    assert [(r["tenant"], r["agent"]) for r in rows] == [
+        (bank.tenant, OTHER_AGENT),
+        (bank.tenant, AGENT),
+    ]
+    mine = rows[1]
+    # 2 reflected by drain + 1 manual lesson event (stored reflected), 1 skipped
+    assert mine["events"] == {
+        "pending": 0, "processing": 0, "reflected": 3, "skipped": 1, "failed": 0, "dead": 0,
+    }  # fmt: skip
+    assert mine["skip_rate"] == 0.25
+    assert mine["lessons"]["active"] == 3 and sum(mine["lessons"].values()) == 3
+    assert mine["active_version"] is None
+    with session_scope() as session:
+        runs = session.execute(
+            select(
+                func.sum(DigestRun.llm_calls), func.sum(DigestRun.prompt_tokens),
+                func.sum(DigestRun.completion_tokens),
+            ).where(DigestRun.agent_id == lesson_row(bank.refund).agent_id)
+        ).one()  # fmt: skip
+    assert (mine["llm_calls"], mine["prompt_tokens"], mine["completion_tokens"]) == tuple(
+        int(v or 0) for v in runs
+    )
+    assert mine["llm_calls"] >= 3
+    assert isinstance(mine["cost_usd"], float)
+    other = rows[0]
+    assert other["lessons"]["active"] == 1 and other["skip_rate"] == 0.0
+
+    ok("improve-now", *bank.mine)
+    [one] = run_json("stats", *bank.mine)
+    assert one["agent"] == AGENT and one["active_version"] == 1
+    assert one["llm_calls"] >= mine["llm_calls"]
+
+    everyone = run_json("stats")
+    tenants = {(r["tenant"], r["agent"]) for r in everyone}
+    assert {(bank.tenant, AGENT), (bank.other_tenant, AGENT)} <= tenants
+    by_name = run_json("stats", "--agent", OTHER_AGENT)
+    assert [(r["tenant"], r["agent"]) for r in by_name] == [(bank.tenant, OTHER_AGENT)]
+
+    table = ok("stats", "--tenant", bank.tenant)
+    for part in ("skip rate", "LLM calls", "25%", AGENT, OTHER_AGENT):
+        assert part in table
+
+
+def test_stats_of_unknown_tenant_or_agent_is_one_line(bank: Bank) -> None:
+    no_tenant, no_agent, both, agent_only = run_all(
+        [
+            ["stats", "--tenant", "no-such-tenant"],
+            ["stats", "--tenant", bank.tenant, "--agent", "no-such-agent", "--json"],
+            ["stats", "--tenant", "no-such-tenant", "--agent", AGENT],
+            ["stats", "--agent", "no-such-agent"],
+        ]
+    )
+    one_error_line(no_tenant, "unknown tenant 'no-such-tenant'")
+    one_error_line(no_agent, "unknown agent 'no-such-agent'")
+    one_error_line(both, "unknown tenant 'no-such-tenant'")
+    one_error_line(agent_only, "unknown agent")
+
+
+def test_postgres_stats(pg_bank: Bank) -> None:
+    bank = pg_bank
+    [stats] = run_json("stats", *bank.mine)
+    assert stats["events"]["reflected"] == 3 and stats["events"]["skipped"] == 1
+    assert stats["skip_rate"] == 0.25
+    assert stats["lessons"]["active"] == 3
+    assert stats["llm_calls"] >= 3
+    everyone = run_json("stats", "--tenant", bank.tenant)
+    assert [r["agent"] for r in everyone] == [OTHER_AGENT, AGENT]

@@ -1,0 +1,56 @@
+"""How any command fails (digest/cli/app.py): one sentence on stderr and an exit code, never a
+traceback, whether the error is a typed one, a bad setting or a database fault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.cli.conftest import one_error_line, run_all, run_digest, sqlite_env_for
+
+WHO = ("--tenant", "acme", "--agent", "bot")
+
+
+def test_an_invalid_setting_is_one_sentence_naming_the_variable(sqlite_env: str) -> None:
+    commands = [["stats"], ["lesson", "list", *WHO], ["drain"], ["demo"]]
+    bad = {"DIGEST_REFLECT_BATCH_SIZE": "abc"}
+    for command in commands:
+        result = run_digest(*command, env=bad)
+        one_error_line(result, "invalid setting DIGEST_REFLECT_BATCH_SIZE")
+    # the root help reads no settings
+    assert "Usage" in run_digest("--help", env=bad).stdout
+
+
+def test_a_database_without_the_schema_says_to_upgrade(tmp_path: Path) -> None:
+    env = sqlite_env_for(tmp_path / "empty.db")
+    commands = [["stats"], ["lesson", "list", *WHO], ["version", "list", *WHO], ["requeue",
+                "--tenant", "acme"], ["tenant", "set", "--tenant", "acme"]]  # fmt: skip
+    for result in [run_digest(*command, env=env) for command in commands]:
+        one_error_line(result, "database error", "run `digest db upgrade`")
+
+
+def test_a_database_that_is_down_is_one_sentence_without_the_password() -> None:
+    env = {"DIGEST_DATABASE_URL": "postgresql://digest:s3cret@127.0.0.1:1/digest"}
+    for command in (["stats"], ["lesson", "list", *WHO], ["version", "show", *WHO, "1"]):
+        line = one_error_line(run_digest(*command, env=env), "database error")
+        assert "s3cret" not in line
+
+
+def test_typed_errors_keep_their_exit_code(sqlite_env: str) -> None:
+    not_found, bad_input = run_all([["lesson", "show", *WHO, "1"], ["requeue", "--tenant", "a",
+                                    "--status", "pending"]])  # fmt: skip
+    one_error_line(not_found, "unknown tenant 'acme'")
+    one_error_line(bad_input, "status: only failed and dead")
+
+
+def test_the_typer_app_reports_errors_in_process(sqlite_env: str) -> None:
+    """``from digest.cli import app`` (what CliRunner and embedding tools call) handles errors
+    itself: main() is not needed for the one-line form."""
+    from digest.cli import app
+
+    result = CliRunner().invoke(app, ["lesson", "list", *WHO], catch_exceptions=False)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "error: unknown tenant 'acme'"
+    usage = CliRunner().invoke(app, ["lesson", "list"], catch_exceptions=False)
+    assert usage.exit_code == 2 and "Missing option" in usage.output
