@@ -139,7 +139,7 @@ def _one_line(text_value: str) -> str:
     return " ".join(text_value.split())
 
 
-def _current(session: Session, agent: Agent) -> LearningVersion | None:
+def current_version(session: Session, agent: Agent) -> LearningVersion | None:
     if agent.current_version_id is None:
         return None
     return session.get(LearningVersion, agent.current_version_id)
@@ -191,7 +191,7 @@ def compose_version(agent_id: int, trigger: str, settings: Settings | None = Non
     for _ in range(3):
         with session_scope(settings.database_url) as session:
             agent, policy = _agent_policy(session, agent_id, settings)
-            current = _current(session, agent)
+            current = current_version(session, agent)
             draft = _draft(session, agent, policy, current)
             if _same_as_latest(session, agent, current, draft.body):
                 agent.composed_at = utcnow()
@@ -284,7 +284,7 @@ def _write(
     with session_scope(settings.database_url) as session:
         lock_versions(session, agent_id)
         agent, policy = _agent_policy(session, agent_id, settings)
-        current = _current(session, agent)
+        current = current_version(session, agent)
         fresh = _draft(session, agent, policy, current)
         if _same_as_latest(session, agent, current, fresh.body):
             agent.composed_at = utcnow()  # a concurrent compose wrote it first
@@ -293,12 +293,10 @@ def _write(
         if fresh.body != draft.body:
             return None  # lessons changed since the summary was written: compose again
         active = trigger == "rollback" or policy.learning_apply_mode == "auto"
-        version = LearningVersion(
-            tenant_id=agent.tenant_id,
-            agent_id=agent.id,
-            number=_next_number(session, agent.id),
-            previous_version_id=current.id if current else None,
-            status="pending",
+        version = append_version(
+            session,
+            agent,
+            current,
             body_markdown=draft.body,
             change_summary=summary,
             folded_lesson_ids=draft.lesson_ids,
@@ -309,12 +307,9 @@ def _write(
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
             cost_usd=usage.cost_usd,
-            created_at=utcnow(),
         )
-        session.add(version)
-        session.flush()
         if active:
-            _activate(session, agent, version)
+            activate_version(session, agent, version)
         agent.composed_at = utcnow()
         agent.compose_token = None
         session.add(_run(agent, trigger, usage, started, error, draft=draft, version=version))
@@ -359,8 +354,27 @@ def _run(
     )
 
 
-def _activate(session: Session, agent: Agent, version: LearningVersion) -> None:
-    current = _current(session, agent)
+def append_version(
+    session: Session, agent: Agent, current: LearningVersion | None, **fields: Any
+) -> LearningVersion:
+    """Append a ``pending`` version to the agent's chain (the caller holds the version lock):
+    the next number, linked to the current version. ``fields`` are the version's columns."""
+    version = LearningVersion(
+        tenant_id=agent.tenant_id,
+        agent_id=agent.id,
+        number=_next_number(session, agent.id),
+        previous_version_id=current.id if current else None,
+        status="pending",
+        created_at=utcnow(),
+        **fields,
+    )
+    session.add(version)
+    session.flush()
+    return version
+
+
+def activate_version(session: Session, agent: Agent, version: LearningVersion) -> None:
+    current = current_version(session, agent)
     if current is not None and current.id != version.id:
         current.status = "superseded"
     version.status = "active"

@@ -21,7 +21,13 @@ from digest.models import (
 )
 from digest.outbox.publish import TASK_IMPROVE_NOW, publish_task
 from digest.tenants import configure_tenant, find_agent
-from digest.versions.compose import _activate, _current, _next_number, lock_versions, prune_versions
+from digest.versions.compose import (
+    activate_version,
+    append_version,
+    current_version,
+    lock_versions,
+    prune_versions,
+)
 
 
 def get_version(session: Session, tenant: str, agent: str, number: int) -> LearningVersion:
@@ -72,7 +78,7 @@ def approve(
             version.proposed_by = "operator"
         version.approved_by = by
         version.approved_at = utcnow()
-        _activate(session, agent_row, version)
+        activate_version(session, agent_row, version)
         session.flush()
         return version
 
@@ -100,13 +106,11 @@ def rollback(
         agent_row = find_agent(session, tenant, agent)
         lock_versions(session, agent_row.id)
         target = _version_for_update(session, agent_row, number)
-        current = _current(session, agent_row)
-        version = LearningVersion(
-            tenant_id=agent_row.tenant_id,
-            agent_id=agent_row.id,
-            number=_next_number(session, agent_row.id),
-            previous_version_id=current.id if current else None,
-            status="pending",
+        current = current_version(session, agent_row)
+        version = append_version(
+            session,
+            agent_row,
+            current,
             body_markdown=target.body_markdown,
             change_summary=f"Rolled back to version {number} by {by}.",
             folded_lesson_ids=list(target.folded_lesson_ids or []),
@@ -115,11 +119,8 @@ def rollback(
             trigger="rollback",
             approved_by=by,
             approved_at=utcnow(),
-            created_at=utcnow(),
         )
-        session.add(version)
-        session.flush()
-        _activate(session, agent_row, version)
+        activate_version(session, agent_row, version)
         prune_versions(session, agent_row, settings.keep_versions)
         session.flush()
         return version
