@@ -21,11 +21,10 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import structlog
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
@@ -35,7 +34,6 @@ from digest.model import seam as llm
 from digest.model.contracts import change_note, parse_summary
 from digest.model.prompts import load_prompt
 from digest.models import (
-    TRUSTED_KINDS,
     Agent,
     DigestRun,
     LearningVersion,
@@ -46,18 +44,9 @@ from digest.models import (
     utcnow,
 )
 from digest.tenants import TenantPolicy, policy_for
+from digest.versions.document import eligible_lessons, render_body
 
 log = structlog.get_logger("digest.versions")
-
-
-#: document sections, in order: lesson source → heading
-SECTIONS = (
-    ("owner_answer", "Facts from the owner"),
-    ("manual_lesson", "Rules from the owner"),
-    ("operator_edit", "How the owner wants replies written"),
-    ("run_outcome", "Mistakes not to repeat"),
-)
-
 
 #: advisory lock class for version writes (ASCII "lv"); lesson writes use another class.
 _LOCK_CLASS = 0x6C76
@@ -88,55 +77,6 @@ def lock_versions(session: Session, agent_id: int) -> None:
     """Serialise version writes per agent until the transaction ends (Postgres)."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, agent_id % 2_147_483_647)))
-
-
-def eligible_lessons(session: Session, agent_id: int, gate: int, now: datetime) -> list[Lesson]:
-    """Active, unexpired, agent-wide lessons with enough support or a trusted source, by slug.
-    (A contact's own preference stays out of the shared document until it is promoted.)"""
-    return list(
-        session.scalars(
-            select(Lesson)
-            .where(
-                Lesson.agent_id == agent_id,
-                Lesson.status == "active",
-                Lesson.scope == "agent",
-                or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
-                or_(Lesson.support_count >= gate, Lesson.source.in_(TRUSTED_KINDS)),
-            )
-            .order_by(Lesson.slug)
-        )
-    )
-
-
-def render_body(agent_name: str, lessons: list[Lesson]) -> str:
-    """The document: grouped by source, ordered by slug, no volatile data (same lessons → same
-    bytes). A lesson that failed more often than it helped is marked as a caution."""
-    lines = [f"# What {agent_name} has learned", ""]
-    if not lessons:
-        lines += ["No lessons are in force.", ""]
-    for source, heading in SECTIONS:
-        group = sorted((lesson for lesson in lessons if lesson.source == source), key=_slug)
-        if not group:
-            continue
-        lines += [f"## {heading}", ""]
-        for lesson in group:
-            caution = "CAUTION, this has failed more often than it helped: "
-            prefix = caution if lesson.failure_count > lesson.success_count else ""
-            title = lesson.title.rstrip("…")
-            head = "" if lesson.correction.startswith(title) else f"**{lesson.title}**: "
-            lines.append(f"- {prefix}{head}{_one_line(lesson.correction)}")
-            if lesson.situation.strip() != lesson.title.strip():
-                lines.append(f"  When: {_one_line(lesson.situation)}")
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _slug(lesson: Lesson) -> str:
-    return lesson.slug
-
-
-def _one_line(text_value: str) -> str:
-    return " ".join(text_value.split())
 
 
 def current_version(session: Session, agent: Agent) -> LearningVersion | None:

@@ -1,4 +1,9 @@
-"""Versioned learning documents on PostgreSQL: composing, apply modes, pruning, concurrency."""
+"""digest.versions.compose: learning documents composed from an agent's lessons (PostgreSQL).
+
+Byte-stable bodies (no new version for the same lessons), the frequency gate and statuses,
+the summarize step's change note (and the deterministic one when the model fails), pruning
+to 20 gap-free numbers, one version from concurrent composes, provenance of the agent's own.
+"""
 
 from __future__ import annotations
 
@@ -11,49 +16,13 @@ from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
-from digest.errors import NotFound, VersionStateError
-from digest.models import DigestRun, Event, LearningVersion, Lesson, LessonEvidence, utcnow
-from digest.tenants import configure_tenant, find_agent
-from digest.versions.compose import compose_version, render_body
-from digest.versions.decisions import approve, reject, rollback
-
-pytestmark = pytest.mark.services
-
-AGENT = "bot"
-
-
-def agent_id(tenant: str) -> int:
-    with session_scope() as session:
-        return find_agent(session, tenant, AGENT).id
-
-
-def versions(tenant: str) -> list[LearningVersion]:
-    with session_scope() as session:
-        return list(
-            session.scalars(
-                select(LearningVersion)
-                .where(LearningVersion.agent_id == find_agent(session, tenant, AGENT).id)
-                .order_by(LearningVersion.number)
-            )
-        )
-
-
-def current_number(tenant: str) -> int | None:
-    with session_scope() as session:
-        agent = find_agent(session, tenant, AGENT)
-        if agent.current_version_id is None:
-            return None
-        row = session.get(LearningVersion, agent.current_version_id)
-        return row.number if row else None
-
-
-def set_mode(tenant: str, mode: str, **overrides: int) -> None:
-    with session_scope() as session:
-        configure_tenant(session, tenant, learning_apply_mode=mode, **overrides)
-
-
-def lesson(tenant: str, n: int) -> int:
-    return digest.record_lesson(tenant, AGENT, f"rule-{n}: always do thing number {n} first")
+from digest.errors import LLMTransientError
+from digest.model.scripted import Messages, scripted_model, step_of
+from digest.models import DigestRun, Event, Lesson, LessonEvidence, utcnow
+from digest.versions.compose import compose_version
+from digest.versions.document import render_body
+from tests.conftest import use_model
+from tests.versions.conftest import AGENT, agent_id, current_number, lesson, versions
 
 
 def test_same_lessons_give_the_same_bytes_and_no_new_version(
@@ -110,58 +79,6 @@ def test_frequency_gate_and_statuses_decide_what_enters(
     for absent in ("weak-untrusted", "superseded", "quarantined", "expired"):
         assert f"correction {absent}" not in body
     assert "CAUTION" in body.split("correction failing")[0].splitlines()[-1]
-
-
-def test_approval_mode_pending_approve_reject_edit_and_rollback(
-    services_env: dict[str, str], tenant: str
-) -> None:
-    lesson(tenant, 1)
-    set_mode(tenant, "approval")
-    aid = agent_id(tenant)
-
-    v1 = compose_version(aid, "manual")
-    assert (v1.number, v1.version_status) == (1, "pending")
-    assert current_number(tenant) is None  # nothing active until a person approves
-    assert compose_version(aid, "manual").status == "no_change"  # same as the pending one
-    approve(tenant, AGENT, 1, by="owner@shop")
-    assert current_number(tenant) == 1
-
-    lesson(tenant, 2)
-    assert compose_version(aid, "manual").version_status == "pending"
-    assert current_number(tenant) == 1  # the active one is unchanged while v2 waits
-    reject(tenant, AGENT, 2, by="owner@shop")
-    with pytest.raises(VersionStateError):
-        approve(tenant, AGENT, 2, by="owner@shop")
-    # Rejected lessons stay available: the next compose proposes them again.
-    v3 = compose_version(aid, "manual")
-    assert (v3.number, v3.version_status) == (3, "pending")
-    edited = "# Edited by the owner\n\n- Only this rule.\n"
-    approve(tenant, AGENT, 3, by="owner@shop", body=edited)
-    rows = {v.number: v for v in versions(tenant)}
-    assert rows[3].status == "active" and rows[3].proposed_by == "operator"
-    assert rows[3].body_markdown == edited and rows[3].approved_by == "owner@shop"
-    assert [rows[n].status for n in (1, 2, 3)] == ["superseded", "rejected", "active"]
-
-    back = rollback(tenant, AGENT, 1, by="owner@shop")  # approval mode: still active at once
-    rows = {v.number: v for v in versions(tenant)}
-    assert back.number == 4 and rows[4].status == "active" and rows[4].trigger == "rollback"
-    assert rows[4].body_markdown == rows[1].body_markdown
-    assert rows[4].previous_version_id == rows[3].id
-    assert current_number(tenant) == 4
-    with pytest.raises(NotFound):
-        rollback(tenant, AGENT, 99, by="owner@shop")
-
-
-def test_rollback_in_auto_mode(services_env: dict[str, str], tenant: str) -> None:
-    lesson(tenant, 1)
-    compose_version(agent_id(tenant), "manual")
-    lesson(tenant, 2)
-    compose_version(agent_id(tenant), "manual")
-    assert current_number(tenant) == 2
-    rollback(tenant, AGENT, 1, by="ops")
-    rows = {v.number: v for v in versions(tenant)}
-    assert rows[3].status == "active" and rows[2].status == "superseded"
-    assert rows[3].body_markdown == rows[1].body_markdown
 
 
 def test_twenty_five_composes_keep_twenty_gap_free(
@@ -225,3 +142,48 @@ def test_provenance_belongs_to_the_agent(services_env: dict[str, str], tenant: s
     assert len(events) == 3 and all(row.agent_id == aid for row in events)
     assert cited == set(version.supporting_event_ids)
     assert (run.kind, run.trigger, run.n_add, run.llm_calls) == ("compose", "manual", 3, 1)
+
+
+# --- the summarize step -----------------------------------------------------------------------
+
+
+def test_the_change_note_is_the_summarize_steps_answer(
+    services_env: dict[str, str], tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lesson(tenant, 1)
+    lesson(tenant, 2)
+    with scripted_model(
+        lambda messages: "```\nTwo rules added.\n\nBoth from the owner.\n```"
+    ) as model:
+        use_model(monkeypatch, model.name, step="summarize")
+        result = compose_version(agent_id(tenant), "manual")
+    assert result.change_summary == "Two rules added.\nBoth from the owner."
+    [request] = model.requests
+    assert step_of(request) == "summarize" and "rule-1" in request[-1]["content"]
+    with session_scope() as session:
+        run = session.scalars(
+            select(DigestRun).where(DigestRun.version_id == result.version_id)
+        ).one()
+    assert (run.llm_calls, run.error) == (1, None)
+
+
+def test_a_failing_summarize_step_never_costs_the_version(
+    services_env: dict[str, str], tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIGEST_LLM_RETRY_WAIT_MAX_S", "0")
+    lesson(tenant, 1)
+
+    def down(messages: Messages) -> str:
+        raise LLMTransientError("503 Service Unavailable")
+
+    with scripted_model(down) as model:
+        use_model(monkeypatch, model.name, step="summarize")
+        result = compose_version(agent_id(tenant), "manual")
+    assert (result.status, result.change_summary) == ("created", "Added (1): rule-1")
+    assert len(model.requests) == 3  # DIGEST_LLM_MAX_ATTEMPTS
+    with session_scope() as session:
+        run = session.scalars(
+            select(DigestRun).where(DigestRun.version_id == result.version_id)
+        ).one()
+    assert run.llm_calls == 3
+    assert run.error == "summarize failed, deterministic note used: 503 Service Unavailable"
