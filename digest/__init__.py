@@ -35,7 +35,8 @@ if TYPE_CHECKING:
         LLMTransientError,
         NotFound,
     )
-    from digest.retrieve import CurrentLearning, LoopDetector, current_learning, pitfalls
+    from digest.loops import LoopDetector
+    from digest.retrieve import CurrentLearning, current_learning, pitfalls
 
 #: public name → the module that defines it. ``import digest`` loads none of them: each is
 #: imported on first access (PEP 562), so an agent pays only for what it calls.
@@ -54,7 +55,7 @@ _SOURCES = {
     "LLMTransientError": "digest.errors",
     "NotFound": "digest.errors",
     "CurrentLearning": "digest.retrieve",
-    "LoopDetector": "digest.retrieve",
+    "LoopDetector": "digest.loops",
     "current_learning": "digest.retrieve",
     "pitfalls": "digest.retrieve",
 }
