@@ -2,6 +2,13 @@
 
 Services come from the machine (DIGEST_TEST_PG / DIGEST_TEST_REDIS override the defaults).
 Every test uses its own tenant name, so tests share one database without seeing each other.
+
+The ``services`` marker is not written by hand: a test whose fixtures reach the machine's
+PostgreSQL (``pg_admin``) or Redis (``redis_url``), directly or through ``services_env``,
+``start_worker`` and the like, is marked at collection (``SERVICE_FIXTURES``). So
+``pytest -m "not services"`` runs exactly the tests that need neither. Process-wide caches
+(settings, remembered model answers, prompts, agent ids, scripted models) are cleared around
+every test (``fresh_process_caches``).
 """
 
 from __future__ import annotations
@@ -33,6 +40,60 @@ REDIS_DB = int(os.environ.get("DIGEST_TEST_REDIS_DB", "11")) + int(
 )
 
 
+#: fixtures that reach a service of this machine; every fixture that needs one depends on these
+SERVICE_FIXTURES = frozenset({"pg_admin", "redis_url"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``services`` every test whose fixture closure uses a service fixture."""
+    for item in items:
+        if SERVICE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.services)
+
+
+def _clear_process_caches() -> None:
+    """Forget what this process remembers between calls: settings, agent ids, model answers,
+    known lesson texts, loaded prompts and registered scripted models. Only modules already
+    imported are touched (a test that never loaded one pays nothing for it)."""
+    from digest.config import get_settings
+
+    get_settings.cache_clear()
+    loaded = sys.modules
+    if "digest.capture.api" in loaded:
+        loaded["digest.capture.api"].forget_agent_ids()
+    for module, cache in (
+        ("digest.reflect.judge", "JUDGEMENTS"),
+        ("digest.reflect.reconcile", "ANSWERS"),
+        ("digest.reflect.repeats", "KNOWN_TEXTS"),
+    ):
+        if module in loaded:
+            getattr(loaded[module], cache).clear()
+    if "digest.model.prompts" in loaded:
+        prompts = loaded["digest.model.prompts"]
+        prompts.forget_prompts()
+    if "digest.model.scripted" in loaded:
+        loaded["digest.model.scripted"].reset()
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_caches() -> Iterator[None]:
+    """Every test starts, and leaves, with the process caches empty, and leaves logging as it
+    found it (a command run in process configures structlog and the root logger; at a
+    quieter level, later tests' ``capture_logs`` would see nothing)."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    _clear_process_caches()
+    yield
+    _clear_process_caches()
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    if "structlog" in sys.modules:
+        sys.modules["structlog"].reset_defaults()
+
+
 def _reset_process_state() -> None:
     """Forget cached settings, engines, broker connections and agent ids in this process."""
     from digest.capture.api import forget_agent_ids
@@ -47,18 +108,24 @@ def _reset_process_state() -> None:
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
+def pg_admin() -> str:
+    """The machine's PostgreSQL (its admin database URL): every database test starts here."""
+    return PG_ADMIN
+
+
+@pytest.fixture(scope="session")
+def pg_url(pg_admin: str) -> Iterator[str]:
     name = f"digest_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN.rsplit("/", 1)[0]
+    base = pg_admin.rsplit("/", 1)[0]
     url = f"{base}/{name}".replace("postgresql://", "postgresql+psycopg://", 1)
     from digest.migrate import upgrade
 
     upgrade(url)
     yield url
     _reset_process_state()
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
         conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
         )
@@ -91,6 +158,32 @@ def services_env(
     _reset_process_state()
     yield env
     _reset_process_state()
+
+
+@pytest.fixture()
+def own_database(
+    pg_admin: str, services_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """A migrated PostgreSQL database of this test's own: for code that reads the whole
+    database (the relay), which other tests' leftover events would otherwise disturb."""
+    name = f"digest_own_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace(
+        "postgresql://", "postgresql+psycopg://", 1
+    )
+    from digest.migrate import upgrade
+
+    upgrade(url)
+    monkeypatch.setenv("DIGEST_DATABASE_URL", url)
+    _reset_process_state()
+    yield url
+    _reset_process_state()
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
+        )
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 
 @pytest.fixture()
@@ -292,3 +385,141 @@ def queued_tasks(broker: str, queue: str) -> list[tuple[str, list[Any]]]:
         body = json.loads(base64.b64decode(message["body"]))
         found.append((message["headers"]["task"], body[0]))
     return found
+
+
+def use_model(monkeypatch: pytest.MonkeyPatch, model: str, step: str | None = None) -> None:
+    """Answer every model step (or one: ``reflect``, ``reconcile``, ``summarize``) in this
+    process with ``model``, e.g. a ``digest.model.scripted`` model's name."""
+    variable = f"DIGEST_LLM_{step.upper()}_MODEL" if step else "DIGEST_LLM_MODEL"
+    monkeypatch.setenv(variable, model)
+    _reset_process_state()
+
+
+CLOSED_PORT_BROKER = "redis://127.0.0.1:1/0"
+
+
+def answer_while_broker_down(
+    tenant: str, monkeypatch: pytest.MonkeyPatch, broker_url: str, question: str
+) -> int:
+    """Capture one owner answer with the broker unreachable, then point back at ``broker_url``.
+    The event is stored but never published: only the relay (or improve-now) can deliver it."""
+    import digest
+
+    monkeypatch.setenv("DIGEST_BROKER_URL", CLOSED_PORT_BROKER)
+    _reset_process_state()
+    event_id = digest.record_answer(tenant, "bot", question=question, answer="See the FAQ.")
+    monkeypatch.setenv("DIGEST_BROKER_URL", broker_url)
+    _reset_process_state()
+    return event_id
+
+
+# --- an agent's backlog, as the reflect tests read it ------------------------------------------
+
+DONE = frozenset({"reflected", "skipped", "failed", "dead"})
+FINISHED = frozenset({"reflected", "skipped"})
+
+
+def owner_answers(tenant: str, agent: str, n: int, topic: str = "Question") -> list[int]:
+    """``n`` owner answers on distinct facts, captured (and published) in order."""
+    import digest
+
+    return [
+        digest.record_answer(
+            tenant, agent, question=f"{topic} {i}: what is rule {i}?", answer=f"Rule {i} is {i}."
+        )
+        for i in range(n)
+    ]
+
+
+def agent_id_of(tenant: str, agent: str) -> int:
+    from digest.db import session_scope
+    from digest.tenants import find_agent
+
+    with session_scope() as session:
+        return find_agent(session, tenant, agent).id
+
+
+def event_rows(ids: list[int]) -> dict[int, tuple[str, int]]:
+    """Event id → (status, attempts)."""
+    from sqlalchemy import select
+
+    from digest.db import session_scope
+    from digest.models import Event
+
+    with session_scope() as session:
+        found = session.execute(
+            select(Event.id, Event.status, Event.attempts).where(Event.id.in_(ids))
+        )
+        return {row.id: (row.status, row.attempts) for row in found}
+
+
+def event_statuses(ids: list[int]) -> dict[int, str]:
+    return {event_id: status for event_id, (status, _) in event_rows(ids).items()}
+
+
+def reflect_runs(ids: list[int]) -> dict[int, int]:
+    """Event id → how many ``digest_runs`` rows of kind reflect it has (absent: none)."""
+    from sqlalchemy import func, select
+
+    from digest.db import session_scope
+    from digest.models import DigestRun
+
+    with session_scope() as session:
+        found = session.execute(
+            select(DigestRun.event_id, func.count())
+            .where(DigestRun.kind == "reflect", DigestRun.event_id.in_(ids))
+            .group_by(DigestRun.event_id)
+        )
+        return {event_id: n for event_id, n in found if event_id is not None}
+
+
+def reflect_messages(broker: str, queue: str) -> list[list[Any]]:
+    """Args of every reflect message waiting in ``queue``, oldest first (compose messages the
+    threshold trigger may add are left out)."""
+    from digest.outbox.publish import TASK_REFLECT_EVENT
+
+    return [args for task, args in queued_tasks(broker, queue) if task == TASK_REFLECT_EVENT]
+
+
+def with_batch_size(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    monkeypatch.setenv("DIGEST_REFLECT_BATCH_SIZE", str(size))
+    _reset_process_state()
+
+
+def judge_raising(
+    monkeypatch: pytest.MonkeyPatch, bad_id: int, error: Callable[[], BaseException]
+) -> Any:
+    """Every model step answered by offline/rules through a scripted model, except that the
+    reflect call for event ``bad_id`` raises ``error()``. Returns the ``ScriptedModel``
+    (registered until the test ends; set its ``handler`` to ``rules`` to end the fault)."""
+    from digest.model.scripted import event_of, rules, scripted_model
+
+    def handler(messages: list[dict[str, Any]]) -> str:
+        event = event_of(messages)
+        if event is not None and event["id"] == bad_id:
+            raise error()
+        return rules(messages)
+
+    model = scripted_model(handler).register()
+    use_model(monkeypatch, model.name)
+    return model
+
+
+def make_claimed(**overrides: Any) -> Any:
+    """A ``digest.reflect.claims.Claimed`` as a claim would hand it over (plain values, no
+    database): a low-trust run outcome of agent ``bot`` unless ``overrides`` say otherwise."""
+    from digest.reflect.claims import Claimed
+
+    values: dict[str, Any] = {
+        "event_id": 1, "attempt": 1, "tenant_id": 1, "agent_id": 1, "kind": "run_outcome",
+        "trust": "low", "edit_ratio": None, "edit_distance": None, "thread_id": None,
+        "contact_id": None, "tenant": "acme", "agent": "bot", "agent_model": None,
+        "enable_learning": True, "instructions": None, "promote_at": 3,
+        "payload": {
+            "task": "Refund order 41655", "outcome": "failure",
+            "tool_calls": [
+                {"tool": "refund", "args": {}, "ok": False, "error": "amount is required"}
+            ],
+        },
+    }  # fmt: skip
+    return Claimed(**{**values, **overrides})

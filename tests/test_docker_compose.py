@@ -1,20 +1,20 @@
-"""docker-compose.yml is read, not run (Docker does not run here): its services, commands and
-environment must agree with the code they start."""
+"""docker-compose.yml and the Dockerfile, read, not run (Docker does not run here): their
+services, commands and environment must agree with the code they start. Cross-cutting: the
+deployment files against digest.config, worker.config and the command line."""
 
 from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
 from digest.config import Settings
+from tests.conftest import ROOT
 from worker.config import celery_config
 
-ROOT = Path(__file__).resolve().parent.parent
 _INTERPOLATION = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
 
 

@@ -71,8 +71,6 @@ from digest.models import (
 )
 from tests.conftest import ROOT, WorkerProcess, _reset_process_state, base_env, spawn_worker
 
-pytestmark = pytest.mark.services
-
 SCALE = float(os.environ.get("DIGEST_FAULT_SCALE", "1"))
 KILLS = int(os.environ.get("DIGEST_FAULT_KILLS", "10"))
 REDIS_OUTAGE_S = float(os.environ.get("DIGEST_FAULT_REDIS_OUTAGE_S", "30"))

@@ -1,4 +1,6 @@
-"""AIP-11 LESSON.md export and import."""
+"""digest.interop: AIP-11 (agentlearning/v1) LESSON.md export and import (embedded SQLite).
+One file per lesson and an index; import goes through reconciliation, ignores claimed counts,
+is idempotent, and reports each bad file; and the same through the command line."""
 
 from __future__ import annotations
 

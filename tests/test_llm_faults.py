@@ -20,8 +20,6 @@ from tests.conftest import LLM_ATTEMPTS as ATTEMPTS
 from tests.conftest import WorkerProcess, lessons_for_event, wait_for_event
 from tests.fake_llm import LESSON, FakeLLM
 
-pytestmark = pytest.mark.services
-
 DONE = {"reflected", "skipped", "failed", "dead"}
 
 
@@ -122,40 +120,3 @@ def test_skip_from_a_real_model_is_recorded(
     body = fake_llm.bodies[script][0]
     user = body["messages"][-1]["content"]
     assert "<event>" in user and '"kind": "run_outcome"' in user
-
-
-def test_soft_time_limit_inside_the_model_call_is_not_retried(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """litellm wraps a worker's SoftTimeLimitExceeded as a connection error; it must stop the
-    task at once (the relay takes the event over), not be retried as a transient model fault."""
-    from billiard.exceptions import SoftTimeLimitExceeded
-
-    from digest.config import Settings
-    from digest.model import seam as llm
-
-    llm.warm_up()  # first: it keeps litellm from fetching its price map over the network
-    import litellm
-    from litellm import CustomLLM
-
-    class OverTime(CustomLLM):
-        def completion(self, *args: Any, **kwargs: Any) -> Any:
-            raise SoftTimeLimitExceeded()
-
-    # A provider litellm itself calls (offline/* is answered without litellm), so the
-    # exception really passes through litellm's wrapping.
-    providers = [
-        *litellm.custom_provider_map,
-        {"provider": "overtime", "custom_handler": OverTime()},
-    ]
-    monkeypatch.setattr(litellm, "custom_provider_map", providers)
-    usage = llm.Usage()
-    with pytest.raises(SoftTimeLimitExceeded):
-        llm.call_and_parse(
-            [{"role": "user", "content": "<event>{}</event>"}],
-            str,
-            model="overtime/any",
-            usage=usage,
-            settings=Settings(llm_max_attempts=3, llm_retry_wait_max_s=0),
-        )
-    assert usage.calls == 1

@@ -1,4 +1,6 @@
-"""The ORM models and the Alembic migrations describe the same schema, on both databases."""
+"""digest.migrate: the Alembic migrations (``digest db upgrade``). They describe the same schema
+as the ORM models on both databases, go down and up again, and the PostgreSQL term index
+(migration 0004) backfills and downgrades."""
 
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ from sqlalchemy import create_engine, inspect, text
 
 from digest.migrate import alembic_config, include_object, upgrade
 from digest.models import Base
-from tests.conftest import PG_ADMIN
 
 TABLES = {
     "tenants", "agents", "events", "lessons", "lesson_evidence", "lesson_history",
@@ -36,7 +37,6 @@ def _diff(url: str) -> list[object]:
         engine.dispose()
 
 
-@pytest.mark.services
 def test_postgres_migrations_match_models(pg_url: str) -> None:
     assert _diff(pg_url) == []
     tables = set(inspect(create_engine(pg_url)).get_table_names())
@@ -60,21 +60,20 @@ def test_sqlite_downgrade_and_upgrade_again(tmp_path: Path) -> None:
 
 
 @pytest.fixture()
-def fresh_pg_url() -> Iterator[str]:
+def fresh_pg_url(pg_admin: str) -> Iterator[str]:
     """An empty database of its own: these tests move the schema up and down."""
     name = f"digest_migrate_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    url = PG_ADMIN.rsplit("/", 1)[0] + f"/{name}"
+    url = pg_admin.rsplit("/", 1)[0] + f"/{name}"
     yield url.replace("postgresql://", "postgresql+psycopg://", 1)
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
         conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
         )
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 
-@pytest.mark.services
 def test_postgres_term_index_backfills_active_lessons_and_downgrades(fresh_pg_url: str) -> None:
     upgrade(fresh_pg_url, "0003")
     engine = create_engine(fresh_pg_url)
@@ -128,3 +127,14 @@ def test_postgres_term_index_backfills_active_lessons_and_downgrades(fresh_pg_ur
         assert "ix_lessons_text_trgm" in indexes
     finally:
         engine.dispose()
+
+
+def test_autogenerate_never_proposes_dropping_the_term_index() -> None:
+    assert not include_object(None, "lesson_terms", "table", True, None)
+    assert include_object(None, "lessons", "table", True, None)
+    assert include_object(None, "lesson_terms", "index", True, None)
+
+
+def test_a_percent_sign_in_a_password_survives_the_config() -> None:
+    url = "postgresql+psycopg://digest:p%40ss@db/digest"
+    assert alembic_config(url).get_main_option("sqlalchemy.url") == url

@@ -1,5 +1,7 @@
-"""Reconciliation end to end: real worker processes, Postgres, Redis, and the model scripted
-through the OpenAI-compatible server (reflect reply first, then the reconcile reply)."""
+"""Reconciliation end to end on the real-provider path: real worker processes, Postgres, Redis,
+and litellm talking to the scripted OpenAI-compatible server (reflect reply first, then the
+reconcile reply). A cross-cutting system suite (worker, seam, reflect, lessons); the unit
+tests of each step sit beside their modules (tests/reflect/test_reconcile.py, …)."""
 
 from __future__ import annotations
 
@@ -25,8 +27,6 @@ from tests.conftest import (
 )
 from tests.fake_llm import FakeLLM
 
-pytestmark = pytest.mark.services
-
 DONE = {"reflected", "skipped", "failed", "dead"}
 AGENT = "bot"
 
@@ -47,11 +47,14 @@ def ops(*operations: dict[str, Any]) -> str:
     return json.dumps({"operations": list(operations)})
 
 
-def existing(tenant: str, signature: str, body: str) -> Lesson:
+def existing(tenant: str, signature: str, body: str, source: str = "manual_lesson") -> Lesson:
+    """A lesson already in the bank: an owner's (trusted), or with ``source="run_outcome"`` one
+    learned from an earlier run (untrusted: a later run may enrich or contradict it)."""
     lesson_id = digest.record_lesson(tenant, AGENT, f"{signature}: {body}")
     with session_scope() as session:
         lesson = session.get(Lesson, lesson_id)
         assert lesson is not None
+        lesson.source = source
         return lesson
 
 
@@ -172,7 +175,7 @@ def test_paraphrase_is_a_noop_with_more_support(
 def test_enrichment_updates_the_same_lesson_with_history(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:
-    old = existing(tenant, SITUATION, CORRECTION)
+    old = existing(tenant, SITUATION, CORRECTION, source="run_outcome")
     merged = {
         "situation": SITUATION,
         "mistake": "Refunded 450 EUR without approval",
@@ -220,7 +223,7 @@ def test_enrichment_updates_the_same_lesson_with_history(
 def test_contradiction_supersedes_the_old_lesson_and_keeps_the_new(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:
-    old = existing(tenant, SITUATION, CORRECTION)
+    old = existing(tenant, SITUATION, CORRECTION, source="run_outcome")
     name = f"contradict-{tenant}"
     new_correction = "Refunds above 200 EUR no longer need a manager: issue them directly"
     marker = fake_llm.script(

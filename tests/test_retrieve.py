@@ -1,11 +1,13 @@
-"""The agent's read path: pitfalls, the active learning version, the loop guard (DESIGN §7)."""
+"""digest.retrieve: the agent's read path (DESIGN §7). ``pitfalls`` (ranking, hits, cautions,
+scoping, styles, never raising), ``current_learning`` (the active version, byte-stable, a
+capped summary) and the ``LoopDetector``."""
 
 from __future__ import annotations
 
 import re
 import threading
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -86,7 +88,6 @@ def test_keywords_of_nothing_useful() -> None:
 # --- pitfalls on PostgreSQL ----------------------------------------------------------------------
 
 
-@pytest.mark.services
 def test_relevance_beats_hits_and_ties_go_to_hits_then_recency(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -119,7 +120,6 @@ def test_relevance_beats_hits_and_ties_go_to_hits_then_recency(
     )
 
 
-@pytest.mark.services
 def test_equal_lessons_fall_back_to_id_order(services_env: dict[str, str], tenant: str) -> None:
     ids = [add(tenant, f"shipping-{n}: shipping rule number {n}") for n in range(3)]
     seen = utcnow()
@@ -128,7 +128,6 @@ def test_equal_lessons_fall_back_to_id_order(services_env: dict[str, str], tenan
     assert surfaced(digest.pitfalls(tenant, AGENT, "shipping question", k=3)) == ids
 
 
-@pytest.mark.services
 def test_title_and_tags_count_towards_relevance(services_env: dict[str, str], tenant: str) -> None:
     tagged = add(tenant, "greeting: say hello first")
     set_lesson(tagged, tags=["warranty-claims"], title="Say hello first")
@@ -138,7 +137,6 @@ def test_title_and_tags_count_towards_relevance(services_env: dict[str, str], te
     assert surfaced(block) == [titled, tagged]
 
 
-@pytest.mark.services
 def test_letters_beyond_ascii_match_case_insensitively(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -148,7 +146,6 @@ def test_letters_beyond_ascii_match_case_insensitively(
     assert surfaced(digest.pitfalls(tenant, AGENT, "any Desserts today")) == [dessert]
 
 
-@pytest.mark.services
 def test_surfaced_lessons_count_a_hit_and_others_do_not(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -169,7 +166,6 @@ def test_surfaced_lessons_count_a_hit_and_others_do_not(
     assert after_shown.updated_at < before
 
 
-@pytest.mark.services
 def test_concurrent_calls_never_fail_and_count_every_free_hit(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -189,7 +185,6 @@ def test_concurrent_calls_never_fail_and_count_every_free_hit(
     assert 1 <= lesson_row(lesson_id).hit_count <= 8
 
 
-@pytest.mark.services
 def test_lessons_that_failed_more_than_helped_are_cautions(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -211,7 +206,6 @@ def test_lessons_that_failed_more_than_helped_are_cautions(
     assert lines[3] == f"  - [refund-even] refunds go to the original card (#{even})"
 
 
-@pytest.mark.services
 def test_only_this_agents_active_unexpired_shared_lessons(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -246,7 +240,6 @@ def test_only_this_agents_active_unexpired_shared_lessons(
     ]
 
 
-@pytest.mark.services
 def test_k_is_respected(services_env: dict[str, str], tenant: str) -> None:
     for n in range(6):
         add(tenant, f"label-{n}: print the label before packing, rule {n}")
@@ -256,7 +249,6 @@ def test_k_is_respected(services_env: dict[str, str], tenant: str) -> None:
     assert digest.pitfalls(tenant, AGENT, "label", k=0) == ""
 
 
-@pytest.mark.services
 def test_short_words_numbers_and_the_thirteenth_keyword_match_nothing(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -268,7 +260,6 @@ def test_short_words_numbers_and_the_thirteenth_keyword_match_nothing(
     assert digest.pitfalls(tenant, AGENT, f"zebra {twelve}") != ""
 
 
-@pytest.mark.services
 def test_nothing_matching_or_nobody_known_gives_an_empty_string(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -279,7 +270,6 @@ def test_nothing_matching_or_nobody_known_gives_an_empty_string(
     assert digest.pitfalls(f"{tenant}-unknown", AGENT, "refund") == ""
 
 
-@pytest.mark.services
 def test_aip11_style(services_env: dict[str, str], tenant: str) -> None:
     plain = add(tenant, "refund-check: check the order   before\ta refund")
     risky = add(tenant, "refund-fast: refund at once")
@@ -292,7 +282,6 @@ def test_aip11_style(services_env: dict[str, str], tenant: str) -> None:
     )
 
 
-@pytest.mark.services
 def test_an_unknown_style_is_logged_and_gives_an_empty_string(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -315,7 +304,6 @@ def broken_database(
     _reset_process_state()
 
 
-@pytest.mark.services
 def test_a_database_fault_is_logged_and_gives_an_empty_string(
     tenant: str, broken_database: None
 ) -> None:
@@ -327,7 +315,6 @@ def test_a_database_fault_is_logged_and_gives_an_empty_string(
     assert "refund" not in entry["error"]  # no prompt text (the SQL parameters) in the log
 
 
-@pytest.mark.services
 def test_bad_arguments_never_raise(services_env: dict[str, str], tenant: str) -> None:
     add(tenant, "refund-check: check the order before a refund")
     with capture_logs():
@@ -360,7 +347,6 @@ def _agent_id(tenant: str) -> int:
         return find_agent(session, tenant, AGENT).id
 
 
-@pytest.mark.services
 def test_current_learning_is_the_active_version_and_byte_stable(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -385,7 +371,6 @@ def test_current_learning_is_the_active_version_and_byte_stable(
     assert three is not None and three.number == 2 and "label-print" in three.body
 
 
-@pytest.mark.services
 def test_current_learning_summary_is_capped_at_ten_bullets(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -402,7 +387,6 @@ def test_current_learning_summary_is_capped_at_ten_bullets(
     )
 
 
-@pytest.mark.services
 def test_current_learning_of_unknown_names_is_none(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -424,69 +408,6 @@ def test_summary_takes_bullets_in_order_without_bold_markers() -> None:
         "- third\n"
     )
     assert summarize_body("# What bot has learned\n\nNo lessons are in force.\n") == ""
-
-
-# --- the loop guard ------------------------------------------------------------------------------
-
-
-def test_two_identical_failures_in_a_row_give_the_block() -> None:
-    detector = digest.LoopDetector()
-    args = {"order": "1182", "amount": 20}
-    assert detector.record("issue_refund", args, ok=False, error="amount is required") is None
-    block = detector.record(
-        "issue_refund", {"amount": 20, "order": "1182"}, ok=False, error="amount\nis required"
-    )
-    assert block == (
-        "[LOOP DETECTED]\n"
-        '  The same call failed 2 times in a row: issue_refund({"amount": 20, "order": "1182"})\n'
-        "  Last error: amount is required\n"
-        "  Stop repeating it: change the arguments, use another tool, or escalate.\n"
-        "[END LOOP DETECTED]\n"
-    )
-    third = detector.record("issue_refund", args, ok=False)
-    assert third is not None and "failed 3 times in a row" in third
-    assert "Last error: (none given)" in third
-
-
-def test_anything_in_between_starts_over() -> None:
-    detector = digest.LoopDetector()
-    assert detector.record("refund", {"order": 1}, ok=False, error="x") is None
-    assert detector.record("lookup", {"order": 1}, ok=True) is None
-    assert detector.record("refund", {"order": 1}, ok=False, error="x") is None
-    assert detector.record("lookup", {"order": 1}, ok=False, error="y") is None
-    assert detector.record("refund", {"order": 1}, ok=False, error="x") is None
-    assert detector.record("refund", {"order": 2}, ok=False, error="x") is None
-    assert detector.record("refund", {"order": 2}, ok=False, error="x") is not None
-    detector.reset()
-    assert detector.record("refund", {"order": 2}, ok=False, error="x") is None
-
-
-def test_threshold_three() -> None:
-    detector = digest.LoopDetector(threshold=3)
-    results = [detector.record("search", ["q", 1], ok=False, error="timeout") for _ in range(3)]
-    assert results[:2] == [None, None]
-    assert results[2] is not None and 'failed 3 times in a row: search(["q", 1])' in results[2]
-    with pytest.raises(ValueError, match="threshold"):
-        digest.LoopDetector(threshold=1)
-
-
-def test_odd_arguments_never_raise() -> None:
-    detector = digest.LoopDetector()
-    cyclic: dict[str, Any] = {}
-    cyclic["self"] = cyclic
-    mixed_keys = {1: "a", "b": 2}
-    when = datetime(2026, 1, 1)
-    for args in (cyclic, mixed_keys, {"at": when}, None):
-        assert detector.record("tool", args, ok=False, error=None) is None
-        assert detector.record("tool", args, ok=False, error=None) is not None
-        detector.reset()
-    huge = detector.record("tool", "x" * 5000, ok=False) or detector.record(
-        "tool",
-        "x" * 5000,
-        ok=False,
-        error=ValueError("boom"),  # type: ignore[arg-type]
-    )
-    assert huge is not None and len(huge) < 1000 and "Last error: boom" in huge
 
 
 def test_nothing_heavy_is_imported() -> None:

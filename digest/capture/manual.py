@@ -13,6 +13,8 @@ from digest.models import BODY_MAX, TITLE_MAX
 def split_manual_text(text: str) -> tuple[str, str]:
     """``signature: lesson`` (one line) or a signature line followed by body lines."""
     lines = [line.rstrip() for line in text.strip().splitlines()]
+    if not lines:
+        raise InvalidEvent("text", "must not be empty")
     body_lines = [line for line in lines[1:] if line.strip()]
     if body_lines:
         signature, body = lines[0].strip(), "\n".join(line.strip() for line in body_lines)

@@ -45,3 +45,9 @@ def load_prompt(name: str) -> Prompt:
     with _prompts_lock:
         _prompts[name] = (stamps, prompt)
     return prompt
+
+
+def forget_prompts() -> None:
+    """Drop every cached prompt (each is read again on next use)."""
+    with _prompts_lock:
+        _prompts.clear()

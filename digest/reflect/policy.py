@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from digest.config import Settings
-from digest.model.offline import is_offline_model
+from digest.model.seam import answered_in_process
 
 
 def policy_skip_reason(
@@ -40,8 +40,9 @@ def policy_skip_reason(
 
 
 def models_in_process(agent_model: str | None, settings: Settings) -> bool:
-    """Are this agent's reflect and reconcile models answered in this process (``offline/*``)?"""
+    """Are this agent's reflect and reconcile models answered in this process (``offline/*``,
+    or a test's ``scripted/*``)?"""
     return all(
-        is_offline_model(agent_model or settings.model_for(step))
+        answered_in_process(agent_model or settings.model_for(step))
         for step in ("reflect", "reconcile")
     )

@@ -1,5 +1,7 @@
-"""Capture-side validation against the real test PostgreSQL: bad input names its field and
-writes nothing; good input lands with the right trust, edit metrics and idempotency."""
+"""digest.capture.schemas: what agents report, validated. Bad input raises ``InvalidEvent``
+naming its field (text hygiene, blank text, strict types, caps, the manual lesson's shape)
+and, through the capture calls on the test PostgreSQL, writes nothing. ``parse_event`` on its
+own needs no database."""
 
 from __future__ import annotations
 
@@ -10,7 +12,13 @@ import pytest
 from sqlalchemy import func, select
 
 import digest
-from digest.pipeline import reflect_event
+from digest.capture.schemas import (
+    MAX_PAYLOAD_BYTES,
+    ManualLesson,
+    OperatorEdit,
+    RunOutcome,
+    parse_event,
+)
 from digest.db import session_scope
 from digest.errors import InvalidEvent
 from digest.models import Agent, Event, Lesson, Tenant
@@ -192,61 +200,11 @@ def test_payload_just_under_the_cap_is_stored(services_env: dict[str, str], tena
         assert len(event.payload["tool_calls"]) == 50
 
 
-# --- positive paths --------------------------------------------------------------------------
-
-
 def _event(event_id: int) -> Event:
     with session_scope() as session:
         event = session.get(Event, event_id)
         assert event is not None
         return event
-
-
-def test_rejected_draft_has_edit_ratio_one_and_high_trust(
-    services_env: dict[str, str], tenant: str
-) -> None:
-    event_id = digest.record_edit(tenant, AGENT, original="We guarantee delivery.", final=None)
-    event = _event(event_id)
-    assert event.kind == "operator_edit"
-    assert event.edit_ratio is None  # measured when the event is claimed, off the hot path
-    assert event.trust == "high"
-    assert event.payload["final"] is None
-    assert event.status == "pending"
-    reflect_event(event_id)
-    event = _event(event_id)
-    assert event.edit_ratio == 1.0
-    assert event.edit_distance == len("We guarantee delivery.")
-
-
-def test_run_outcome_is_low_trust(services_env: dict[str, str], tenant: str) -> None:
-    event_id = digest.record_run(
-        tenant, AGENT, task="Refund order 1182", outcome="failure", tool_calls=[_tool()]
-    )
-    event = _event(event_id)
-    assert event.kind == "run_outcome"
-    assert event.trust == "low"
-    assert event.edit_ratio is None
-    assert event.payload["tool_calls"][0]["tool"] == "lookup_order"
-
-
-def test_same_idempotency_key_twice_stores_one_event(
-    services_env: dict[str, str], tenant: str
-) -> None:
-    first = digest.record_answer(
-        tenant, AGENT, question="Ship to Norway?", answer="Yes.", idempotency_key="ans-1"
-    )
-    second = digest.record_answer(
-        tenant, AGENT, question="Ship to Norway?", answer="Yes.", idempotency_key="ans-1"
-    )
-    assert first == second
-    with session_scope() as session:
-        rows = session.scalars(
-            select(Event)
-            .join(Tenant, Tenant.id == Event.tenant_id)
-            .where(Tenant.name == tenant, Event.idempotency_key == "ans-1")
-        ).all()
-    assert [row.id for row in rows] == [first]
-    assert rows[0].trust == "high"
 
 
 # --- library bugs (these fail until the library is fixed) ------------------------------------
@@ -298,3 +256,62 @@ def test_empty_idempotency_key_does_not_swallow_a_different_event(
     assert ids[0] is None or ids[0] != ids[1], (
         f"the second answer was dropped: both calls returned event {ids[0]}"
     )
+
+
+# --- parse_event on its own (no database) ----------------------------------------------------
+
+
+def test_parse_event_gives_the_model_of_its_kind() -> None:
+    run = parse_event(
+        "run_outcome",
+        {"tenant": "t", "agent": "a", "task": "refund", "outcome": "failure",
+         "tool_calls": [{"tool": "refund", "args": {"order": 1}, "ok": False}]},
+    )  # fmt: skip
+    assert isinstance(run, RunOutcome) and run.tool_calls[0].tool == "refund"
+    assert (run.error, run.applied_lesson_ids, run.idempotency_key) == (None, [], None)
+    edit = parse_event(
+        "operator_edit", {"tenant": "t", "agent": "a", "original": "x", "final": None}
+    )
+    assert isinstance(edit, OperatorEdit) and edit.final is None
+    lesson = parse_event("manual_lesson", {"tenant": "t", "agent": "a", "text": "s: body"})
+    assert isinstance(lesson, ManualLesson)
+
+
+@pytest.mark.parametrize(
+    ("kind", "data", "field"),
+    [
+        ("nonsense", {}, "kind"),
+        ("owner_answer", {"tenant": "t", "agent": "a", "question": "q?"}, "answer"),
+        ("operator_edit", {"tenant": "t", "agent": "a", "original": "x"}, "final"),
+        (
+            "manual_lesson",
+            {"tenant": "t", "agent": "a", "text": "s: b", "slug": "Bad Slug"},
+            "slug",
+        ),
+        (
+            "owner_answer",
+            {"tenant": "t", "agent": "a", "question": "q", "answer": "a", "x": 1},
+            "x",
+        ),
+    ],
+    ids=["unknown-kind", "missing-field", "final-must-be-given", "bad-slug", "extra-field"],
+)
+def test_parse_event_names_the_field(kind: str, data: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidEvent) as caught:
+        parse_event(kind, data)
+    assert caught.value.field == field
+
+
+def test_every_error_is_reported_the_first_names_the_field() -> None:
+    with pytest.raises(InvalidEvent) as caught:
+        parse_event("run_outcome", {"tenant": "", "agent": "", "task": "", "outcome": "?"})
+    assert caught.value.field == "tenant"
+    assert {e["field"] for e in caught.value.errors} == {"tenant", "agent", "task", "outcome"}
+
+
+def test_the_payload_cap_counts_the_whole_event() -> None:
+    text = "x" * 4000
+    data = {"tenant": "t", "agent": "a", "task": text, "outcome": "failure",
+            "tool_calls": [{"tool": "t", "output": text} for _ in range(16)]}  # fmt: skip
+    with pytest.raises(InvalidEvent, match=str(MAX_PAYLOAD_BYTES)):
+        parse_event("run_outcome", data)

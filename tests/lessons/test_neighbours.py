@@ -1,9 +1,11 @@
-"""Neighbour search on PostgreSQL: the term index (migration 0004), how it is read, and how it
-follows every write to a lesson."""
+"""digest.lessons.neighbours: the active lessons of one agent most like a candidate.
+
+On PostgreSQL: the term index (migration 0004), how it is read (a bounded shortlist, never a
+scan of the bank), and how it follows every write to a lesson. On SQLite: the agent's active
+lessons scored in process, with the same ranking."""
 
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
@@ -15,8 +17,6 @@ from digest.lessons.store import Candidate, supersede_lesson, update_lesson
 from digest.models import Event, Lesson, LessonEvidence
 from digest.reflect.compact import compact
 from digest.text import lesson_text
-
-pytestmark = pytest.mark.services
 
 AGENT = "bot"
 
@@ -229,3 +229,30 @@ def test_term_index_follows_every_write_to_a_lesson(
         )
     assert left == 0
     assert neighbour_ids(refund, "Sweden ships from Malmo") == []
+
+
+# --- the embedded default (SQLite) ---------------------------------------------------------------
+
+
+def test_sqlite_ranks_the_agents_active_unexpired_lessons(sqlite_env: str, tenant: str) -> None:
+    from datetime import timedelta
+
+    from digest.models import utcnow
+
+    refund = first_lesson(tenant, AGENT, "refunds: ask a manager before refunding above 200 EUR")
+    close = digest.record_lesson(tenant, AGENT, "refunds: ask a manager before any refund")
+    expired = digest.record_lesson(tenant, AGENT, "refunds: ask a manager above 200 EUR")
+    disabled = digest.record_lesson(tenant, AGENT, "refunds: ask before refunding above 200 EUR")
+    digest.record_lesson(tenant, "other-bot", "refunds: ask a manager before refunding above 200")
+    digest.record_lesson(tenant, AGENT, "shipping: Norway ships from Oslo")
+    with session_scope() as session:
+        session.execute(
+            update(Lesson).where(Lesson.id == expired).values(expires_at=utcnow() - timedelta(1))
+        )
+        session.execute(update(Lesson).where(Lesson.id == disabled).values(status="disabled"))
+    probe = lesson_text(refund.situation, refund.correction)
+    with session_scope() as session:
+        found = find_neighbours(session, refund.tenant_id, refund.agent_id, probe, k=2)
+    assert [n.lesson_id for n in found] == [refund.id, close]
+    assert (found[0].relevance, found[0].identity) == (1.0, 1.0)
+    assert found[1].relevance > found[1].identity

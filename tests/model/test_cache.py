@@ -1,29 +1,15 @@
-"""Remembered model answers (digest.llm_cache) and what the pipeline does with them: an exact
-repeat of an event needs no model call, yet still gets its evidence and history rows."""
+"""digest.model.cache: the bounded, thread-safe memory of model answers in one process, and
+the keys its callers store answers under. (What reflection does with a remembered verdict is
+tested in tests/reflect/test_judge.py.)"""
 
 from __future__ import annotations
 
 import threading
-import uuid
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from types import SimpleNamespace
-from typing import Any
 
 import pytest
-from sqlalchemy import select, update
 
-import digest
-from digest.db import session_scope
-from digest.lessons.store import Candidate
 from digest.model.cache import AnswerCache, answer_key
-from digest.models import Agent, DigestRun, LessonEvidence, LessonHistory
-from digest.reflect.apply import plan_still_valid
-from digest.reflect.reconcile import read_neighbours
-from tests.conftest import WorkerProcess, lessons_for_event, llm_env, wait_for_event
-from tests.fake_llm import LESSON, FakeLLM
-
-DONE = {"reflected", "skipped", "failed", "dead"}
 
 
 def test_answer_cache_is_a_bounded_lru() -> None:
@@ -94,81 +80,17 @@ def test_answer_key_depends_on_every_part() -> None:
     assert base != answer_key("reflect", 1, "bot", {"task": "y"})
 
 
-@pytest.mark.services
-def test_an_exact_repeat_reuses_the_verdict_and_still_cites_the_event(
-    start_worker: Callable[..., WorkerProcess],
-    services_env: dict[str, str],
-    pg_url: str,
-    redis_url: str,
-    tenant: str,
-) -> None:
-    fake = FakeLLM().start()
-    try:
-        env = llm_env(pg_url, redis_url, services_env["DIGEST_QUEUE"], fake.api_base)
-        start_worker(1, **env)  # one process: its memory serves every event
-        script = f"s{uuid.uuid4().hex[:8]}"
-        marker = fake.script(script, ("reply", LESSON))
-        fields: dict[str, Any] = {
-            "task": f"refund order 7 {marker}",
-            "outcome": "failure",
-            "tool_calls": [{"tool": "refund", "args": {"o": 7}, "ok": False, "error": "boom"}],
-        }
-        first = digest.record_run(tenant, "bot", idempotency_key="k1", **fields)
-        wait_for_event(first, DONE)
-        repeat = digest.record_run(tenant, "bot", idempotency_key="k2", **fields)
-        row = wait_for_event(repeat, DONE)
-        assert row["status"] == "reflected"
-        assert fake.count(script) == 1  # the repeat made no model call
-
-        [lesson] = lessons_for_event(first)
-        assert [lesson.id] == [x.id for x in lessons_for_event(repeat)]
-        with session_scope() as session:
-            run = session.scalars(select(DigestRun).where(DigestRun.event_id == repeat)).one()
-            ops = session.scalars(
-                select(LessonHistory.op).where(LessonHistory.event_id == repeat)
-            ).all()
-            cited = session.scalars(
-                select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == lesson.id)
-            ).all()
-        assert (run.llm_calls, run.n_noop, list(ops)) == (0, 1, ["NOOP"])
-        assert sorted(cited) == sorted([first, repeat])
-
-        # Different content is judged afresh.
-        other = digest.record_run(
-            tenant, "bot", idempotency_key="k3", **{**fields, "task": f"other {marker}"}
-        )
-        wait_for_event(other, DONE)
-        assert fake.count(script) == 2
-    finally:
-        fake.stop()
+def test_hits_are_counted_and_clear_forgets_everything() -> None:
+    cache: AnswerCache[str] = AnswerCache()
+    cache.put("a", "1", size=5)
+    assert cache.get_or_compute("a", lambda: "never", 5) == ("1", True)
+    assert cache.get("a") == "1" and cache.hits == 2
+    assert cache.get("missing") is None and cache.hits == 2
+    cache.clear()
+    assert (len(cache), cache.hits, cache.get("a")) == (0, 0, None)
+    assert cache.get_or_compute("a", lambda: "2", 5) == ("2", False)
 
 
-@pytest.mark.services
-def test_a_moved_epoch_keeps_the_plan_only_while_the_neighbours_are_unchanged(
-    services_env: dict[str, str], tenant: str
-) -> None:
-    digest.record_lesson(tenant, "bot", "refunds: always confirm the amount before a refund")
-    digest.record_lesson(tenant, "bot", "shipping: quote the Oslo warehouse for Norway")
-    candidate = Candidate(situation="refunds", correction="always confirm the amount first")
-    with session_scope() as session:
-        agent = session.scalars(
-            select(Agent).where(Agent.name == "bot", Agent.tenant_id.in_(_tenant_ids(tenant)))
-        ).one()
-        claimed = SimpleNamespace(tenant_id=agent.tenant_id, agent_id=agent.id)
-        snapshot = read_neighbours(session, agent.tenant_id, agent.id, [candidate], 5)
-        assert plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
-        # Another writer moved the epoch without touching any lesson's text: the plan stands.
-        session.execute(
-            update(Agent).where(Agent.id == agent.id).values(lesson_epoch=Agent.lesson_epoch + 1)
-        )
-        assert plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
-    # A new lesson next to the candidate: the plan was decided without it, so it is redone.
-    digest.record_lesson(tenant, "bot", "refunds: always confirm the amount first, twice")
-    with session_scope() as session:
-        assert not plan_still_valid(session, claimed, [candidate], snapshot)  # type: ignore[arg-type]
-
-
-def _tenant_ids(tenant: str) -> Any:
-    from digest.models import Tenant
-
-    return select(Tenant.id).where(Tenant.name == tenant).scalar_subquery()
+def test_answer_key_is_stable_for_equal_mappings_and_any_value() -> None:
+    assert answer_key({"b": 1, "a": 2}) == answer_key({"a": 2, "b": 1})
+    assert len(answer_key(object())) == 64  # anything unserialisable is keyed by its str()

@@ -1,8 +1,12 @@
-"""The model seam's offline path: ``offline/*`` is answered in process, not through litellm.
+"""digest.model.seam: one model call (``complete``) and a call with parsing and bounded retries
+(``call_and_parse``).
 
-The same rendered messages go in and the same text comes out as through litellm's custom
-provider; usage is recorded (estimated tokens, zero cost); errors keep their classes; and a
-process that only uses the offline model never imports litellm.
+``offline/*`` and ``scripted/*`` are answered in process, not through litellm: the same
+rendered messages go in, usage is recorded (estimated tokens, zero cost), errors keep their
+classes, transient faults and unparseable answers are retried up to DIGEST_LLM_MAX_ATTEMPTS,
+and a process that only uses the offline model never imports litellm. On the litellm path a
+worker's soft time limit stops the call at once instead of being retried. (The litellm path
+against a misbehaving OpenAI-compatible server is tests/test_llm_faults.py.)
 """
 
 from __future__ import annotations
@@ -12,15 +16,20 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from digest.errors import LLMOutputError, OfflineRulesError
+from digest.config import Settings
+from digest.errors import LLMError, LLMOutputError, LLMTransientError, OfflineRulesError
 from digest.model import seam as llm
-from digest.model.prompts import load_prompt
+from digest.model.contracts import Skip, parse_reflect_output
 from digest.model.offline import answer, token_estimate
+from digest.model.prompts import load_prompt
+from digest.model.scripted import Messages, scripted_model
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+NO_WAIT = Settings(llm_max_attempts=3, llm_retry_wait_max_s=0)
 
 _EVENT = {
     "id": 7,
@@ -49,30 +58,6 @@ def test_offline_call_answers_like_the_rules_and_records_usage() -> None:
     assert "<lesson>" in text and "refund" in text
     assert (usage.calls, usage.cost_usd) == (1, 0.0)
     assert (usage.prompt_tokens, usage.completion_tokens) == token_estimate(messages, text)
-
-
-def test_offline_call_gives_the_same_text_as_the_litellm_custom_provider() -> None:
-    litellm = llm._load_litellm()
-    messages = _messages()
-    via_litellm = litellm.completion(model="offline/rules", messages=messages)
-    reported = via_litellm.usage
-    usage = llm.Usage()
-    assert llm.complete(messages, model="offline/rules", usage=usage) == llm._content(via_litellm)
-    assert (usage.prompt_tokens, usage.completion_tokens) == (
-        reported.prompt_tokens,
-        reported.completion_tokens,
-    )
-
-
-def test_litellm_custom_provider_reports_rules_errors_as_its_own() -> None:
-    from litellm.llms.custom_llm import CustomLLMError
-
-    from digest.model.offline_provider import OfflineRules
-
-    with pytest.raises(CustomLLMError):
-        OfflineRules().completion(
-            model="offline/rules", messages=[{"role": "user", "content": "hi"}]
-        )
 
 
 def test_offline_request_without_a_block_fails_once_without_retry() -> None:
@@ -122,3 +107,114 @@ def test_reflecting_with_the_offline_model_never_imports_litellm(tmp_path: Path)
         timeout=120, check=True,
     )  # fmt: skip
     assert out.stdout.split()[-3:] == ["reflected", "1", "False"]
+
+
+# --- scripted/*: answered in process, like offline/* ------------------------------------------
+
+
+def test_a_scripted_call_is_answered_by_its_handler_and_records_usage() -> None:
+    with scripted_model(lambda messages: "<skip>scripted</skip>") as model:
+        usage = llm.Usage()
+        text = llm.complete(_messages(), model=model.name, usage=usage)
+    assert text == "<skip>scripted</skip>"
+    assert model.requests == [_messages()]
+    assert (usage.calls, usage.cost_usd, usage.errors) == (1, 0.0, [])
+    assert (usage.prompt_tokens, usage.completion_tokens) == token_estimate(_messages(), text)
+
+
+def test_transient_faults_are_retried_and_every_attempt_is_counted() -> None:
+    replies = iter([LLMTransientError("429 rate limited"), LLMTransientError("503"), None])
+
+    def flaky(messages: Messages) -> str:
+        fault = next(replies)
+        if fault is not None:
+            raise fault
+        return "<skip>fine now</skip>"
+
+    with scripted_model(flaky) as model:
+        usage = llm.Usage()
+        verdict = llm.call_and_parse(
+            _messages(), parse_reflect_output, model=model.name, usage=usage, settings=NO_WAIT
+        )
+    assert verdict == Skip("fine now")
+    assert usage.calls == len(model.requests) == 3
+    assert usage.errors == ["LLMTransientError: 429 rate limited", "LLMTransientError: 503"]
+
+
+def test_unparseable_answers_are_retried_then_the_last_error_is_raised() -> None:
+    with scripted_model(lambda messages: "no idea, sorry") as model:
+        usage = llm.Usage()
+        with pytest.raises(LLMOutputError, match="no <skip> or <lesson>"):
+            llm.call_and_parse(
+                _messages(), parse_reflect_output, model=model.name, usage=usage, settings=NO_WAIT
+            )
+    assert usage.calls == 3 and len(usage.errors) == 3
+
+
+@pytest.mark.parametrize(
+    "fault", [LLMError("400 bad request"), RuntimeError("a bug in the handler")], ids=str
+)
+def test_permanent_faults_and_bugs_are_raised_at_once(fault: Exception) -> None:
+    def broken(messages: Messages) -> str:
+        raise fault
+
+    with scripted_model(broken) as model:
+        usage = llm.Usage()
+        with pytest.raises(type(fault)):
+            llm.call_and_parse(
+                _messages(), parse_reflect_output, model=model.name, usage=usage, settings=NO_WAIT
+            )
+    assert usage.calls == 1 and usage.errors == [f"{type(fault).__name__}: {fault}"]
+
+
+def test_a_scripted_model_nobody_registered_is_a_permanent_fault() -> None:
+    usage = llm.Usage()
+    with pytest.raises(LLMError, match="no handler is registered"):
+        llm.call_and_parse(_messages(), str, model="scripted/nobody", usage=usage, settings=NO_WAIT)
+    assert usage.calls == 1
+
+
+def test_models_answered_in_process() -> None:
+    assert llm.answered_in_process("offline/rules")
+    assert llm.answered_in_process("scripted/anything")
+    assert not llm.answered_in_process("openai/gpt-4o-mini")
+
+
+# --- the litellm path ----------------------------------------------------------------------------
+
+
+def test_soft_time_limit_inside_the_model_call_is_not_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """litellm wraps a worker's SoftTimeLimitExceeded as a connection error; it must stop the
+    task at once (the relay takes the event over), not be retried as a transient model fault."""
+    from billiard.exceptions import SoftTimeLimitExceeded
+
+    from digest.config import Settings
+    from digest.model import seam as llm
+
+    llm.warm_up()  # first: it keeps litellm from fetching its price map over the network
+    import litellm
+    from litellm import CustomLLM
+
+    class OverTime(CustomLLM):
+        def completion(self, *args: Any, **kwargs: Any) -> Any:
+            raise SoftTimeLimitExceeded()
+
+    # A provider litellm itself calls (offline/* is answered without litellm), so the
+    # exception really passes through litellm's wrapping.
+    providers = [
+        *litellm.custom_provider_map,
+        {"provider": "overtime", "custom_handler": OverTime()},
+    ]
+    monkeypatch.setattr(litellm, "custom_provider_map", providers)
+    usage = llm.Usage()
+    with pytest.raises(SoftTimeLimitExceeded):
+        llm.call_and_parse(
+            [{"role": "user", "content": "<event>{}</event>"}],
+            str,
+            model="overtime/any",
+            usage=usage,
+            settings=Settings(llm_max_attempts=3, llm_retry_wait_max_s=0),
+        )
+    assert usage.calls == 1

@@ -1,13 +1,12 @@
-"""The raw publisher: its messages are the ones kombu writes, and a real worker runs them."""
+"""digest.outbox.publish: the raw publisher. Its messages are the ones kombu writes and a real
+worker runs them; a hung broker costs one short socket timeout, then a back-off; capture leaves
+one waiting reflect message per agent (its slot) until a task frees it."""
 
 from __future__ import annotations
 
 import base64
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -21,11 +20,16 @@ import redis
 import digest
 from digest.capture.api import store_pending
 from digest.outbox import publish
-from tests.conftest import ROOT, _reset_process_state, wait_for_event
-
-pytestmark = pytest.mark.services
-
-DONE = {"reflected", "skipped", "failed", "dead"}
+from digest.outbox.publish import REFLECT_SLOT_TTL_S, reflect_slot, release_reflect_slot
+from tests.conftest import (
+    DONE,
+    _reset_process_state,
+    agent_id_of,
+    event_statuses,
+    owner_answers,
+    reflect_messages,
+    wait_for_event,
+)
 
 
 def _celery_written(redis_url: str, name: str, args: list[Any], **options: Any) -> dict[str, Any]:
@@ -165,58 +169,26 @@ def test_hung_broker_costs_one_socket_timeout_and_no_retries(
     assert time.monotonic() - started < 0.5  # inside the back-off window: no broker attempt
 
 
-CAPTURE_SCRIPT = """
-import json
-import sys
-import digest
-after_import = sorted(m for m in sys.modules if m.split(".")[0] in {"digest", "sqlalchemy"})
-for i in range(25):
-    digest.record_run(sys.argv[1], "bot", task=f"refund order {i}", outcome="failure",
-                      error="amount is required")
-digest.record_edit(sys.argv[1], "bot", original="We ship tomorrow.", final="We ship in 3 days.")
-digest.record_answer(sys.argv[1], "bot", question="Open Sunday?", answer="No.")
-loaded = sorted({m.split(".")[0] for m in sys.modules})
-print(json.dumps([after_import, loaded]))
-"""
+# --- coalescing at capture ---------------------------------------------------------------------
 
 
-def test_a_capturing_process_never_loads_litellm_or_celery(
-    services_env: dict[str, str], tenant: str
+def test_captures_for_one_agent_leave_one_message_until_its_slot_is_released(
+    services_env: dict[str, str], own_queue: str, tenant: str
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
-    env.update(services_env)
-    done = subprocess.run(
-        [sys.executable, "-c", CAPTURE_SCRIPT, tenant],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
-    after_import, loaded = json.loads(done.stdout.strip().splitlines()[-1])
-    assert after_import == ["digest"]  # the public names resolve lazily
-    for heavy in ("litellm", "celery", "kombu", "openai", "structlog", "rapidfuzz", "tenacity"):
-        assert heavy not in loaded, heavy
-    for needed in ("sqlalchemy", "psycopg", "redis"):
-        assert needed in loaded, needed  # the captures really ran
-    client = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
-    # The 27 captures are one agent's: coalesced, one message waits for all of them.
-    assert client.llen(services_env["DIGEST_QUEUE"]) >= 1
-    client.delete(services_env["DIGEST_QUEUE"])
+    broker = services_env["DIGEST_BROKER_URL"]
+    first = owner_answers(tenant, "bot", 5)
+    bot = agent_id_of(tenant, "bot")
+    assert reflect_messages(broker, own_queue) == [[first[0], bot]]
+    ttl = redis.Redis.from_url(broker).ttl(reflect_slot(bot))
+    assert 0 < ttl <= REFLECT_SLOT_TTL_S
 
-
-def test_public_names_resolve_lazily() -> None:
-    for name in digest.__all__:
-        assert getattr(digest, name) is not None
-    assert set(digest.__all__) <= set(dir(digest))
-    assert digest.record_run.__module__ == "digest.capture.api"
-    with pytest.raises(AttributeError, match="no_such_name"):
-        digest.no_such_name  # noqa: B018
-
-
-@pytest.mark.parametrize("url", ["amqp://guest@localhost//", "sentinel://127.0.0.1:26379"])
-def test_a_broker_other_than_redis_is_refused_at_startup(url: str) -> None:
-    from pydantic import ValidationError
-
-    from digest.config import Settings
-
-    with pytest.raises(ValidationError, match="must be a Redis URL"):
-        Settings(broker_url=url)
-    assert Settings(broker_url="rediss://cache.example:6380/0").broker_url is not None
-    assert Settings(broker_url=None).embedded
+    assert release_reflect_slot(bot)
+    [sixth] = owner_answers(tenant, "bot", 1, topic="Later")
+    other = owner_answers(tenant, "other", 3)
+    other_id = agent_id_of(tenant, "other")
+    assert reflect_messages(broker, own_queue) == [
+        [first[0], bot],
+        [sixth, bot],
+        [other[0], other_id],
+    ]
+    assert set(event_statuses([*first, sixth, *other]).values()) == {"pending"}

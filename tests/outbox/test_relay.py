@@ -1,10 +1,11 @@
-"""Requeueing failed events through a real broker and worker."""
+"""digest.outbox.relay: the relay re-publishes what a lost message would strand (a backlog is
+not re-queued, a lost queue is replayed), and ``requeue_events`` sends failed events back
+through a real broker and worker. (Broker outages end to end: tests/test_faults.py.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
 import redis
 from sqlalchemy import update
 
@@ -13,8 +14,6 @@ from digest.db import session_scope
 from digest.models import Event
 from digest.outbox.relay import requeue_events
 from tests.conftest import wait_for_event
-
-pytestmark = pytest.mark.services
 
 
 def test_requeued_events_are_published_and_reflected(
@@ -44,7 +43,7 @@ def test_requeued_events_are_published_and_reflected(
 
 
 def test_relay_does_not_requeue_a_backlog_but_replays_a_lost_queue(
-    services_env: dict[str, str], tenant: str
+    services_env: dict[str, str], own_database: str, tenant: str
 ) -> None:
     from datetime import timedelta
 

@@ -1,14 +1,22 @@
-"""`lesson compact`: near-duplicates merged through reconciliation, then a cap (SQLite)."""
+"""digest.reflect.compact: near-duplicates merged through reconciliation, contradictions
+resolved for the newer lesson, then a cap (embedded SQLite; the reconcile model is offline/rules
+or a scripted model). Lessons that change while compaction decides stop it, unwritten."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from sqlalchemy import func, select
 
 import digest
 from digest.db import session_scope
+from digest.errors import CompactConflict, DigestError
+from digest.model.scripted import Messages, scripted_model, step_of
 from digest.models import Lesson, LessonEvidence, LessonHistory
 from digest.reflect.compact import compact
 from digest.tenants import find_agent
+from tests.conftest import use_model
 
 TENANT, AGENT = "acme", "bot"
 
@@ -65,3 +73,46 @@ def test_cap_disables_the_weakest(sqlite_env: str) -> None:
     lessons = by_status()
     assert sorted(x.id for x in lessons["active"]) == sorted([ids[0], ids[2], ids[4]])
     assert all("over the cap" in (x.status_reason or "") for x in lessons["disabled"])
+
+
+REFUND = "refunds: ask a manager to approve any refund above 200 EUR before issuing it"
+PARAPHRASE = "refunds: get a manager's approval before you refund more than 200 EUR"
+
+
+def test_a_contradiction_leaves_the_newer_lesson(
+    sqlite_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    older = digest.record_lesson(TENANT, AGENT, REFUND)
+    newer = digest.record_lesson(TENANT, AGENT, PARAPHRASE)
+    delete = {"operations": [{"op": "DELETE", "candidate": 0, "id": 0, "reason": "policy"}]}
+    with scripted_model(lambda messages: json.dumps(delete)) as model:
+        use_model(monkeypatch, model.name)
+        report = compact(TENANT, AGENT)
+    assert [step_of(m) for m in model.requests] == ["reconcile"] and report.llm_calls == 1
+    assert report.superseded == [(older, newer)] and report.merged == []
+    lessons = by_status()
+    assert [x.id for x in lessons["active"]] == [newer]
+    assert [(x.id, x.superseded_by_id) for x in lessons["superseded"]] == [(older, newer)]
+
+
+def test_lessons_changing_meanwhile_stop_the_compaction(
+    sqlite_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    digest.record_lesson(TENANT, AGENT, REFUND)
+    digest.record_lesson(TENANT, AGENT, PARAPHRASE)
+
+    def handler(messages: Messages) -> str:
+        digest.record_lesson(TENANT, AGENT, "shipping: Norway ships from Oslo")  # meanwhile
+        return json.dumps({"operations": [{"op": "NOOP", "candidate": 0, "id": 0}]})
+
+    with scripted_model(handler) as model:
+        use_model(monkeypatch, model.name)
+        with pytest.raises(CompactConflict, match="nothing was written"):
+            compact(TENANT, AGENT)
+    assert len(by_status()["active"]) == 3
+
+
+def test_the_cap_must_leave_a_lesson(sqlite_env: str) -> None:
+    digest.record_lesson(TENANT, AGENT, REFUND)
+    with pytest.raises(DigestError, match="at least 1"):
+        compact(TENANT, AGENT, max_lessons=0)

@@ -1,4 +1,6 @@
-"""The three triggers against PostgreSQL, Redis and a real worker process."""
+"""digest.versions.triggers: the three ways a version is proposed (threshold, weekly sweep,
+improve now), against PostgreSQL, Redis and a real worker process, and the one outstanding
+threshold compose per agent (its messages counted in Redis)."""
 
 from __future__ import annotations
 
@@ -15,15 +17,13 @@ from sqlalchemy import func, select
 import digest
 from digest.config import get_settings
 from digest.db import session_scope
+from digest.model.scripted import Messages, rules, scripted_model, step_of
 from digest.models import Agent, DigestRun, LearningVersion
 from digest.outbox.publish import TASK_COMPOSE_VERSION, TASK_REFLECT_EVENT
 from digest.pipeline import improve_now, reflect_event
 from digest.tenants import configure_tenant, find_agent
 from digest.versions.triggers import new_token, sweep, threshold_compose, token_outstanding
-from tests.conftest import ROOT, queued_tasks, wait_for_event
-from tests.test_faults import answer_while_broker_down
-
-pytestmark = pytest.mark.services
+from tests.conftest import ROOT, answer_while_broker_down, queued_tasks, use_model, wait_for_event
 
 AGENT = "bot"
 DONE = {"reflected", "skipped", "failed", "dead"}
@@ -251,24 +251,30 @@ def test_events_reflected_while_the_compose_runs_get_another_compose(
     tenant: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import digest.versions.triggers as triggers_module
-
     broker = services_env["DIGEST_BROKER_URL"]
     configure(tenant, threshold_signals=2, quiet_seconds=0)
     for event_id in answers(tenant, 2):
         reflect_event(event_id)
     agent_id, token = agent_token(tenant)
     assert token is not None and len(composes(broker, own_queue)) == 1
-    real_compose = triggers_module.compose_version
+    late: list[int] = []
 
-    def compose_while_an_event_lands(*args: Any) -> Any:
-        late = digest.record_answer(tenant, AGENT, question="Late question?", answer="Late answer.")
-        assert reflect_event(late).status == "reflected"  # finds the compose outstanding
-        return real_compose(*args)
+    def summarize(messages: Messages) -> str:
+        # The compose's model call runs with no transaction open: an event lands meanwhile.
+        if not late:
+            late.append(
+                digest.record_answer(
+                    tenant, AGENT, question="Late question?", answer="Late answer."
+                )
+            )
+            assert reflect_event(late[0]).status == "reflected"  # finds the compose outstanding
+        return rules(messages)
 
-    monkeypatch.setattr(triggers_module, "compose_version", compose_while_an_event_lands)
-    result = threshold_compose(agent_id, token)
+    with scripted_model(summarize) as model:
+        use_model(monkeypatch, model.name, step="summarize")
+        result = threshold_compose(agent_id, token)
     assert not isinstance(result, str) and result.status == "created"
+    assert [step_of(m) for m in model.requests][:1] == ["summarize"]
     _, again = agent_token(tenant)
     assert again not in (None, token)
     assert composes(broker, own_queue)[-1] == [agent_id, "threshold", again]

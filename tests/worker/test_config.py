@@ -1,18 +1,62 @@
-"""The worker sends Celery task events, which is what Flower and Prometheus exporters read."""
+"""worker.config: the Celery settings derived from digest's settings (DESIGN §6): at-least-once
+delivery, time limits, a visibility timeout above them, the beat schedule, task events for
+Flower; and real workers on the configured pool (threads, the production shape) sending the
+events an event monitor reads."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from celery import Celery
 
 import digest
-from tests.conftest import wait_for_event
+from digest.config import Settings
+from digest.errors import ConfigError
+from tests.conftest import DONE, WorkerProcess, wait_for_event
+from worker.config import DEFAULT_BROKER_URL, celery_config, sweep_schedule
 
-pytestmark = pytest.mark.services
+
+def test_the_reliability_contract() -> None:
+    config = celery_config(Settings(broker_url="redis://cache:6379/3", queue="digest-q"))
+    assert config["broker_url"] == "redis://cache:6379/3"
+    assert config["task_default_queue"] == "digest-q"
+    assert config["task_acks_late"] and config["task_reject_on_worker_lost"]
+    assert config["worker_prefetch_multiplier"] == 1
+    assert config["task_ignore_result"] and config["result_backend"] is None
+    assert (config["task_soft_time_limit"], config["task_time_limit"]) == (240, 300)
+    transport = config["broker_transport_options"]
+    assert transport["visibility_timeout"] > config["task_time_limit"]
+    assert config["worker_send_task_events"] and config["task_send_sent_event"]
+    assert "worker_pool" not in config and "worker_concurrency" not in config
+
+
+def test_the_pool_and_concurrency_come_from_the_settings() -> None:
+    config = celery_config(Settings(worker_pool="threads", worker_concurrency=16))
+    assert (config["worker_pool"], config["worker_concurrency"]) == ("threads", 16)
+    assert celery_config(Settings(broker_url=None))["broker_url"] == DEFAULT_BROKER_URL
+
+
+def test_beat_relays_every_interval_and_sweeps_weekly() -> None:
+    schedule = celery_config(Settings(relay_interval_s=30, sweep_cron="15 4 * * 0"))[
+        "beat_schedule"
+    ]
+    relay, sweep = schedule["relay-pending"], schedule["weekly-sweep"]
+    assert (relay["task"], relay["schedule"]) == ("digest.relay_pending", timedelta(seconds=30))
+    assert relay["options"] == {"expires": 30}
+    assert sweep["task"] == "digest.weekly_sweep"
+    assert sweep["schedule"] == sweep_schedule("15 4 * * 0")
+
+
+def test_a_crontab_needs_five_fields() -> None:
+    cron = sweep_schedule("0 3 * * 1")
+    assert cron.minute == {0} and cron.hour == {3} and cron.day_of_week == {1}
+    with pytest.raises(ConfigError, match="DIGEST_SWEEP_CRON"):
+        sweep_schedule("0 3 * *")
 
 
 def test_a_reflect_task_is_seen_by_an_event_monitor(
@@ -61,3 +105,20 @@ def test_a_reflect_task_is_seen_by_an_event_monitor(
     thread.join(timeout=5)
     assert "digest.reflect_event" in names, [e.get("type") for e in seen]
     assert any(e.get("type") == "task-succeeded" for e in seen)
+
+
+def test_a_threads_pool_worker_reflects_a_stream(
+    start_worker: Callable[..., WorkerProcess], services_env: dict[str, str], tenant: str
+) -> None:
+    worker = start_worker(8, pool="threads")
+    ids = [
+        digest.record_run(
+            tenant, f"bot-{i % 3}", task=f"refund {i}", outcome="failure",
+            tool_calls=[{"tool": "refund", "args": {"n": i % 5}, "ok": False,
+                         "error": f"amount {i % 5} is required"}],
+        )
+        for i in range(30)
+    ]  # fmt: skip
+    rows = [wait_for_event(i, DONE, timeout=60) for i in ids]
+    assert {r["status"] for r in rows} == {"reflected"}, worker.log()[-2000:]
+    assert "concurrency: 8 (thread)" in worker.log()

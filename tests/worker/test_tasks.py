@@ -1,4 +1,6 @@
-"""End to end through a real Celery worker process, real Redis and real PostgreSQL."""
+"""worker.tasks, end to end through a real Celery worker process, real Redis and real
+PostgreSQL: every kind of event becomes lessons with evidence, skips are recorded, and a
+second delivery of a finished event does nothing. The tasks are found by their stable names."""
 
 from __future__ import annotations
 
@@ -6,17 +8,12 @@ import json
 import time
 from typing import Any
 
-import pytest
 from sqlalchemy import func, select
 
 import digest
 from digest.db import session_scope
 from digest.models import DigestRun, Event, LessonEvidence, LessonHistory
-from tests.conftest import lessons_for_event, wait_for_event
-
-pytestmark = pytest.mark.services
-
-DONE = {"reflected", "skipped", "failed", "dead"}
+from tests.conftest import DONE, lessons_for_event, wait_for_event
 
 
 def _count(model: Any, *where: Any) -> int:
@@ -77,26 +74,6 @@ def test_skip_marks_event_skipped_without_lessons(start_worker: Any, tenant: str
         assert _count(DigestRun, DigestRun.event_id == event_id, DigestRun.n_skip == 1) == 1
 
 
-def test_same_idempotency_key_is_one_event(services_env: dict[str, str], tenant: str) -> None:
-    first = digest.record_answer(
-        tenant, "bot", question="Store hours?", answer="9-17", idempotency_key="ans-1"
-    )
-    again = digest.record_answer(
-        tenant, "bot", question="Store hours?", answer="9-17", idempotency_key="ans-1"
-    )
-    assert first == again
-    assert _count(Event, Event.idempotency_key == "ans-1", Event.id == first) == 1
-    with session_scope() as session:
-        tenant_events = session.scalars(
-            select(Event.id).where(
-                Event.idempotency_key == "ans-1",
-                Event.tenant_id
-                == (select(Event.tenant_id).where(Event.id == first).scalar_subquery()),
-            )
-        ).all()
-    assert tenant_events == [first]
-
-
 def _log_events(worker: Any, name: str, event_id: int) -> list[dict[str, Any]]:
     found = []
     for line in worker.log().splitlines():
@@ -127,3 +104,19 @@ def test_second_delivery_of_a_finished_event_does_nothing(start_worker: Any, ten
     assert [lesson.id for lesson in lessons_for_event(event_id)] == before
     assert _count(DigestRun, DigestRun.event_id == event_id) == 1
     assert wait_for_event(event_id, DONE)["attempts"] == row["attempts"] == 1
+
+
+def test_the_tasks_have_stable_dotted_names() -> None:
+    from digest.outbox import publish
+    from worker import tasks
+    from worker.celery_app import app
+
+    named = {
+        publish.TASK_REFLECT_EVENT: tasks.reflect_event,
+        publish.TASK_RELAY_PENDING: tasks.relay_pending,
+        publish.TASK_COMPOSE_VERSION: tasks.compose_version,
+        publish.TASK_WEEKLY_SWEEP: tasks.weekly_sweep,
+        publish.TASK_IMPROVE_NOW: tasks.improve_now,
+    }
+    for name, task in named.items():
+        assert task.name == name and app.tasks[name].name == name

@@ -1,0 +1,81 @@
+"""digest.capture.manual: the ``signature: lesson`` text an owner writes, split and checked at
+capture, and the candidate lesson a ``manual_lesson`` event carries into reconciliation."""
+
+from __future__ import annotations
+
+import pytest
+
+from digest.capture.manual import manual_candidate, split_manual_text
+from digest.errors import InvalidEvent
+
+# --- split_manual_text -----------------------------------------------------------
+
+
+def test_split_manual_text_single_line() -> None:
+    assert split_manual_text("refunds: always confirm the amount first") == (
+        "refunds",
+        "always confirm the amount first",
+    )
+
+
+def test_split_manual_text_keeps_later_colons_in_the_body() -> None:
+    assert split_manual_text("hours: open 9:00-17:00") == ("hours", "open 9:00-17:00")
+
+
+def test_split_manual_text_block_form() -> None:
+    text = "  Refund limits\n  Refunds over 200 EUR need approval.\n\n  Say so to the customer.\n"
+    assert split_manual_text(text) == (
+        "Refund limits",
+        "Refunds over 200 EUR need approval.\nSay so to the customer.",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("no colon here", id="no-colon"),
+        pytest.param("", id="empty"),
+        pytest.param(" \n\t ", id="whitespace"),
+        pytest.param("sig:   ", id="empty-body"),
+        pytest.param(": body", id="empty-signature"),
+        pytest.param("s" * 201 + ": body", id="signature-too-long"),
+        pytest.param("sig: " + "b" * 4097, id="body-too-long"),
+    ],
+)
+def test_split_manual_text_rejects(text: str) -> None:
+    with pytest.raises(InvalidEvent) as caught:
+        split_manual_text(text)
+    assert caught.value.field == "text"
+
+
+# --- manual_candidate ------------------------------------------------------------------------
+
+
+def test_the_candidate_is_the_text_with_its_signature_as_title() -> None:
+    cand = manual_candidate({"text": "refunds: always confirm the amount first"})
+    assert (cand.situation, cand.correction, cand.title) == (
+        "refunds", "always confirm the amount first", "refunds",
+    )  # fmt: skip
+    assert (cand.mistake, cand.tags, cand.slug) == (None, (), None)
+
+
+def test_structured_parts_of_the_payload_are_kept() -> None:
+    cand = manual_candidate(
+        {
+            "text": "Refund limits\nAsk a manager above 200 EUR.",
+            "situation": "A refund above 200 EUR",
+            "mistake": "Refunded without approval",
+            "tags": ["refunds"],
+            "slug": "refund-limits",
+        }
+    )
+    assert cand.situation == "A refund above 200 EUR" and cand.title == "Refund limits"
+    assert (cand.mistake, cand.tags, cand.slug) == (
+        "Refunded without approval", ("refunds",), "refund-limits",
+    )  # fmt: skip
+
+
+def test_a_payload_without_usable_text_is_invalid() -> None:
+    with pytest.raises(InvalidEvent) as caught:
+        manual_candidate({"text": "just words, no signature"})
+    assert caught.value.field == "text"

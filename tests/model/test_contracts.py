@@ -1,0 +1,178 @@
+"""digest.model.contracts: the output contracts of the three model steps and their parsers.
+
+Reflect (``<skip>`` or 1..3 ``<lesson>`` blocks), reconcile (a JSON ``operations`` list) and
+summarize (plain text, at most 5 lines); prose and code fences around an answer are tolerated,
+anything else raises ``LLMOutputError`` for the seam to retry. Also the deterministic change
+note compose falls back to.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from digest.errors import LLMOutputError
+from digest.model.contracts import (
+    Skip,
+    change_note,
+    parse_reconcile_output,
+    parse_reflect_output,
+    parse_summary,
+)
+
+# --- parse_reflect_output --------------------------------------------------------------------
+
+LESSON = (
+    "<lesson>\n<situation>Refunding an order</situation>\n"
+    "<mistake>Called issue_refund without an amount</mistake>\n"
+    "<correction>Always pass the amount to issue_refund.</correction>\n"
+    "<tags>refunds, issue_refund</tags>\n</lesson>"
+)
+
+
+def test_prose_around_a_lesson_is_tolerated() -> None:
+    text = f"Sure! Here is what I learned:\n\n{LESSON}\n\nLet me know if you need more."
+    [lesson] = parse_reflect_output(text)  # type: ignore[misc]
+    assert lesson.situation == "Refunding an order"
+    assert lesson.correction == "Always pass the amount to issue_refund."
+    assert lesson.mistake == "Called issue_refund without an amount"
+    assert lesson.tags == ("refunds", "issue_refund")
+
+
+def test_fenced_xml_is_parsed() -> None:
+    parsed = parse_reflect_output(f"```xml\n{LESSON}\n```")
+    assert isinstance(parsed, list)
+    assert [c.situation for c in parsed] == ["Refunding an order"]
+
+
+def test_skip_is_parsed() -> None:
+    parsed = parse_reflect_output("<skip>nothing to learn here</skip>")
+    assert parsed == Skip("nothing to learn here")
+
+
+def test_garbage_raises_output_error() -> None:
+    with pytest.raises(LLMOutputError):
+        parse_reflect_output("I think the agent did fine, no notes.")
+
+
+def test_empty_answer_raises_output_error() -> None:
+    with pytest.raises(LLMOutputError):
+        parse_reflect_output("")
+
+
+def test_only_broken_lessons_raise_output_error() -> None:
+    with pytest.raises(LLMOutputError):
+        parse_reflect_output("<lesson><situation>only a situation</situation></lesson>")
+
+
+def test_lesson_missing_correction_is_dropped_and_valid_one_kept() -> None:
+    broken = "<lesson><situation>Shipping questions</situation><tags>x</tags></lesson>"
+    parsed = parse_reflect_output(broken + "\n" + LESSON)
+    assert isinstance(parsed, list)
+    assert [c.situation for c in parsed] == ["Refunding an order"]
+
+
+def test_more_than_three_lessons_are_truncated_to_three() -> None:
+    blocks = "\n".join(
+        f"<lesson><situation>case {i}</situation><correction>do {i}</correction></lesson>"
+        for i in range(5)
+    )
+    parsed = parse_reflect_output(blocks)
+    assert isinstance(parsed, list)
+    assert [c.situation for c in parsed] == ["case 0", "case 1", "case 2"]
+
+
+def test_html_entities_are_unescaped() -> None:
+    text = (
+        "<lesson><situation>Returns &amp; exchanges</situation>"
+        "<correction>Say &quot;30 days&quot; &lt;not 14&gt;</correction></lesson>"
+    )
+    [lesson] = parse_reflect_output(text)  # type: ignore[misc]
+    assert lesson.situation == "Returns & exchanges"
+    assert lesson.correction == 'Say "30 days" <not 14>'
+
+
+def test_lessons_win_over_a_skip_in_the_same_answer() -> None:
+    parsed = parse_reflect_output("<skip>maybe not</skip>\n" + LESSON)
+    assert isinstance(parsed, list)
+    assert len(parsed) == 1
+
+
+# --- parse_reconcile_output -----------------------------------------------------------------
+
+OPS_JSON = '{"operations": [{"op": "NOOP", "candidate": 0, "id": 1}]}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        OPS_JSON,
+        f"Here you go: {OPS_JSON} thanks",
+        f"```json\n{OPS_JSON}\n```",
+        f"Sure.\n```\n{OPS_JSON}\n```\nDone.",
+    ],
+    ids=["plain", "prose", "json-fence", "bare-fence"],
+)
+def test_parse_reconcile_output_accepts(text: str) -> None:
+    assert parse_reconcile_output(text) == [{"op": "NOOP", "candidate": 0, "id": 1}]
+
+
+def test_parse_reconcile_output_empty_list_is_fine() -> None:
+    assert parse_reconcile_output('{"operations": []}') == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I could not decide, sorry.",
+        "",
+        "{not json at all}",
+        '{"ops": []}',
+        '{"operations": {"op": "ADD"}}',
+        '{"operations": "ADD"}',
+        '{"operations": null}',
+        "[1, 2, 3]",
+    ],
+    ids=[
+        "garbage",
+        "empty",
+        "broken-json",
+        "no-operations",
+        "operations-dict",
+        "operations-str",
+        "operations-null",
+        "array",
+    ],
+)
+def test_parse_reconcile_output_rejects(text: str) -> None:
+    with pytest.raises(LLMOutputError):
+        parse_reconcile_output(text)
+
+
+# --- parse_summary and change_note ----------------------------------------------------------
+
+
+def test_summary_keeps_five_non_blank_lines_without_fences() -> None:
+    text = "```\nAdded a refund rule.\n\n  Retired the old one.  \n" + "more\n" * 6 + "```"
+    assert parse_summary(text).splitlines() == [
+        "Added a refund rule.", "Retired the old one.", "more", "more", "more",
+    ]  # fmt: skip
+
+
+def test_summary_lines_are_capped() -> None:
+    assert parse_summary("x" * 400) == "x" * 300
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n", "```\n```"], ids=["empty", "blank", "fences"])
+def test_an_empty_summary_raises_output_error(text: str) -> None:
+    with pytest.raises(LLMOutputError, match="empty"):
+        parse_summary(text)
+
+
+def test_change_note_lists_titles_per_kind_of_change() -> None:
+    assert change_note(["A", "B"], [], ["C"]) == "Added (2): A; B\nRetired (1): C"
+    many = [f"t{i}" for i in range(7)]
+    assert change_note([], many, []) == "Changed (7): t0; t1; t2; t3; t4; and 2 more"
+
+
+def test_change_note_without_changes_says_so() -> None:
+    assert change_note([], [], []) == "No lesson changed; the document was re-rendered."

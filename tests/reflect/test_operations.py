@@ -1,0 +1,158 @@
+"""digest.reflect.operations: a reconciliation plan's operations written inside the caller's
+transaction (embedded SQLite). NOOP supports, UPDATE enriches the same lesson, DELETE
+supersedes the old lesson AND keeps the new one, an operation whose target is gone becomes an
+ADD, an ADD that finds an identical lesson under the lock becomes a NOOP on it, and an
+untrusted event never rewrites or retires a trusted lesson (its UPDATE or DELETE is a NOOP)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+import digest
+from digest.db import session_scope
+from digest.lessons.store import Candidate, add_lesson
+from digest.models import Event, Lesson, LessonHistory
+from digest.reflect.operations import Applied, apply_plan
+from digest.reflect.reconcile import Operation, Plan
+from digest.tenants import find_agent
+
+REFUND = "refunds: always confirm the amount before a refund"
+
+
+def _apply(session: Session, event_id: int, candidates: list[Candidate], *ops: Operation,
+           recheck: bool = True) -> Applied:  # fmt: skip
+    event = session.get(Event, event_id)
+    assert event is not None
+
+    def add(candidate: Candidate) -> Lesson:
+        return add_lesson(
+            session, event=event, candidate=candidate, source=event.kind, outcome="success",
+            note="test",
+        )  # fmt: skip
+
+    return apply_plan(
+        session, event, candidates, Plan(operations=list(ops)), add=add, model="m",
+        prompt_hash="h", recheck_adds=recheck,
+    )  # fmt: skip
+
+
+@pytest.fixture()
+def bank(sqlite_env: str, tenant: str) -> tuple[int, int]:
+    """(an existing lesson, a pending owner answer) of agent ``bot``."""
+    lesson_id = digest.record_lesson(tenant, "bot", REFUND)
+    event_id = digest.record_answer(tenant, "bot", question="Refunds?", answer="Confirm first.")
+    return lesson_id, event_id
+
+
+def _ops(lesson_id: int) -> list[str]:
+    with session_scope() as session:
+        return list(
+            session.scalars(
+                select(LessonHistory.op)
+                .where(LessonHistory.lesson_id == lesson_id)
+                .order_by(LessonHistory.id)
+            )
+        )
+
+
+def test_noop_supports_and_update_enriches_the_same_lesson(bank: tuple[int, int]) -> None:
+    lesson_id, event_id = bank
+    merged = Candidate("refunds", "always confirm the amount and the order before a refund")
+    with session_scope() as session:
+        applied = _apply(
+            session, event_id, [Candidate("refunds", "confirm the amount")] * 2,
+            Operation("NOOP", 0, lesson_id=lesson_id, reason="same"),
+            Operation("UPDATE", 1, lesson_id=lesson_id, merged=merged, reason="enriched"),
+        )  # fmt: skip
+    assert applied.counts == {"ADD": 0, "UPDATE": 1, "DELETE": 0, "NOOP": 1}
+    assert applied.lesson_ids == [lesson_id] and applied.by_candidate == {
+        0: lesson_id,
+        1: lesson_id,
+    }
+    with session_scope() as session:
+        lesson = session.get(Lesson, lesson_id)
+        assert lesson is not None
+        assert lesson.correction == merged.correction and lesson.support_count == 2
+    assert _ops(lesson_id) == ["ADD", "NOOP", "UPDATE"]
+
+
+def test_delete_supersedes_the_old_lesson_and_keeps_the_new(bank: tuple[int, int]) -> None:
+    lesson_id, event_id = bank
+    new = Candidate("refunds", "refunds no longer need the amount confirmed")
+    with session_scope() as session:
+        applied = _apply(session, event_id, [new], Operation("DELETE", 0, lesson_id=lesson_id))
+        [new_id] = applied.lesson_ids
+    assert applied.counts["DELETE"] == 1 and applied.counts["ADD"] == 1
+    with session_scope() as session:
+        old, added = session.get(Lesson, lesson_id), session.get(Lesson, new_id)
+        assert old is not None and added is not None
+        assert (old.status, old.superseded_by_id) == ("superseded", new_id)
+        assert (added.status, added.correction) == ("active", new.correction)
+    assert _ops(lesson_id) == ["ADD", "DELETE"]
+
+
+def test_an_operation_on_a_lesson_no_longer_active_becomes_an_add(bank: tuple[int, int]) -> None:
+    lesson_id, event_id = bank
+    with session_scope() as session:
+        lesson = session.get(Lesson, lesson_id)
+        assert lesson is not None
+        lesson.status = "disabled"
+    with session_scope() as session:
+        applied = _apply(
+            session, event_id, [Candidate("shipping", "quote 3-5 days to Norway")],
+            Operation("NOOP", 0, lesson_id=lesson_id),
+        )  # fmt: skip
+    assert applied.counts == {"ADD": 1, "UPDATE": 0, "DELETE": 0, "NOOP": 0}
+    assert lesson_id not in applied.lesson_ids
+
+
+def test_an_add_of_an_identical_lesson_supports_it_instead(bank: tuple[int, int]) -> None:
+    lesson_id, event_id = bank
+    same = Candidate("Refunds!", "Always confirm the amount before a refund.")
+    with session_scope() as session:
+        applied = _apply(session, event_id, [same], Operation("ADD", 0))
+    assert applied.counts["NOOP"] == 1 and applied.lesson_ids == [lesson_id]
+    # Without the re-check (a caller that read the neighbours under this same lock) it adds.
+    with session_scope() as session:
+        applied = _apply(session, event_id, [same], Operation("ADD", 0), recheck=False)
+    assert applied.counts["ADD"] == 1 and applied.lesson_ids != [lesson_id]
+
+
+def test_a_negated_add_is_never_taken_for_the_same_lesson(
+    bank: tuple[int, int], tenant: str
+) -> None:
+    _, event_id = bank
+    negated = Candidate("refunds", "never confirm the amount before a refund")
+    with session_scope() as session:
+        applied = _apply(session, event_id, [negated], Operation("ADD", 0))
+        agent_id = find_agent(session, tenant, "bot").id
+        active = session.scalars(
+            select(Lesson.id).where(Lesson.agent_id == agent_id, Lesson.status == "active")
+        ).all()
+    assert applied.counts["ADD"] == 1 and len(active) == 2
+
+
+@pytest.mark.parametrize("op", ["UPDATE", "DELETE"])
+def test_an_untrusted_event_never_changes_a_trusted_lesson(
+    sqlite_env: str, tenant: str, op: str
+) -> None:
+    owners = digest.record_lesson(tenant, "bot", REFUND)
+    run = digest.record_run(tenant, "bot", task="refund 450 EUR", outcome="failure", error="x")
+    merged = Candidate("refunds", "refunds never need the amount confirmed")
+    with session_scope() as session:
+        applied = _apply(session, run, [merged], Operation(op, 0, lesson_id=owners, merged=merged))
+    assert applied.counts["NOOP"] == 1 and applied.lesson_ids == [owners]
+    with session_scope() as session:
+        lesson = session.get(Lesson, owners)
+        assert lesson is not None
+        assert (lesson.status, lesson.correction, lesson.support_count) == (
+            "active", "always confirm the amount before a refund", 2,
+        )  # fmt: skip
+        reason = session.scalars(
+            select(LessonHistory.reason).where(
+                LessonHistory.lesson_id == owners, LessonHistory.event_id == run
+            )
+        ).one()
+    assert reason == f"{op} refused: an untrusted event cannot change a trusted lesson"
