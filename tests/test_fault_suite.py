@@ -796,9 +796,18 @@ def mix_llm() -> Iterator[Any]:
 
 
 def _seed(tenant: str, agent: str) -> list[int]:
-    from digest.capture.api import record_lesson
+    """The bank the mix reconciles against, as lessons learned from earlier runs: untrusted,
+    so the model's UPDATE and DELETE answers apply (run events never change an owner's
+    lessons; tests/reflect/test_operations.py covers that refusal)."""
+    from sqlalchemy import update
 
-    return [record_lesson(tenant, agent, f"{s}: {c}") for s, c in LLM_TOPICS]
+    from digest.capture.api import record_lesson
+    from digest.db import session_scope
+
+    ids = [record_lesson(tenant, agent, f"{s}: {c}") for s, c in LLM_TOPICS]
+    with session_scope() as session:
+        session.execute(update(Lesson).where(Lesson.id.in_(ids)).values(source="run_outcome"))
+    return ids
 
 
 def _shown_existing(bodies: list[dict[str, Any]]) -> list[tuple[str, str]]:
