@@ -48,7 +48,7 @@ def seed_bank(database_url: str, tenant: str, agent: str, size: int, seed: int) 
     for event in make_stream(size * 3, 1, repeat_share=0.0, seed=seed):
         verdict = parse_reflect_output(judge_event({"kind": event.kind, "payload": event.fields}))
         if not isinstance(verdict, Skip):
-            candidates.extend(c.normalised() for c in verdict)
+            candidates.extend(Candidate.of(block).normalised() for block in verdict)
         if len(candidates) >= size:
             break
     now = datetime.now(UTC)

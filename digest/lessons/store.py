@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -25,6 +25,10 @@ from digest.lessons.transition import (
     record_history,
     transition,
 )
+
+if TYPE_CHECKING:  # a type only: capture imports this module and must not load the model seam
+    from digest.model.contracts import LessonBlock
+
 from digest.models import BODY_MAX, TITLE_MAX, Event, Lesson, LessonEvidence, utcnow
 
 SLUG_MAX = 80
@@ -43,6 +47,11 @@ class Candidate:
     title: str | None = None
     #: a preferred slug (an imported LESSON.md keeps its own); used when still free
     slug: str | None = None
+
+    @classmethod
+    def of(cls, block: LessonBlock) -> Candidate:
+        """The candidate a reflect answer's ``<lesson>`` block proposes."""
+        return cls(block.situation, block.correction, block.mistake, block.tags)
 
     def normalised(self) -> Candidate:
         """Apply the caps of DESIGN §3 and derive the imperative title if none was given."""

@@ -116,7 +116,7 @@ def verdict_for(run: RunInfo) -> Skip | Failed | list[Candidate]:
         )
         if isinstance(answer, Skip):
             return answer
-        return tuple(Candidate(b.situation, b.correction, b.mistake, b.tags) for b in answer)
+        return tuple(Candidate.of(block) for block in answer)
 
     key = judgement_key(claimed, model, prompt.hash)
     try:
