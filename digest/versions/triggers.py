@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
-from digest.lessons.transition import transition
+from digest.lessons.transition import lock_agent_lessons, transition
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.outbox import publish
 from digest.outbox.relay import relay_pending
@@ -229,19 +229,27 @@ def due_agents(session: Session) -> list[int]:
 
 
 def expire_lessons(session: Session) -> int:
-    """Lessons past ``expires_at`` leave the bank (disabled, with a history row)."""
+    """Lessons past ``expires_at`` leave the bank (disabled, with a history row), agent by
+    agent under the agent's lesson lock taken before the lessons are read, so a reflection
+    writing meanwhile is neither overwritten nor left with a plan naming an expired lesson."""
     now = utcnow()
-    lessons = session.scalars(
-        select(Lesson).where(Lesson.status == "active", Lesson.expires_at <= now)
-    ).all()
-    for lesson in lessons:
-        # Under the agent's lock, with the epoch moved: a reconciliation reading meanwhile
-        # must not keep a plan that names the lesson as active.
-        transition(
-            session, lesson, op="UPDATE", reason="expired", status="disabled",
-            status_reason=f"expired at {lesson.expires_at}", updated_at=now,
-        )  # fmt: skip
-    return len(lessons)
+    expired = (Lesson.status == "active", Lesson.expires_at <= now)
+    agent_ids = session.scalars(select(Lesson.agent_id).where(*expired).distinct()).all()
+    count = 0
+    for agent_id in sorted(agent_ids):
+        lock_agent_lessons(session, agent_id)
+        lessons = session.scalars(
+            select(Lesson)
+            .where(Lesson.agent_id == agent_id, *expired)
+            .execution_options(populate_existing=True)
+        ).all()
+        for lesson in lessons:
+            transition(
+                session, lesson, op="UPDATE", reason="expired", status="disabled",
+                status_reason=f"expired at {lesson.expires_at}", updated_at=now,
+            )  # fmt: skip
+        count += len(lessons)
+    return count
 
 
 def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepReport:

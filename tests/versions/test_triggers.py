@@ -293,3 +293,34 @@ def test_a_compose_with_no_activity_meanwhile_leaves_nothing_scheduled(
     assert not isinstance(result, str) and result.status == "created"
     assert agent_token(tenant) == (agent_id, None)
     assert len(composes(broker, own_queue)) == 1
+
+
+def test_the_sweep_expires_lessons_through_the_transition(sqlite_env: str, tenant: str) -> None:
+    """Expiry is a lesson state change like any other: disabled with a history row, and the
+    agent's lesson epoch moved (a reconciliation reading meanwhile must decide again)."""
+    from datetime import timedelta
+
+    from digest.models import Lesson, LessonHistory, utcnow
+
+    old = digest.record_lesson(tenant, AGENT, "parcels: parcels ship on Fridays")
+    fresh = digest.record_lesson(tenant, AGENT, "returns: returns take 14 days")
+    with session_scope() as session:
+        session.get(Lesson, old).expires_at = utcnow() - timedelta(minutes=1)  # type: ignore[union-attr]
+        epoch = find_agent(session, tenant, AGENT).lesson_epoch
+    report = sweep()
+    assert report.expired == 1
+    with session_scope() as session:
+        expired, kept = session.get(Lesson, old), session.get(Lesson, fresh)
+        assert expired is not None and kept is not None
+        assert (expired.status, kept.status) == ("disabled", "active")
+        assert expired.status_reason and expired.status_reason.startswith("expired at")
+        history = session.scalars(
+            select(LessonHistory).where(LessonHistory.lesson_id == old).order_by(LessonHistory.id)
+        ).all()
+        assert [(h.op, h.reason) for h in history] == [
+            ("ADD", history[0].reason),
+            ("UPDATE", "expired"),
+        ]
+        assert history[1].before["status"] == "active" and history[1].after["status"] == "disabled"
+        assert find_agent(session, tenant, AGENT).lesson_epoch > epoch
+    assert sweep().expired == 0  # a second sweep finds nothing left to expire
