@@ -144,6 +144,26 @@ def lesson_enable(
     _set_status(tenant, agent, lesson_id, "active", reason, by, as_json)
 
 
+@lesson_app.command("release")
+def lesson_release(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    lesson_id: LessonIdArg,
+    by: Annotated[str, typer.Option("--by", help="Who reviewed it (recorded in its history).")],
+    reason: ReasonOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Put a quarantined lesson in use after you reviewed it (`lesson show` says why it was
+    held)."""
+    from digest.lessons.service import release_lesson
+
+    change = release_lesson(tenant, agent, lesson_id, by=by, reason=reason)
+    if as_json:
+        render.json(change.to_json())
+    else:
+        render.say(f"lesson {change.lesson_id} {change.before} → {change.after}: {change.title}")
+
+
 @lesson_app.command("reset")
 def lesson_reset(
     tenant: TenantOpt,

@@ -109,6 +109,13 @@ def _row(table: Table, *cells: object) -> None:
 # --- lessons ----------------------------------------------------------------------------------
 
 
+def _status(status: str, reason: str | None) -> str:
+    """A quarantined lesson's status says why it was held (the screen's finding)."""
+    if status == "quarantined" and reason:
+        return f"{status}: {reason.removeprefix('injection screen: ')}"
+    return status
+
+
 def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
     """``lesson list`` and ``lesson search``: a table of ``LessonSummary`` rows."""
     if as_json:
@@ -125,7 +132,8 @@ def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
     table.columns[1].ratio = 1
     for row in rows:
         _row(
-            table, row.id, row.title, row.status, row.source, row.support_count,
+            table, row.id, row.title, _status(row.status, row.status_reason), row.source,
+            row.support_count,
             f"{row.success_count}/{row.failure_count}", row.hit_count,
             when(row.to_json()["last_seen_at"]),
         )  # fmt: skip

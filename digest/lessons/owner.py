@@ -50,6 +50,8 @@ class LessonSummary:
     slug: str
     title: str
     status: str
+    #: why the lesson has its status (e.g. what the injection screen found), if recorded
+    status_reason: str | None
     source: str
     scope: str
     tags: list[str]
@@ -79,6 +81,7 @@ def _summary(lesson: Lesson, evidence_count: int) -> LessonSummary:
         slug=lesson.slug,
         title=lesson.title,
         status=lesson.status,
+        status_reason=lesson.status_reason,
         source=lesson.source,
         scope=lesson.scope,
         tags=list(lesson.tags or []),
@@ -240,8 +243,9 @@ def lesson_detail(session: Session, tenant: str, agent: str, lesson_id: int) -> 
 
 
 #: target status → the statuses an owner may move a lesson from. Quarantine is never lifted by
-#: hand: a quarantined lesson came from untrusted text that read like an instruction injection,
-#: so it may only be deleted (disabling it first would be a back door to enabling it).
+#: enable or disable: a quarantined lesson came from untrusted text that read like an
+#: instruction injection, so it is deleted, or released by ``release_lesson`` with the name of
+#: the person who reviewed it (disabling it first would be a back door around that review).
 _ALLOWED_FROM: dict[str, frozenset[str]] = {
     "deleted": frozenset({"active", "disabled", "superseded", "quarantined"}),
     "disabled": frozenset({"active"}),
@@ -268,8 +272,8 @@ def _refusal(lesson: Lesson, status: str) -> str:
     if status == "active" and lesson.status == "quarantined":
         return (
             f"lesson {lesson.id} is quarantined (its source text read like an instruction "
-            "injection) and cannot be enabled; delete it, or add the lesson yourself with "
-            "`digest lesson add`"
+            "injection) and cannot be enabled; review it (`digest lesson show`), then release "
+            "it with `digest lesson release --by WHO` or delete it"
         )
     if status == "active":
         return f"lesson {lesson.id} is {lesson.status}; only a disabled lesson can be enabled"
@@ -319,6 +323,34 @@ def set_lesson_status(
     op = "DELETE" if status == "deleted" else "UPDATE"
     transition(session, lesson, op=op, reason=text, updated_at=now, **changes)
     return StatusChange(lesson.id, lesson.title, previous, status, changed=True)
+
+
+def release_lesson(
+    session: Session,
+    tenant: str,
+    agent: str,
+    lesson_id: int,
+    *,
+    by: str,
+    reason: str | None = None,
+) -> StatusChange:
+    """Put a quarantined lesson in use after a person reviewed it. ``by`` (who reviewed it) is
+    required and recorded, with the reason, in its status and its history."""
+    if not by or not by.strip():
+        raise OwnerInputError("by: say who reviewed the quarantined lesson (--by)")
+    agent_row = find_agent(session, tenant, agent)
+    lock_agent_lessons(session, agent_row.id)
+    lesson = _agent_lesson(session, tenant, agent, lesson_id)
+    if lesson.status != "quarantined":
+        raise LessonStateError(
+            f"lesson {lesson.id} is {lesson.status}; only a quarantined lesson can be released"
+        )
+    held = lesson.status_reason or "quarantined"
+    text = f"released from quarantine after review by {by.strip()} (was: {held})"
+    if reason:
+        text += f": {reason}"
+    transition(session, lesson, op="UPDATE", reason=text, status="active", status_reason=text)
+    return StatusChange(lesson.id, lesson.title, "quarantined", "active", changed=True)
 
 
 def resettable_count(session: Session, tenant: str, agent: str) -> int:

@@ -59,6 +59,20 @@ def set_lesson_status(
         return owner.set_lesson_status(session, tenant, agent, lesson_id, status, reason, by)
 
 
+def release_lesson(
+    tenant: str,
+    agent: str,
+    lesson_id: int,
+    *,
+    by: str,
+    reason: str | None = None,
+    settings: Settings | None = None,
+) -> StatusChange:
+    """Put a quarantined lesson in use after review (see ``owner.release_lesson``)."""
+    with session_scope(_url(settings)) as session:
+        return owner.release_lesson(session, tenant, agent, lesson_id, by=by, reason=reason)
+
+
 def resettable_count(tenant: str, agent: str, settings: Settings | None = None) -> int:
     """How many lessons ``reset_lessons`` would delete now. A transaction of its own, so no
     lock is held while a person reads the confirmation prompt."""

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from digest.db import session_scope
-from digest.lessons.store import Candidate, add_lesson, confidence_from_counts
+from digest.lessons.store import Candidate, add_lesson, confidence_from_counts, support_lesson
 from digest.models import Agent, Event, Lesson, utcnow
 from digest.reflect.claims import Claimed, ReflectResult, lock_event, still_ours
 from digest.reflect.judge import Prepared, RunInfo
@@ -111,8 +111,18 @@ def apply_and_finish(
             run.settings.llm_cache_size,
         )
     for candidate, why in prepared.quarantined:
-        applied.lesson_ids.append(add(candidate, "quarantined", f"injection screen: {why}").id)
-        applied.counts["ADD"] += 1
+        held = _quarantined_twin(session, event, candidate)
+        if held is None:
+            held = add(candidate, "quarantined", f"injection screen: {why}")
+            applied.counts["ADD"] += 1
+        else:  # a repeat of the same attack: one quarantined lesson with more support
+            support_lesson(
+                session, held, event=event, reason=f"repeat of a quarantined lesson: {why}",
+                model=run.model, prompt_hash=run.history_hash,
+            )  # fmt: skip
+            applied.counts["NOOP"] += 1
+        if held.id not in applied.lesson_ids:
+            applied.lesson_ids.append(held.id)
     _set_terminal(session, event, "reflected")
     event.last_error = None
     counts = applied.counts
@@ -147,6 +157,22 @@ def apply_and_finish(
         quarantined=len(prepared.quarantined),
         note=note,
     )
+
+
+def _quarantined_twin(session: Session, event: Event, candidate: Candidate) -> Lesson | None:
+    """A quarantined lesson of this agent with exactly this candidate's text, if any."""
+    text = candidate.normalised()
+    return session.scalars(
+        select(Lesson)
+        .where(
+            Lesson.agent_id == event.agent_id,
+            Lesson.status == "quarantined",
+            Lesson.situation == text.situation,
+            Lesson.correction == text.correction,
+        )
+        .order_by(Lesson.id)
+        .limit(1)
+    ).first()
 
 
 def plan_still_valid(
