@@ -13,7 +13,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from digest.config import Settings
+from digest.config import Settings, get_settings
+from digest.db import session_scope
 from digest.errors import InvalidEvent, NotFound
 from digest.models import APPLY_MODES, Agent, Tenant, utcnow
 
@@ -101,3 +102,30 @@ def find_agent(session: Session, tenant: str, agent: str) -> Agent:
     if agent_row is None:
         raise NotFound(f"unknown agent {agent!r} in tenant {tenant!r}")
     return agent_row
+
+
+@dataclass(frozen=True)
+class TenantSettings:
+    """A tenant's apply mode and the trigger settings it overrides (the rest follow
+    DIGEST_*)."""
+
+    name: str
+    learning_apply_mode: str
+    overrides: dict[str, int]
+
+
+def set_tenant(
+    tenant: str,
+    *,
+    learning_apply_mode: str | None = None,
+    settings: Settings | None = None,
+    **overrides: int | None,
+) -> TenantSettings:
+    """Set a tenant's apply mode (``auto`` or ``approval``) and trigger overrides, creating the
+    tenant if needed. ``InvalidEvent`` naming the field for a value it cannot use."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        row = configure_tenant(
+            session, tenant, learning_apply_mode=learning_apply_mode, **overrides
+        )
+        return TenantSettings(row.name, row.learning_apply_mode, dict(row.settings or {}))

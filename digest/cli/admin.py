@@ -62,7 +62,7 @@ def tenant_set(
     ] = None,
 ) -> None:
     """Set a tenant's apply mode and trigger overrides (creates the tenant if needed)."""
-    from digest.versions.decisions import set_tenant
+    from digest.tenants import set_tenant
 
     row = set_tenant(
         tenant, learning_apply_mode=apply_mode, threshold_signals=threshold,

@@ -171,8 +171,8 @@ def improve_now_command(
     from tenacity import RetryError, Retrying, retry_if_result, stop_after_delay, wait_fixed
 
     from digest.pipeline import improve_now
-    from digest.versions.decisions import request_improve_now
     from digest.versions.queries import manual_compose_since
+    from digest.versions.triggers import request_improve_now
 
     settings = get_settings()
     if settings.embedded:

@@ -5,9 +5,6 @@ workers for a version now; and a tenant's apply mode and trigger overrides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -19,8 +16,7 @@ from digest.models import (
     LearningVersion,
     utcnow,
 )
-from digest.outbox.publish import TASK_IMPROVE_NOW, publish_task
-from digest.tenants import configure_tenant, find_agent
+from digest.tenants import find_agent
 from digest.versions.compose import (
     activate_version,
     append_version,
@@ -124,47 +120,3 @@ def rollback(
         prune_versions(session, agent_row, settings.keep_versions)
         session.flush()
         return version
-
-
-def request_improve_now(
-    tenant: str, agent: str, settings: Settings | None = None
-) -> datetime | None:
-    """Ask the workers to improve the agent now (the ``digest.improve_now`` task: reflect its
-    pending events, then compose with trigger ``manual``). Returns the moment it asked, which
-    the worker's compose run starts after, or None if the broker did not take the task
-    (nothing was changed). ``NotFound`` for an unknown tenant or agent, before anything is sent.
-    """
-    settings = settings or get_settings()
-    with session_scope(settings.database_url) as session:
-        find_agent(session, tenant, agent)
-    asked = utcnow()
-    if not publish_task(TASK_IMPROVE_NOW, [tenant, agent], settings):
-        return None
-    return asked
-
-
-@dataclass(frozen=True)
-class TenantSettings:
-    """A tenant's apply mode and the trigger settings it overrides (the rest follow
-    DIGEST_*)."""
-
-    name: str
-    learning_apply_mode: str
-    overrides: dict[str, int]
-
-
-def set_tenant(
-    tenant: str,
-    *,
-    learning_apply_mode: str | None = None,
-    settings: Settings | None = None,
-    **overrides: int | None,
-) -> TenantSettings:
-    """Set a tenant's apply mode (``auto`` or ``approval``) and trigger overrides, creating the
-    tenant if needed. ``InvalidEvent`` naming the field for a value it cannot use."""
-    settings = settings or get_settings()
-    with session_scope(settings.database_url) as session:
-        row = configure_tenant(
-            session, tenant, learning_apply_mode=learning_apply_mode, **overrides
-        )
-        return TenantSettings(row.name, row.learning_apply_mode, dict(row.settings or {}))

@@ -12,8 +12,9 @@
 - **Sweep**: a weekly beat task. It is a catch-up query (agents whose lessons changed since
   their last compose), so a missed week is caught once by the next run. It also expires
   lessons past ``expires_at``, prunes versions and relays stranded events.
-- **Improve now** (``digest.pipeline.improve_now``): reflect the agent's pending events at
-  once, then compose, ignoring the threshold and the quiet period.
+- **Improve now** (``digest.pipeline.improve_now``; ``request_improve_now`` asks a worker
+  to run it): reflect the agent's pending events at once, then compose, ignoring the
+  threshold and the quiet period.
 
 A signal is a reflected event that supports an active lesson; it is undigested while it
 finished after the agent's last compose.
@@ -36,7 +37,7 @@ from digest.lessons.transition import lock_agent_lessons, transition
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.outbox import publish
 from digest.outbox.relay import relay_pending
-from digest.tenants import policy_for
+from digest.tenants import find_agent, policy_for
 from digest.versions.compose import ComposeResult, compose_version, prune_versions
 
 log = structlog.get_logger("digest.triggers")
@@ -287,3 +288,20 @@ def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepRe
         relayed=report.relayed,
     )
     return report
+
+
+def request_improve_now(
+    tenant: str, agent: str, settings: Settings | None = None
+) -> datetime | None:
+    """Ask the workers to improve the agent now (the ``digest.improve_now`` task: reflect its
+    pending events, then compose with trigger ``manual``). Returns the moment it asked, which
+    the worker's compose run starts after, or None if the broker did not take the task
+    (nothing was changed). ``NotFound`` for an unknown tenant or agent, before anything is sent.
+    """
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        find_agent(session, tenant, agent)
+    asked = utcnow()
+    if not publish.publish_task(publish.TASK_IMPROVE_NOW, [tenant, agent], settings):
+        return None
+    return asked
