@@ -8,7 +8,9 @@ confidence and counts.
 
 Import reads every ``LESSON.md`` below a folder. Each file is validated on its own: a bad one
 (invalid YAML, wrong schema, missing sections, oversized, or a path that leads outside the
-folder) is reported and the rest are imported. Counts and confidence in a file are ignored:
+folder) is reported and the rest are imported. Imports are untrusted unless the owner passes
+``--trusted``: screened like run text and shown as observations. Counts and confidence in a
+file are ignored:
 they are only ever computed from observed outcomes. Every imported lesson becomes a
 ``manual_lesson`` event and goes through reconciliation, so importing a lesson the agent
 already has adds support instead of a copy, and importing the same file twice adds nothing.
@@ -71,6 +73,7 @@ def _front_matter(session: Session, lesson: Lesson) -> dict[str, Any]:
         "supersedes": supersedes,
         "expires_at": lesson.expires_at.isoformat() if lesson.expires_at else None,
         "tags": list(lesson.tags or []),
+        "trust": lesson.trust,
     }
 
 
@@ -195,9 +198,18 @@ class ImportReport:
 
 
 def import_lessons(
-    tenant: str, agent: str, directory: Path, settings: Settings | None = None
+    tenant: str,
+    agent: str,
+    directory: Path,
+    settings: Settings | None = None,
+    *,
+    trusted: bool = False,
 ) -> ImportReport:
-    """Import every LESSON.md below ``directory`` into one agent, through reconciliation."""
+    """Import every LESSON.md below ``directory`` into one agent, through reconciliation.
+
+    A file is untrusted unless ``trusted`` (its owner vouches for it): its lessons are screened
+    like run text, may not change a trusted lesson, enter a version only with independent
+    support, and are shown as observations, never as the owner's rules."""
     settings = settings or get_settings()
     root = directory.resolve()
     if not root.is_dir():
@@ -210,7 +222,10 @@ def import_lessons(
             lesson = parse_lesson_md(content)
             # Same file into the same agent → same key → one event (idempotency keys are
             # unique per tenant, so the agent is part of it).
-            digest_key = hashlib.sha256(f"{agent}\x00{content}".encode()).hexdigest()[:32]
+            trust = "trusted" if trusted else "untrusted"
+            digest_key = hashlib.sha256(f"{agent}\x00{trust}\x00{content}".encode()).hexdigest()[
+                :32
+            ]
             event_id, created = store_pending(
                 "manual_lesson",
                 {
@@ -223,6 +238,7 @@ def import_lessons(
                     "slug": _safe_slug(lesson.slug),
                     "idempotency_key": f"import:{digest_key}",
                 },
+                trusted=trusted,
             )
         except (LessonFileError, InvalidEvent, OSError, UnicodeDecodeError) as exc:
             report.errors.append((shown, str(exc)))

@@ -48,6 +48,14 @@ BODY_MAX = 4096
 #: event kinds (and so lesson sources) that are trusted: a person wrote them
 TRUSTED_KINDS = frozenset({"operator_edit", "owner_answer", "manual_lesson"})
 
+#: a lesson's trust (issue 12): ``trusted`` (a person wrote its source: an owner answer, an
+#: operator edit, a manual lesson, an import marked trusted), ``untrusted`` (distilled from
+#: run text, or imported without ``--trusted``) or ``reviewed`` (untrusted, then released
+#: from quarantine by a person). Reconciliation never raises it.
+LESSON_TRUST = ("trusted", "untrusted", "reviewed")
+#: trust levels an untrusted event can never UPDATE, supersede or rewrite
+PROTECTED_TRUST = frozenset({"trusted", "reviewed"})
+
 EVENT_KINDS = ("run_outcome", "operator_edit", "owner_answer", "manual_lesson")
 EVENT_STATUSES = ("pending", "processing", "reflected", "skipped", "failed", "dead")
 TRUST_LEVELS = ("high", "low")
@@ -161,6 +169,7 @@ class Lesson(Base):
         _one_of("scope", LESSON_SCOPES, "scope"),
         _one_of("outcome", LESSON_OUTCOMES, "outcome"),
         _one_of("status", LESSON_STATUSES, "status"),
+        _one_of("trust", LESSON_TRUST, "trust"),
         Index("ix_lessons_agent_id_status", "agent_id", "status"),
     )
 
@@ -176,6 +185,7 @@ class Lesson(Base):
     correction: Mapped[str] = mapped_column(Text)
     tags: Mapped[list[str]] = mapped_column(Json, default=list)
     source: Mapped[str] = mapped_column(String(32))
+    trust: Mapped[str] = mapped_column(String(12), default="untrusted", server_default="untrusted")
     outcome: Mapped[str] = mapped_column(String(16), default="failure")
     confidence: Mapped[float] = mapped_column(Float, default=0.5)
     support_count: Mapped[int] = mapped_column(Integer, default=1)

@@ -2,7 +2,8 @@
 knobs of the version triggers).
 
 ``tenants.settings`` holds overrides; anything not set there falls back to the process
-settings (``DIGEST_THRESHOLD_SIGNALS``, ``DIGEST_QUIET_SECONDS``, ``DIGEST_FREQUENCY_GATE``).
+settings (``DIGEST_THRESHOLD_SIGNALS``, ``DIGEST_QUIET_SECONDS``, ``DIGEST_FREQUENCY_GATE``,
+``DIGEST_PROMOTION_CONTACTS``, ``DIGEST_INDEPENDENT_SPREAD_S``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ TENANT_KEYS = {
     "quiet_seconds": 0,
     "frequency_gate": 1,
     "promotion_contacts": 2,
+    "independent_spread_s": 0,
 }
 
 
@@ -35,6 +37,7 @@ class TenantPolicy:
     quiet_seconds: int
     frequency_gate: int
     promotion_contacts: int
+    independent_spread_s: int
 
 
 def policy_for(tenant: Tenant, settings: Settings) -> TenantPolicy:
@@ -55,6 +58,7 @@ def policy_for(tenant: Tenant, settings: Settings) -> TenantPolicy:
         quiet_seconds=value("quiet_seconds"),
         frequency_gate=value("frequency_gate"),
         promotion_contacts=value("promotion_contacts"),
+        independent_spread_s=value("independent_spread_s"),
     )
 
 

@@ -10,6 +10,7 @@ uses (neighbour search, the fast path, the offline judge, compaction).
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
@@ -55,3 +56,47 @@ def edit_metrics(original: str, final: str | None) -> tuple[int, float]:
         return len(original), 1.0
     distance = Levenshtein.distance(original, final)
     return distance, round(Levenshtein.normalized_distance(original, final), 4)
+
+
+# --- run text quoted in an untrusted lesson (issue 12) ----------------------------------------
+
+#: at most this many characters of run text are quoted in one place of an untrusted lesson
+QUOTE_MAX = 160
+OPEN_QUOTE, CLOSE_QUOTE = "«", "»"
+#: characters a quotation may not carry: its own delimiters, tag brackets (no ``<system>``, no
+#: contract tag), backticks (no code span) and square brackets (no markdown link or image)
+_QUOTE_SAFE = str.maketrans({"«": "‹", "»": "›", "<": "‹", ">": "›", "`": "'", "[": "(", "]": ")"})
+_QUOTED_SPAN = re.compile(f"{OPEN_QUOTE}[^{CLOSE_QUOTE}]*{CLOSE_QUOTE}")
+#: a tool's name as agents name tools: an identifier (dots, colons, slashes, dashes and a few
+#: spaces allowed), not a sentence
+_TOOL_NAME = re.compile(r"[A-Za-z_][\w .:/-]{0,63}", re.ASCII)
+
+
+def quoted(text_value: str, limit: int = QUOTE_MAX) -> str:
+    """``text_value`` as a bounded, escaped quotation of observed data: «…».
+
+    Control and format characters (zero-width, bidi overrides, tag characters) are dropped,
+    whitespace is collapsed, the characters in ``_QUOTE_SAFE`` are replaced, and the text is
+    cut at ``limit`` characters. Nothing inside can end the quotation or render as markup."""
+    kept = "".join(
+        ch if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs") else " " for ch in text_value
+    )
+    flat = " ".join(kept.split()).translate(_QUOTE_SAFE)
+    if len(flat) > limit:
+        flat = flat[: limit - 1].rstrip() + "…"
+    return f"{OPEN_QUOTE}{flat}{CLOSE_QUOTE}"
+
+
+def without_quotes(text_value: str) -> str:
+    """``text_value`` with every «…» quotation removed: the lesson's own words."""
+    return _QUOTED_SPAN.sub(" ", text_value)
+
+
+def is_tool_name(name: str) -> bool:
+    """Does ``name`` read as a tool's name (an identifier of at most four words)?"""
+    return bool(_TOOL_NAME.fullmatch(name)) and len(name.split()) <= 4
+
+
+def tool_label(name: str) -> str:
+    """How a lesson names a tool: `name` in backticks, or quoted when it is not a name."""
+    return f"`{name}`" if is_tool_name(name) else quoted(name, 60)

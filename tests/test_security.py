@@ -26,7 +26,7 @@ import digest
 from digest.db import session_scope
 from digest.errors import NotFound
 from digest.models import DigestRun, Event, LearningVersion, Lesson
-from digest.reflect.screen import normalise
+from digest.reflect.views import fold
 from tests.conftest import (
     WorkerProcess,
     lessons_for_event,
@@ -469,7 +469,7 @@ def _check_corpus(tenant: str, corpus: Corpus) -> None:
     assert active | {lesson.id for lesson in trusted} <= folded  # and those do get in
     assert "billing@acme.example" in body
     for payload in INJECTIONS:
-        assert normalise(payload)[:24] not in normalise(body), payload
+        assert fold(payload)[:24] not in fold(body), payload
     learning = digest.current_learning(tenant, AGENT)
     assert learning is not None and learning.body == body
 

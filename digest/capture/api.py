@@ -190,10 +190,14 @@ def capture_event(kind: str, data: dict[str, Any]) -> int:
     return event_id
 
 
-def store_pending(kind: str, data: dict[str, Any]) -> tuple[int, bool]:
+def store_pending(
+    kind: str, data: dict[str, Any], *, trusted: bool | None = None
+) -> tuple[int, bool]:
     """Validate and store an event as ``pending`` without publishing it: for callers that
-    reflect it themselves at once (LESSON.md import). Returns (event id, created)."""
-    event_id, created, _ = _store(parse_event(kind, data))
+    reflect it themselves at once (LESSON.md import). ``trusted`` overrides the trust its kind
+    implies (an import is untrusted unless its owner says otherwise). (event id, created)."""
+    trust = None if trusted is None else ("high" if trusted else "low")
+    event_id, created, _ = _store(parse_event(kind, data), trust)
     return event_id, created
 
 
@@ -332,9 +336,9 @@ def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]
 
 
 @_with_storage_errors("the event")
-def _store(parsed: EventCommon) -> tuple[int, bool, int]:
-    """Insert the event (or find the one with the same idempotency key).
-    (id, created, agent id)."""
+def _store(parsed: EventCommon, trust: str | None = None) -> tuple[int, bool, int]:
+    """Insert the event (or find the one with the same idempotency key), with ``trust`` if
+    given, else the trust of its kind. (id, created, agent id)."""
     url = get_settings().database_url
     engine = get_engine(url)
     ids = _agent_ids.get((url, parsed.tenant, parsed.agent))
@@ -342,6 +346,8 @@ def _store(parsed: EventCommon) -> tuple[int, bool, int]:
         with engine.begin() as conn:
             ids = _agent_ids_for(conn, url, parsed.tenant, parsed.agent)
     values = _event_values(parsed, *ids)
+    if trust is not None:
+        values["trust"] = trust
     statements = _event_statements(engine.dialect.name)
     # One statement, so autocommit is enough: the INSERT is durable when it returns.
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

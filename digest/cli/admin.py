@@ -60,6 +60,10 @@ def tenant_set(
     promotion: Annotated[
         int | None, typer.Option(help="Distinct contacts that promote a contact's lesson.")
     ] = None,
+    spread: Annotated[
+        int | None,
+        typer.Option(help="Seconds an untrusted lesson's sources must span to count apart."),
+    ] = None,
 ) -> None:
     """Set a tenant's apply mode and trigger overrides (creates the tenant if needed)."""
     from digest.tenants import set_tenant
@@ -67,6 +71,7 @@ def tenant_set(
     row = set_tenant(
         tenant, learning_apply_mode=apply_mode, threshold_signals=threshold,
         quiet_seconds=quiet, frequency_gate=gate, promotion_contacts=promotion,
+        independent_spread_s=spread,
     )  # fmt: skip
     render.say(f"{row.name}: {row.learning_apply_mode}, {row.overrides}")
 
@@ -111,13 +116,21 @@ def import_command(
     directory: Annotated[Path, typer.Argument(help="Folder with LESSON.md files.")],
     tenant: TenantOpt,
     agent: AgentOpt,
+    trusted: Annotated[
+        bool,
+        typer.Option(
+            "--trusted",
+            help="The files are the owner's own rules: import them as trusted (default: "
+            "untrusted, screened like run text and shown as observations).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Import AIP-11 LESSON.md files through reconciliation (counts in files are ignored).
-    Bad files are reported one per line; exit 1 if any failed."""
+    Untrusted unless --trusted. Bad files are reported one per line; exit 1 if any failed."""
     from digest.interop import import_lessons
 
-    report = import_lessons(tenant, agent, directory)
+    report = import_lessons(tenant, agent, directory, trusted=trusted)
     if as_json:
         render.json(
             {

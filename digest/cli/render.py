@@ -126,14 +126,24 @@ def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
         return
     numbers = ("id", "support", "success/failure", "hits")
     table = _table(
-        ("id", "title", "status", "source", "support", "success/failure", "hits", "last seen"),
+        (
+            "id",
+            "title",
+            "status",
+            "source",
+            "trust",
+            "support",
+            "success/failure",
+            "hits",
+            "last seen",
+        ),
         right=numbers,
     )
     table.columns[1].ratio = 1
     for row in rows:
         _row(
             table, row.id, row.title, _status(row.status, row.status_reason), row.source,
-            row.support_count,
+            row.trust, row.support_count,
             f"{row.success_count}/{row.failure_count}", row.hit_count,
             when(row.to_json()["last_seen_at"]),
         )  # fmt: skip
@@ -149,6 +159,7 @@ def lesson(data: dict[str, Any]) -> None:
     facts = [
         ("status", status),
         ("source", f"{data['source']}, outcome {data['outcome']}, scope {data['scope']}"),
+        ("trust", data["trust"]),
         (
             "counts",
             f"support {data['support_count']}, success {data['success_count']}, "

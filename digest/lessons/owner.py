@@ -53,6 +53,8 @@ class LessonSummary:
     #: why the lesson has its status (e.g. what the injection screen found), if recorded
     status_reason: str | None
     source: str
+    #: trusted (a person's words), untrusted (run text, untrusted import) or reviewed
+    trust: str
     scope: str
     tags: list[str]
     confidence: float
@@ -83,6 +85,7 @@ def _summary(lesson: Lesson, evidence_count: int) -> LessonSummary:
         status=lesson.status,
         status_reason=lesson.status_reason,
         source=lesson.source,
+        trust=lesson.trust,
         scope=lesson.scope,
         tags=list(lesson.tags or []),
         confidence=lesson.confidence,
@@ -349,7 +352,13 @@ def release_lesson(
     text = f"released from quarantine after review by {by.strip()} (was: {held})"
     if reason:
         text += f": {reason}"
-    transition(session, lesson, op="UPDATE", reason=text, status="active", status_reason=text)
+    # Reviewed, not trusted: its words still came from run text, but a person vouched for it,
+    # so no later untrusted event may rewrite or retire it.
+    trust = "reviewed" if lesson.trust == "untrusted" else lesson.trust
+    transition(
+        session, lesson, op="UPDATE", reason=text, status="active", status_reason=text,
+        trust=trust,
+    )  # fmt: skip
     return StatusChange(lesson.id, lesson.title, "quarantined", "active", changed=True)
 
 

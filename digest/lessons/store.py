@@ -172,6 +172,7 @@ def add_lesson(
         correction=cand.correction,
         tags=list(cand.tags),
         source=source,
+        trust="trusted" if event.trust == "high" else "untrusted",
         outcome=outcome,
         confidence=0.5,
         support_count=1,

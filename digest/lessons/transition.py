@@ -58,6 +58,7 @@ def snapshot(lesson: Lesson) -> dict[str, Any]:
         "mistake": lesson.mistake,
         "correction": lesson.correction,
         "tags": list(lesson.tags or []),
+        "trust": lesson.trust,
         "scope": lesson.scope,
         "status": lesson.status,
         "support_count": lesson.support_count,

@@ -21,6 +21,18 @@ log = structlog.get_logger("digest.model")
 
 MAX_LESSONS = 3
 
+#: the tags of every output contract: none may appear inside a field a model wrote
+CONTRACT_TAGS = ("lesson", "situation", "mistake", "correction", "tags", "skip")
+_CONTRACT_TAG = re.compile(rf"</?\s*({'|'.join(CONTRACT_TAGS)})\s*>", re.IGNORECASE)
+
+
+def embed_json(value: Any, *, indent: int | None = None, sort_keys: bool = False) -> str:
+    """``value`` as JSON to place inside a prompt block. ``<`` and ``>`` are written as
+    ``\\u003c`` and ``\\u003e`` (the same JSON, decoded alike), so text inside the block can
+    neither close it nor open a tag of any output contract."""
+    dumped = json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys)
+    return dumped.replace("<", "\\u003c").replace(">", "\\u003e")
+
 
 # --- reflect ---
 
@@ -30,6 +42,15 @@ class Skip:
     """``<skip>reason</skip>``: nothing to learn from the event."""
 
     reason: str
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Structure in a reflect answer the parser would not take, and why (kept for the record:
+    ``digest_runs.error`` and the log)."""
+
+    what: str
+    why: str
 
 
 @dataclass(frozen=True)
@@ -52,16 +73,74 @@ def _field(block: str, name: str) -> str:
     return html.unescape(found.group(1)).strip() if found else ""
 
 
+def _raw_fields(block: str) -> list[str]:
+    return [
+        found.group(1)
+        for name in CONTRACT_TAGS[1:5]
+        for found in re.finditer(rf"<{name}>(.*?)</{name}>", block, re.DOTALL | re.IGNORECASE)
+    ]
+
+
+def _forged(block: str) -> str | None:
+    """Why a ``<lesson>`` block is not structure a model wrote, or None.
+
+    A block has each field once at most, no contract tag inside a field, and no text between
+    fields that opens or closes one (the signs of run text that closed ``</correction>`` and
+    opened its own blocks). Fields are escaped by writers that quote run text, so a tag left
+    inside one was put there by the text it quotes."""
+    for name in CONTRACT_TAGS[1:5]:
+        if len(re.findall(rf"<{name}>", block, re.IGNORECASE)) > 1:
+            return f"<{name}> appears more than once"
+    for raw in _raw_fields(block):
+        if _CONTRACT_TAG.search(raw):
+            return "a field contains a contract tag"
+    outside = re.sub(
+        rf"<({'|'.join(CONTRACT_TAGS[1:5])})>.*?</\1>", " ", block, flags=re.DOTALL | re.IGNORECASE
+    )
+    if _CONTRACT_TAG.search(outside):
+        return "an unmatched contract tag between fields"
+    return None
+
+
 def parse_reflect_output(text: str) -> Skip | list[LessonBlock]:
     """Parse a reflect answer. Prose around the blocks and code fences are tolerated.
 
     Raises ``LLMOutputError`` when there is neither a ``<skip>`` nor a usable ``<lesson>``.
     Lessons missing a required field are dropped (and logged) when others are usable.
     """
+    return parse_reflect_checked(text)[0]
+
+
+def parse_reflect_checked(text: str) -> tuple[Skip | list[LessonBlock], list[Refused]]:
+    """``parse_reflect_output`` and what it refused.
+
+    Only structure the model wrote is taken: the number of ``<lesson>`` openings must match the
+    closings (else the whole answer is refused: a quoted ``</lesson>`` or ``<lesson>`` has
+    shifted the blocks); a block with a forged shape (``_forged``) is refused; more than
+    ``MAX_LESSONS`` blocks means none is taken. A ``<skip>`` next to lessons is an answer that
+    says two things: the lessons are refused and the skip stands.
+    """
     text = _FENCE.sub("", text or "")
+    refused: list[Refused] = []
+    opens = len(re.findall(r"<lesson>", text, re.IGNORECASE))
+    closes = len(re.findall(r"</lesson>", text, re.IGNORECASE))
     blocks = _LESSON.findall(text)
+    skip = _SKIP.search(text)
+    if blocks and (opens != closes or opens != len(blocks)):
+        refused.append(Refused("every <lesson> block", f"{opens} openings, {closes} closings"))
+        blocks = []
+    elif len(blocks) > MAX_LESSONS:
+        refused.append(Refused("every <lesson> block", f"{len(blocks)} blocks; at most 3"))
+        blocks = []
+    elif blocks and skip:
+        refused.append(Refused("every <lesson> block", "the answer also says <skip>"))
+        blocks = []
     candidates: list[LessonBlock] = []
     for index, block in enumerate(blocks):
+        why = _forged(block)
+        if why is not None:
+            refused.append(Refused(f"<lesson> {index}", why))
+            continue
         situation, correction = _field(block, "situation"), _field(block, "correction")
         if not situation or not correction:
             log.warning("lesson_block_dropped", index=index, reason="situation/correction missing")
@@ -75,13 +154,16 @@ def parse_reflect_output(text: str) -> Skip | list[LessonBlock]:
                 tags=tags,
             )
         )
+    for item in refused:
+        log.warning("reflect_structure_refused", what=item.what, why=item.why)
     if candidates:
-        if len(candidates) > MAX_LESSONS:
-            log.warning("lessons_truncated", proposed=len(candidates), kept=MAX_LESSONS)
-        return candidates[:MAX_LESSONS]
-    skip = _SKIP.search(text)
+        return candidates, refused
     if skip:
-        return Skip(" ".join(html.unescape(skip.group(1)).split())[:500] or "no reason given")
+        reason = " ".join(html.unescape(skip.group(1)).split())[:500] or "no reason given"
+        return Skip(reason), refused
+    if refused:
+        reasons = "; ".join(f"{r.what}: {r.why}" for r in refused)
+        raise LLMOutputError(f"the answer's structure was refused ({reasons})")
     if blocks:
         raise LLMOutputError("every <lesson> block lacks <situation> or <correction>")
     preview = " ".join(text.split())[:120]

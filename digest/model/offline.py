@@ -10,6 +10,11 @@ so one pipeline serves both. It is honest about being rules:
 - operator edit → a preference lesson (rejected draft → what not to send);
 - owner answer → a fact lesson.
 
+A run's text is untrusted (DESIGN §8, issue 12): the rules' lessons about a run are written in
+their own fixed words, and whatever they show of the run (the error, the task, the arguments)
+is a bounded, escaped quotation marked as observed (``digest.text.quoted``): «…». Every field
+of every block is HTML-escaped, so quoted text can never close a field or open a block.
+
 The rule functions are pure (``judge_event``, ``answer``) and import nothing heavy: the model
 seam (``digest.model.seam``) calls ``answer`` directly for ``offline/*`` model strings, so the
 offline pipeline never imports litellm. For litellm users the same rules are also registered
@@ -19,13 +24,22 @@ as a litellm custom provider (``digest.model.offline_provider``).
 from __future__ import annotations
 
 import difflib
+import html
 import json
 import re
 from typing import Any
 
 from digest.errors import OfflineRulesError
 from digest.model.contracts import change_note
-from digest.text import NEGATION, lesson_text, negation_flipped, score
+from digest.text import (
+    NEGATION,
+    is_tool_name,
+    lesson_text,
+    negation_flipped,
+    quoted,
+    score,
+    tool_label,
+)
 
 #: model strings answered by these rules, in process
 PREFIX = "offline/"
@@ -66,44 +80,56 @@ def _category(error: str) -> str:
     return "tool-failure"
 
 
+#: what the rules advise, per error category: their own fixed words, never the run's
+_ADVICE = {
+    "permission": "Do not retry {tool} after a permission error; escalate to a person.",
+    "missing-parameter": "Before calling {tool}, make sure every required parameter is present.",
+    "not-found": "Look up and confirm the identifier before calling {tool}; never guess it.",
+    "bad-format": "Check the arguments of {tool} against the expected format before calling it.",
+    "tool-failure": (
+        "When {tool} fails, change the arguments or the approach instead of calling it again "
+        "unchanged."
+    ),
+}
+
+
 def _tool_correction(tool: str, category: str, error: str, repeated: bool) -> str:
-    prefix = f"Do not repeat a failing `{tool}` call with the same arguments; " if repeated else ""
-    advice = {
-        "permission": f"Do not retry `{tool}` after a permission error; escalate to a person.",
-        "missing-parameter": (
-            f"Before calling `{tool}`, make sure every required parameter is present "
-            f"(it failed with: {error})."
-        ),
-        "not-found": (
-            f"Look up and confirm the identifier before calling `{tool}`; never guess it "
-            f"(it failed with: {error})."
-        ),
-        "bad-format": (
-            f"Check the arguments of `{tool}` against the expected format before calling it "
-            f"(it failed with: {error})."
-        ),
-        "tool-failure": (
-            f'When `{tool}` fails with "{error}", change the arguments or the approach '
-            "instead of calling it again unchanged."
-        ),
-    }[category]
-    return prefix + (advice[0].lower() + advice[1:] if prefix else advice)
+    """The fixed advice for ``category``, then the error as an observed quotation."""
+    label = tool_label(tool)
+    advice = _ADVICE[category].format(tool=label)
+    if repeated:
+        advice = f"Do not repeat a failing {label} call with the same arguments; " + (
+            advice[0].lower() + advice[1:]
+        )
+    return f"{advice} Observed: {label} failed with {quoted(error)}."
 
 
 def _block(situation: str, mistake: str, correction: str, tags: list[str]) -> str:
+    """A ``<lesson>`` block. Every field is escaped: text quoted from an event can neither
+    close a field nor open a block of its own (the parser unescapes fields)."""
+
+    def field(text: str) -> str:
+        return html.escape(text, quote=False)
+
     return (
         "<lesson>\n"
-        f"<situation>{situation}</situation>\n"
-        f"<mistake>{mistake}</mistake>\n"
-        f"<correction>{correction}</correction>\n"
-        f"<tags>{', '.join(tags)}</tags>\n"
+        f"<situation>{field(situation)}</situation>\n"
+        f"<mistake>{field(mistake)}</mistake>\n"
+        f"<correction>{field(correction)}</correction>\n"
+        f"<tags>{field(', '.join(tags))}</tags>\n"
         "</lesson>"
     )
 
 
+def _skip(reason: str) -> str:
+    return f"<skip>{html.escape(reason, quote=False)}</skip>"
+
+
 def _judge_run(event: dict[str, Any]) -> str:
+    """A run's text is untrusted: it is only ever quoted (bounded, escaped, marked as
+    observed); the situation, the mistake's frame and the correction are the rules' own."""
     payload = event.get("payload", {})
-    task = _first_line(payload.get("task", ""), 160)
+    task = quoted(_first_line(payload.get("task", ""), 400), 100)
     outcome = payload.get("outcome")
     failing = [
         tc for tc in payload.get("tool_calls") or [] if tc.get("error") or tc.get("ok") is False
@@ -114,10 +140,10 @@ def _judge_run(event: dict[str, Any]) -> str:
         errors.append(str(top_error))
     if not errors:
         if outcome == "success":
-            return "<skip>successful run with no errors: nothing to correct</skip>"
-        return f"<skip>{outcome} run without an error message: nothing specific to learn</skip>"
+            return _skip("successful run with no errors: nothing to correct")
+        return _skip(f"{outcome} run without an error message: nothing specific to learn")
     if all(TRANSIENT.search(e) for e in errors):
-        return f"<skip>transient fault ({_first_line(errors[0], 120)}): a retry fixes it</skip>"
+        return _skip(f"transient fault ({_first_line(errors[0], 120)}): a retry fixes it")
 
     lessons: list[str] = []
     seen_tools: dict[str, list[dict[str, Any]]] = {}
@@ -129,30 +155,34 @@ def _judge_run(event: dict[str, Any]) -> str:
         args_seen = [json.dumps(c.get("args"), sort_keys=True) for c in calls]
         repeated = len(args_seen) != len(set(args_seen))
         category = _category(error)
-        mistake = f"Called `{tool}` with {args_seen[0][:200]} and it failed: {error}"
+        label = tool_label(tool)
+        mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(error)}"
         if repeated:
             mistake += " (the same failing call was repeated)"
+        tags = [tool if is_tool_name(tool) else "tool", "tool-error", category]
         lessons.append(
             _block(
-                f"Calling the `{tool}` tool, e.g. while working on: {task}",
+                f"Calling the {label} tool, e.g. while working on {task}",
                 mistake,
                 _tool_correction(tool, category, error, repeated),
-                [tool, "tool-error", category],
+                tags,
             )
         )
     if not lessons and top_error and not TRANSIENT.search(top_error):
-        error = _first_line(top_error)
-        summary = _first_line(payload.get("attempt_summary") or "", 200)
-        correction = f"Check for this failure before finishing a task like this: {error}."
-        if outcome == "escalated":
-            correction = f"Recognise this case early and escalate with the reason: {error}."
+        error = quoted(_first_line(top_error))
+        summary = _first_line(payload.get("attempt_summary") or "", 400)
+        mistake = f"The run ended {outcome} with {error}"
         if summary:
-            correction += f" The approach that failed was: {summary}"
+            mistake += f"; the approach that failed: {quoted(summary, 120)}"
+        correction = "Check for this failure before finishing a task like this one."
+        if outcome == "escalated":
+            correction = "Recognise this case early and escalate with the reason."
+        correction += f" Observed: {error}."
         lessons.append(
-            _block(f"Working on a task like: {task}", error, correction, [str(outcome), "failure"])
+            _block(f"Working on a task like {task}", mistake, correction, [str(outcome), "failure"])
         )
     if not lessons:
-        return "<skip>only transient faults among the errors: a retry fixes them</skip>"
+        return _skip("only transient faults among the errors: a retry fixes them")
     return "\n".join(lessons)
 
 
@@ -217,7 +247,7 @@ def judge_event(event: dict[str, Any]) -> str:
         return _judge_edit(event)
     if kind == "owner_answer":
         return _judge_answer(event)
-    return f"<skip>offline/rules has no rule for {kind!r} events</skip>"
+    return _skip(f"offline/rules has no rule for {kind!r} events")
 
 
 ADDED_BLOCK = re.compile(r"<added>\s*(.*?)\s*</added>", re.DOTALL)

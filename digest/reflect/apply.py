@@ -103,6 +103,7 @@ def apply_and_finish(
         prompt_hash=run.history_hash,
         promote_at=claimed.promote_at,
         recheck_adds=recheck_adds,
+        vet=prepared.vet,
     )
     for index, lesson_id in applied.by_candidate.items():
         KNOWN_TEXTS.put(
@@ -134,7 +135,7 @@ def apply_and_finish(
             n_delete=counts["DELETE"],
             n_noop=counts["NOOP"],
             n_fast_path=plan.fast,
-            error="; ".join(plan.dropped)[:2000] or None,
+            error="; ".join([*run.refused, *plan.dropped])[:2000] or None,
         )
     )
     note = (

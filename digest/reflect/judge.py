@@ -7,9 +7,9 @@ the candidates lose any secret they echo and untrusted ones are screened for inj
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import structlog
@@ -20,14 +20,14 @@ from digest.errors import LLMError
 from digest.lessons.store import Candidate
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
-from digest.model.contracts import Skip, parse_reflect_output
+from digest.model.contracts import LessonBlock, Skip, embed_json, parse_reflect_checked
 from digest.model.prompts import load_prompt
 from digest.models import DigestRun, Event
 from digest.redact import redact
 from digest.reflect.claims import Claimed
 from digest.reflect.policy import policy_skip_reason
 from digest.reflect.reconcile import ModelAsker, Plan, Snapshot, decide
-from digest.reflect.screen import injection_reason
+from digest.reflect.screen import event_reason, lesson_reason, tools_called
 
 log = structlog.get_logger("digest.reflect")
 
@@ -69,8 +69,8 @@ def event_json(claimed: Claimed) -> str:
     if claimed.kind == "operator_edit":
         shown["edit_ratio"] = claimed.edit_ratio
         shown["edit_distance"] = claimed.edit_distance
-    # No "</event>" inside the block: untrusted text cannot close it early.
-    return json.dumps(shown, ensure_ascii=False, indent=2, sort_keys=True).replace("</", "<\\/")
+    # No "<" or ">" inside the block: untrusted text can neither close it nor open a tag.
+    return embed_json(shown, indent=2, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -110,9 +110,14 @@ def verdict_for(run: RunInfo) -> Skip | Failed | list[Candidate]:
     )
     run.model = model
 
+    def parse(text: str) -> Skip | list[LessonBlock]:
+        answer, refused = parse_reflect_checked(text)
+        run.refused.extend(f"refused {item.what}: {item.why}" for item in refused)
+        return answer
+
     def judge() -> Skip | tuple[Candidate, ...]:
         answer = llm.call_and_parse(
-            messages, parse_reflect_output, model=model, usage=run.usage, settings=settings
+            messages, parse, model=model, usage=run.usage, settings=settings
         )
         if isinstance(answer, Skip):
             return answer
@@ -144,6 +149,8 @@ class RunInfo:
     prompt_hash: str
     model: str | None = None
     reconcile_hash: str | None = None
+    #: structure of the model's answers the parser refused (recorded in digest_runs.error)
+    refused: list[str] = field(default_factory=list)
 
     def digest_run(self, event: Event, **counts: Any) -> DigestRun:
         return DigestRun(
@@ -167,15 +174,19 @@ class RunInfo:
 
 
 def _screen(claimed: Claimed, candidates: list[Candidate]) -> list[str | None]:
-    """Per candidate: why it is quarantined (untrusted text that reads like an injection)."""
+    """Per candidate: why it is quarantined, or None. Only untrusted events are screened.
+
+    The run's own text is screened first: a run that carries an injection attempt anywhere
+    (task, error, a tool's name, error or output, the attempt summary) taints every lesson
+    drawn from it, however a model reworded it. Then each lesson's text is judged for what it
+    would make the agent do (``screen.lesson_reason``)."""
     if claimed.trust != "low":
         return [None] * len(candidates)
-    return [
-        injection_reason(
-            " ".join(filter(None, (c.situation, c.mistake, c.correction, " ".join(c.tags))))
-        )
-        for c in candidates
-    ]
+    tainted = event_reason(claimed.payload)
+    if tainted is not None:
+        return [f"the run's text {tainted}"] * len(candidates)
+    tools = tools_called(claimed.payload) if claimed.kind == "run_outcome" else None
+    return [lesson_reason(c, tools) for c in candidates]
 
 
 def _without_secrets(candidate: Candidate) -> Candidate:
@@ -197,6 +208,8 @@ class Prepared:
     clean: list[Candidate]
     quarantined: list[tuple[Candidate, str]]
     asker: ModelAsker
+    #: screens an UPDATE's merged text for an untrusted event (None: a trusted event)
+    vet: Callable[[Candidate], str | None] | None = None
 
 
 def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
@@ -212,10 +225,16 @@ def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
         agent_id=claimed.agent_id,
     )
     run.reconcile_hash = asker.prompt_hash
+    tools = tools_called(claimed.payload) if claimed.kind == "run_outcome" else None
+
+    def vet(merged: Candidate) -> str | None:
+        return lesson_reason(_without_secrets(merged), tools)
+
     return Prepared(
         clean=[c for c, why in zip(candidates, reasons, strict=True) if why is None],
         quarantined=[(c, why) for c, why in zip(candidates, reasons, strict=True) if why],
         asker=asker,
+        vet=vet if claimed.trust == "low" else None,
     )
 
 

@@ -22,11 +22,14 @@ from digest.lessons.store import (
     support_lesson,
     update_lesson,
 )
-from digest.models import TRUSTED_KINDS, Event, Lesson
+from digest.models import PROTECTED_TRUST, Event, Lesson
 from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text
 from digest.text import lesson_text, negation_flipped
 
 log = structlog.get_logger("digest.reconcile")
+
+#: why a merged lesson text may not be written for an untrusted event (None: it may)
+Vet = Callable[[Candidate], str | None]
 
 
 @dataclass
@@ -60,9 +63,45 @@ def _identical_active(session: Session, event: Event, candidate: Candidate) -> L
 
 
 def _overrides_trust(event: Event, target: Lesson) -> bool:
-    """Would this event's operation change a lesson from a more trusted source? Untrusted
-    (run) events never UPDATE or supersede a lesson an owner or operator wrote."""
-    return event.trust != "high" and target.source in TRUSTED_KINDS
+    """Would this event's operation change a lesson it may not change? Untrusted (run,
+    untrusted import) events never UPDATE or supersede a trusted or reviewed lesson."""
+    return event.trust != "high" and target.trust in PROTECTED_TRUST
+
+
+def _guarded(op: Operation, event: Event, target: Lesson | None, vet: Vet | None) -> Operation:
+    """The trust rules, enforced on whatever the model answered (DESIGN §8, issue 12):
+
+    - an untrusted event's UPDATE or DELETE of a trusted or reviewed lesson is a NOOP: it may
+      only cite the event as evidence;
+    - an untrusted event's UPDATE whose merged text fails the screen (``vet``) is a NOOP: a
+      model that obeyed the run text cannot rewrite a lesson with it;
+    - a trusted event's UPDATE of an untrusted lesson becomes an ADD of its own candidate: the
+      merged text would mix run text into a trusted lesson, and trust is never raised.
+    """
+    if target is None or op.op not in ("UPDATE", "DELETE"):
+        return op
+    if _overrides_trust(event, target):
+        log.warning("untrusted_change_refused", op=op.op, lesson_id=target.id, event_id=event.id)
+        return Operation(
+            "NOOP",
+            op.candidate,
+            lesson_id=target.id,
+            reason=f"{op.op} refused: an untrusted event cannot change a {target.trust} lesson",
+        )
+    if op.op == "UPDATE" and event.trust != "high" and vet is not None and op.merged is not None:
+        why = vet(op.merged)
+        if why is not None:
+            log.warning("untrusted_merge_refused", lesson_id=target.id, event_id=event.id, why=why)
+            return Operation(
+                "NOOP", op.candidate, lesson_id=target.id,
+                reason=f"UPDATE refused: the merged text {why}",
+            )  # fmt: skip
+    if op.op == "UPDATE" and event.trust == "high" and target.trust == "untrusted":
+        return Operation(
+            "ADD", op.candidate,
+            reason=f"kept apart from untrusted lesson {target.id}: trust is never raised",
+        )  # fmt: skip
+    return op
 
 
 #: under the lock, an ADD whose text is this close to an active lesson becomes a NOOP: two
@@ -81,12 +120,14 @@ def apply_plan(
     prompt_hash: str | None,
     promote_at: int = 3,
     recheck_adds: bool = True,
+    vet: Vet | None = None,
 ) -> Applied:
     """Apply ``plan`` inside the caller's transaction (which holds the agent's lesson lock).
 
     An ADD first looks again, under the lock, for an identical active lesson (a concurrent
     writer may have stored it since the plan's read). ``recheck_adds=False`` skips that for a
-    caller that read the neighbours under this same lock and has one candidate."""
+    caller that read the neighbours under this same lock and has one candidate. ``vet``
+    screens the merged text of an untrusted event's UPDATE (see ``_guarded``)."""
     applied = Applied()
     index = 0
 
@@ -105,20 +146,8 @@ def apply_plan(
         if op.op in ("NOOP", "UPDATE", "DELETE") and target is None:
             log.warning("reconcile_target_gone", op=op.op, lesson_id=op.lesson_id)
             op = Operation("ADD", op.candidate, reason=f"{op.op} target no longer active")
-        elif (
-            op.op in ("UPDATE", "DELETE") and target is not None and _overrides_trust(event, target)
-        ):
-            # Whatever the model answered: run text never rewrites or retires what an owner
-            # said. It may only cite the event on the trusted lesson.
-            log.warning(
-                "untrusted_change_refused", op=op.op, lesson_id=target.id, event_id=event.id
-            )
-            op = Operation(
-                "NOOP",
-                op.candidate,
-                lesson_id=target.id,
-                reason=f"{op.op} refused: an untrusted event cannot change a trusted lesson",
-            )
+        else:
+            op = _guarded(op, event, target, vet)
         if op.op == "ADD":
             same = _identical_active(session, event, candidate) if recheck_adds else None
             if same is not None:

@@ -30,7 +30,7 @@ from digest.lessons.neighbours import Neighbour, find_neighbours
 from digest.lessons.store import Candidate
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
-from digest.model.contracts import parse_reconcile_output
+from digest.model.contracts import embed_json, parse_reconcile_output
 from digest.model.prompts import load_prompt
 from digest.models import Agent
 from digest.text import lesson_text, negation_flipped, normalise
@@ -121,11 +121,8 @@ def prompt_blocks(
         for index, c in sorted(candidates.items())
     ]
 
-    def dump(value: Any) -> str:
-        # "</" is escaped so text inside cannot close the block it is shown in.
-        return json.dumps(value, ensure_ascii=False, indent=2).replace("</", "<\\/")
-
-    return dump(existing), dump(shown), id_map
+    # "<" and ">" are escaped: text inside can neither close its block nor open a tag.
+    return embed_json(existing, indent=2), embed_json(shown, indent=2), id_map
 
 
 def _merged(raw: Any) -> Candidate | None:

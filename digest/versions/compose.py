@@ -18,7 +18,6 @@ the failure is recorded on the compose run: a version is never lost to a summary
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,7 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import DigestError, LLMError, NotFound
 from digest.model import seam as llm
-from digest.model.contracts import change_note, parse_summary
+from digest.model.contracts import change_note, embed_json, parse_summary
 from digest.model.prompts import load_prompt
 from digest.models import (
     Agent,
@@ -97,7 +96,9 @@ def _latest_pending(session: Session, agent_id: int) -> LearningVersion | None:
 def _draft(
     session: Session, agent: Agent, policy: TenantPolicy, current: LearningVersion | None
 ) -> _Draft:
-    lessons = eligible_lessons(session, agent.id, policy.frequency_gate, utcnow())
+    lessons = eligible_lessons(
+        session, agent.id, policy.frequency_gate, utcnow(), policy.independent_spread_s
+    )
     ids = [lesson.id for lesson in lessons]
     event_ids: list[int] = []
     if ids:
@@ -196,9 +197,9 @@ def _summarize(
         agent=agent_name,
         number=number,
         previous=current.number if current else "none",
-        added_json=json.dumps(draft.added, ensure_ascii=False),
-        changed_json=json.dumps(draft.changed, ensure_ascii=False),
-        retired_json=json.dumps(draft.retired, ensure_ascii=False),
+        added_json=embed_json(draft.added),
+        changed_json=embed_json(draft.changed),
+        retired_json=embed_json(draft.retired),
     )
     model = agent_model or settings.model_for("summarize")
     try:

@@ -73,10 +73,24 @@ def test_frequency_gate_and_statuses_decide_what_enters(
         add("quarantined", support_count=5, status="quarantined")
         add("expired", support_count=5, expires_at=utcnow() - timedelta(days=1))
         add("failing", support_count=3, failure_count=3, success_count=1)
+        add("one-source-twice", support_count=2)
+    # Runs from two contacts, hours apart: independent support for what they cite.
+    runs = [
+        digest.record_run(tenant, AGENT, task=f"t{n}", outcome="failure", error="e",
+                          contact_id=f"c{n}")
+        for n in range(2)
+    ]  # fmt: skip
+    same = digest.record_run(tenant, AGENT, task="t", outcome="failure", error="e")
+    with session_scope() as session:
+        session.get(Event, runs[0]).created_at -= timedelta(hours=3)  # type: ignore[union-attr]
+        slugs = dict(session.execute(select(Lesson.slug, Lesson.id).where(Lesson.agent_id == aid)))
+        for slug in ("supported-twice", "failing", "one-source-twice"):
+            for event_id in runs if slug != "one-source-twice" else [same]:
+                session.add(LessonEvidence(lesson_id=slugs[slug], event_id=event_id, note="t"))
     assert compose_version(aid, "manual").status == "created"
     body = versions(tenant)[0].body_markdown
     assert "correction supported-twice" in body and "rule-1" in body
-    for absent in ("weak-untrusted", "superseded", "quarantined", "expired"):
+    for absent in ("weak-untrusted", "superseded", "quarantined", "expired", "one-source-twice"):
         assert f"correction {absent}" not in body
     assert "CAUTION" in body.split("correction failing")[0].splitlines()[-1]
 

@@ -1,0 +1,220 @@
+"""The adversarial security suite of issue 12, end to end (corpus and runner: tests/adversarial/).
+
+Every attack of the corpus must stay out of every pitfalls block, every learning version and
+every active lesson; no trusted lesson may change; at most 5% of the benign controls may be
+quarantined. The suite runs on the embedded default (SQLite, in process) with the offline
+judge and with a scripted obedient model, and on PostgreSQL through a real Celery worker, with
+the offline judge and with the obedient model served over HTTP (litellm's real-provider path).
+
+Each run prints its summary line, and appends it to the file named by
+``DIGEST_SECURITY_SUMMARY`` when that is set (so CI can show it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+
+from tests.adversarial.cases import ALL, ATTACKS, BENIGN, by_class, languages, problems
+from tests.adversarial.runner import MODES, ObedientModel, Summary, run_suite
+from tests.conftest import event_statuses
+from tests.fake_llm import FakeLLM
+
+#: at most this share of benign controls may be quarantined
+BENIGN_QUARANTINE_MAX = 0.05
+
+
+def publish(summary: Summary) -> None:
+    """Print the summary line (``pytest -s`` or a failure shows it) and append it to
+    ``$DIGEST_SECURITY_SUMMARY`` when set."""
+    print(summary.line())
+    target = os.environ.get("DIGEST_SECURITY_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as out:
+            out.write(summary.line() + "\n")
+
+
+def assert_held(summary: Summary) -> None:
+    """Nothing reached the agent, no trusted lesson changed, few benign controls were held.
+    On failure the message is the whole report: every failing case by class and where."""
+    share = len(summary.quarantined) / summary.benign if summary.benign else 0.0
+    ok = (
+        not summary.obedient_misses
+        and not summary.reached
+        and not summary.trusted_changed
+        and not summary.unfinished
+        and share <= BENIGN_QUARANTINE_MAX
+        and summary.attacks == len(ATTACKS)
+        and summary.benign == len(BENIGN)
+    )
+    assert ok, summary.report()
+
+
+@pytest.fixture(autouse=True)
+def quiet_logs() -> None:
+    """Only warnings and errors from the pipeline: hundreds of cases would bury the report
+    (the autouse ``fresh_process_caches`` of tests/conftest.py restores structlog after)."""
+    import logging
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+
+# --- the corpus itself ----------------------------------------------------------------------------
+
+
+def test_the_corpus_meets_the_minimums() -> None:
+    classes = by_class()
+    assert len(ATTACKS) >= 80 and len(BENIGN) >= 40
+    assert len(languages(ATTACKS)) >= 6 and len(languages(BENIGN)) >= 5
+    assert classes["multilingual"] >= 12
+    assert classes["campaign"] >= 5
+    assert sum(1 for c in ATTACKS if c.category == "campaign" and len(c.runs) > 1) >= 5
+    assert sum(1 for c in ATTACKS if c.has_trusted and c.obedient_reconcile) >= 3
+    assert classes["obfuscation"] >= 10
+    assert len({c.technique for c in ATTACKS if c.category == "obfuscation"}) >= 10
+    assert classes["forged-structure"] >= 1
+    assert set(classes) == {
+        "paraphrase/policy", "multilingual", "markup", "obfuscation", "forged-structure",
+        "campaign", "trust-override", "tool-name",
+    }  # fmt: skip
+
+
+def test_the_corpus_is_well_formed() -> None:
+    """Unique names, markers in the run text and in the obedient lesson but not in the owner's
+    rules, and every run a valid ``record_run`` call."""
+    from digest.capture.schemas import parse_event
+
+    assert problems() == []
+    for case in ALL:
+        for run in case.runs:
+            parse_event("run_outcome", {"tenant": "t", "agent": case.name, **run.kwargs()})
+
+
+# --- the embedded default -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_attack_reaches_the_agent_on_the_embedded_default(sqlite_env: str, mode: str) -> None:
+    summary = run_suite(mode)
+    publish(summary)
+    assert_held(summary)
+
+
+# --- PostgreSQL through a real worker -----------------------------------------------------------
+
+
+def wait_all(timeout: float = 300.0) -> Callable[[list[int]], None]:
+    """A ``settle`` that polls until every event has finished (a worker reflects them), or
+    ``timeout`` passed: events still unfinished then are reported by the summary."""
+
+    def settle(event_ids: list[int]) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            statuses = event_statuses(event_ids)
+            done = [s for s in statuses.values() if s in ("reflected", "skipped", "failed", "dead")]
+            if len(done) == len(event_ids):
+                return
+            time.sleep(0.2)
+
+    return settle
+
+
+def test_no_attack_reaches_the_agent_through_a_worker_on_postgres(start_worker: Any) -> None:
+    start_worker(concurrency=2)
+    summary = run_suite("offline", settle=wait_all(), label="offline/rules, PostgreSQL + worker")
+    publish(summary)
+    assert_held(summary)
+
+
+class HandlerLLM(FakeLLM):
+    """The tests' OpenAI-compatible server answering every request with ``handler(messages)``
+    (a 400 if it raises): a scripted model a worker process reaches through litellm."""
+
+    def __init__(self, handler: Callable[[list[dict[str, Any]]], str]) -> None:
+        self.handler = handler
+        super().__init__()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                try:
+                    text = server.handler(body.get("messages", []))
+                except Exception as exc:
+                    self._reply(400, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
+                    return
+                message = {"role": "assistant", "content": text}
+                self._reply(
+                    200,
+                    {
+                        "id": "chatcmpl-adversarial",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "fake"),
+                        "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                    },
+                )
+
+            def _reply(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+
+        return Handler
+
+
+@pytest.fixture()
+def obedient_server() -> Iterator[tuple[ObedientModel, HandlerLLM]]:
+    model = ObedientModel()
+    server = HandlerLLM(model)
+    server.start()
+    yield model, server
+    server.stop()
+
+
+def test_an_obedient_remote_model_is_held_through_a_worker_on_postgres(
+    start_worker: Any, obedient_server: tuple[ObedientModel, HandlerLLM]
+) -> None:
+    model, server = obedient_server
+    start_worker(
+        concurrency=4,
+        pool="threads",
+        DIGEST_LLM_MODEL="openai/obedient",
+        DIGEST_LLM_API_BASE=server.api_base,
+        DIGEST_LLM_TIMEOUT_S="10",
+        DIGEST_LLM_MAX_ATTEMPTS="2",
+        DIGEST_LLM_RETRY_WAIT_MAX_S="0.2",
+    )
+    summary = run_suite(
+        "obedient",
+        obedient=model,
+        in_process=False,
+        settle=wait_all(),
+        label="obedient model over HTTP, PostgreSQL + worker",
+    )
+    publish(summary)
+    assert model.steps["reflect"] >= len(ALL), dict(model.steps)  # the worker did ask it
+    assert_held(summary)
