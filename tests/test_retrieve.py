@@ -19,6 +19,7 @@ from digest.db import session_scope
 from digest.models import Lesson, utcnow
 from digest.retrieve import (
     CAUTION_NOTE,
+    OBSERVED_HEAD,
     PITFALLS_END,
     PITFALLS_HEAD,
     prompt_keywords,
@@ -56,6 +57,8 @@ def surfaced(block: str) -> list[int]:
     assert lines[0] == PITFALLS_HEAD and lines[-2] == PITFALLS_END and lines[-1] == ""
     ids = []
     for line in lines[1:-2]:
+        if line == OBSERVED_HEAD:
+            continue
         match = LINE.match(line)
         assert match, line
         ids.append(int(match.group(4)))
@@ -443,3 +446,24 @@ def test_a_contacts_own_lessons_show_only_in_that_contacts_conversation(
     assert digest.pitfalls("acme", "bot", prompt, contact_id="c-2") == ""
     block = digest.pitfalls("acme", "bot", prompt, contact_id="c-1")
     assert block.startswith("[KNOWN PITFALLS") and "working days" in block
+
+
+def test_lessons_from_run_text_are_shown_apart_as_observations(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    """A person's lessons first; what runs taught (untrusted, or reviewed) under its own head,
+    however it ranks."""
+    owner = add(tenant, "Parcel refunds: refund a lost parcel only after the carrier confirms")
+    observed = add(tenant, "Parcel tracking: parcel refunds need the parcel tracking id first")
+    reviewed = add(tenant, "Parcel labels: print the parcel label before booking")
+    set_lesson(observed, trust="untrusted", source="run_outcome")
+    set_lesson(reviewed, trust="reviewed", source="run_outcome")
+    block = digest.pitfalls(tenant, AGENT, "refund the lost parcel: tracking, label", k=3)
+    lines = block.splitlines()
+    assert OBSERVED_HEAD in lines
+    head = lines.index(OBSERVED_HEAD)
+    assert surfaced("\n".join(lines[:head] + lines[head + 1 :]) + "\n")[0] == owner
+    assert all(f"(#{owner})" not in line for line in lines[head:])
+    assert {observed, reviewed} == {
+        int(m.group(4)) for line in lines[head + 1 : -1] if (m := LINE.match(line))
+    }

@@ -100,8 +100,9 @@ _SHARED = {
     "OBJ": "<PROMPT>|<SECRET>",
     "ADDR": r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+",
     # a tool that deletes, by its name: delete_all_records, drop_database, db.purge
-    "TOOL": r"(?<![\w.-])(?=[\w.]*[_.])[\w.]*(?:delete|drop|wipe|purge|truncate|destroy|erase"
-    r"|nuke)[\w.]*",
+    # (atomic: a long name is read once, not split at each "delete" in it)
+    "TOOL": r"(?>(?<![\w.-])(?=[\w.]*[_.])[\w.]*?(?:delete|drop|wipe|purge|truncate|destroy"
+    r"|erase|nuke)[\w.]*+)",
     "SQL": r"\b(?:drop\s+(?:table|database|schema|collection)|truncate\s+table|delete\s+from)\b",
     # "delete all temporary files" destroys nothing worth screening
     "TMP": r"\b(?:tempor|\w*cache|caché|tmp\b|temp\b|zwischengespeichert|provvisor|tijdelijk"

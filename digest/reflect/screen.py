@@ -21,6 +21,7 @@ favour, is an attack. Three entry points:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -28,20 +29,47 @@ from typing import Any
 from digest.lessons.store import Candidate
 from digest.reflect.lexicon import RULES as OTHER_LANGUAGES
 from digest.reflect.rules import ADDRESS_STRICT, PATTERNS, RUN_TEXT_PATTERNS, SEND, SQUASHED
-from digest.reflect.views import squashed, views
+from digest.reflect.views import labelled_views, squashed
 from digest.text import is_tool_name, without_quotes
+
+#: views that only exist to expose hidden English (reversed, rot13, de-spaced): other
+#: languages are not read there, and English rules run only when an attack word shows
+_HIDDEN_ENGLISH = frozenset({"reversed", "reversed-lines", "rot13", "deobfuscated"})
+_ATTACK_WORD = re.compile(
+    r"ignor|disregard|forget|instruction|prompt|system|reveal|passw|secret|token|\bkeys?\b|"
+    r"send|forward|e-?mail|copy|delete|drop|wipe|purge|approv|verif|identity|refund|transfer|"
+    r"wire|admin|obey|follow|you are|pretend|\bact as|mode\b|\brun\b|execute|curl|wget|http|"
+    r"www|@|bypass|skip|polic|limit|discount|override|rule|always|never|from now|account|"
+    r"\bcall\b|grant|access|assistant|\bai\b|<|\[|#|\{",
+    re.I,
+)
 
 
 def injection_reason(text: str, *, run_text: bool = False) -> str | None:
     """Why ``text`` reads as an instruction injection, or None. ``run_text``: the text is what
     a run reported (not a lesson), so standing orders and granted exceptions count too."""
+    return _reason(text[:MAX_SCREENED], run_text)
+
+
+#: the most of one text the screen reads (a run's fields are capped at 4 KB by capture)
+MAX_SCREENED = 20_000
+
+
+@functools.lru_cache(maxsize=4096)
+def _reason(text: str, run_text: bool) -> str | None:
+    # An exact repeat (the same error from many runs) is judged once per process.
     patterns = (*PATTERNS, *RUN_TEXT_PATTERNS) if run_text else PATTERNS
-    for view in views(text):
+    for view in labelled_views(text):
+        hidden = view.kind in _HIDDEN_ENGLISH
+        if hidden and not _ATTACK_WORD.search(view.text):
+            continue
         for reason, pattern in patterns:
-            if pattern.search(view):
+            if pattern.search(view.text):
                 return reason
+        if hidden:
+            continue
         for reason, pattern in OTHER_LANGUAGES:
-            if pattern.search(view):
+            if pattern.search(view.text):
                 return reason
     flat = squashed(text)
     for reason, pattern in SQUASHED:
