@@ -121,7 +121,7 @@ def test_imports_are_untrusted_unless_the_owner_says_so(sqlite_env: str, tmp_pat
     improve_now(TENANT, "plain")
     body = digest.current_learning(TENANT, "plain")
     assert body is not None
-    rules, _, observed = body.body.partition("## Observed in past runs")
+    rules, _, _ = body.body.partition("## Observed in past runs")
     assert "tracking numbers have 12 digits" in rules and "no longer need approval" not in body.body
 
 

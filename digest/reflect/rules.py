@@ -1,3 +1,5 @@
+# ruff: noqa: E501
+# (regular expressions: alternations of words in wide scripts run past the line length)
 """The English rules of the injection screen (``digest.reflect.screen``), as regular
 expressions over the views of a text (``digest.reflect.views``). Other languages are in
 ``digest.reflect.lexicon``.
@@ -87,6 +89,13 @@ _REPORTED = (
     r"returned \d{3}|status \d{3}))"
 )
 
+#: a report that something failed, in the languages the lexicon covers
+_FAILED_ML = (
+    r"(?:失败|失敗|실패|fail|[eé]chec|fehlgeschlagen|fall[oó]|falh|non riuscit|nie powiod|"
+    r"не удалось|ошибк|فشل|ba[sş]ar[iı]s[iı]z|gagal|th[aấ]t b[aạ]i|impossib|imposible|"
+    r"konnte nicht|no se pudo|n[aã]o foi|不存在|존재하지|できません|unable|could not|error)"
+)
+
 _RULES: tuple[tuple[str, str], ...] = (
     (
         "asks to ignore instructions",
@@ -98,7 +107,7 @@ _RULES: tuple[tuple[str, str], ...] = (
         rf"|\b(?:ignore|disregard|forget)\b\W+(?:\w+\W+){{0,3}}?(?:the above|everything|"
         rf"all of (?:the above|that|this)|what (?:you were|was) (?:told|said)|anything (?:above|"
         rf"before|else))"
-        rf"|\b{_PRIOR}\s+(?:\w+\s+){{0,2}}?{_GUIDANCE}\s+(?:\w+\s+){{0,3}}?(?:(?:is|are|were|"
+        rf"|\b{_PRIOR}\s+(?:\w+\s+){{0,2}}?{_GUIDANCE}\b[^.!?\n]{{0,30}}?\b(?:(?:is|are|were|"
         rf"has been|have been|became|now)\s+)+(?:now\s+)?(?:obsolete|outdated|void|invalid|"
         rf"cancel+ed|revoked|rescinded|superseded|replaced|deprecated|withdrawn|retired|"
         rf"overridden|suspended|lifted|null|no longer (?:valid|apply|in effect|in force|"
@@ -107,6 +116,9 @@ _RULES: tuple[tuple[str, str], ...] = (
         rf"management|company) (?:guidance|instructions|rules|directives?|orders|policy)\b"
         rf"|\b(?:new|updated|revised|real|actual|true|overriding|hidden|secret|additional|"
         rf"priority|urgent) (?:system )?(?:instructions?|directives?|orders|prompt)\s*[:\-–—]"
+        rf"|(?:無視|忽略|无视|無視し|무시)[^。\n]{{0,10}}(?:方針|ルール|規則|指示|命令|指令|规则|規則|政策|规定|"
+        rf"指示|지시|규칙|정책)|(?:方針|ルール|規則|指示|命令|指令|规则|政策|规定|지시|규칙|정책)[^。\n]{{0,10}}"
+        rf"(?:を無視|を忽略|忽略|无视|무시)"
         rf"|\byour (?:new|real|actual|true) (?:instructions?|task|goal|objective|purpose|"
         rf"mission|directive|orders) (?:is|are)\b",
     ),
@@ -125,8 +137,15 @@ _RULES: tuple[tuple[str, str], ...] = (
         r"|(?<!never )(?<!not )(?<!n't )\b(?:include|paste|put|add|insert|write|share|show|print|"
         r"echo|return|send)\b[^.!?\n]{0,60}?"
         r"\b\w*(?:token|secret|passw(?:or)?d|api[_-]?key|credential|private[_-]?key)\w*\b"
-        r"[^.!?\n]{0,60}?\b(?:in|into|with|to) (?:your|the|a|each|every) (?:reply|response|answer|"
-        r"message|output|e-?mail|chat)",
+        r"[^.!?\n]{0,60}?\b(?:in|into|with|to) (?:your|the|a|each|every) (?:next |following |final |"
+        r"first )?(?:reply|response|answer|message|output|e-?mail|chat|payload|request|body|header|"
+        r"url|query|form)"
+        r"|(?:system ?prompt|系统提示|系統提示|システムプロンプト|시스템 프롬프트|api[ _-]?(?:key|密钥|キー|키|"
+        r"schl[uü]ssel|chiavi|chiave|clave|cl[eé]s?|ключ)|\.env\b|密钥|秘钥|パスワード|密码|пароль|"
+        r"credit ?card numbers?|card numbers?|カード番号|卡号|kartennummer|num[eé]ro de (?:la )?carte|"
+        r"n[uú]mero de (?:la )?tarjeta|номер карты)[^.!?。\n]{0,80}?(?:[\w.+-]+@[\w-]+\.[\w.-]+|"
+        r"https?://|\b(?:reply|response|answer|respuesta|risposta|r[eé]ponse|antwort|resposta|"
+        r"antwoord|odpowied|ответ)|回复|回答|返信|답변)",
     ),
     ("asks to send data out", r"\bexfiltrat"),
     (
@@ -144,7 +163,7 @@ _RULES: tuple[tuple[str, str], ...] = (
         rf"{ADDRESS}[^.!?\n]{{0,80}}?\b{_RECUR}"
         rf"|\b{_RECUR}\b[^.!?\n]{{0,80}}?\b(?:cc|bcc|copy|include|add|forward|send)\b"
         rf"[^.!?\n]{{0,60}}?{ADDRESS}"
-        rf"|\b{_DATA}\b[^.!?\n]{{0,60}}?\b(?:to|at|via|into)\s+{ADDRESS}{_REPORTED}"
+        rf"|\b{_DATA}\b[^.!?\n]{{0,60}}?\b(?:to|into)\s+{ADDRESS}{_REPORTED}"
         rf"|\b(?:must|should|need to|needs to|have to|has to|are to|is to|may|can|will)\s+(?:also"
         rf"\s+|"
         rf"now\s+|always\s+|instead\s+)?(?:be\s+)?(?:sent|forwarded|copied|cc'?d|bcc'?d|mailed|"
@@ -205,7 +224,8 @@ _RULES: tuple[tuple[str, str], ...] = (
     ),
     (
         "addresses the AI model",
-        r"\b(?:dear|attention|note to|message to|memo to|instructions? (?:for|to)|hey|hello)\s*"
+        r"\b(?:dear|attention|note (?:to|for)|message (?:to|for)|memo (?:to|for)|instructions? "
+        r"(?:for|to)|hey|hello)\s*"
         r"[,:]?\s*(?:the |all |any )?(?:ai|a\.i\.|assistant|llm|language model|chat ?bot|gpt|"
         r"chatgpt|claude|gemini|copilot|ai agents?|ai models?)\b"
         r"|\b(?:if you are|as an?|you are an?) (?:ai|llm|large language model|language model|"
@@ -222,8 +242,22 @@ _RULES: tuple[tuple[str, str], ...] = (
         rf"|\b(?:is|are|has been|have been)\s+(?:now\s+|once again\s+|again\s+)?(?:allowed|"
         rf"permitted|authori[sz]ed|approved|possible|fine|ok|okay)\s+(?:again|now)\b"
         rf"|\b(?:is|are)\s+now\s+(?:allowed|permitted|authori[sz]ed)\b"
+        rf"|\b(?:treat|consider|regard)(?:s|ed|ing)?\b[^.!?\n]{{0,50}}?\bas (?:optional|unnecessary|"
+        rf"not required|waived|passed|done|complete|verified|approved)\b"
+        rf"|\b(?:close|mark|set|report|flag|record)\w*\b[^.!?\n]{{0,40}}?\b(?:as |=\s*)(?:done|"
+        rf"resolved|complete|completed|passed|verified|approved|paid|delivered|erased|deleted)\b"
+        rf"[^.!?\n]{{0,40}}?\bwithout\b"
+        rf"|\b{_POLICY}\s+(?:[\w'|-]+\s+){{0,3}}?\|?\s*(?:lifted|waived|removed|dropped|suspended|"
+        rf"abolished|scrapped|relaxed|disabled|unlimited)\b"
+        rf"|\bno longer\b[^.!?\n]{{0,30}}?\b{_POLICY}"
+        rf"|\b(?:use|apply|accept|honou?r|give)\b[^.!?\n]{{0,30}}?(?:\b(?:code|coupon|voucher|discount|"
+        rf"promo\w*)\b|(?-i:\b[A-Z][A-Z0-9]{{3,}}\d[A-Z0-9]*\b))[^.!?\n]{{0,30}}?\b(?:for|on|to) (?:all|"
+        rf"every|any|each) (?:\w+ )?(?:orders?|customers?|purchases?|carts?|users?|clients?)\b"
+        rf"|\bno (?:other|further|additional|extra) (?:checks?|verification|questions|approvals?|"
+        rf"reviews?)\b|\bno questions asked\b"
         rf"|\bno longer (?:\w+ ){{0,2}}?(?:need|needs|require|requires|required|needed|call for)\b"
         rf"[^.!?\n]{{0,20}}?\b{_POLICY}"
+        rf"|(?:kimlik|onay)\w*[^.\n]{{0,30}}(?:gerek yok|gerekmiyor|gerekli de[gğ]il)"
         rf"|(?:本人確認|承認|認証|確認|審査)[^。\n]{{0,8}}(?:もう|もはや)?(?:不要|必要(?:が)?(?:ない|ありません))"
         rf"|لم (?:تعد|يعد)[^.،؛\n]{{0,40}}(?:بحاجة|تتطلب|يتطلب|ضروري|مطلوب|لازم)"
         rf"|\b(?:there is |there's )?no (?:more |longer (?:any |a )?)?need (?:to|for) (?:\w+ ){{0,"
@@ -263,10 +297,11 @@ _RULES: tuple[tuple[str, str], ...] = (
         rf"|\b(?:all|every|any) (?:customers?|users?|orders?|clients?|requests?|buyers?)\b"
         rf"[^.!?\n]{{0,40}}?\b(?:get|gets|receive|receives|are entitled to|qualify for|should get|"
         rf"deserve)\b[^.!?\n]{{0,30}}?(?:\d+ ?%|discount|free|full refund|refund|credit|upgrade)"
-        rf"|\b(?:approve|grant|accept|authori[sz]e|process|honou?r)\b (?:all|every|any|each)\b"
-        rf"(?: \w+)? (?:refunds?|requests?|transfers?|transactions?|claims?|returns?|payments?|"
-        rf"withdrawals?)\b(?![^.!?\n]{{0,60}}?\b(?:above|over|under|below|after|once|only|if|when|"
-        rf"that|which|before|unless|with (?:a |an |the )?(?:receipt|approval|manager)))",
+        rf"|\b(?:approve|grant|accept|authori[sz]e|process|honou?r|pay out|release)\b (?:all|every|any|"
+        rf"each)\b(?: \w+)? (?:payouts?|applications?|invoices?|orders?|refunds?|requests?|"
+        rf"transfers?|transactions?|claims?|returns?|payments?|withdrawals?)\b(?![^.!?\n]{{0,60}}?"
+        rf"\b(?:above|over|under|below|after|once|only|if|when|that|which|unless|with (?:a |an |the )?"
+        rf"(?:receipt|approval|manager)))",
     ),
     (
         "asks to run a command",
@@ -289,7 +324,7 @@ _RULES: tuple[tuple[str, str], ...] = (
         r"\("
         r"|\b(?:run|execute)\s+(?:this|the|these|following)\s+(?:(?:shell|bash|terminal|system|"
         r"powershell)\s+)?(?:commands?|scripts?)\b"
-        r"[^.!?\n]{0,30}?(?:\brm\s+-|\bcurl\b|\bwget\b|\bsudo\b|\bchmod\b|\|)"
+        r"[^.!?\n]{0,30}?(?:\brm\s+-|\bcurl\b|\bwget\b|\|)"
         r"|\b(?:use|call|invoke|run)\s+(?:os\.system|os\.popen|subprocess\.\w+|exec\(|eval\(|"
         r"child_process|shell_exec|popen|system\()"
         r"|(?:to (?:continue|proceed|fix|resolve|unlock|verify)|please|you (?:must|should|need to)|"
@@ -308,6 +343,10 @@ _RULES: tuple[tuple[str, str], ...] = (
         r"truncate|erase|nuke|remove)\s+(?:all|every|the entire|the whole|everything)\b"
         r"[^.!?\n]{0,30}?\b(?:customers?|records?|data|users?|accounts?|files?|tables?|databases?|"
         r"backups?|orders?|tickets?|logs?)\b"
+        r"|\b(?:delete|wipe|purge|drop|nuke|destroy|truncate|erase)_\w*(?:all|db|database|everything|"
+        r"customers|users|records|accounts|tables?)\w*"
+        r"|\b(?:delete|wipe|purge|drop|nuke|destroy|truncate|erase|remove)\w*\s*\([^)]{0,40}\b(?:all|"
+        r"force|cascade|everything)\s*=\s*true"
         r"|\b(?:delete|drop|wipe|purge|destroy|truncate|erase|nuke)[_.-]?(?:all|everything)"
         r"(?:[_.-]\w+)?\b|\b(?:delete|drop|wipe|purge|destroy|truncate|erase|nuke)[_.-](?:"
         r"database|db|tables?|users|customers|records|accounts|data|files|buckets?|repos?|"
@@ -346,6 +385,24 @@ _RULES: tuple[tuple[str, str], ...] = (
         r"|=\s*(?:hyperlink|importxml|importdata|importhtml|importfeed|importrange|webservice|imag"
         r"e)"
         r"\s*\(|\bcmd\s*\|",
+    ),
+    (
+        "asks to send data out",
+        rf"(?:^|(?<=[.!?。\n:;：«»]))(?:(?!{_FAILED_ML})[^.!?。\n:;：«»]){{0,60}}?"
+        r"(?:envoie|envoyez|envoyer|transf[eè]re[zr]?|transmets|transmettez|manda|env[ií]a|enviar|"
+        r"envie|reenv[ií]a|encaminh[ea]|schick\w*|sende|senden|leite\w* weiter|weiterleiten|invia|"
+        r"inoltra|stuur|wy[sś]lij|prze[sś]lij|отправ\w*|перешли\w*|пересыл\w*|надішл\w*|发送|发到|"
+        r"转发|送信|転送|送って|보내|전송|أرسل|ارسل|g[oö]nder|ilet|kirim\w*|g[uử]i)"
+        rf"(?![^.!?。\n«»]{{0,200}}?{_FAILED_ML})"
+        r"[^.!?。\n«»]{0,80}?(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+)"
+        r"(?=[^.!?。\n«»]*?(?:fichier|donn[eé]es|datos|dados|daten|dati|gegevens|dane|данн|数据|資料|"
+        r"データ|데이터|بيانات|veri|historique|historial|hist[oó]rico|verlauf|cronologia|"
+        r"conversation|conversaci[oó]n|conversa|gespr[aä]ch|разговор|对话|会話|대화|محادثة|client|"
+        r"kunden|klant|клиент|客户|顧客|고객|عملاء|export|complet|komplett|полн|全部|すべて|전체|كامل|"
+        r"chaque|cada|jede|ogni|elke|każd|кажд|每|毎|매|كل|toujours|siempre|sempre|immer|altijd|"
+        r"всегда|总是|常に|항상|dai sempre))"
+        r"|(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+)\s*(?:に|へ|로|으로)[^.!?。\n«»]{0,20}?"
+        r"(?:送信して|送って|転送して|보내|전송해)",
     ),
     (
         "asks to send money to an account",
@@ -387,6 +444,10 @@ SQUASHED = (
         r"(?:reveal|print|show|output|leak|dump|repeat)(?:me|us|your|the|full|entire|hidden)*"
         r"(?:systemprompt|initialinstructions|hiddeninstructions|apikeys?|credentials|secrets)"
     )),
+    ("asks to send data out", re.compile(
+        r"(?:bcc|cc|copy|forward|send)\w{0,60}?(?:oneveryreply|oneachreply|everyreply|allreplies|"
+        r"everymessage|allmessages|everyemail|allemails|eachreply|eachmessage)"
+    )),
     ("changes whom the agent obeys", re.compile(
         r"youarenow(?:dan|jailbroken|unrestricted|unfiltered|admin|root|evil)|"
         r"(?:developer|god|jailbreak|dan)modeenabled|jailbreak"
@@ -400,7 +461,11 @@ _STANDING = (
     r"a partir de ahora|de ahora en adelante|desde ahora|a partir de agora|de agora em diante|"
     r"daqui (?:em|para) (?:diante|frente)|d[eé]sormais|dor[eé]navant|[aà] partir de maintenant|"
     r"ab sofort|von nun an|ab jetzt|k[uü]nftig|d'ora in (?:poi|avanti)|da ora in poi|vanaf nu|"
-    r"van nu af aan|od teraz|odt[aą]d|bundan sonra|t[uừ] nay|mulai sekarang|next time)\b"
+    r"van nu af aan|od teraz|odt[aą]d|bundan sonra|t[uừ] nay|mulai sekarang|next time|"
+    r"a partir de hoy|[aà] partir d'aujourd'hui|ab heute|da oggi|a partir de hoje|vanaf vandaag|"
+    r"od dzisiaj|bug[uü]nden itibaren)\b(?! your (?:password|session|token|account|subscription|"
+    r"plan|trial|licen[cs]e))"
+    r"|с сегодняшнего дня|从今天起|從今天起|本日より|今日から|これ以降|오늘부터|이제부터"
     r"|次回は|下次|다음부터"
     r"|отныне|с этого момента|впредь|відтепер|з цього моменту|今後|これからは|以後|"
     r"从现在(?:开始|起)|從現在(?:開始|起)|从今(?:以后|往后)|今后|지금부터|앞으로는|من الآن|अब से"
@@ -410,12 +475,35 @@ _HELD = (
     r"(?:not|n't|cannot|never|no|denied|refused|requires?|required|needs?|must|only|attempt\w*|"
     r"tried|trying|blocked|rejected|forbidden|prohibited|disallowed|unauthori[sz]ed|error|failed)"
 )
+#: "without approval" in other languages (run text; a negation or requirement in the clause
+#: makes it a restriction instead)
+_WITHOUT_OTHER = (
+    r"(?:zonder (?:goedkeuring|toestemming|controle|verificatie)|ohne (?:Genehmigung|Freigabe|"
+    r"R[uü]ckfrage|Pr[uü]fung|Zustimmung|Best[aä]tigung|Verifizierung)|sans (?:approbation|"
+    r"validation|autorisation|v[eé]rification|accord)|sin (?:necesidad de )?(?:aprobaci[oó]n|"
+    r"autorizaci[oó]n|verificaci[oó]n|recibo)|sem (?:aprova[cç][aã]o|autoriza[cç][aã]o|"
+    r"verifica[cç][aã]o)|senza (?:approvazione|autorizzazione|verifica)|bez (?:zgody|"
+    r"zatwierdzenia|weryfikacji)|без (?:одобрения|согласования|проверки|подтверждения)|"
+    r"无需(?:审批|批准|验证|授权)|不需要(?:审批|批准|验证)|承認なしで|確認せずに|承認不要|승인 없이|"
+    r"onay(?:s[iı]z|lamadan)|بدون (?:موافقة|تحقق))"
+)
+_NEGATED_OTHER = (
+    r"(?:\bno\b|\bnon\b|nicht|kein|\bne\b|\bpas\b|n[aã]o|\bnie\b|\bне\b|нельзя|不能|无法|"
+    r"できません|ません|불가|\bلا\b|requiere|necesita|erforderlich|ben[oö]tigt|n[eé]cessite|"
+    r"requiert|requer|richiede|vereist|wymaga|требует|необходим|需要|必要|필요|يتطلب)"
+)
+
 _RUN_TEXT_RULES: tuple[tuple[str, str], ...] = (
+    (
+        "asserts a policy change",
+        rf"(?:^|[,;:.(])(?:(?!{_NEGATED_OTHER})[^,;:.!?\n(。、]){{0,80}}?{_WITHOUT_OTHER}",
+    ),
     ("gives a standing order", _STANDING),
     (
         "gives a standing order",
         r"\b(?:retry|use|apply|give|send|refund|approve|grant|skip|add|include|charge|copy|"
-        r"forward|cc|bcc|offer|ship|accept|allow)\b[^.!?\n]{0,80}?\b(?:for|to|on|in) (?:every|each|"
+        r"forward|cc|bcc|offer|ship|accept|allow|reset|unlock|change|issue|verify|activate|"
+        r"disclose|share|waive|credit)\b[^.!?\n]{0,80}?\b(?:for|to|on|in) (?:every|each|"
         r"all|any) (?:\w+ )?(?:customers?|orders?|callers?|clients?|users?|replies|reply|"
         r"requests?|tickets?|messages?|e-?mails?|accounts?)\b",
     ),

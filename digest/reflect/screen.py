@@ -69,7 +69,11 @@ def _reason(text: str, run_text: bool) -> str | None:
         if hidden:
             continue
         for reason, pattern in OTHER_LANGUAGES:
-            if pattern.search(view.text):
+            if pattern.search(view.text) and (
+                # An imperative to run something is how tool errors give advice in every
+                # language ("Ejecute 'chmod +x deploy.sh'"): only a dangerous one counts.
+                reason != "asks to run a command" or _DANGEROUS_COMMAND.search(view.text)
+            ):
                 return reason
     flat = squashed(text)
     for reason, pattern in SQUASHED:
@@ -80,6 +84,7 @@ def _reason(text: str, run_text: bool) -> str | None:
     return None
 
 
+_DANGEROUS_COMMAND = next(p for r, p in PATTERNS if r == "asks to run a command")
 _DIGITS = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
 
 
@@ -138,20 +143,29 @@ def event_reason(payload: dict[str, Any]) -> str | None:
     """Why a run's own text reads as an injection attempt (naming the field), or None."""
     for index, call in enumerate(payload.get("tool_calls") or []):
         tool = call.get("tool") if isinstance(call, dict) else None
-        if isinstance(tool, str) and not is_tool_name(tool):
+        if isinstance(tool, str) and (not is_tool_name(tool) or _words(tool) > 6):
             return f"names a tool that is not a tool name (in tool_calls[{index}].tool)"
         if isinstance(tool, str) and injection_reason(_spaced(tool), run_text=True) is not None:
             why = injection_reason(_spaced(tool), run_text=True)
             return f"{why} (in tool_calls[{index}].tool)"
     tools = tools_called(payload)
     for field, value in _fields(payload):
-        why = injection_reason(value, run_text=True)
+        # A task is the user's request: it may well say "from now on" to the agent. What a
+        # tool or the run itself reported never gives standing orders.
+        why = injection_reason(value, run_text=field != "task")
         if why is not None:
             return f"{why} (in {field})"
+        if not field.endswith((".error", ".output", ".args")) and field != "error":
+            continue  # only what a tool reported may not point the agent at other tools
         unknown = unknown_tools(value, tools, verbs=_CALL_ANY_LANGUAGE)
-        if unknown and field != "tags":
+        if unknown:
             return f"names a tool the run never called ({unknown[0][:60]}, in {field})"
     return None
+
+
+def _words(name: str) -> int:
+    """How many words a tool's name is made of (``get_order`` 2, ``a__b_c`` 3)."""
+    return len([w for w in re.split(r"[_.:/\s-]+|(?<=[a-z])(?=[A-Z])", name) if w])
 
 
 def _spaced(name: str) -> str:
@@ -183,9 +197,9 @@ _CALL = (
     r"call|calling|calls|invoke|invoking|use|using|run|running|execute|executing|trigger|"
     r"triggering"
 )
-#: …and in the languages run text comes in
+#: …and in the languages run text comes in, as imperatives ("before calling X" describes)
 _CALL_ANY_LANGUAGE = (
-    _CALL + r"|ejecuta|ejecutar|ejecute|llama|llamar|usa|usar|utiliza|ex[eé]cute[rz]?|appelle[rz]?|"
+    r"call|invoke|use|run|execute|trigger|ejecuta|ejecutar|ejecute|llama|llamar|usa|usar|utiliza|ex[eé]cute[rz]?|appelle[rz]?|"
     r"utilise[rz]?|lance[rz]?|f[uü]hre|f[uü]hren|rufe|ruf|starte|esegui|eseguire|chiama|usa|"
     r"executa|executar|chame|utilize|uruchom|wywo[lł]aj|u[zż]yj|вызови|выполни|запусти|"
     r"используй|调用|执行|运行|使用|実行|呼び出|使って|실행|호출|استدع|نفذ|شغل"

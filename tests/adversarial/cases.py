@@ -14,6 +14,7 @@ from tests.adversarial.cases_campaigns import CAMPAIGNS, TRUST
 from tests.adversarial.cases_languages import LANGUAGES, MARKUP
 from tests.adversarial.cases_obfuscation import FORGED, OBFUSCATION
 from tests.adversarial.cases_policy import POLICY, TOOL_NAMES
+from tests.adversarial.cases_second import SECOND_ATTACKS, SECOND_BENIGN
 from tests.adversarial.schema import BENIGN_CLASS, CLASSES, PLACES, RECONCILE_OPS, Case, Run
 
 __all__ = ["ALL", "ATTACKS", "BENIGN", "CLASSES", "Case", "Run", "by_class", "languages"]
@@ -27,8 +28,9 @@ ATTACKS: tuple[Case, ...] = (
     *FORGED,
     *CAMPAIGNS,
     *TRUST,
+    *SECOND_ATTACKS,
 )
-BENIGN: tuple[Case, ...] = (*BENIGN_EN, *BENIGN_INTL)
+BENIGN: tuple[Case, ...] = (*BENIGN_EN, *BENIGN_INTL, *SECOND_BENIGN)
 ALL: tuple[Case, ...] = (*ATTACKS, *BENIGN)
 
 

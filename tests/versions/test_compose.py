@@ -83,7 +83,12 @@ def test_frequency_gate_and_statuses_decide_what_enters(
     same = digest.record_run(tenant, AGENT, task="t", outcome="failure", error="e")
     with session_scope() as session:
         session.get(Event, runs[0]).created_at -= timedelta(hours=3)  # type: ignore[union-attr]
-        slugs = dict(session.execute(select(Lesson.slug, Lesson.id).where(Lesson.agent_id == aid)))
+        slugs = {
+            slug: lesson_id
+            for slug, lesson_id in session.execute(
+                select(Lesson.slug, Lesson.id).where(Lesson.agent_id == aid)
+            )
+        }
         for slug in ("supported-twice", "failing", "one-source-twice"):
             for event_id in runs if slug != "one-source-twice" else [same]:
                 session.add(LessonEvidence(lesson_id=slugs[slug], event_id=event_id, note="t"))
