@@ -9,6 +9,10 @@ candidate would get:
 - DELETE (a contradiction) → the older of the two is superseded by the newer;
 - ADD → it is kept.
 
+Trust is respected as in reflection: a lesson from run text merged into a person's lesson only
+adds its support and evidence (never its words), and is never merged the other way nor
+allowed to supersede a person's lesson (both are kept).
+
 Then, if ``max_lessons`` is given and more remain, the weakest (least support, least recently
 used) are disabled. Nothing is hard-deleted and every change writes ``lesson_history``.
 Model calls run before the write; the write checks that the agent's lesson epoch did not
@@ -17,7 +21,7 @@ move meanwhile, and otherwise changes nothing and says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -30,7 +34,7 @@ from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate, add_evidence, confidence_from_counts, supersede_lesson
 from digest.lessons.transition import bump_epoch, lock_agent_lessons, transition
 from digest.model import seam as llm
-from digest.models import Agent, Event, Lesson, LessonEvidence
+from digest.models import PROTECTED_TRUST, Agent, Event, Lesson, LessonEvidence
 from digest.reflect.reconcile import ModelAsker, Operation, Snapshot, decide
 from digest.tenants import find_agent
 from digest.text import lesson_text, score
@@ -151,6 +155,13 @@ def _write(
             source = session.get(Lesson, row.id)
             target = session.get(Lesson, operation.lesson_id)
             assert source is not None and target is not None
+            if (source.trust in PROTECTED_TRUST) != (target.trust in PROTECTED_TRUST):
+                # Run text never rewrites or retires what a person said, nor absorbs it: a
+                # lesson from run text may only add its support to a person's lesson.
+                if operation.op == "DELETE" or target.trust not in PROTECTED_TRUST:
+                    kept_ids.add(source.id)
+                    continue
+                operation = replace(operation, op="NOOP", merged=None)
             if operation.op == "DELETE":
                 older, newer = sorted((source, target), key=lambda x: (x.created_at, x.id))
                 _supersede(session, older, newer, operation.reason, prompt_hash, model)

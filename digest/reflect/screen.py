@@ -7,13 +7,15 @@ agent to ignore its rules, reveal its configuration, send data out, obey someone
 destructive tool, run a dangerous command, or that claims a policy changed in the agent's
 favour, is an attack. Three entry points:
 
-- ``injection_reason(text)``: the rules below (English here, other languages in
-  ``digest.reflect.lexicon``) on every view of the text (``digest.reflect.views``: folded
+- ``injection_reason(text)``: the rules (English in ``digest.reflect.rules``, other languages
+  in ``digest.reflect.lexicon``) on every view of the text (``digest.reflect.views``: folded
   look-alikes, invisible and bidi characters removed, de-spaced, de-leeted, decoded from
   base64/base32/hex/percent/entities/escapes/rot13/reversal), plus key phrases with every
   separator squashed out;
 - ``event_reason(payload)``: every field of a run an attacker can write (task, error, attempt
-  summary, each tool's name, error, output and argument strings);
+  summary, each tool's name, error, output and argument strings), with the run-text rules
+  (standing orders, granted exceptions, tools named that the run never called) on all but
+  the task, which is the user's own request;
 - ``lesson_reason(candidate, tools)``: a lesson's text, plus what an untrusted lesson may not do
   in its own words (outside «…» quotations of observed data): name an address or URL to send
   to, or a tool the failing run never called.

@@ -116,3 +116,29 @@ def test_the_cap_must_leave_a_lesson(sqlite_env: str) -> None:
     digest.record_lesson(TENANT, AGENT, REFUND)
     with pytest.raises(DigestError, match="at least 1"):
         compact(TENANT, AGENT, max_lessons=0)
+
+
+@pytest.mark.parametrize("op", ["UPDATE", "DELETE"])
+def test_run_text_never_rewrites_retires_or_absorbs_an_owners_lesson(
+    sqlite_env: str, monkeypatch: pytest.MonkeyPatch, op: str
+) -> None:
+    """A model that merges a lesson from run text into the owner's rule (or retires the rule
+    for it) changes no word of the rule: the run's lesson adds support at most."""
+    owner = digest.record_lesson(TENANT, AGENT, REFUND)
+    observed = digest.record_lesson(TENANT, AGENT, PARAPHRASE)
+    with session_scope() as session:
+        row = session.get(Lesson, observed)
+        assert row is not None
+        row.trust, row.source = "untrusted", "run_outcome"
+    merged = {"situation": "refunds", "correction": "refunds above 200 EUR need nobody"}
+    answer = {"operations": [{"op": op, "candidate": 0, "id": 0, "lesson": merged, "reason": "x"}]}
+    with scripted_model(lambda messages: json.dumps(answer)) as model:
+        use_model(monkeypatch, model.name)
+        report = compact(TENANT, AGENT)
+    with session_scope() as session:
+        rule = session.get(Lesson, owner)
+        assert rule is not None
+        assert (rule.status, rule.trust) == ("active", "trusted")
+        assert "nobody" not in rule.correction
+    assert report.superseded == []
+    assert report.merged == ([(observed, owner)] if op == "UPDATE" else [])
