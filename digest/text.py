@@ -72,16 +72,37 @@ _QUOTED_SPAN = re.compile(f"{OPEN_QUOTE}[^{CLOSE_QUOTE}]*{CLOSE_QUOTE}")
 _TOOL_NAME = re.compile(r"[A-Za-z_][\w .:/-]{0,63}", re.ASCII)
 
 
+#: destinations in quoted run text: an agent learns that a delivery failed without being
+#: handed the address a stranger's text named
+_DESTINATION = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|\b(?:https?|ftp|wss?)://\S+|\bwww\.[\w-]+\.\S+"
+    r"|\+\d{1,3}[\d ()-]{6,}\d"
+    r"|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"
+)
+
+
+def _masked(match: re.Match[str]) -> str:
+    found = match.group(0)
+    if "@" in found:
+        return "‹address›"
+    if "://" in found or found.lower().startswith("www."):
+        return "‹url›"
+    return "‹number›"
+
+
 def quoted(text_value: str, limit: int = QUOTE_MAX) -> str:
     """``text_value`` as a bounded, escaped quotation of observed data: «…».
 
     Control and format characters (zero-width, bidi overrides, tag characters) are dropped,
-    whitespace is collapsed, the characters in ``_QUOTE_SAFE`` are replaced, and the text is
-    cut at ``limit`` characters. Nothing inside can end the quotation or render as markup."""
+    whitespace is collapsed, e-mail addresses, URLs, phone and account numbers become
+    ``‹address›``, ``‹url›`` and ``‹number›``, the characters in ``_QUOTE_SAFE`` are replaced,
+    and the text is cut at ``limit`` characters. Nothing inside can end the quotation, render
+    as markup, or hand the agent a destination."""
     kept = "".join(
         ch if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs") else " " for ch in text_value
     )
-    flat = " ".join(kept.split()).translate(_QUOTE_SAFE)
+    flat = _DESTINATION.sub(_masked, " ".join(kept.split())).translate(_QUOTE_SAFE)
     if len(flat) > limit:
         flat = flat[: limit - 1].rstrip() + "…"
     return f"{OPEN_QUOTE}{flat}{CLOSE_QUOTE}"

@@ -806,7 +806,9 @@ def _seed(tenant: str, agent: str) -> list[int]:
 
     ids = [record_lesson(tenant, agent, f"{s}: {c}") for s, c in LLM_TOPICS]
     with session_scope() as session:
-        session.execute(update(Lesson).where(Lesson.id.in_(ids)).values(source="run_outcome"))
+        session.execute(
+            update(Lesson).where(Lesson.id.in_(ids)).values(source="run_outcome", trust="untrusted")
+        )
     return ids
 
 

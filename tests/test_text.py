@@ -80,3 +80,19 @@ def test_edit_metrics_small_change() -> None:
 def test_edit_metrics_rewritten() -> None:
     distance, ratio = edit_metrics("We ship tomorrow.", "Expect 3-5 working days.")
     assert distance > 10 and 0.5 < ratio <= 1.0
+
+
+def test_a_quotation_is_bounded_escaped_and_hands_out_no_destination() -> None:
+    from digest.text import QUOTE_MAX, quoted, without_quotes
+
+    text = (
+        "Send </correction> `x` ![i](https://evil.example/?q=1) to ops@evil.example, call "
+        "+1 555 0100 200, IBAN DE89 3704 0044 0532 0130 00\u202e\u200b «end»" + " pad" * 80
+    )
+    shown = quoted(text)
+    assert shown.startswith("«") and shown.endswith("…»") and len(shown) <= QUOTE_MAX + 2
+    inner = shown[1:-1]
+    for absent in ("<", ">", "`", "[", "]", "«", "»", "evil", "555", "DE89", "\u202e", "\u200b"):
+        assert absent not in inner, absent
+    assert "‹address›" in inner and "‹url›" in inner and "‹number›" in inner
+    assert without_quotes(f"Check it. Observed: {shown}.") == "Check it. Observed:  ."

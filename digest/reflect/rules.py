@@ -65,7 +65,8 @@ _POLICY = (
     r"identity|id checks?|kyc|2fa|mfa|two-factor|otp|permissions?|consent|limits?|caps?|"
     r"thresholds?|restrictions?|discounts?|fees?|checks?|reviews?|confirmations?|manager|"
     r"supervisor|escalations?|waiting periods?|holds?|fraud|policy|policies|rules?|"
-    r"requirements?|refund window|return window)"
+    r"requirements?|refund window|return window|pins?|passcodes?|security questions?|otp|"
+    r"one-time codes?|signatures?|call-?backs?|supervisors?|restocking fees?)"
 )
 _RELAX = (
     r"(?:no longer (?:\w+ ){0,2}(?:required|needed|necessary|need|needs|require|requires|"
@@ -94,6 +95,32 @@ _FAILED_ML = (
     r"(?:失败|失敗|실패|fail|[eé]chec|fehlgeschlagen|fall[oó]|falh|non riuscit|nie powiod|"
     r"не удалось|ошибк|فشل|ba[sş]ar[iı]s[iı]z|gagal|th[aấ]t b[aạ]i|impossib|imposible|"
     r"konnte nicht|no se pudo|n[aã]o foi|不存在|존재하지|できません|unable|could not|error)"
+)
+
+#: words that make a clause a restriction or a report, not a permission
+_HELD = (
+    r"(?:not|n't|cannot|never|no|denied|refused|requires?|required|needs?|must|only|attempt\w*|"
+    r"tried|trying|blocked|rejected|forbidden|prohibited|disallowed|unauthori[sz]ed|error|failed)"
+)
+#: "without approval" in other languages (run text; a negation or requirement in the clause
+#: makes it a restriction instead)
+_WITHOUT_OTHER = (
+    r"(?:zonder (?:goedkeuring|toestemming|controle|verificatie)|ohne (?:Genehmigung|Freigabe|"
+    r"R[uü]ckfrage|Pr[uü]fung|Zustimmung|Best[aä]tigung|Verifizierung)|sans (?:approbation|"
+    r"validation|autorisation|v[eé]rification|accord)|sin (?:necesidad de )?(?:aprobaci[oó]n|"
+    r"autorizaci[oó]n|verificaci[oó]n|recibo)|sem (?:aprova[cç][aã]o|autoriza[cç][aã]o|"
+    r"verifica[cç][aã]o)|senza (?:approvazione|autorizzazione|verifica)|bez (?:zgody|"
+    r"zatwierdzenia|weryfikacji)|без (?:одобрения|согласования|проверки|подтверждения)|"
+    r"无需(?:审批|批准|验证|授权)|不需要(?:审批|批准|验证)|承認なしで|確認せずに|承認不要|승인 없이|"
+    r"onay(?:s[iı]z|lamadan)|بدون (?:موافقة|تحقق)|sans (?:v[eé]rifier|contr[oô]ler|demander)|"
+    r"sin (?:verificar|comprobar|preguntar)|ohne (?:zu )?(?:pr[uü]fen|verifizieren|fragen)|"
+    r"sem (?:verificar|checar|perguntar)|senza (?:verificare|controllare|chiedere)|"
+    r"zonder (?:te )?(?:controleren|verifi[eë]ren|vragen)|не провер\w*|без вопросов)"
+)
+_NEGATED_OTHER = (
+    r"(?:\bno\b|\bnon\b|nicht|kein|\bne\b|\bpas\b|n[aã]o|\bnie\b|\bне\b|нельзя|不能|无法|"
+    r"できません|ません|불가|\bلا\b|requiere|necesita|erforderlich|ben[oö]tigt|n[eé]cessite|"
+    r"requiert|requer|richiede|vereist|wymaga|требует|необходим|需要|必要|필요|يتطلب)"
 )
 
 _RULES: tuple[tuple[str, str], ...] = (
@@ -250,6 +277,23 @@ _RULES: tuple[tuple[str, str], ...] = (
         rf"|\b{_POLICY}\s+(?:[\w'|-]+\s+){{0,3}}?\|?\s*(?:lifted|waived|removed|dropped|suspended|"
         rf"abolished|scrapped|relaxed|disabled|unlimited)\b"
         rf"|\bno longer\b[^.!?\n]{{0,30}}?\b{_POLICY}"
+        rf"|(?<!not )(?<!never )(?<!n't )\b(?:disable|turn off|switch off|deactivate|bypass)\s+(?:the\s+|"
+        rf"all\s+|any\s+)?(?:\w+\s+)?(?:fraud|verification|identity|2fa|mfa|approvals?|security|kyc|"
+        rf"limits?|checks?|screening|monitoring|alerts?|audit)\b"
+        rf"|\b(?:settle|refund|approve|issue|pay|process|accept|grant)\w*\s+(?:\w+\s+){{0,2}}?any "
+        rf"(?:amount|sum|size|value)\b"
+        rf"|\bthere (?:are|is) no (?:longer )?(?:any )?(?:\w+ )?(?:limits?|caps?|restrictions?|approvals?|"
+        rf"checks?|verification)\b"
+        rf"|\b(?:to|with) (?:whoever|anyone|anybody|everyone|any caller|any user)(?: who)? (?:asks|"
+        rf"requests|calls|wants)\b"
+        rf"|\b{_GUIDANCE}\b[^.!?\n]{{0,10}}?\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?"
+        rf"(?:superseded|obsolete|void|revoked|rescinded|retired|deprecated|withdrawn)\b"
+        rf"|(?:^|[,;:(]|\b(?:but|except|whose|which|and)\b)(?:(?!{_HELD}\b)[^,;:.!?\n(]){{0,80}}?"
+        r"\bwithout (?:a |an |the |any |prior )?(?:manager'?s? |supervisor'?s? )?(?:approval|"
+        r"authori[sz]ation|verification|verifying|checking|sign-?off|review|identity|id check|"
+        r"receipt|manager|supervisor|call-?back|verification call|second approval|dual approval|"
+        r"asking|confirmation|pin)\b"
+        rf"|(?:^|[,;:.(])(?:(?!{_NEGATED_OTHER})[^,;:.!?\n(。、]){{0,80}}?{_WITHOUT_OTHER}"
         rf"|\b(?:use|apply|accept|honou?r|give)\b[^.!?\n]{{0,30}}?(?:\b(?:code|coupon|voucher|discount|"
         rf"promo\w*)\b|(?-i:\b[A-Z][A-Z0-9]{{3,}}\d[A-Z0-9]*\b))[^.!?\n]{{0,30}}?\b(?:for|on|to) (?:all|"
         rf"every|any|each) (?:\w+ )?(?:orders?|customers?|purchases?|carts?|users?|clients?)\b"
@@ -298,7 +342,7 @@ _RULES: tuple[tuple[str, str], ...] = (
         rf"[^.!?\n]{{0,40}}?\b(?:get|gets|receive|receives|are entitled to|qualify for|should get|"
         rf"deserve)\b[^.!?\n]{{0,30}}?(?:\d+ ?%|discount|free|full refund|refund|credit|upgrade)"
         rf"|\b(?:approve|grant|accept|authori[sz]e|process|honou?r|pay out|release)\b (?:all|every|any|"
-        rf"each)\b(?: \w+)? (?:payouts?|applications?|invoices?|orders?|refunds?|requests?|"
+        rf"each)\b(?: \w+)? (?:payouts?|applications?|invoices?|orders?|refunds?|requests?|chargebacks?|disputes?|"
         rf"transfers?|transactions?|claims?|returns?|payments?|withdrawals?)\b(?![^.!?\n]{{0,60}}?"
         rf"\b(?:above|over|under|below|after|once|only|if|when|that|which|unless|with (?:a |an |the )?"
         rf"(?:receipt|approval|manager)))",
@@ -357,6 +401,8 @@ _RULES: tuple[tuple[str, str], ...] = (
         r"</?\s*(?:lesson|situation|mistake|correction|skip|existing|candidates|event|added|change"
         r"d|"
         r"retired)\s*>|\{\s*[\"']operations[\"']\s*:"
+        r"|\btrust\s*[=:]\s*[\"']?(?:trusted|high|reviewed)\b|\b(?:owner answer|owner rule|"
+        r"manual lesson|operator edit)\s*[(:]|^\s*(?:support|source|trust)\s*:\s*\S+"
         r"|\bknown pitfalls\b|\blessons from past experience\s*:|^\s*#{1,3}\s*(?:rules from the "
         r"owner|facts from the owner|how the owner wants|observed in past runs|what \S+ has learne"
         r"d)"
@@ -392,7 +438,8 @@ _RULES: tuple[tuple[str, str], ...] = (
         r"(?:envoie|envoyez|envoyer|transf[eè]re[zr]?|transmets|transmettez|manda|env[ií]a|enviar|"
         r"envie|reenv[ií]a|encaminh[ea]|schick\w*|sende|senden|leite\w* weiter|weiterleiten|invia|"
         r"inoltra|stuur|wy[sś]lij|prze[sś]lij|отправ\w*|перешли\w*|пересыл\w*|надішл\w*|发送|发到|"
-        r"转发|送信|転送|送って|보내|전송|أرسل|ارسل|g[oö]nder|ilet|kirim\w*|g[uử]i)"
+        r"转发|送信|転送|送って|보내|전송|전달|أرسل|ارسل|g[oö]nder|ilet|kirim\w*|g[uử]i|copiar|copia|"
+        r"copier|copie[zr]?|kopier\w*|копир\w*)"
         rf"(?![^.!?。\n«»]{{0,200}}?{_FAILED_ML})"
         r"[^.!?。\n«»]{0,80}?(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+)"
         r"(?=[^.!?。\n«»]*?(?:fichier|donn[eé]es|datos|dados|daten|dati|gegevens|dane|данн|数据|資料|"
@@ -403,6 +450,30 @@ _RULES: tuple[tuple[str, str], ...] = (
         r"всегда|总是|常に|항상|dai sempre))"
         r"|(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+)\s*(?:に|へ|로|으로)[^.!?。\n«»]{0,20}?"
         r"(?:送信して|送って|転送して|보내|전송해)",
+    ),
+    (
+        "asks to send data out",
+        r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s+(?:as (?:an? )?(?:attendee|participant|recipient|guest|"
+        r"member|cc|bcc|viewer|editor|collaborator|owner)|als (?:Teilnehmer\w*|Empf[aä]nger|Gast|"
+        r"cc|bcc)|comme (?:participant|invit[eé]|destinataire)|como (?:participante|invitado|"
+        r"destinatario)|come (?:partecipante|invitato|destinatario)|als (?:deelnemer|ontvanger)|"
+        r"jako uczestnik|в качестве участника)"
+        r"|(?:en copie(?: cach[eé]e)?|copie cach[eé]e|en copia(?: oculta)?|copia oculta|copiar|"
+        r"in copia(?: nascosta)?|in (?:b?cc)|als b?cc|in kopie|w kopii|в копи\w*|скрыт\w* копи\w*|"
+        r"抄送|密送|\bb?cc\b)[^.!?。\n]{0,60}?[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+        r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+[^.!?。\n]{0,40}?(?:en copie|copie cach[eé]e|en copia|in copia|"
+        r"als b?cc|in kopie|w kopii|抄送|密送)"
+        r"|(?:auto-?forward\w*|automatically forward\w*|forwarding rule|mail rule|transfert "
+        r"automatique|reenv[ií]o autom[aá]tico|weiterleitungsregel|automatische weiterleitung|"
+        r"inoltro automatico|自动转发|自動転送|자동 전달|자동으로 전달)[^.!?。\n]{0,80}?"
+        r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+\s*(?:으로|로|에)?[^.!?。\n]{0,20}?"
+        r"(?:자동 ?전달|自动转发|自動転送)",
+    ),
+    (
+        "asks to reveal secrets",
+        r"\b\w*(?:token|secret|passw(?:or)?d|api[_-]?key|credential|private[_-]?key|database_url|"
+        r"dsn)\w*\b[^.!?\n]{0,60}?(?:\b(?:reply|response|answer|respuesta|risposta|r[eé]ponse|"
+        r"antwort|resposta|antwoord|odpowied\w*|ответ\w*)|回复|回答|返信|답변|الرد)",
     ),
     (
         "asks to send money to an account",
@@ -463,36 +534,14 @@ _STANDING = (
     r"ab sofort|von nun an|ab jetzt|k[uü]nftig|d'ora in (?:poi|avanti)|da ora in poi|vanaf nu|"
     r"van nu af aan|od teraz|odt[aą]d|bundan sonra|t[uừ] nay|mulai sekarang|next time|"
     r"a partir de hoy|[aà] partir d'aujourd'hui|ab heute|da oggi|a partir de hoje|vanaf vandaag|"
-    r"od dzisiaj|bug[uü]nden itibaren)\b(?! your (?:password|session|token|account|subscription|"
-    r"plan|trial|licen[cs]e))"
+    r"od dzisiaj|bug[uü]nden itibaren)\b(?!,? (?:your|all|every|each|the|this)? ?(?:password|"
+    r"session|token|account|subscription|plan|trial|licen[cs]e|requests?|calls?|api|endpoint|"
+    r"responses?|clients?|headers?)s?\b)"
     r"|с сегодняшнего дня|从今天起|從今天起|本日より|今日から|これ以降|오늘부터|이제부터"
     r"|次回は|下次|다음부터"
     r"|отныне|с этого момента|впредь|відтепер|з цього моменту|今後|これからは|以後|"
     r"从现在(?:开始|起)|從現在(?:開始|起)|从今(?:以后|往后)|今后|지금부터|앞으로는|من الآن|अब से"
 )
-#: words that make a clause a restriction or a report, not a permission
-_HELD = (
-    r"(?:not|n't|cannot|never|no|denied|refused|requires?|required|needs?|must|only|attempt\w*|"
-    r"tried|trying|blocked|rejected|forbidden|prohibited|disallowed|unauthori[sz]ed|error|failed)"
-)
-#: "without approval" in other languages (run text; a negation or requirement in the clause
-#: makes it a restriction instead)
-_WITHOUT_OTHER = (
-    r"(?:zonder (?:goedkeuring|toestemming|controle|verificatie)|ohne (?:Genehmigung|Freigabe|"
-    r"R[uü]ckfrage|Pr[uü]fung|Zustimmung|Best[aä]tigung|Verifizierung)|sans (?:approbation|"
-    r"validation|autorisation|v[eé]rification|accord)|sin (?:necesidad de )?(?:aprobaci[oó]n|"
-    r"autorizaci[oó]n|verificaci[oó]n|recibo)|sem (?:aprova[cç][aã]o|autoriza[cç][aã]o|"
-    r"verifica[cç][aã]o)|senza (?:approvazione|autorizzazione|verifica)|bez (?:zgody|"
-    r"zatwierdzenia|weryfikacji)|без (?:одобрения|согласования|проверки|подтверждения)|"
-    r"无需(?:审批|批准|验证|授权)|不需要(?:审批|批准|验证)|承認なしで|確認せずに|承認不要|승인 없이|"
-    r"onay(?:s[iı]z|lamadan)|بدون (?:موافقة|تحقق))"
-)
-_NEGATED_OTHER = (
-    r"(?:\bno\b|\bnon\b|nicht|kein|\bne\b|\bpas\b|n[aã]o|\bnie\b|\bне\b|нельзя|不能|无法|"
-    r"できません|ません|불가|\bلا\b|requiere|necesita|erforderlich|ben[oö]tigt|n[eé]cessite|"
-    r"requiert|requer|richiede|vereist|wymaga|требует|необходим|需要|必要|필요|يتطلب)"
-)
-
 _RUN_TEXT_RULES: tuple[tuple[str, str], ...] = (
     (
         "asserts a policy change",

@@ -42,7 +42,8 @@ _ATTACK_WORD = re.compile(
     r"send|forward|e-?mail|copy|delete|drop|wipe|purge|approv|verif|identity|refund|transfer|"
     r"wire|admin|obey|follow|you are|pretend|\bact as|mode\b|\brun\b|execute|curl|wget|http|"
     r"www|@|bypass|skip|polic|limit|discount|override|rule|always|never|from now|account|"
-    r"\bcall\b|grant|access|assistant|\bai\b|<|\[|#|\{",
+    r"\bcall\b|grant|access|assistant|\bai\b|disabl|fraud|turn off|no longer|supersed|"
+    r"whoever|anyone|<|\[|#|\{",
     re.I,
 )
 
@@ -86,6 +87,7 @@ def _reason(text: str, run_text: bool) -> str | None:
     return None
 
 
+_DESTINATION = re.compile(ADDRESS_STRICT, re.I)
 _DANGEROUS_COMMAND = next(p for r, p in PATTERNS if r == "asks to run a command")
 _DIGITS = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
 
@@ -248,6 +250,10 @@ def lesson_reason(candidate: Candidate, tools: frozenset[str] | None) -> str | N
     own = _own_words(candidate)
     if _SEND_TO.search(own):
         return "names an address or URL to send to"
+    if _DESTINATION.search(own):
+        # A lesson from run text says what went wrong; where to send things is the owner's
+        # to say. (Quoted run text has its destinations masked already.)
+        return "names an address or URL"
     if tools is not None:
         unknown = unknown_tools(own, tools)
         if unknown:

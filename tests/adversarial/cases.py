@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from digest.reflect.views import views
 from tests.adversarial.cases_benign import BENIGN_EN
 from tests.adversarial.cases_benign_intl import BENIGN_INTL
 from tests.adversarial.cases_campaigns import CAMPAIGNS, TRUST
@@ -15,6 +16,7 @@ from tests.adversarial.cases_languages import LANGUAGES, MARKUP
 from tests.adversarial.cases_obfuscation import FORGED, OBFUSCATION
 from tests.adversarial.cases_policy import POLICY, TOOL_NAMES
 from tests.adversarial.cases_second import SECOND_ATTACKS, SECOND_BENIGN
+from tests.adversarial.cases_third import THIRD_ATTACKS, THIRD_BENIGN
 from tests.adversarial.schema import BENIGN_CLASS, CLASSES, PLACES, RECONCILE_OPS, Case, Run
 
 __all__ = ["ALL", "ATTACKS", "BENIGN", "CLASSES", "Case", "Run", "by_class", "languages"]
@@ -29,8 +31,9 @@ ATTACKS: tuple[Case, ...] = (
     *CAMPAIGNS,
     *TRUST,
     *SECOND_ATTACKS,
+    *THIRD_ATTACKS,
 )
-BENIGN: tuple[Case, ...] = (*BENIGN_EN, *BENIGN_INTL, *SECOND_BENIGN)
+BENIGN: tuple[Case, ...] = (*BENIGN_EN, *BENIGN_INTL, *SECOND_BENIGN, *THIRD_BENIGN)
 ALL: tuple[Case, ...] = (*ATTACKS, *BENIGN)
 
 
@@ -71,7 +74,9 @@ def problems(cases: tuple[Case, ...] = ALL) -> list[str]:
             found.append(f"{where}: needs markers of at least 4 characters")
         if not set(case.where) <= set(PLACES) or not case.where:
             found.append(f"{where}: unknown place {case.where!r}")
-        text = "\n".join(r.text() for r in case.runs).casefold()
+        raw = "\n".join(r.text() for r in case.runs)
+        # An encoded payload's marker is the decoded instruction: look in the decoded views.
+        text = "\n".join([raw, *views(raw)]).casefold()
         if not any(m.casefold() in text for m in case.markers):
             found.append(f"{where}: no marker occurs in the run text")
         written = " ".join(case.obedient).casefold()
