@@ -104,6 +104,9 @@ _HELD = (
 )
 #: "without approval" in other languages (run text; a negation or requirement in the clause
 #: makes it a restriction instead)
+#: …and, in a lesson (which reports what went wrong), a past tense: "refunded without approval"
+_HELD_PAST = _HELD[:-1] + r"|\w+ed|was|were|had|did|got)"
+
 _WITHOUT_OTHER = (
     r"(?:zonder (?:goedkeuring|toestemming|controle|verificatie)|ohne (?:Genehmigung|Freigabe|"
     r"R[uü]ckfrage|Pr[uü]fung|Zustimmung|Best[aä]tigung|Verifizierung)|sans (?:approbation|"
@@ -282,13 +285,16 @@ _RULES: tuple[tuple[str, str], ...] = (
         rf"limits?|checks?|screening|monitoring|alerts?|audit)\b"
         rf"|\b(?:settle|refund|approve|issue|pay|process|accept|grant)\w*\s+(?:\w+\s+){{0,2}}?any "
         rf"(?:amount|sum|size|value)\b"
+        rf"|(?<!not )(?<!never )\b(?:can|may|will)\s+(?:now\s+|also\s+)?be\s+\w+\s+(?:\w+\s+)?without "
+        rf"(?:a |an |the |any |prior )?(?:manager'?s? )?(?:approval|authori[sz]ation|verification|"
+        rf"sign-?off|review|identity|id check|receipt|manager|supervisor|call-?back|confirmation)\b"
         rf"|\bthere (?:are|is) no (?:longer )?(?:any )?(?:\w+ )?(?:limits?|caps?|restrictions?|approvals?|"
         rf"checks?|verification)\b"
         rf"|\b(?:to|with) (?:whoever|anyone|anybody|everyone|any caller|any user)(?: who)? (?:asks|"
         rf"requests|calls|wants)\b"
         rf"|\b{_GUIDANCE}\b[^.!?\n]{{0,10}}?\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?"
         rf"(?:superseded|obsolete|void|revoked|rescinded|retired|deprecated|withdrawn)\b"
-        rf"|(?:^|[,;:(]|\b(?:but|except|whose|which|and)\b)(?:(?!{_HELD}\b)[^,;:.!?\n(]){{0,80}}?"
+        rf"|(?:^|[,;:(]|\b(?:but|except|whose|which|and)\b)(?:(?!{_HELD_PAST}\b)[^,;:.!?\n(]){{0,80}}?"
         r"\bwithout (?:a |an |the |any |prior )?(?:manager'?s? |supervisor'?s? )?(?:approval|"
         r"authori[sz]ation|verification|verifying|checking|sign-?off|review|identity|id check|"
         r"receipt|manager|supervisor|call-?back|verification call|second approval|dual approval|"
