@@ -36,7 +36,9 @@ def upgrade() -> None:
         "AND status_reason LIKE 'released from quarantine%'"
     )
     with op.batch_alter_table("lessons") as batch:
-        batch.create_check_constraint(op.f("ck_lessons_trust"), "trust IN ('trusted', 'untrusted', 'reviewed')")
+        batch.create_check_constraint(
+            op.f("ck_lessons_trust"), "trust IN ('trusted', 'untrusted', 'reviewed')"
+        )
 
 
 def downgrade() -> None:
