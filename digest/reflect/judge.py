@@ -21,6 +21,7 @@ from digest.lessons.store import Candidate
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import LessonBlock, Skip, embed_json, parse_reflect_checked
+from digest.model.offline import is_offline_model
 from digest.model.prompts import load_prompt
 from digest.models import DigestRun, Event
 from digest.redact import redact
@@ -173,20 +174,23 @@ class RunInfo:
         return "+".join(h for h in (self.prompt_hash, self.reconcile_hash) if h)
 
 
-def _screen(claimed: Claimed, candidates: list[Candidate]) -> list[str | None]:
+def _screen(run: RunInfo, candidates: list[Candidate]) -> list[str | None]:
     """Per candidate: why it is quarantined, or None. Only untrusted events are screened.
 
     The run's own text is screened first: a run that carries an injection attempt anywhere
     (task, error, a tool's name, error or output, the attempt summary) taints every lesson
     drawn from it, however a model reworded it. Then each lesson's text is judged for what it
     would make the agent do (``screen.lesson_reason``)."""
+    claimed = run.claimed
     if claimed.trust != "low":
         return [None] * len(candidates)
     tainted = event_reason(claimed.payload)
     if tainted is not None:
         return [f"the run's text {tainted}"] * len(candidates)
     tools = tools_called(claimed.payload) if claimed.kind == "run_outcome" else None
-    return [lesson_reason(c, tools) for c in candidates]
+    # offline/rules quotes only fields event_reason has just passed: its own words are enough.
+    ours = run.model is not None and is_offline_model(run.model)
+    return [lesson_reason(c, tools, quotes_screened=ours) for c in candidates]
 
 
 def _without_secrets(candidate: Candidate) -> Candidate:
@@ -215,7 +219,7 @@ class Prepared:
 def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
     settings, claimed = run.settings, run.claimed
     candidates = [_without_secrets(c) for c in candidates]
-    reasons = _screen(claimed, candidates)
+    reasons = _screen(run, candidates)
     asker = ModelAsker(
         agent=claimed.agent,
         kind=claimed.kind,

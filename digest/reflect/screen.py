@@ -48,6 +48,17 @@ _ATTACK_WORD = re.compile(
 )
 
 
+#: function words of the Latin-script languages the lexicon reads (accents stripped): an ASCII
+#: text with none of them is English, or names and numbers
+_OTHER_LATIN = re.compile(
+    r"\b(?:le|la|les|des|du|une|et|est|pour|vous|tu|ne|pas|el|los|las|del|que|por|para|usted|"
+    r"su|sin|os|um|uma|nao|voce|com|sem|il|di|che|per|non|gli|della|der|die|das|und|ist|nicht|"
+    r"sie|ein|eine|mit|ohne|bitte|het|een|niet|je|jij|zonder|jest|nie|sie|jak|bez|ve|bir|bu|ile|"
+    r"icin|dan|yang|untuk|tidak|dengan|va|cua|khong|cho|hay)\b",
+    re.I,
+)
+
+
 def injection_reason(text: str, *, run_text: bool = False) -> str | None:
     """Why ``text`` reads as an instruction injection, or None. ``run_text``: the text is what
     a run reported (not a lesson), so standing orders and granted exceptions count too."""
@@ -62,6 +73,7 @@ MAX_SCREENED = 20_000
 def _reason(text: str, run_text: bool) -> str | None:
     # An exact repeat (the same error from many runs) is judged once per process.
     patterns = (*PATTERNS, *RUN_TEXT_PATTERNS) if run_text else PATTERNS
+    english = text.isascii() and not _OTHER_LATIN.search(text)
     for view in labelled_views(text):
         hidden = view.kind in _HIDDEN_ENGLISH
         if hidden and not _ATTACK_WORD.search(view.text):
@@ -69,8 +81,8 @@ def _reason(text: str, run_text: bool) -> str | None:
         for reason, pattern in patterns:
             if pattern.search(view.text):
                 return reason
-        if hidden:
-            continue
+        if hidden or english:
+            continue  # plain English: the other languages' rules have nothing to read
         for reason, pattern in OTHER_LANGUAGES:
             if pattern.search(view.text) and (
                 # An imperative to run something is how tool errors give advice in every
@@ -237,13 +249,23 @@ def unknown_tools(text: str, tools: Iterable[str], *, verbs: str = _CALL) -> lis
     return [name for name in found if name.strip("`'\".:/-").lower() not in known]
 
 
-def lesson_reason(candidate: Candidate, tools: frozenset[str] | None) -> str | None:
+def lesson_reason(
+    candidate: Candidate, tools: frozenset[str] | None, *, quotes_screened: bool = False
+) -> str | None:
     """Why an untrusted lesson is held for review, or None.
 
     Its whole text is screened (``injection_reason``); its own words (outside «…» quotations
-    of observed data) may not name an address or URL to send to, nor, when ``tools`` is known
-    (the failing run's tools), a tool the run never called."""
-    whole = "\n".join(filter(None, (candidate.situation, candidate.mistake, candidate.correction)))
+    of observed data) may not name an address or URL, nor, when ``tools`` is known (the
+    failing run's tools), a tool the run never called. ``quotes_screened``: the «…»
+    quotations were written by ``offline/rules`` from run fields ``event_reason`` has already
+    passed, so only the lesson's own words are screened again (a model's quotations, which
+    the run's text could have dictated, are always screened)."""
+    if quotes_screened:
+        whole = _own_words(candidate)
+    else:
+        whole = "\n".join(
+            filter(None, (candidate.situation, candidate.mistake, candidate.correction))
+        )
     why = injection_reason(whole + "\n" + " ".join(candidate.tags))
     if why is not None:
         return why
