@@ -74,7 +74,7 @@ _TOOL_NAME = re.compile(r"[A-Za-z_][\w .:/-]{0,63}", re.ASCII)
 
 #: destinations in quoted run text: an agent learns that a delivery failed without being
 #: handed the address a stranger's text named
-_DESTINATION = re.compile(
+DESTINATION = re.compile(
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
     r"|\b(?:https?|ftp|wss?)://\S+|\bwww\.[\w-]+\.\S+"
     r"|\+\d{1,3}[\d ()-]{6,}\d"
@@ -102,7 +102,7 @@ def quoted(text_value: str, limit: int = QUOTE_MAX) -> str:
     kept = "".join(
         ch if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs") else " " for ch in text_value
     )
-    flat = _DESTINATION.sub(_masked, " ".join(kept.split())).translate(_QUOTE_SAFE)
+    flat = DESTINATION.sub(_masked, " ".join(kept.split())).translate(_QUOTE_SAFE)
     if len(flat) > limit:
         flat = flat[: limit - 1].rstrip() + "…"
     return f"{OPEN_QUOTE}{flat}{CLOSE_QUOTE}"

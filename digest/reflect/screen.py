@@ -32,7 +32,7 @@ from digest.lessons.store import Candidate
 from digest.reflect.lexicon import RULES as OTHER_LANGUAGES
 from digest.reflect.rules import ADDRESS_STRICT, PATTERNS, RUN_TEXT_PATTERNS, SEND, SQUASHED
 from digest.reflect.views import labelled_views, squashed
-from digest.text import is_tool_name, without_quotes
+from digest.text import DESTINATION, is_tool_name, without_quotes
 
 #: views that only exist to expose hidden English (reversed, rot13, de-spaced): other
 #: languages are not read there, and English rules run only when an attack word shows
@@ -99,7 +99,6 @@ def _reason(text: str, run_text: bool) -> str | None:
     return None
 
 
-_DESTINATION = re.compile(ADDRESS_STRICT, re.I)
 _DANGEROUS_COMMAND = next(p for r, p in PATTERNS if r == "asks to run a command")
 _DIGITS = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
 
@@ -272,7 +271,7 @@ def lesson_reason(
     own = _own_words(candidate)
     if _SEND_TO.search(own):
         return "names an address or URL to send to"
-    if _DESTINATION.search(own):
+    if DESTINATION.search(own):
         # A lesson from run text says what went wrong; where to send things is the owner's
         # to say. (Quoted run text has its destinations masked already.)
         return "names an address or URL"
