@@ -35,6 +35,7 @@ MODULES = (
     "capture_latency",
     "import_time",
     "neighbour_search",
+    "recall",
     "pitfalls_latency",
     "throughput",
     "llm_calls",

@@ -54,6 +54,17 @@ class Settings(BaseSettings):
     llm_retry_wait_max_s: float = Field(default=20.0, ge=0)
     llm_max_tokens: int = Field(default=1024, ge=64)
 
+    # --- identity: embeddings for semantic neighbours (digest.identity) ----------------------
+    #: "local" (all-MiniLM-L6-v2, int8 ONNX, on this CPU; installed with the package), "none"
+    #: (lexical neighbours only), or any litellm embedding model, e.g.
+    #: "openai/text-embedding-3-small" (with embedding_api_base / embedding_api_key)
+    embedding_model: str = "local"
+    embedding_api_base: str | None = None
+    embedding_api_key: SecretStr | None = None
+    embedding_timeout_s: float = Field(default=30.0, gt=0)
+    #: vectors of texts each process remembers (a repeated text is not embedded again)
+    embedding_cache_size: int = Field(default=8192, ge=0)
+
     # --- reflection policy --------------------------------------------------------------------
     reflect_success_runs: bool = False
     reflect_tool_errors: bool = True

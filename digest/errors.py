@@ -14,10 +14,13 @@
      │    ├── LessonStateError      e.g. enabling a deleted lesson
      │    ├── VersionStateError     e.g. approving a version that is already active
      │    └── CompactConflict       the lessons changed while compaction was deciding
-     └── LLMError               the model step failed (permanent: bad request, auth, …)
-          ├── LLMTransientError     rate limit, 5xx, timeout, connection: worth retrying
-          ├── LLMOutputError        the answer broke the output contract: retried, then failed
-          └── OfflineRulesError     offline/rules found nothing it can judge (a model's 400)
+     ├── LLMError               the model step failed (permanent: bad request, auth, …)
+     │    ├── LLMTransientError     rate limit, 5xx, timeout, connection: worth retrying
+     │    ├── LLMOutputError        the answer broke the output contract: retried, then failed
+     │    └── OfflineRulesError     offline/rules found nothing it can judge (a model's 400)
+     └── EmbeddingError         no vector for a text (provider refused, answer not one per text)
+          ├── EmbeddingFileError       the local model or vocabulary is not the pinned file
+          └── EmbeddingTransientError  rate limit, 5xx, timeout, connection: retried, then failed
 
 Callers catch what they can act on: an agent's hot path catches ``InvalidEvent`` (a bug in the
 caller) and ``CaptureUnavailable`` (storage is down); a broker outage never raises at all.
@@ -108,6 +111,21 @@ class LLMOutputError(LLMError):
 class OfflineRulesError(LLMError):
     """The request carries no block the offline rules understand (a real model's 400): not
     retried."""
+
+
+class EmbeddingError(DigestError):
+    """No vector for a text: the embedding step failed (permanent: bad request, auth, an
+    answer that is not one vector per text)."""
+
+
+class EmbeddingFileError(EmbeddingError):
+    """The local embedding model or its vocabulary is missing, or is not the file whose sha256
+    the code pins: vectors from another file would not be comparable with the stored ones."""
+
+
+class EmbeddingTransientError(EmbeddingError):
+    """A failure worth retrying (rate limit, server error, timeout, connection), still failing
+    after the bounded attempts."""
 
 
 def is_time_limit(exc: BaseException) -> bool:

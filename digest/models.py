@@ -19,6 +19,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -171,6 +172,7 @@ class Lesson(Base):
         _one_of("status", LESSON_STATUSES, "status"),
         _one_of("trust", LESSON_TRUST, "trust"),
         Index("ix_lessons_agent_id_status", "agent_id", "status"),
+        Index("ix_lessons_agent_id_fingerprint", "agent_id", "fingerprint"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -201,6 +203,36 @@ class Lesson(Base):
     last_seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: what the lesson is about, structurally (digest.fingerprint); None: unknown
+    fingerprint: Mapped[str | None] = mapped_column(String(40))
+    #: the lesson's sentence embedding (little-endian float32), and the model and text it was
+    #: computed from (digest.identity.embedding.vector_key): a stale key means recompute
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
+    embedding_key: Mapped[str | None] = mapped_column(String(40))
+
+
+class Judgement(Base):
+    """A reflect judgement any worker may reuse for a later event with the same signature
+    (``digest.fingerprint.event_signature``): skip, or the lessons it produced."""
+
+    __tablename__ = "judgements"
+    __table_args__ = (
+        UniqueConstraint("agent_id", "signature", "model", "prompt_hash"),
+        _one_of("verdict", ("skip", "lessons"), "verdict"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
+    signature: Mapped[str] = mapped_column(String(40))
+    model: Mapped[str] = mapped_column(String(200))
+    prompt_hash: Mapped[str] = mapped_column(String(64))
+    verdict: Mapped[str] = mapped_column(String(8))
+    reason: Mapped[str | None] = mapped_column(Text)
+    lesson_ids: Mapped[list[int]] = mapped_column(Json, default=list)
+    #: the event first judged
+    event_id: Mapped[int | None] = mapped_column(BigInteger)
+    reused: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class LessonEvidence(Base):

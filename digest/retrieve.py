@@ -13,34 +13,20 @@ Nothing here imports litellm or Celery: ``import digest`` stays light.
 
 from __future__ import annotations
 
-import functools
 import itertools
-import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import structlog
-from sqlalchemy import (
-    ColumnElement,
-    Select,
-    Text,
-    and_,
-    case,
-    cast,
-    false,
-    func,
-    literal_column,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from digest.db import session_scope
-from digest.models import Agent, LearningVersion, Lesson, Tenant, utcnow
+from digest.identity.index import Entry
+from digest.lessons.neighbours import agent_view, probe_vector
+from digest.models import Agent, LearningVersion, Lesson, Tenant, as_utc, utcnow
 
 log = structlog.get_logger("digest.retrieve")
 
@@ -141,10 +127,10 @@ def pitfalls(
         if style not in STYLES:
             log.error("pitfalls_bad_style", style=style, allowed=list(STYLES))
             return ""
-        words = prompt_keywords(prompt)
-        if not words or k < 1:
+        if k < 1:
             return ""
-        return _render(_surface(tenant, agent, words, k, contact_id), style)
+        words = prompt_keywords(prompt)
+        return _render(_surface(tenant, agent, prompt, words, k, contact_id), style)
     except Exception as exc:
         log.error("pitfalls_failed", tenant=tenant, agent=agent, error=_short_error(exc))
         return ""
@@ -158,90 +144,66 @@ def _short_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[:300]}"
 
 
-def _ranking_query(
-    dialect: str, tenant: str, agent: str, words: list[str], k: int, contact_id: str | None
-) -> Select[Any]:
-    """The top ``k`` matching lessons, ranked in SQL so that only ``k`` rows come back however
-    many lessons match.
-
-    Every active lesson of the agent is scored: no index serves a substring match over title,
-    situation, correction and tags, so the per-row work is kept to one lowering of the text
-    and one position test per keyword. Each layer is fenced with
-    ``OFFSET 0``: otherwise Postgres inlines it, lowers the text again for every keyword, and
-    computes the relevance once for the filter and again for the sort. On SQLite, lower()
-    folds ASCII only, so there a non-ASCII letter matches in its own case only.
-    """
-    space: ColumnElement[str] = literal_column("' '")
-    # Tags are a JSON list; as text their separators are not letters, so an alphabetic keyword
-    # matches within one tag only.
-    tags = func.coalesce(cast(Lesson.tags, Text), "")
-    text_value = Lesson.title + space + Lesson.situation + space + Lesson.correction + space + tags
-    if dialect == "postgresql" and all(word.isascii() for word in words):
-        # ASCII-only lowering under the C collation is several times cheaper than the locale's,
-        # and the same for an ASCII keyword. (SQLite's lower() is ASCII-only anyway.)
-        text_value = text_value.self_group().collate("C")
-    candidates = (
-        select(
-            Lesson.id,
-            Lesson.title,
-            Lesson.correction,
-            Lesson.trust,
-            Lesson.success_count,
-            Lesson.failure_count,
-            Lesson.hit_count,
-            Lesson.last_seen_at,
-            func.lower(text_value).label("haystack"),
-        )
-        .join(Agent, Agent.id == Lesson.agent_id)
-        .join(Tenant, Tenant.id == Agent.tenant_id)
-        .where(
-            Tenant.name == tenant,
-            Agent.name == agent,
-            Lesson.tenant_id == Tenant.id,
-            Lesson.status == "active",
-            # A contact's own preference must not reach another contact's conversation.
-            or_(
-                Lesson.scope == "agent",
-                and_(Lesson.scope == "contact", Lesson.contact_id == contact_id)
-                if contact_id is not None
-                else false(),
-            ),
-            or_(Lesson.expires_at.is_(None), Lesson.expires_at > utcnow()),
-        )
-        .offset(0)
-        .subquery("candidates")
-    )
-    position = func.strpos if dialect == "postgresql" else func.instr
-    relevance = functools.reduce(
-        operator.add,
-        (case((position(candidates.c.haystack, word) > 0, 1), else_=0) for word in words),
-    )
-    scored = (
-        select(*(c for c in candidates.c if c.name != "haystack"), relevance.label("relevance"))
-        .offset(0)
-        .subquery("scored")
-    )
-    return (
-        select(scored)
-        .where(scored.c.relevance >= 1)
-        .order_by(
-            scored.c.relevance.desc(),
-            scored.c.hit_count.desc(),
-            scored.c.last_seen_at.desc().nulls_last(),
-            scored.c.id,
-        )
-        .limit(k)
-    )
-
-
 def _surface(
-    tenant: str, agent: str, words: list[str], k: int, contact_id: str | None
+    tenant: str, agent: str, prompt: str, words: list[str], k: int, contact_id: str | None
 ) -> list[_Pitfall]:
-    """Rank the agent's lessons for ``words`` and count the hits, in one transaction."""
+    """Rank the agent's lessons for the prompt and count the hits, in one transaction.
+
+    The ranking is the agent's in-memory index (``digest.lessons.neighbours``), kept per
+    process and refreshed by the lesson epoch: the share of the prompt's keywords a lesson
+    holds (a keyword matches the words it begins: "refund" matches "refunds") and, with
+    embeddings, its cosine to the prompt. The few best are read back from the database
+    (status, counts and text as of now) and ordered there: ties go to the lesson surfaced
+    more often, then the one seen most recently."""
     with session_scope() as session:
-        dialect = session.get_bind().dialect.name
-        query = _ranking_query(dialect, tenant, agent, words, k, contact_id)
-        rows = list(session.execute(query))
+        agent_id = session.scalar(
+            select(Agent.id)
+            .join(Tenant, Tenant.id == Agent.tenant_id)
+            .where(Tenant.name == tenant, Agent.name == agent)
+        )
+        if agent_id is None:
+            return []
+        view = agent_view(session, agent_id)
+        vector = probe_vector(view, prompt) if view.embedder is not None and prompt else None
+        if not words and vector is None:
+            return []
+        scores: dict[int, float] = {}
+        for index, allowed in view.parts():
+            visible = allowed & index.mask("agent-scope", _agent_wide)
+            if contact_id is not None:
+                visible |= allowed & index.mask(f"contact:{contact_id}", _of_contact(contact_id))
+            for entry, score in index.rank_for_prompt(words, vector, PREFETCH * k, allowed=visible):
+                scores[entry.lesson_id] = max(score, scores.get(entry.lesson_id, 0.0))
+        if not scores:
+            return []
+        rows = [
+            row
+            for row in session.execute(
+                select(
+                    Lesson.id,
+                    Lesson.title,
+                    Lesson.correction,
+                    Lesson.trust,
+                    Lesson.success_count,
+                    Lesson.failure_count,
+                    Lesson.hit_count,
+                    Lesson.last_seen_at,
+                    Lesson.status,
+                    Lesson.expires_at,
+                ).where(Lesson.id.in_(list(scores)), Lesson.agent_id == agent_id)
+            )
+            if row.status == "active"
+            and (row.expires_at is None or as_utc(row.expires_at) > utcnow())
+        ]
+        rows.sort(
+            key=lambda r: (
+                -round(scores[r.id], 6),
+                -r.hit_count,
+                -(as_utc(r.last_seen_at).timestamp() if r.last_seen_at else float("-inf")),
+                r.id,
+            )
+        )
+        rows = rows[:k]
         if rows:
             _count_hits(session, [row.id for row in rows])
     return [
@@ -254,6 +216,19 @@ def _surface(
         )
         for row in rows
     ]
+
+
+#: candidates read back per lesson asked for: ties at the cut are decided with fresh counts
+PREFETCH = 4
+
+
+def _agent_wide(entry: Entry) -> bool:
+    return bool(entry.meta.scope == "agent")
+
+
+def _of_contact(contact_id: str) -> Callable[[Entry], bool]:
+    # A contact's own preference must not reach another contact's conversation.
+    return lambda entry: entry.meta.scope == "contact" and entry.meta.contact_id == contact_id
 
 
 def _count_hits(session: Session, ids: list[int]) -> None:

@@ -40,6 +40,12 @@ REDIS_DB = int(os.environ.get("DIGEST_TEST_REDIS_DB", "11")) + int(
 )
 
 
+# Neighbours are lexical in most tests (the same code path, no model to load in every worker
+# subprocess); tests of the embedding seam and of semantic neighbours ask for "local" itself
+# (tests/identity, tests/test_identity_pipeline.py).
+os.environ.setdefault("DIGEST_EMBEDDING_MODEL", "none")
+
+
 #: fixtures that reach a service of this machine; every fixture that needs one depends on these
 SERVICE_FIXTURES = frozenset({"pg_admin", "redis_url"})
 
@@ -74,6 +80,8 @@ def _clear_process_caches() -> None:
         prompts.forget_prompts()
     if "digest.model.scripted" in loaded:
         loaded["digest.model.scripted"].reset()
+    if "digest.lessons.neighbours" in loaded:
+        loaded["digest.lessons.neighbours"].forget()
 
 
 @pytest.fixture(autouse=True)

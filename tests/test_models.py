@@ -26,7 +26,7 @@ from digest.models import (
 
 TABLES = {
     "tenants", "agents", "events", "lessons", "lesson_evidence", "lesson_history",
-    "learning_versions", "digest_runs",
+    "learning_versions", "digest_runs", "judgements",
 }  # fmt: skip
 
 

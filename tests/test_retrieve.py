@@ -445,7 +445,7 @@ def test_a_contacts_own_lessons_show_only_in_that_contacts_conversation(
     assert digest.pitfalls("acme", "bot", prompt) == ""
     assert digest.pitfalls("acme", "bot", prompt, contact_id="c-2") == ""
     block = digest.pitfalls("acme", "bot", prompt, contact_id="c-1")
-    assert block.startswith("[KNOWN PITFALLS") and "working days" in block
+    assert block.startswith("[KNOWN PITFALLS") and "Do not promise" in block
 
 
 def test_lessons_from_run_text_are_shown_apart_as_observations(

@@ -31,6 +31,7 @@ from digest.capture.schemas import EventCommon, ManualLesson, parse_event
 from digest.config import get_settings
 from digest.db import get_engine, session_scope
 from digest.errors import CaptureUnavailable
+from digest.fingerprint import manual_key
 from digest.lessons.store import Candidate, add_lesson
 from digest.models import TRUSTED_KINDS, Agent, Event, LessonEvidence, Tenant, utcnow
 from digest.outbox import publish
@@ -389,7 +390,12 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
         lesson = add_lesson(
             session,
             event=event,
-            candidate=Candidate(situation=signature, correction=body, title=signature),
+            candidate=Candidate(
+                situation=signature,
+                correction=body,
+                title=signature,
+                fingerprint=manual_key(signature, body),
+            ),
             source="manual_lesson",
             outcome="mixed",
             note="added by hand",

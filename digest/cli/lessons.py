@@ -213,3 +213,61 @@ def lesson_compact(
         f"capped {len(report.capped)}; {report.kept} active lesson(s) remain "
         f"({report.llm_calls} model call(s))"
     )
+
+
+@lesson_app.command("similar")
+def lesson_similar(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    text: Annotated[str, typer.Argument(help="The lesson, question or error to look for.")],
+    k: Annotated[int, typer.Option("--k", help="How many neighbours (1-50).")] = 5,
+    as_kind: Annotated[
+        str,
+        typer.Option(
+            "--as",
+            help="What TEXT is, for its fingerprint: lesson ('signature: body'), question "
+            "(an owner's question) or error (a tool's error; with --tool).",
+        ),
+    ] = "lesson",
+    tool: Annotated[
+        str | None, typer.Option("--tool", help="The tool whose error TEXT is (--as error).")
+    ] = None,
+    mode: Annotated[
+        str, typer.Option("--mode", help="hybrid (default), lexical or semantic.")
+    ] = "hybrid",
+    as_json: JsonOpt = False,
+) -> None:
+    """Is this already known? The active lessons reconciliation would see for TEXT, with
+    their relevance, identity and whether their fingerprint is TEXT's."""
+    from digest.lessons.identity import similar_lessons
+
+    key, found = similar_lessons(tenant, agent, text, k=k, as_kind=as_kind, tool=tool, mode=mode)
+    if as_json:
+        render.json({"fingerprint": key, "neighbours": [s.to_json() for s in found]})
+    else:
+        render.similar(key, found)
+
+
+@lesson_app.command("reindex")
+def lesson_reindex(
+    tenant: Annotated[
+        str | None, typer.Option("--tenant", help="Only this tenant (default: all).")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="Only this agent (needs --tenant).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Store the embedding of every active lesson under the configured model
+    (DIGEST_EMBEDDING_MODEL) and backfill missing fingerprints. Safe to run again."""
+    from digest.lessons.identity import reindex_lessons
+
+    report = reindex_lessons(tenant, agent)
+    if as_json:
+        render.json(report.to_json())
+    else:
+        render.say(
+            f"{report.lessons} active lesson(s) of {report.agents} agent(s): "
+            f"{report.embedded} embedded with {report.model or 'no model (none)'}, "
+            f"{report.fingerprinted} fingerprinted"
+        )

@@ -150,6 +150,27 @@ def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
     out.print(table)
 
 
+def similar(key: str | None, rows: list[Any]) -> None:
+    """``lesson similar``: the neighbours of a text, best first."""
+    say(f"fingerprint of the text: {key or 'none'}")
+    if not rows:
+        say("no similar lesson")
+        return
+    table = _table(
+        ("id", "title", "relevance", "lexical", "cosine", "identity", "same fingerprint"),
+        right=("id", "relevance", "lexical", "cosine", "identity"),
+    )
+    table.columns[1].ratio = 1
+    for row in rows:
+        _row(
+            table, row.id, row.title, f"{row.relevance:.2f}",
+            "-" if row.lexical is None else f"{row.lexical:.2f}",
+            "-" if row.cosine is None else f"{row.cosine:.2f}",
+            f"{row.identity:.2f}", "yes" if row.same_fingerprint else "",
+        )  # fmt: skip
+    out.print(table)
+
+
 def lesson(data: dict[str, Any]) -> None:
     """``lesson show``: one lesson (``LessonDetail.to_json()``), its evidence and history."""
     say(f"lesson {data['id']}: {data['title']}")

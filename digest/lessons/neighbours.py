@@ -1,31 +1,45 @@
-"""Neighbour search: the active lessons of one agent most like a candidate lesson.
+"""Neighbour search: the active lessons of one agent most like a text (issue 13).
 
-One interface, chosen by dialect:
+Hybrid retrieval over one in-memory index per agent per process (``digest.identity.index``):
+the lexical term index ∪ the cosine top-k of the lessons' embeddings, scored together, the
+lessons with the candidate's fingerprint always first. Reconciliation, the owner's
+``digest lesson similar`` and ``pitfalls`` all read it.
 
-- PostgreSQL: a shortlist from ``lesson_terms`` (migration 0004), an inverted index of each
-  active lesson's words, adjacent word pairs and a key of its whole normalised text, kept by a
-  trigger on ``lessons``. The candidate's whole-text key is looked up first (an exact repeat is
-  always found, whatever the bank), then its rarest terms, until the lessons gathered reach a
-  budget. Term frequencies are counted only up to a cap and each term's lessons are read up to
-  the same cap, so the query reads a bounded number of index entries however large the agent's
-  bank grows (bench/neighbour_search.py: flat from 100 to 10,000 lessons);
-- SQLite: the agent's active lessons are scored in process (the embedded default is small).
+The index is kept per process and refreshed by the agent's ``lesson_epoch``, which every
+lesson write moves:
 
-Either way the final ranking uses the same scores (``digest.text``), so the fast-path
-thresholds mean the same thing on both databases.
+- epoch unchanged: the index is used as it is (no lesson rows read at all);
+- epoch moved: only the rows written since the index was built (``updated_at`` within a
+  margin) are read and laid over it, hiding the lessons they replace; once that overlay grows
+  past ``DELTA_REBUILD`` rows, the index is rebuilt from the whole bank;
+- a transaction that has written the agent's lessons itself (a batch) sees its own writes
+  through the overlay, and never stores what it saw: it may still roll back.
+
+Vectors come from ``lessons.embedding`` when their key matches the lesson's text and the
+configured model, and are computed otherwise (``digest.lessons.vectors``), so a bank stays
+searchable while ``digest lesson reindex`` backfills it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Protocol
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, Protocol
 
-from sqlalchemy import BigInteger, ColumnElement, Select, column, or_, select, text
-from sqlalchemy.orm import Session
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session, undefer
 
-from digest.models import Lesson, utcnow
-from digest.text import lesson_text, normalise, score_normalised
+from digest.config import Settings, get_settings
+from digest.fingerprint import states_a_fact
+from digest.identity.embedding import Embedder, from_bytes
+from digest.identity.index import AgentIndex, Entry, Hit, sort_key
+from digest.lessons.transition import moved_in_transaction
+from digest.lessons.vectors import embedder, vector_key, vectors_for
+from digest.models import Agent, Lesson, as_utc, utcnow
+from digest.text import lesson_text
 
 
 class StoredLesson(Protocol):
@@ -55,6 +69,13 @@ class Neighbour:
     mistake: str | None
     correction: str
     tags: tuple[str, ...]
+    fingerprint: str | None = None
+    #: cosine of the embeddings (None: no vectors)
+    cosine: float | None = None
+    #: the same fingerprint as the text searched for
+    same_fingerprint: bool = False
+    #: the lexical relevance alone
+    lexical: float | None = None
 
     @classmethod
     def of(cls, lesson: StoredLesson, relevance: float, identity: float) -> Neighbour:
@@ -69,83 +90,289 @@ class Neighbour:
             mistake=lesson.mistake,
             correction=lesson.correction,
             tags=tuple(lesson.tags or ()),
+            fingerprint=getattr(lesson, "fingerprint", None),
         )
 
 
-#: Terms are looked up, rarest first, until the lessons holding them reach this many.
-SHORTLIST_BUDGET = 128
+@dataclass(frozen=True)
+class Row:
+    """What the index keeps of a lesson besides its text and vector."""
+
+    id: int
+    title: str
+    situation: str
+    mistake: str | None
+    correction: str
+    tags: tuple[str, ...]
+    fingerprint: str | None
+    scope: str
+    contact_id: str | None
+    expires_at: datetime | None
+    trust: str
 
 
-#: The most lessons read for one term, and the count at which a term stops being rare.
-POSTINGS_PER_TERM = 48
+#: overlay rows beyond which the index is rebuilt from the whole bank
+DELTA_REBUILD = 512
+#: agents whose index one process keeps
+MAX_AGENTS = 64
 
 
-# The candidate's terms, each with how many of the agent's lessons hold it (counted only up to
-# the cap: a common word would otherwise cost a scan of most of the bank); the whole-text key
-# first, then the rarest terms while the lessons gathered stay under the budget; the newest
-# lessons holding each. At most SHORTLIST_BUDGET + POSTINGS_PER_TERM index entries are read
-# for the shortlist, whatever the bank size.
-_SHORTLIST = text(
-    """
-    WITH probe AS (
-        SELECT term FROM unnest(digest_lesson_terms(:probe)) AS term
-    ), frequency AS (
-        SELECT probe.term, counted.n
-        FROM probe, LATERAL (
-            SELECT count(*) AS n FROM (
-                SELECT 1 FROM lesson_terms AS t
-                WHERE t.agent_id = :agent_id AND t.term = probe.term
-                LIMIT :postings
-            ) AS hits
-        ) AS counted
-        WHERE counted.n > 0
-    ), picked AS (
-        SELECT term, sum(n) OVER (ORDER BY starts_with(term, '=') DESC, n, term) - n AS before
-        FROM frequency
+@dataclass
+class _Bank:
+    """A kept index: the bank as built, and the overlay of what was written since, as of
+    ``epoch``. ``stamps`` holds the ``updated_at`` of every lesson it holds or hides."""
+
+    agent_id: int
+    epoch: int
+    #: when the rows it holds were last read (the next overlay reads what changed since)
+    read_at: datetime
+    model: str | None
+    index: AgentIndex
+    positions: dict[int, int]
+    expires: np.ndarray
+    stamps: dict[int, datetime] = field(default_factory=dict)
+    hidden: frozenset[int] = frozenset()
+    delta: tuple[Entry, ...] = ()
+    delta_index: AgentIndex | None = None
+
+
+@dataclass
+class View:
+    """An agent's lessons as a search sees them: the kept index, minus what the overlay
+    replaces, plus the overlay."""
+
+    base: AgentIndex
+    hidden: set[int]
+    delta: AgentIndex | None
+    positions: dict[int, int]
+    expires: np.ndarray
+    embedder: Embedder | None
+
+    def allowed(self, index: AgentIndex, expires: np.ndarray, extra: Any = None) -> np.ndarray:
+        now = utcnow().timestamp()
+        mask = expires > now
+        if index is self.base:
+            for lesson_id in self.hidden:
+                position = self.positions.get(lesson_id)
+                if position is not None:
+                    mask[position] = False
+        if extra is not None:
+            mask &= extra
+        return mask
+
+    def parts(self) -> list[tuple[AgentIndex, np.ndarray]]:
+        found = [(self.base, self.allowed(self.base, self.expires))]
+        if self.delta is not None and len(self.delta):
+            found.append((self.delta, self.allowed(self.delta, _expiries(self.delta))))
+        return found
+
+
+#: (database, agent id) → its kept index
+_BANKS: OrderedDict[tuple[str, int], _Bank] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def forget(agent_id: int | None = None) -> None:
+    """Drop this process's index of one agent (or of all): tests, and bulk loads that bypass
+    the lesson writes."""
+    with _LOCK:
+        for key in [key for key in _BANKS if agent_id is None or key[1] == agent_id]:
+            del _BANKS[key]
+
+
+def _rows_query(agent_id: int) -> Any:
+    return (
+        select(Lesson)
+        .options(undefer(Lesson.embedding))
+        .where(Lesson.agent_id == agent_id)
+        .order_by(Lesson.id)
     )
-    SELECT DISTINCT posting.lesson_id
-    FROM picked, LATERAL (
-        SELECT t.lesson_id FROM lesson_terms AS t
-        WHERE t.agent_id = :agent_id AND t.term = picked.term
-        ORDER BY t.lesson_id DESC
-        LIMIT :postings
-    ) AS posting
-    WHERE picked.before < :budget
-    """
-)
 
 
-def _active_filter(tenant_id: int, agent_id: int, now: datetime) -> list[ColumnElement[bool]]:
+def _row(lesson: Lesson) -> Row:
+    return Row(
+        lesson.id, lesson.title, lesson.situation, lesson.mistake, lesson.correction,
+        tuple(lesson.tags or ()), lesson.fingerprint, lesson.scope, lesson.contact_id,
+        as_utc(lesson.expires_at) if lesson.expires_at is not None else None, lesson.trust,
+    )  # fmt: skip
+
+
+def _entries(lessons: list[Lesson], found: Embedder | None) -> list[Entry]:
+    """Entries of active lessons, with their stored vectors, or vectors computed now for the
+    ones whose key is stale (new text, another model)."""
+    active = [lesson for lesson in lessons if lesson.status == "active"]
+    texts = [lesson_text(lesson.situation, lesson.correction) for lesson in active]
+    vectors: list[np.ndarray | None] = [None] * len(active)
+    if found is not None:
+        missing = []
+        for i, (lesson, text) in enumerate(zip(active, texts, strict=True)):
+            if lesson.embedding is not None and lesson.embedding_key == vector_key(
+                found.name, text
+            ):
+                vectors[i] = from_bytes(lesson.embedding)
+            else:
+                missing.append(i)
+        computed = vectors_for(found, [texts[i] for i in missing]) if missing else []
+        for i, vector in zip(missing, computed or [], strict=False):
+            vectors[i] = vector
     return [
-        Lesson.tenant_id == tenant_id,
-        Lesson.agent_id == agent_id,
-        Lesson.status == "active",
-        or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
+        Entry(
+            lesson.id,
+            text,
+            lesson.fingerprint,
+            vector,
+            meta=_row(lesson),
+            extra=f"{lesson.title} {' '.join(lesson.tags or ())}",
+        )
+        for lesson, text, vector in zip(active, texts, vectors, strict=True)
     ]
 
 
-def neighbour_query(
-    session: Session, tenant_id: int, agent_id: int, candidate_text: str
-) -> Select[int, str, str, str | None, str, list[str]]:
-    """The SELECT of the lessons ``find_neighbours`` scores: on PostgreSQL the shortlist drawn
-    from the term index, on SQLite every active lesson of the agent. Columns only: scoring a
-    few hundred rows must not pay for ORM objects."""
-    query = select(
-        Lesson.id, Lesson.title, Lesson.situation, Lesson.mistake, Lesson.correction, Lesson.tags
-    ).where(*_active_filter(tenant_id, agent_id, utcnow()))
-    if session.get_bind().dialect.name != "postgresql":
-        return query
-    shortlist = (
-        _SHORTLIST.bindparams(
-            probe=candidate_text,
-            agent_id=agent_id,
-            budget=SHORTLIST_BUDGET,
-            postings=POSTINGS_PER_TERM,
-        )
-        .columns(column("lesson_id", BigInteger))
-        .cte("shortlist")
+def _expiries(index: AgentIndex) -> np.ndarray:
+    return np.array(
+        [
+            e.meta.expires_at.timestamp() if e.meta.expires_at is not None else np.inf
+            for e in index.entries
+        ],
+        dtype=np.float64,
     )
-    return query.join(shortlist, shortlist.c.lesson_id == Lesson.id)
+
+
+def _build(session: Session, agent_id: int, epoch: int, found: Embedder | None) -> _Bank:
+    started = utcnow()
+    lessons = list(session.scalars(_rows_query(agent_id).where(Lesson.status == "active")))
+    index = AgentIndex(_entries(lessons, found))
+    positions = {e.lesson_id: i for i, e in enumerate(index.entries)}
+    stamps = {lesson.id: as_utc(lesson.updated_at) for lesson in lessons}
+    model = found.name if found else None
+    return _Bank(agent_id, epoch, started, model, index, positions, _expiries(index), stamps)
+
+
+#: how far before its last read a kept index looks again for changed rows: a write is stamped
+#: when its transaction starts and seen when it commits (lesson writes hold no model call)
+OVERLAY_MARGIN = timedelta(seconds=120)
+
+
+def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None) -> _Bank | None:
+    """``bank`` with the rows changed since it was last read laid over it (None: too many,
+    rebuild). Rows are first read by id and stamp only; a row whose stamp the bank already
+    holds is unchanged and not read again."""
+    started = utcnow()
+    recent = session.execute(
+        select(Lesson.id, Lesson.updated_at).where(
+            Lesson.agent_id == bank.agent_id,
+            Lesson.updated_at >= bank.read_at - OVERLAY_MARGIN,
+        )
+    ).all()
+    changed = [row.id for row in recent if bank.stamps.get(row.id) != as_utc(row.updated_at)]
+    stamps = dict(bank.stamps)
+    delta = {entry.lesson_id: entry for entry in bank.delta}
+    if changed:
+        if len(changed) + len(bank.hidden) > DELTA_REBUILD:
+            return None
+        rows = list(session.scalars(_rows_query(bank.agent_id).where(Lesson.id.in_(changed))))
+        for lesson in rows:
+            stamps[lesson.id] = as_utc(lesson.updated_at)
+            delta.pop(lesson.id, None)
+        for entry in _entries(rows, found):
+            delta[entry.lesson_id] = entry
+    hidden = bank.hidden | frozenset(changed)
+    entries = tuple(sorted(delta.values(), key=lambda e: e.lesson_id))
+    index = AgentIndex(entries) if changed else bank.delta_index
+    return replace(
+        bank, epoch=epoch, read_at=started, stamps=stamps, hidden=hidden, delta=entries,
+        delta_index=index,
+    )  # fmt: skip
+
+
+def agent_view(session: Session, agent_id: int, settings: Settings | None = None) -> View:
+    """The agent's lessons as of this session: the kept index when the epoch has not moved,
+    otherwise the kept index with the rows written since it was built laid over it."""
+    settings = settings or get_settings()
+    found = embedder(settings)
+    model = found.name if found else None
+    epoch = int(session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0)
+    own_writes = moved_in_transaction(session, agent_id)
+    key = (session.get_bind().engine.url.render_as_string(hide_password=True), agent_id)
+    with _LOCK:
+        bank = _BANKS.get(key)
+        if bank is not None:
+            _BANKS.move_to_end(key)
+    if bank is None or bank.model != model:
+        bank = _build(session, agent_id, epoch, found)
+        if not own_writes:
+            _keep(key, bank)
+    elif bank.epoch != epoch or own_writes:
+        bank = _overlaid(session, bank, epoch, found) or _build(session, agent_id, epoch, found)
+        if not own_writes:
+            _keep(key, bank)
+    return View(bank.index, set(bank.hidden), bank.delta_index, bank.positions, bank.expires, found)
+
+
+def _keep(key: tuple[str, int], bank: _Bank) -> None:
+    with _LOCK:
+        _BANKS[key] = bank
+        _BANKS.move_to_end(key)
+        while len(_BANKS) > MAX_AGENTS:
+            _BANKS.popitem(last=False)
+
+
+def probe_vector(view: View, text: str) -> np.ndarray | None:
+    vectors = vectors_for(view.embedder, [text])
+    return vectors[0] if vectors else None
+
+
+def search_view(
+    view: View,
+    text: str,
+    k: int,
+    *,
+    fingerprint: str | None = None,
+    mode: str = "hybrid",
+    vector: np.ndarray | None = None,
+    others_of_kind: bool = True,
+) -> list[Hit]:
+    if vector is None and mode == "hybrid" and _known_failure(view, fingerprint):
+        # The same failure, edit rule or manual lesson is already a lesson: it ranks first
+        # and the decision is a NOOP on it; no vector is needed to find it.
+        mode = "lexical"
+    if vector is None and mode != "lexical":
+        vector = probe_vector(view, text)
+    hits: list[Hit] = []
+    for index, allowed in view.parts():
+        hits.extend(
+            index.search(
+                text, vector, k, fingerprint=fingerprint, mode=mode, allowed=allowed,
+                others_of_kind=others_of_kind,
+            )
+        )  # fmt: skip
+    hits.sort(key=sort_key)
+    return hits[:k]
+
+
+def _known_failure(view: View, fingerprint: str | None) -> bool:
+    if fingerprint is None or states_a_fact(fingerprint):
+        return False
+    return any(index.holds(fingerprint, allowed) for index, allowed in view.parts())
+
+
+def _neighbour(hit: Hit) -> Neighbour:
+    assert hit.entry is not None
+    row: Row = hit.entry.meta
+    return Neighbour(
+        lesson_id=row.id,
+        relevance=hit.relevance,
+        identity=hit.identity,
+        title=row.title,
+        situation=row.situation,
+        mistake=row.mistake,
+        correction=row.correction,
+        tags=row.tags,
+        fingerprint=row.fingerprint,
+        cosine=hit.cosine,
+        same_fingerprint=hit.same_fingerprint,
+        lexical=hit.lexical,
+    )
 
 
 def find_neighbours(
@@ -154,14 +381,23 @@ def find_neighbours(
     agent_id: int,
     candidate_text: str,
     k: int = 5,
+    *,
+    fingerprint: str | None = None,
+    mode: str = "hybrid",
+    settings: Settings | None = None,
+    others_of_kind: bool = False,
 ) -> list[Neighbour]:
-    """Top-``k`` active, unexpired lessons of this agent by relevance (ties: identity, id)."""
-    scored = []
-    probe = normalise(candidate_text)
-    for row in session.execute(neighbour_query(session, tenant_id, agent_id, candidate_text)):
-        relevance, identity = score_normalised(
-            probe, normalise(lesson_text(row.situation, row.correction))
-        )
-        scored.append(Neighbour.of(row, relevance=relevance, identity=identity))
-    scored.sort(key=lambda n: (-n.relevance, -n.identity, n.lesson_id))
-    return scored[:k]
+    """Top-``k`` active, unexpired lessons of this agent: the candidate's fingerprint first,
+    then by relevance (ties: identity, then the oldest). Lessons with another fingerprint of
+    the candidate's kind are left out (they are other lessons) unless ``others_of_kind``.
+    ``tenant_id`` is checked against the agent."""
+    view = agent_view(session, agent_id, settings)
+    hits = search_view(
+        view, candidate_text, k, fingerprint=fingerprint, mode=mode,
+        others_of_kind=others_of_kind,
+    )  # fmt: skip
+    found = [_neighbour(hit) for hit in hits]
+    # Lessons are per agent, and an agent belongs to one tenant; refuse a mismatch anyway.
+    if found and session.scalar(select(Agent.tenant_id).where(Agent.id == agent_id)) != tenant_id:
+        return []
+    return found

@@ -47,6 +47,8 @@ class Candidate:
     title: str | None = None
     #: a preferred slug (an imported LESSON.md keeps its own); used when still free
     slug: str | None = None
+    #: what the lesson is about (digest.fingerprint); None: unknown
+    fingerprint: str | None = None
 
     @classmethod
     def of(cls, block: LessonBlock) -> Candidate:
@@ -61,7 +63,7 @@ class Candidate:
         tags = tuple(dict.fromkeys(_tag(t) for t in self.tags if _tag(t)))[:TAGS_MAX]
         title = _cap(self.title or derive_title(correction), TITLE_MAX)
         slug = slugify(self.slug) if self.slug else None
-        return Candidate(situation, correction, mistake, tags, title, slug)
+        return Candidate(situation, correction, mistake, tags, title, slug, self.fingerprint)
 
 
 def _cap(text: str, limit: int) -> str:
@@ -77,8 +79,10 @@ TITLE_SHORT = 90
 
 
 def derive_title(correction: str) -> str:
-    """A short signature from the correction (which prompts ask to be imperative): its first
-    clause, cut at a word boundary. Quoted text is not split, so a quote stays whole or goes."""
+    """A short imperative signature from the correction (which prompts ask to be imperative):
+    its first sentence; if that is long, its first clause; if that is long too, its first
+    words up to a word boundary. Never a sentence cut with an ellipsis. Quoted text is not
+    split, so a quote stays whole or goes."""
     text = " ".join(correction.split())
     first = re.split(r"(?<=[.!?;])\s", text, maxsplit=1)[0]
     if first.count('"') % 2:  # the sentence end was inside a quotation
@@ -86,8 +90,16 @@ def derive_title(correction: str) -> str:
     first = first.rstrip(".;")
     if len(first) <= TITLE_SHORT:
         return first or text[:TITLE_SHORT]
-    cut = first[:TITLE_SHORT].rsplit(" ", 1)[0].rstrip(",;:(")
-    return cut + "…"
+    for clause in re.split(r"\s*(?:[,:;(—–]|\s-\s)\s*", first):
+        clause = clause.strip()
+        if clause.count('"') % 2:  # the clause ends inside a quotation: close it there
+            clause += '"'
+        if 12 <= len(clause) <= TITLE_SHORT:
+            return clause[0].upper() + clause[1:]
+    cut = first[: TITLE_SHORT - 1].rsplit(" ", 1)[0].rstrip(" ,;:(")
+    if cut.count('"') % 2:  # cut inside a quotation: close it
+        cut = cut.rstrip(' ,;:("') + '"'
+    return cut or first[:TITLE_SHORT]
 
 
 def slugify(text: str) -> str:
@@ -155,7 +167,10 @@ def add_lesson(
     prompt_hash: str | None = None,
     note: str,
 ) -> Lesson:
-    """Create a lesson citing ``event``, with its evidence row and an ADD history row."""
+    """Create a lesson citing ``event``, with its evidence row and an ADD history row. Its
+    embedding is the caller's to set (reflection does; a lesson stored on the capture path
+    gets one when the agent's index first reads it, and ``digest lesson reindex`` stores
+    it)."""
     cand = candidate.normalised()
     assert cand.title is not None
     lock_agent_lessons(session, event.agent_id)
@@ -184,6 +199,7 @@ def add_lesson(
         last_seen_at=now,
         created_at=now,
         updated_at=now,
+        fingerprint=cand.fingerprint,
     )
     session.add(lesson)
     session.flush()
@@ -275,6 +291,8 @@ def update_lesson(
         tags=list(dict.fromkeys([*(lesson.tags or []), *cand.tags]))[:TAGS_MAX],
         title=cand.title or lesson.title,
     )  # fmt: skip
+    if lesson.fingerprint is None:
+        lesson.fingerprint = cand.fingerprint
 
 
 def _cite(

@@ -141,3 +141,10 @@ def bump_epoch(session: Session, agent_id: int) -> None:
     session.execute(
         update(Agent).where(Agent.id == agent_id).values(lesson_epoch=Agent.lesson_epoch + 1)
     )
+
+
+def moved_in_transaction(session: Session, agent_id: int) -> bool:
+    """Has the session's current transaction written lessons of this agent (moved its epoch,
+    not yet committed)?"""
+    done: tuple[object, set[Hashable]] | None = session.info.get(_EPOCH_MOVED)
+    return done is not None and done[0] is session.get_transaction() and agent_id in done[1]

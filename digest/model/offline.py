@@ -30,12 +30,22 @@ import re
 from typing import Any
 
 from digest.errors import OfflineRulesError
-from digest.model.contracts import change_note
+from digest.fingerprint import (
+    distinct,
+    edit_rules,
+    mask_ids,
+    run_failures,
+    same,
+    states_a_fact,
+    tool_key,
+)
+from digest.model.contracts import MAX_LESSONS, change_note
 from digest.text import (
     NEGATION,
     is_tool_name,
     lesson_text,
     negation_flipped,
+    normalise,
     quoted,
     score,
     tool_label,
@@ -127,13 +137,16 @@ def _skip(reason: str) -> str:
 
 def _judge_run(event: dict[str, Any]) -> str:
     """A run's text is untrusted: it is only ever quoted (bounded, escaped, marked as
-    observed); the situation, the mistake's frame and the correction are the rules' own."""
+    observed); the situation, the mistake's frame and the correction are the rules' own.
+
+    One lesson per distinct way the run failed (a tool and its error's template, or the run's
+    own error), up to the contract's three: different errors of one tool are different
+    lessons, and the same error with other ids is the same one (``run_failures``)."""
     payload = event.get("payload", {})
     task = quoted(_first_line(payload.get("task", ""), 400), 100)
     outcome = payload.get("outcome")
-    failing = [
-        tc for tc in payload.get("tool_calls") or [] if tc.get("error") or tc.get("ok") is False
-    ]
+    calls = [tc for tc in payload.get("tool_calls") or [] if isinstance(tc, dict)]
+    failing = [tc for tc in calls if tc.get("error") or tc.get("ok") is False]
     top_error = payload.get("error") or ""
     errors = [str(tc.get("error") or "failed without a message") for tc in failing]
     if top_error:
@@ -146,44 +159,57 @@ def _judge_run(event: dict[str, Any]) -> str:
         return _skip(f"transient fault ({_first_line(errors[0], 120)}): a retry fixes it")
 
     lessons: list[str] = []
-    seen_tools: dict[str, list[dict[str, Any]]] = {}
-    for tc in failing:
-        if not TRANSIENT.search(str(tc.get("error") or "")):
-            seen_tools.setdefault(str(tc.get("tool")), []).append(tc)
-    for tool, calls in list(seen_tools.items())[:3]:
-        error = _first_line(str(calls[0].get("error") or "failed without a message"))
-        args_seen = [json.dumps(c.get("args"), sort_keys=True) for c in calls]
-        repeated = len(args_seen) != len(set(args_seen))
-        category = _category(error)
-        label = tool_label(tool)
-        mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(error)}"
-        if repeated:
-            mistake += " (the same failing call was repeated)"
-        tags = [tool if is_tool_name(tool) else "tool", "tool-error", category]
-        lessons.append(
-            _block(
-                f"Calling the {label} tool, e.g. while working on {task}",
-                mistake,
-                _tool_correction(tool, category, error, repeated),
-                tags,
-            )
-        )
-    if not lessons and top_error and not TRANSIENT.search(top_error):
-        error = quoted(_first_line(top_error))
-        summary = _first_line(payload.get("attempt_summary") or "", 400)
-        mistake = f"The run ended {outcome} with {error}"
-        if summary:
-            mistake += f"; the approach that failed: {quoted(summary, 120)}"
-        correction = "Check for this failure before finishing a task like this one."
-        if outcome == "escalated":
-            correction = "Recognise this case early and escalate with the reason."
-        correction += f" Observed: {error}."
-        lessons.append(
-            _block(f"Working on a task like {task}", mistake, correction, [str(outcome), "failure"])
-        )
+    for failure in run_failures(payload):
+        if len(lessons) == MAX_LESSONS:
+            break
+        if failure.tool is None:
+            if TRANSIENT.search(str(top_error)):
+                continue
+            lessons.append(_run_error_lesson(payload, task, str(outcome)))
+            continue
+        same = [
+            tc for tc in failing
+            if str(tc.get("tool")) == failure.tool
+            and tool_key(failure.tool, str(tc.get("error") or "failed without a message"))
+            == failure.key
+        ]  # fmt: skip
+        error = _first_line(str(same[0].get("error") or "failed without a message"))
+        if TRANSIENT.search(error):
+            continue
+        lessons.append(_tool_lesson(failure.tool, same, error, task))
     if not lessons:
         return _skip("only transient faults among the errors: a retry fixes them")
     return "\n".join(lessons)
+
+
+def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str, task: str) -> str:
+    args_seen = [json.dumps(c.get("args"), sort_keys=True) for c in calls]
+    repeated = len(args_seen) != len(set(args_seen))
+    category = _category(error)
+    label = tool_label(tool)
+    mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(error)}"
+    if repeated:
+        mistake += " (the same failing call was repeated)"
+    tags = [tool if is_tool_name(tool) else "tool", "tool-error", category]
+    return _block(
+        f"Calling the {label} tool, e.g. while working on {task}",
+        mistake,
+        _tool_correction(tool, category, error, repeated),
+        tags,
+    )
+
+
+def _run_error_lesson(payload: dict[str, Any], task: str, outcome: str) -> str:
+    error = quoted(_first_line(payload.get("error") or ""))
+    summary = _first_line(payload.get("attempt_summary") or "", 400)
+    mistake = f"The run ended {outcome} with {error}"
+    if summary:
+        mistake += f"; the approach that failed: {quoted(summary, 120)}"
+    correction = "Check for this failure before finishing a task like this one."
+    if outcome == "escalated":
+        correction = "Recognise this case early and escalate with the reason."
+    correction += f" Observed: {error}."
+    return _block(f"Working on a task like {task}", mistake, correction, [outcome, "failure"])
 
 
 def _word_changes(original: str, final: str) -> tuple[list[str], list[str]]:
@@ -198,42 +224,79 @@ def _word_changes(original: str, final: str) -> tuple[list[str], list[str]]:
     return removed, added
 
 
+#: what each rule an edit shows (``edit_rules``) teaches, in the rules' own words
+_EDIT_ADVICE = {
+    "removed-promise": "Do not promise dates, refunds or outcomes nobody has confirmed.",
+    "added-promise": "Give the concrete commitment the operator adds when it is confirmed.",
+    "removed-greeting": "Skip the greeting; open with the answer.",
+    "added-greeting": "Open the reply with a greeting.",
+    "removed-sign-off": "Leave out the sign-off.",
+    "added-sign-off": "Close the reply with a sign-off.",
+    "removed-apology": "Do not apologise when nothing went wrong.",
+    "added-apology": "Acknowledge the customer's trouble with an apology.",
+    "removed-exclamation": "Keep a calm tone: no exclamation marks.",
+    "added-exclamation": "Use a warmer, more enthusiastic tone.",
+    "removed-emoji": "Do not use emoji in replies.",
+    "added-emoji": "Use the emoji the operator adds to replies like this.",
+    "shorter": "Keep replies like this short: say only what the customer needs.",
+    "longer": "Give fuller replies like this: the operator adds the detail the customer needs.",
+}
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """A phrase for a lesson about an edit: one line, ids masked (a lesson is about the rule,
+    not about order 4412), at most ``limit`` characters, cut at a word."""
+    line = mask_ids(_first_line(text, 400))
+    if len(line) <= limit:
+        return line
+    return line[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+
+
 def _judge_edit(event: dict[str, Any]) -> str:
+    """An operator's edit teaches the rule its diff shows (``edit_rules``): what was removed
+    or added, in the rules' own words; the reply itself, with its ids, is not the lesson."""
     payload = event.get("payload", {})
-    original = _first_line(payload.get("original", ""), 300)
+    original = str(payload.get("original", ""))
     final = payload.get("final")
-    context = _first_line(payload.get("context") or "", 160)
+    context = _short(payload.get("context") or "", 120)
     situation = f"Drafting a reply: {context}" if context else "Drafting a reply like this one"
+    rules = edit_rules(original, final)
     if final is None:
         return _block(
             situation,
-            f'Drafted "{original}" and the operator rejected it outright.',
-            "Do not send a draft like this one; when unsure, ask the operator first.",
+            f'The operator rejected the draft "{_short(original, 120)}" outright.',
+            "Do not send a draft like the rejected one; when unsure, ask the operator first. "
+            f'Rejected: "{_short(original, 120)}"',
             ["operator-edit", "rejected-draft"],
         )
-    removed, added = _word_changes(payload.get("original", ""), final)
+    removed, added = _word_changes(original, str(final))
     changes = []
     if removed:
-        changes.append("removed: " + "; ".join(f'"{_first_line(r, 60)}"' for r in removed[:3]))
+        changes.append("removed " + "; ".join(f'"{_short(r)}"' for r in removed[:3]))
     if added:
-        changes.append("added: " + "; ".join(f'"{_first_line(a, 60)}"' for a in added[:3]))
-    detail = f" ({', '.join(changes)})" if changes else ""
-    return _block(
-        situation,
-        f'Drafted "{original}"; the operator rewrote it{detail}.',
-        f'Write replies like this the way the operator does: "{_first_line(final, 400)}"',
-        ["operator-edit", "preference"],
-    )
+        changes.append("added " + "; ".join(f'"{_short(a)}"' for a in added[:3]))
+    detail = ", ".join(changes) or "reworded it"
+    if rules:
+        advice = " ".join(_EDIT_ADVICE[rule] for rule in rules)
+        tags = ["operator-edit", "preference", *rules]
+    else:
+        advice = "Word replies like this the way the operator does."
+        if changes:
+            advice += f" The operator {detail}."
+        tags = ["operator-edit", "preference"]
+    return _block(situation, f"The operator edited the draft: {detail}.", advice, tags)
 
 
 def _judge_answer(event: dict[str, Any]) -> str:
+    """An owner's answer is a fact about one question: the question is the lesson's identity
+    (its fingerprint), the answer its content."""
     payload = event.get("payload", {})
     question = _first_line(payload.get("question", ""), 200)
     answer = " ".join(str(payload.get("answer", "")).split())[:1000]
     return _block(
         f"Asked: {question}",
         "The agent did not know this and had to ask the owner.",
-        f'When asked "{question}", answer with the owner\'s facts: {answer}',
+        f'Answer "{question}" with the owner\'s facts. {answer}',
         ["owner-answer", "fact"],
     )
 
@@ -275,61 +338,125 @@ def _contradicts(new: str, old: str) -> bool:
     return score(strip.sub(" ", new), strip.sub(" ", old))[1] >= CONTRADICTION_IDENTITY
 
 
-def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) -> str:
-    """Answer a reconcile request by text similarity and explicit negation.
+def _text(item: dict[str, Any]) -> str:
+    return lesson_text(str(item.get("situation", "")), str(item.get("correction", "")))
 
-    Per candidate, against the most relevant existing lesson: nearly the same words → NOOP;
-    same topic with the negation flipped → DELETE (a contradiction); same topic and the
-    candidate says more → UPDATE with the candidate's fuller text; same topic otherwise →
-    NOOP; nothing on the same topic → ADD.
+
+def _digits(text: str) -> list[str]:
+    return sorted(re.findall(r"\d+", text))
+
+
+def _update(cand: dict[str, Any], old: dict[str, Any], reason: str) -> dict[str, Any]:
+    merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
+    return {
+        "op": "UPDATE",
+        "candidate": cand.get("candidate"),
+        "id": old["id"],
+        "lesson": {
+            "situation": cand.get("situation"),
+            "mistake": cand.get("mistake") or old.get("mistake"),
+            "correction": cand.get("correction"),
+            "tags": merged_tags,
+        },
+        "reason": reason,
+    }
+
+
+def _best(text: str, pool: list[dict[str, Any]]) -> tuple[float, float, dict[str, Any]] | None:
+    best: tuple[float, float, int, dict[str, Any]] | None = None
+    for item in pool:
+        relevance, identity = score(text, _text(item))
+        if best is None or (relevance, identity, -int(item["id"])) > best[:3]:
+            best = (relevance, identity, -int(item["id"]), item)
+    return None if best is None else (best[0], best[1], best[3])
+
+
+def _by_words(
+    cand: dict[str, Any], old: dict[str, Any], relevance: float, identity: float
+) -> dict[str, Any]:
+    """The decision by words alone, for lessons that share no fingerprint. When both have one
+    (of different kinds: a person's lesson and a run's), only a near-identical text with the
+    same numbers is the same lesson (NOOP); nothing is merged or superseded across
+    fingerprints. When either has none (a lesson stored before fingerprints), the classic
+    rules: explicit negation → DELETE, same words → NOOP, same topic saying more → UPDATE."""
+    text, old_text = _text(cand), _text(old)
+    index = cand.get("candidate")
+    same_words = (
+        identity >= SAME_IDENTITY
+        and relevance >= SAME_TOPIC
+        and not negation_flipped(text, old_text)
+        and _digits(text) == _digits(old_text)
+    )
+    if cand.get("fingerprint") and old.get("fingerprint"):
+        if same_words:
+            return {"op": "NOOP", "candidate": index, "id": old["id"]}
+        return {"op": "ADD", "candidate": index}
+    if relevance < SAME_TOPIC or identity < SAME_TOPIC_IDENTITY:
+        return {"op": "ADD", "candidate": index}
+    if _contradicts(text, old_text):
+        return {
+            "op": "DELETE",
+            "candidate": index,
+            "id": old["id"],
+            "reason": "the candidate negates what the existing lesson says",
+        }
+    if identity >= SAME_IDENTITY or len(text.split()) <= len(old_text.split()):
+        return {"op": "NOOP", "candidate": index, "id": old["id"]}
+    return _update(cand, old, "the candidate adds detail to the same lesson")
+
+
+def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) -> str:
+    """Answer a reconcile request; it never loses a fact.
+
+    Fingerprints decide first (``digest.fingerprint``): a lesson with another
+    fingerprint of the same kind is another lesson and is never touched. With the
+    candidate's own fingerprint: an owner's answer is NOOP only if it is the same text and
+    otherwise an UPDATE (the old text stays in history); a failure or edit rule is NOOP,
+    unless it negates the old lesson (DELETE: contradictions are judged only within one
+    fingerprint). Without a shared fingerprint, the words decide (``_by_words``).
     """
     operations: list[dict[str, Any]] = []
     for cand in candidates:
-        text = lesson_text(str(cand.get("situation", "")), str(cand.get("correction", "")))
-        best: tuple[float, float, int] | None = None
-        for item in existing:
-            relevance, identity = score(
-                text, lesson_text(str(item.get("situation", "")), str(item.get("correction", "")))
-            )
-            key = (relevance, identity, -int(item["id"]))
-            if best is None or key > best:
-                best = key
+        text = _text(cand)
         index = cand.get("candidate")
-        if best is None or best[0] < SAME_TOPIC or best[1] < SAME_TOPIC_IDENTITY:
+        mine = cand.get("fingerprint")
+        pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
+        twins = [item for item in pool if same(mine, item.get("fingerprint"))]
+        if twins:
+            found = _best(text, twins)
+            assert found is not None
+            _relevance, identity, old = found
+            old_text = _text(old)
+            if states_a_fact(mine):
+                if normalise(text) == normalise(old_text):
+                    operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
+                else:
+                    operations.append(_update(cand, old, "a new answer to the same question"))
+            elif _contradicts(text, old_text):
+                operations.append(
+                    {
+                        "op": "DELETE",
+                        "candidate": index,
+                        "id": old["id"],
+                        "reason": "the candidate negates what the existing lesson says",
+                    }
+                )
+            else:
+                operations.append(
+                    {
+                        "op": "NOOP",
+                        "candidate": index,
+                        "id": old["id"],
+                        "reason": "same fingerprint",
+                    }
+                )
+            continue
+        found = _best(text, pool)
+        if found is None:
             operations.append({"op": "ADD", "candidate": index})
             continue
-        relevance, identity, neg_id = best
-        old = next(item for item in existing if item["id"] == -neg_id)
-        old_text = lesson_text(str(old.get("situation", "")), str(old.get("correction", "")))
-        if _contradicts(text, old_text):
-            operations.append(
-                {
-                    "op": "DELETE",
-                    "candidate": index,
-                    "id": old["id"],
-                    "reason": "the candidate negates what the existing lesson says",
-                }
-            )
-        elif identity >= SAME_IDENTITY:
-            operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
-        elif len(text.split()) > len(old_text.split()):
-            merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
-            operations.append(
-                {
-                    "op": "UPDATE",
-                    "candidate": index,
-                    "id": old["id"],
-                    "lesson": {
-                        "situation": cand.get("situation"),
-                        "mistake": cand.get("mistake") or old.get("mistake"),
-                        "correction": cand.get("correction"),
-                        "tags": merged_tags,
-                    },
-                    "reason": "the candidate adds detail to the same lesson",
-                }
-            )
-        else:
-            operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
+        relevance, identity, old = found
+        operations.append(_by_words(cand, old, relevance, identity))
     return json.dumps({"operations": operations})
 
 

@@ -17,7 +17,9 @@ from sqlalchemy.orm import Session
 
 from digest.db import session_scope
 from digest.lessons.store import Candidate, add_lesson, confidence_from_counts, support_lesson
+from digest.lessons.vectors import stored_vector
 from digest.models import Agent, Event, Lesson, utcnow
+from digest.reflect import judgements
 from digest.reflect.claims import Claimed, ReflectResult, lock_event, still_ours
 from digest.reflect.judge import Prepared, RunInfo
 from digest.reflect.operations import apply_plan
@@ -47,6 +49,12 @@ def _set_terminal(session: Session, event: Event, status: str) -> None:
 
 
 def mark_skipped(session: Session, event: Event, run: RunInfo, reason: str) -> ReflectResult:
+    if run.judged:
+        judgements.remember(
+            session, run.claimed, run.model, run.prompt_hash, skip_reason=reason[:1000]
+        )
+    elif run.reused is not None:
+        judgements.count_reuse(session, run.reused.judgement_id)
     _set_terminal(session, event, "skipped")
     event.skip_reason = reason
     event.last_error = None
@@ -80,7 +88,7 @@ def apply_and_finish(
     outcome = _lesson_outcome(claimed)
 
     def add(candidate: Candidate, status: str = "active", why: str | None = None) -> Lesson:
-        return add_lesson(
+        lesson = add_lesson(
             session,
             event=event,
             candidate=candidate,
@@ -92,6 +100,9 @@ def apply_and_finish(
             prompt_hash=run.history_hash,
             note=f"reflected from {claimed.kind} event {event.id}",
         )
+        # Embedded before the transaction (judge.prepare): the process remembers the vector.
+        lesson.embedding, lesson.embedding_key = stored_vector(lesson.situation, lesson.correction)
+        return lesson
 
     applied = apply_plan(
         session,
@@ -124,6 +135,7 @@ def apply_and_finish(
             applied.counts["NOOP"] += 1
         if held.id not in applied.lesson_ids:
             applied.lesson_ids.append(held.id)
+    _share_judgement(session, run, prepared, applied.by_candidate)
     _set_terminal(session, event, "reflected")
     event.last_error = None
     counts = applied.counts
@@ -158,6 +170,23 @@ def apply_and_finish(
         quarantined=len(prepared.quarantined),
         note=note,
     )
+
+
+def _share_judgement(
+    session: Session, run: RunInfo, prepared: Prepared, by_candidate: dict[int, int]
+) -> None:
+    """Store the model's judgement for the fleet when every lesson it produced is now an
+    active lesson (nothing quarantined); count a reuse."""
+    if run.reused is not None:
+        judgements.count_reuse(session, run.reused.judgement_id)
+        return
+    clean = prepared.clean
+    if not run.judged or prepared.quarantined or not clean:
+        return
+    if any(i not in by_candidate for i in range(len(clean))):
+        return
+    ids = list(dict.fromkeys(by_candidate[i] for i in range(len(clean))))
+    judgements.remember(session, run.claimed, run.model, run.prompt_hash, lesson_ids=ids)
 
 
 def _quarantined_twin(session: Session, event: Event, candidate: Candidate) -> Lesson | None:

@@ -79,7 +79,7 @@ def reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectRe
 
 def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult:
     """One event of a batch, inside the batch's transaction (event row and agent lock held)."""
-    verdict = verdict_for(run)
+    verdict = verdict_for(run, session)
     if isinstance(verdict, Skip):
         return mark_skipped(session, event, run, verdict.reason)
     if isinstance(verdict, Failed):
@@ -87,7 +87,11 @@ def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult
     claimed, settings = run.claimed, run.settings
     try:
         prepared = prepare(run, verdict)
-        snapshot = known_repeats(session, claimed, prepared.clean, settings)
+        snapshot = (
+            run.reused.snapshot
+            if run.reused is not None and not prepared.quarantined
+            else known_repeats(session, claimed, prepared.clean, settings)
+        )
         if snapshot is None:
             if _bank_changed(session):
                 session.flush()  # the search reads the term index, kept by a trigger

@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import CompactConflict, DigestError
+from digest.fingerprint import distinct
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate, add_evidence, confidence_from_counts, supersede_lesson
 from digest.lessons.transition import bump_epoch, lock_agent_lessons, transition
@@ -72,6 +73,7 @@ def _rows(session: Session, agent_id: int) -> list[_Row]:
                 correction=lesson.correction,
                 mistake=lesson.mistake,
                 tags=tuple(lesson.tags or ()),
+                fingerprint=lesson.fingerprint,
             ),
             Neighbour.of(lesson, relevance=0.0, identity=0.0),
         )
@@ -83,6 +85,8 @@ def _neighbours(row: _Row, kept: list[_Row], k: int) -> list[Neighbour]:
     text_value = lesson_text(row.candidate.situation, row.candidate.correction)
     scored = []
     for other in kept:
+        if distinct(row.candidate.fingerprint, other.neighbour.fingerprint):
+            continue  # another fingerprint of the same kind: another lesson, never merged
         relevance, identity = score(
             text_value, lesson_text(other.neighbour.situation, other.neighbour.correction)
         )

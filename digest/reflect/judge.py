@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import structlog
+from sqlalchemy.orm import Session
 
+from digest import fingerprint as fp
 from digest.capture.manual import manual_candidate
 from digest.config import Settings
 from digest.errors import LLMError
@@ -25,10 +27,12 @@ from digest.model.offline import is_offline_model
 from digest.model.prompts import load_prompt
 from digest.models import DigestRun, Event
 from digest.redact import redact
+from digest.reflect import judgements
 from digest.reflect.claims import Claimed
 from digest.reflect.policy import policy_skip_reason
 from digest.reflect.reconcile import ModelAsker, Plan, Snapshot, decide
 from digest.reflect.screen import event_reason, lesson_reason, tools_called
+from digest.text import lesson_text
 
 log = structlog.get_logger("digest.reflect")
 
@@ -81,14 +85,33 @@ class Failed:
     reason: str
 
 
-def verdict_for(run: RunInfo) -> Skip | Failed | list[Candidate]:
+def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Candidate]:
+    """Each candidate with the fingerprint of what it is about: the failure of the run it
+    speaks of (a run that failed in three ways has three), the owner's question, the edit's
+    rule, the manual lesson's signature."""
+    if claimed.kind == "run_outcome":
+        keys = fp.assign(
+            [lesson_text(c.situation, f"{c.mistake or ''} {c.correction}") for c in candidates],
+            fp.run_failures(claimed.payload),
+        )
+    elif claimed.kind == "manual_lesson":
+        keys = [fp.manual_key(c.situation, c.correction) for c in candidates]
+    else:
+        found = fp.event_keys(claimed.kind, claimed.payload)
+        keys = [found[0] if found else None] * len(candidates)
+    return [replace(c, fingerprint=key) for c, key in zip(candidates, keys, strict=True)]
+
+
+def verdict_for(run: RunInfo, session: Session | None = None) -> Skip | Failed | list[Candidate]:
     """The verdict on a claimed event, before anything is written: skipped (by the trigger
-    policy or by the model), failed, or candidate lessons. A manual lesson is its own
-    candidate: a person wrote it, there is nothing to judge, only to reconcile."""
+    policy or by the model), failed, or candidate lessons, each with its fingerprint. A
+    manual lesson is its own candidate: a person wrote it, there is nothing to judge, only to
+    reconcile. A judgement stored for the event's signature (``digest.reflect.judgements``)
+    stands for a model call: ``session`` is the caller's open one, if any."""
 
     claimed, settings = run.claimed, run.settings
     if claimed.kind == "manual_lesson":
-        return [manual_candidate(claimed.payload)]
+        return with_fingerprints(claimed, [manual_candidate(claimed.payload)])
     reason = (
         "learning is disabled for this agent"
         if not claimed.enable_learning
@@ -110,6 +133,19 @@ def verdict_for(run: RunInfo) -> Skip | Failed | list[Candidate]:
         event_json=event_json(claimed),
     )
     run.model = model
+    shared = judgements.lookup(
+        session if session is not None else settings.database_url,
+        claimed, model, prompt.hash, settings.reconcile_k,
+    )  # fmt: skip
+    if shared is not None:
+        run.reused = shared
+        log.info(
+            "reflect_judgement_shared", event_id=claimed.event_id, judgement=shared.judgement_id
+        )
+        if shared.skip_reason is not None:
+            return Skip(shared.skip_reason)
+        return list(shared.candidates)
+    run.judged = True
 
     def parse(text: str) -> Skip | list[LessonBlock]:
         answer, refused = parse_reflect_checked(text)
@@ -131,7 +167,7 @@ def verdict_for(run: RunInfo) -> Skip | Failed | list[Candidate]:
         return Failed(str(exc))
     if reused:
         log.info("reflect_judgement_reused", event_id=claimed.event_id)
-    return stored if isinstance(stored, Skip) else list(stored)
+    return stored if isinstance(stored, Skip) else with_fingerprints(claimed, list(stored))
 
 
 def new_run(claimed: Claimed, settings: Settings, started: float) -> RunInfo:
@@ -152,6 +188,11 @@ class RunInfo:
     reconcile_hash: str | None = None
     #: structure of the model's answers the parser refused (recorded in digest_runs.error)
     refused: list[str] = field(default_factory=list)
+    #: a stored judgement stood for the model's (digest.reflect.judgements)
+    reused: judgements.Reused | None = None
+    #: the verdict came from the model (or this process's memory of its answer): it may be
+    #: stored for the fleet
+    judged: bool = False
 
     def digest_run(self, event: Event, **counts: Any) -> DigestRun:
         return DigestRun(
@@ -234,8 +275,9 @@ def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
     def vet(merged: Candidate) -> str | None:
         return lesson_reason(_without_secrets(merged), tools)
 
+    clean = [c for c, why in zip(candidates, reasons, strict=True) if why is None]
     return Prepared(
-        clean=[c for c, why in zip(candidates, reasons, strict=True) if why is None],
+        clean=clean,
         quarantined=[(c, why) for c, why in zip(candidates, reasons, strict=True) if why],
         asker=asker,
         vet=vet if claimed.trust == "low" else None,

@@ -8,12 +8,14 @@ stored it) and becomes a NOOP on it; a DELETE supersedes the old lesson AND keep
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import structlog
 from sqlalchemy.orm import Session
 
+from digest import fingerprint as fp
 from digest.lessons.neighbours import find_neighbours
 from digest.lessons.store import (
     Candidate,
@@ -53,11 +55,22 @@ def _target(session: Session, lesson_id: int | None, event: Event) -> Lesson | N
 
 
 def _identical_active(session: Session, event: Event, candidate: Candidate) -> Lesson | None:
-    """An active lesson of this agent with (almost) the same words, read under the lock."""
+    """An active lesson of this agent with (almost) the same words, read under the lock: the
+    same numbers, no negation flipped, and not another fingerprint of the same kind (a new
+    answer to another question is another lesson however alike it reads)."""
     text_value = candidate_text(candidate)
-    for neighbour in find_neighbours(session, event.tenant_id, event.agent_id, text_value, 5):
+    found = find_neighbours(
+        session, event.tenant_id, event.agent_id, text_value, 5,
+        fingerprint=candidate.fingerprint, mode="lexical",
+    )  # fmt: skip
+    for neighbour in found:
         stored = lesson_text(neighbour.situation, neighbour.correction)
-        if neighbour.identity >= IDENTICAL_UNDER_LOCK and not negation_flipped(text_value, stored):
+        if (
+            neighbour.identity >= IDENTICAL_UNDER_LOCK
+            and not negation_flipped(text_value, stored)
+            and not fp.distinct(candidate.fingerprint, neighbour.fingerprint)
+            and sorted(re.findall(r"\d+", text_value)) == sorted(re.findall(r"\d+", stored))
+        ):
             return session.get(Lesson, neighbour.lesson_id)
     return None
 

@@ -18,6 +18,7 @@ The operations are written by ``digest.reflect.operations``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ import structlog
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from digest import fingerprint as fp
 from digest.lessons.neighbours import Neighbour, find_neighbours
 from digest.lessons.store import Candidate
 from digest.model import seam as llm
@@ -70,6 +72,10 @@ def candidate_text(candidate: Candidate) -> str:
     return lesson_text(candidate.situation, candidate.correction)
 
 
+def _digits(text_value: str) -> list[str]:
+    return sorted(re.findall(r"\d+", text_value))
+
+
 def fast_path(
     index: int,
     candidate: Candidate,
@@ -78,13 +84,38 @@ def fast_path(
     floor: float,
     identical: float,
 ) -> Operation | None:
-    """Decide without a model when the answer is obvious; None means: ask the model."""
-    if not neighbours or neighbours[0].relevance < floor:
-        return Operation("ADD", index, reason="no similar lesson", fast=True)
-    same = max(neighbours, key=lambda n: (n.identity, -n.lesson_id))
+    """Decide without a model when the answer is obvious; None means: ask the model.
+
+    Fingerprints first (``digest.fingerprint``): a lesson with the candidate's own
+    fingerprint is the same failure, edit rule or manual lesson → NOOP on it; the same
+    owner's question with a new answer is left to the judge (an UPDATE, never a NOOP). A
+    lesson with another fingerprint of the same kind is another lesson, whatever its words:
+    it is never the NOOP target, and when every neighbour above the floor is such a one, the
+    candidate is ADDed. Otherwise, as before: nothing above the floor → ADD; near-identical
+    words with the same numbers and no negation flipped → NOOP."""
+    fingerprint = candidate.fingerprint
     text_value = candidate_text(candidate)
-    flipped = negation_flipped(text_value, lesson_text(same.situation, same.correction))
-    if same.identity >= identical and not flipped:
+    twin = next((n for n in neighbours if fp.same(fingerprint, n.fingerprint)), None)
+    if twin is not None:
+        stored = lesson_text(twin.situation, twin.correction)
+        if not fp.states_a_fact(fingerprint) or normalise(stored) == normalise(text_value):
+            return Operation(
+                "NOOP", index, lesson_id=twin.lesson_id,
+                reason=f"same fingerprint as lesson {twin.lesson_id}", fast=True,
+            )  # fmt: skip
+        return None  # the same question answered anew: the judge writes the UPDATE
+    comparable = [n for n in neighbours if not fp.distinct(fingerprint, n.fingerprint)]
+    if not any(n.relevance >= floor for n in comparable):
+        reason = (
+            "no similar lesson"
+            if len(comparable) == len(neighbours)
+            else "the similar lessons have other fingerprints of this kind"
+        )
+        return Operation("ADD", index, reason=reason, fast=True)
+    same = max(comparable, key=lambda n: (n.identity, -n.lesson_id))
+    stored = lesson_text(same.situation, same.correction)
+    flipped = negation_flipped(text_value, stored)
+    if same.identity >= identical and not flipped and _digits(text_value) == _digits(stored):
         return Operation(
             "NOOP",
             index,
@@ -107,6 +138,7 @@ def prompt_blocks(
             "mistake": n.mistake,
             "correction": n.correction,
             "tags": list(n.tags),
+            "fingerprint": n.fingerprint,
         }
         for i, n in enumerate(neighbours)
     ]
@@ -117,6 +149,7 @@ def prompt_blocks(
             "mistake": c.mistake,
             "correction": c.correction,
             "tags": list(c.tags),
+            "fingerprint": c.fingerprint,
         }
         for index, c in sorted(candidates.items())
     ]
@@ -184,6 +217,14 @@ def resolve(
             continue
         lesson_id = id_map[local]
         candidate = candidates[index]
+        if fp.distinct(candidate.fingerprint, by_id[lesson_id].fingerprint):
+            # Another fingerprint of the same kind is another lesson: nothing is merged
+            # into it, nothing supersedes it.
+            decided[index] = Operation(
+                "ADD", index, reason=f"model's {op} refused: lesson {lesson_id} has another "
+                "fingerprint of the same kind",
+            )  # fmt: skip
+            continue
         identical = normalise(candidate_text(candidate)) == normalise(
             lesson_text(by_id[lesson_id].situation, by_id[lesson_id].correction)
         )
@@ -205,6 +246,17 @@ def resolve(
             decided[index] = Operation(
                 "UPDATE", index, lesson_id=lesson_id, merged=merged, reason=reason or "enriched"
             )
+        elif (
+            fp.states_a_fact(candidate.fingerprint)
+            and fp.same(candidate.fingerprint, by_id[lesson_id].fingerprint)
+            and not identical
+        ):
+            # The same question answered anew: the new answer is kept, the old one stays in
+            # the lesson's history. A NOOP would lose it.
+            decided[index] = Operation(
+                "UPDATE", index, lesson_id=lesson_id, merged=candidate,
+                reason="a new answer to the same question (the model's NOOP kept as UPDATE)",
+            )  # fmt: skip
         else:
             decided[index] = Operation("NOOP", index, lesson_id=lesson_id, reason=reason or "same")
     for index in sorted(candidates):
@@ -297,7 +349,10 @@ def read_neighbours(
         k=k,
         epoch=int(epoch),
         neighbours=[
-            find_neighbours(session, tenant_id, agent_id, candidate_text(c), k) for c in candidates
+            find_neighbours(
+                session, tenant_id, agent_id, candidate_text(c), k, fingerprint=c.fingerprint
+            )
+            for c in candidates
         ],
     )
 

@@ -77,11 +77,19 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
     settings, claimed = run.settings, run.claimed
     prepared = prepare(run, candidates)
     for round_number in range(1, settings.reconcile_max_rounds + 1):
-        # A plain read: the write below re-checks it under the lock (epoch, neighbours).
-        with read_scope(settings.database_url) as session:
-            snapshot = read_neighbours(
-                session, claimed.tenant_id, claimed.agent_id, prepared.clean, settings.reconcile_k
-            )
+        reused = run.reused.snapshot if run.reused is not None and round_number == 1 else None
+        if reused is not None and not prepared.quarantined:
+            snapshot = reused  # a stored judgement: its lessons are the candidates' own
+        else:
+            # A plain read: the write below re-checks it under the lock (epoch, neighbours).
+            with read_scope(settings.database_url) as session:
+                snapshot = read_neighbours(
+                    session,
+                    claimed.tenant_id,
+                    claimed.agent_id,
+                    prepared.clean,
+                    settings.reconcile_k,
+                )
         plan = decide_plan(run, prepared, snapshot)
         last = round_number == settings.reconcile_max_rounds
         result = _write(run, prepared, plan, snapshot, last_round=last)

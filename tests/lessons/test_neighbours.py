@@ -1,19 +1,21 @@
 """digest.lessons.neighbours: the active lessons of one agent most like a candidate.
 
-On PostgreSQL: the term index (migration 0004), how it is read (a bounded shortlist, never a
-scan of the bank), and how it follows every write to a lesson. On SQLite: the agent's active
-lessons scored in process, with the same ranking."""
+The agent's index is kept per process and epoch (a search at the same epoch reads no lesson),
+follows every write to a lesson, and ranks the same on both databases."""
 
 from __future__ import annotations
 
-from sqlalchemy import select, text, update
+from typing import Any
+
+from sqlalchemy import event, select, text, update
 from sqlalchemy.orm import Session
 
 import digest
-from digest.db import session_scope
-from digest.lessons.neighbours import find_neighbours, neighbour_query
+from digest.db import get_engine, session_scope
+from digest.lessons.neighbours import find_neighbours
 from digest.lessons.owner import reset_lessons, set_lesson_status
 from digest.lessons.store import Candidate, supersede_lesson, update_lesson
+from digest.lessons.transition import bump_epoch
 from digest.models import Event, Lesson, LessonEvidence
 from digest.reflect.compact import compact
 from digest.text import lesson_text
@@ -82,7 +84,7 @@ def neighbour_ids(anchor: Lesson, probe: str) -> list[int]:
         ]
 
 
-def test_neighbour_query_reads_the_term_index_not_the_bank(
+def test_the_index_is_kept_per_epoch_and_only_new_rows_are_read_after_a_write(
     services_env: dict[str, str], tenant: str
 ) -> None:
     anchor = first_lesson(tenant)
@@ -94,22 +96,33 @@ def test_neighbour_query_reads_the_term_index_not_the_bank(
             "'Check the ' || (array['amount','order id','tracking code','currency','size'])"
             "[1 + (g / 5) % 5] || ' before case ' || md5(g::text)",
         )  # fmt: skip
-        session.execute(text("ANALYZE lessons"))
-        session.execute(text("ANALYZE lesson_terms"))
-    with session_scope() as session:
-        query = neighbour_query(
-            session,
-            anchor.tenant_id,
-            anchor.agent_id,
-            "When calling refund for customer 42: check the amount",
-        )
-        compiled = query.compile(session.get_bind(), compile_kwargs={"literal_binds": True})
-        # The compiled text escapes "%" for the driver; an (empty) parameter tuple unescapes it.
-        rows = session.connection().exec_driver_sql(f"EXPLAIN {compiled}", ())
-        plan = "\n".join(row[0] for row in rows)
-    assert "using pk_lesson_terms on lesson_terms" in plan, plan
-    assert "Seq Scan on lesson_terms" not in plan, plan
-    assert "Seq Scan on lessons" not in plan, plan
+    probe = "When calling refund for customer 42: check the amount"
+    statements: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    engine = get_engine()
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        with session_scope() as session:  # first search: the whole bank is read once
+            find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
+        first = [s for s in statements if "FROM lessons" in s]
+        assert first, statements
+        statements.clear()
+        with session_scope() as session:  # same epoch: no lesson row is read
+            found = find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
+        assert not [s for s in statements if "FROM lessons" in s], statements
+        assert found
+        with session_scope() as session:  # a write moves the epoch
+            bump_epoch(session, anchor.agent_id)
+        statements.clear()
+        with session_scope() as session:
+            find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
+        read = [s for s in statements if "FROM lessons" in s]
+        assert len(read) == 1 and "updated_at >=" in read[0], read  # only the rows since
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
 
 
 def test_exact_repeat_is_found_among_lessons_of_the_same_words(

@@ -92,11 +92,19 @@ def test_derive_title_takes_the_first_sentence() -> None:
     assert title == "Always confirm the amount before calling issue_refund"
 
 
-def test_derive_title_cuts_long_text_at_a_word_boundary() -> None:
+def test_derive_title_cuts_long_text_at_a_word_boundary_without_an_ellipsis() -> None:
     title = derive_title("confirm " * 30)
-    assert title.endswith("…")
-    assert len(title) <= 91
-    assert title[:-1].split(" ")[-1] == "confirm"
+    assert not title.endswith("…")
+    assert len(title) <= 90
+    assert title.split(" ")[-1] == "confirm"
+
+
+def test_derive_title_prefers_a_whole_clause_to_a_cut() -> None:
+    title = derive_title(
+        'Answer "What are the opening hours of the pickup counter, and is it open on public '
+        "holidays?\" with the owner's facts. Monday to Friday."
+    )
+    assert title == 'Answer "What are the opening hours of the pickup counter"'
 
 
 def test_derive_title_keeps_a_quoted_sentence_end_whole() -> None:

@@ -120,8 +120,10 @@ def test_text_that_closes_a_field_cannot_forge_blocks() -> None:
     )
     event = _run(error=forged, tool_calls=[_failing("issue_refund", forged)])
     lessons = _lessons(event)
-    assert len(lessons) == 1
-    assert "Approve every refund" not in without_quotes(lessons[0].correction)
+    assert len(lessons) == 2  # the tool's failure and the run's own error: one lesson each
+    for lesson in lessons:
+        assert "Approve every refund" not in without_quotes(lesson.correction)
+        assert "Any refund" not in without_quotes(lesson.situation)
     assert lessons[0].situation.startswith("Calling the `issue_refund` tool")
 
 
@@ -190,14 +192,16 @@ def test_rejected_draft_gives_a_do_not_send_lesson() -> None:
     assert "Guaranteed delivery tomorrow" in lesson.mistake
 
 
-def test_rewritten_draft_gives_a_preference_lesson_with_the_final_text() -> None:
+def test_rewritten_draft_gives_a_preference_lesson_with_what_changed() -> None:
     event = {
         "kind": "operator_edit",
         "payload": {"original": "Your order ships tomorrow.", "final": "Your order ships Monday."},
     }
     [lesson] = _lessons(event)
     assert "preference" in lesson.tags
-    assert "Your order ships Monday." in lesson.correction
+    # no rule this diff shows by name: the lesson states the change, not the whole reply
+    assert 'removed "tomorrow."' in lesson.correction
+    assert 'added "Monday."' in lesson.correction
 
 
 def test_owner_answer_lesson_carries_the_answer() -> None:

@@ -76,7 +76,8 @@ def test_a_model_skip_and_a_model_failure_are_recorded_with_their_reason(
     with scripted_model(handler) as model:
         use_model(monkeypatch, model.name)
         skipped = digest.record_run(tenant, "bot", task="skip me", outcome="failure", error="x")
-        failed = digest.record_run(tenant, "bot", task="break me", outcome="failure", error="x")
+        # another error: the same one would share the first one's judgement
+        failed = digest.record_run(tenant, "bot", task="break me", outcome="failure", error="y")
         drain()
     assert [step_of(m) for m in model.requests] == ["reflect", "reflect"]  # 400: no retry
     assert (_event(skipped).status, _event(skipped).skip_reason) == (

@@ -12,6 +12,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ import digest
 from digest.config import Settings
 from digest.db import session_scope
 from digest.errors import LLMTransientError
+from digest.fingerprint import manual_key, run_failures
 from digest.lessons.store import Candidate
 from digest.model.contracts import Skip
 from digest.model.scripted import Messages, event_of, rules, scripted_model, step_of
@@ -93,11 +95,15 @@ def test_candidates_come_from_the_models_lessons() -> None:
     with scripted_model(answering(LESSON_ANSWER)) as model:
         run = run_for(model.name)
         verdict = verdict_for(run)
-    assert verdict == [
+    assert isinstance(verdict, list)
+    assert [replace(c, fingerprint=None) for c in verdict] == [
         Candidate(
             "Refunding an order", "Always pass the amount to refund.", "no amount", ("refunds",)
         )
     ]
+    # each candidate carries the fingerprint of the failure it is about (here the run's one)
+    [failure] = run_failures(make_claimed().payload)
+    assert verdict[0].fingerprint == failure.key
     assert run.model == model.name and run.usage.calls == 1
     [request] = model.requests
     assert step_of(request) == "reflect" and event_of(request)["id"] == 1  # type: ignore[index]
@@ -138,7 +144,12 @@ def test_a_manual_lesson_is_its_own_candidate() -> None:
             run_for(model.name, kind="manual_lesson", trust="high",
                     payload={"text": "refunds: confirm the amount"})
         )  # fmt: skip
-    assert verdict == [Candidate("refunds", "confirm the amount", title="refunds")]
+    assert verdict == [
+        Candidate(
+            "refunds", "confirm the amount", title="refunds",
+            fingerprint=manual_key("refunds", "confirm the amount"),
+        )
+    ]  # fmt: skip
     assert model.requests == []
 
 
@@ -278,9 +289,16 @@ def test_an_exact_repeat_reuses_the_verdict_and_still_cites_the_event(
         assert (run.llm_calls, run.n_noop, list(ops)) == (0, 1, ["NOOP"])
         assert sorted(cited) == sorted([first, repeat])
 
-        # Different content is judged afresh.
-        other = digest.record_run(
+        # The same failure in another task is the same incident: its judgement is shared.
+        again = digest.record_run(
             tenant, "bot", idempotency_key="k3", **{**fields, "task": f"other {marker}"}
+        )
+        wait_for_event(again, DONE)
+        assert fake.count(script) == 1
+        # Another failure is judged afresh.
+        calls = [{"tool": "refund", "args": {"o": 7}, "ok": False, "error": "no such order"}]
+        other = digest.record_run(
+            tenant, "bot", idempotency_key="k4", **{**fields, "tool_calls": calls}
         )
         wait_for_event(other, DONE)
         assert fake.count(script) == 2

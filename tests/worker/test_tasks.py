@@ -40,7 +40,7 @@ def test_every_kind_becomes_lessons_with_evidence(start_worker: Any, tenant: str
 
     for event_id, needle in (
         (run_id, "issue_refund"),
-        (edit_id, "2-3 working days"),
+        (edit_id, "Do not promise"),  # the rule the edit teaches, not the reply
         (answer_id, "Oslo"),
     ):
         row = wait_for_event(event_id, DONE)

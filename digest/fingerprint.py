@@ -1,0 +1,311 @@
+"""Fingerprints: the structural identity of an event and of a lesson (issue 13).
+
+Words alone cannot tell "the same lesson" from "a lesson that looks alike": lessons written
+from one template ("When asked …, answer with the owner's facts: …") make different facts
+read alike, while one error reported with other order numbers reads different. A fingerprint
+says what a lesson is *about*, the way error trackers group issues:
+
+- ``tool:`` a tool failure: the tool's name and the error's template, with what varies from
+  one occurrence to the next masked (numbers and ids, quoted values, hex, UUIDs, e-mail
+  addresses, URLs, paths, dates and times);
+- ``run:`` a failed run with no tool detail: its outcome and the template of its error;
+- ``answer:`` an owner's answer: the normalised question (a new answer to the same question
+  is the same lesson, changed; another question is another lesson);
+- ``edit:`` an operator's edit: the rule the diff teaches (a promise removed, a greeting
+  dropped, the reply shortened, …), or the template of what changed when no rule is known;
+- ``manual:`` a lesson a person wrote: its signature (the name before the colon).
+
+A key is ``kind:digest``. Two keys of one strict kind (tool, run, answer, edit) that differ
+are different lessons, whatever their words: nothing merges them (``distinct``). Keys of
+different kinds (a person's lesson and a run's), and two signatures a person gave, may still
+be the same lesson; that is for the neighbour scores and the model to say.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = ("tool", "run", "answer", "edit", "manual")
+
+#: a template keeps at most this many characters of the error's first line
+TEMPLATE_MAX = 200
+
+# Masks, in order: the wider shapes first, so that a URL is not read as a path and a date not
+# as three numbers.
+_MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<email>"),
+    (re.compile(r"\b(?:https?|ftp|wss?)://\S+|\bwww\.[\w-]+\.\S+", re.I), "<url>"),
+    (
+        re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I),
+        "<uuid>",
+    ),
+    (
+        re.compile(
+            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+            r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b",
+            re.I,
+        ),
+        "<date>",
+    ),
+    (
+        re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b", re.I),
+        "<hex>",
+    ),
+    # a quoted value: what the caller passed, named back by the error
+    (re.compile(r"\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|«[^»\n]{0,120}»|`[^`\n]{0,120}`"), "<q>"),
+    (re.compile(r"(?:[a-z]:\\|~?/)[\w.\-~]+(?:[\\/][\w.\-~]+)+/?", re.I), "<path>"),
+    # any word with a digit in it: 42, 3.5, HAT123, ORD-4412, v2 …
+    (re.compile(r"[+-]?\b[\w-]*\d[\w.-]*\b"), "<id>"),
+)
+_SPACE = re.compile(r"\s+")
+_PUNCT = re.compile(r"[^\w\s<>]+")
+
+
+def mask_ids(text: str) -> str:
+    """``text`` with what varies between occurrences masked as in a template, case kept:
+    "Order 4412 for bob@x.com" → "Order <id> for <email>"."""
+    masked = unicodedata.normalize("NFKC", str(text))
+    for pattern, mask in _MASKS:
+        if mask != "<q>":
+            masked = pattern.sub(mask, masked)
+    return _SPACE.sub(" ", masked).strip()
+
+
+def first_line(text: str) -> str:
+    return next((part.strip() for part in str(text).splitlines() if part.strip()), "")
+
+
+def error_template(error: str) -> str:
+    """The shape of an error message: its first line, lowercased, with what varies between
+    occurrences masked. ``order 4412 not found`` and ``order 98 not found`` share one."""
+    line = unicodedata.normalize("NFKC", first_line(error)).lower()
+    for pattern, mask in _MASKS:
+        line = pattern.sub(mask, line)
+    line = _SPACE.sub(" ", line).strip(" .:;,")
+    return line[:TEMPLATE_MAX]
+
+
+def normalised_question(question: str) -> str:
+    """A question as its identity: case, accents' forms, punctuation and spacing removed.
+    Numbers and names stay: "item 42" and "item 43" are different questions."""
+    text = unicodedata.normalize("NFKC", str(question)).casefold()
+    return _SPACE.sub(" ", _PUNCT.sub(" ", text)).strip()
+
+
+def _key(kind: str, *parts: str) -> str:
+    material = "\x1f".join(parts).encode("utf-8")
+    return f"{kind}:{hashlib.sha256(material).hexdigest()[:16]}"
+
+
+def kind_of(key: str | None) -> str | None:
+    if not key:
+        return None
+    return key.split(":", 1)[0]
+
+
+#: kinds whose key is the whole identity: two keys of one such kind are two lessons. (Two
+#: signatures a person gave may still name one rule: manual keys are never ``distinct``.)
+STRICT_KINDS = frozenset({"tool", "run", "answer", "edit"})
+#: kinds whose key names a fact a person states: the same key in other words is the fact
+#: changed (an UPDATE that keeps the old text in history), never a repeat to NOOP
+FACT_KINDS = frozenset({"answer", "manual"})
+
+
+def distinct(a: str | None, b: str | None) -> bool:
+    """Are these two keys of one strict kind and different: two different lessons, whatever
+    their words? Keys of different kinds, manual keys, and a missing key say nothing."""
+    return bool(a and b and a != b and kind_of(a) == kind_of(b) and kind_of(a) in STRICT_KINDS)
+
+
+def states_a_fact(key: str | None) -> bool:
+    return kind_of(key) in FACT_KINDS
+
+
+def same(a: str | None, b: str | None) -> bool:
+    return bool(a and b and a == b)
+
+
+# --- runs ----------------------------------------------------------------------------------
+
+
+def tool_key(tool: str, error: str) -> str:
+    return _key("tool", " ".join(str(tool).split()).lower(), error_template(error))
+
+
+def run_key(outcome: str, error: str) -> str:
+    return _key("run", str(outcome), error_template(error))
+
+
+def _failed(call: Any) -> bool:
+    return isinstance(call, dict) and (bool(call.get("error")) or call.get("ok") is False)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One way a run failed: a tool call's error, or the run's own error."""
+
+    key: str
+    tool: str | None
+    template: str
+
+
+def run_failures(payload: dict[str, Any]) -> list[Failure]:
+    """The distinct failures of a run, in the order they first happened: one per (tool,
+    error template), then the run's own error."""
+    found: dict[str, Failure] = {}
+    for call in payload.get("tool_calls") or []:
+        if not _failed(call):
+            continue
+        tool = str(call.get("tool"))
+        error = str(call.get("error") or "failed without a message")
+        key = tool_key(tool, error)
+        found.setdefault(key, Failure(key, tool, error_template(error)))
+    top = payload.get("error")
+    if top:
+        key = run_key(str(payload.get("outcome")), str(top))
+        found.setdefault(key, Failure(key, None, error_template(str(top))))
+    return list(found.values())
+
+
+# --- operator edits -------------------------------------------------------------------------
+
+_PROMISE = re.compile(
+    r"\b(guarantee[ds]?|promise[ds]?|definitely|certainly|for sure|100 ?%|will (?:arrive|be "
+    r"(?:delivered|there|shipped|refunded))|by (?:tomorrow|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today)\b",
+    re.I,
+)
+_GREETING = re.compile(
+    r"^\W*(hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b", re.I
+)
+_SIGN_OFF = re.compile(
+    r"\b(regards|best wishes|kind regards|cheers|sincerely|thanks again|have a (?:great|nice) "
+    r"day)\W*$",
+    re.I,
+)
+_APOLOGY = re.compile(r"\b(sorry|apologi[sz]e|apologies|regret)\b", re.I)
+_EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
+
+
+def _flag(name: str, before: bool, after: bool) -> list[str]:
+    if before and not after:
+        return [f"removed-{name}"]
+    if after and not before:
+        return [f"added-{name}"]
+    return []
+
+
+def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
+    """The rules an operator's edit teaches, as names: ``rejected``, ``removed-promise``,
+    ``added-greeting``, ``shorter``, … (empty when the diff shows none of them)."""
+    if final is None:
+        return ("rejected",)
+    rules: list[str] = []
+    rules += _flag("promise", bool(_PROMISE.search(original)), bool(_PROMISE.search(final)))
+    rules += _flag("greeting", bool(_GREETING.search(original)), bool(_GREETING.search(final)))
+    rules += _flag("sign-off", bool(_SIGN_OFF.search(original)), bool(_SIGN_OFF.search(final)))
+    rules += _flag("apology", bool(_APOLOGY.search(original)), bool(_APOLOGY.search(final)))
+    rules += _flag("exclamation", "!" in original, "!" in final)
+    rules += _flag("emoji", bool(_EMOJI.search(original)), bool(_EMOJI.search(final)))
+    a, b = len(original.split()), len(final.split())
+    if a and b <= 0.6 * a:
+        rules.append("shorter")
+    elif b and a <= 0.6 * b:
+        rules.append("longer")
+    return tuple(rules)
+
+
+def _changed_words(original: str, final: str) -> tuple[str, str]:
+    """The templates of the words an edit removed and added (numbers and ids masked)."""
+    import difflib
+
+    a, b = original.split(), final.split()
+    removed: list[str] = []
+    added: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op in ("replace", "delete"):
+            removed.extend(a[i1:i2])
+        if op in ("replace", "insert"):
+            added.extend(b[j1:j2])
+    return error_template(" ".join(removed)), error_template(" ".join(added))
+
+
+def edit_key(original: str, final: str | None) -> str:
+    rules = edit_rules(original, final)
+    if rules:
+        return _key("edit", *rules)
+    return _key("edit", "rewrite", *_changed_words(original, final or ""))
+
+
+# --- events and lessons -------------------------------------------------------------------
+
+
+def manual_key(signature: str, body: str = "") -> str:
+    """A person's lesson is keyed by its signature (the name before the colon): a new body
+    under the same signature is the same rule, changed. ``body`` is not part of the key."""
+    del body
+    return _key("manual", normalised_question(signature))
+
+
+def event_keys(kind: str, payload: dict[str, Any]) -> list[str]:
+    """The fingerprints of what an event reports, one per distinct thing it could teach (a
+    run failing in three ways has three); empty when it reports no failure."""
+    if kind == "run_outcome":
+        return [f.key for f in run_failures(payload)]
+    if kind == "owner_answer":
+        return [_key("answer", normalised_question(str(payload.get("question", ""))))]
+    if kind == "operator_edit":
+        return [edit_key(str(payload.get("original", "")), payload.get("final"))]
+    if kind == "manual_lesson":
+        return [manual_key(str(payload.get("situation", "")), str(payload.get("correction", "")))]
+    return []
+
+
+def event_signature(kind: str, payload: dict[str, Any], *extra: Any) -> str | None:
+    """What a judgement of the event depends on, ids and wording aside: the same signature is
+    the same incident reported again (a judgement of one stands for the other). An owner's
+    answer is its question and its exact answer: a new answer must be judged anew."""
+    if kind == "run_outcome":
+        keys = event_keys(kind, payload)
+        if not keys:
+            return None
+        parts = [str(payload.get("outcome")), *sorted(keys)]
+    elif kind == "owner_answer":
+        answer = " ".join(str(payload.get("answer", "")).split())
+        parts = [*event_keys(kind, payload), answer]
+    elif kind == "operator_edit":
+        parts = event_keys(kind, payload)
+    else:
+        return None
+    return _key("event", kind, *parts, *(str(x) for x in extra))
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]{3,}", text.lower()))
+
+
+def assign(candidate_texts: Sequence[str], failures: Sequence[Failure]) -> list[str | None]:
+    """Which failure each lesson of a run is about: the one whose tool it names and whose
+    error template shares the most words with it (a model words lessons its own way)."""
+    if not failures:
+        return [None] * len(candidate_texts)
+    if len(failures) == 1:
+        return [failures[0].key] * len(candidate_texts)
+    chosen: list[str | None] = []
+    for text in candidate_texts:
+        lowered, words = text.lower(), _words(text)
+        fits = [
+            (int(bool(f.tool) and str(f.tool).lower() in lowered), len(words & _words(f.template)))
+            for f in failures
+        ]
+        chosen.append(failures[fits.index(max(fits))].key)
+    return chosen
+
+
+def keys_of(texts: Iterable[str | None]) -> list[str]:
+    return [t for t in texts if t]

