@@ -116,10 +116,20 @@ STRICT_KINDS = frozenset({"tool", "run", "answer", "edit"})
 FACT_KINDS = frozenset({"answer", "manual"})
 
 
+#: kinds compared as one: a tool's failure and a run's own error are both ways a run failed
+_FAMILY = {"tool": "failure", "run": "failure"}
+
+
+def _family(key: str | None) -> str | None:
+    kind = kind_of(key)
+    return _FAMILY.get(kind, kind) if kind else None
+
+
 def distinct(a: str | None, b: str | None) -> bool:
-    """Are these two keys of one strict kind and different: two different lessons, whatever
-    their words? Keys of different kinds, manual keys, and a missing key say nothing."""
-    return bool(a and b and a != b and kind_of(a) == kind_of(b) and kind_of(a) in STRICT_KINDS)
+    """Are these two keys of one strict kind (a tool's and a run's failure count as one kind)
+    and different: two different lessons, whatever their words? Keys of different kinds,
+    manual keys, and a missing key say nothing."""
+    return bool(a and b and a != b and _family(a) == _family(b) and kind_of(a) in STRICT_KINDS)
 
 
 def states_a_fact(key: str | None) -> bool:

@@ -21,15 +21,17 @@ touches the database.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from rapidfuzz import fuzz, process
 
 from digest.fingerprint import distinct, same
-from digest.text import normalise, score_normalised
+from digest.text import normalise
 
 MODES = ("hybrid", "lexical", "semantic")
 
@@ -105,6 +107,20 @@ class Hit:
     #: how nearly the same words (plain ratio of the normalised texts), 0..1
     identity: float = 0.0
     entry: Entry | None = field(default=None, compare=False, repr=False)
+
+
+def _scores(probe: str, texts: list[str]) -> tuple[list[float], list[float]]:
+    """(relevance, identity) of ``probe`` against each text, as ``digest.text`` scores them,
+    computed in one pass each (rapidfuzz's ``cdist``) instead of a Python loop."""
+    if not texts or not probe:
+        return [0.0] * len(texts), [0.0] * len(texts)
+    relevance = process.cdist([probe], texts, scorer=fuzz.token_set_ratio, dtype=np.float64)[0]
+    identity = process.cdist([probe], texts, scorer=fuzz.ratio, dtype=np.float64)[0]
+    empty = [not t for t in texts]
+    return (
+        [0.0 if e else float(r) / 100.0 for r, e in zip(relevance, empty, strict=True)],
+        [0.0 if e else float(i) / 100.0 for i, e in zip(identity, empty, strict=True)],
+    )
 
 
 def sort_key(hit: Hit) -> tuple[bool, float, float, int]:
@@ -221,10 +237,11 @@ class AgentIndex:
                 p for p in positions if not distinct(fingerprint, self.entries[p].fingerprint)
             }
         probe = normalise(text)
+        order = sorted(positions)
+        lexicals, identities = _scores(probe, [self._normalised[p] for p in order])
         hits = []
-        for position in positions:
+        for position, lexical, identity in zip(order, lexicals, identities, strict=True):
             entry = self.entries[position]
-            lexical, identity = score_normalised(probe, self._normalised[position])
             cosine = float(cosines[position]) if cosines is not None else None
             if mode == "semantic":
                 relevance = semantic_relevance(cosine) if cosine is not None else 0.0
@@ -252,17 +269,18 @@ class AgentIndex:
         """Per entry: how many of the keywords start one of its words ("refund" matches
         "refunds" and "refunded")."""
         counts = np.zeros(len(self.entries), dtype=np.int32)
+        held = np.zeros(len(self.entries), dtype=bool)
         for keyword in keywords:
             start = bisect.bisect_left(self._vocabulary, keyword)
-            matched: list[np.ndarray] = []
-            for word in self._vocabulary[start:]:
+            matched = False
+            for word in itertools.islice(self._vocabulary, start, start + 256):
                 if not word.startswith(keyword):
-                    break
-                matched.append(self._postings[word])
-                if len(matched) > 256:  # a very common stem: its first words say enough
-                    break
+                    break  # (a very common stem: its first 256 words say enough)
+                held[self._postings[word]] = True
+                matched = True
             if matched:
-                counts[np.unique(np.concatenate(matched))] += 1
+                counts += held  # once per keyword, however many of its words an entry holds
+                held[:] = False
         return counts
 
     def rank_for_prompt(

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from digest.db import session_scope
 from digest.lessons.store import Candidate, add_lesson, confidence_from_counts, support_lesson
 from digest.lessons.vectors import stored_vector
-from digest.models import Agent, Event, Lesson, utcnow
+from digest.models import Agent, Event, Lesson, as_utc, utcnow
 from digest.reflect import judgements
 from digest.reflect.claims import Claimed, ReflectResult, lock_event, still_ours
 from digest.reflect.judge import Prepared, RunInfo
@@ -220,6 +220,24 @@ def plan_still_valid(
         return True
     fresh = read_neighbours(session, claimed.tenant_id, claimed.agent_id, clean, read.k)
     return fresh.neighbours == read.neighbours
+
+
+def lessons_active(session: Session, claimed: Claimed, plan: Plan) -> bool:
+    """Under the agent's lesson lock: is every lesson the plan names still an active,
+    unexpired lesson of this agent?"""
+    ids = {op.lesson_id for op in plan.operations if op.lesson_id is not None}
+    if not ids:
+        return True
+    now = utcnow()
+    found = session.execute(
+        select(Lesson.id, Lesson.status, Lesson.expires_at).where(
+            Lesson.id.in_(ids), Lesson.agent_id == claimed.agent_id
+        )
+    ).all()
+    return len(found) == len(ids) and all(
+        row.status == "active" and (row.expires_at is None or as_utc(row.expires_at) > now)
+        for row in found
+    )
 
 
 def without_stale_rewrites(session: Session, plan: Plan, read: Snapshot, event_id: int) -> Plan:

@@ -102,12 +102,15 @@ def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Can
     return [replace(c, fingerprint=key) for c, key in zip(candidates, keys, strict=True)]
 
 
-def verdict_for(run: RunInfo, session: Session | None = None) -> Skip | Failed | list[Candidate]:
+def verdict_for(
+    run: RunInfo, session: Session | None = None, *, share: bool = True
+) -> Skip | Failed | list[Candidate]:
     """The verdict on a claimed event, before anything is written: skipped (by the trigger
     policy or by the model), failed, or candidate lessons, each with its fingerprint. A
     manual lesson is its own candidate: a person wrote it, there is nothing to judge, only to
     reconcile. A judgement stored for the event's signature (``digest.reflect.judgements``)
-    stands for a model call: ``session`` is the caller's open one, if any."""
+    stands for a model call (unless ``share`` is False): ``session`` is the caller's open
+    one, if any."""
 
     claimed, settings = run.claimed, run.settings
     if claimed.kind == "manual_lesson":
@@ -133,10 +136,17 @@ def verdict_for(run: RunInfo, session: Session | None = None) -> Skip | Failed |
         event_json=event_json(claimed),
     )
     run.model = model
-    shared = judgements.lookup(
-        session if session is not None else settings.database_url,
-        claimed, model, prompt.hash, settings.reconcile_k,
-    )  # fmt: skip
+    shared = (
+        judgements.lookup(
+            session if session is not None else settings.database_url,
+            claimed,
+            model,
+            prompt.hash,
+            settings.reconcile_k,
+        )
+        if share
+        else None
+    )
     if shared is not None:
         run.reused = shared
         log.info(

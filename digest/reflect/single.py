@@ -21,6 +21,7 @@ from digest.model.contracts import Skip
 from digest.reflect.apply import (
     apply_and_finish,
     finish,
+    lessons_active,
     mark_failed,
     mark_skipped,
     plan_still_valid,
@@ -55,16 +56,27 @@ def about(claimed: Claimed) -> AbstractContextManager[None]:
 
 def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> ReflectResult:
     """One event on its own: judged with no transaction open, then written in its own."""
-    run = new_run(claimed, settings, started)
-    verdict = verdict_for(run)
-    if isinstance(verdict, Skip):
-        return finish(run, mark_skipped, verdict.reason)
-    if isinstance(verdict, Failed):
-        return finish(run, mark_failed, verdict.reason)
-    try:
-        return _reconcile_and_apply(run, verdict)
-    except LLMError as exc:
-        return finish(run, mark_failed, str(exc))
+    for share in (True, False):
+        run = new_run(claimed, settings, started)
+        verdict = verdict_for(run, share=share)
+        if isinstance(verdict, Skip):
+            return finish(run, mark_skipped, verdict.reason)
+        if isinstance(verdict, Failed):
+            return finish(run, mark_failed, verdict.reason)
+        try:
+            result = _reconcile_and_apply(run, verdict)
+        except LLMError as exc:
+            return finish(run, mark_failed, str(exc))
+        if result.status != STALE:
+            return result
+        # A lesson of the stored judgement was retired since it was read: judge the event
+        # itself (its old text must not come back as a new lesson).
+        log.info("reflect_judgement_stale", event_id=claimed.event_id)
+    raise AssertionError("unreachable: an event judged afresh never meets a stale judgement")
+
+
+#: the stored judgement a write was about to reuse no longer holds
+STALE = "judgement_stale"
 
 
 def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectResult:
@@ -94,9 +106,13 @@ def _reconcile_and_apply(run: RunInfo, candidates: list[Candidate]) -> ReflectRe
         last = round_number == settings.reconcile_max_rounds
         result = _write(run, prepared, plan, snapshot, last_round=last)
         if result.status != "epoch_moved":
-            return result
+            return result  # written, claim lost, or a stale stored judgement
         log.info("lesson_epoch_moved", event_id=claimed.event_id, round=round_number)
     raise AssertionError("unreachable: the last round never reports epoch_moved")
+
+
+def _reused_snapshot(run: RunInfo) -> Snapshot | None:
+    return run.reused.snapshot if run.reused is not None else None
 
 
 def _write(
@@ -108,7 +124,12 @@ def _write(
         if event is None or not still_ours(event, claimed):
             return ReflectResult(claimed.event_id, "claim_lost")
         lock_agent_lessons(session, event.agent_id)
-        if not plan_still_valid(session, claimed, prepared.clean, read):
+        if read is _reused_snapshot(run):
+            # A stored judgement's plan cites its own lessons: it stands while they are all
+            # still active (a NOOP adds support; nothing is rewritten), whatever else moved.
+            if not lessons_active(session, claimed, plan):
+                return ReflectResult(claimed.event_id, STALE)
+        elif not plan_still_valid(session, claimed, prepared.clean, read):
             if not last_round:
                 return ReflectResult(claimed.event_id, "epoch_moved")
             plan = without_stale_rewrites(session, plan, read, claimed.event_id)

@@ -147,3 +147,32 @@ def test_an_owners_new_answer_is_not_answered_from_the_cache(counted: Any, tenan
     with session_scope() as session:
         [lesson] = session.scalars(select(Lesson)).all()
     assert "No, not now" in lesson.correction
+
+
+def test_a_judgement_whose_lesson_is_retired_before_the_write_is_judged_afresh(
+    counted: Any, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from digest.reflect import judgements
+
+    failing(tenant, 1)
+    drain()
+    with session_scope() as session:
+        [lesson] = session.scalars(select(Lesson)).all()
+    looked_up = judgements.lookup
+
+    def retire_after_lookup(*args: Any, **kwargs: Any) -> Any:
+        found = looked_up(*args, **kwargs)
+        if found is not None:  # an owner disables the lesson between the read and the write
+            digest_lesson_disable(tenant, lesson.id)
+        return found
+
+    monkeypatch.setattr(judgements, "lookup", retire_after_lookup)
+    second = failing(tenant, 2)
+    drain()
+    assert reflect_calls(counted) == 2  # the stale judgement was not applied: judged afresh
+    with session_scope() as session:
+        old = session.get(Lesson, lesson.id)
+        assert old is not None and (old.status, old.support_count) == ("disabled", 1)
+        [judgement] = session.scalars(select(Judgement)).all()
+    assert judgement.event_id == second
+    assert run_of(second).llm_calls == 1
