@@ -2,14 +2,21 @@
 
 Unique events are tool errors (most), failed runs without tool detail, transient faults the
 judge skips, operator edits and owner answers, with words from a vocabulary of a few
-thousand, so lessons differ the way a real bank's do. A repeat is an exact copy of an earlier
-event's content for the same agent, under a new idempotency key: the same incident reported
-again (another run hit the same error).
+thousand, so lessons differ the way a real bank's do. A repeat reports an earlier event of the
+same agent again under a new idempotency key, in one of two ways (``repeats``):
+
+- ``"exact"`` (the default): a copy of its content, the same incident reported again;
+- ``"other_ids"``: the same signature (``digest.fingerprint.event_signature``) from another
+  run: a tool failure keeps its tool and error template while the order number changes in the
+  error, the args and the task, and the task is worded anew; a run's own error and an operator
+  edit's rule stay, their other words change; an owner's answer stays as it was (its
+  signature is its exact question and answer).
 """
 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +29,8 @@ ERRORS = [
     "{field} must be in ISO format",
     "unknown customer {n}",
 ]
+#: the ways a repeat reports its original again (see the module docstring)
+REPEATS = ("exact", "other_ids")
 TRANSIENT = ["upstream timed out after 30s", "429 Too Many Requests", "503 service unavailable"]
 
 
@@ -76,14 +85,55 @@ def _unique(rng: random.Random, vocabulary: list[str]) -> tuple[str, dict[str, A
     }
 
 
+_NUMBER = re.compile(r"\d+")
+
+
+def _other_ids(
+    rng: random.Random, vocabulary: list[str], kind: str, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """``fields`` as another run would report the same thing: same signature, other ids and
+    words."""
+    if kind == "run_outcome":
+        n = rng.randint(1000, 99999)
+        varied = {**fields, "task": f"{_words(rng, vocabulary, 4)} for order {n}"}
+        if "tool_calls" in fields:
+            varied["tool_calls"] = [
+                {
+                    **call,
+                    "args": {k: n if isinstance(v, int) else v for k, v in call["args"].items()},
+                    "error": _NUMBER.sub(str(n), call["error"]),
+                }
+                for call in fields["tool_calls"]
+            ]
+        return varied
+    if kind == "operator_edit":  # the same frame (greeting kept, sign-off added), other words
+        return {
+            **fields,
+            "original": f"Hello, {_words(rng, vocabulary, 8)}.",
+            "final": f"Hi there, {_words(rng, vocabulary, 9)}. Best regards.",
+        }
+    return fields
+
+
 def make_stream(
-    n: int, agents: int, *, repeat_share: float = 0.5, seed: int = 3
+    n: int,
+    agents: int,
+    *,
+    repeat_share: float = 0.5,
+    seed: int = 3,
+    repeats: str = "exact",
+    vocabulary_seed: int | None = None,
 ) -> list[StreamEvent]:
-    """``n`` events over ``agents`` agents; ``repeat_share`` of them repeat an earlier one."""
+    """``n`` events over ``agents`` agents; ``repeat_share`` of them repeat an earlier one,
+    as ``repeats`` says (see the module docstring). The words come from the vocabulary
+    ``seed`` draws, or ``vocabulary_seed``'s: two streams of one vocabulary_seed speak of the
+    same fields and things in other events."""
     from neighbour_search import vocabulary  # bench/ is on sys.path for every benchmark
 
+    if repeats not in REPEATS:
+        raise ValueError(f"repeats must be one of {', '.join(REPEATS)}")
     rng = random.Random(seed)
-    words = vocabulary(rng)
+    words = vocabulary(rng if vocabulary_seed is None else random.Random(vocabulary_seed))
     stream: list[StreamEvent] = []
     by_agent: dict[str, list[int]] = {}
     n_repeats = int(n * repeat_share)
@@ -96,7 +146,10 @@ def make_stream(
             picked = rng.choice(earlier)
             original = stream[picked]
             first = picked if original.repeat_of is None else original.repeat_of
-            stream.append(StreamEvent(original.kind, agent, original.fields, first))
+            fields = original.fields
+            if repeats == "other_ids":
+                fields = _other_ids(rng, words, original.kind, original.fields)
+            stream.append(StreamEvent(original.kind, agent, fields, first))
         else:
             kind, fields = _unique(rng, words)
             stream.append(StreamEvent(kind, agent, fields, None))

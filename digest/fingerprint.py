@@ -132,6 +132,11 @@ def distinct(a: str | None, b: str | None) -> bool:
     return bool(a and b and a != b and _family(a) == _family(b) and kind_of(a) in STRICT_KINDS)
 
 
+def other_kind(a: str | None, b: str | None) -> bool:
+    """Are both keys known and of different kinds (a tool's and a run's failure are one)?"""
+    return bool(a and b and _family(a) != _family(b))
+
+
 def states_a_fact(key: str | None) -> bool:
     return kind_of(key) in FACT_KINDS
 

@@ -76,6 +76,18 @@ def _digits(text_value: str) -> list[str]:
     return sorted(re.findall(r"\d+", text_value))
 
 
+#: the relevance a lesson of another kind of fingerprint needs to be worth a model's look (a
+#: run's failure against an owner's answer or an edit rule): lessons written from templates
+#: share many words across kinds, and such a pair is rarely one lesson unless nearly the same
+CROSS_KIND_FLOOR = 0.75
+
+
+def _floor_for(fingerprint: str | None, neighbour: Neighbour, floor: float) -> float:
+    if fp.other_kind(fingerprint, neighbour.fingerprint):
+        return max(floor, CROSS_KIND_FLOOR)
+    return floor
+
+
 def fast_path(
     index: int,
     candidate: Candidate,
@@ -105,7 +117,7 @@ def fast_path(
             )  # fmt: skip
         return None  # the same question answered anew: the judge writes the UPDATE
     comparable = [n for n in neighbours if not fp.distinct(fingerprint, n.fingerprint)]
-    if not any(n.relevance >= floor for n in comparable):
+    if not any(n.relevance >= _floor_for(fingerprint, n, floor) for n in comparable):
         reason = (
             "no similar lesson"
             if len(comparable) == len(neighbours)
