@@ -59,6 +59,8 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     # a quoted value: what the caller passed, named back by the error
     (re.compile(r"\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|«[^»\n]{0,120}»|`[^`\n]{0,120}`"), "<q>"),
     (re.compile(r"(?:[a-z]:\\|~?/)[\w.\-~]+(?:[\\/][\w.\-~]+)+/?", re.I), "<path>"),
+    # a number with thousands separators: 1,234.50 or 12.000
+    (re.compile(r"\b\d{1,3}(?:[,.]\d{3})+(?:[.,]\d+)?\b"), "<id>"),
     # any word with a digit in it: 42, 3.5, HAT123, ORD-4412, v2 …
     (re.compile(r"[+-]?\b[\w-]*\d[\w.-]*\b"), "<id>"),
 )
@@ -83,11 +85,27 @@ def first_line(text: str) -> str:
 def error_template(error: str) -> str:
     """The shape of an error message: its first line, lowercased, with what varies between
     occurrences masked. ``order 4412 not found`` and ``order 98 not found`` share one."""
-    line = unicodedata.normalize("NFKC", first_line(error)).lower()
+    line = _codes_masked(unicodedata.normalize("NFKC", first_line(error)))
+    line = line.lower()
     for pattern, mask in _MASKS:
         line = pattern.sub(mask, line)
     line = _SPACE.sub(" ", line).strip(" .:;,")
     return line[:TEMPLATE_MAX]
+
+
+#: an upper-case code in mixed-case text: an airport (JFK), a currency (EUR), a fare class
+_CODE = re.compile(r"\b[A-Z]{2,5}\b")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _codes_masked(line: str) -> str:
+    """Upper-case codes masked as ids, unless the message itself is written in capitals
+    ("ERROR: NOT FOUND" keeps its words). A message is capitals when most of its letters are."""
+    letters = _LETTER.findall(line)
+    upper = sum(1 for c in letters if c.isupper())
+    if not letters or upper * 2 > len(letters):
+        return line
+    return _CODE.sub("<code>", line)
 
 
 def normalised_question(question: str) -> str:

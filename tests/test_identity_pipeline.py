@@ -22,7 +22,7 @@ from digest.model.scripted import Messages, event_of, rules, scripted_model, ste
 from digest.models import DigestRun, Judgement, Lesson, LessonHistory
 from digest.pipeline import drain
 from digest.tenants import find_agent
-from tests.conftest import use_model, wait_for_event
+from tests.conftest import use_model, wait_for_event, with_batch_size
 
 AGENT = "bot"
 DONE = {"reflected", "skipped", "failed", "dead"}
@@ -110,13 +110,17 @@ def greedy_model(messages: Messages) -> str:
     return rules(messages)
 
 
-@pytest.fixture(params=["offline", "scripted"])
+@pytest.fixture(params=["offline", "scripted", "scripted-one-at-a-time"])
 def judge(
     request: pytest.FixtureRequest, sqlite_env: str, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[str]:
+    """The offline judge; the greedy model in batches; and the greedy model one event at a
+    time, judged and reconciled with no transaction open as a remote model's events are."""
     if request.param == "offline":
         yield "offline/rules"
         return
+    if request.param == "scripted-one-at-a-time":
+        with_batch_size(monkeypatch, 1)
     with scripted_model(greedy_model) as model:
         use_model(monkeypatch, model.name)
         yield model.name

@@ -1,0 +1,164 @@
+"""digest.fingerprint: the structural identity of events and lessons (issue 13). Pure: no
+services."""
+
+from __future__ import annotations
+
+import pytest
+
+from digest import fingerprint as fp
+
+#: pairs of one error with other ids, codes, values, dates: one template each
+SAME_ERROR = [
+    ("order 4412 not found", "Order 98 not found."),
+    ("Not enough seats on flight HAT045 for 3 passengers",
+     "Not enough seats on flight HAT207 for 1 passengers"),
+    ("Certificate certificate_7815826 cannot be used to update reservation",
+     "Certificate certificate_102 cannot be used to update reservation"),
+    ("Payment method credit_card_4421 not found", "Payment method gift_card_9 not found"),
+    ("user 'mia_li' not found", 'user "noah_smith" not found'),
+    ("No direct flight from JFK to LAX on 2024-05-15",
+     "No direct flight from SEA to ORD on 5/17/2024"),
+    ("file /home/ana/report.csv is missing", "file C:\\data\\x.csv is missing"),
+    ("token 9f8e7d6c5b4a3f21 expired at 10:30", "token 0a1b2c3d4e5f6071 expired at 23:59:01"),
+    ("id 123e4567-e89b-12d3-a456-426614174000 unknown",
+     "id 00000000-0000-4000-8000-000000000000 unknown"),
+    ("mail to bob@x.com bounced", "mail to ana.s@example.org bounced"),
+    ("GET https://api.x.com/v2/orders/7 returned 500", "GET http://localhost:8080/a returned 503"),
+    ("amount $1,234.50 exceeds the limit", "amount $80 exceeds the limit"),
+]  # fmt: skip
+
+#: errors of one tool that are different failures: one template each, all different
+DIFFERENT_ERRORS = [
+    "Not enough seats on flight HAT045",
+    "Certificate certificate_781 cannot be used to update reservation",
+    "Payment method credit_card_44 not found",
+    "Reservation 4WQ150 is already cancelled",
+    "Cabin class basic_economy does not allow changes",
+    "Origin and destination must be different",
+    "Passenger count exceeds the limit of 5",
+    "amount is required",
+    "currency is required",
+    "ERROR: NOT FOUND",
+    "ERROR: PERMISSION DENIED",
+]
+
+
+@pytest.mark.parametrize(("a", "b"), SAME_ERROR)
+def test_one_error_with_other_ids_has_one_template(a: str, b: str) -> None:
+    assert fp.error_template(a) == fp.error_template(b)
+    assert fp.tool_key("book", a) == fp.tool_key("book", b)
+
+
+def test_different_errors_have_different_templates() -> None:
+    templates = [fp.error_template(e) for e in DIFFERENT_ERRORS]
+    assert len(set(templates)) == len(DIFFERENT_ERRORS), templates
+
+
+def test_a_message_in_capitals_keeps_its_words() -> None:
+    assert fp.error_template("ERROR: NOT FOUND") == "error: not found"
+    assert fp.error_template("Currency EUR is not supported") == "currency <code> is not supported"
+
+
+def test_the_tool_is_part_of_a_failure_key() -> None:
+    assert fp.tool_key("refund", "amount is required") != fp.tool_key(
+        "charge", "amount is required"
+    )
+    assert fp.tool_key("refund", "x") == fp.tool_key(" Refund ", "x")
+
+
+def test_questions_differ_by_country_item_and_number_but_not_by_case_or_punctuation() -> None:
+    def key(question: str) -> str:
+        return fp.event_keys("owner_answer", {"question": question})[0]
+
+    assert key("Do we ship to Finland?") == key("do we ship to finland")
+    assert len({key(f"Do we ship to {c}?") for c in ("Finland", "Denmark", "Sweden")}) == 3
+    assert key("Is item 42 in stock?") != key("Is item 43 in stock?")
+
+
+def test_edit_rules() -> None:
+    rules = fp.edit_rules("Hello! It will arrive by tomorrow, guaranteed.", "It ships soon.")
+    assert {"removed-promise", "removed-greeting", "removed-exclamation"} <= set(rules)
+    assert fp.edit_rules("Sure.", None) == ("rejected",)
+    long = "We are so sorry for the trouble with your order and we will look into it right away"
+    assert "shorter" in fp.edit_rules(long, "We will look into it.")
+    # the same rule in other orders' words is one key; another rule is another key
+    a = fp.edit_key("Your order 41 arrives by tomorrow for sure!", "Your order 41 is on its way.")
+    b = fp.edit_key("Parcel 77 will arrive by Friday, promised!", "Parcel 77 is on its way.")
+    c = fp.edit_key("Hi Ana, here it is.", "Here it is.")
+    assert a == b != c
+
+
+def test_a_manual_key_is_its_signature() -> None:
+    assert fp.manual_key("refunds", "confirm the amount") == fp.manual_key("Refunds", "other")
+    assert fp.manual_key("refunds") != fp.manual_key("shipping")
+
+
+def test_distinct_is_for_strict_kinds_only() -> None:
+    tool_a, tool_b = fp.tool_key("x", "a failed"), fp.tool_key("x", "b failed")
+    run_a = fp.run_key("failure", "c failed")
+    question = fp.event_keys("owner_answer", {"question": "q?"})[0]
+    manual_a, manual_b = fp.manual_key("a"), fp.manual_key("b")
+    assert fp.distinct(tool_a, tool_b) and fp.distinct(tool_a, run_a)  # both are failures
+    assert not fp.distinct(tool_a, question)  # other kinds: the words decide
+    assert not fp.distinct(manual_a, manual_b)  # a person may name one rule twice
+    assert not fp.distinct(tool_a, None) and not fp.distinct(tool_a, tool_a)
+    assert fp.other_kind(tool_a, question) and not fp.other_kind(tool_a, run_a)
+
+
+def test_run_failures_one_per_distinct_failure_in_order() -> None:
+    payload = {
+        "outcome": "failure",
+        "error": "gave up after 3 tries",
+        "tool_calls": [
+            {"tool": "book", "ok": False, "error": "Not enough seats on flight HAT1"},
+            {"tool": "book", "ok": False, "error": "Not enough seats on flight HAT2"},
+            {"tool": "book", "ok": False, "error": "Payment method pm_1 not found"},
+            {"tool": "get_user", "ok": True},
+        ],
+    }
+    failures = fp.run_failures(payload)
+    assert [(f.tool, f.template) for f in failures] == [
+        ("book", "not enough seats on flight <id>"),
+        ("book", "payment method <id> not found"),
+        (None, "gave up after <id> tries"),
+    ]
+
+
+def test_assign_picks_the_failure_a_lesson_speaks_of() -> None:
+    failures = fp.run_failures(
+        {
+            "tool_calls": [
+                {"tool": "book", "ok": False, "error": "Not enough seats on flight HAT1"},
+                {"tool": "pay", "ok": False, "error": "Payment method pm_1 not found"},
+            ]
+        }
+    )
+    keys = fp.assign(
+        [
+            "When paying, check the payment method exists before calling `pay`.",
+            "Check seat availability before you call book.",
+        ],
+        failures,
+    )
+    assert keys == [failures[1].key, failures[0].key]
+
+
+def test_an_event_signature_ignores_ids_and_wording_of_the_task() -> None:
+    def run(order: int, task: str) -> dict[str, object]:
+        return {
+            "task": task, "outcome": "failure",
+            "tool_calls": [{"tool": "refund", "ok": False, "error": f"order {order} not found"}],
+        }  # fmt: skip
+
+    a = fp.event_signature("run_outcome", run(1, "refund order 1"), "low")
+    b = fp.event_signature("run_outcome", run(2, "please refund my second order"), "low")
+    assert a == b
+    assert a != fp.event_signature("run_outcome", run(1, "x"), "high")  # trust is part of it
+    answer = {"question": "Do we ship to Norway?", "answer": "Yes."}
+    changed = {"question": "Do we ship to Norway?", "answer": "No."}
+    assert fp.event_signature("owner_answer", answer) != fp.event_signature("owner_answer", changed)
+    assert fp.event_signature("run_outcome", {"outcome": "success"}) is None
+
+
+def test_mask_ids_keeps_case() -> None:
+    assert fp.mask_ids("Order 4412 for bob@x.com") == "Order <id> for <email>"
