@@ -25,15 +25,17 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from digest.capture.manual import split_manual_text
 from digest.capture.schemas import EventCommon, ManualLesson, parse_event
 from digest.config import get_settings
 from digest.db import get_engine, session_scope
 from digest.errors import CaptureUnavailable
-from digest.fingerprint import manual_key
-from digest.lessons.store import Candidate, add_lesson
-from digest.models import TRUSTED_KINDS, Agent, Event, LessonEvidence, Tenant, utcnow
+from digest.fingerprint import manual_key, normalised_question
+from digest.lessons.store import Candidate, add_lesson, support_lesson
+from digest.lessons.transition import lock_agent_lessons
+from digest.models import TRUSTED_KINDS, Agent, Event, Lesson, LessonEvidence, Tenant, utcnow
 from digest.outbox import publish
 
 if TYPE_CHECKING:
@@ -284,7 +286,10 @@ def forget_agent_ids() -> None:
 
 
 def _event_values(parsed: EventCommon, tenant_id: int, agent_id: int) -> dict[str, Any]:
-    payload = parsed.model_dump(mode="json", exclude=_ROUTING_FIELDS)
+    # "trimmed" is recorded only when capture trimmed something
+    payload = parsed.model_dump(
+        mode="json", exclude=_ROUTING_FIELDS | (set() if parsed.trimmed else {"trimmed"})
+    )
     now = utcnow()
     values: dict[str, Any] = {
         "tenant_id": tenant_id,
@@ -365,6 +370,25 @@ def _store(parsed: EventCommon, trust: str | None = None) -> tuple[int, bool, in
 
 
 @_with_storage_errors("the lesson")
+def _same_manual_lesson(
+    session: Session, agent_id: int, key: str, signature: str, body: str
+) -> Lesson | None:
+    """An active lesson of this agent with this signature and, word for word (case, spacing
+    and punctuation aside), this body."""
+    wanted = (normalised_question(signature), normalised_question(body))
+    for lesson in session.scalars(
+        select(Lesson)
+        .where(Lesson.agent_id == agent_id, Lesson.fingerprint == key, Lesson.status == "active")
+        .order_by(Lesson.id)
+    ):
+        if (
+            normalised_question(lesson.situation),
+            normalised_question(lesson.correction),
+        ) == wanted:
+            return lesson
+    return None
+
+
 def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
     """Event and lesson in one transaction: a manual lesson cites its own event."""
     url = get_settings().database_url
@@ -387,6 +411,17 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
         event = Event(**values)
         session.add(event)
         session.flush()
+        key = manual_key(signature, body)
+        lock_agent_lessons(session, agent_id)
+        twin = _same_manual_lesson(session, agent_id, key, signature, body)
+        if twin is not None:
+            # The same rule written again: more support for the lesson there is, not a copy.
+            support_lesson(
+                session, twin, event=event, reason="the same lesson added again by hand",
+                model=None, prompt_hash=None,
+            )  # fmt: skip
+            log.info("manual_lesson_supported lesson_id=%s event_id=%s", twin.id, event.id)
+            return twin.id
         lesson = add_lesson(
             session,
             event=event,
@@ -394,7 +429,7 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
                 situation=signature,
                 correction=body,
                 title=signature,
-                fingerprint=manual_key(signature, body),
+                fingerprint=key,
             ),
             source="manual_lesson",
             outcome="mixed",

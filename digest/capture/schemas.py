@@ -26,6 +26,21 @@ from digest.models import BODY_MAX, TITLE_MAX
 KEY_MAX = 200
 MAX_TOOL_CALLS = 50
 MAX_PAYLOAD_BYTES = 64 * 1024
+#: tool arguments nested deeper than this are refused (a structure, not a text to trim)
+MAX_DEPTH = 32
+
+#: free text an agent reports, by kind: trimmed to fit rather than refused (issue 14)
+FREE_TEXT: dict[str, tuple[str, ...]] = {
+    "run_outcome": ("task", "error", "attempt_summary"),
+    "operator_edit": ("original", "final", "context"),
+    "owner_answer": ("question", "answer", "context"),
+    "manual_lesson": (),
+}
+#: free text of each tool call
+TOOL_TEXT = ("error", "output")
+#: a trimmed tool text may shrink to this, at the least, to fit the payload cap
+TOOL_TEXT_MIN = 256
+TRIM_MARK = "\n… [trimmed by capture: {removed} of {total} characters removed] …\n"
 
 
 def _clean(value: str) -> str:
@@ -77,6 +92,8 @@ class EventCommon(_Strict):
     idempotency_key: OptionalKey
     thread_id: OptionalKey
     contact_id: OptionalKey
+    #: the fields capture trimmed to fit (set by capture; what a caller sends is replaced)
+    trimmed: list[str] = Field(default_factory=list)
 
 
 class ToolCall(_Strict):
@@ -180,20 +197,104 @@ def _field_name(loc: tuple[int | str, ...]) -> str:
     return "".join(parts) or "(event)"
 
 
+def trim_text(value: str, limit: int) -> str:
+    """``value`` cut to at most ``limit`` characters, keeping its head and its tail (where a
+    traceback's cause is) around a marker that says how much was removed."""
+    if len(value) <= limit:
+        return value
+    mark = TRIM_MARK.format(removed=len(value) - limit, total=len(value))
+    room = max(0, limit - len(mark))
+    head = room * 2 // 3
+    return value[:head] + mark + value[len(value) - (room - head) :]
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and dicts, counted without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                return level
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _trimmed(kind: str, data: dict[str, Any], tool_limit: int) -> tuple[dict[str, Any], list[str]]:
+    """``data`` with oversized free text trimmed (a copy), and the fields trimmed."""
+    out = dict(data)
+    done: list[str] = []
+    for name in FREE_TEXT.get(kind, ()):
+        value = out.get(name)
+        if isinstance(value, str) and len(value) > BODY_MAX:
+            out[name] = trim_text(value, BODY_MAX)
+            done.append(name)
+    calls = out.get("tool_calls")
+    if kind == "run_outcome" and isinstance(calls, list):
+        copied = []
+        for i, call in enumerate(calls):
+            if isinstance(call, dict):
+                call = dict(call)
+                for name in TOOL_TEXT:
+                    value = call.get(name)
+                    if isinstance(value, str) and len(value) > tool_limit:
+                        call[name] = trim_text(value, tool_limit)
+                        done.append(f"tool_calls[{i}].{name}")
+            copied.append(call)
+        out["tool_calls"] = copied
+    return out, done
+
+
+def _check_depth(data: dict[str, Any]) -> None:
+    calls = data.get("tool_calls")
+    for i, call in enumerate(calls if isinstance(calls, list) else []):
+        if isinstance(call, dict) and _depth(call.get("args")) > MAX_DEPTH:
+            raise InvalidEvent(
+                f"tool_calls[{i}].args", f"nested deeper than {MAX_DEPTH} levels of lists and maps"
+            )
+
+
 def parse_event(kind: str, data: dict[str, Any]) -> EventCommon:
-    """Validate ``data`` as an event of ``kind``; raise ``InvalidEvent`` naming the field."""
+    """Validate ``data`` as an event of ``kind``; raise ``InvalidEvent`` naming the field.
+
+    Free text that is too long (a task, an error, a tool's output, an answer, an edit) is
+    trimmed to fit, head and tail kept around a marker stating the original length, and the
+    event's ``trimmed`` lists the fields; tool texts shrink further, down to
+    ``TOOL_TEXT_MIN`` characters each, until the whole payload fits its cap. Structure is
+    never trimmed: a wrong type, a missing field, an unknown kind, arguments nested deeper
+    than ``MAX_DEPTH`` or a payload that still does not fit raise ``InvalidEvent``."""
     model = EVENT_MODELS.get(kind) if isinstance(kind, str) else None
     if model is None:
         raise InvalidEvent("kind", f"unknown event kind {kind!r}; one of {sorted(EVENT_MODELS)}")
+    if not isinstance(data, dict):
+        raise InvalidEvent("(event)", f"must be a mapping of fields, not {type(data).__name__}")
+    _check_depth(data)
+    tool_limit = BODY_MAX
+    while True:
+        given, trimmed = _trimmed(kind, data, tool_limit)
+        parsed = _validated(model, kind, given, trimmed)
+        size = len(json.dumps(parsed.model_dump(mode="json"), ensure_ascii=False).encode("utf-8"))
+        if size <= MAX_PAYLOAD_BYTES:
+            return parsed
+        if tool_limit <= TOOL_TEXT_MIN:
+            raise InvalidEvent(
+                "(event)", f"payload is {size} bytes; the cap is {MAX_PAYLOAD_BYTES}"
+            )
+        tool_limit = max(TOOL_TEXT_MIN, tool_limit // 2)
+
+
+def _validated(
+    model: type[EventCommon], kind: str, data: dict[str, Any], trimmed: list[str]
+) -> EventCommon:
     try:
-        parsed = model.model_validate({**data, "kind": kind})
+        return model.model_validate({**data, "kind": kind, "trimmed": trimmed})
     except ValidationError as exc:
         errors = [
             {"field": _field_name(tuple(err["loc"])), "message": err["msg"]}
             for err in exc.errors(include_url=False)
         ]
         raise InvalidEvent(errors[0]["field"], errors[0]["message"], errors) from None
-    size = len(json.dumps(parsed.model_dump(mode="json"), ensure_ascii=False).encode("utf-8"))
-    if size > MAX_PAYLOAD_BYTES:
-        raise InvalidEvent("(event)", f"payload is {size} bytes; the cap is {MAX_PAYLOAD_BYTES}")
-    return parsed
+    except RecursionError:
+        raise InvalidEvent("(event)", "nested too deeply to read") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import digest
 from digest.capture.manual import manual_candidate, split_manual_text
 from digest.errors import InvalidEvent
 
@@ -79,3 +80,32 @@ def test_a_payload_without_usable_text_is_invalid() -> None:
     with pytest.raises(InvalidEvent) as caught:
         manual_candidate({"text": "just words, no signature"})
     assert caught.value.field == "text"
+
+
+def test_the_same_lesson_added_twice_by_hand_adds_support_not_a_copy(
+    sqlite_env: str, tenant: str
+) -> None:
+    from sqlalchemy import select
+
+    from digest.db import session_scope
+    from digest.models import Lesson, LessonEvidence
+
+    first = digest.record_lesson(
+        tenant, "bot", "refund-limits: Refunds above 200 EUR need approval"
+    )
+    again = digest.record_lesson(
+        tenant, "bot", "Refund-limits:  refunds above 200 EUR need approval."
+    )
+    other = digest.record_lesson(
+        tenant, "bot", "refund-limits: Refunds above 300 EUR need approval"
+    )
+    assert again == first
+    assert other != first  # another rule under the same name is kept, not merged away
+    with session_scope() as session:
+        lesson = session.get(Lesson, first)
+        assert lesson is not None and lesson.support_count == 2
+        cited = session.scalars(
+            select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == first)
+        ).all()
+        active = session.scalars(select(Lesson.id).where(Lesson.status == "active")).all()
+    assert len(cited) == 2 and sorted(active) == sorted([first, other])

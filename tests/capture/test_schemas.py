@@ -136,7 +136,6 @@ BAD_PAYLOADS = [
         "run", {"applied_lesson_ids": [5, True]}, "applied_lesson_ids[1]", id="run-lesson-id-bool"
     ),
     # --- caps ---------------------------------------------------------------------------------
-    pytest.param("run", {"task": "x" * 4097}, "task", id="run-task-over-4096"),
     pytest.param("run", {"tool_calls": [_tool()] * 51}, "tool_calls", id="run-over-50-tool-calls"),
     pytest.param("answer", {"tenant": "t" * 201}, "tenant", id="answer-tenant-over-200"),
     pytest.param("answer", {"thread_id": "t" * 201}, "thread_id", id="answer-thread-id-over-200"),
@@ -181,14 +180,25 @@ def test_invalid_event_str_names_the_field(services_env: dict[str, str], tenant:
 def test_payload_over_64_kib_is_rejected_as_a_whole(
     services_env: dict[str, str], tenant: str
 ) -> None:
-    # Every field is within its own cap (50 calls, 2000-char outputs); the sum (~100 KB) is not.
-    calls = [_tool(ok=True, output="o" * 2000) for _ in range(50)]
+    # Tool outputs are trimmed to fit (tests/capture/test_trim.py); arguments are structure and
+    # are not: 50 calls with 1,500 characters of arguments each (~80 KB) cannot fit.
+    calls = [_tool(ok=True, args={"query": "q" * 1500}) for _ in range(50)]
     before = _row_counts()
     with pytest.raises(InvalidEvent) as caught:
         _call("run", tenant, tool_calls=calls)
     assert caught.value.field == "(event)"
     assert "65536" in caught.value.message
     assert _row_counts() == before
+
+
+def test_a_payload_over_64_kib_of_tool_output_is_trimmed_to_fit_and_stored(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    calls = [_tool(ok=True, output="o" * 2000) for _ in range(50)]
+    event_id = _call("run", tenant, tool_calls=calls)
+    with session_scope() as session:
+        event = session.get(Event, event_id)
+        assert event is not None and len(event.payload["trimmed"]) == 50
 
 
 def test_payload_just_under_the_cap_is_stored(services_env: dict[str, str], tenant: str) -> None:
@@ -312,6 +322,6 @@ def test_every_error_is_reported_the_first_names_the_field() -> None:
 def test_the_payload_cap_counts_the_whole_event() -> None:
     text = "x" * 4000
     data = {"tenant": "t", "agent": "a", "task": text, "outcome": "failure",
-            "tool_calls": [{"tool": "t", "output": text} for _ in range(16)]}  # fmt: skip
+            "tool_calls": [{"tool": "t", "args": {"q": text}} for _ in range(17)]}  # fmt: skip
     with pytest.raises(InvalidEvent, match=str(MAX_PAYLOAD_BYTES)):
         parse_event("run_outcome", data)
