@@ -24,6 +24,7 @@ be the same lesson; that is for the neighbour scores and the model to say.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -85,12 +86,56 @@ def first_line(text: str) -> str:
 def error_template(error: str) -> str:
     """The shape of an error message: its first line, lowercased, with what varies between
     occurrences masked. ``order 4412 not found`` and ``order 98 not found`` share one."""
-    line = _codes_masked(unicodedata.normalize("NFKC", first_line(error)))
+    structured = _json_template(error)
+    if structured is not None:
+        return structured[:TEMPLATE_MAX]
+    line = _codes_masked(unicodedata.normalize("NFKC", telling_line(error)))
     line = line.lower()
     for pattern, mask in _MASKS:
         line = pattern.sub(mask, line)
     line = _SPACE.sub(" ", line).strip(" .:;,")
     return line[:TEMPLATE_MAX]
+
+
+def telling_line(error: str) -> str:
+    """The line that says what went wrong: the first, or for a Python traceback (whose first
+    line is the same for every error) its last, the exception."""
+    lines = [part.strip() for part in str(error).splitlines() if part.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("Traceback (most recent call last)"):
+        return lines[-1]
+    return lines[0]
+
+
+def _json_template(error: str) -> str | None:
+    """A JSON object or list of them as an error: its keys and the templates of its text
+    values (ids masked), so that the message inside it still tells errors apart."""
+    text = str(error).strip()
+    if not text.startswith(("{", "[")) or len(text) > 20_000:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict | list):
+        return None
+
+    def shape(item: Any, depth: int = 0) -> str:
+        if depth > 4:
+            return "…"
+        if isinstance(item, dict):
+            inner = ", ".join(f"{k}: {shape(v, depth + 1)}" for k, v in sorted(item.items()))
+            return "{" + inner + "}"
+        if isinstance(item, list):
+            return "[" + ", ".join(shape(v, depth + 1) for v in item[:5]) + "]"
+        if isinstance(item, str):
+            return error_template(item) if item.strip() else "<empty>"
+        if isinstance(item, bool) or item is None:
+            return str(item).lower()
+        return "<id>"
+
+    return shape(value)
 
 
 #: an upper-case code in mixed-case text: an airport (JFK), a currency (EUR), a fare class

@@ -162,3 +162,20 @@ def test_an_event_signature_ignores_ids_and_wording_of_the_task() -> None:
 
 def test_mask_ids_keeps_case() -> None:
     assert fp.mask_ids("Order 4412 for bob@x.com") == "Order <id> for <email>"
+
+
+def test_a_json_error_keeps_its_message_with_ids_masked() -> None:
+    a = fp.error_template('{"error": "Seat 12A unavailable on HAT123", "code": 409}')
+    b = fp.error_template('{"code": 409, "error": "Seat 14C unavailable on HAT999"}')
+    c = fp.error_template('{"error": "payment declined", "code": 402}')
+    assert a == b != c
+
+
+def test_a_traceback_is_known_by_its_exception_line() -> None:
+    def traceback(last: str) -> str:
+        return f'Traceback (most recent call last):\n  File "x.py", line 3, in f\n{last}'
+
+    assert fp.error_template(traceback("KeyError: 'order_id'")) == "keyerror: <q>"
+    assert fp.error_template(traceback("ValueError: amount must be positive")) != (
+        fp.error_template(traceback("ValueError: currency is unknown"))
+    )

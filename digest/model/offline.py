@@ -37,6 +37,7 @@ from digest.fingerprint import (
     run_failures,
     same,
     states_a_fact,
+    telling_line,
     tool_key,
 )
 from digest.model.contracts import MAX_LESSONS, change_note
@@ -173,7 +174,7 @@ def _judge_run(event: dict[str, Any]) -> str:
             and tool_key(failure.tool, str(tc.get("error") or "failed without a message"))
             == failure.key
         ]  # fmt: skip
-        error = _first_line(str(same[0].get("error") or "failed without a message"))
+        error = _first_line(telling_line(str(same[0].get("error") or "failed without a message")))
         if TRANSIENT.search(error):
             continue
         lessons.append(_tool_lesson(failure.tool, same, error, task))
