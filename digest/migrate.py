@@ -9,9 +9,10 @@ from alembic.config import Config
 
 from digest.config import get_settings, resource_dir
 
-#: tables that exist only on PostgreSQL and only in migrations: the neighbour-search term index
-#: (migration 0004), written by a trigger and read by raw SQL, never through the ORM.
-#: Autogenerate must not propose dropping them.
+#: tables that exist only on PostgreSQL and only in migrations: the old neighbour-search term
+#: index (migration 0004), still written by a trigger, no longer read (the search is in memory
+#: since issue 13; dropping it is a migration of its own). Autogenerate must not propose
+#: dropping them.
 MIGRATION_ONLY_TABLES = frozenset({"lesson_terms"})
 
 

@@ -94,7 +94,7 @@ def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult
         )
         if snapshot is None:
             if _bank_changed(session):
-                session.flush()  # the search reads the term index, kept by a trigger
+                session.flush()  # the search reads the rows this transaction changed
             snapshot = read_neighbours(
                 session,
                 claimed.tenant_id,
@@ -112,7 +112,7 @@ def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult
     return apply_and_finish(session, event, run, prepared, plan, recheck_adds=recheck)
 
 
-#: lesson columns the neighbour search depends on (through the term index or its filter)
+#: lesson columns the neighbour search depends on (its text, its filter)
 _SEARCHED = ("situation", "correction", "status", "expires_at", "agent_id")
 
 
