@@ -59,6 +59,18 @@ class InvalidEvent(DigestError, ValueError):
         super().__init__(f"invalid event: {field}: {message}")
 
 
+class IdempotencyConflict(InvalidEvent):
+    """An idempotency key this agent already used for an event with other content."""
+
+    def __init__(self, key: str, event_id: int) -> None:
+        self.key, self.event_id = key, event_id
+        super().__init__(
+            "idempotency_key",
+            f"{key!r} was already used by this agent for event {event_id} with other content; "
+            "use a new key for a new event",
+        )
+
+
 class InvalidArgument(DigestError, ValueError):
     """An argument that cannot be used (outside capture, which raises ``InvalidEvent``)."""
 

@@ -125,7 +125,7 @@ class Event(Base):
 
     __tablename__ = "events"
     __table_args__ = (
-        UniqueConstraint("tenant_id", "idempotency_key"),
+        UniqueConstraint("agent_id", "idempotency_key"),
         _one_of("kind", EVENT_KINDS, "kind"),
         _one_of("status", EVENT_STATUSES, "status"),
         _one_of("trust", TRUST_LEVELS, "trust"),

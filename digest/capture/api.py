@@ -31,7 +31,7 @@ from digest.capture.manual import split_manual_text
 from digest.capture.schemas import EventCommon, ManualLesson, parse_event
 from digest.config import get_settings
 from digest.db import get_engine, session_scope
-from digest.errors import CaptureUnavailable
+from digest.errors import CaptureUnavailable, IdempotencyConflict
 from digest.fingerprint import manual_key, normalised_question
 from digest.lessons.store import Candidate, add_lesson, support_lesson
 from digest.lessons.transition import lock_agent_lessons
@@ -230,7 +230,7 @@ class _EventStatements:
     """Built once per dialect: SQLAlchemy's compiled cache then serves every later capture."""
 
     insert: Insert
-    insert_keyed: Insert  # ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+    insert_keyed: Insert  # ON CONFLICT (agent_id, idempotency_key) DO NOTHING
     find_keyed: Select[Any]
 
 
@@ -240,10 +240,10 @@ def _event_statements(dialect: str) -> _EventStatements:
     return _EventStatements(
         insert=_insert(dialect, events).returning(events.c.id),
         insert_keyed=_insert(dialect, events)
-        .on_conflict_do_nothing(index_elements=["tenant_id", "idempotency_key"])
+        .on_conflict_do_nothing(index_elements=["agent_id", "idempotency_key"])
         .returning(events.c.id),
-        find_keyed=select(events.c.id).where(
-            events.c.tenant_id == bindparam("tenant_id"),
+        find_keyed=select(events.c.id, events.c.kind, events.c.payload).where(
+            events.c.agent_id == bindparam("agent_id"),
             events.c.idempotency_key == bindparam("idempotency_key"),
         ),
     )
@@ -364,9 +364,11 @@ def _store(parsed: EventCommon, trust: str | None = None) -> tuple[int, bool, in
             return inserted, True, ids[1]
         existing = conn.execute(
             statements.find_keyed,
-            {"tenant_id": ids[0], "idempotency_key": parsed.idempotency_key},
-        ).scalar_one()
-        return existing, False, ids[1]
+            {"agent_id": ids[1], "idempotency_key": parsed.idempotency_key},
+        ).one()
+        if (existing.kind, existing.payload) != (values["kind"], values["payload"]):
+            raise IdempotencyConflict(parsed.idempotency_key, existing.id)
+        return existing.id, False, ids[1]
 
 
 @_with_storage_errors("the lesson")
@@ -395,17 +397,17 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
     with session_scope(url) as session:
         tenant_id, agent_id = _agent_ids_for(session.connection(), url, parsed.tenant, parsed.agent)
         if parsed.idempotency_key is not None:
-            previous = session.scalars(
-                select(LessonEvidence.lesson_id)
-                .join(Event, Event.id == LessonEvidence.event_id)
-                .where(
-                    Event.tenant_id == tenant_id, Event.idempotency_key == parsed.idempotency_key
-                )
+            previous = session.execute(
+                select(Event.id, Event.payload, LessonEvidence.lesson_id)
+                .join(LessonEvidence, LessonEvidence.event_id == Event.id)
+                .where(Event.agent_id == agent_id, Event.idempotency_key == parsed.idempotency_key)
                 .order_by(LessonEvidence.id)
                 .limit(1)
             ).first()
             if previous is not None:
-                return previous
+                if previous.payload != _event_values(parsed, tenant_id, agent_id)["payload"]:
+                    raise IdempotencyConflict(parsed.idempotency_key, previous.id)
+                return int(previous.lesson_id)
         values = _event_values(parsed, tenant_id, agent_id)
         values.update(status="reflected", finished_at=utcnow())
         event = Event(**values)

@@ -220,7 +220,8 @@ def test_term_index_follows_every_write_to_a_lesson(
     assert refund.id not in neighbour_ids(refund, "gift cards never refundable")
 
     # Compaction merges a duplicate (the manual path adds without reconciling).
-    twin = digest.record_lesson(tenant, AGENT, "shipping: Norway ships from the Oslo depot")
+    # (under another name: the same lesson word for word would only add support)
+    twin = digest.record_lesson(tenant, AGENT, "shipping-no: Norway ships from the Oslo depot")
     assert neighbour_ids(refund, "Norway ships from the Oslo depot") == [shipping, twin]
     assert compact(tenant, AGENT).merged == [(twin, shipping)]
     assert index_matches_active_lessons(agent_id)
