@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import numpy as np
 from sqlalchemy import select
-from sqlalchemy.orm import Session, undefer
+from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.fingerprint import states_a_fact
@@ -181,15 +182,21 @@ def forget(agent_id: int | None = None) -> None:
 
 
 def _rows_query(agent_id: int) -> Any:
+    """The columns an index keeps, as plain rows: a search inside a batch's transaction must
+    not fill that session with thousands of ORM objects to track."""
     return (
-        select(Lesson)
-        .options(undefer(Lesson.embedding))
+        select(
+            Lesson.id, Lesson.title, Lesson.situation, Lesson.mistake, Lesson.correction,
+            Lesson.tags, Lesson.fingerprint, Lesson.scope, Lesson.contact_id, Lesson.expires_at,
+            Lesson.trust, Lesson.status, Lesson.embedding, Lesson.embedding_key,
+            Lesson.updated_at,
+        )
         .where(Lesson.agent_id == agent_id)
         .order_by(Lesson.id)
-    )
+    )  # fmt: skip
 
 
-def _row(lesson: Lesson) -> Row:
+def _row(lesson: Any) -> Row:
     return Row(
         lesson.id, lesson.title, lesson.situation, lesson.mistake, lesson.correction,
         tuple(lesson.tags or ()), lesson.fingerprint, lesson.scope, lesson.contact_id,
@@ -197,7 +204,7 @@ def _row(lesson: Lesson) -> Row:
     )  # fmt: skip
 
 
-def _entries(lessons: list[Lesson], found: Embedder | None) -> list[Entry]:
+def _entries(lessons: Sequence[Any], found: Embedder | None) -> list[Entry]:
     """Entries of active lessons, with their stored vectors, or vectors computed now for the
     ones whose key is stale (new text, another model)."""
     active = [lesson for lesson in lessons if lesson.status == "active"]
@@ -240,7 +247,7 @@ def _expiries(index: AgentIndex) -> np.ndarray:
 
 def _build(session: Session, agent_id: int, epoch: int, found: Embedder | None) -> _Bank:
     started = utcnow()
-    lessons = list(session.scalars(_rows_query(agent_id).where(Lesson.status == "active")))
+    lessons = session.execute(_rows_query(agent_id).where(Lesson.status == "active")).all()
     index = AgentIndex(_entries(lessons, found))
     positions = {e.lesson_id: i for i, e in enumerate(index.entries)}
     stamps = {lesson.id: as_utc(lesson.updated_at) for lesson in lessons}
@@ -270,7 +277,7 @@ def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None)
     if changed:
         if len(changed) + len(bank.hidden) > DELTA_REBUILD:
             return None
-        rows = list(session.scalars(_rows_query(bank.agent_id).where(Lesson.id.in_(changed))))
+        rows = session.execute(_rows_query(bank.agent_id).where(Lesson.id.in_(changed))).all()
         for lesson in rows:
             stamps[lesson.id] = as_utc(lesson.updated_at)
             delta.pop(lesson.id, None)
