@@ -27,11 +27,9 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-
-KINDS = ("tool", "run", "answer", "edit", "manual")
 
 #: a template keeps at most this many characters of the error's first line
 TEMPLATE_MAX = 200
@@ -77,10 +75,6 @@ def mask_ids(text: str) -> str:
         if mask != "<q>":
             masked = pattern.sub(mask, masked)
     return _SPACE.sub(" ", masked).strip()
-
-
-def first_line(text: str) -> str:
-    return next((part.strip() for part in str(text).splitlines() if part.strip()), "")
 
 
 def error_template(error: str) -> str:
@@ -383,7 +377,3 @@ def assign(candidate_texts: Sequence[str], failures: Sequence[Failure]) -> list[
         ]
         chosen.append(failures[fits.index(max(fits))].key)
     return chosen
-
-
-def keys_of(texts: Iterable[str | None]) -> list[str]:
-    return [t for t in texts if t]

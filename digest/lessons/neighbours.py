@@ -135,6 +135,7 @@ class _Bank:
     hidden: frozenset[int] = frozenset()
     delta: tuple[Entry, ...] = ()
     delta_index: AgentIndex | None = None
+    delta_expires: np.ndarray | None = None
 
 
 @dataclass
@@ -142,29 +143,26 @@ class View:
     """An agent's lessons as a search sees them: the kept index, minus what the overlay
     replaces, plus the overlay."""
 
-    base: AgentIndex
-    hidden: set[int]
-    delta: AgentIndex | None
-    positions: dict[int, int]
-    expires: np.ndarray
+    bank: _Bank
     embedder: Embedder | None
 
-    def allowed(self, index: AgentIndex, expires: np.ndarray, extra: Any = None) -> np.ndarray:
-        now = utcnow().timestamp()
-        mask = expires > now
-        if index is self.base:
-            for lesson_id in self.hidden:
-                position = self.positions.get(lesson_id)
-                if position is not None:
-                    mask[position] = False
-        if extra is not None:
-            mask &= extra
-        return mask
+    @property
+    def base(self) -> AgentIndex:
+        return self.bank.index
 
     def parts(self) -> list[tuple[AgentIndex, np.ndarray]]:
-        found = [(self.base, self.allowed(self.base, self.expires))]
-        if self.delta is not None and len(self.delta):
-            found.append((self.delta, self.allowed(self.delta, _expiries(self.delta))))
+        """Each index with the mask of its entries a search may return now: unexpired, and
+        in the kept index not replaced by the overlay."""
+        now = utcnow().timestamp()
+        bank = self.bank
+        base = bank.expires > now
+        for lesson_id in bank.hidden:
+            position = bank.positions.get(lesson_id)
+            if position is not None:
+                base[position] = False
+        found = [(bank.index, base)]
+        if bank.delta_index is not None and bank.delta_expires is not None and bank.delta:
+            found.append((bank.delta_index, bank.delta_expires > now))
         return found
 
 
@@ -285,10 +283,12 @@ def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None)
             delta[entry.lesson_id] = entry
     hidden = bank.hidden | frozenset(changed)
     entries = tuple(sorted(delta.values(), key=lambda e: e.lesson_id))
-    index = AgentIndex(entries) if changed else bank.delta_index
+    if not changed:
+        return replace(bank, epoch=epoch, read_at=started)
+    index = AgentIndex(entries)
     return replace(
         bank, epoch=epoch, read_at=started, stamps=stamps, hidden=hidden, delta=entries,
-        delta_index=index,
+        delta_index=index, delta_expires=_expiries(index),
     )  # fmt: skip
 
 
@@ -313,7 +313,7 @@ def agent_view(session: Session, agent_id: int, settings: Settings | None = None
         bank = _overlaid(session, bank, epoch, found) or _build(session, agent_id, epoch, found)
         if not own_writes:
             _keep(key, bank)
-    return View(bank.index, set(bank.hidden), bank.delta_index, bank.positions, bank.expires, found)
+    return View(bank, found)
 
 
 def _keep(key: tuple[str, int], bank: _Bank) -> None:
