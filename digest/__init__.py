@@ -11,7 +11,11 @@ about a millisecond, and never imports litellm or Celery::
     digest.record_edit("acme", "support-bot", original=draft, final=sent_text)
     digest.record_answer("acme", "support-bot", question="Do we ship to Norway?",
                          answer="Yes, from the Oslo warehouse, 3-5 days.")
-    digest.record_lesson("acme", "support-bot", "refunds: always confirm the amount first")
+    event_id = digest.record_lesson("acme", "support-bot", "refunds: confirm the amount first")
+    lesson_id = digest.lesson_for_event("acme", "support-bot", event_id)
+
+Every ``record_*`` returns the id of the event it stored (the same id again for a repeated
+``idempotency_key`` with the same content).
 """
 
 from __future__ import annotations
@@ -23,10 +27,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from digest.capture.api import record_answer, record_edit, record_lesson, record_run
+    from digest.capture.api import (
+        lesson_for_event,
+        record_answer,
+        record_edit,
+        record_lesson,
+        record_run,
+    )
     from digest.errors import (
         CaptureUnavailable,
         ConfigError,
+        DatabaseUnavailable,
         DigestError,
         IdempotencyConflict,
         InvalidArgument,
@@ -42,12 +53,14 @@ if TYPE_CHECKING:
 #: public name → the module that defines it. ``import digest`` loads none of them: each is
 #: imported on first access (PEP 562), so an agent pays only for what it calls.
 _SOURCES = {
+    "lesson_for_event": "digest.capture.api",
     "record_answer": "digest.capture.api",
     "record_edit": "digest.capture.api",
     "record_lesson": "digest.capture.api",
     "record_run": "digest.capture.api",
     "CaptureUnavailable": "digest.errors",
     "ConfigError": "digest.errors",
+    "DatabaseUnavailable": "digest.errors",
     "DigestError": "digest.errors",
     "IdempotencyConflict": "digest.errors",
     "InvalidArgument": "digest.errors",
@@ -66,6 +79,7 @@ __all__ = [
     "CaptureUnavailable",
     "ConfigError",
     "CurrentLearning",
+    "DatabaseUnavailable",
     "DigestError",
     "IdempotencyConflict",
     "InvalidArgument",
@@ -76,6 +90,7 @@ __all__ = [
     "LoopDetector",
     "NotFound",
     "current_learning",
+    "lesson_for_event",
     "pitfalls",
     "record_answer",
     "record_edit",

@@ -19,6 +19,13 @@ from digest.errors import ConfigError
 DEFAULT_DATABASE_URL = "sqlite:///digest.db"
 DEFAULT_LLM_MODEL = "offline/rules"
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+#: model steps of one reflection (judge, reconcile) in the time budget
+REFLECT_STEPS = 2
+#: seconds of a task's soft limit kept for everything but model calls (database, embeddings):
+#: this much, or a tenth of the limit when that is less
+BUDGET_MARGIN_S = 20
+#: model strings answered in this process (digest.model: offline rules, scripted test models)
+IN_PROCESS_MODELS = ("offline/", "scripted/")
 
 
 class Settings(BaseSettings):
@@ -53,6 +60,20 @@ class Settings(BaseSettings):
     llm_max_attempts: int = Field(default=3, ge=1, le=10)
     llm_retry_wait_max_s: float = Field(default=20.0, ge=0)
     llm_max_tokens: int = Field(default=1024, ge=64)
+    #: after the in-task attempts, a transient fault (429, 5xx, timeout, connection) puts the
+    #: event back as ``waiting`` with an exponential, jittered delay (honouring Retry-After);
+    #: it fails for good only once its faults have lasted this long
+    llm_give_up_after_s: float = Field(default=6 * 3600.0, ge=0)
+    #: the first delay of a waiting event, doubled at each deferral up to the max
+    llm_defer_base_s: float = Field(default=30.0, ge=0)
+    llm_defer_max_s: float = Field(default=1800.0, ge=0)
+    #: fleet-wide limits per model, kept in Redis (the broker's): model calls in flight at
+    #: once, and calls per DIGEST_LLM_RATE_WINDOW_S (60 s: per minute). 0 = no limit.
+    llm_max_concurrency: int = Field(default=16, ge=0)
+    llm_rpm: int = Field(default=0, ge=0)
+    llm_rate_window_s: float = Field(default=60.0, gt=0)
+    #: how long one call may wait for a free slot before the event is put back as waiting
+    llm_slot_wait_s: float = Field(default=10.0, ge=0)
 
     # --- identity: embeddings for semantic neighbours (digest.identity) ----------------------
     #: "local" (all-MiniLM-L6-v2, int8 ONNX, on this CPU; installed with the package), "none"
@@ -103,8 +124,13 @@ class Settings(BaseSettings):
     sweep_cron: str = "0 3 * * 1"
 
     # --- worker reliability (DESIGN §6) -------------------------------------------------------
-    task_soft_time_limit_s: int = Field(default=240, ge=1)
-    task_time_limit_s: int = Field(default=300, ge=2)
+    #: soft and hard limits of one reflect (and compose) task. The soft limit must hold the
+    #: model budget (``model_budget_s``): `digest doctor` and the worker refuse one that
+    #: does not. Relay, sweep and improve-now have limits of their own (worker.config).
+    task_soft_time_limit_s: int = Field(default=540, ge=1)
+    task_time_limit_s: int = Field(default=600, ge=2)
+    #: improve-now waits up to this long for events other workers are reflecting right now
+    improve_wait_s: float = Field(default=120.0, ge=0)
     visibility_timeout_s: int = Field(default=3600, ge=60)
     relay_pending_age_s: int = Field(default=60, ge=0)
     #: a `processing` claim is stale after the hard time limit plus this grace.
@@ -161,6 +187,53 @@ class Settings(BaseSettings):
         if hard is not None and value <= hard:
             raise ValueError(f"must exceed DIGEST_TASK_TIME_LIMIT_S ({hard})")
         return value
+
+    @property
+    def step_budget_s(self) -> float:
+        """The longest one model step can take: every attempt waiting for a fleet slot and
+        running to its timeout, with the longest wait between attempts."""
+        attempts = self.llm_max_attempts
+        return (
+            attempts * (self.llm_slot_wait_s + self.llm_timeout_s)
+            + (attempts - 1) * self.llm_retry_wait_max_s
+        )
+
+    @property
+    def model_budget_s(self) -> float:
+        """The longest the model calls of one reflection can take: two steps (judge, then
+        reconcile), each ``step_budget_s``."""
+        return REFLECT_STEPS * self.step_budget_s
+
+    @property
+    def model_deadline_s(self) -> float:
+        """Seconds of a reflect task in which its model calls must end: the soft limit less
+        the margin kept for the rest of the work."""
+        soft = self.task_soft_time_limit_s
+        return soft - min(BUDGET_MARGIN_S, soft / 10)
+
+    def budget_problems(self) -> list[str]:
+        """Why this configuration's model budget does not fit the task limits, as sentences
+        naming the settings to change (empty: it fits, or every configured model answers in
+        process, where no call waits on a network)."""
+        models = {self.model_for(step) for step in ("reflect", "reconcile", "summarize")}
+        if all(m.startswith(IN_PROCESS_MODELS) for m in models):
+            return []
+        room = self.model_deadline_s
+        if self.model_budget_s <= room:
+            return []
+        margin = self.task_soft_time_limit_s - room
+        return [
+            f"one reflection may spend {self.model_budget_s:.0f} s on model calls "
+            f"({REFLECT_STEPS} steps × (DIGEST_LLM_MAX_ATTEMPTS={self.llm_max_attempts} × "
+            f"(DIGEST_LLM_SLOT_WAIT_S={self.llm_slot_wait_s:g} + "
+            f"DIGEST_LLM_TIMEOUT_S={self.llm_timeout_s:g}) + "
+            f"{self.llm_max_attempts - 1} × DIGEST_LLM_RETRY_WAIT_MAX_S="
+            f"{self.llm_retry_wait_max_s:g})), more than DIGEST_TASK_SOFT_TIME_LIMIT_S="
+            f"{self.task_soft_time_limit_s} leaves ({room:g} s after a {margin:g} s "
+            "margin): raise DIGEST_TASK_SOFT_TIME_LIMIT_S (and DIGEST_TASK_TIME_LIMIT_S) to "
+            f"at least {int(self.model_budget_s) + BUDGET_MARGIN_S + 1}, or lower those "
+            "model settings"
+        ]
 
     @property
     def embedded(self) -> bool:

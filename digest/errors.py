@@ -8,7 +8,8 @@
      ├── InvalidArgument        bad input to any other call (a search, a threshold, a file)
      │    ├── OwnerInputError       an argument an owner command cannot use
      │    └── LessonFileError       a LESSON.md file that cannot be imported
-     ├── CaptureUnavailable     the database could not take the event (it was not stored)
+     ├── DatabaseUnavailable    the database could not answer (unreachable, schema missing)
+     │    └── CaptureUnavailable    it could not take the event (it was not stored)
      ├── NotFound               an unknown tenant, agent, event, lesson or version
      ├── StateError             the row's state does not allow the change; nothing was written
      │    ├── LessonStateError      e.g. enabling a deleted lesson
@@ -84,7 +85,11 @@ class LessonFileError(InvalidArgument):
     folder)."""
 
 
-class CaptureUnavailable(DigestError):
+class DatabaseUnavailable(DigestError):
+    """The database could not answer (unreachable, schema missing, a bad URL)."""
+
+
+class CaptureUnavailable(DatabaseUnavailable):
     """The event could not be stored (database unreachable, schema missing, …)."""
 
 
@@ -113,7 +118,12 @@ class LLMError(DigestError):
 
 
 class LLMTransientError(LLMError):
-    """A failure worth retrying: rate limit, server error, timeout, connection reset."""
+    """A failure worth retrying: rate limit, server error, timeout, connection reset.
+    ``retry_after`` is the provider's Retry-After in seconds, when it sent one."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class LLMOutputError(LLMError):

@@ -36,3 +36,17 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
 
 def current(url: str | None = None) -> None:
     command.current(alembic_config(url))
+
+
+def revisions(url: str | None = None) -> tuple[str | None, str | None]:
+    """(the database's revision, the code's head revision). The first is None for a database
+    with no schema yet; raises the driver's error when the database cannot be reached."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    from digest.db import get_engine
+
+    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    with get_engine(url or get_settings().database_url).connect() as connection:
+        current_rev = MigrationContext.configure(connection).get_current_revision()
+    return current_rev, head

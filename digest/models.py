@@ -58,7 +58,9 @@ LESSON_TRUST = ("trusted", "untrusted", "reviewed")
 PROTECTED_TRUST = frozenset({"trusted", "reviewed"})
 
 EVENT_KINDS = ("run_outcome", "operator_edit", "owner_answer", "manual_lesson")
-EVENT_STATUSES = ("pending", "processing", "reflected", "skipped", "failed", "dead")
+#: ``waiting``: a transient model fault (rate limit, 5xx, timeout) put the event back; it is
+#: claimable again from ``next_attempt_at`` (issue 14)
+EVENT_STATUSES = ("pending", "processing", "waiting", "reflected", "skipped", "failed", "dead")
 TRUST_LEVELS = ("high", "low")
 LESSON_SCOPES = ("contact", "agent", "org")
 LESSON_OUTCOMES = ("success", "failure", "mixed")
@@ -156,6 +158,14 @@ class Event(Base):
     #: the Celery task id of the delivery that claimed it (a redelivery takes its claims back)
     claim_token: Mapped[str | None] = mapped_column(String(64))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: ``waiting`` events: when a worker may take it again
+    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: when the current run of transient faults began (the give-up clock); None once decided
+    waiting_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: how many times a transient fault put it back (the backoff's exponent)
+    deferrals: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: deferrals after which every answer of the model had broken its output contract
+    output_faults: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     @validates("last_error")
     def _redact_error(self, _key: str, value: str | None) -> str | None:
@@ -336,3 +346,14 @@ class DigestRun(Base):
     @validates("error")
     def _redact_error(self, _key: str, value: str | None) -> str | None:
         return redact(value) if value else value
+
+
+class Heartbeat(Base):
+    """When a periodic duty last ran (the relay, the sweep), for ``digest doctor`` and
+    ``digest stats`` to warn when it has stopped."""
+
+    __tablename__ = "heartbeats"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    detail: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)

@@ -26,24 +26,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from dataclasses import replace
+from datetime import datetime, timedelta
 
-import structlog
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import func, select, update
 
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
-from digest.errors import InvalidArgument
-from digest.models import Agent, Event, Tenant, utcnow
+from digest.errors import InvalidArgument, is_time_limit
+from digest.logs import get_logger
+from digest.model.seam import time_budget
+from digest.models import Agent, Event, Tenant, as_utc, utcnow
 from digest.outbox import publish
+from digest.redact import redact
 from digest.reflect.batch import reflect_together
-from digest.reflect.claims import Batch, ReflectResult, claim_batch
+from digest.reflect.claims import Batch, ReflectResult, claim_batch, claimable
 from digest.reflect.single import reflect_one
-from digest.tenants import find_agent
+from digest.tenants import agent_named, find_agent, tenant_named
 from digest.versions.compose import ComposeResult, compose_version
 from digest.versions.triggers import after_reflect
 
-log = structlog.get_logger("digest.pipeline")
+log = get_logger("digest.pipeline")
 
 
 def reflect_pending(
@@ -86,11 +89,14 @@ def reflect_pending(
         )
     if pass_on and batch.next_pending is not None and not batch.in_process:
         _pass_on(batch, settings)
+    # Model calls end before the task's soft limit: an event out of time waits, not dies.
+    budget = time_budget(settings.model_deadline_s)
     try:
-        if batch.in_process and len(batch.claimed) > 1:
-            results = reflect_together(batch.claimed, settings)
-        else:
-            results = [reflect_one(c, settings, time.monotonic()) for c in batch.claimed]
+        with budget:
+            if batch.in_process and len(batch.claimed) > 1:
+                results = reflect_together(batch.claimed, settings)
+            else:
+                results = [reflect_one(c, settings, time.monotonic()) for c in batch.claimed]
     finally:
         # Even if this batch raised: the agent's other pending events must not wait for it.
         if pass_on and batch.next_pending is not None and batch.in_process:
@@ -115,56 +121,172 @@ def drain(
     on_result: Callable[[ReflectResult], None] | None = None,
 ) -> list[ReflectResult]:
     """Reflect every pending (or stranded ``processing``) event in this process, agent by
-    agent, a batch at a time: the embedded mode's worker."""
+    agent, a batch at a time: the embedded mode's worker.
+
+    One agent's failure never holds up the others: when reflecting an agent raises, the
+    error is logged, each event the failed call left unfinished is reported as a result with
+    status ``error`` (its reason names the tenant, the agent and the exception), and drain
+    goes on with the next agent. That agent's other events wait for the next drain (or a
+    worker); its unfinished claims are taken over once stale, and an event that fails every
+    time ends ``dead`` after ``DIGEST_MAX_EVENT_ATTEMPTS``."""
     settings = settings or get_settings()
     results: list[ReflectResult] = []
     for agent_id in agents_with_work(settings, tenant=tenant, agent=agent):
         while True:
-            taken = reflect_pending(agent_id=agent_id, settings=settings, pass_on=False)
+            started = utcnow()
+            try:
+                taken = reflect_pending(agent_id=agent_id, settings=settings, pass_on=False)
+            except Exception as exc:
+                if is_time_limit(exc):
+                    raise  # the task's own time is up: nothing more is reflected in it
+                taken = _drain_errors(agent_id, started, exc, settings)
+                stop = True
+            else:
+                stop = not taken
             for result in taken:
                 results.append(result)
                 if on_result is not None:
                     on_result(result)
-            if not taken:
+            if stop:
                 break
     return results
+
+
+def _drain_errors(
+    agent_id: int, started: datetime, exc: Exception, settings: Settings
+) -> list[ReflectResult]:
+    """The ``error`` results of a reflect call of ``drain`` that raised ``exc``: one for each
+    event of the agent it left claimed, or, if it had claimed none (or handed them back), for
+    the agent's oldest claimable event, the one it would have taken first."""
+    error = redact(f"{type(exc).__name__}: {exc}".splitlines()[0])
+    with read_scope(settings.database_url) as session:
+        names = session.execute(
+            select(Tenant.name, Agent.name)
+            .join(Agent, Agent.tenant_id == Tenant.id)
+            .where(Agent.id == agent_id)
+        ).one()
+        left = list(
+            session.scalars(
+                select(Event.id)
+                .where(
+                    Event.agent_id == agent_id,
+                    Event.status == "processing",
+                    Event.processing_started_at >= started,
+                )
+                .order_by(Event.id)
+            )
+        )
+        if not left:
+            left = list(
+                session.scalars(
+                    select(Event.id)
+                    .where(Event.agent_id == agent_id, claimable(settings))
+                    .order_by(Event.id)
+                    .limit(1)
+                )
+            )
+    log.error(
+        "drain_agent_failed",
+        tenant=names[0],
+        agent=names[1],
+        agent_id=agent_id,
+        events=left,
+        error=error,
+    )
+    reason = f"reflecting {names[0]}/{names[1]} raised {error}"
+    return [ReflectResult(event_id, "error", reason) for event_id in left]
 
 
 def agents_with_work(
     settings: Settings, *, tenant: str | None = None, agent: str | None = None
 ) -> list[int]:
-    """Agents with events to reflect (pending, or claimed by a worker that died), the agent
-    with the oldest such event first."""
-    stale_before = utcnow() - timedelta(seconds=settings.processing_stale_after_s)
+    """Agents with events to reflect (pending, waiting with their next attempt due, or
+    claimed by a worker that died), the agent with the oldest such event first."""
     query = (
         select(Event.agent_id)
         .join(Agent, Agent.id == Event.agent_id)
         .join(Tenant, Tenant.id == Event.tenant_id)
-        .where(
-            or_(
-                Event.status == "pending",
-                and_(Event.status == "processing", Event.processing_started_at <= stale_before),
-            )
-        )
+        .where(claimable(settings))
         .group_by(Event.agent_id)
         .order_by(func.min(Event.id))
     )
     if tenant is not None:
-        query = query.where(Tenant.name == tenant)
+        query = query.where(tenant_named(tenant))
     if agent is not None:
-        query = query.where(Agent.name == agent)
+        query = query.where(agent_named(agent))
     with read_scope(settings.database_url) as session:
         return list(session.scalars(query))
 
 
 def improve_now(tenant: str, agent: str, settings: Settings | None = None) -> ComposeResult:
-    """Reflect the agent's pending events now, then compose (trigger ``manual``), ignoring
-    the threshold and the quiet period."""
+    """Reflect everything the agent captured before this call, then compose (trigger
+    ``manual``), ignoring the threshold and the quiet period.
+
+    "Everything" includes events another worker is reflecting right now: their claims are
+    waited for (up to ``DIGEST_IMPROVE_WAIT_S``), and whatever such a worker passes back is
+    reflected here too; events waiting after a model fault are tried once more now. What
+    still cannot be covered is counted in the result (``waiting``, ``in_flight``)."""
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
         agent_id = find_agent(session, tenant, agent).id
-    drain(settings, tenant=tenant, agent=agent)
-    return compose_version(agent_id, "manual", settings)
+        last = session.scalar(select(func.max(Event.id)).where(Event.agent_id == agent_id))
+        # the owner asked now: a waiting event's backoff ends here
+        session.execute(
+            update(Event)
+            .where(Event.agent_id == agent_id, Event.status == "waiting")
+            .values(next_attempt_at=utcnow())
+        )
+    give_up = time.monotonic() + settings.improve_wait_s
+    errored: set[int] = set()  # left claimed by this drain's own error: not in flight elsewhere
+    while True:
+        results = drain(settings, tenant=tenant, agent=agent)
+        errored.update(r.event_id for r in results if r.status == "error")
+        left = _uncovered(agent_id, last, settings, errored)
+        if left["in_flight"] == 0 and left["ready"] == 0:
+            break
+        if time.monotonic() >= give_up:
+            log.warning("improve_now_stopped_waiting", agent_id=agent_id, **left)
+            break
+        time.sleep(IMPROVE_POLL_S)
+    result = compose_version(agent_id, "manual", settings)
+    return replace(result, waiting=left["waiting"], in_flight=left["in_flight"])
+
+
+#: how often improve-now looks again at events other workers are reflecting
+IMPROVE_POLL_S = 0.1
+
+
+def _uncovered(
+    agent_id: int, last: int | None, settings: Settings, errored: set[int]
+) -> dict[str, int]:
+    """The agent's events up to ``last`` that are not decided yet: being reflected by
+    another worker (a live claim), ready for this one, or waiting after a fault. Events in
+    ``errored`` (this process's drain raised on them; drain reported them) are left out."""
+    if last is None:
+        return {"in_flight": 0, "ready": 0, "waiting": 0}
+    stale_before = utcnow() - timedelta(seconds=settings.processing_stale_after_s)
+    with read_scope(settings.database_url) as session:
+        rows = session.execute(
+            select(
+                Event.id, Event.status, Event.processing_started_at, Event.next_attempt_at
+            ).where(
+                Event.agent_id == agent_id,
+                Event.id <= last,
+                Event.status.in_(("pending", "processing", "waiting")),
+            )
+        ).all()
+    now = utcnow()
+    counts = {"in_flight": 0, "ready": 0, "waiting": 0}
+    for event_id, status, started, due in rows:
+        if event_id in errored:
+            continue
+        if status == "processing" and started is not None and as_utc(started) > stale_before:
+            counts["in_flight"] += 1
+        elif status == "waiting" and due is not None and as_utc(due) > now:
+            counts["waiting"] += 1
+        else:
+            counts["ready"] += 1
+    return counts
 
 
 def _after_reflect(agent_id: int, settings: Settings) -> None:

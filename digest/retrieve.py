@@ -4,7 +4,8 @@
   the few most relevant as a KNOWN PITFALLS block. It is best effort: any fault is logged and
   gives ``""``, never an exception into the agent.
 - ``current_learning`` returns the agent's active learning version with a short summary for
-  the user-turn layer; both are byte-stable while the version does not change.
+  the user-turn layer; both are byte-stable while the version does not change. It is not best
+  effort: a database that cannot answer raises ``DatabaseUnavailable`` (a ``DigestError``).
 - ``LoopDetector`` is the in-turn guard: the same tool call failing twice in a row yields a
   LOOP DETECTED block. It lives in memory only.
 
@@ -19,16 +20,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import structlog
 from sqlalchemy import select, text, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from digest.db import session_scope
+from digest.db import read_scope, session_scope
+from digest.errors import DatabaseUnavailable
 from digest.identity.index import Entry
 from digest.lessons.neighbours import agent_view, probe_vector
+from digest.logs import get_logger
 from digest.models import Agent, LearningVersion, Lesson, Tenant, as_utc, utcnow
+from digest.redact import redact
+from digest.tenants import agent_named, key_problem, tenant_named, unknown_key
 
-log = structlog.get_logger("digest.retrieve")
+log = get_logger("digest.retrieve")
 
 PITFALLS_HEAD = "[KNOWN PITFALLS — your prior lessons]"
 PITFALLS_END = "[END KNOWN PITFALLS]"
@@ -159,7 +164,7 @@ def _surface(
         agent_id = session.scalar(
             select(Agent.id)
             .join(Tenant, Tenant.id == Agent.tenant_id)
-            .where(Tenant.name == tenant, Agent.name == agent)
+            .where(tenant_named(tenant), agent_named(agent))
         )
         if agent_id is None:
             return []
@@ -299,10 +304,30 @@ class CurrentLearning:
 def current_learning(tenant: str, agent: str) -> CurrentLearning | None:
     """The active version of ``agent`` (``None`` if it has none, or tenant or agent is unknown).
 
-    Equal, byte for byte, on every call until another version becomes active. Database errors
-    propagate: unlike ``pitfalls``, a caller here can tell "no version" from "no answer".
+    Equal, byte for byte, on every call until another version becomes active. Unlike
+    ``pitfalls`` it is not best effort, so that a caller can tell "no version" from "no
+    answer": when the database cannot answer (unreachable, schema missing, a bad
+    ``DIGEST_DATABASE_URL``) it raises ``DatabaseUnavailable``, and an invalid setting raises
+    ``ConfigError``; both are ``DigestError``s, never a driver's exception. An unknown tenant
+    or agent whose name is not a valid key at all (``digest.tenants.key_problem``) raises
+    ``InvalidArgument`` rather than returning ``None``: it is a bug in the caller.
     """
-    with session_scope() as session:
+    try:
+        found = _active_version(tenant, agent)
+    except SQLAlchemyError as exc:
+        error = redact(_short_error(exc))
+        missing = "no such table" in error or "does not exist" in error
+        hint = " (schema missing: run `digest db upgrade`)" if missing else ""
+        raise DatabaseUnavailable(f"the learning version could not be read: {error}{hint}") from exc
+    if found is None:
+        for field, name in (("tenant", tenant), ("agent", agent)):
+            if key_problem(name) is not None:
+                raise unknown_key(field, name)
+    return found
+
+
+def _active_version(tenant: str, agent: str) -> CurrentLearning | None:
+    with read_scope() as session:
         row = session.execute(
             select(
                 LearningVersion.number,
@@ -312,11 +337,7 @@ def current_learning(tenant: str, agent: str) -> CurrentLearning | None:
             )
             .join(Agent, Agent.current_version_id == LearningVersion.id)
             .join(Tenant, Tenant.id == Agent.tenant_id)
-            .where(
-                Tenant.name == tenant,
-                Agent.name == agent,
-                LearningVersion.status == "active",
-            )
+            .where(tenant_named(tenant), agent_named(agent), LearningVersion.status == "active")
         ).first()
     if row is None:
         return None

@@ -1,5 +1,15 @@
-"""Tenants and agents: finding an agent by its keys, and per-tenant settings (apply mode and the
-knobs of the version triggers).
+"""Tenants and agents: their keys, finding an agent by its keys, and per-tenant settings (apply
+mode and the knobs of the version triggers).
+
+Keys. A tenant or agent key is stored NFC-normalised, and a key that could pass for another is
+never created: ``normal_key`` refuses control characters (C0, C1), invisible format characters
+(zero-width space, joiners, U+2060, U+FEFF, bidi controls, …), line separators, any space but
+U+0020, leading or trailing whitespace, an empty key, more than ``KEY_MAX`` characters, and a
+key that mixes Latin letters with Cyrillic or Greek ones (``acme`` with a Cyrillic ``а``).
+Every way a key comes in goes through here: capture validates with ``key_problem`` (an
+``InvalidEvent`` naming ``tenant`` or ``agent``), other calls that create a tenant with
+``normal_key`` (``InvalidArgument``), and lookups with ``tenant_named`` / ``agent_named``,
+which normalise and never refuse, so a name stored before these rules still reads.
 
 ``tenants.settings`` holds overrides; anything not set there falls back to the process
 settings (``DIGEST_THRESHOLD_SIGNALS``, ``DIGEST_QUIET_SECONDS``, ``DIGEST_FREQUENCY_GATE``,
@@ -8,15 +18,16 @@ settings (``DIGEST_THRESHOLD_SIGNALS``, ``DIGEST_QUIET_SECONDS``, ``DIGEST_FREQU
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import session_scope
-from digest.errors import InvalidEvent, NotFound
+from digest.errors import DigestError, InvalidArgument, InvalidEvent, NotFound
 from digest.models import APPLY_MODES, Agent, Tenant, utcnow
 
 #: the keys a tenant may override, with their lower bounds
@@ -27,6 +38,96 @@ TENANT_KEYS = {
     "promotion_contacts": 2,
     "independent_spread_s": 0,
 }
+#: the upper bound of every tenant override (a count or seconds; 68 years of seconds)
+TENANT_VALUE_MAX = 2**31 - 1
+
+# --- keys -----------------------------------------------------------------------------------
+
+#: the longest tenant or agent key (the columns hold 200 characters)
+KEY_MAX = 200
+#: scripts whose letters look alike: a key may use letters of one of them, not of two
+_LOOKALIKE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+#: Unicode categories a key may not hold, with what to call them
+_REFUSED = {
+    "Cc": "a control character",
+    "Cf": "an invisible formatting character",
+    "Cs": "a lone surrogate",
+    "Co": "a private-use character",
+    "Zs": "a space other than U+0020",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+}
+
+
+def key_problem(value: object) -> str | None:
+    """What makes ``value`` unusable as a new tenant or agent key, as a phrase (``contains
+    U+200B ZERO WIDTH SPACE, an invisible formatting character``), or ``None`` if it is a good
+    key.
+    ``value`` is judged in its NFC form, the form it would be stored in."""
+    if not isinstance(value, str):
+        return f"must be text, not {type(value).__name__}"
+    key = unicodedata.normalize("NFC", value)
+    if not key.strip():
+        return "must not be empty or whitespace"
+    if len(key) > KEY_MAX:
+        return f"is {len(key)} characters long; at most {KEY_MAX}"
+    scripts: set[str] = set()
+    for char in key:
+        category = unicodedata.category(char)
+        kind = _REFUSED.get(category) if char != " " else None
+        if kind is not None:
+            return f"contains {_code_point(char)}, {kind}"
+        if category.startswith("L"):
+            script = unicodedata.name(char, "").partition(" ")[0]
+            if script in _LOOKALIKE_SCRIPTS:
+                scripts.add(script)
+    if key != key.strip():
+        return "must not start or end with whitespace"
+    if len(scripts) > 1:
+        mixed = " and ".join(s.title() for s in _LOOKALIKE_SCRIPTS if s in scripts)
+        return f"mixes {mixed} letters (a look-alike of another key)"
+    return None
+
+
+def _code_point(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" {name}" if name else "")
+
+
+def normal_key(value: str, field: str) -> str:
+    """``value`` as a tenant or agent key is stored (NFC), or ``InvalidArgument`` naming
+    ``field`` (``tenant`` or ``agent``) when it is not a key anyone should create (see
+    ``key_problem``)."""
+    problem = key_problem(value)
+    if problem is not None:
+        raise InvalidArgument(f"{field} {value!r} is not a valid key: it {problem}")
+    return unicodedata.normalize("NFC", value)
+
+
+def lookup_key(value: str) -> str:
+    """The stored form of a key being looked up: NFC, nothing refused (a name stored before the
+    rules of ``key_problem`` must still be found)."""
+    return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
+
+
+def tenant_named(name: str) -> ColumnElement[bool]:
+    """The condition that selects the tenant whose key is ``name``."""
+    return Tenant.name == lookup_key(name)
+
+
+def agent_named(name: str) -> ColumnElement[bool]:
+    """The condition that selects the agents whose key is ``name`` (join a tenant for one)."""
+    return Agent.name == lookup_key(name)
+
+
+def unknown_key(field: str, name: str, where: str = "") -> DigestError:
+    """The error for a tenant or agent ``name`` that is not there: ``NotFound``, or
+    ``InvalidArgument`` when ``name`` is not a valid key at all (a look-alike of the key meant,
+    which a person should be told about rather than search for)."""
+    problem = key_problem(name)
+    if problem is not None:
+        return InvalidArgument(f"{field} {name!r} is not a valid key: it {problem}")
+    return NotFound(f"unknown {field} {name!r}{where}")
 
 
 @dataclass(frozen=True)
@@ -71,7 +172,9 @@ def configure_tenant(
 ) -> Tenant:
     """Create the tenant if needed and set its apply mode and trigger overrides.
 
-    Raises ``InvalidEvent`` naming the field for an unknown mode, key or out-of-range value.
+    Raises ``InvalidEvent`` naming the field for an unknown mode, key or out-of-range value,
+    and ``InvalidArgument`` for a tenant key that may not be created (``normal_key``; an
+    existing tenant is found by its stored name whatever it is).
     """
     if learning_apply_mode is not None and learning_apply_mode not in APPLY_MODES:
         raise InvalidEvent("learning_apply_mode", f"one of {list(APPLY_MODES)}")
@@ -79,12 +182,21 @@ def configure_tenant(
         if key not in TENANT_KEYS:
             raise InvalidEvent(key, f"unknown tenant setting; one of {sorted(TENANT_KEYS)}")
         if value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or value < TENANT_KEYS[key]
+            not isinstance(value, int)
+            or isinstance(value, bool)
+            or not TENANT_KEYS[key] <= value <= TENANT_VALUE_MAX
         ):
-            raise InvalidEvent(key, f"must be an integer ≥ {TENANT_KEYS[key]}")
-    tenant = session.scalars(select(Tenant).where(Tenant.name == name)).first()
+            raise InvalidEvent(
+                key, f"must be an integer from {TENANT_KEYS[key]} to {TENANT_VALUE_MAX}"
+            )
+    tenant = session.scalars(select(Tenant).where(tenant_named(name))).first()
     if tenant is None:
-        tenant = Tenant(name=name, learning_apply_mode="auto", settings={}, created_at=utcnow())
+        tenant = Tenant(
+            name=normal_key(name, "tenant"),
+            learning_apply_mode="auto",
+            settings={},
+            created_at=utcnow(),
+        )
         session.add(tenant)
     if learning_apply_mode is not None:
         tenant.learning_apply_mode = learning_apply_mode
@@ -96,15 +208,16 @@ def configure_tenant(
 
 
 def find_agent(session: Session, tenant: str, agent: str) -> Agent:
-    """The agent ``agent`` of tenant ``tenant``, or ``NotFound`` naming which one is unknown."""
-    tenant_row = session.scalars(select(Tenant).where(Tenant.name == tenant)).first()
+    """The agent ``agent`` of tenant ``tenant``, or ``NotFound`` naming which one is unknown
+    (``InvalidArgument`` when that name is not a valid key: see ``unknown_key``)."""
+    tenant_row = session.scalars(select(Tenant).where(tenant_named(tenant))).first()
     if tenant_row is None:
-        raise NotFound(f"unknown tenant {tenant!r}")
+        raise unknown_key("tenant", tenant)
     agent_row = session.scalars(
-        select(Agent).where(Agent.tenant_id == tenant_row.id, Agent.name == agent)
+        select(Agent).where(Agent.tenant_id == tenant_row.id, agent_named(agent))
     ).first()
     if agent_row is None:
-        raise NotFound(f"unknown agent {agent!r} in tenant {tenant!r}")
+        raise unknown_key("agent", agent, f" in tenant {tenant!r}")
     return agent_row
 
 
@@ -126,7 +239,8 @@ def set_tenant(
     **overrides: int | None,
 ) -> TenantSettings:
     """Set a tenant's apply mode (``auto`` or ``approval``) and trigger overrides, creating the
-    tenant if needed. ``InvalidEvent`` naming the field for a value it cannot use."""
+    tenant if needed. ``InvalidEvent`` naming the field for a value it cannot use;
+    ``InvalidArgument`` for a new tenant's key that is not valid (``normal_key``)."""
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
         row = configure_tenant(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -215,6 +216,10 @@ def tenant() -> str:
     return f"t-{uuid.uuid4().hex[:10]}"
 
 
+#: Celery's log line about a task: "Task digest.reflect_event[<id>] received", "… succeeded in …"
+_TASK_OUTCOME = re.compile(r"Task (?P<name>[\w.]+)\[(?P<id>[\w-]+)\] (?P<how>\w+)")
+
+
 @dataclass
 class WorkerProcess:
     """A real ``celery -A worker worker`` subprocess with its own process group."""
@@ -224,6 +229,53 @@ class WorkerProcess:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
+
+    def records(
+        self, event: str | None = None, since: int = 0, **fields: Any
+    ) -> list[dict[str, Any]]:
+        """The worker's JSON log records (all, or those of one ``event`` such as
+        ``event_reflected`` with these ``fields``) from character ``since`` of its log on
+        (``len(worker.log())`` taken earlier). A task's records carry its ``task_id``, a
+        reflect task's its ``event_id``."""
+        wanted = fields if event is None else {**fields, "event": event}
+        found = []
+        for line in self.log()[since:].splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and all(record.get(k) == v for k, v in wanted.items()):
+                found.append(record)
+        return found
+
+    def ended_tasks(self, since: int = 0) -> dict[str, dict[str, Any]]:
+        """Task id → Celery's record of how the task ended in this worker ("Task <name>[<id>]
+        succeeded in …", "… raised unexpected: …"), which a reflect task's ``event_id`` is
+        bound to. A task that is only received, or retried, has not ended."""
+        ended = {}
+        for record in self.records(since=since):
+            found = _TASK_OUTCOME.match(str(record.get("event", "")))
+            if found and found["how"] not in ("received", "retry"):
+                ended[found["id"]] = record
+        return ended
+
+    def tasks_in_flight(self, name: str | None = None) -> set[str]:
+        """Ids of the tasks (named ``name``) this worker has received and not yet ended: held
+        for their countdown, waiting for a pool process, or running."""
+        received = set()
+        for record in self.records():
+            found = _TASK_OUTCOME.match(str(record.get("event", "")))
+            if found and found["how"] == "received" and name in (None, found["name"]):
+                received.add(found["id"])
+        return received - self.ended_tasks().keys()
+
+    def done_with(self, event_ids: list[int]) -> bool:
+        """Has every task that logged about ``event_ids`` run to its end (and did each event
+        get a record)? A reflect task goes on after its events are finished: the threshold
+        trigger, passing the agent's other events on. This says all of that is over."""
+        about = [r for r in self.records() if r.get("event_id") in event_ids and r.get("task_id")]
+        seen = {r["event_id"] for r in about}
+        return seen >= set(event_ids) and {r["task_id"] for r in about} <= self.ended_tasks().keys()
 
     def kill(self) -> None:
         """SIGKILL the whole group (main process and pool children), as a crash would."""
@@ -335,6 +387,23 @@ def llm_worker(
     worker.stop()
 
 
+def wait_until(check: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
+    """Poll ``check`` until it returns something true, and return that; after ``timeout``
+    seconds fail with an AssertionError naming ``what``.
+
+    The one way tests wait (tests/README.md): for a positive signal, never sleep and then
+    assert that nothing happened. To show an absence, first wait for proof that the system
+    had its chance to act (the task ended, a later event was reflected, the slot was freed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not after {timeout} s")
+        time.sleep(0.1)
+
+
 def wait_for_event(event_id: int, statuses: set[str], timeout: float = 30.0) -> dict[str, Any]:
     """Poll the events row until its status is one of ``statuses``; return the row."""
     from sqlalchemy import select
@@ -354,6 +423,17 @@ def wait_for_event(event_id: int, statuses: set[str], timeout: float = 30.0) -> 
         f"event {event_id} still {getattr(row, 'status', None)!r} after {timeout} s "
         f"(wanted {sorted(statuses)}; last_error={getattr(row, 'last_error', None)!r})"
     )
+
+
+def manual_lesson(tenant: str, agent: str, text: str, **options: Any) -> int:
+    """``digest.record_lesson`` (which returns its event id), then the id of the lesson that
+    event added, or supported when the agent already had it word for word."""
+    import digest
+
+    event_id = digest.record_lesson(tenant, agent, text, **options)
+    lesson_id = digest.lesson_for_event(tenant, agent, event_id)
+    assert lesson_id is not None, f"manual lesson event {event_id} cites no lesson"
+    return lesson_id
 
 
 def lessons_for_event(event_id: int) -> list[Any]:

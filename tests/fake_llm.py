@@ -18,7 +18,7 @@ import json
 import re
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -86,8 +86,9 @@ class FakeLLM:
                     fake.bodies[name].append(body)
                 step = fake._next_step(name)
                 if step[0] == "status":
-                    message = step[2] if len(step) > 2 else f"scripted {step[1]}"
-                    self._send(step[1], {"error": {"message": message}})
+                    message = step[2] if len(step) > 2 and step[2] else f"scripted {step[1]}"
+                    retry_after = step[3] if len(step) > 3 else "0"
+                    self._send(step[1], {"error": {"message": message}}, retry_after)
                     return
                 if step[0] == "sleep":
                     time.sleep(step[1])
@@ -110,14 +111,14 @@ class FakeLLM:
                     },
                 )
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
+            def _send(self, status: int, payload: dict[str, Any], retry_after: str = "0") -> None:
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     if status == 429:
-                        self.send_header("Retry-After", "0")
+                        self.send_header("Retry-After", retry_after)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
@@ -131,3 +132,130 @@ LESSON = (
     "<mistake>It failed.</mistake>\n<correction>Check the scripted arguments first.</correction>\n"
     "<tags>scripted, tool-error</tags>\n</lesson>"
 )
+
+
+class ChaosLLM:
+    """An OpenAI-compatible server whose every request draws a fault at the given ``rates``
+    (seeded), and otherwise answers correctly: a reflect request (it shows an ``<event>``)
+    gets one lesson quoting the event's ``[script:NAME]`` marker, a reconcile request
+    (``<candidates>``) an ADD of its candidate. Faults: ``429`` (with ``Retry-After``),
+    ``503``, ``garbage`` (not text the contracts read), ``prose`` (an answer in words, no
+    tags or JSON), ``bad-ids`` (a reconcile answer naming lessons and candidates that do not
+    exist; on a reflect request it is a valid answer).
+
+    ``calls`` records (start, end, status) per request, ``max_in_flight`` the most requests
+    it served at once: what a fleet-wide limit is checked against."""
+
+    KINDS = ("429", "503", "garbage", "prose", "bad-ids")
+
+    def __init__(self, rates: dict[str, float], seed: int = 1, retry_after: str = "1") -> None:
+        import random
+
+        unknown = set(rates) - set(self.KINDS)
+        assert not unknown, unknown
+        self.rates, self.retry_after = rates, retry_after
+        self.rng = random.Random(seed)
+        self.calls: list[tuple[float, float, int]] = []
+        self.faults: Counter[str] = Counter()
+        self.in_flight = self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> ChaosLLM:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _draw(self) -> str | None:
+        with self._lock:
+            roll = self.rng.random()
+        for kind, rate in self.rates.items():
+            if roll < rate:
+                return kind
+            roll -= rate
+        return None
+
+    def answer(self, messages: list[dict[str, Any]]) -> tuple[int, str]:
+        text = "\n".join(str(m.get("content", "")) for m in messages)
+        fault = self._draw()
+        if fault is not None:
+            with self._lock:
+                self.faults[fault] += 1
+        if fault in ("429", "503"):
+            return int(fault), ""
+        if fault == "garbage":
+            return 200, "\x00\x7f{{<<lesson"
+        if fault == "prose":
+            return 200, "I think the agent did fine and should just try again next time."
+        if "<candidates>" in text:
+            if fault == "bad-ids":
+                return 200, json.dumps({"operations": [
+                    {"op": "UPDATE", "candidate": 0, "id": 99,
+                     "lesson": {"situation": "made up", "correction": "made up"}},
+                    {"op": "DELETE", "candidate": 7, "id": -1},
+                    {"op": "ADD", "candidate": 0},
+                ]})  # fmt: skip
+            return 200, json.dumps({"operations": [{"op": "ADD", "candidate": 0}]})
+        marker = MARKER.findall(text)
+        name = marker[0] if marker else "unmarked"
+        return 200, (
+            f"<lesson><situation>Handling request {name}</situation><mistake>It was slow."
+            f"</mistake><correction>Look up {name} in the index first.</correction>"
+            "<tags>chaos</tags></lesson>"
+        )
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        chaos = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                started, status = time.time(), 0
+                with chaos._lock:
+                    chaos.in_flight += 1
+                    chaos.max_in_flight = max(chaos.max_in_flight, chaos.in_flight)
+                try:
+                    length = int(self.headers.get("Content-Length") or 0)
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                    status, content = chaos.answer(body.get("messages", []))
+                    time.sleep(0.01)  # a model takes a moment: calls overlap
+                    if status != 200:
+                        payload: dict[str, Any] = {"error": {"message": f"chaos {status}"}}
+                    else:
+                        payload = {
+                            "id": "chatcmpl-chaos",
+                            "object": "chat.completion",
+                            "created": int(started),
+                            "model": body.get("model", "chaos"),
+                            "choices": [{"index": 0, "finish_reason": "stop",
+                                         "message": {"role": "assistant", "content": content}}],
+                            "usage": {"prompt_tokens": 11, "completion_tokens": 7,
+                                      "total_tokens": 18},
+                        }  # fmt: skip
+                    data = json.dumps(payload).encode()
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    if status == 429:
+                        self.send_header("Retry-After", chaos.retry_after)
+                    self.end_headers()
+                    self.wfile.write(data)
+                finally:
+                    with chaos._lock:
+                        chaos.in_flight -= 1
+                        chaos.calls.append((started, time.time(), status))
+
+        return Handler

@@ -801,10 +801,10 @@ def _seed(tenant: str, agent: str) -> list[int]:
     lessons; tests/reflect/test_operations.py covers that refusal)."""
     from sqlalchemy import update
 
-    from digest.capture.api import record_lesson
     from digest.db import session_scope
+    from tests.conftest import manual_lesson
 
-    ids = [record_lesson(tenant, agent, f"{s}: {c}") for s, c in LLM_TOPICS]
+    ids = [manual_lesson(tenant, agent, f"{s}: {c}") for s, c in LLM_TOPICS]
     with session_scope() as session:
         session.execute(
             update(Lesson).where(Lesson.id.in_(ids)).values(source="run_outcome", trust="untrusted")
@@ -860,7 +860,10 @@ def test_llm_fault_mix(
 
     env = {**llm_env(pg_url, redis_url, queue, mix_llm.api_base),
            "DIGEST_LLM_TIMEOUT_S": str(LLM_TIMEOUT_S), "DIGEST_LLM_RETRY_WAIT_MAX_S": "0.1",
-           "DIGEST_THRESHOLD_SIGNALS": "1000000"}  # fmt: skip
+           "DIGEST_THRESHOLD_SIGNALS": "1000000",
+           # a fault that outlasts the in-task attempts fails the event at once here (this
+           # test checks the reasons and the bank; tests/test_fault_heal.py that faults heal)
+           "DIGEST_LLM_GIVE_UP_AFTER_S": "0"}  # fmt: skip
     workers(env, concurrency=8, pool="threads")
     rng = random.Random(SEED + 3)
     plans: list[Planned] = []

@@ -40,7 +40,7 @@ def seed(agent: str = "source") -> None:
 
 def test_export_writes_one_lesson_md_each_and_an_index(sqlite_env: str, tmp_path: Path) -> None:
     seed()
-    paths = export_lessons(TENANT, "source", tmp_path / "out")
+    paths = export_lessons(TENANT, "source", tmp_path / "out").written
     names = sorted(p.relative_to(tmp_path / "out").as_posix() for p in paths)
     assert names[0] == "_index.md" and len(names) == 4
     assert all(name.endswith("/LESSON.md") for name in names[1:])

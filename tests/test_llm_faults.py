@@ -8,6 +8,7 @@ multiplied by litellm's or the OpenAI SDK's own retries).
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -85,7 +86,7 @@ def test_transient_faults_are_retried_and_the_lesson_lands(
         ("always-garbage", [("reply", "no idea, sorry")], "no <skip> or <lesson>"),
     ],
 )
-def test_persistent_faults_end_failed_with_reason_after_bounded_retries(
+def test_persistent_faults_put_the_event_back_waiting_after_bounded_retries(
     llm_worker: WorkerProcess,
     fake_llm: FakeLLM,
     services_env: dict[str, str],
@@ -94,16 +95,63 @@ def test_persistent_faults_end_failed_with_reason_after_bounded_retries(
     steps: list[tuple[Any, ...]],
     reason: str,
 ) -> None:
+    """A fault that outlasts the in-task attempts does not end the event: it waits, with its
+    reason and its next attempt, and the claim's attempt is given back."""
     script = f"{name}-{tenant}"
+    before = datetime.now(UTC)
     event_id = _run(tenant, fake_llm.script(script, *steps))
-    row = wait_for_event(event_id, DONE, timeout=40)
-    assert row["status"] == "failed", row
+    row = wait_for_event(event_id, DONE | {"waiting"}, timeout=40)
+    assert row["status"] == "waiting", row
     assert reason.lower() in row["last_error"].lower(), row["last_error"]
     assert f"after {ATTEMPTS} model call(s)" in row["last_error"]
     assert fake_llm.count(script) == ATTEMPTS  # bounded: exactly our attempts, no SDK retries
+    assert (row["attempts"], row["deferrals"]) == (0, 1)
+    # the first delay: between half and all of DIGEST_LLM_DEFER_BASE_S (30 s)
+    due = row["next_attempt_at"].replace(tzinfo=UTC) - before
+    assert timedelta(seconds=14) < due < timedelta(seconds=40), due
     assert lessons_for_event(event_id) == []
     run = _digest_run(event_id)
-    assert run.error and run.llm_calls == ATTEMPTS
+    assert run.error.startswith("waiting: ") and run.llm_calls == ATTEMPTS
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "reason"),
+    [
+        ("auth", 401, "refused the API key"),
+        ("bad-request", 400, "rejected the request as malformed"),
+        ("unknown-model", 404, "does not know this model"),
+    ],
+)
+def test_authentication_and_bad_requests_fail_at_once_with_a_clear_reason(
+    llm_worker: WorkerProcess,
+    fake_llm: FakeLLM,
+    services_env: dict[str, str],
+    tenant: str,
+    name: str,
+    status: int,
+    reason: str,
+) -> None:
+    script = f"{name}-{tenant}"
+    event_id = _run(tenant, fake_llm.script(script, ("status", status)))
+    row = wait_for_event(event_id, DONE | {"waiting"}, timeout=40)
+    assert row["status"] == "failed", row
+    assert reason in row["last_error"], row["last_error"]
+    assert fake_llm.count(script) == 1  # no retry: it would fail the same way
+    assert row["next_attempt_at"] is None
+
+
+def test_a_long_retry_after_ends_the_attempts_and_sets_the_next_one(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    """The provider asks for 5 minutes: no in-task wait that long, one call, and the event's
+    next attempt is no sooner than the provider asked."""
+    script = f"retry-after-{tenant}"
+    before = datetime.now(UTC)
+    event_id = _run(tenant, fake_llm.script(script, ("status", 429, None, "300")))
+    row = wait_for_event(event_id, DONE | {"waiting"}, timeout=40)
+    assert row["status"] == "waiting", row
+    assert fake_llm.count(script) == 1
+    assert row["next_attempt_at"].replace(tzinfo=UTC) >= before + timedelta(seconds=299)
 
 
 def test_skip_from_a_real_model_is_recorded(

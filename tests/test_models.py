@@ -23,10 +23,11 @@ from digest.models import (
     as_utc,
     utcnow,
 )
+from tests.conftest import manual_lesson
 
 TABLES = {
     "tenants", "agents", "events", "lessons", "lesson_evidence", "lesson_history",
-    "learning_versions", "digest_runs", "judgements",
+    "learning_versions", "digest_runs", "judgements", "heartbeats",
 }  # fmt: skip
 
 
@@ -44,7 +45,9 @@ def test_times_are_utc() -> None:
 
 
 def test_the_statuses_are_the_designs() -> None:
-    assert EVENT_STATUSES == ("pending", "processing", "reflected", "skipped", "failed", "dead")
+    assert EVENT_STATUSES == (
+        "pending", "processing", "waiting", "reflected", "skipped", "failed", "dead",
+    )  # fmt: skip
     assert LESSON_STATUSES == ("active", "disabled", "superseded", "deleted", "quarantined")
 
 
@@ -68,7 +71,7 @@ def test_error_text_is_redacted_when_it_is_set() -> None:
 def test_an_unknown_enumeration_value_is_refused_by_the_database(
     sqlite_env: str, tenant: str, column: str, value: str
 ) -> None:
-    lesson_id = digest.record_lesson(tenant, "bot", "refunds: confirm the amount first")
+    lesson_id = manual_lesson(tenant, "bot", "refunds: confirm the amount first")
     with pytest.raises(IntegrityError, match="CHECK constraint"), session_scope() as session:
         session.execute(update(Lesson).where(Lesson.id == lesson_id).values({column: value}))
 

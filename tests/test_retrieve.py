@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import update
-from structlog.testing import capture_logs
 
 import digest
 from digest.db import session_scope
+from digest.logs import capture_logs
 from digest.models import Lesson, utcnow
 from digest.retrieve import (
     CAUTION_NOTE,
@@ -27,14 +27,14 @@ from digest.retrieve import (
 )
 from digest.tenants import find_agent
 from digest.versions.compose import compose_version
-from tests.conftest import _reset_process_state
+from tests.conftest import _reset_process_state, manual_lesson
 
 AGENT = "bot"
 LINE = re.compile(r"^  - (CAUTION )?\[(.+)\] (.+) \(#(\d+)\)( — .+)?$")
 
 
 def add(tenant: str, text: str, agent: str = AGENT) -> int:
-    return digest.record_lesson(tenant, agent, text)
+    return manual_lesson(tenant, agent, text)
 
 
 def set_lesson(lesson_id: int, **values: Any) -> None:

@@ -32,6 +32,7 @@ from tests.conftest import (
     WorkerProcess,
     lessons_for_event,
     llm_env,
+    manual_lesson,
     spawn_worker,
     wait_for_event,
 )
@@ -63,13 +64,11 @@ class Scope:
 def _populate(scope: Scope, *, shared: bool) -> None:
     m = scope.marker
     scope.lesson_ids.append(
-        digest.record_lesson(
-            scope.tenant, scope.agent, f"refund-{m}: confirm the refund amount {m} first"
-        )
+        manual_lesson(scope.tenant, scope.agent, f"refund-{m}: confirm the refund amount {m} first")
     )
     if shared:  # the same words in every tenant: only ids can tell them apart
         scope.lesson_ids.append(
-            digest.record_lesson(scope.tenant, scope.agent, "refunds: never refund gift cards")
+            manual_lesson(scope.tenant, scope.agent, "refunds: never refund gift cards")
         )
     scope.event_ids.append(
         digest.record_run(
@@ -115,13 +114,13 @@ def three_tenants(services_env: dict[str, str]) -> tuple[Scope, list[Scope]]:
         _reflect_and_compose(scope)
     b_bot, c_bot = scopes[2], scopes[4]
     b_bot.lesson_ids.append(
-        digest.record_lesson(b_bot.tenant, "bot", f"returns-{b_bot.marker}: {b_bot.marker} ok")
+        manual_lesson(b_bot.tenant, "bot", f"returns-{b_bot.marker}: {b_bot.marker} ok")
     )
     _reflect_and_compose(b_bot)
     with session_scope() as session:
         configure_tenant(session, c_bot.tenant, learning_apply_mode="approval")
     c_bot.lesson_ids.append(
-        digest.record_lesson(c_bot.tenant, "bot", f"returns-{c_bot.marker}: {c_bot.marker} ok")
+        manual_lesson(c_bot.tenant, "bot", f"returns-{c_bot.marker}: {c_bot.marker} ok")
     )
     _reflect_and_compose(c_bot)
     with session_scope() as session:
@@ -215,7 +214,7 @@ def test_read_apis_never_show_another_tenants_rows(
         with pytest.raises(NotFound):
             get_version(session, me.tenant, me.agent, 2)  # B's and C's number, not A's
 
-    paths = export_lessons(me.tenant, me.agent, tmp_path / "export")
+    paths = export_lessons(me.tenant, me.agent, tmp_path / "export").written
     assert len(paths) >= 2
     exported = "\n".join(p.read_text(encoding="utf-8") for p in paths)
     assert me.marker in exported
@@ -409,7 +408,7 @@ def _submit_corpus(tenant: str) -> Corpus:
         )
     )  # fmt: skip
     corpus.manual_lessons.append(
-        digest.record_lesson(
+        manual_lesson(
             tenant, AGENT, "releases: run the shell command `make release` after the tests pass"
         )
     )

@@ -9,8 +9,10 @@ from celery import Celery
 from digest.config import get_settings
 from worker.config import celery_config
 from worker.logging import connect_signals
+from worker.startup import install
 
 app = Celery("digest", include=["worker.tasks"])
 # Evaluated when the configuration is first read (worker or beat start), not at import.
 app.add_defaults(lambda: celery_config(get_settings()))
 connect_signals()
+install(app)

@@ -48,6 +48,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_proc_alive_timeout": 60.0,
         "task_soft_time_limit": settings.task_soft_time_limit_s,
         "task_time_limit": settings.task_time_limit_s,
+        "task_annotations": task_limits(settings),
         "task_serializer": "json",
         "accept_content": ["json"],
         "timezone": "UTC",
@@ -69,6 +70,41 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             },
         },
     }
+
+
+#: the relay reads and publishes; it never waits on a model
+RELAY_SOFT_LIMIT_S = 120
+
+
+def task_limits(settings: Settings) -> dict[str, dict[str, float]]:
+    """Each task's own soft and hard time limits (Celery ``task_annotations``).
+
+    A reflect or compose task is one model budget (``DIGEST_TASK_SOFT_TIME_LIMIT_S`` /
+    ``DIGEST_TASK_TIME_LIMIT_S``, checked by ``check_budget``); improve-now reflects what is
+    pending, waits up to ``DIGEST_IMPROVE_WAIT_S`` for other workers' claims, then composes:
+    two budgets and the wait; the relay and the sweep's fan-out only read and publish."""
+    soft, hard = settings.task_soft_time_limit_s, settings.task_time_limit_s
+    grace = hard - soft
+    improve = 2 * soft + settings.improve_wait_s
+    return {
+        "digest.reflect_event": {"soft_time_limit": soft, "time_limit": hard},
+        "digest.compose_version": {"soft_time_limit": soft, "time_limit": hard},
+        "digest.improve_now": {"soft_time_limit": improve, "time_limit": improve + grace},
+        "digest.weekly_sweep": {"soft_time_limit": soft, "time_limit": hard},
+        "digest.relay_pending": {
+            "soft_time_limit": RELAY_SOFT_LIMIT_S,
+            "time_limit": RELAY_SOFT_LIMIT_S + grace,
+        },
+    }
+
+
+def check_budget(settings: Settings) -> None:
+    """Refuse a configuration whose model budget does not fit the reflect task's soft limit
+    (the worker would be killed mid-call instead of putting events back): ``ConfigError``
+    naming the settings to change."""
+    problems = settings.budget_problems()
+    if problems:
+        raise ConfigError("DIGEST_TASK_SOFT_TIME_LIMIT_S", problems[0])
 
 
 def sweep_schedule(cron: str) -> crontab:

@@ -16,7 +16,6 @@ is written.
 from __future__ import annotations
 
 import functools
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,16 +26,18 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from digest._log import stdlib_logger
 from digest.capture.manual import split_manual_text
 from digest.capture.schemas import EventCommon, ManualLesson, parse_event
 from digest.config import get_settings
-from digest.db import get_engine, session_scope
-from digest.errors import CaptureUnavailable, IdempotencyConflict
+from digest.db import get_engine, read_scope, session_scope
+from digest.errors import CaptureUnavailable, IdempotencyConflict, InvalidArgument, NotFound
 from digest.fingerprint import manual_key, normalised_question
 from digest.lessons.store import Candidate, add_lesson, support_lesson
 from digest.lessons.transition import lock_agent_lessons
 from digest.models import TRUSTED_KINDS, Agent, Event, Lesson, LessonEvidence, Tenant, utcnow
 from digest.outbox import publish
+from digest.tenants import agent_named, tenant_named
 
 if TYPE_CHECKING:
     from sqlalchemy.sql.dml import Insert
@@ -54,7 +55,7 @@ _ROUTING_FIELDS = {"kind", "tenant", "agent", "idempotency_key", "thread_id", "c
 
 #: stdlib logging, not structlog: an agent's process decides where its records go, and the
 #: hot path never pays for structlog's import (the worker routes these records through it).
-log = logging.getLogger("digest.capture")
+log = stdlib_logger("digest.capture")
 
 
 def record_run(
@@ -160,10 +161,14 @@ def record_lesson(
     thread_id: str | None = None,
     contact_id: str | None = None,
 ) -> int:
-    """Add a lesson by hand, synchronously and without an LLM. Returns the lesson id.
+    """Add a lesson by hand, synchronously and without an LLM. Returns the event id, like
+    every ``record_*``; ``lesson_for_event(tenant, agent, event_id)`` is the lesson.
 
     ``text`` is either one line ``signature: lesson text`` or a block whose first line is the
-    signature and whose following lines are the lesson body.
+    signature and whose following lines are the lesson body. The lesson is written before this
+    returns, citing its event; when the agent already has an active lesson that says the same,
+    word for word (case, spacing and punctuation aside), that lesson gets one more support
+    instead of a copy.
     """
     return capture_event(
         "manual_lesson",
@@ -179,10 +184,8 @@ def record_lesson(
 
 
 def capture_event(kind: str, data: dict[str, Any]) -> int:
-    """Validate and store one event of ``kind``; publish it for reflection.
-
-    Returns the event id, or for ``manual_lesson`` the id of the lesson it created.
-    """
+    """Validate and store one event of ``kind``; publish it for reflection (a
+    ``manual_lesson`` is reconciled at once instead). Returns the event id."""
     parsed = parse_event(kind, data)
     if isinstance(parsed, ManualLesson):
         signature, body = split_manual_text(parsed.text)
@@ -308,8 +311,10 @@ def _event_values(parsed: EventCommon, tenant_id: int, agent_id: int) -> dict[st
     return values
 
 
-def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Translate any database fault into ``CaptureUnavailable`` saying nothing was stored."""
+def _with_storage_errors(
+    what: str, failed: str = "was not stored"
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Translate any database fault into ``CaptureUnavailable`` saying ``what`` ``failed``."""
 
     def wrap(func: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(func)
@@ -333,7 +338,7 @@ def _with_storage_errors(what: str) -> Callable[[Callable[P, R]], Callable[P, R]
                         hint = " (schema missing: run `digest db upgrade`)"
                     log.error("capture_unavailable: %s (%s)", what, type(exc).__name__)
                     raise CaptureUnavailable(
-                        f"{what} was not stored: {message.splitlines()[0]}{hint}"
+                        f"{what} {failed}: {message.splitlines()[0]}{hint}"
                     ) from exc
 
         return inner
@@ -371,7 +376,6 @@ def _store(parsed: EventCommon, trust: str | None = None) -> tuple[int, bool, in
         return existing.id, False, ids[1]
 
 
-@_with_storage_errors("the lesson")
 def _same_manual_lesson(
     session: Session, agent_id: int, key: str, signature: str, body: str
 ) -> Lesson | None:
@@ -391,24 +395,24 @@ def _same_manual_lesson(
     return None
 
 
+@_with_storage_errors("the lesson")
 def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
-    """Event and lesson in one transaction: a manual lesson cites its own event."""
+    """Event and lesson in one transaction: a manual lesson cites its own event. Returns the
+    event id (the lesson is ``lesson_for_event``'s)."""
     url = get_settings().database_url
     with session_scope(url) as session:
         tenant_id, agent_id = _agent_ids_for(session.connection(), url, parsed.tenant, parsed.agent)
+        values = _event_values(parsed, tenant_id, agent_id)
         if parsed.idempotency_key is not None:
             previous = session.execute(
-                select(Event.id, Event.payload, LessonEvidence.lesson_id)
-                .join(LessonEvidence, LessonEvidence.event_id == Event.id)
-                .where(Event.agent_id == agent_id, Event.idempotency_key == parsed.idempotency_key)
-                .order_by(LessonEvidence.id)
-                .limit(1)
+                select(Event.id, Event.kind, Event.payload).where(
+                    Event.agent_id == agent_id, Event.idempotency_key == parsed.idempotency_key
+                )
             ).first()
             if previous is not None:
-                if previous.payload != _event_values(parsed, tenant_id, agent_id)["payload"]:
+                if (previous.kind, previous.payload) != (values["kind"], values["payload"]):
                     raise IdempotencyConflict(parsed.idempotency_key, previous.id)
-                return int(previous.lesson_id)
-        values = _event_values(parsed, tenant_id, agent_id)
+                return int(previous.id)
         values.update(status="reflected", finished_at=utcnow())
         event = Event(**values)
         session.add(event)
@@ -423,7 +427,7 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
                 model=None, prompt_hash=None,
             )  # fmt: skip
             log.info("manual_lesson_supported lesson_id=%s event_id=%s", twin.id, event.id)
-            return twin.id
+            return event.id
         lesson = add_lesson(
             session,
             event=event,
@@ -438,4 +442,42 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
             note="added by hand",
         )
         log.info("manual_lesson_added lesson_id=%s event_id=%s", lesson.id, event.id)
-        return lesson.id
+        return event.id
+
+
+# --- reading back -----------------------------------------------------------------------------
+
+
+#: ids are BIGINT: anything outside names no row (and must not reach the driver)
+_ID_MAX = 2**63 - 1
+
+
+def lesson_for_event(tenant: str, agent: str, event_id: int) -> int | None:
+    """The lesson an event of this agent taught: for ``record_lesson``'s event, the lesson it
+    added, or the one it supported when the agent already had it; for another event, the first
+    lesson that cites it. ``None`` while the event waits for reflection, or when it taught
+    nothing (skipped, failed). Raises ``NotFound`` if the event is not one of this agent's,
+    and ``CaptureUnavailable`` if the database cannot be read."""
+    if isinstance(event_id, bool) or not isinstance(event_id, int):
+        raise InvalidArgument(f"event_id must be an int, not {type(event_id).__name__}")
+    found = None if not 0 < event_id <= _ID_MAX else _cited_lesson(tenant, agent, event_id)
+    if found is None:
+        raise NotFound(f"event {event_id} not found for agent {agent!r} in tenant {tenant!r}")
+    return found[0]
+
+
+@_with_storage_errors("the event's lesson", "could not be read")
+def _cited_lesson(tenant: str, agent: str, event_id: int) -> tuple[int | None] | None:
+    """(the first lesson citing the event, or None), or None if the agent has no such event."""
+    with read_scope(get_settings().database_url) as session:
+        row = session.execute(
+            select(LessonEvidence.lesson_id)
+            .select_from(Event)
+            .join(Agent, Agent.id == Event.agent_id)
+            .join(Tenant, Tenant.id == Event.tenant_id)
+            .outerjoin(LessonEvidence, LessonEvidence.event_id == Event.id)
+            .where(Event.id == event_id, agent_named(agent), tenant_named(tenant))
+            .order_by(LessonEvidence.id)
+            .limit(1)
+        ).first()
+    return None if row is None else (row[0],)

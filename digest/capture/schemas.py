@@ -2,7 +2,9 @@
 
 Pydantic does the typing (strict: ``"3"`` is not an int), these validators add what pydantic
 does not know: NUL bytes and lone surrogates never reach the database, required text is not
-blank, and the text caps of DESIGN §3 hold.
+blank, the text caps of DESIGN §3 hold, and tenant and agent keys are NFC-normalised and
+refused when they hold control or invisible characters, surrounding whitespace or letters of
+two look-alike scripts (``digest.tenants.key_problem``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pydantic import (
 
 from digest.errors import InvalidEvent
 from digest.models import BODY_MAX, TITLE_MAX
+from digest.tenants import key_problem, lookup_key
 
 KEY_MAX = 200
 MAX_TOOL_CALLS = 50
@@ -65,7 +68,17 @@ def _optional_required(value: str | None) -> str | None:
     return None if value is None else _required(value)
 
 
+def _tenant_or_agent(value: str) -> str:
+    # One rule for every tenant and agent key (digest.tenants): NFC, nothing invisible.
+    problem = key_problem(_clean(value))
+    if problem is not None:
+        raise ValueError(problem)
+    return lookup_key(value)
+
+
 Key = Annotated[str, Field(max_length=KEY_MAX), AfterValidator(_required)]
+#: a tenant or agent key: stored NFC; control, invisible and look-alike keys are refused
+OwnerKey = Annotated[str, Field(max_length=KEY_MAX), AfterValidator(_tenant_or_agent)]
 OptionalKey = Annotated[
     str | None, Field(default=None, max_length=KEY_MAX), AfterValidator(_optional_required)
 ]
@@ -87,8 +100,8 @@ class _Strict(BaseModel):
 
 class EventCommon(_Strict):
     kind: str
-    tenant: Key
-    agent: Key
+    tenant: OwnerKey
+    agent: OwnerKey
     idempotency_key: OptionalKey
     thread_id: OptionalKey
     contact_id: OptionalKey

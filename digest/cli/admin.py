@@ -83,15 +83,18 @@ def stats(
     as_json: JsonOpt = False,
 ) -> None:
     """Per agent: events and lessons by status, skip rate, LLM calls, tokens, cost, version."""
-    from digest.lessons.service import agent_stats
+    from digest.lessons.service import agent_stats, relay_warning
 
     rows = agent_stats(tenant, agent)
+    warning = relay_warning()
     if as_json:
         render.json([row.to_json() for row in rows])
     elif rows:
         render.agent_stats(rows)
     else:
         render.say("no agents")
+    if warning:
+        render.warn(warning)
 
 
 @app.command("export")
@@ -101,14 +104,25 @@ def export_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write into.")],
     as_json: JsonOpt = False,
 ) -> None:
-    """Write the agent's active lessons as AIP-11 LESSON.md files plus _index.md."""
+    """Write the agent's active lessons as AIP-11 LESSON.md files plus _index.md. Exporting
+    again into the same folder mirrors the bank: the files an earlier export wrote for lessons
+    no longer active are removed (unless changed by hand since); other files are left alone."""
     from digest.interop import export_lessons
 
-    paths = export_lessons(tenant, agent, out_dir)
+    report = export_lessons(tenant, agent, out_dir)
     if as_json:
-        render.json({"files": [str(p) for p in paths]})
-    else:
-        render.say(f"wrote {len(paths) - 1} lesson(s) and _index.md to {out_dir}")
+        render.json(
+            {
+                "files": [str(p) for p in report.written],
+                "removed": [str(p) for p in report.removed],
+                "kept": [str(p) for p in report.kept],
+            }
+        )
+        return
+    for path in report.kept:
+        render.warn(f"kept {path}: its lesson is no longer active, but the file was changed")
+    removed = f"; removed {len(report.removed)} no longer active" if report.removed else ""
+    render.say(f"wrote {len(report.written) - 1} lesson(s) and _index.md to {out_dir}{removed}")
 
 
 @app.command("import")
@@ -129,7 +143,10 @@ def import_command(
     """Import AIP-11 LESSON.md files through reconciliation (counts in files are ignored).
     Untrusted unless --trusted. Bad files are reported one per line; exit 1 if any failed."""
     from digest.interop import import_lessons
+    from digest.tenants import normal_key
 
+    # one sentence for a key no lesson could be stored under, rather than one per file
+    tenant, agent = normal_key(tenant, "tenant"), normal_key(agent, "agent")
     report = import_lessons(tenant, agent, directory, trusted=trusted)
     if as_json:
         render.json(

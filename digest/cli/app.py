@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import stat
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from digest.cli import render
-from digest.errors import DigestError
+from digest.errors import DigestError, InvalidArgument
 
-#: what typer itself raises to end a command (exit codes, aborted prompts, usage errors) and
-#: the ends of a closed pipe: these keep their own handling.
+try:  # newer typer releases carry their own copy of click
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover - an older typer, on click itself
+    from click.exceptions import UsageError  # type: ignore[assignment,unused-ignore]
+
+#: what typer itself raises to end a command (exit codes, aborted prompts, `--help` of a group
+#: given no arguments) and the ends of a closed pipe: these keep their own handling.
 _PASS_THROUGH = (typer.Exit, typer.Abort, typer.TyperException, EOFError, BrokenPipeError)
+#: ``ctx.meta`` key: a command's ``--help`` was asked for, so no settings are read
+_HELP_ASKED = "digest.help_asked"
+#: the largest id or version number there is: the database's signed 64-bit integer
+ID_MAX = 2**63 - 1
 
 
 def failure(exc: Exception) -> tuple[str, int]:
@@ -52,17 +65,48 @@ def report_failure(exc: Exception) -> int:
     return code
 
 
+def usage_failure(exc: UsageError) -> str:
+    """A usage error (a missing option, an id out of range, an unknown command) as one
+    sentence that says where the help is."""
+    command = exc.ctx.command_path if exc.ctx is not None else ""
+    return exc.format_message() + (f" (see `{command} --help`)" if command else "")
+
+
 class _OneLineErrors(TyperGroup):
     """The root command group. Every command (and the root callback, which reads the settings)
-    runs inside its ``invoke``, so this is where any failure of theirs is reported."""
+    runs inside its ``invoke``, so this is where any failure of theirs is reported, usage
+    errors of the commands included (typer would draw them as a box)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        # the root's own options (`digest --bogus`): parsed before any command runs
+        try:
+            return super().make_context(*args, **kwargs)
+        except UsageError as exc:
+            raise _reported_usage(exc) from None
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        given = args[: args.index("--")] if "--" in args else args
+        ctx.meta[_HELP_ASKED] = any(arg in ctx.help_option_names for arg in given)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except UsageError as exc:
+            raise _reported_usage(exc) from None
         except _PASS_THROUGH:
             raise
         except Exception as exc:
             raise typer.Exit(report_failure(exc)) from None
+
+
+def _reported_usage(exc: UsageError) -> Exception:
+    """Report a usage error as one line; what to raise then (a group's help shown for want of
+    arguments is raised on as it is)."""
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        return exc
+    render.error(usage_failure(exc))
+    return typer.Exit(exc.exit_code)
 
 
 app = typer.Typer(
@@ -84,18 +128,83 @@ app.add_typer(lesson_app, name="lesson")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 TenantOpt = Annotated[str, typer.Option("--tenant", help="Tenant key.")]
 AgentOpt = Annotated[str, typer.Option("--agent", help="Agent key.")]
+#: the most a text file given to a command (an edited version body) may hold
+TEXT_FILE_MAX = 1024 * 1024
+
+
+def id_argument(help_text: str) -> Any:
+    """A positional id or version number: a whole number from 1 to ``ID_MAX``, else a usage
+    error (the database could not hold it, so no row has it)."""
+    return typer.Argument(min=1, max=ID_MAX, help=help_text)
+
+
+def regular_file(path: Path, what: str) -> Path:
+    """``path`` when it is a regular file (links followed), else ``InvalidArgument`` saying
+    what it is instead. Checked before anything opens it: opening a FIFO to read it waits for
+    a writer for ever."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise InvalidArgument(f"{what}: no such file: {path}") from None
+    except OSError as exc:
+        raise InvalidArgument(f"{what}: cannot read {path}: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise InvalidArgument(f"{what}: {path} is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        raise InvalidArgument(f"{what}: {path} is not a regular file (a FIFO, socket or device)")
+    return path
+
+
+def read_text_file(path: Path, what: str, limit: int = TEXT_FILE_MAX) -> str:
+    """The UTF-8 text of the regular file ``path`` (at most ``limit`` bytes), or
+    ``InvalidArgument`` saying why not. Opened without blocking and checked once open, so a
+    FIFO put in its place after a look is refused too."""
+    regular_file(path, what)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InvalidArgument(f"{what}: cannot read {path}: {exc.strerror}") from None
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise InvalidArgument(f"{what}: {path} is not a regular file")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InvalidArgument(f"{what}: {path} is larger than {limit} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidArgument(f"{what}: {path} is not UTF-8 text (byte {exc.start})") from None
 
 
 @app.callback()
 def _configure(
+    ctx: typer.Context,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show info logs.")] = False,
 ) -> None:
     from digest.config import get_settings
+    from digest.errors import ConfigError
     from digest.logs import configure_logging
 
-    settings = get_settings()  # an invalid DIGEST_* value stops here, as one sentence
+    if ctx.meta.get(_HELP_ASKED):
+        return  # a command's help needs no settings: it works whatever DIGEST_* holds
     level = "INFO" if verbose else "WARNING"
+    try:
+        settings = get_settings()  # an invalid DIGEST_* value stops here, as one sentence
+    except ConfigError:
+        if ctx.invoked_subcommand != "doctor":
+            raise
+        configure_logging(level, json=False)  # doctor reports the setting itself
+        return
     configure_logging(level, json=False if sys.stderr.isatty() else settings.log_json)
+    if not verbose:
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_not_reported_twice)
+
+
+def _not_reported_twice(record: logging.LogRecord) -> bool:
+    """Capture logs an error only when the database did not take an event, which is the
+    failure the command then reports as its one line: the log line would say it twice."""
+    return not (record.name == "digest.capture" or record.name.startswith("digest.capture."))
 
 
 def main() -> None:

@@ -9,9 +9,9 @@ from typing import Annotated, Any
 import typer
 
 from digest.cli import render
-from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app
+from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, regular_file
 from digest.config import get_settings, resource_dir
-from digest.errors import DigestError, InvalidArgument
+from digest.errors import DigestError
 
 DEMO_TENANT = "demo-shop"
 DEMO_AGENT = "support-bot"
@@ -47,9 +47,7 @@ def capture(
 def _capture_with_progress(file: Path, *, quiet: bool) -> Any:
     from digest.capture.batch import capture_file
 
-    if not file.is_file():
-        raise InvalidArgument(f"no such file: {file}")
-    total = file.stat().st_size
+    total = regular_file(file, "--file").stat().st_size
     with render.byte_progress(
         "capturing", total, disable=quiet or total < PROGRESS_FROM_BYTES
     ) as advance:
@@ -62,16 +60,33 @@ def drain(
     agent: Annotated[str | None, typer.Option(help="Only this agent.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Reflect pending events in this process (embedded mode: no broker, no worker)."""
+    """Reflect pending events in this process (embedded mode: no broker, no worker). An agent
+    whose reflection raises is reported and the others go on; exit 1 if any did."""
     from digest.pipeline import drain as drain_events
 
     results = drain_events(tenant=tenant, agent=agent)
     by_status = Counter(r.status for r in results)
+    errors = [r for r in results if r.status == "error"]
     if as_json:
-        render.json({"processed": len(results), "by_status": dict(by_status)})
+        render.json(
+            {
+                "processed": len(results),
+                "by_status": dict(by_status),
+                "errors": [{"event_id": r.event_id, "error": r.reason} for r in errors],
+            }
+        )
     else:
+        for result in errors:
+            render.error(f"event {result.event_id}: {result.reason}")
         summary = render.counts(dict(sorted(by_status.items())), "nothing")
         render.say(f"processed {len(results)} event(s): {summary}")
+        if by_status["waiting"]:
+            render.say(
+                f"{by_status['waiting']} event(s) wait after a model fault (reasons and next "
+                "attempts: `digest stats`); a drain after their next attempt tries them again"
+            )
+    if errors:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -109,7 +124,8 @@ def demo(
     from digest.versions.queries import active_version
 
     settings = get_settings()
-    source = file or resource_dir("examples") / "events.jsonl"
+    # checked before anything is written: a bad --file must not leave a migrated database
+    source = regular_file(file, "--file") if file else resource_dir("examples") / "events.jsonl"
     render.rule("lesson digest demo")
     render.say(
         f"database: {shown_url()}   model: {settings.model_for('reflect')}   "
@@ -163,7 +179,9 @@ def improve_now_command(
     wait: Annotated[
         bool, typer.Option(help="With a broker: wait for the worker's result.")
     ] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 300.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.0, max=86400.0, help="Seconds to wait with --wait.")
+    ] = 300.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Reflect the agent's pending events now, then compose a version (no threshold, no quiet

@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from digest.cli import render
-from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, lesson_app
+from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, id_argument, lesson_app
 
-LessonIdArg = Annotated[int, typer.Argument(help="Lesson id (see `digest lesson list`).")]
+LessonIdArg = Annotated[int, id_argument("Lesson id (see `digest lesson list`).")]
 ReasonOpt = Annotated[
     str | None, typer.Option("--reason", help="Why (recorded in the lesson's history).")
 ]
@@ -73,16 +73,27 @@ def lesson_add(
     ],
     as_json: JsonOpt = False,
 ) -> None:
-    """Add a lesson by hand (no model call). Creates the tenant and agent on first use."""
-    from digest.capture.api import record_lesson
+    """Add a lesson by hand (no model call). Creates the tenant and agent on first use. A
+    lesson the agent already has, word for word, gets one more support instead of a copy."""
+    from digest.capture.api import lesson_for_event, record_lesson
+    from digest.errors import DigestError
     from digest.lessons.service import lesson_detail
 
-    lesson_id = record_lesson(tenant, agent, text)
+    event_id = record_lesson(tenant, agent, text)
+    lesson_id = lesson_for_event(tenant, agent, event_id)
+    if lesson_id is None:  # record_lesson writes its lesson before it returns
+        raise DigestError(f"event {event_id} was stored but cites no lesson")
     data = lesson_detail(tenant, agent, lesson_id).to_json()
+    added = data["evidence"][0]["event_id"] == event_id
     if as_json:
-        render.json(data)
+        render.json({**data, "event_id": event_id, "added": added})
+    elif added:
+        render.say(f"added lesson {lesson_id}: {data['title']} (event {event_id})")
     else:
-        render.say(f"added lesson {lesson_id}: {data['title']}")
+        render.say(
+            f"lesson {lesson_id} already says this: {data['title']} "
+            f"(support {data['support_count']}, event {event_id})"
+        )
 
 
 def _set_status(

@@ -69,6 +69,11 @@ def error(message: str) -> None:
     err.print(Text.assemble(("error:", "red"), " ", " ".join(clean(message).split())))
 
 
+def warn(message: str) -> None:
+    """``warning: <message>`` as one line on stderr (the command still succeeded)."""
+    err.print(Text.assemble(("warning:", "yellow"), " ", " ".join(clean(message).split())))
+
+
 def rejected(message: str, indent: str = "") -> None:
     """One rejected input (a capture line, a LESSON.md file) on stderr."""
     err.print(Text.assemble(indent, ("rejected", "red"), " ", clean(message)))
@@ -233,6 +238,15 @@ def agent_stats(rows: list[Any]) -> None:
             f"{row.cost_usd:.4f}", row.active_version if row.active_version is not None else "-",
         )  # fmt: skip
     out.print(table)
+    for row in rows:
+        for wait in row.waiting:
+            say(
+                f"{row.tenant}/{row.agent}: event {wait['event_id']} is waiting, next attempt "
+                f"{(wait['next_attempt_at'] or '')[:19]}Z: {wait['reason']}"
+            )
+        hidden = row.events.get("waiting", 0) - len(row.waiting)
+        if hidden > 0:
+            say(f"{row.tenant}/{row.agent}: and {hidden} more waiting event(s)")
 
 
 # --- versions ---------------------------------------------------------------------------------
@@ -260,6 +274,16 @@ def compose_result(result: Any, as_json: bool) -> None:
             say(f"  {line}")
     else:
         say("no change")
+    if as_json:
+        return
+    waiting, in_flight = result.waiting, result.in_flight
+    if waiting:
+        say(
+            f"{waiting} event(s) wait to be tried again after a model fault "
+            "(see `digest stats`); they are not in this version"
+        )
+    if in_flight:
+        say(f"{in_flight} event(s) were still being reflected by a worker; not included")
 
 
 # --- progress ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from digest.cli import render
-from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, version_app
+from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, id_argument, read_text_file, version_app
 
 ByOpt = Annotated[str, typer.Option("--by", help="Who decides (recorded on the version).")]
 
@@ -29,7 +29,7 @@ def version_list(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -
 def version_show(
     tenant: TenantOpt,
     agent: AgentOpt,
-    number: Annotated[int, typer.Argument(help="Version number.")],
+    number: Annotated[int, id_argument("Version number.")],
     as_json: JsonOpt = False,
 ) -> None:
     """One version: its body, change summary and provenance."""
@@ -49,8 +49,8 @@ def version_show(
 def version_diff(
     tenant: TenantOpt,
     agent: AgentOpt,
-    old: Annotated[int, typer.Argument(help="Older version number.")],
-    new: Annotated[int, typer.Argument(help="Newer version number.")],
+    old: Annotated[int, id_argument("Older version number.")],
+    new: Annotated[int, id_argument("Newer version number.")],
 ) -> None:
     """Unified diff of two versions' bodies."""
     from digest.versions.queries import diff_versions
@@ -62,7 +62,7 @@ def version_diff(
 def version_approve(
     tenant: TenantOpt,
     agent: AgentOpt,
-    number: Annotated[int, typer.Argument(help="The pending version.")],
+    number: Annotated[int, id_argument("The pending version.")],
     by: ByOpt,
     body_file: Annotated[
         Path | None, typer.Option("--body-file", help="Approve an edited body instead.")
@@ -71,7 +71,7 @@ def version_approve(
     """Activate a pending version (optionally with an edited body)."""
     from digest.versions.decisions import approve
 
-    body = body_file.read_text(encoding="utf-8") if body_file else None
+    body = read_text_file(body_file, "--body-file") if body_file else None
     version = approve(tenant, agent, number, by=by, body=body)
     render.say(f"version {version.number} is active ({version.proposed_by})")
 
@@ -80,7 +80,7 @@ def version_approve(
 def version_reject(
     tenant: TenantOpt,
     agent: AgentOpt,
-    number: Annotated[int, typer.Argument(help="The pending version.")],
+    number: Annotated[int, id_argument("The pending version.")],
     by: ByOpt,
 ) -> None:
     """Reject a pending version; its lessons stay for the next compose."""
@@ -94,7 +94,7 @@ def version_reject(
 def version_rollback(
     tenant: TenantOpt,
     agent: AgentOpt,
-    number: Annotated[int, typer.Argument(help="The version whose body to restore.")],
+    number: Annotated[int, id_argument("The version whose body to restore.")],
     by: ByOpt,
 ) -> None:
     """Append a new active version with the body of an earlier one."""

@@ -212,7 +212,6 @@ class LiteLLMEmbedder:
         return vectors
 
     def _embed_retried(self, texts: list[str]) -> list[np.ndarray]:
-        import structlog
         from tenacity import (
             Retrying,
             retry_if_exception_type,
@@ -220,7 +219,9 @@ class LiteLLMEmbedder:
             wait_random_exponential,
         )
 
-        log = structlog.get_logger("digest.identity")
+        from digest.logs import get_logger
+
+        log = get_logger("digest.identity")
 
         def before_sleep(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None

@@ -21,7 +21,7 @@ from digest.lessons.neighbours import find_neighbours, forget
 from digest.lessons.transition import bump_epoch, lock_agent_lessons
 from digest.lessons.vectors import embedder, vector_key, vectors_for
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, utcnow
-from digest.tenants import find_agent
+from digest.tenants import find_agent, tenant_named, unknown_key
 from digest.text import lesson_text
 
 KINDS_OF_PROBE = ("lesson", "question", "error")
@@ -192,9 +192,9 @@ def _agents(settings: Settings, tenant: str | None, agent: str | None) -> list[i
             return [find_agent(session, tenant, agent).id]
         query = select(Agent.id).join(Tenant, Tenant.id == Agent.tenant_id).order_by(Agent.id)
         if tenant is not None:
-            if session.scalar(select(Tenant.id).where(Tenant.name == tenant)) is None:
-                raise OwnerInputError(f"unknown tenant {tenant!r}")
-            query = query.where(Tenant.name == tenant)
+            if session.scalar(select(Tenant.id).where(tenant_named(tenant))) is None:
+                raise unknown_key("tenant", tenant)
+            query = query.where(tenant_named(tenant))
         return list(session.scalars(query))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from digest import heartbeats
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.lessons import owner, stats
@@ -98,6 +99,13 @@ def agent_stats(
     """Per agent (one, a tenant's or everyone's): see ``stats.agent_stats``."""
     with session_scope(_url(settings)) as session:
         return stats.agent_stats(session, tenant, agent)
+
+
+def relay_warning(settings: Settings | None = None) -> str | None:
+    """A sentence when the relay has stopped (``digest.heartbeats.relay_warning``)."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        return heartbeats.relay_warning(session, settings)
 
 
 def skip_reasons(tenant: str, agent: str, settings: Settings | None = None) -> Counter[str]:

@@ -5,13 +5,12 @@ model usage and the active version; and why an agent's events were skipped (``di
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.orm import Session
 
-from digest.errors import NotFound
 from digest.models import (
     EVENT_STATUSES,
     LESSON_STATUSES,
@@ -21,8 +20,12 @@ from digest.models import (
     LearningVersion,
     Lesson,
     Tenant,
+    as_utc,
 )
-from digest.tenants import find_agent
+from digest.tenants import agent_named, find_agent, tenant_named, unknown_key
+
+#: waiting events listed per agent (the count is in ``events["waiting"]``)
+WAITING_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,9 @@ class AgentStats:
     completion_tokens: int
     cost_usd: float
     active_version: int | None
+    #: events put back after a model fault, soonest first (at most WAITING_SHOWN): id, reason,
+    #: next attempt (ISO 8601) and since when its faults have lasted
+    waiting: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -51,18 +57,18 @@ def _selected_agents(
     if tenant is not None:
         if agent is not None:
             find_agent(session, tenant, agent)  # NotFound naming the tenant or the agent
-        elif session.scalar(select(Tenant.id).where(Tenant.name == tenant)) is None:
-            raise NotFound(f"unknown tenant {tenant!r}")
-        conditions.append(Tenant.name == tenant)
+        elif session.scalar(select(Tenant.id).where(tenant_named(tenant))) is None:
+            raise unknown_key("tenant", tenant)
+        conditions.append(tenant_named(tenant))
     if agent is not None:
-        conditions.append(Agent.name == agent)
+        conditions.append(agent_named(agent))
     query = select(Agent, Tenant.name).join(Tenant, Tenant.id == Agent.tenant_id)
     rows = [
         (a, name)
         for a, name in session.execute(query.where(*conditions).order_by(Tenant.name, Agent.name))
     ]
     if agent is not None and not rows:
-        raise NotFound(f"unknown agent {agent!r} in any tenant")
+        raise unknown_key("agent", agent, " in any tenant")
     # correlate(None): inside a query on agents the subquery must still read its own agents.
     ids = (
         select(Agent.id)
@@ -121,6 +127,24 @@ def agent_stats(
             .where(Agent.id.in_(ids))
         )
     }
+    waiting: dict[int, list[dict[str, Any]]] = {a.id: [] for a, _ in selected}
+    for event_id, agent_id, reason, due, since in session.execute(
+        select(
+            Event.id, Event.agent_id, Event.last_error, Event.next_attempt_at, Event.waiting_since
+        )
+        .where(Event.agent_id.in_(ids), Event.status == "waiting")
+        .order_by(Event.next_attempt_at, Event.id)
+    ):
+        shown = waiting[agent_id]
+        if len(shown) < WAITING_SHOWN:
+            shown.append(
+                {
+                    "event_id": event_id,
+                    "reason": reason,
+                    "next_attempt_at": as_utc(due).isoformat() if due else None,
+                    "waiting_since": as_utc(since).isoformat() if since else None,
+                }
+            )
     result = []
     for agent_row, tenant_name in selected:
         counts = events[agent_row.id]
@@ -138,6 +162,7 @@ def agent_stats(
                 completion_tokens=completion,
                 cost_usd=round(cost, 6),
                 active_version=numbers.get(agent_row.id),
+                waiting=waiting[agent_row.id],
             )
         )
     return result

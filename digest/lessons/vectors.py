@@ -13,13 +13,13 @@ import hashlib
 from collections.abc import Sequence
 
 import numpy as np
-import structlog
 
 from digest.config import Settings, get_settings
 from digest.identity.embedding import Embedder, embed_many, get_embedder, to_bytes
+from digest.logs import get_logger
 from digest.text import lesson_text
 
-log = structlog.get_logger("digest.identity")
+log = get_logger("digest.identity")
 
 
 def vector_key(model: str, text: str) -> str:

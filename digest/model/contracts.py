@@ -13,11 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import structlog
-
 from digest.errors import LLMOutputError
+from digest.logs import get_logger
 
-log = structlog.get_logger("digest.model")
+log = get_logger("digest.model")
 
 MAX_LESSONS = 3
 

@@ -14,34 +14,77 @@ switched off so attempts do not multiply. Each call reports tokens and cost.
 
 from __future__ import annotations
 
+import email.utils
 import os
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-import structlog
 from tenacity import (
     RetryCallState,
     retry_if_exception_type,
-    stop_after_attempt,
     wait_random_exponential,
 )
 from tenacity import Retrying as _Retrying
 
 from digest.config import Settings, get_settings
 from digest.errors import LLMError, LLMOutputError, LLMTransientError, is_time_limit
-from digest.model import scripted
+from digest.logs import get_logger
+from digest.model import limits, scripted
 from digest.model.offline import answer, is_offline_model, token_estimate
 from digest.model.scripted import is_scripted_model
 
-log = structlog.get_logger("digest.model")
+log = get_logger("digest.model")
 
 T = TypeVar("T")
 
 _setup_lock = threading.Lock()
 _litellm: Any = None
+
+#: when the model calls of the running task must have ended (``time.monotonic()``)
+_deadline: ContextVar[float | None] = ContextVar("digest_model_deadline", default=None)
+#: a call is not started with less time than this (or its whole timeout, if shorter) left
+MIN_CALL_S = 5.0
+
+
+def min_call_s(settings: Settings) -> float:
+    """The least time left before the deadline in which a model call is still started."""
+    return min(MIN_CALL_S, settings.llm_timeout_s)
+
+
+@contextmanager
+def time_budget(seconds: float) -> Iterator[float]:
+    """Model calls inside end within ``seconds`` from now (an enclosing budget that ends
+    sooner wins): a call gets at most the time left as its timeout, no retry starts that
+    could not finish, and a step that runs out raises ``LLMTransientError`` (the event is
+    put back as waiting, not left to the worker's hard time limit). Yields the deadline."""
+    deadline = time.monotonic() + seconds
+    outer = _deadline.get()
+    if outer is not None:
+        deadline = min(deadline, outer)
+    token = _deadline.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _deadline.reset(token)
+
+
+def time_left() -> float | None:
+    """Seconds left in the running task's model budget (None: no budget set)."""
+    deadline = _deadline.get()
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def _out_of_time(left: float, need: float) -> LLMTransientError:
+    return LLMTransientError(
+        f"the task's time budget is spent ({max(left, 0):.1f} s left, a model call needs "
+        f"{need:g} s)"
+    )
 
 
 @dataclass
@@ -115,31 +158,36 @@ def complete(
     if is_scripted_model(model):
         return _complete_in_process(partial(scripted.answer, model), messages, usage)
     litellm = _load_litellm()
+    timeout = settings.llm_timeout_s
+    left = time_left()
+    if left is not None:
+        if left < min_call_s(settings):
+            raise _out_of_time(left, min_call_s(settings))
+        timeout = min(timeout, left)
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": messages,
-        "timeout": settings.llm_timeout_s,
+        "timeout": timeout,
         "max_tokens": settings.llm_max_tokens,
         "temperature": 0,
         "num_retries": 0,
         "max_retries": 0,
     }
-    if settings.llm_api_base:
-        kwargs["api_base"] = settings.llm_api_base
-    if settings.llm_api_key is not None:
-        kwargs["api_key"] = settings.llm_api_key.get_secret_value()
-    elif settings.llm_api_base:
-        kwargs["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
-    usage.calls += 1
+    kwargs.update(_provider(settings))
     try:
-        response = litellm.completion(**kwargs)
+        with limits.model_slot(model, settings, deadline=_deadline.get()):
+            usage.calls += 1
+            response = litellm.completion(**kwargs)
+    except LLMTransientError as exc:  # no slot came free: no call was made
+        usage.errors.append(str(exc))
+        raise
     except Exception as exc:
         _reraise_time_limit(exc)
         message = f"{type(exc).__name__}: {_short(exc)}"
         usage.errors.append(message)
         if isinstance(exc, _transient_types(litellm)):
-            raise LLMTransientError(message) from exc
-        raise LLMError(message) from exc
+            raise LLMTransientError(message, retry_after=retry_after(exc)) from exc
+        raise LLMError(_permanent(exc, message)) from exc
     reported = getattr(response, "usage", None)
     if reported is not None:
         usage.prompt_tokens += int(getattr(reported, "prompt_tokens", 0) or 0)
@@ -149,6 +197,97 @@ def complete(
     except Exception:  # unknown model prices (local servers) cost nothing known
         log.debug("cost_unknown", model=model)
     return _content(response)
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The provider's ``Retry-After`` (seconds or an HTTP date; ``retry-after-ms`` too) from
+    the HTTP response an exception carries, if any."""
+    headers = None
+    for found in (
+        getattr(exc, "litellm_response_headers", None),  # where litellm keeps them
+        getattr(getattr(exc, "response", None), "headers", None),
+        getattr(exc, "headers", None),
+    ):
+        if found:
+            headers = found
+            break
+    if headers is None:
+        return None
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return max(0.0, float(millis) / 1000)
+        value = headers.get("retry-after")
+    except Exception:  # headers of an unexpected type: no hint
+        return None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(str(value))
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+#: litellm's permanent failures, as the reason an event fails with
+_PERMANENT = {
+    "AuthenticationError": "the provider refused the API key (check DIGEST_LLM_API_KEY)",
+    "PermissionDeniedError": "the provider denied access to this model with this key",
+    "NotFoundError": "the provider does not know this model (check DIGEST_LLM_MODEL)",
+    "BadRequestError": "the provider rejected the request as malformed",
+    "ContextWindowExceededError": "the request is longer than the model's context window",
+    "ContentPolicyViolationError": "the provider refused the content under its policy",
+}
+
+
+def _permanent(exc: BaseException, message: str) -> str:
+    """A permanent failure's reason: what it means, then the provider's own words."""
+    for klass in type(exc).__mro__:
+        meaning = _PERMANENT.get(klass.__name__)
+        if meaning is not None:
+            return f"{meaning}: {message}"
+    return message
+
+
+def _provider(settings: Settings) -> dict[str, str]:
+    """The provider's address and key, as litellm arguments."""
+    found: dict[str, str] = {}
+    if settings.llm_api_base:
+        found["api_base"] = settings.llm_api_base
+    if settings.llm_api_key is not None:
+        found["api_key"] = settings.llm_api_key.get_secret_value()
+    elif settings.llm_api_base:
+        found["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
+    return found
+
+
+def ping(model: str, settings: Settings) -> str:
+    """Ask ``model`` for one token (``digest doctor``): returns what answered, raises
+    ``LLMError`` with the reason it did not. No retry, no fleet slot: a health check."""
+    if answered_in_process(model):
+        return "answered in this process (no provider)"
+    litellm = _load_litellm()
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": "Reply with the word ok."}],
+        "timeout": min(settings.llm_timeout_s, 15.0),
+        "max_tokens": 5,
+        "num_retries": 0,
+        "max_retries": 0,
+    }
+    kwargs.update(_provider(settings))
+    try:
+        litellm.completion(**kwargs)
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {_short(exc)}"
+        if isinstance(exc, _transient_types(litellm)):
+            raise LLMTransientError(message) from exc
+        raise LLMError(_permanent(exc, message)) from exc
+    return "answered"
 
 
 def answered_in_process(model: str) -> bool:
@@ -199,8 +338,12 @@ def call_and_parse(
 ) -> T:
     """Call the model and parse its answer, retrying transient faults and unparseable output.
 
-    Bounded by ``DIGEST_LLM_MAX_ATTEMPTS`` with jittered exponential waits. The last error is
-    raised as is (LLMTransientError or LLMOutputError) for the caller to record.
+    Bounded by ``DIGEST_LLM_MAX_ATTEMPTS`` with jittered exponential waits (a provider's
+    Retry-After instead, when it sent one), and by the task's ``time_budget``: no attempt
+    starts that could not finish in it, and a Retry-After longer than
+    ``DIGEST_LLM_RETRY_WAIT_MAX_S`` ends the attempts at once. The last error is raised as is
+    (LLMTransientError or LLMOutputError) for the caller to record: the reflect pipeline
+    then puts the event back as waiting (``digest.reflect.apply.mark_waiting``).
     """
     settings = settings or get_settings()
 
@@ -210,9 +353,30 @@ def call_and_parse(
             "llm_retry", model=model, attempt=state.attempt_number, error=_short(exc) if exc else ""
         )
 
+    backoff = wait_random_exponential(multiplier=0.5, max=settings.llm_retry_wait_max_s)
+
+    def wait(state: RetryCallState) -> float:
+        # The provider's Retry-After wins over our backoff (up to the longest wait we allow).
+        exc = state.outcome.exception() if state.outcome else None
+        hinted = getattr(exc, "retry_after", None)
+        if hinted is not None:
+            return min(float(hinted), settings.llm_retry_wait_max_s)
+        return float(backoff(state))
+
+    def stop(state: RetryCallState) -> bool:
+        if state.attempt_number >= settings.llm_max_attempts:
+            return True
+        exc = state.outcome.exception() if state.outcome else None
+        hinted = getattr(exc, "retry_after", None)
+        if hinted is not None and hinted > settings.llm_retry_wait_max_s:
+            return True  # the provider asks for longer than a task may wait: defer the event
+        left = time_left()
+        # the next attempt needs its wait and a call's minimum before the budget ends
+        return left is not None and left < wait(state) + min_call_s(settings)
+
     retrying = _Retrying(
-        stop=stop_after_attempt(settings.llm_max_attempts),
-        wait=wait_random_exponential(multiplier=0.5, max=settings.llm_retry_wait_max_s),
+        stop=stop,
+        wait=wait,
         retry=retry_if_exception_type((LLMTransientError, LLMOutputError)),
         before_sleep=before_sleep,
         reraise=True,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import logging
 import os
 import socket
 import threading
@@ -26,10 +25,11 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from digest._log import stdlib_logger
 from digest.config import Settings, get_settings
 
 #: stdlib logging: this module is on the agent's hot path, which never loads structlog.
-log = logging.getLogger("digest.publish")
+log = stdlib_logger("digest.publish")
 
 if TYPE_CHECKING:
     from redis import Redis

@@ -2,12 +2,16 @@
 
 Postgres is the truth; the broker only carries hints. The relay re-publishes what a lost
 message would otherwise strand: events still ``pending`` after ``DIGEST_RELAY_PENDING_AGE_S``
-(the hot-path publish failed, or Redis restarted and lost its queue), and events left
-``processing`` past the hard time limit (the worker died; with Redis, its unacked message
-would otherwise wait out the whole visibility timeout). While messages still wait in the queue
-(a backlog), a published pending event is most likely one of them, so only never-published
-ones are re-published; once the queue has drained, every stranded event is. A queue lost in a
-Redis restart under steady traffic is therefore replayed when the backlog clears, not before.
+(the hot-path publish failed, or Redis restarted and lost its queue), events left
+``processing`` past the hard time limit (the worker died; with Redis, its unacked message would
+otherwise wait out the whole visibility timeout), and ``waiting`` events (put back after a
+passing model fault) whose next attempt is due. It runs from beat every
+``DIGEST_RELAY_INTERVAL_S`` and once whenever a worker (re)connects to the broker, and records
+each run in ``heartbeats`` (``digest doctor`` and ``digest stats`` warn when it stops). While
+messages still wait in the queue (a backlog), a published pending event is most likely one of
+them, so only never-published ones are re-published; once the queue has drained, every stranded
+event is. A queue lost in a Redis restart under steady traffic is therefore replayed when the
+backlog clears, not before.
 
 Embedded mode has no broker: ``digest.pipeline.drain`` reflects pending events in this process
 instead.
@@ -17,17 +21,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import structlog
 from sqlalchemy import and_, or_, select
 
+from digest import heartbeats
 from digest.config import Settings, get_settings
 from digest.db import is_postgres, session_scope
-from digest.errors import NotFound, OwnerInputError
+from digest.errors import OwnerInputError
+from digest.logs import get_logger
 from digest.models import Agent, Event, Tenant, utcnow
 from digest.outbox import publish
-from digest.tenants import find_agent
+from digest.tenants import find_agent, tenant_named, unknown_key
 
-log = structlog.get_logger("digest.relay")
+log = get_logger("digest.relay")
 
 
 def _stranded(settings: Settings, *, backlog: bool = False) -> object:
@@ -44,6 +49,12 @@ def _stranded(settings: Settings, *, backlog: bool = False) -> object:
     )
     return or_(
         and_(Event.status == "pending", Event.created_at <= pending_before, republish),
+        # put back after a passing model fault, its next attempt now due
+        and_(
+            Event.status == "waiting",
+            Event.next_attempt_at <= now,
+            or_(Event.published_at.is_(None), Event.published_at <= pending_before),
+        ),
         and_(
             Event.status == "processing",
             Event.processing_started_at <= stale_before,
@@ -67,6 +78,7 @@ def relay_pending(settings: Settings | None = None) -> list[int]:
         return []
     published: list[int] = []
     with session_scope(settings.database_url) as session:
+        heartbeats.beat(session, heartbeats.RELAY, backlog=waiting)
         query = (
             select(Event)
             .where(_stranded(settings, backlog=waiting > 0))  # type: ignore[arg-type]
@@ -111,9 +123,9 @@ def requeue_events(
         if agent is not None:
             agent_ids = select(Agent.id).where(Agent.id == find_agent(session, tenant, agent).id)
         else:
-            tenant_id = session.scalar(select(Tenant.id).where(Tenant.name == tenant))
+            tenant_id = session.scalar(select(Tenant.id).where(tenant_named(tenant)))
             if tenant_id is None:
-                raise NotFound(f"unknown tenant {tenant!r}")
+                raise unknown_key("tenant", tenant)
             agent_ids = select(Agent.id).where(Agent.tenant_id == tenant_id)
         query = (
             select(Event)

@@ -8,16 +8,20 @@ with them: all or nothing.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime, timedelta
 
-import structlog
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from digest.config import Settings
 from digest.db import session_scope
+from digest.errors import LLMError, LLMOutputError, LLMTransientError
 from digest.lessons.store import Candidate, add_lesson, confidence_from_counts, support_lesson
 from digest.lessons.vectors import stored_vector
+from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, as_utc, utcnow
 from digest.reflect import judgements
 from digest.reflect.claims import Claimed, ReflectResult, lock_event, still_ours
@@ -26,7 +30,7 @@ from digest.reflect.operations import apply_plan
 from digest.reflect.reconcile import Plan, Snapshot, read_neighbours
 from digest.reflect.repeats import KNOWN_TEXTS, text_key
 
-log = structlog.get_logger("digest.reflect")
+log = get_logger("digest.reflect")
 
 Mark = Callable[[Session, Event, "RunInfo", str], "ReflectResult"]
 
@@ -45,6 +49,7 @@ def _set_terminal(session: Session, event: Event, status: str) -> None:
     the status."""
     apply_outcome_feedback(session, event)
     event.status = status
+    event.next_attempt_at = event.waiting_since = None
     event.updated_at = event.finished_at = utcnow()
 
 
@@ -70,6 +75,91 @@ def mark_failed(session: Session, event: Event, run: RunInfo, reason: str) -> Re
     session.add(run.digest_run(event, error=detail))
     note = ("error", "event_failed", {"event_id": event.id, "reason": detail})
     return ReflectResult(event.id, "failed", detail, note=note)
+
+
+#: an event whose model answered out of contract at every attempt is put back this many times
+#: (a model that keeps answering prose is not a passing fault; one that also timed out or
+#: was rate limited in the same run is)
+OUTPUT_DEFERRALS = 3
+
+
+def mark_fault(error: LLMError) -> Mark:
+    """How an event ends when its model step raised ``error`` after the in-task attempts:
+    a transient fault (rate limit, 5xx, timeout, connection, no fleet slot, the time budget)
+    puts it back as ``waiting`` until ``DIGEST_LLM_GIVE_UP_AFTER_S`` has passed since its
+    faults began; answers all out of contract likewise, ``OUTPUT_DEFERRALS`` times; anything
+    else (authentication, a bad request) fails it at once."""
+
+    def mark(session: Session, event: Event, run: RunInfo, reason: str) -> ReflectResult:
+        settings = run.settings
+        now = utcnow()
+        since = as_utc(event.waiting_since) if event.waiting_since else now
+        only_output = False
+        if isinstance(error, LLMOutputError):
+            only_output = all(e.startswith("LLMOutputError") for e in run.usage.errors)
+            if only_output and event.output_faults + 1 >= OUTPUT_DEFERRALS:
+                return mark_failed(
+                    session,
+                    event,
+                    run,
+                    f"every answer broke the output contract, {OUTPUT_DEFERRALS} times: {reason}",
+                )
+        elif not isinstance(error, LLMTransientError):
+            return mark_failed(session, event, run, reason)
+        event.output_faults += int(only_output)
+        waited = (now - since).total_seconds()
+        if waited >= settings.llm_give_up_after_s:
+            return mark_failed(
+                session, event, run, f"gave up after {_duration(waited)} of faults: {reason}"
+            )
+        delay = defer_delay(event.deferrals, settings, getattr(error, "retry_after", None))
+        return mark_waiting(session, event, run, reason, since, now + timedelta(seconds=delay))
+
+    return mark
+
+
+def defer_delay(deferrals: int, settings: Settings, retry_after: float | None = None) -> float:
+    """Seconds until a put-back event's next attempt: exponential in its deferrals, capped,
+    jittered (between half and all of it, so a fleet's faults do not return in step), never
+    sooner than the provider's Retry-After."""
+    ceiling = min(settings.llm_defer_max_s, settings.llm_defer_base_s * 2 ** min(deferrals, 30))
+    delay = random.uniform(ceiling / 2, ceiling)
+    return max(delay, retry_after or 0.0)
+
+
+def mark_waiting(
+    session: Session,
+    event: Event,
+    run: RunInfo,
+    reason: str,
+    since: datetime,
+    next_attempt: datetime,
+) -> ReflectResult:
+    """Back in line after a passing fault: ``waiting`` until ``next_attempt``. The claim's
+    attempt is given back (it ended in order; attempts count claims that never finished),
+    the calls it made are recorded in a ``digest_runs`` row."""
+    detail = f"{reason} (after {run.usage.calls} model call(s))"
+    event.status = "waiting"
+    event.attempts = max(0, event.attempts - 1)
+    event.deferrals += 1
+    event.waiting_since = since
+    event.next_attempt_at = next_attempt
+    event.processing_started_at = None
+    event.claim_token = None
+    event.published_at = None
+    event.last_error = detail
+    event.updated_at = utcnow()
+    session.add(run.digest_run(event, error=f"waiting: {detail}"))
+    fields = {"event_id": event.id, "reason": detail, "next_attempt_at": next_attempt.isoformat()}
+    return ReflectResult(event.id, "waiting", detail, note=("warning", "event_waiting", fields))
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
 
 
 def apply_and_finish(

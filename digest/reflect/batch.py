@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 
-import structlog
 from sqlalchemy import inspect, select
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
@@ -15,16 +14,17 @@ from digest.config import Settings
 from digest.db import session_scope
 from digest.errors import LLMError, is_time_limit
 from digest.lessons.transition import lock_agent_lessons
+from digest.logs import get_logger
 from digest.model.contracts import Skip
 from digest.models import Event, Lesson
-from digest.reflect.apply import apply_and_finish, mark_failed, mark_skipped
+from digest.reflect.apply import apply_and_finish, mark_fault, mark_skipped
 from digest.reflect.claims import Claimed, ReflectResult, hand_back, still_ours
 from digest.reflect.judge import Failed, RunInfo, decide_plan, new_run, prepare, verdict_for
 from digest.reflect.reconcile import read_neighbours
 from digest.reflect.repeats import known_repeats
 from digest.reflect.single import about, reflect_one
 
-log = structlog.get_logger("digest.reflect")
+log = get_logger("digest.reflect")
 
 
 def reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectResult]:
@@ -83,7 +83,7 @@ def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult
     if isinstance(verdict, Skip):
         return mark_skipped(session, event, run, verdict.reason)
     if isinstance(verdict, Failed):
-        return mark_failed(session, event, run, verdict.reason)
+        return mark_fault(verdict.error)(session, event, run, verdict.reason)
     claimed, settings = run.claimed, run.settings
     try:
         prepared = prepare(run, verdict)
@@ -105,7 +105,7 @@ def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult
             )
         plan = decide_plan(run, prepared, snapshot)
     except LLMError as exc:  # nothing of this event is written before the plan is decided
-        return mark_failed(session, event, run, str(exc))
+        return mark_fault(exc)(session, event, run, str(exc))
     # The neighbours were read under the lock this transaction holds: an ADD needs no second
     # look for an identical lesson, unless the event's own candidates could be identical.
     recheck = len(prepared.clean) > 1

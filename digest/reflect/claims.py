@@ -12,18 +12,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-import structlog
-from sqlalchemy import Row, and_, or_, select, update
+from sqlalchemy import ColumnElement, Row, and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
 from digest.db import session_scope
+from digest.logs import get_logger
 from digest.models import Agent, Event, Tenant, as_utc, utcnow
 from digest.reflect.policy import models_in_process
 from digest.tenants import policy_for
 from digest.text import edit_metrics
 
-log = structlog.get_logger("digest.reflect")
+log = get_logger("digest.reflect")
 
 TERMINAL = frozenset({"reflected", "skipped", "failed", "dead"})
 
@@ -104,6 +104,9 @@ def claim_row(
     if event.status in TERMINAL:
         return ReflectResult(event.id, "already_done", event.status)
     now = utcnow()
+    due = event.next_attempt_at
+    if event.status == "waiting" and due is not None and as_utc(due) > now:
+        return ReflectResult(event.id, "waiting", f"next attempt at {as_utc(due).isoformat()}")
     if event.status == "processing":
         stale_before = now - timedelta(seconds=settings.processing_stale_after_s)
         started = event.processing_started_at
@@ -133,6 +136,7 @@ def take(
     delivery: str | None = None,
 ) -> Claimed:
     event.status = "processing"
+    event.next_attempt_at = None
     event.attempts += 1
     event.processing_started_at = now
     event.claim_token = delivery
@@ -237,7 +241,7 @@ def claim_batch(
             room = max(0, size - 1)
         else:
             room = (settings.reflect_batch_size if batch.in_process else 1) - len(batch.claimed)
-        claimable = Event.status == "pending"
+        claimable = ready(utcnow())
         if delivery is not None:
             mine = and_(Event.status == "processing", Event.claim_token == delivery)
             claimable = or_(claimable, mine)
@@ -272,20 +276,32 @@ def _oldest_claimable(session: Session, agent_id: int, settings: Settings) -> in
     """The agent's oldest event a worker may claim now: pending, or ``processing`` under a
     claim older than the hard time limit (its worker died). Rows being claimed right now are
     skipped."""
-    stale_before = utcnow() - timedelta(seconds=settings.processing_stale_after_s)
     return session.scalars(
         select(Event.id)
-        .where(
-            Event.agent_id == agent_id,
-            or_(
-                Event.status == "pending",
-                and_(Event.status == "processing", Event.processing_started_at <= stale_before),
-            ),
-        )
+        .where(Event.agent_id == agent_id, claimable(settings))
         .order_by(Event.id)
         .limit(1)
         .with_for_update(skip_locked=True)
     ).first()
+
+
+def ready(now: datetime) -> ColumnElement[bool]:
+    """Events waiting for a worker: pending, or waiting with their next attempt due."""
+    return or_(
+        Event.status == "pending",
+        and_(Event.status == "waiting", Event.next_attempt_at <= now),
+    )
+
+
+def claimable(settings: Settings) -> ColumnElement[bool]:
+    """Events a worker may claim now: ``ready``, or ``processing`` under a claim older than
+    the hard time limit (its worker died)."""
+    now = utcnow()
+    stale_before = now - timedelta(seconds=settings.processing_stale_after_s)
+    return or_(
+        ready(now),
+        and_(Event.status == "processing", Event.processing_started_at <= stale_before),
+    )
 
 
 def hand_back(batch: list[Claimed], settings: Settings) -> None:

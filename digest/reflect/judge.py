@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import structlog
 from sqlalchemy.orm import Session
 
 from digest import fingerprint as fp
@@ -20,6 +19,7 @@ from digest.capture.manual import manual_candidate
 from digest.config import Settings
 from digest.errors import LLMError
 from digest.lessons.store import Candidate
+from digest.logs import get_logger
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import LessonBlock, Skip, embed_json, parse_reflect_checked
@@ -34,7 +34,7 @@ from digest.reflect.reconcile import ModelAsker, Plan, Snapshot, decide
 from digest.reflect.screen import event_reason, lesson_reason, tools_called
 from digest.text import lesson_text
 
-log = structlog.get_logger("digest.reflect")
+log = get_logger("digest.reflect")
 
 
 def judgement_key(claimed: Claimed, model: str, prompt_hash: str) -> str:
@@ -80,9 +80,11 @@ def event_json(claimed: Claimed) -> str:
 
 @dataclass(frozen=True)
 class Failed:
-    """The model could not give a usable verdict (after its retries)."""
+    """The model could not give a usable verdict (after its retries): ``error`` says whether
+    the fault passes (the event waits and is tried again) or not."""
 
     reason: str
+    error: LLMError
 
 
 def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Candidate]:
@@ -174,7 +176,7 @@ def verdict_for(
     try:
         stored, reused = JUDGEMENTS.get_or_compute(key, judge, settings.llm_cache_size)
     except LLMError as exc:
-        return Failed(str(exc))
+        return Failed(str(exc), exc)
     if reused:
         log.info("reflect_judgement_reused", event_id=claimed.event_id)
     return stored if isinstance(stored, Skip) else with_fingerprints(claimed, list(stored))

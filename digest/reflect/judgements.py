@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import structlog
 from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -31,12 +30,13 @@ from digest.db import read_scope
 from digest.fingerprint import event_signature
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
+from digest.logs import get_logger
 from digest.models import Agent, Judgement, Lesson, as_utc, utcnow
 from digest.reflect.claims import Claimed
 from digest.reflect.reconcile import Snapshot
 from digest.reflect.screen import event_reason
 
-log = structlog.get_logger("digest.reflect")
+log = get_logger("digest.reflect")
 
 
 def signature(claimed: Claimed) -> str | None:

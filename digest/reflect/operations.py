@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import structlog
 from sqlalchemy.orm import Session
 
 from digest import fingerprint as fp
@@ -24,11 +23,12 @@ from digest.lessons.store import (
     support_lesson,
     update_lesson,
 )
+from digest.logs import get_logger
 from digest.models import PROTECTED_TRUST, Event, Lesson
 from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text
 from digest.text import lesson_text, negation_flipped
 
-log = structlog.get_logger("digest.reconcile")
+log = get_logger("digest.reconcile")
 
 #: why a merged lesson text may not be written for an untrusted event (None: it may)
 Vet = Callable[[Candidate], str | None]

@@ -23,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from digest import fingerprint as fp
 from digest.lessons.neighbours import Neighbour, find_neighbours
 from digest.lessons.store import Candidate
+from digest.logs import get_logger
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import embed_json, parse_reconcile_output
@@ -37,7 +37,7 @@ from digest.model.prompts import load_prompt
 from digest.models import Agent
 from digest.text import lesson_text, negation_flipped, normalise
 
-log = structlog.get_logger("digest.reconcile")
+log = get_logger("digest.reconcile")
 
 OPS = ("ADD", "UPDATE", "DELETE", "NOOP")
 

@@ -17,12 +17,13 @@ from digest.db import read_scope, session_scope
 from digest.errors import LLMError
 from digest.lessons.store import Candidate
 from digest.lessons.transition import lock_agent_lessons
+from digest.logs import get_logger
 from digest.model.contracts import Skip
 from digest.reflect.apply import (
     apply_and_finish,
     finish,
     lessons_active,
-    mark_failed,
+    mark_fault,
     mark_skipped,
     plan_still_valid,
     without_stale_rewrites,
@@ -39,7 +40,7 @@ from digest.reflect.judge import (
 )
 from digest.reflect.reconcile import Plan, Snapshot, read_neighbours
 
-log = structlog.get_logger("digest.reflect")
+log = get_logger("digest.reflect")
 
 
 def reflect_one(claimed: Claimed, settings: Settings, started: float) -> ReflectResult:
@@ -62,11 +63,11 @@ def _judge_and_apply(claimed: Claimed, settings: Settings, started: float) -> Re
         if isinstance(verdict, Skip):
             return finish(run, mark_skipped, verdict.reason)
         if isinstance(verdict, Failed):
-            return finish(run, mark_failed, verdict.reason)
+            return finish(run, mark_fault(verdict.error), verdict.reason)
         try:
             result = _reconcile_and_apply(run, verdict)
         except LLMError as exc:
-            return finish(run, mark_failed, str(exc))
+            return finish(run, mark_fault(exc), str(exc))
         if result.status != STALE:
             return result
         # A lesson of the stored judgement was retired since it was read: judge the event

@@ -22,13 +22,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import DigestError, LLMError, NotFound
+from digest.logs import get_logger
 from digest.model import seam as llm
 from digest.model.contracts import change_note, embed_json, parse_summary
 from digest.model.prompts import load_prompt
@@ -45,7 +45,7 @@ from digest.models import (
 from digest.tenants import TenantPolicy, policy_for
 from digest.versions.document import eligible_lessons, render_body
 
-log = structlog.get_logger("digest.versions")
+log = get_logger("digest.versions")
 
 #: advisory lock class for version writes (ASCII "lv"); lesson writes use another class.
 _LOCK_CLASS = 0x6C76
@@ -58,6 +58,11 @@ class ComposeResult:
     number: int | None = None
     version_status: str | None = None
     change_summary: str | None = None
+    #: improve-now: the agent's events captured before it was asked that this version could
+    #: not cover: still waiting after a model fault, or still being reflected elsewhere when
+    #: the wait for them (DIGEST_IMPROVE_WAIT_S) ran out
+    waiting: int = 0
+    in_flight: int = 0
 
 
 @dataclass

@@ -18,15 +18,15 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 
-import structlog
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from digest.lessons.store import Candidate
+from digest.logs import get_logger
 from digest.models import PROTECTED_TRUST, Event, Lesson, LessonEvidence, as_utc
 from digest.reflect.screen import lesson_reason
 
-log = structlog.get_logger("digest.versions")
+log = get_logger("digest.versions")
 
 #: document sections for a person's words, in order: lesson source → heading
 SECTIONS = (

@@ -27,20 +27,20 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import structlog
 from sqlalchemy import exists, func, select, update
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
 from digest.lessons.transition import lock_agent_lessons, transition
+from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.outbox import publish
 from digest.outbox.relay import relay_pending
 from digest.tenants import find_agent, policy_for
 from digest.versions.compose import ComposeResult, compose_version, prune_versions
 
-log = structlog.get_logger("digest.triggers")
+log = get_logger("digest.triggers")
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: a countdown must be shorter than the broker's visibility timeout, with this margin

@@ -120,18 +120,20 @@ def test_same_idempotency_key_is_one_event(services_env: dict[str, str], tenant:
 def test_a_manual_lesson_is_stored_at_once_citing_its_own_event(
     sqlite_env: str, tenant: str
 ) -> None:
-    lesson_id = digest.record_lesson(
+    event_id = digest.record_lesson(
         tenant, AGENT, "refunds: always confirm the amount first", idempotency_key="m-1"
     )
     again = digest.record_lesson(
         tenant, AGENT, "refunds: always confirm the amount first", idempotency_key="m-1"
     )
-    assert again == lesson_id
+    assert again == event_id  # an event id, like every record_*
+    lesson_id = digest.lesson_for_event(tenant, AGENT, event_id)
     with session_scope() as session:
         lesson = session.get(Lesson, lesson_id)
-        [event_id] = session.scalars(
+        cited = session.scalars(
             select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == lesson_id)
         ).all()
+        assert cited == [event_id]
         event = session.get(Event, event_id)
         assert lesson is not None and event is not None
         assert (lesson.title, lesson.correction, lesson.source) == (

@@ -53,7 +53,21 @@ def test_a_manual_lesson_key_is_per_agent_too(sqlite_env: str, tenant: str) -> N
     assert digest.record_lesson(
         tenant, "a", "refunds: confirm the amount", idempotency_key="m"
     ) == (first)
-    with pytest.raises(IdempotencyConflict):
+    with pytest.raises(IdempotencyConflict) as raised:
         digest.record_lesson(tenant, "a", "refunds: never refund", idempotency_key="m")
+    assert raised.value.event_id == first
     with session_scope() as session:
         assert session.scalar(select(func.count()).select_from(Lesson)) == 2
+        assert session.scalar(select(func.count()).select_from(Event)) == 2
+
+
+def test_a_manual_lesson_may_not_take_a_key_another_kind_used(sqlite_env: str, tenant: str) -> None:
+    """The key names one event of the agent, whatever its kind: a manual lesson under a run's
+    key is a conflict (not a database error), and nothing is written."""
+    used = run("a", tenant, "shared")
+    with pytest.raises(IdempotencyConflict) as raised:
+        digest.record_lesson(tenant, "a", "refunds: confirm the amount", idempotency_key="shared")
+    assert raised.value.event_id == used
+    with session_scope() as session:
+        assert session.scalar(select(func.count()).select_from(Lesson)) == 0
+        assert session.scalar(select(func.count()).select_from(Event)) == 1

@@ -90,15 +90,13 @@ def test_the_same_lesson_added_twice_by_hand_adds_support_not_a_copy(
     from digest.db import session_scope
     from digest.models import Lesson, LessonEvidence
 
-    first = digest.record_lesson(
-        tenant, "bot", "refund-limits: Refunds above 200 EUR need approval"
-    )
-    again = digest.record_lesson(
-        tenant, "bot", "Refund-limits:  refunds above 200 EUR need approval."
-    )
-    other = digest.record_lesson(
-        tenant, "bot", "refund-limits: Refunds above 300 EUR need approval"
-    )
+    events = [
+        digest.record_lesson(tenant, "bot", "refund-limits: Refunds above 200 EUR need approval"),
+        digest.record_lesson(tenant, "bot", "Refund-limits:  refunds above 200 EUR need approval."),
+        digest.record_lesson(tenant, "bot", "refund-limits: Refunds above 300 EUR need approval"),
+    ]
+    assert len(set(events)) == 3  # every call is its own event
+    first, again, other = (digest.lesson_for_event(tenant, "bot", e) for e in events)
     assert again == first
     assert other != first  # another rule under the same name is kept, not merged away
     with session_scope() as session:
@@ -108,4 +106,62 @@ def test_the_same_lesson_added_twice_by_hand_adds_support_not_a_copy(
             select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == first)
         ).all()
         active = session.scalars(select(Lesson.id).where(Lesson.status == "active")).all()
-    assert len(cited) == 2 and sorted(active) == sorted([first, other])
+    assert sorted(cited) == events[:2] and sorted(active) == sorted([first, other])
+
+
+# --- record_lesson returns its event; the lesson is reachable from it ----------------------------
+
+
+def test_record_lesson_returns_its_event_and_the_lesson_cites_it(
+    sqlite_env: str, tenant: str
+) -> None:
+    from sqlalchemy import select
+
+    from digest.db import session_scope
+    from digest.models import Event, LessonEvidence
+
+    event_id = digest.record_lesson(tenant, "bot", "refunds: always confirm the amount first")
+    lesson_id = digest.lesson_for_event(tenant, "bot", event_id)
+    with session_scope() as session:
+        event = session.get(Event, event_id)
+        assert event is not None and (event.kind, event.status) == ("manual_lesson", "reflected")
+        cited = session.scalars(
+            select(LessonEvidence.lesson_id).where(LessonEvidence.event_id == event_id)
+        ).all()
+    assert cited == [lesson_id]
+
+
+def test_lesson_for_event_of_other_kinds(sqlite_env: str, tenant: str) -> None:
+    from digest.pipeline import drain
+
+    answer = digest.record_answer(tenant, "bot", question="Open Sunday?", answer="No, closed.")
+    timeout = digest.record_run(
+        tenant, "bot", task="track order 7", outcome="failure", error="upstream timeout after 30s"
+    )
+    assert digest.lesson_for_event(tenant, "bot", answer) is None  # not reflected yet
+    drain()
+    assert digest.lesson_for_event(tenant, "bot", answer) is not None
+    assert digest.lesson_for_event(tenant, "bot", timeout) is None  # skipped: taught nothing
+
+
+@pytest.mark.parametrize("event_id", [0, -1, 10**9, 2**63, 2**70], ids=str)
+def test_lesson_for_event_of_no_such_event_is_not_found(
+    sqlite_env: str, tenant: str, event_id: int
+) -> None:
+    from digest.errors import NotFound
+
+    digest.record_lesson(tenant, "bot", "refunds: confirm the amount first")
+    with pytest.raises(NotFound, match=f"event {event_id} not found"):
+        digest.lesson_for_event(tenant, "bot", event_id)
+
+
+def test_lesson_for_event_never_crosses_agents_or_tenants(sqlite_env: str, tenant: str) -> None:
+    from digest.errors import InvalidArgument, NotFound
+
+    mine = digest.record_lesson(tenant, "bot", "refunds: confirm the amount first")
+    for other_tenant, other_agent in ((tenant, "other-bot"), (f"{tenant}-x", "bot")):
+        digest.record_lesson(other_tenant, other_agent, "placeholder: creates the agent")
+        with pytest.raises(NotFound):
+            digest.lesson_for_event(other_tenant, other_agent, mine)
+    with pytest.raises(InvalidArgument):
+        digest.lesson_for_event(tenant, "bot", True)

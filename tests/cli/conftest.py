@@ -8,11 +8,12 @@ import os
 import sqlite3
 import subprocess
 import sys
+import traceback
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy import select
@@ -20,7 +21,10 @@ from sqlalchemy import select
 import digest
 from digest.db import session_scope
 from digest.models import Agent, Lesson
-from tests.conftest import ROOT
+from tests.conftest import ROOT, manual_lesson
+
+if TYPE_CHECKING:
+    from typer.testing import Result
 
 AGENT = "support-bot"
 OTHER_AGENT = "sales-bot"
@@ -101,6 +105,39 @@ def one_error_line(result: subprocess.CompletedProcess[str], *needles: str, code
     return lines[0]
 
 
+def invoke(*args: str) -> Result:
+    """The typer app run in this process (CliRunner: much faster than a subprocess), after
+    forgetting cached settings, engines and agent ids, so the environment as it is now is what
+    the command reads. A Python exception that escaped the command fails the test here, with
+    its traceback."""
+    from typer.testing import CliRunner
+
+    from digest.cli import app
+
+    forget_process_state()
+    result = CliRunner().invoke(app, list(args))
+    escaped = result.exception
+    assert escaped is None or isinstance(escaped, SystemExit), "".join(
+        traceback.format_exception(escaped)
+    )
+    return result
+
+
+def one_error(result: Result, *needles: str, code: int | None = 2) -> str:
+    """``invoke``'s ``one_error_line``: exit ``code`` (any failure for ``None``), nothing on
+    stderr but one line that starts with ``error:`` and holds every needle, no traceback."""
+    assert "Traceback" not in result.output, result.output
+    if code is None:
+        assert result.exit_code != 0, result.output
+    else:
+        assert result.exit_code == code, (result.exit_code, result.output)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
 def sqlite_env_for(db_file: Path) -> dict[str, str]:
     """The embedded default on ``db_file``: no broker, offline/rules."""
     env = {k: v for k, v in os.environ.items() if k not in ("DIGEST_BROKER_URL", "COLUMNS")}
@@ -158,17 +195,15 @@ class Bank:
 
 def make_bank(tenant: str) -> Bank:
     other_tenant = f"{tenant}-other"
-    manual = digest.record_lesson(
-        tenant, AGENT, "refund-limits: refunds above 200 EUR need a manager"
-    )
+    manual = manual_lesson(tenant, AGENT, "refund-limits: refunds above 200 EUR need a manager")
     digest.record_answer(
         tenant, AGENT, question="Do we ship to Norway?",
         answer="Yes, from the Oslo warehouse, 3-5 days.",
     )  # fmt: skip
     digest.record_run(tenant, AGENT, **REFUND_RUN)
     digest.record_run(tenant, AGENT, **TRANSIENT_RUN)
-    other_agent = digest.record_lesson(tenant, OTHER_AGENT, "discounts: never promise a discount")
-    other_tenant_lesson = digest.record_lesson(
+    other_agent = manual_lesson(tenant, OTHER_AGENT, "discounts: never promise a discount")
+    other_tenant_lesson = manual_lesson(
         other_tenant, AGENT, "greetings: greet the customer by name"
     )
     # Only this tenant: on the shared Postgres other tests' pending events are theirs.

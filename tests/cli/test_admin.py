@@ -68,11 +68,12 @@ def test_stats_json_per_agent(bank: Bank) -> None:
     mine = rows[1]
     # 2 reflected by drain + 1 manual lesson event (stored reflected), 1 skipped
     assert mine["events"] == {
-        "pending": 0, "processing": 0, "reflected": 3, "skipped": 1, "failed": 0, "dead": 0,
+        "pending": 0, "processing": 0, "waiting": 0, "reflected": 3, "skipped": 1, "failed": 0,
+        "dead": 0,
     }  # fmt: skip
     assert mine["skip_rate"] == 0.25
     assert mine["lessons"]["active"] == 3 and sum(mine["lessons"].values()) == 3
-    assert mine["active_version"] is None
+    assert mine["active_version"] is None and mine["waiting"] == []
     with session_scope() as session:
         runs = session.execute(
             select(

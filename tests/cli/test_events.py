@@ -154,7 +154,7 @@ def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None
     result = run_digest("drain", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report == {"processed": 3, "by_status": {"reflected": 3}}
+    assert report == {"processed": 3, "by_status": {"reflected": 3}, "errors": []}
     with session_scope() as session:
         statuses = list(session.scalars(select(Event.status)))
         lessons = list(session.scalars(select(Lesson)))
@@ -164,7 +164,7 @@ def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None
 
     again = run_digest("drain", "--json")
     assert again.returncode == 0, again.stderr
-    assert json.loads(again.stdout) == {"processed": 0, "by_status": {}}
+    assert json.loads(again.stdout) == {"processed": 0, "by_status": {}, "errors": []}
 
 
 def test_drain_skips_a_transient_failure(sqlite_env: str, tmp_path: Path) -> None:
@@ -177,7 +177,7 @@ def test_drain_skips_a_transient_failure(sqlite_env: str, tmp_path: Path) -> Non
     assert run_digest("capture", "--file", str(path)).returncode == 0
     result = run_digest("drain", "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == {"processed": 1, "by_status": {"skipped": 1}}
+    assert json.loads(result.stdout) == {"processed": 1, "by_status": {"skipped": 1}, "errors": []}
     with session_scope() as session:
         event = session.scalars(select(Event)).one()
     assert event.status == "skipped"
@@ -257,6 +257,8 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
         "DIGEST_LLM_API_BASE": "http://127.0.0.1:9/v1",
         "DIGEST_LLM_MAX_ATTEMPTS": "1",
         "DIGEST_LLM_TIMEOUT_S": "2",
+        # a fault fails at once (by default the events would wait to be tried again)
+        "DIGEST_LLM_GIVE_UP_AFTER_S": "0",
     }
     failed = run_digest("drain", "--json", env=broken)
     assert failed.returncode == 0, failed.stderr
@@ -277,7 +279,7 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
     assert all(error for _, _, error in rows), "the previous reason stays until the next run"
 
     fixed = run_digest("drain", "--json")
-    assert json.loads(fixed.stdout) == {"processed": 2, "by_status": {"reflected": 2}}
+    assert json.loads(fixed.stdout) == {"processed": 2, "by_status": {"reflected": 2}, "errors": []}
     again = run_digest("requeue", "--tenant", TENANT)
     assert again.returncode == 0 and "nothing to requeue" in again.stdout
 

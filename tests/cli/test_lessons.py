@@ -21,6 +21,7 @@ from tests.cli.conftest import (
     run_json,
     set_lesson,
 )
+from tests.conftest import manual_lesson
 
 
 def _epoch(tenant: str, agent: str) -> int:
@@ -96,7 +97,7 @@ def test_search_json_ignores_case_and_looks_in_every_text(bank: Bank) -> None:
     # never another agent's lesson, and nothing found is an empty list
     assert run_json("lesson", "search", *bank.mine, "discount") == []
     # non-ASCII folds too (SQLite's own LIKE would not)
-    cafe = digest.record_lesson(bank.tenant, AGENT, "Café hours: the CAFÉ opens at 9")
+    cafe = manual_lesson(bank.tenant, AGENT, "Café hours: the CAFÉ opens at 9")
     assert [r["id"] for r in run_json("lesson", "search", *bank.mine, "café")] == [cafe]
 
     assert "no lesson matches" in ok("lesson", "search", *bank.mine, "nothing-like-this")
@@ -178,6 +179,17 @@ def test_add_json_single_line_and_block(bank: Bank) -> None:
     assert block["correction"] == "We open at 9.\nClosed on Sunday."
     rows = run_json("lesson", "list", *bank.mine)
     assert {one["id"], block["id"]} <= {r["id"] for r in rows}
+
+
+def test_add_again_word_for_word_supports_the_lesson_there_is(bank: Bank) -> None:
+    first = run_json("lesson", "add", *bank.mine, "parcels: parcels ship on Fridays")
+    again = run_json("lesson", "add", *bank.mine, "Parcels:  parcels ship on Fridays.")
+    assert (first["added"], again["added"]) == (True, False)
+    assert again["id"] == first["id"] and again["support_count"] == first["support_count"] + 1
+    assert again["event_id"] != first["event_id"]  # each call is an event of its own
+    assert [e["event_id"] for e in again["evidence"]] == [first["event_id"], again["event_id"]]
+    said = ok("lesson", "add", *bank.mine, "parcels: Parcels ship on Fridays")
+    assert said.startswith(f"lesson {first['id']} already says this: parcels (support 3, event ")
 
 
 def test_add_invalid_text_is_one_line_and_stores_nothing(bank: Bank) -> None:

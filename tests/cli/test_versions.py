@@ -60,7 +60,7 @@ def test_approve_with_a_missing_body_file_is_one_line(sqlite_env: str) -> None:
     ok("lesson", "add", *WHO, "refunds: ask a manager above 200 EUR")
     ok("improve-now", *WHO)
     result = run_digest("version", "approve", *WHO, "1", "--by", "x", "--body-file", "/no/body.md")
-    one_error_line(result, "No such file or directory", "/no/body.md")
+    one_error_line(result, "--body-file: no such file: /no/body.md")
     assert json.loads(ok("version", "list", *WHO, "--json"))[0]["status"] == "pending"
 
 

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import pytest
 from pydantic import SecretStr
-from structlog.testing import capture_logs
 
 from digest.config import Settings, get_settings
 from digest.errors import (
@@ -44,6 +43,7 @@ from digest.identity.embedding import (
     to_bytes,
     verify_file,
 )
+from digest.logs import capture_logs
 
 PARAPHRASE = (
     "Confirm the order id before calling refund",

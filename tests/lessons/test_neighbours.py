@@ -19,13 +19,14 @@ from digest.lessons.transition import bump_epoch
 from digest.models import Event, Lesson, LessonEvidence
 from digest.reflect.compact import compact
 from digest.text import lesson_text
+from tests.conftest import manual_lesson
 
 AGENT = "bot"
 
 
 def first_lesson(tenant: str, agent: str = AGENT, line: str = "seed: seed lesson") -> Lesson:
     """A manual lesson, which also creates the tenant and the agent."""
-    lesson_id = digest.record_lesson(tenant, agent, line)
+    lesson_id = manual_lesson(tenant, agent, line)
     with session_scope() as session:
         lesson = session.get(Lesson, lesson_id)
         assert lesson is not None
@@ -181,7 +182,7 @@ def test_term_index_follows_every_write_to_a_lesson(
     services_env: dict[str, str], tenant: str
 ) -> None:
     refund = first_lesson(tenant, AGENT, "refunds: ask a manager before refunding above 200 EUR")
-    shipping = digest.record_lesson(tenant, AGENT, "shipping: Norway ships from the Oslo depot")
+    shipping = manual_lesson(tenant, AGENT, "shipping: Norway ships from the Oslo depot")
     agent_id = refund.agent_id
     assert index_matches_active_lessons(agent_id)  # ADD (the insert trigger)
     assert neighbour_ids(refund, "refunds above 200 EUR need a manager")[0] == refund.id
@@ -221,7 +222,7 @@ def test_term_index_follows_every_write_to_a_lesson(
 
     # Compaction merges a duplicate (the manual path adds without reconciling).
     # (under another name: the same lesson word for word would only add support)
-    twin = digest.record_lesson(tenant, AGENT, "shipping-no: Norway ships from the Oslo depot")
+    twin = manual_lesson(tenant, AGENT, "shipping-no: Norway ships from the Oslo depot")
     assert neighbour_ids(refund, "Norway ships from the Oslo depot") == [shipping, twin]
     assert compact(tenant, AGENT).merged == [(twin, shipping)]
     assert index_matches_active_lessons(agent_id)
@@ -254,9 +255,9 @@ def test_sqlite_ranks_the_agents_active_unexpired_lessons(sqlite_env: str, tenan
     from digest.models import utcnow
 
     refund = first_lesson(tenant, AGENT, "refunds: ask a manager before refunding above 200 EUR")
-    close = digest.record_lesson(tenant, AGENT, "refunds: ask a manager before any refund")
-    expired = digest.record_lesson(tenant, AGENT, "refunds: ask a manager above 200 EUR")
-    disabled = digest.record_lesson(tenant, AGENT, "refunds: ask before refunding above 200 EUR")
+    close = manual_lesson(tenant, AGENT, "refunds: ask a manager before any refund")
+    expired = manual_lesson(tenant, AGENT, "refunds: ask a manager above 200 EUR")
+    disabled = manual_lesson(tenant, AGENT, "refunds: ask before refunding above 200 EUR")
     digest.record_lesson(tenant, "other-bot", "refunds: ask a manager before refunding above 200")
     digest.record_lesson(tenant, AGENT, "shipping: Norway ships from Oslo")
     with session_scope() as session:

@@ -25,8 +25,10 @@ def test_one_agents_stats(sqlite_env: str, tenant: str) -> None:
         [stats] = agent_stats(session, tenant, "bot")
     assert (stats.tenant, stats.agent, stats.active_version) == (tenant, "bot", 1)
     assert stats.events == {
-        "pending": 1, "processing": 0, "reflected": 3, "skipped": 2, "failed": 0, "dead": 0,
+        "pending": 1, "processing": 0, "waiting": 0, "reflected": 3, "skipped": 2, "failed": 0,
+        "dead": 0,
     }  # fmt: skip
+    assert stats.waiting == []
     assert stats.skip_rate == round(2 / 5, 4)
     # the manual lesson and what the answers taught (offline/rules may merge the two answers)
     assert (

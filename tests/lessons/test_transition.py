@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, select, text
 
-import digest
 from digest.db import session_scope
 from digest.lessons.transition import (
     first_in_transaction,
@@ -19,6 +18,7 @@ from digest.lessons.transition import (
     transition,
 )
 from digest.models import Agent, Lesson, LessonHistory
+from tests.conftest import manual_lesson
 
 
 def _epoch(agent_id: int) -> int:
@@ -29,7 +29,7 @@ def _epoch(agent_id: int) -> int:
 
 
 def test_a_transition_is_audited_stamped_and_moves_the_epoch(sqlite_env: str, tenant: str) -> None:
-    lesson_id = digest.record_lesson(tenant, "bot", "refunds: confirm the amount first")
+    lesson_id = manual_lesson(tenant, "bot", "refunds: confirm the amount first")
     with session_scope() as session:
         lesson = session.get(Lesson, lesson_id)
         assert lesson is not None
@@ -61,7 +61,7 @@ def test_a_transition_is_audited_stamped_and_moves_the_epoch(sqlite_env: str, te
 
 
 def test_a_given_updated_at_is_kept(sqlite_env: str, tenant: str) -> None:
-    lesson_id = digest.record_lesson(tenant, "bot", "refunds: confirm the amount first")
+    lesson_id = manual_lesson(tenant, "bot", "refunds: confirm the amount first")
     moment = datetime(2026, 1, 2, tzinfo=UTC)
     with session_scope() as session:
         lesson = session.get(Lesson, lesson_id)
@@ -75,7 +75,7 @@ def test_a_given_updated_at_is_kept(sqlite_env: str, tenant: str) -> None:
 def test_an_unknown_column_is_refused_before_anything_is_written(
     sqlite_env: str, tenant: str
 ) -> None:
-    lesson_id = digest.record_lesson(tenant, "bot", "refunds: confirm the amount first")
+    lesson_id = manual_lesson(tenant, "bot", "refunds: confirm the amount first")
     with pytest.raises(AttributeError, match="no column 'colour'"), session_scope() as session:
         lesson = session.get(Lesson, lesson_id)
         assert lesson is not None
@@ -99,7 +99,7 @@ def test_first_in_transaction_is_per_key_and_per_transaction(sqlite_env: str) ->
 def test_the_postgres_lock_is_taken_once_and_held_to_the_end(
     services_env: dict[str, str], tenant: str
 ) -> None:
-    lesson_id = digest.record_lesson(tenant, "bot", "refunds: confirm the amount first")
+    lesson_id = manual_lesson(tenant, "bot", "refunds: confirm the amount first")
     with session_scope() as session:
         lesson = session.get(Lesson, lesson_id)
         assert lesson is not None

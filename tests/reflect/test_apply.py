@@ -23,7 +23,7 @@ from digest.pipeline import drain
 from digest.reflect.apply import plan_still_valid, without_stale_rewrites
 from digest.reflect.reconcile import Operation, Plan, read_neighbours
 from digest.tenants import find_agent
-from tests.conftest import use_model
+from tests.conftest import manual_lesson, use_model
 
 
 def _lesson(lesson_id: int) -> Lesson:
@@ -43,8 +43,8 @@ def _event(event_id: int) -> Event:
 def test_outcome_feedback_counts_this_agents_applied_lessons_once(
     sqlite_env: str, tenant: str
 ) -> None:
-    mine = digest.record_lesson(tenant, "bot", "refunds: confirm the amount first")
-    other = digest.record_lesson(tenant, "other-bot", "refunds: confirm the amount first")
+    mine = manual_lesson(tenant, "bot", "refunds: confirm the amount first")
+    other = manual_lesson(tenant, "other-bot", "refunds: confirm the amount first")
     digest.record_run(
         tenant, "bot", task="refund 20 EUR", outcome="success", applied_lesson_ids=[mine, other]
     )
@@ -100,8 +100,8 @@ def test_a_model_skip_and_a_model_failure_are_recorded_with_their_reason(
 def test_last_round_never_overwrites_a_lesson_that_changed_since_it_was_read(
     sqlite_env: str,
 ) -> None:
-    kept_id = digest.record_lesson("t", "bot", "refunds: confirm the amount before refunding")
-    moved_id = digest.record_lesson("t", "bot", "shipping: quote 2-3 days for Norway")
+    kept_id = manual_lesson("t", "bot", "refunds: confirm the amount before refunding")
+    moved_id = manual_lesson("t", "bot", "shipping: quote 2-3 days for Norway")
     candidate = Candidate(situation="refunds and shipping", correction="confirm amounts; quote")
     with session_scope() as session:
         agent = find_agent(session, "t", "bot")

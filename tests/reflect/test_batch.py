@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 import digest
 from digest.db import session_scope
-from digest.errors import LLMTransientError
+from digest.errors import LLMError, LLMTransientError
 from digest.model.scripted import rules, step_of
 from digest.models import DigestRun, Lesson, LessonEvidence, LessonHistory
 from digest.pipeline import reflect_event, reflect_pending
@@ -212,7 +212,7 @@ def test_a_database_fault_hands_every_claim_back(
     assert reflect_runs(ids) == dict.fromkeys(ids, 1)
 
 
-def test_a_model_fault_fails_its_event_inside_the_batch(
+def test_a_model_fault_puts_its_event_back_inside_the_batch(
     services_env: dict[str, str], own_queue: str, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DIGEST_LLM_RETRY_WAIT_MAX_S", "0")
@@ -223,17 +223,33 @@ def test_a_model_fault_fails_its_event_inside_the_batch(
     results = reflect_pending(event_id=ids[0], agent_id=agent_id_of(tenant, "bot"))
 
     assert {r.event_id: r.status for r in results} == {
-        i: "failed" if i == bad else "reflected" for i in ids
+        i: "waiting" if i == bad else "reflected" for i in ids
     }
-    failed = next(r for r in results if r.event_id == bad)
-    assert failed.reason == "503 from the provider (after 3 model call(s))"
+    waiting = next(r for r in results if r.event_id == bad)
+    assert waiting.reason == "503 from the provider (after 3 model call(s))"
     # One batch: each event judged once, the bad one retried up to DIGEST_LLM_MAX_ATTEMPTS.
     reflect_calls = [step_of(m) for m in model.requests].count("reflect")
     assert reflect_calls == len(ids) - 1 + 3
-    assert event_rows(ids) == {i: ("failed" if i == bad else "reflected", 1) for i in ids}
+    # the waiting event's claim is given back: attempts count claims that never finished
+    assert event_rows(ids) == {i: ("waiting", 0) if i == bad else ("reflected", 1) for i in ids}
     with session_scope() as session:
         run = session.scalars(select(DigestRun).where(DigestRun.event_id == bad)).one()
-    assert run.llm_calls == 3 and run.error == failed.reason
+    assert run.llm_calls == 3 and run.error == f"waiting: {waiting.reason}"
+
+
+def test_a_permanent_model_fault_fails_its_event_inside_the_batch(
+    services_env: dict[str, str], own_queue: str, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = owner_answers(tenant, "bot", 3)
+    bad = ids[1]
+    judge_raising(monkeypatch, bad, lambda: LLMError("400 bad request"))
+
+    results = reflect_pending(event_id=ids[0], agent_id=agent_id_of(tenant, "bot"))
+
+    assert {r.event_id: r.status for r in results} == {
+        i: "failed" if i == bad else "reflected" for i in ids
+    }
+    assert event_rows(ids)[bad] == ("failed", 1)
 
 
 # --- a real worker -----------------------------------------------------------------------------

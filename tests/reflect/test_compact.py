@@ -16,7 +16,7 @@ from digest.model.scripted import Messages, scripted_model, step_of
 from digest.models import Lesson, LessonEvidence, LessonHistory
 from digest.reflect.compact import compact
 from digest.tenants import find_agent
-from tests.conftest import use_model
+from tests.conftest import manual_lesson, use_model
 
 TENANT, AGENT = "acme", "bot"
 
@@ -34,10 +34,10 @@ def by_status() -> dict[str, list[Lesson]]:
 def test_duplicates_merge_into_one_with_their_evidence(sqlite_env: str) -> None:
     # The manual path adds without reconciling: a word-for-word repeat only adds support, but
     # one under another name is a near-duplicate it stores.
-    first = digest.record_lesson(TENANT, AGENT, "refunds: ask a manager above 200 EUR")
-    second = digest.record_lesson(TENANT, AGENT, "refund: ask a manager above 200 EUR")
+    first = manual_lesson(TENANT, AGENT, "refunds: ask a manager above 200 EUR")
+    second = manual_lesson(TENANT, AGENT, "refund: ask a manager above 200 EUR")
     assert second != first
-    other = digest.record_lesson(TENANT, AGENT, "shipping: Norway ships from Oslo")
+    other = manual_lesson(TENANT, AGENT, "shipping: Norway ships from Oslo")
     report = compact(TENANT, AGENT)
     assert report.merged == [(second, first)] and report.kept == 2 and report.llm_calls == 0
     lessons = by_status()
@@ -63,7 +63,7 @@ def test_cap_disables_the_weakest(sqlite_env: str) -> None:
         "gift-cards: gift cards are never refundable",
         "hours: the pickup counter closes at 18:00",
     ]
-    ids = [digest.record_lesson(TENANT, AGENT, text) for text in texts]
+    ids = [manual_lesson(TENANT, AGENT, text) for text in texts]
     with session_scope() as session:
         for lesson_id, support in zip(ids, (5, 1, 4, 1, 3), strict=True):
             row = session.get(Lesson, lesson_id)
@@ -84,8 +84,8 @@ PARAPHRASE = "refunds: get a manager's approval before you refund more than 200 
 def test_a_contradiction_leaves_the_newer_lesson(
     sqlite_env: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    older = digest.record_lesson(TENANT, AGENT, REFUND)
-    newer = digest.record_lesson(TENANT, AGENT, PARAPHRASE)
+    older = manual_lesson(TENANT, AGENT, REFUND)
+    newer = manual_lesson(TENANT, AGENT, PARAPHRASE)
     delete = {"operations": [{"op": "DELETE", "candidate": 0, "id": 0, "reason": "policy"}]}
     with scripted_model(lambda messages: json.dumps(delete)) as model:
         use_model(monkeypatch, model.name)
@@ -126,8 +126,8 @@ def test_run_text_never_rewrites_retires_or_absorbs_an_owners_lesson(
 ) -> None:
     """A model that merges a lesson from run text into the owner's rule (or retires the rule
     for it) changes no word of the rule: the run's lesson adds support at most."""
-    owner = digest.record_lesson(TENANT, AGENT, REFUND)
-    observed = digest.record_lesson(TENANT, AGENT, PARAPHRASE)
+    owner = manual_lesson(TENANT, AGENT, REFUND)
+    observed = manual_lesson(TENANT, AGENT, PARAPHRASE)
     with session_scope() as session:
         row = session.get(Lesson, observed)
         assert row is not None

@@ -160,7 +160,8 @@ def test_a_persistent_model_fault_is_a_failed_verdict_after_the_retries() -> Non
     with scripted_model(down) as model:
         run = run_for(model.name)
         verdict = verdict_for(run)
-    assert verdict == Failed("503 Service Unavailable")
+    assert isinstance(verdict, Failed) and verdict.reason == "503 Service Unavailable"
+    assert isinstance(verdict.error, LLMTransientError)  # the event waits, it does not fail
     assert len(model.requests) == run.usage.calls == run.settings.llm_max_attempts
 
 

@@ -17,6 +17,7 @@ from digest.models import Event, Lesson, LessonHistory
 from digest.reflect.operations import Applied, apply_plan
 from digest.reflect.reconcile import Operation, Plan
 from digest.tenants import find_agent
+from tests.conftest import manual_lesson
 
 REFUND = "refunds: always confirm the amount before a refund"
 
@@ -41,7 +42,7 @@ def _apply(session: Session, event_id: int, candidates: list[Candidate], *ops: O
 @pytest.fixture()
 def bank(sqlite_env: str, tenant: str) -> tuple[int, int]:
     """(an existing lesson, a pending owner answer) of agent ``bot``."""
-    lesson_id = digest.record_lesson(tenant, "bot", REFUND)
+    lesson_id = manual_lesson(tenant, "bot", REFUND)
     event_id = digest.record_answer(tenant, "bot", question="Refunds?", answer="Confirm first.")
     return lesson_id, event_id
 
@@ -138,7 +139,7 @@ def test_a_negated_add_is_never_taken_for_the_same_lesson(
 def test_an_untrusted_event_never_changes_a_trusted_lesson(
     sqlite_env: str, tenant: str, op: str
 ) -> None:
-    owners = digest.record_lesson(tenant, "bot", REFUND)
+    owners = manual_lesson(tenant, "bot", REFUND)
     run = digest.record_run(tenant, "bot", task="refund 450 EUR", outcome="failure", error="x")
     merged = Candidate("refunds", "refunds never need the amount confirmed")
     with session_scope() as session:

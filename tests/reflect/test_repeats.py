@@ -11,14 +11,13 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-import digest
 from digest.config import Settings
 from digest.db import session_scope
 from digest.lessons.store import Candidate
 from digest.models import Lesson, utcnow
 from digest.reflect.repeats import KNOWN_TEXTS, known_repeats, text_key
 from digest.tenants import find_agent
-from tests.conftest import make_claimed
+from tests.conftest import make_claimed, manual_lesson
 
 SETTINGS = Settings()
 REFUNDS = Candidate("refunds", "always confirm the amount first")
@@ -27,7 +26,7 @@ REFUNDS = Candidate("refunds", "always confirm the amount first")
 @pytest.fixture()
 def known(sqlite_env: str, tenant: str) -> tuple[Any, int]:
     """A claimed event of agent ``bot`` and a lesson remembered for ``REFUNDS``."""
-    lesson_id = digest.record_lesson(tenant, "bot", "refunds: always confirm the amount first")
+    lesson_id = manual_lesson(tenant, "bot", "refunds: always confirm the amount first")
     with session_scope() as session:
         agent = find_agent(session, tenant, "bot")
         claimed = make_claimed(tenant_id=agent.tenant_id, agent_id=agent.id)

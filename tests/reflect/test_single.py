@@ -12,15 +12,15 @@ import json
 
 import pytest
 from sqlalchemy import select, update
-from structlog.testing import capture_logs
 
 import digest
 from digest.db import session_scope
 from digest.lessons.transition import transition
+from digest.logs import capture_logs
 from digest.model.scripted import Messages, scripted_model, step_of
 from digest.models import Event, Lesson, LessonEvidence, LessonHistory
 from digest.pipeline import reflect_event
-from tests.conftest import use_model
+from tests.conftest import manual_lesson, use_model
 
 OLD = "refunds: Ask a manager to approve any refund above 200 EUR before issuing it"
 REFLECTED = (
@@ -48,7 +48,7 @@ def _lesson(lesson_id: int) -> Lesson:
 def test_a_write_while_the_model_decides_makes_the_event_reconcile_again(
     sqlite_env: str, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    old = digest.record_lesson(tenant, "bot", OLD)
+    old = manual_lesson(tenant, "bot", OLD)
     meanwhile: list[int] = []
 
     def handler(messages: Messages) -> str:
@@ -56,7 +56,7 @@ def test_a_write_while_the_model_decides_makes_the_event_reconcile_again(
             return REFLECTED
         if not meanwhile:  # another writer adds a lesson next to the candidate meanwhile
             meanwhile.append(
-                digest.record_lesson(tenant, "bot", "refunds: above 200 EUR a manager approves")
+                manual_lesson(tenant, "bot", "refunds: above 200 EUR a manager approves")
             )
         return noop_on(0)
 
@@ -78,7 +78,7 @@ def test_the_last_round_keeps_newer_text_instead_of_overwriting_it(
     sqlite_env: str, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DIGEST_RECONCILE_MAX_ROUNDS", "1")
-    old = digest.record_lesson(tenant, "bot", OLD)
+    old = manual_lesson(tenant, "bot", OLD)
     newer = "Ask a manager to approve any refund above 200 EUR, and note who approved it"
 
     def handler(messages: Messages) -> str:

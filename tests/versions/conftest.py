@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-import digest
 from digest.db import session_scope
 from digest.models import LearningVersion
 from digest.tenants import configure_tenant, find_agent
+from tests.conftest import manual_lesson
 
 AGENT = "bot"
 
@@ -44,4 +44,4 @@ def set_mode(tenant: str, mode: str, **overrides: int) -> None:
 
 
 def lesson(tenant: str, n: int) -> int:
-    return digest.record_lesson(tenant, AGENT, f"rule-{n}: always do thing number {n} first")
+    return manual_lesson(tenant, AGENT, f"rule-{n}: always do thing number {n} first")

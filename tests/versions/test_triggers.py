@@ -23,7 +23,15 @@ from digest.outbox.publish import TASK_COMPOSE_VERSION, TASK_REFLECT_EVENT
 from digest.pipeline import improve_now, reflect_event
 from digest.tenants import configure_tenant, find_agent
 from digest.versions.triggers import new_token, sweep, threshold_compose, token_outstanding
-from tests.conftest import ROOT, answer_while_broker_down, queued_tasks, use_model, wait_for_event
+from tests.conftest import (
+    ROOT,
+    answer_while_broker_down,
+    manual_lesson,
+    queued_tasks,
+    use_model,
+    wait_for_event,
+    wait_until,
+)
 
 AGENT = "bot"
 DONE = {"reflected", "skipped", "failed", "dead"}
@@ -70,15 +78,20 @@ def answers(tenant: str, n: int) -> list[int]:
 
 def test_ten_signals_in_one_quiet_period_compose_once(start_worker: Any, tenant: str) -> None:
     configure(tenant, threshold_signals=3, quiet_seconds=3)
-    start_worker(concurrency=2)
+    worker = start_worker(concurrency=2)
     ids = answers(tenant, 10)
     for event_id in ids:
         assert wait_for_event(event_id, DONE)["status"] == "reflected"
-    deadline = time.monotonic() + 30
-    while counts(tenant)[0] == 0:
-        assert time.monotonic() < deadline, "no threshold compose happened"
-        time.sleep(0.3)
-    time.sleep(4)  # any superseded schedule would have fired by now
+    agent_id, _ = agent_token(tenant)
+
+    def composing_tasks() -> set[str]:
+        return {r["task_id"] for r in worker.records("version_composed", agent_id=agent_id)}
+
+    tasks = wait_until(composing_tasks, 30, "a threshold compose")
+    # The compose task has ended, its follow-up checks included, and left no compose scheduled
+    # (the token is the one outstanding compose an agent may have): no second one can come.
+    wait_until(lambda: tasks <= worker.ended_tasks().keys(), 30, "the compose task's end")
+    assert agent_token(tenant) == (agent_id, None)
     assert counts(tenant) == (1, 1)
     with session_scope() as session:
         agent = find_agent(session, tenant, AGENT)
@@ -91,10 +104,13 @@ def test_below_threshold_waits_for_the_sweep_which_catches_up_once(
     start_worker: Any, tenant: str
 ) -> None:
     configure(tenant, threshold_signals=5, quiet_seconds=1)
-    start_worker()
-    for event_id in answers(tenant, 2):
+    worker = start_worker()
+    ids = answers(tenant, 2)
+    for event_id in ids:
         assert wait_for_event(event_id, DONE)["status"] == "reflected"
-    time.sleep(2.5)
+    # The tasks that reflected them ran the threshold trigger to its end: it scheduled nothing.
+    wait_until(lambda: worker.done_with(ids), 30, "the end of the reflect tasks")
+    assert agent_token(tenant)[1] is None
     assert counts(tenant) == (0, 0)
     first = sweep()  # the sweep that missed last week's run: composes once …
     with session_scope() as session:
@@ -302,8 +318,8 @@ def test_the_sweep_expires_lessons_through_the_transition(sqlite_env: str, tenan
 
     from digest.models import Lesson, LessonHistory, utcnow
 
-    old = digest.record_lesson(tenant, AGENT, "parcels: parcels ship on Fridays")
-    fresh = digest.record_lesson(tenant, AGENT, "returns: returns take 14 days")
+    old = manual_lesson(tenant, AGENT, "parcels: parcels ship on Fridays")
+    fresh = manual_lesson(tenant, AGENT, "returns: returns take 14 days")
     with session_scope() as session:
         session.get(Lesson, old).expires_at = utcnow() - timedelta(minutes=1)  # type: ignore[union-attr]
         epoch = find_agent(session, tenant, AGENT).lesson_epoch

@@ -28,7 +28,7 @@ def test_the_reliability_contract() -> None:
     assert config["task_acks_late"] and config["task_reject_on_worker_lost"]
     assert config["worker_prefetch_multiplier"] == 1
     assert config["task_ignore_result"] and config["result_backend"] is None
-    assert (config["task_soft_time_limit"], config["task_time_limit"]) == (240, 300)
+    assert (config["task_soft_time_limit"], config["task_time_limit"]) == (540, 600)
     transport = config["broker_transport_options"]
     assert transport["visibility_timeout"] > config["task_time_limit"]
     assert config["worker_send_task_events"] and config["task_send_sent_event"]

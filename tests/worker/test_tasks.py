@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 import digest
 from digest.db import session_scope
 from digest.models import DigestRun, Event, LessonEvidence, LessonHistory
-from tests.conftest import DONE, lessons_for_event, wait_for_event
+from tests.conftest import DONE, lessons_for_event, manual_lesson, wait_for_event
 
 
 def _count(model: Any, *where: Any) -> int:
@@ -36,7 +36,7 @@ def test_every_kind_becomes_lessons_with_evidence(start_worker: Any, tenant: str
     answer_id = digest.record_answer(
         tenant, "bot", question="Do we ship to Norway?", answer="Yes, from Oslo in 3-5 days."
     )
-    lesson_id = digest.record_lesson(tenant, "bot", "gift-cards: gift cards are never refundable")
+    lesson_id = manual_lesson(tenant, "bot", "gift-cards: gift cards are never refundable")
 
     for event_id, needle in (
         (run_id, "issue_refund"),

@@ -1,0 +1,220 @@
+"""``digest doctor``: is this deployment able to work? Each check prints one line saying what
+it found, in plain words, and what to change when it is wrong.
+
+Checks, in order (a check that needs an earlier one that failed is reported as skipped):
+
+1. **settings**: every ``DIGEST_*`` value is valid;
+2. **time budget**: the model budget of one reflection fits the reflect task's soft limit
+   (the worker refuses to start otherwise);
+3. **database**: reachable;
+4. **schema**: migrated to this code's head revision;
+5. **broker**: Redis answers (or the embedded mode, which needs none);
+6. **model**: each configured model answers a one-token request (``offline/*`` answers in
+   process);
+7. **embeddings**: the embedding model gives a vector;
+8. **relay**: has run within two intervals (with a broker).
+
+Exit status: 0 when nothing failed (warnings allowed), 1 when a check failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from digest.cli import render
+from digest.cli.app import JsonOpt, app, failure
+
+OK, WARN, FAIL, SKIP = "ok", "warn", "FAIL", "skip"
+
+
+@dataclass
+class Check:
+    name: str
+    status: str
+    detail: str
+
+
+def _settings() -> tuple[Check, Any]:
+    from digest.config import get_settings
+    from digest.errors import ConfigError
+
+    try:
+        settings = get_settings()
+    except ConfigError as exc:
+        return Check("settings", FAIL, str(exc)), None
+    return Check("settings", OK, f"valid ({settings!r})"), settings
+
+
+def _budget(settings: Any) -> Check:
+    problems = settings.budget_problems()
+    if problems:
+        return Check("time budget", FAIL, problems[0])
+    return Check(
+        "time budget",
+        OK,
+        f"a reflection's model calls take at most {settings.model_budget_s:.0f} s, within "
+        f"the {settings.task_soft_time_limit_s} s soft limit",
+    )
+
+
+def _database(settings: Any) -> Check:
+    from sqlalchemy import make_url, text
+
+    from digest.db import get_engine
+    from digest.redact import redact
+
+    url = make_url(settings.database_url)
+    on_file = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+    if on_file and not Path(str(url.database)).is_file():  # connecting would create it
+        return Check(
+            "database",
+            FAIL,
+            f"no database file at {url.database}: run `digest db upgrade` to create it "
+            "(or set DIGEST_DATABASE_URL)",
+        )
+    try:
+        with get_engine(settings.database_url).connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception as exc:
+        return Check("database", FAIL, f"{failure(exc)[0]} (DIGEST_DATABASE_URL)")
+    return Check("database", OK, f"reachable at {redact(settings.database_url)}")
+
+
+def _schema(settings: Any) -> Check:
+    from digest.migrate import revisions
+
+    try:
+        current, head = revisions(settings.database_url)
+    except Exception as exc:
+        return Check("schema", FAIL, failure(exc)[0])
+    if current is None:
+        return Check("schema", FAIL, "the database has no schema: run `digest db upgrade`")
+    if current != head:
+        return Check(
+            "schema",
+            FAIL,
+            f"the database is at revision {current}, this code needs {head}: "
+            "run `digest db upgrade`",
+        )
+    return Check("schema", OK, f"at the head revision ({head})")
+
+
+def _broker(settings: Any) -> Check:
+    if settings.embedded:
+        return Check(
+            "broker",
+            OK,
+            "none set (embedded mode: `digest drain` reflects events in this process)",
+        )
+    from redis import Redis
+
+    from digest.redact import redact
+
+    try:
+        client = Redis.from_url(settings.broker_url, socket_timeout=2, socket_connect_timeout=2)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except Exception as exc:
+        return Check(
+            "broker",
+            FAIL,
+            f"Redis at {redact(settings.broker_url)} does not answer ({type(exc).__name__}: "
+            f"{exc}); check DIGEST_BROKER_URL and that Redis runs",
+        )
+    return Check("broker", OK, f"Redis answers at {redact(settings.broker_url)}")
+
+
+def _models(settings: Any) -> list[Check]:
+    from digest.errors import LLMError
+    from digest.model.seam import ping
+
+    checks = []
+    models = {settings.model_for(step) for step in ("reflect", "reconcile", "summarize")}
+    for model in sorted(models):
+        name = f"model {model}"
+        try:
+            how = ping(model, settings)
+        except LLMError as exc:
+            where = f" at {settings.llm_api_base}" if settings.llm_api_base else ""
+            checks.append(Check(name, FAIL, f"no answer{where}: {exc}"))
+        else:
+            checks.append(Check(name, OK, how))
+    return checks
+
+
+def _embeddings(settings: Any) -> Check:
+    from digest.errors import DigestError
+    from digest.identity.embedding import embed_one, get_embedder
+
+    try:
+        embedder = get_embedder(settings)
+        if embedder is None:
+            return Check("embeddings", OK, "none (neighbours are found by their words only)")
+        vector = embed_one(embedder, "doctor")
+    except (DigestError, OSError) as exc:
+        return Check("embeddings", FAIL, f"{exc} (DIGEST_EMBEDDING_MODEL)")
+    return Check("embeddings", OK, f"{settings.embedding_model}: {len(vector)} dimensions")
+
+
+def _relay(settings: Any) -> Check:
+    from digest.lessons.service import relay_warning
+
+    if settings.embedded:
+        return Check("relay", OK, "not needed in the embedded mode")
+    try:
+        warning = relay_warning(settings)
+    except Exception as exc:
+        return Check("relay", FAIL, failure(exc)[0])
+    if warning:
+        return Check("relay", WARN, warning)
+    return Check("relay", OK, "ran within the last two intervals")
+
+
+def run_checks() -> list[Check]:
+    """Every check, in order; the ones that depend on a failed one are skipped."""
+    first, settings = _settings()
+    checks = [first]
+    if settings is None:
+        rest = ("time budget", "database", "schema", "broker", "model", "embeddings", "relay")
+        return checks + [Check(name, SKIP, "needs valid settings") for name in rest]
+    checks.append(_budget(settings))
+    database = _database(settings)
+    checks.append(database)
+    needs_db: list[tuple[str, Callable[[Any], Check]]] = [("schema", _schema)]
+    for name, check in needs_db:
+        checks.append(
+            check(settings) if database.status == OK else Check(name, SKIP, "needs the database")
+        )
+    checks.append(_broker(settings))
+    checks.extend(_models(settings))
+    checks.append(_embeddings(settings))
+    schema_ok = checks[3].status == OK
+    checks.append(_relay(settings) if schema_ok else Check("relay", SKIP, "needs the schema"))
+    return checks
+
+
+@app.command("doctor")
+def doctor(
+    as_json: JsonOpt = False,
+    strict: Annotated[bool, typer.Option(help="Exit 1 on warnings too.")] = False,
+) -> None:
+    """Check settings, time budget, database, schema, broker, models, embeddings and the relay,
+    and say in plain words what is wrong. Exit 1 if a check failed."""
+    checks = run_checks()
+    if as_json:
+        render.json([asdict(c) for c in checks])
+    else:
+        for check in checks:
+            render.plain(f"{check.status:<4} {check.name}: {check.detail}\n")
+    failed = [c for c in checks if c.status == FAIL or (strict and c.status == WARN)]
+    if failed:
+        if not as_json:
+            render.error(f"{len(failed)} check(s) failed: {', '.join(c.name for c in failed)}")
+        raise typer.Exit(1)
