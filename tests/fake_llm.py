@@ -20,18 +20,16 @@ import threading
 import time
 from collections import Counter, defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 MARKER = re.compile(r"\[script:([A-Za-z0-9_-]+)\]")
 Step = tuple[Any, ...]
 
 
-class FakeLLM:
-    def __init__(self, *, route_by_last: bool = False) -> None:
-        self.route_by_last = route_by_last
-        self.scripts: dict[str, list[Step]] = {}
-        self.requests: dict[str, int] = defaultdict(int)
-        self.bodies: dict[str, list[dict[str, Any]]] = defaultdict(list)
+class _Loopback:
+    """An HTTP server on a free port of 127.0.0.1, serving ``_handler()`` on its own threads."""
+
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -39,8 +37,27 @@ class FakeLLM:
 
     @property
     def api_base(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> Self:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        raise NotImplementedError
+
+
+class FakeLLM(_Loopback):
+    def __init__(self, *, route_by_last: bool = False) -> None:
+        self.route_by_last = route_by_last
+        self.scripts: dict[str, list[Step]] = {}
+        self.requests: dict[str, int] = defaultdict(int)
+        self.bodies: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        super().__init__()
 
     def script(self, name: str, *steps: Step) -> str:
         """Register a script; returns the marker to embed in the event text."""
@@ -51,14 +68,6 @@ class FakeLLM:
     def count(self, name: str) -> int:
         with self._lock:
             return self.requests[name]
-
-    def start(self) -> FakeLLM:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     def _next_step(self, name: str) -> Step:
         with self._lock:
@@ -134,7 +143,7 @@ LESSON = (
 )
 
 
-class ChaosLLM:
+class ChaosLLM(_Loopback):
     """An OpenAI-compatible server whose every request draws a fault at the given ``rates``
     (seeded), and otherwise answers correctly: a reflect request (it shows an ``<event>``)
     gets one lesson quoting the event's ``[script:NAME]`` marker, a reconcile request
@@ -158,22 +167,7 @@ class ChaosLLM:
         self.calls: list[tuple[float, float, int]] = []
         self.faults: Counter[str] = Counter()
         self.in_flight = self.max_in_flight = 0
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def api_base(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def start(self) -> ChaosLLM:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def _draw(self) -> str | None:
         with self._lock:

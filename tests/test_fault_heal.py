@@ -30,7 +30,7 @@ from tests.conftest import _reset_process_state, base_env, llm_env, spawn_worker
 from tests.fake_llm import ChaosLLM
 
 BASE_RATES = {"429": 0.10, "503": 0.05, "garbage": 0.05, "prose": 0.10, "bad-ids": 0.10}
-EVENTS = 100
+EVENTS = 60
 RPM, WINDOW_S, CONCURRENCY = 50, 2.0, 4
 TOPICS = ("order status", "refund window", "delivery address", "invoice copy")
 

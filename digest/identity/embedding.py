@@ -244,7 +244,13 @@ class LiteLLMEmbedder:
     def _embed_once(self, texts: list[str]) -> list[np.ndarray]:
         # The seam's own helpers: one litellm configuration (no retries of its own, no cost
         # map fetched) and one notion of "transient" per process.
-        from digest.model.seam import _load_litellm, _reraise_time_limit, _short, _transient_types
+        from digest.model.seam import (
+            _load_litellm,
+            _reraise_time_limit,
+            _short,
+            _transient_types,
+            provider_args,
+        )
 
         litellm = _load_litellm()
         # litellm's OpenAI and Azure embedding calls read an explicit max_retries=0 as "unset"
@@ -259,12 +265,7 @@ class LiteLLMEmbedder:
             "num_retries": 0,
             "max_retries": 0,
         }
-        if settings.embedding_api_base:
-            kwargs["api_base"] = settings.embedding_api_base
-        if settings.embedding_api_key is not None:
-            kwargs["api_key"] = settings.embedding_api_key.get_secret_value()
-        elif settings.embedding_api_base:
-            kwargs["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
+        kwargs.update(provider_args(settings.embedding_api_base, settings.embedding_api_key))
         try:
             response = litellm.embedding(**kwargs)
         except Exception as exc:

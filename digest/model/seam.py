@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
+from pydantic import SecretStr
 from tenacity import (
     RetryCallState,
     retry_if_exception_type,
@@ -253,16 +254,20 @@ def _permanent(exc: BaseException, message: str) -> str:
     return message
 
 
-def _provider(settings: Settings) -> dict[str, str]:
-    """The provider's address and key, as litellm arguments."""
+def provider_args(api_base: str | None, api_key: SecretStr | None) -> dict[str, str]:
+    """A provider's address and key, as litellm arguments."""
     found: dict[str, str] = {}
-    if settings.llm_api_base:
-        found["api_base"] = settings.llm_api_base
-    if settings.llm_api_key is not None:
-        found["api_key"] = settings.llm_api_key.get_secret_value()
-    elif settings.llm_api_base:
+    if api_base:
+        found["api_base"] = api_base
+    if api_key is not None:
+        found["api_key"] = api_key.get_secret_value()
+    elif api_base:
         found["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
     return found
+
+
+def _provider(settings: Settings) -> dict[str, str]:
+    return provider_args(settings.llm_api_base, settings.llm_api_key)
 
 
 def ping(model: str, settings: Settings) -> str:
