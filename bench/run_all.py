@@ -33,6 +33,8 @@ from _report import Figure  # noqa: E402
 
 MODULES = (
     "capture_latency",
+    "async_capture",
+    "http_capture",
     "import_time",
     "neighbour_search",
     "recall",

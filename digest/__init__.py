@@ -15,7 +15,8 @@ about a millisecond, and never imports litellm or Celery::
     lesson_id = digest.lesson_for_event("acme", "support-bot", event_id)
 
 Every ``record_*`` returns the id of the event it stored (the same id again for a repeated
-``idempotency_key`` with the same content).
+``idempotency_key`` with the same content). An agent on an event loop imports ``digest.aio``:
+the same calls as coroutines that never block the loop.
 """
 
 from __future__ import annotations

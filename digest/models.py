@@ -357,3 +357,25 @@ class Heartbeat(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     detail: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
+
+
+#: an API key's kind (issue 15): ``agent`` keys capture and read, ``owner`` keys review
+API_KEY_KINDS = ("agent", "owner")
+
+
+class ApiKey(Base):
+    """A tenant's key to the HTTP service. Only the sha256 of the secret is stored; ``prefix``
+    (the kind and the first random characters) names the key in lists and on revocation."""
+
+    __tablename__ = "api_keys"
+    __table_args__ = (_one_of("kind", API_KEY_KINDS, "kind"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    prefix: Mapped[str] = mapped_column(String(32))
+    #: sha256 hex of the whole secret
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -45,7 +45,7 @@ def command_of(service: dict[str, Any]) -> list[str]:
 
 def test_the_production_services_are_all_there(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    assert {"postgres", "redis", "migrate", "worker", "beat", "flower"} <= set(services)
+    assert {"postgres", "redis", "migrate", "worker", "beat", "api", "flower"} <= set(services)
     for name, service in services.items():
         if name == "migrate":
             assert service["restart"] == "no", "migrate is a one-shot job"
@@ -56,7 +56,7 @@ def test_the_production_services_are_all_there(compose: dict[str, Any]) -> None:
 
 def test_every_digest_variable_is_a_setting_and_validates(compose: dict[str, Any]) -> None:
     known = {f"DIGEST_{name.upper()}" for name in Settings.model_fields}
-    digest_services = ("migrate", "worker", "beat")
+    digest_services = ("migrate", "worker", "beat", "api")
     for name in digest_services:
         env = service_env(compose["services"][name], host_env={})
         unknown = {key for key in env if key.startswith("DIGEST_")} - known
@@ -123,7 +123,7 @@ def test_commands_start_what_exists(compose: dict[str, Any]) -> None:
 
 def test_startup_order_and_one_beat(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    for name in ("worker", "beat"):
+    for name in ("worker", "beat", "api"):
         depends = services[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully"
         assert depends["redis"]["condition"] == "service_healthy"
@@ -144,3 +144,24 @@ def test_dockerfile_copies_what_exists() -> None:
     for sources in copies:
         for source in sources:
             assert (ROOT / source).exists(), f"Dockerfile copies missing {source}"
+
+
+def test_the_api_serves_what_the_command_line_has(compose: dict[str, Any]) -> None:
+    """`api` runs `digest serve` on all interfaces, on the port it publishes, with the
+    workers' image and environment, and its health check reads /readyz on that port."""
+    services = compose["services"]
+    api = services["api"]
+    command = command_of(api)
+    assert command[:2] == ["digest", "serve"]
+    host, port = command[command.index("--host") + 1], command[command.index("--port") + 1]
+    assert host == "0.0.0.0" and api["ports"] == [f"{port}:{port}"]
+    assert api["image"] == services["worker"]["image"]
+    assert service_env(api, {}) == service_env(services["beat"], {})
+    assert f"127.0.0.1:{port}/readyz" in " ".join(api["healthcheck"]["test"])
+
+    from typer.testing import CliRunner
+
+    from digest.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "--help"])
+    assert result.exit_code == 0 and "--host" in result.output and "--port" in result.output

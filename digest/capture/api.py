@@ -186,6 +186,13 @@ def record_lesson(
 def capture_event(kind: str, data: dict[str, Any]) -> int:
     """Validate and store one event of ``kind``; publish it for reflection (a
     ``manual_lesson`` is reconciled at once instead). Returns the event id."""
+    return capture_new_event(kind, data)[0]
+
+
+def capture_new_event(kind: str, data: dict[str, Any]) -> tuple[int, bool]:
+    """``capture_event``, saying whether the event is new: (event id, created). ``created`` is
+    False when its idempotency key names an event stored before (the HTTP service answers 200
+    instead of 201)."""
     parsed = parse_event(kind, data)
     if isinstance(parsed, ManualLesson):
         signature, body = split_manual_text(parsed.text)
@@ -193,7 +200,7 @@ def capture_event(kind: str, data: dict[str, Any]) -> int:
     event_id, created, agent_id = _store(parsed)
     if created:
         publish.publish_reflect(event_id, agent_id=agent_id)
-    return event_id
+    return event_id, created
 
 
 def store_pending(
@@ -258,13 +265,31 @@ def _agent_ids_for(conn: Connection, url: str, tenant: str, agent: str) -> tuple
     if cached is not None:
         return cached
     dialect = conn.dialect.name
-    conn.execute(
+    conn.execute(tenant_upsert(dialect, tenant))
+    tenant_id = conn.scalars(tenant_id_query(tenant)).one()
+    conn.execute(agent_upsert(dialect, tenant_id, agent))
+    agent_id = conn.scalars(agent_id_query(tenant_id, agent)).one()
+    remember_agent_ids(key, tenant_id, agent_id)
+    return tenant_id, agent_id
+
+
+# The statements that create a tenant and an agent on first use, shared with digest.aio.
+
+
+def tenant_upsert(dialect: str, tenant: str) -> postgresql.Insert | sqlite.Insert:
+    return (
         _insert(dialect, Tenant)
         .values(name=tenant, learning_apply_mode="auto", settings={}, created_at=utcnow())
         .on_conflict_do_nothing(index_elements=["name"])
     )
-    tenant_id = conn.scalars(select(Tenant.id).where(Tenant.name == tenant)).one()
-    conn.execute(
+
+
+def tenant_id_query(tenant: str) -> Select[int]:
+    return select(Tenant.id).where(Tenant.name == tenant)
+
+
+def agent_upsert(dialect: str, tenant_id: int, agent: str) -> postgresql.Insert | sqlite.Insert:
+    return (
         _insert(dialect, Agent)
         .values(
             tenant_id=tenant_id,
@@ -275,12 +300,19 @@ def _agent_ids_for(conn: Connection, url: str, tenant: str, agent: str) -> tuple
         )
         .on_conflict_do_nothing(index_elements=["tenant_id", "name"])
     )
-    agent_id = conn.scalars(
-        select(Agent.id).where(Agent.tenant_id == tenant_id, Agent.name == agent)
-    ).one()
+
+
+def agent_id_query(tenant_id: int, agent: str) -> Select[int]:
+    return select(Agent.id).where(Agent.tenant_id == tenant_id, Agent.name == agent)
+
+
+def cached_agent_ids(url: str, tenant: str, agent: str) -> tuple[int, int] | None:
+    return _agent_ids.get((url, tenant, agent))
+
+
+def remember_agent_ids(key: tuple[str, str, str], tenant_id: int, agent_id: int) -> None:
     with _ids_lock:
         _agent_ids[key] = (tenant_id, agent_id)
-    return tenant_id, agent_id
 
 
 def forget_agent_ids() -> None:
@@ -332,18 +364,38 @@ def _with_storage_errors(
                         # writer took the same idempotency key: look again once.
                         forget_agent_ids()
                         continue
-                    message = str(getattr(exc, "orig", None) or exc).strip()
-                    hint = ""
-                    if "no such table" in message or "does not exist" in message:
-                        hint = " (schema missing: run `digest db upgrade`)"
-                    log.error("capture_unavailable: %s (%s)", what, type(exc).__name__)
-                    raise CaptureUnavailable(
-                        f"{what} {failed}: {message.splitlines()[0]}{hint}"
-                    ) from exc
+                    raise storage_unavailable(what, failed, exc) from exc
 
         return inner
 
     return wrap
+
+
+def storage_unavailable(what: str, failed: str, exc: BaseException) -> CaptureUnavailable:
+    """The ``CaptureUnavailable`` for a database fault ``exc`` (SQLAlchemy's or the driver's):
+    the driver's first line, and how to fix a missing schema. Logged, without the statement."""
+    message = str(getattr(exc, "orig", None) or exc).strip()
+    hint = ""
+    if "no such table" in message or "does not exist" in message:
+        hint = " (schema missing: run `digest db upgrade`)"
+    log.error("capture_unavailable: %s (%s)", what, type(exc).__name__)
+    first = message.splitlines()[0] if message else type(exc).__name__
+    return CaptureUnavailable(f"{what} {failed}: {first}{hint}")
+
+
+def event_values(
+    parsed: EventCommon, tenant_id: int, agent_id: int, trust: str | None = None
+) -> dict[str, Any]:
+    """The ``events`` row of a validated event: one builder for the sync and async paths."""
+    values = _event_values(parsed, tenant_id, agent_id)
+    if trust is not None:
+        values["trust"] = trust
+    return values
+
+
+def same_event(existing_kind: str, existing_payload: Any, values: dict[str, Any]) -> bool:
+    """Whether a stored event with this kind and payload is a repeat of ``values``."""
+    return (existing_kind, existing_payload) == (values["kind"], values["payload"])
 
 
 @_with_storage_errors("the event")
@@ -352,13 +404,11 @@ def _store(parsed: EventCommon, trust: str | None = None) -> tuple[int, bool, in
     given, else the trust of its kind. (id, created, agent id)."""
     url = get_settings().database_url
     engine = get_engine(url)
-    ids = _agent_ids.get((url, parsed.tenant, parsed.agent))
+    ids = cached_agent_ids(url, parsed.tenant, parsed.agent)
     if ids is None:
         with engine.begin() as conn:
             ids = _agent_ids_for(conn, url, parsed.tenant, parsed.agent)
-    values = _event_values(parsed, *ids)
-    if trust is not None:
-        values["trust"] = trust
+    values = event_values(parsed, *ids, trust)
     statements = _event_statements(engine.dialect.name)
     # One statement, so autocommit is enough: the INSERT is durable when it returns.
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
@@ -371,7 +421,7 @@ def _store(parsed: EventCommon, trust: str | None = None) -> tuple[int, bool, in
             statements.find_keyed,
             {"agent_id": ids[1], "idempotency_key": parsed.idempotency_key},
         ).one()
-        if (existing.kind, existing.payload) != (values["kind"], values["payload"]):
+        if not same_event(existing.kind, existing.payload, values):
             raise IdempotencyConflict(parsed.idempotency_key, existing.id)
         return existing.id, False, ids[1]
 
@@ -396,13 +446,13 @@ def _same_manual_lesson(
 
 
 @_with_storage_errors("the lesson")
-def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
+def _store_manual(parsed: ManualLesson, signature: str, body: str) -> tuple[int, bool]:
     """Event and lesson in one transaction: a manual lesson cites its own event. Returns the
-    event id (the lesson is ``lesson_for_event``'s)."""
+    event id (the lesson is ``lesson_for_event``'s) and whether it is new."""
     url = get_settings().database_url
     with session_scope(url) as session:
         tenant_id, agent_id = _agent_ids_for(session.connection(), url, parsed.tenant, parsed.agent)
-        values = _event_values(parsed, tenant_id, agent_id)
+        values = event_values(parsed, tenant_id, agent_id)
         if parsed.idempotency_key is not None:
             previous = session.execute(
                 select(Event.id, Event.kind, Event.payload).where(
@@ -410,9 +460,9 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
                 )
             ).first()
             if previous is not None:
-                if (previous.kind, previous.payload) != (values["kind"], values["payload"]):
+                if not same_event(previous.kind, previous.payload, values):
                     raise IdempotencyConflict(parsed.idempotency_key, previous.id)
-                return int(previous.id)
+                return int(previous.id), False
         values.update(status="reflected", finished_at=utcnow())
         event = Event(**values)
         session.add(event)
@@ -427,7 +477,7 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
                 model=None, prompt_hash=None,
             )  # fmt: skip
             log.info("manual_lesson_supported lesson_id=%s event_id=%s", twin.id, event.id)
-            return event.id
+            return event.id, True
         lesson = add_lesson(
             session,
             event=event,
@@ -442,7 +492,7 @@ def _store_manual(parsed: ManualLesson, signature: str, body: str) -> int:
             note="added by hand",
         )
         log.info("manual_lesson_added lesson_id=%s event_id=%s", lesson.id, event.id)
-        return event.id
+        return event.id, True
 
 
 # --- reading back -----------------------------------------------------------------------------

@@ -318,3 +318,17 @@ def event_progress(label: str) -> Iterator[Callable[[], None]]:
         task = progress.add_task(label, total=None)
         yield lambda: progress.advance(task)
         progress.update(task, total=progress.tasks[0].completed)
+
+
+# --- API keys ---------------------------------------------------------------------------------
+
+
+def api_keys(rows: list[dict[str, Any]]) -> None:
+    """``tenant key list``: what may be shown of each key (never a secret)."""
+    table = _table(("id", "prefix", "kind", "label", "created", "revoked"), right=("id",))
+    for row in rows:
+        _row(
+            table, row["id"], row["prefix"], row["kind"], row["label"] or "",
+            when(row["created_at"]), when(row["revoked_at"]),
+        )  # fmt: skip
+    out.print(table)

@@ -123,14 +123,8 @@ def _client(settings: Settings) -> Redis:
             from redis.backoff import NoBackoff
             from redis.retry import Retry
 
-            timeout = settings.publish_timeout_s
             client = Redis.from_url(
-                settings.broker_url,
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                # redis-py retries 3 times by default: a dead broker would hold the agent 4x.
-                retry=Retry(NoBackoff(), 0),
-                retry_on_timeout=False,
+                settings.broker_url, retry=Retry(NoBackoff(), 0), **client_options(settings)
             )
             _clients[settings.broker_url] = client
         return client
@@ -148,11 +142,10 @@ def publish_task(
 
     With ``slot`` (a Redis key) the message is sent only if the slot is free, and the slot is
     taken for ``REFLECT_SLOT_TTL_S``; True then means sent or already covered."""
-    global _suppressed_until
     settings = settings or get_settings()
     if settings.embedded:
         return False
-    if time.monotonic() < _suppressed_until:
+    if publishing_suppressed():
         return False
     try:
         message = celery_message(name, args, settings.queue, countdown=countdown)
@@ -163,10 +156,33 @@ def publish_task(
                 keys=[slot, settings.queue], args=[REFLECT_SLOT_TTL_S, message]
             )
     except Exception as exc:  # any broker fault: the outbox row is the truth, the relay retries
-        _suppressed_until = time.monotonic() + settings.publish_backoff_s
-        log.warning("publish_failed task=%s args=%s error=%s", name, args, type(exc).__name__)
+        publish_failed(name, args, exc, settings)
         return False
     return True
+
+
+def publishing_suppressed() -> bool:
+    """Within the back-off window after a failed publish: capture does not even try. One
+    window per process, shared with ``digest.outbox.aio``."""
+    return time.monotonic() < _suppressed_until
+
+
+def publish_failed(name: str, args: list[Any], exc: BaseException, settings: Settings) -> None:
+    """Open the back-off window (``DIGEST_PUBLISH_BACKOFF_S``) and log the fault."""
+    global _suppressed_until
+    _suppressed_until = time.monotonic() + settings.publish_backoff_s
+    log.warning("publish_failed task=%s args=%s error=%s", name, args, type(exc).__name__)
+
+
+def client_options(settings: Settings) -> dict[str, Any]:
+    """Timeouts of a broker client, sync or asyncio: one short socket timeout, no retries
+    (redis-py retries 3 times by default: a dead broker would hold the agent 4x)."""
+    timeout = settings.publish_timeout_s
+    return {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "retry_on_timeout": False,
+    }
 
 
 def publish_reflect(
@@ -195,7 +211,7 @@ def publish_reflect(
 REFLECT_SLOT_TTL_S = 30
 
 # One round trip: claim the agent's slot and, only if it was free, queue the message.
-_PUBLISH_IF_FREE = """
+PUBLISH_IF_FREE = """
 if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then
     redis.call('LPUSH', KEYS[2], ARGV[2])
     return 1
@@ -228,7 +244,7 @@ def _publish_if_free(settings: Settings) -> Script:
     assert settings.broker_url
     script = _scripts.get(settings.broker_url)
     if script is None:
-        script = _scripts[settings.broker_url] = _client(settings).register_script(_PUBLISH_IF_FREE)
+        script = _scripts[settings.broker_url] = _client(settings).register_script(PUBLISH_IF_FREE)
     return script
 
 

@@ -1,0 +1,329 @@
+"""The routes of the HTTP service: capture, pitfalls, learning, health and readiness.
+
+Every ``/v1`` route needs ``Authorization: Bearer <key>`` (``digest tenant key create``) and
+sees only the key's tenant: an agent is looked up within that tenant, so another tenant's
+agent is 404 like one that does not exist. Capture is ``digest.capture`` unchanged (durable
+row, then a best-effort publish); reads are ``digest.pitfalls`` and ``digest.current_learning``.
+The blocking library calls run in the server's thread pool. Nothing here logs a header.
+
+Errors: 401 no, bad or revoked key; 403 an owner key on capture (``digest.apikeys``); 404
+unknown agent; 409 an idempotency key used before for other content; 422 invalid input,
+naming the field (``{"detail": [{"field", "message"}]}``, nothing stored); 503 the database
+cannot answer (with ``Retry-After``).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
+from digest._log import stdlib_logger
+from digest.apikeys import KeyHolder, authenticate
+from digest.capture.api import capture_new_event
+from digest.capture.schemas import parse_event
+from digest.db import read_scope
+from digest.errors import DatabaseUnavailable, IdempotencyConflict, InvalidEvent, NotFound
+from digest.models import Agent
+from digest.redact import redact
+from digest.retrieve import current_learning, pitfalls
+from digest.service.models import (
+    BATCH_MAX,
+    Captured,
+    CapturedBatch,
+    Health,
+    InvalidInput,
+    Learning,
+    LearningVersion,
+    Pitfalls,
+    Problem,
+    Readiness,
+    event_schemas,
+)
+from digest.tenants import agent_named, key_problem
+
+log = stdlib_logger("digest.service")
+
+#: seconds a client is asked to wait after a 503
+RETRY_AFTER_S = 5
+UNAVAILABLE = "the database is unavailable; nothing was stored or read. Retry later."
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="An API key of the tenant (`digest tenant key create --tenant T`).",
+)
+
+_AUTH_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem, "description": "No key, or an unknown or revoked one."},
+    422: {"model": InvalidInput, "description": "Invalid input, naming the field."},
+    503: {"model": Problem, "description": "The database cannot answer; retry later."},
+}
+_AGENT_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_AUTH_ERRORS,
+    404: {"model": Problem, "description": "No such agent in the key's tenant."},
+}
+
+AgentName = Annotated[str, Path(min_length=1, max_length=200, description="The agent's key.")]
+
+
+def key_holder(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> KeyHolder:
+    """The tenant and kind of the request's key; 401 without a valid, unrevoked one."""
+    holder = None if credentials is None else authenticate(credentials.credentials)
+    if holder is None:
+        raise HTTPException(
+            401, "a valid API key is required: Authorization: Bearer <key>",
+            headers={"WWW-Authenticate": "Bearer"},
+        )  # fmt: skip
+    return holder
+
+
+Holder = Annotated[KeyHolder, Depends(key_holder)]
+
+
+def _require_agent(holder: KeyHolder, agent: str) -> None:
+    """404 unless the key's tenant has ``agent``: another tenant's agent is not there."""
+    if key_problem(agent) is not None:
+        raise NotFound(f"unknown agent {agent!r}")
+    try:
+        with read_scope() as session:
+            found = session.scalar(
+                select(Agent.id).where(Agent.tenant_id == holder.tenant_id, agent_named(agent))
+            )
+    except SQLAlchemyError as exc:
+        raise DatabaseUnavailable(f"the agent could not be read: {type(exc).__name__}") from exc
+    if found is None:
+        raise NotFound(f"unknown agent {agent!r}")
+
+
+# --- capture -------------------------------------------------------------------------------
+
+
+def _event_data(item: Any, holder: KeyHolder, where: str) -> tuple[str, dict[str, Any]]:
+    """(kind, fields) of one event of the body, the tenant set from the key."""
+    if not isinstance(item, dict):
+        raise InvalidEvent(where or "(body)", "must be a JSON object")
+    data = dict(item)
+    kind = data.pop("kind", None)
+    if kind is None:
+        raise InvalidEvent(f"{where}kind", "missing; one of the event kinds")
+    if "tenant" in data:
+        raise InvalidEvent(f"{where}tenant", "comes from the API key; leave it out of the body")
+    data["tenant"] = holder.tenant
+    return kind, data
+
+
+def _prefixed(exc: InvalidEvent, where: str) -> InvalidEvent:
+    errors = [{**e, "field": where + str(e["field"])} for e in exc.errors]
+    return InvalidEvent(errors[0]["field"], errors[0]["message"], errors)
+
+
+def _capture_batch(events: list[tuple[str, dict[str, Any]]]) -> list[Captured]:
+    """Validate every event first (one bad event stores none), then store each in turn."""
+    for i, (kind, data) in enumerate(events):
+        try:
+            parse_event(kind, data)
+        except InvalidEvent as exc:
+            raise _prefixed(exc, f"events[{i}].") from None
+    return [Captured(id=i, created=c) for i, c in (capture_new_event(k, d) for k, d in events)]
+
+
+def _read_body(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError as exc:
+        raise InvalidEvent("(body)", f"not valid UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidEvent("(body)", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise InvalidEvent("(body)", "nested too deeply to read") from None
+
+
+async def post_events(request: Request, holder: Holder) -> JSONResponse:
+    """Capture one event (a JSON object with its `kind`), or `{"events": [...]}`, up to 100.
+
+    The same kinds, validation, trimming and idempotency as the Python API; the tenant is the
+    key's (a body naming one is refused). 201 when an event was stored, 200 when every event
+    was one stored before under the same idempotency key. A batch is validated whole before
+    anything is stored; a database fault or an idempotency conflict part way keeps the events
+    stored before it (resend with the same idempotency keys: they answer with the same ids).
+    """
+    if holder.kind != "agent":
+        raise HTTPException(403, "owner keys review; capture with an agent key")
+    body = _read_body(await request.body())
+    if isinstance(body, dict) and "events" in body and "kind" not in body:
+        items = body["events"]
+        if set(body) != {"events"}:
+            raise InvalidEvent(sorted(set(body) - {"events"})[0], "not expected beside events")
+        if not isinstance(items, list) or not 1 <= len(items) <= BATCH_MAX:
+            raise InvalidEvent("events", f"must be a list of 1 to {BATCH_MAX} events")
+        events = [_event_data(item, holder, f"events[{i}].") for i, item in enumerate(items)]
+        batch = CapturedBatch(events=await run_in_threadpool(_capture_batch, events))
+        created = any(e.created for e in batch.events)
+        return JSONResponse(batch.model_dump(), status_code=201 if created else 200)
+    kind, data = _event_data(body, holder, "")
+    event_id, was_created = await run_in_threadpool(capture_new_event, kind, data)
+    one = Captured(id=event_id, created=was_created)
+    return JSONResponse(one.model_dump(), status_code=201 if was_created else 200)
+
+
+# --- reads ---------------------------------------------------------------------------------
+
+
+def get_pitfalls(
+    agent: AgentName,
+    holder: Holder,
+    prompt: Annotated[str, Query(min_length=1, max_length=20_000)],
+    k: Annotated[int, Query(ge=1, le=20)] = 3,
+    style: Annotated[Literal["block", "aip11"], Query()] = "block",
+) -> Pitfalls:
+    """The agent's `k` lessons most relevant to `prompt`, rendered (`digest.pitfalls`)."""
+    _require_agent(holder, agent)
+    return Pitfalls(agent=agent, pitfalls=pitfalls(holder.tenant, agent, prompt, k, style=style))
+
+
+def get_learning(agent: AgentName, holder: Holder) -> Learning:
+    """The agent's active learning version (`digest.current_learning`); null while none."""
+    _require_agent(holder, agent)
+    found = current_learning(holder.tenant, agent)
+    version = None
+    if found is not None:
+        version = LearningVersion(
+            number=found.number, body=found.body, change_summary=found.change_summary,
+            summary=found.summary, created_at=found.created_at,
+        )  # fmt: skip
+    return Learning(agent=agent, version=version)
+
+
+# --- probes --------------------------------------------------------------------------------
+
+
+def healthz() -> Health:
+    """The process is alive (no I/O)."""
+    return Health(status="ok")
+
+
+@cache
+def _head_revision() -> str | None:
+    from alembic.script import ScriptDirectory
+
+    from digest.migrate import alembic_config
+
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def readyz() -> JSONResponse:
+    """The database answers and is migrated to this code's schema."""
+    from alembic.runtime.migration import MigrationContext
+
+    from digest.db import get_engine
+
+    try:
+        with get_engine().connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+    except Exception as exc:  # any driver or URL fault: not ready, say why
+        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        reason = redact(lines[0]) if lines else type(exc).__name__
+        return _readiness(False, f"database unreachable: {reason}")
+    head = _head_revision()
+    if current != head:
+        return _readiness(False, f"schema at {current}, code at {head}: run `digest db upgrade`")
+    return _readiness(True, None)
+
+
+def _readiness(ready: bool, reason: str | None) -> JSONResponse:
+    body = Readiness(status="ready" if ready else "not ready", reason=reason)
+    return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+def _invalid(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, InvalidEvent)
+    if isinstance(exc, IdempotencyConflict):
+        return JSONResponse({"detail": exc.message}, status_code=409)
+    problems = [{"field": str(e["field"]), "message": str(e["message"])} for e in exc.errors]
+    return JSONResponse({"detail": problems}, status_code=422)
+
+
+def _request_invalid(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = [
+        {"field": ".".join(str(p) for p in e["loc"]), "message": str(e["msg"])}
+        for e in exc.errors()
+    ]
+    return JSONResponse({"detail": problems}, status_code=422)
+
+
+def _not_found(_request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, status_code=404)
+
+
+def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+    log.warning("database_unavailable path=%s error=%s", request.url.path, redact(str(exc)))
+    return JSONResponse(
+        {"detail": UNAVAILABLE}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)}
+    )
+
+
+def create_app() -> FastAPI:
+    """The ASGI app (``uvicorn --factory digest.service:create_app``)."""
+    app = FastAPI(
+        title="lesson digest",
+        version="1",
+        summary="Capture what happened to your agents; read back what they learned.",
+    )
+    app.add_exception_handler(InvalidEvent, _invalid)
+    app.add_exception_handler(RequestValidationError, _request_invalid)
+    app.add_exception_handler(NotFound, _not_found)
+    app.add_exception_handler(DatabaseUnavailable, _unavailable)
+
+    components, body_schema = event_schemas()
+    app.post(
+        "/v1/events",
+        status_code=201,
+        responses={
+            200: {"model": Captured | CapturedBatch, "description": "Stored before."},
+            201: {"model": Captured | CapturedBatch, "description": "Stored."},
+            403: {"model": Problem, "description": "An owner key: capture takes agent keys."},
+            409: {"model": Problem, "description": "Idempotency key used for other content."},
+            **_AUTH_ERRORS,
+        },
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": body_schema}},
+            }
+        },
+    )(post_events)
+    app.get("/v1/agents/{agent}/pitfalls", responses=_AGENT_ERRORS)(get_pitfalls)
+    app.get("/v1/agents/{agent}/learning", responses=_AGENT_ERRORS)(get_learning)
+    app.get("/healthz")(healthz)
+    app.get(
+        "/readyz",
+        response_model=Readiness,
+        responses={503: {"model": Readiness, "description": "Not ready, with the reason."}},
+    )(readyz)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, summary=app.summary, routes=app.routes
+            )
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(components)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
