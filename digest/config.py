@@ -137,6 +137,8 @@ class Settings(BaseSettings):
     processing_grace_s: int = Field(default=30, ge=0)
     relay_interval_s: float = Field(default=60.0, gt=0)
     relay_batch_size: int = Field(default=500, ge=1)
+    #: each worker runs the relay once whenever it (re)connects to the broker
+    relay_on_connect: bool = True
 
     # --- worker process (`celery -A worker worker` reads these; its CLI flags still win) -----
     # threads overlaps model latency (LLM calls are I/O); prefork suits CPU-bound offline/rules.

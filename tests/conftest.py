@@ -307,7 +307,9 @@ def spawn_worker(
 ) -> WorkerProcess:
     """Start ``celery -A worker worker`` on ``env["DIGEST_QUEUE"]`` and wait until it is ready."""
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
-    full_env = {**inherited, **env, "DIGEST_LOG_JSON": "true"}
+    # A worker relays stranded events when it connects: in a database shared by many tests
+    # that would take other tests' leftovers onto this queue, so only tests that ask get it.
+    full_env = {**inherited, "DIGEST_RELAY_ON_CONNECT": "false", **env, "DIGEST_LOG_JSON": "true"}
     name = f"w-{uuid.uuid4().hex[:8]}@%h"
     cmd = [
         sys.executable, "-m", "celery", "-A", "worker", "worker",

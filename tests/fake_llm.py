@@ -164,7 +164,8 @@ class ChaosLLM(_Loopback):
         assert not unknown, unknown
         self.rates, self.retry_after = rates, retry_after
         self.rng = random.Random(seed)
-        self.calls: list[tuple[float, float, int]] = []
+        #: (start, end, status, model) per request
+        self.calls: list[tuple[float, float, int, str]] = []
         self.faults: Counter[str] = Counter()
         self.in_flight = self.max_in_flight = 0
         super().__init__()
@@ -217,13 +218,14 @@ class ChaosLLM(_Loopback):
                 return
 
             def do_POST(self) -> None:
-                started, status = time.time(), 0
+                started, status, model = time.time(), 0, ""
                 with chaos._lock:
                     chaos.in_flight += 1
                     chaos.max_in_flight = max(chaos.max_in_flight, chaos.in_flight)
                 try:
                     length = int(self.headers.get("Content-Length") or 0)
                     body = json.loads(self.rfile.read(length) or b"{}")
+                    model = str(body.get("model", ""))
                     status, content = chaos.answer(body.get("messages", []))
                     time.sleep(0.01)  # a model takes a moment: calls overlap
                     if status != 200:
@@ -250,6 +252,6 @@ class ChaosLLM(_Loopback):
                 finally:
                     with chaos._lock:
                         chaos.in_flight -= 1
-                        chaos.calls.append((started, time.time(), status))
+                        chaos.calls.append((started, time.time(), status, model))
 
         return Handler

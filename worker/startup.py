@@ -59,7 +59,8 @@ class RelayOnConnect(bootsteps.StartStopStep):
     requires = ("celery.worker.consumer.tasks:Tasks",)
 
     def start(self, parent: Any) -> None:
-        relay_once("connected")
+        if get_settings().relay_on_connect:
+            relay_once("connected")
 
 
 def _forget_limit_clients(**_: Any) -> None:

@@ -321,15 +321,20 @@ def test_fifty_concurrent_captures_never_block_the_loop(
         stop = asyncio.Event()
         ticker = asyncio.create_task(_ticker(stop, gaps))
         await digest.aio.record_run(tenant, "warm-up", task="t", outcome="success")  # first connect
+        started = time.monotonic()
         ids = await asyncio.gather(*(capture(i) for i in range(50)))
+        took.append(time.monotonic() - started)
         stop.set()
         await ticker
         return list(ids)
 
+    took: list[float] = []
     ids = run(main())
     assert len(set(ids)) == 50
     assert peak > 1  # the captures interleave: they wait on sockets, not on each other
-    assert gaps and max(gaps) < 0.5
+    # A loop blocked by the captures would tick once, after all of them: one gap as long as
+    # the batch. Bounds relative to the batch hold on a loaded machine too.
+    assert len(gaps) >= 5 and max(gaps) < max(0.5, took[0] / 3), (max(gaps), took)
 
 
 AIO_SCRIPT = """

@@ -618,7 +618,10 @@ def test_a_worker_that_connects_relays_stranded_events_without_beat(
     _reset_process_state()
     stranded = digest.record_answer(tenant, "bot", question="Open on Sunday?", answer="No.")
     _reset_process_state()
-    start_worker(DIGEST_RELAY_PENDING_AGE_S="0", DIGEST_DATABASE_URL=own_database)
+    start_worker(
+        DIGEST_RELAY_PENDING_AGE_S="0", DIGEST_DATABASE_URL=own_database,
+        DIGEST_RELAY_ON_CONNECT="true",
+    )  # fmt: skip
     wait_until(lambda: _row(stranded).status == "reflected", 60, "the stranded event reflected")
     with session_scope() as session:
         beat = session.get(Heartbeat, "relay")
