@@ -379,3 +379,16 @@ class ApiKey(Base):
     label: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ReviewSession(Base):
+    """A signed-in owner on the review page. Only the sha256 of the cookie's token is stored;
+    the session speaks for the owner key it was opened with and ends with it."""
+
+    __tablename__ = "review_sessions"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    key_id: Mapped[int] = mapped_column(ForeignKey("api_keys.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
