@@ -145,6 +145,10 @@ class Settings(BaseSettings):
     worker_pool: Literal["prefork", "threads", "solo"] | None = None
     worker_concurrency: int | None = Field(default=None, ge=1, le=512)
 
+    # --- the review page (`digest serve`, /review) -------------------------------------------
+    #: how long an owner stays signed in to the review page after logging in with an owner key
+    review_session_hours: float = Field(default=8.0, gt=0, le=24 * 30)
+
     # --- logging ------------------------------------------------------------------------------
     log_level: str = "INFO"
     log_json: bool = True

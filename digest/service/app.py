@@ -49,6 +49,7 @@ from digest.service.models import (
     Readiness,
     event_schemas,
 )
+from digest.service.review import router as review_router
 from digest.tenants import agent_named, key_problem
 
 log = stdlib_logger("digest.service")
@@ -326,4 +327,5 @@ def create_app() -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    app.include_router(review_router)
     return app
