@@ -1,0 +1,260 @@
+"""The review page over HTTP against a running server: who may sign in, what a session sees
+(its own tenant only: another tenant's agent, lesson and version are 404 on every route, and
+decisions on them change nothing), CSRF, logout and revocation, decisions written with who made
+them, and pages that carry no script."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+import digest
+from digest.apikeys import revoke_key
+from digest.lessons.service import lesson_detail, list_lessons
+from digest.versions.queries import list_versions
+from tests.service.conftest import ReviewScene, Server, Tenant, csrf_in, review_login
+
+
+@pytest.fixture()
+def browser_like(server: Server) -> Iterator[httpx.Client]:
+    """A client that keeps cookies and does not follow redirects (to see them)."""
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        yield http
+
+
+def _statuses(tenant: str, agent: str) -> dict[int, str]:
+    return {v.number: v.status for v in list_versions(tenant, agent)}
+
+
+def test_only_an_owner_key_signs_in(browser_like: httpx.Client, review_scene: ReviewScene) -> None:
+    tenant = review_scene.tenant
+    first = browser_like.get("/review")
+    assert first.status_code == 303 and first.headers["location"] == "/review/login?next=/review"
+    for key, said in (
+        (tenant.agent_key, "agent key"),
+        ("dg_owner_" + "x" * 32, "unknown or revoked"),
+        ("", "unknown or revoked"),
+    ):
+        refused = review_login(browser_like, key)
+        assert refused.status_code == 401 and said in refused.text
+        assert browser_like.get("/review").status_code == 303  # still not signed in
+    signed_in = review_login(browser_like, tenant.owner_key)
+    assert signed_in.status_code == 303 and signed_in.headers["location"] == "/review"
+    cookie = signed_in.headers["set-cookie"]
+    assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+    assert tenant.owner_key not in cookie
+    page = browser_like.get("/review")
+    assert page.status_code == 200 and review_scene.agent in page.text
+
+
+def test_the_login_form_needs_its_own_token(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    key = review_scene.tenant.owner_key
+    browser_like.get("/review/login")
+    missing = browser_like.post("/review/login", data={"key": key})
+    assert missing.status_code == 403
+    wrong = browser_like.post("/review/login", data={"key": key, "csrf": "x" * 43})
+    assert wrong.status_code == 403
+    assert browser_like.get("/review").status_code == 303
+
+
+def test_a_login_goes_back_to_a_review_page_only(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    key = review_scene.tenant.owner_key
+    for asked, lands in (
+        ("/review/agents/support-bot", "/review/agents/support-bot"),
+        ("https://evil.example/", "/review"),
+        ("//evil.example/review", "/review"),
+    ):
+        form = browser_like.get("/review/login", params={"next": asked})
+        token = csrf_in(form.text)
+        done = browser_like.post("/review/login", data={"csrf": token, "key": key, "next": asked})
+        assert done.status_code == 303 and done.headers["location"] == lands
+
+
+def _signed_in(client: httpx.Client, tenant: Tenant) -> str:
+    """Sign ``client`` in as ``tenant``'s owner; returns the session's CSRF token."""
+    assert review_login(client, tenant.owner_key).status_code == 303
+    return csrf_in(client.get("/review").text)
+
+
+def test_another_tenants_agents_lessons_and_versions_are_not_found(
+    server: Server, review_scene: ReviewScene, make_tenant: Callable[[], Tenant]
+) -> None:
+    victim = review_scene
+    intruder = make_tenant()
+    # the intruder has an agent of the same name, with lessons and a version of its own
+    from tests.conftest import manual_lesson
+
+    own_lesson = manual_lesson(intruder.name, victim.agent, "own-rule: the intruder's own rule")
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        token = _signed_in(client, intruder)
+        assert victim.agent in client.get("/review").text  # its own agent of that name
+        secret_words = ("escalate-chargebacks", "refund-amount", "evil@attacker.io")
+        other_agent = "only-in-victim"
+        manual_lesson(victim.tenant.name, other_agent, "victim-only: a rule of the victim")
+        [victim_lesson] = list_lessons(victim.tenant.name, victim.agent, "active")[:1]
+        pages = [
+            f"/review/agents/{other_agent}",
+            f"/review/agents/{other_agent}/lessons",
+            f"/review/agents/{other_agent}/report",
+            f"/review/agents/{victim.agent}/lessons/{victim.quarantined_id}",
+            f"/review/agents/{victim.agent}/lessons/{victim_lesson.id}",
+            f"/review/agents/{victim.agent}/versions/2",
+            f"/review/agents/{other_agent}/versions/1",
+        ]
+        for path in pages:
+            answer = client.get(path)
+            assert answer.status_code == 404, (path, answer.status_code)
+            assert not any(word in answer.text for word in secret_words), path
+        posts = [
+            f"/review/agents/{victim.agent}/versions/2/approve",
+            f"/review/agents/{victim.agent}/versions/2/reject",
+            f"/review/agents/{victim.agent}/versions/1/rollback",
+            f"/review/agents/{victim.agent}/lessons/{victim.quarantined_id}/release",
+            f"/review/agents/{victim.agent}/lessons/{victim_lesson.id}/disable",
+            f"/review/agents/{other_agent}/versions/1/rollback",
+        ]
+        for path in posts:
+            answer = client.post(path, data={"csrf": token})
+            assert answer.status_code == 404, (path, answer.status_code, answer.text[:300])
+        # its own lesson is there (the 404s were about the tenant, not the routes)
+        mine = client.get(f"/review/agents/{victim.agent}/lessons/{own_lesson}")
+        assert mine.status_code == 200 and "own-rule" in mine.text
+    assert _statuses(victim.tenant.name, victim.agent) == {1: "active", 2: "pending"}
+    held = lesson_detail(victim.tenant.name, victim.agent, victim.quarantined_id)
+    assert held.lesson.status == "quarantined"
+    assert lesson_detail(victim.tenant.name, victim.agent, victim_lesson.id).lesson.status == (
+        "active"
+    )
+
+
+def test_decisions_are_written_with_who_made_them(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    scene = review_scene
+    token = _signed_in(browser_like, scene.tenant)
+    base = f"/review/agents/{scene.agent}/versions"
+    edited = "# Edited on the review page\n\n- **escalate-chargebacks**: ask a human first\n"
+    approved = browser_like.post(f"{base}/2/approve", data={"csrf": token, "body": edited})
+    assert approved.status_code == 303 and approved.headers["location"].endswith("/2?done=approved")
+    rows = {v.number: v for v in list_versions(scene.tenant.name, scene.agent)}
+    assert rows[2].status == "active" and rows[2].proposed_by == "operator"
+    assert rows[2].body_markdown == edited
+    assert re.fullmatch(r"Ann \(owner key dg_owner_[\w-]{8}\)", rows[2].approved_by or "")
+    again = browser_like.post(f"{base}/2/approve", data={"csrf": token})
+    assert again.status_code == 409 and "not pending" in again.text
+    back = browser_like.post(f"{base}/1/rollback", data={"csrf": token})
+    assert back.status_code == 303 and back.headers["location"].endswith("/3?done=rolled-back")
+    learning = digest.current_learning(scene.tenant.name, scene.agent)
+    assert learning is not None and learning.number == 3
+    assert learning.body == rows[1].body_markdown
+    assert "Ann (owner key" in (list_versions(scene.tenant.name, scene.agent)[0].approved_by or "")
+    lesson = list_lessons(scene.tenant.name, scene.agent, "active")[0]
+    off = browser_like.post(
+        f"/review/agents/{scene.agent}/lessons/{lesson.id}/disable",
+        data={"csrf": token, "reason": "wrong for EU orders"},
+    )
+    assert off.status_code == 303
+    detail = lesson_detail(scene.tenant.name, scene.agent, lesson.id)
+    assert detail.lesson.status == "disabled"
+    assert "Ann (owner key" in (detail.history[-1].reason or "")
+    assert "wrong for EU orders" in (detail.history[-1].reason or "")
+
+
+def test_a_pending_version_is_rejected(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    scene = review_scene
+    token = _signed_in(browser_like, scene.tenant)
+    done = browser_like.post(
+        f"/review/agents/{scene.agent}/versions/2/reject", data={"csrf": token}
+    )
+    assert done.status_code == 303
+    assert _statuses(scene.tenant.name, scene.agent) == {1: "active", 2: "rejected"}
+    page = browser_like.get(done.headers["location"])
+    assert page.status_code == 200 and 'id="version-status">rejected<' in page.text
+    assert "Ann (owner key" in page.text
+
+
+def test_logout_and_revocation_end_a_session(server: Server, review_scene: ReviewScene) -> None:
+    tenant = review_scene.tenant
+    with httpx.Client(base_url=server.url, timeout=10) as first:
+        token = _signed_in(first, tenant)
+        out = first.post("/review/logout", data={"csrf": token})
+        assert out.status_code == 303 and out.headers["location"] == "/review/login"
+        assert first.get("/review").status_code == 303
+    with httpx.Client(base_url=server.url, timeout=10) as second:
+        token = _signed_in(second, tenant)
+        prefix = tenant.owner_key[: len("dg_owner_") + 8]
+        revoke_key(tenant.name, prefix)
+        assert second.get("/review").status_code == 303  # back to the login page
+        late = second.post(
+            f"/review/agents/{review_scene.agent}/versions/2/approve", data={"csrf": token}
+        )
+        assert late.status_code == 401
+    assert _statuses(tenant.name, review_scene.agent)[2] == "pending"
+
+
+def test_pages_carry_no_script_and_escape_what_runs_wrote(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    from tests.conftest import manual_lesson
+
+    scene = review_scene
+    hostile = manual_lesson(
+        scene.tenant.name, scene.agent, 'xss-probe: <script>alert(1)</script> "><img src=x>'
+    )
+    _signed_in(browser_like, scene.tenant)
+    for path in (
+        "/review",
+        f"/review/agents/{scene.agent}",
+        f"/review/agents/{scene.agent}/lessons",
+        f"/review/agents/{scene.agent}/lessons/{hostile}",
+        f"/review/agents/{scene.agent}/versions/2",
+    ):
+        page = browser_like.get(path)
+        assert page.status_code == 200, path
+        policy = page.headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "script-src" not in policy
+        assert page.headers["x-frame-options"] == "DENY"
+        assert page.headers["cache-control"] == "no-store"
+        assert "<script" not in page.text.lower(), path
+    detail = browser_like.get(f"/review/agents/{scene.agent}/lessons/{hostile}")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in detail.text
+    assert "<img src=x>" not in detail.text
+
+
+def test_bad_requests_get_a_clear_page_and_change_nothing(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    scene = review_scene
+    token = _signed_in(browser_like, scene.tenant)
+    target = f"/review/agents/{scene.agent}/versions/2/approve"
+    as_json = browser_like.post(target, json={"csrf": token})
+    assert as_json.status_code == 415
+    huge = browser_like.post(target, data={"csrf": token, "body": "x" * 1_100_000})
+    assert huge.status_code == 413
+    unknown = browser_like.post(
+        f"/review/agents/{scene.agent}/versions/2/promote", data={"csrf": token}
+    )
+    assert unknown.status_code == 404
+    blank = browser_like.post(target, data={"csrf": token, "body": "   "})
+    assert blank.status_code == 409 and "must not be empty" in blank.text
+    filtered = browser_like.get(f"/review/agents/{scene.agent}/lessons", params={"status": "bogus"})
+    assert filtered.status_code == 422 and "status:" in filtered.text
+    assert _statuses(scene.tenant.name, scene.agent) == {1: "active", 2: "pending"}
+    quarantined = browser_like.get(
+        f"/review/agents/{scene.agent}/lessons", params={"status": "quarantined"}
+    )
+    assert quarantined.status_code == 200
+    assert f'/lessons/{scene.quarantined_id}"' in quarantined.text
+    untrusted = browser_like.get(
+        f"/review/agents/{scene.agent}/lessons", params={"trust": "trusted"}
+    )
+    assert f'/lessons/{scene.quarantined_id}"' not in untrusted.text
