@@ -22,6 +22,14 @@ def serve(
             "uvicorn 0.54 adds ~40 ms per request (uvicorn issue #3149).",
         ),
     ] = 1,
+    access_log: Annotated[
+        bool,
+        typer.Option(
+            "--access-log/--no-access-log",
+            help="Log each request's method, path and status (never its query: a pitfalls "
+            "prompt travels in it).",
+        ),
+    ] = True,
 ) -> None:
     """Serve the HTTP API (capture, pitfalls, learning, /healthz, /readyz) until stopped.
 
@@ -30,7 +38,9 @@ def serve(
     """
     import uvicorn
 
+    from digest.service.logs import access_log_config
+
     uvicorn.run(
         "digest.service:create_app", factory=True, host=host, port=port, workers=workers,
-        server_header=False,
+        server_header=False, access_log=access_log, log_config=access_log_config(),
     )  # fmt: skip

@@ -54,6 +54,10 @@ from digest.tenants import agent_named, key_problem
 
 log = stdlib_logger("digest.service")
 
+#: the largest request body ``POST /v1/events`` reads: a full batch of the largest events that
+#: capture keeps whole fits (trimming happens after the body is read, so a body may be bigger
+#: than what is stored, but not without bound)
+BODY_MAX_BYTES = 16 * 1024 * 1024
 #: seconds a client is asked to wait after a 503
 RETRY_AFTER_S = 5
 UNAVAILABLE = "the database is unavailable; nothing was stored or read. Retry later."
@@ -139,6 +143,23 @@ def _capture_batch(events: list[tuple[str, dict[str, Any]]]) -> list[Captured]:
     return [Captured(id=i, created=c) for i, c in (capture_new_event(k, d) for k, d in events)]
 
 
+class BodyTooLarge(Exception):
+    """413: the request body is larger than ``BODY_MAX_BYTES``; nothing was read or stored."""
+
+
+async def _body_of(request: Request) -> bytes:
+    """The request body, refused (``BodyTooLarge``) as soon as it passes ``BODY_MAX_BYTES``."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > BODY_MAX_BYTES:
+        raise BodyTooLarge
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > BODY_MAX_BYTES:
+            raise BodyTooLarge
+    return bytes(body)
+
+
 def _read_body(raw: bytes) -> Any:
     try:
         return json.loads(raw)
@@ -161,7 +182,7 @@ async def post_events(request: Request, holder: Holder) -> JSONResponse:
     """
     if holder.kind != "agent":
         raise HTTPException(403, "owner keys review; capture with an agent key")
-    body = _read_body(await request.body())
+    body = _read_body(await _body_of(request))
     if isinstance(body, dict) and "events" in body and "kind" not in body:
         items = body["events"]
         if set(body) != {"events"}:
@@ -267,6 +288,11 @@ def _request_invalid(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": problems}, status_code=422)
 
 
+def _too_large(_request: Request, _exc: Exception) -> JSONResponse:
+    detail = f"the body is larger than {BODY_MAX_BYTES} bytes; nothing was stored"
+    return JSONResponse({"detail": detail}, status_code=413)
+
+
 def _not_found(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=404)
 
@@ -288,6 +314,7 @@ def create_app() -> FastAPI:
     app.add_exception_handler(InvalidEvent, _invalid)
     app.add_exception_handler(RequestValidationError, _request_invalid)
     app.add_exception_handler(NotFound, _not_found)
+    app.add_exception_handler(BodyTooLarge, _too_large)
     app.add_exception_handler(DatabaseUnavailable, _unavailable)
 
     components, body_schema = event_schemas()
@@ -299,6 +326,7 @@ def create_app() -> FastAPI:
             201: {"model": Captured | CapturedBatch, "description": "Stored."},
             403: {"model": Problem, "description": "An owner key: capture takes agent keys."},
             409: {"model": Problem, "description": "Idempotency key used for other content."},
+            413: {"model": Problem, "description": "The body is larger than 16 MiB."},
             **_AUTH_ERRORS,
         },
         openapi_extra={

@@ -15,6 +15,7 @@ import digest
 from digest.db import session_scope
 from digest.models import Agent, Event
 from digest.models import Tenant as TenantRow
+from tests.conftest import wait_until
 from tests.service.conftest import Server, Tenant
 
 RUN: dict[str, Any] = {
@@ -197,6 +198,41 @@ def test_keys_are_stored_hashed_and_never_logged(
     assert acme.agent_key not in server.log() and "Bearer" not in server.log()
 
 
+def test_the_access_log_has_paths_never_prompts(
+    server: Server, client: httpx.Client, make_tenant: Callable[[], Tenant]
+) -> None:
+    acme = make_tenant()
+    client.post("/v1/events", json=LESSON, headers=acme.auth())
+    prompt = "private-prompt-7Q3 refund the order of jane.doe@example.com"
+    answer = client.get("/v1/agents/bot/pitfalls", params={"prompt": prompt}, headers=acme.auth())
+    assert answer.status_code == 200
+
+    def logged() -> bool:
+        return '"GET /v1/agents/bot/pitfalls?… HTTP/1.1" 200' in server.log()
+
+    wait_until(logged, timeout=10, what="the pitfalls request in the access log")
+    assert "private-prompt-7Q3" not in server.log() and "jane.doe" not in server.log()
+
+
+def test_a_body_over_the_limit_is_413_and_nothing_is_stored(
+    client: httpx.Client, make_tenant: Callable[[], Tenant]
+) -> None:
+    from digest.service.app import BODY_MAX_BYTES
+
+    acme = make_tenant()
+    big = {**RUN, "task": "x" * (BODY_MAX_BYTES + 10)}
+    answer = client.post("/v1/events", json=big, headers=acme.auth())
+    assert answer.status_code == 413 and str(BODY_MAX_BYTES) in answer.json()["detail"]
+    # sent in chunks, with no length declared: refused once it passes the limit
+    chunks = (b"x" * 1_048_576 for _ in range(BODY_MAX_BYTES // 1_048_576 + 2))
+    streamed = client.post(
+        "/v1/events", content=chunks, headers={**acme.auth(), "Content-Type": "application/json"}
+    )
+    assert streamed.status_code == 413
+    assert events_of(acme.name) == []
+    assert client.post("/v1/events", json=RUN, headers=acme.auth()).status_code == 201
+
+
 # --- tenant isolation ----------------------------------------------------------------------
 
 
@@ -259,7 +295,7 @@ def test_a_database_that_is_down_is_503(
 def test_the_openapi_document_declares_every_route_and_error(client: httpx.Client) -> None:
     doc = client.get("/openapi.json").json()
     capture = doc["paths"]["/v1/events"]["post"]
-    assert {"200", "201", "401", "403", "409", "422", "503"} <= set(capture["responses"])
+    assert {"200", "201", "401", "403", "409", "413", "422", "503"} <= set(capture["responses"])
     assert "requestBody" in capture
     for path in ("/v1/agents/{agent}/pitfalls", "/v1/agents/{agent}/learning"):
         assert {"200", "401", "404", "422", "503"} <= set(doc["paths"][path]["get"]["responses"])
