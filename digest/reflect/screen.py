@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from digest.lessons.store import Candidate
-from digest.reflect.lexicon import RULES as OTHER_LANGUAGES
+from digest.reflect.lexicon import rules as other_languages
 from digest.reflect.rules import ADDRESS_STRICT, PATTERNS, RUN_TEXT_PATTERNS, SEND, SQUASHED
 from digest.reflect.views import labelled_views, squashed
 from digest.text import DESTINATION, is_tool_name, without_quotes
@@ -83,7 +83,7 @@ def _reason(text: str, run_text: bool) -> str | None:
                 return reason
         if hidden or english:
             continue  # plain English: the other languages' rules have nothing to read
-        for reason, pattern in OTHER_LANGUAGES:
+        for reason, pattern in other_languages():
             if pattern.search(view.text) and (
                 # An imperative to run something is how tool errors give advice in every
                 # language ("Ejecute 'chmod +x deploy.sh'"): only a dangerous one counts.
