@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         LLMTransientError,
         NotFound,
     )
+    from digest.fewshot import Example, examples
     from digest.loops import LoopDetector
     from digest.retrieve import CurrentLearning, current_learning, pitfalls
 
@@ -71,6 +72,8 @@ _SOURCES = {
     "LLMTransientError": "digest.errors",
     "NotFound": "digest.errors",
     "CurrentLearning": "digest.retrieve",
+    "Example": "digest.fewshot",
+    "examples": "digest.fewshot",
     "LoopDetector": "digest.loops",
     "current_learning": "digest.retrieve",
     "pitfalls": "digest.retrieve",
@@ -82,6 +85,7 @@ __all__ = [
     "CurrentLearning",
     "DatabaseUnavailable",
     "DigestError",
+    "Example",
     "IdempotencyConflict",
     "InvalidArgument",
     "InvalidEvent",
@@ -91,6 +95,7 @@ __all__ = [
     "LoopDetector",
     "NotFound",
     "current_learning",
+    "examples",
     "lesson_for_event",
     "pitfalls",
     "record_answer",

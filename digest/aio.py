@@ -17,9 +17,10 @@ How each one waits:
   ``digest.outbox.aio``), sharing validation, row building and the message with the sync path.
 - ``record_lesson``, and every capture on SQLite (whose driver is synchronous), run the sync
   capture in a worker thread (``asyncio.to_thread``).
-- ``pitfalls`` and ``current_learning`` run the sync functions in a worker thread: their
-  reads are few and the ranking is CPU work on the process's in-memory lesson index, shared
-  with the sync API. ``pitfalls`` stays best effort (``""`` on any fault).
+- ``pitfalls``, ``examples`` and ``current_learning`` run the sync functions in a worker
+  thread: their reads are few and the ranking (and the screen, for ``examples``) is CPU work
+  on indexes kept in the process, shared with the sync API. ``pitfalls`` and ``examples`` stay
+  best effort (``""`` and ``[]`` on any fault).
 
 Connections are kept per event loop; ``await digest.aio.aclose()`` before the loop ends closes
 them (optional: they are dropped with the loop otherwise). Nothing here imports litellm.
@@ -36,11 +37,13 @@ from digest.capture.api import _as_list, _given
 from digest.outbox import aio as _publish
 
 if TYPE_CHECKING:
+    from digest.fewshot import Example
     from digest.retrieve import CurrentLearning
 
 __all__ = [
     "aclose",
     "current_learning",
+    "examples",
     "pitfalls",
     "record_answer",
     "record_edit",
@@ -180,6 +183,24 @@ async def pitfalls(
         return ""
 
 
+async def examples(
+    tenant: str,
+    agent: str,
+    prompt: str,
+    k: int = 2,
+    *,
+    contact_id: str | None = None,
+) -> list[Example]:
+    """``digest.examples``, awaited: the same examples, ``[]`` on any fault. The sync function
+    runs in a worker thread (its reads are synchronous; its ranking and screen are CPU work)."""
+    try:
+        return await asyncio.to_thread(
+            _sync_examples, tenant, agent, prompt, k, contact_id=contact_id
+        )
+    except Exception:  # the thread could not run (interpreter shutting down): best effort
+        return []
+
+
 async def current_learning(tenant: str, agent: str) -> CurrentLearning | None:
     """``digest.current_learning``, awaited: the active version or None; raises
     ``DatabaseUnavailable`` when the database cannot answer. Runs in a worker thread."""
@@ -192,7 +213,8 @@ async def aclose() -> None:
     await _publish.close_clients()
 
 
-# digest.retrieve is imported in the worker thread, on first use: never on the loop.
+# digest.retrieve and digest.fewshot are imported in the worker thread, on first use: never
+# on the loop.
 
 
 def _sync_pitfalls(
@@ -201,6 +223,14 @@ def _sync_pitfalls(
     from digest.retrieve import pitfalls as sync_pitfalls
 
     return sync_pitfalls(tenant, agent, prompt, k, style=style, contact_id=contact_id)
+
+
+def _sync_examples(
+    tenant: str, agent: str, prompt: str, k: int, *, contact_id: str | None
+) -> list[Example]:
+    from digest.fewshot import examples as sync_examples
+
+    return sync_examples(tenant, agent, prompt, k, contact_id=contact_id)
 
 
 def _sync_current_learning(tenant: str, agent: str) -> CurrentLearning | None:

@@ -17,6 +17,7 @@ from digest.lessons.transition import lock_agent_lessons
 from digest.logs import get_logger
 from digest.model.contracts import Skip
 from digest.models import Event, Lesson
+from digest.redact import redact
 from digest.reflect.apply import apply_and_finish, mark_fault, mark_skipped
 from digest.reflect.claims import Claimed, ReflectResult, hand_back, still_ours
 from digest.reflect.judge import Failed, RunInfo, decide_plan, new_run, prepare, verdict_for
@@ -136,17 +137,25 @@ def _is_fault(exc: BaseException) -> bool:
 
 def _one_by_one(batch: list[Claimed], settings: Settings) -> list[ReflectResult]:
     """The batch's events each on their own (still claimed: the rollback left the claims).
-    An event that raises again is left claimed for the relay, as a single event would be;
-    the first such error is raised once the others are done."""
-    results, errors = [], []
-    for claimed in batch:
+
+    An event that raises again is left claimed for the relay, as a single event would be, and
+    reported as an ``error`` result (its reason names the tenant, the agent and the exception,
+    as ``drain`` names an agent that raised), so the events reflected beside it are reported
+    too: they are committed, and a caller that got no result for them would under-count.
+
+    A fault (the database gone, the task's time up) ends the pass at once: nothing more can
+    be written, so the claims not finished yet are handed back and the fault is raised, as
+    for the batch itself."""
+    results = []
+    for position, claimed in enumerate(batch):
         try:
             results.append(reflect_one(claimed, settings, time.monotonic()))
         except Exception as exc:
-            log.error(
-                "event_raised", event_id=claimed.event_id, error=f"{type(exc).__name__}: {exc}"
-            )
-            errors.append(exc)
-    if errors:
-        raise errors[0]
+            if _is_fault(exc):
+                hand_back(batch[position:], settings)
+                raise
+            error = redact(f"{type(exc).__name__}: {exc}".splitlines()[0])
+            log.error("event_raised", event_id=claimed.event_id, error=error)
+            reason = f"reflecting {claimed.tenant}/{claimed.agent} raised {error}"
+            results.append(ReflectResult(claimed.event_id, "error", reason))
     return results

@@ -38,9 +38,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_review_sessions")),
         sa.UniqueConstraint("token_hash", name=op.f("uq_review_sessions_token_hash")),
     )
-    op.create_index(
-        op.f("ix_review_sessions_key_id"), "review_sessions", ["key_id"], unique=False
-    )
+    op.create_index(op.f("ix_review_sessions_key_id"), "review_sessions", ["key_id"], unique=False)
 
 
 def downgrade() -> None:

@@ -116,6 +116,8 @@ def test_the_failing_agents_other_events_are_reflected(
     judge_raising(monkeypatch, stuck, lambda: RuntimeError("boom"))
     results = drain()
     assert [r.event_id for r in results if r.status == "error"] == [stuck]
+    # …and the events reflected beside it are reported too, not only written
+    assert sorted(r.event_id for r in results) == sorted([*before, *after, *other, stuck])
     statuses = event_statuses([*before, *after, *other, stuck])
     assert statuses == {
         **dict.fromkeys([*before, *after, *other], "reflected"),

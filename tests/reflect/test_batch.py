@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 import digest
 from digest.db import session_scope
 from digest.errors import LLMError, LLMTransientError
-from digest.model.scripted import rules, step_of
+from digest.model.scripted import event_of, rules, step_of
 from digest.models import DigestRun, Lesson, LessonEvidence, LessonHistory
 from digest.pipeline import reflect_event, reflect_pending
 from digest.tenants import find_agent
@@ -175,8 +175,7 @@ def test_a_bad_event_fails_alone_and_the_rest_of_its_batch_is_reflected(
     bad = ids[2]
     judge_raising(monkeypatch, bad, error)
 
-    with pytest.raises(type(error()), match="judge broke"):
-        reflect_pending(event_id=ids[0], agent_id=bot)
+    results = reflect_pending(event_id=ids[0], agent_id=bot)
 
     after = event_rows(ids)
     assert after[bad] == ("processing", 1)  # left claimed for the relay, like a single event
@@ -185,6 +184,51 @@ def test_a_bad_event_fails_alone_and_the_rest_of_its_batch_is_reflected(
     assert {after[i][1] for i in good} == {1}  # the one-by-one pass reused the batch's claims
     # The rolled-back batch wrote nothing: each good event is reflected exactly once.
     assert reflect_runs(ids) == dict.fromkeys(good, 1)
+    # Every event is reported, as the database has it: the good ones with their lessons, the
+    # bad one as an error naming its tenant, agent and exception (drain counts both).
+    by_event = {r.event_id: r for r in results}
+    assert sorted(by_event) == ids
+    assert {i: by_event[i].status for i in good} == {i: after[i][0] for i in good}
+    assert all(by_event[i].lesson_ids for i in good)
+    assert by_event[bad].status == "error"
+    assert by_event[bad].reason == (
+        f"reflecting {tenant}/bot raised {type(error()).__name__}: " + str(error()).splitlines()[0]
+    )
+
+
+def test_a_fault_in_the_one_by_one_pass_hands_the_unfinished_claims_back(
+    services_env: dict[str, str], own_queue: str, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bad event sends the batch one by one; the database then fails on a later event: the
+    events already reflected stay reflected, the rest go back to pending, the fault is
+    raised (the task retries), and the next run reflects them."""
+    ids = owner_answers(tenant, "bot", 5)
+    bot = agent_id_of(tenant, "bot")
+    bad, faulty = ids[1], ids[3]
+
+    def handler(messages: list[dict[str, Any]]) -> str:
+        event = event_of(messages)
+        if event is not None and event["id"] == bad:
+            raise RuntimeError("judge broke")  # the batch stops here, before `faulty`
+        if event is not None and event["id"] == faulty:
+            raise OperationalError("stmt", {}, Exception("connection lost"))
+        return rules(messages)
+
+    model = judge_raising(monkeypatch, bad, lambda: RuntimeError("unused"))
+    model.handler = handler
+    with pytest.raises(OperationalError):
+        reflect_pending(event_id=ids[0], agent_id=bot)
+
+    after = event_rows(ids)
+    assert after[ids[0]][0] in FINISHED and after[ids[2]][0] in FINISHED
+    assert after[bad] == ("processing", 1)  # raised before the fault: left for the relay
+    assert {after[faulty], after[ids[4]]} == {("pending", 1)}  # handed back at once
+    assert reflect_runs(ids) == {ids[0]: 1, ids[2]: 1}
+
+    model.handler = rules
+    results = reflect_pending(event_id=faulty, agent_id=bot)
+    assert sorted(r.event_id for r in results) == [faulty, ids[4]]
+    assert {r.status for r in results} == {"reflected"}
 
 
 def test_a_database_fault_hands_every_claim_back(
