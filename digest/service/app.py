@@ -1,4 +1,5 @@
-"""The routes of the HTTP service: capture, pitfalls, learning, health and readiness.
+"""The routes of the HTTP service: capture, pitfalls, few-shot examples, learning, health and
+readiness (and, from ``digest.service.review``, the owner's review page).
 
 Every ``/v1`` route needs ``Authorization: Bearer <key>`` (``digest tenant key create``) and
 sees only the key's tenant: an agent is looked up within that tenant, so another tenant's
@@ -40,6 +41,8 @@ from digest.service.models import (
     BATCH_MAX,
     Captured,
     CapturedBatch,
+    Examples,
+    FewShotExample,
     Health,
     InvalidInput,
     Learning,
@@ -214,6 +217,30 @@ def get_pitfalls(
     return Pitfalls(agent=agent, pitfalls=pitfalls(holder.tenant, agent, prompt, k, style=style))
 
 
+def get_examples(
+    agent: AgentName,
+    holder: Holder,
+    prompt: Annotated[str, Query(min_length=1, max_length=20_000)],
+    k: Annotated[int, Query(ge=1, le=10)] = 2,
+    contact_id: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+) -> Examples:
+    """The agent's accepted operator edits most relevant to `prompt`, as (draft, final) pairs
+    for few-shot prompting (`digest.examples`)."""
+    from digest.fewshot import examples
+
+    _require_agent(holder, agent)
+    found = examples(holder.tenant, agent, prompt, k, contact_id=contact_id)
+    return Examples(
+        agent=agent,
+        examples=[
+            FewShotExample(
+                draft=e.draft, final=e.final, event_id=e.event_id, created_at=e.created_at
+            )
+            for e in found
+        ],
+    )
+
+
 def get_learning(agent: AgentName, holder: Holder) -> Learning:
     """The agent's active learning version (`digest.current_learning`); null while none."""
     _require_agent(holder, agent)
@@ -337,6 +364,7 @@ def create_app() -> FastAPI:
         },
     )(post_events)
     app.get("/v1/agents/{agent}/pitfalls", responses=_AGENT_ERRORS)(get_pitfalls)
+    app.get("/v1/agents/{agent}/examples", responses=_AGENT_ERRORS)(get_examples)
     app.get("/v1/agents/{agent}/learning", responses=_AGENT_ERRORS)(get_learning)
     app.get("/healthz")(healthz)
     app.get(

@@ -66,6 +66,18 @@ class Learning(BaseModel):
     version: LearningVersion | None = Field(description="None while the agent has none.")
 
 
+class FewShotExample(BaseModel):
+    draft: str = Field(description="What the agent drafted.")
+    final: str = Field(description="What the operator sent instead.")
+    event_id: int
+    created_at: datetime
+
+
+class Examples(BaseModel):
+    agent: str
+    examples: list[FewShotExample] = Field(description="Most relevant first; empty when none.")
+
+
 class Health(BaseModel):
     status: Literal["ok"]
 

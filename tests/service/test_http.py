@@ -31,7 +31,11 @@ LESSON: dict[str, Any] = {
     "agent": "bot",
     "text": "refunds: confirm the amount before issuing a refund",
 }
-READS = ("/v1/agents/bot/learning", "/v1/agents/bot/pitfalls?prompt=refund+amount")
+READS = (
+    "/v1/agents/bot/learning",
+    "/v1/agents/bot/pitfalls?prompt=refund+amount",
+    "/v1/agents/bot/examples?prompt=refund+amount",
+)
 
 
 def events_of(tenant: str) -> list[Event]:
@@ -261,6 +265,35 @@ def test_another_tenants_key_never_reaches_this_tenants_agent(
     assert pitfalls.status_code == 200 and "confirm" not in pitfalls.json()["pitfalls"]
 
 
+def test_examples_are_the_agents_accepted_edits(
+    client: httpx.Client, make_tenant: Callable[[], Tenant]
+) -> None:
+    from digest.pipeline import drain
+
+    acme, other = make_tenant(), make_tenant()
+    edit = {
+        "kind": "operator_edit",
+        "agent": "bot",
+        "context": "customer asks for a refund of order 1182",
+        "original": "Your refund is on its way.",
+        "final": "Your refund of 40 EUR for order 1182 is on its way; expect it within 5 days.",
+    }
+    assert client.post("/v1/events", json=edit, headers=acme.auth()).status_code == 201
+    drain()
+    asked = {"prompt": "a customer wants a refund for an order", "k": 2}
+    for kind in ("agent", "owner"):
+        answer = client.get("/v1/agents/bot/examples", params=asked, headers=acme.auth(kind))
+        assert answer.status_code == 200, answer.text
+        [example] = answer.json()["examples"]
+        assert (example["draft"], example["final"]) == (edit["original"], edit["final"])
+    # another tenant's agent of the same name has no examples, and no key reads acme's
+    client.post("/v1/events", json=RUN, headers=other.auth())
+    theirs = client.get("/v1/agents/bot/examples", params=asked, headers=other.auth())
+    assert theirs.status_code == 200 and theirs.json()["examples"] == []
+    bad = client.get("/v1/agents/bot/examples", params={**asked, "k": 11}, headers=acme.auth())
+    assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "query.k"
+
+
 def test_an_unknown_agent_is_404(client: httpx.Client, make_tenant: Callable[[], Tenant]) -> None:
     acme = make_tenant()
     for path in ("/v1/agents/nobody/learning", "/v1/agents/nobody/pitfalls?prompt=x",
@@ -297,7 +330,11 @@ def test_the_openapi_document_declares_every_route_and_error(client: httpx.Clien
     capture = doc["paths"]["/v1/events"]["post"]
     assert {"200", "201", "401", "403", "409", "413", "422", "503"} <= set(capture["responses"])
     assert "requestBody" in capture
-    for path in ("/v1/agents/{agent}/pitfalls", "/v1/agents/{agent}/learning"):
+    for path in (
+        "/v1/agents/{agent}/pitfalls",
+        "/v1/agents/{agent}/examples",
+        "/v1/agents/{agent}/learning",
+    ):
         assert {"200", "401", "404", "422", "503"} <= set(doc["paths"][path]["get"]["responses"])
     assert "tenant" not in doc["components"]["schemas"]["RunOutcome"]["properties"]
     assert doc["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
