@@ -42,6 +42,7 @@ MODULES = (
     "throughput",
     "llm_calls",
     "model_latency",
+    "replay",
 )
 
 

@@ -123,6 +123,30 @@ class Settings(BaseSettings):
     #: crontab of the weekly sweep: minute hour day-of-month month day-of-week (UTC)
     sweep_cron: str = "0 3 * * 1"
 
+    # --- replay before publishing (digest.versions.replay) -----------------------------------
+    #: the agent's most recent failed or edited events every compose replays against the
+    #: active version and the proposed one (0: no replay; the shrink check still holds)
+    replay_events: int = Field(default=200, ge=0, le=10_000)
+    #: lessons the replayed retrieval puts in front of the agent per event (pitfalls' k)
+    replay_k: int = Field(default=3, ge=1, le=20)
+    #: a proposal covering fewer replayed events than the active version by more than this
+    #: share of them waits for a person, even in auto mode
+    replay_margin: float = Field(default=0.05, ge=0, le=1)
+    #: a proposal folding fewer than this share of the active version's lessons has shrunk
+    #: sharply and waits for a person, even in auto mode (0: never)
+    replay_shrink_ratio: float = Field(default=0.5, ge=0, le=1)
+
+    # --- measured lesson effect (digest.lessons.effect) ---------------------------------------
+    #: runs a lesson must have been applied in (and runs without it) before any verdict; a
+    #: handful of runs never decides
+    effect_min_runs: int = Field(default=10, ge=5, le=1_000_000)
+    #: confidence of the Wilson intervals a verdict compares
+    effect_confidence: float = Field(default=0.95, ge=0.8, le=0.999)
+    #: only run outcomes of the last this many days count (0: all of them)
+    effect_window_days: int = Field(default=90, ge=0, le=36_500)
+    #: the weekly sweep disables active untrusted lessons measured as harmful
+    effect_retire: bool = True
+
     # --- worker reliability (DESIGN §6) -------------------------------------------------------
     #: soft and hard limits of one reflect (and compose) task. The soft limit must hold the
     #: model budget (``model_budget_s``): `digest doctor` and the worker refuse one that

@@ -68,7 +68,9 @@ LESSON_STATUSES = ("active", "disabled", "superseded", "deleted", "quarantined")
 HISTORY_OPS = ("ADD", "UPDATE", "DELETE", "NOOP")
 VERSION_STATUSES = ("pending", "active", "superseded", "rejected")
 VERSION_TRIGGERS = ("threshold", "sweep", "manual", "rollback")
-APPLY_MODES = ("auto", "approval")
+#: ``auto``: every new version is active at once; ``approval``: every one waits for a person;
+#: ``staged``: only a version that changes or retires a trusted (or reviewed) lesson waits
+APPLY_MODES = ("auto", "approval", "staged")
 
 
 def utcnow() -> datetime:
@@ -306,6 +308,27 @@ class LearningVersion(Base):
     completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
     cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: the replay of recent failed or edited events against this version and the one active
+    #: when it was proposed (``digest.versions.replay.ReplayReport.to_json``); None: not run.
+    #: Deferred: a thousand events make it large, and most reads of a version never look.
+    replay: Mapped[dict[str, Any] | None] = mapped_column(Json, deferred=True)
+    #: why this version waited for a person instead of becoming active on its own (apply
+    #: mode, lost coverage, a sharp shrink, trusted lessons changed); None: it did not wait
+    hold_reason: Mapped[str | None] = mapped_column(Text)
+
+
+class ReplayProbe(Base):
+    """The embedding of an event's replay probe (its task or prompt), kept from its first
+    replay so later composes need not embed it again. ``embedding_key`` names the model and
+    the text (``digest.lessons.vectors.vector_key``): another model means embed again."""
+
+    __tablename__ = "replay_probes"
+
+    event_id: Mapped[int] = mapped_column(
+        ForeignKey("events.id", ondelete="CASCADE"), primary_key=True
+    )
+    embedding_key: Mapped[str] = mapped_column(String(40))
+    embedding: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class DigestRun(Base):

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from sqlalchemy import select, text, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -26,14 +27,19 @@ from sqlalchemy.orm import Session
 
 from digest.db import read_scope, session_scope
 from digest.errors import DatabaseUnavailable
-from digest.identity.index import Entry
+from digest.identity.index import AgentIndex, Entry
 from digest.lessons.neighbours import agent_view, probe_vector
 from digest.logs import get_logger
 from digest.models import Agent, LearningVersion, Lesson, Tenant, as_utc, utcnow
 from digest.redact import redact
 from digest.tenants import agent_named, key_problem, tenant_named, unknown_key
 
+if TYPE_CHECKING:
+    import numpy as np
+
 log = get_logger("digest.retrieve")
+
+R = TypeVar("R", bound="RankedRow")
 
 PITFALLS_HEAD = "[KNOWN PITFALLS — your prior lessons]"
 PITFALLS_END = "[END KNOWN PITFALLS]"
@@ -170,15 +176,7 @@ def _surface(
             return []
         view = agent_view(session, agent_id)
         vector = probe_vector(view, prompt) if view.embedder is not None and prompt else None
-        if not words and vector is None:
-            return []
-        scores: dict[int, float] = {}
-        for index, allowed in view.parts():
-            visible = allowed & index.mask("agent-scope", _agent_wide)
-            if contact_id is not None:
-                visible |= allowed & index.mask(f"contact:{contact_id}", _of_contact(contact_id))
-            for entry, score in index.rank_for_prompt(words, vector, PREFETCH * k, allowed=visible):
-                scores[entry.lesson_id] = max(score, scores.get(entry.lesson_id, 0.0))
+        scores = prompt_scores(view.parts(), words, vector, k, contact_id)
         if not scores:
             return []
         rows = [
@@ -200,15 +198,7 @@ def _surface(
             if row.status == "active"
             and (row.expires_at is None or as_utc(row.expires_at) > utcnow())
         ]
-        rows.sort(
-            key=lambda r: (
-                -round(scores[r.id], 6),
-                -r.hit_count,
-                -(as_utc(r.last_seen_at).timestamp() if r.last_seen_at else float("-inf")),
-                r.id,
-            )
-        )
-        rows = rows[:k]
+        rows = best_of(rows, scores, k)
         if rows:
             _count_hits(session, [row.id for row in rows])
     return [
@@ -225,6 +215,76 @@ def _surface(
 
 #: candidates read back per lesson asked for: ties at the cut are decided with fresh counts
 PREFETCH = 4
+
+
+class RankedRow(Protocol):
+    """What the final order reads of a lesson: a row of these columns, or a ``Lesson``."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def hit_count(self) -> int: ...
+    @property
+    def last_seen_at(self) -> datetime | None: ...
+
+
+def prompt_scores(
+    parts: Iterable[tuple[AgentIndex, np.ndarray]],
+    words: list[str],
+    vector: np.ndarray | None,
+    k: int,
+    contact_id: str | None = None,
+) -> dict[int, float]:
+    """The pitfalls candidates for a prompt (its keywords ``words``, its embedding ``vector``)
+    and their relevance: the best ``PREFETCH * k`` of each index part (``ranked_parts``),
+    each lesson with its best score."""
+    return merged_scores(ranked_parts(parts, words, vector, PREFETCH * k, contact_id))
+
+
+def ranked_parts(
+    parts: Iterable[tuple[AgentIndex, np.ndarray]],
+    words: list[str],
+    vector: np.ndarray | None,
+    count: int,
+    contact_id: str | None = None,
+) -> list[list[tuple[Entry, float]]]:
+    """Per index part, its ``count`` agent-wide entries (with ``contact_id``, that contact's
+    own too) most relevant to the prompt among those its mask allows, best first.
+
+    ``pitfalls`` ranks the parts of the agent's kept index (``View.parts``); a replay
+    (``digest.versions.replay``) the same parts with the masks cut to versions' lessons."""
+    if not words and vector is None:
+        return []
+    ranked = []
+    for index, allowed in parts:
+        visible = allowed & index.mask("agent-scope", _agent_wide)
+        if contact_id is not None:
+            visible |= allowed & index.mask(f"contact:{contact_id}", _of_contact(contact_id))
+        ranked.append(index.rank_for_prompt(words, vector, count, allowed=visible))
+    return ranked
+
+
+def merged_scores(ranked: Iterable[Iterable[tuple[Entry, float]]]) -> dict[int, float]:
+    """Each ranked lesson with its best score over the parts."""
+    scores: dict[int, float] = {}
+    for part in ranked:
+        for entry, score in part:
+            scores[entry.lesson_id] = max(score, scores.get(entry.lesson_id, 0.0))
+    return scores
+
+
+def best_of(rows: Iterable[R], scores: dict[int, float], k: int) -> list[R]:
+    """The ``k`` best of the candidates' ``rows``: by relevance (``scores``), ties to the lesson
+    surfaced more often, then the one seen most recently, then the oldest."""
+    return sorted(
+        rows,
+        key=lambda r: (
+            -round(scores[r.id], 6),
+            -r.hit_count,
+            -(as_utc(r.last_seen_at).timestamp() if r.last_seen_at else float("-inf")),
+            r.id,
+        ),
+    )[:k]
 
 
 def _agent_wide(entry: Entry) -> bool:

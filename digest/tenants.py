@@ -238,8 +238,8 @@ def set_tenant(
     settings: Settings | None = None,
     **overrides: int | None,
 ) -> TenantSettings:
-    """Set a tenant's apply mode (``auto`` or ``approval``) and trigger overrides, creating the
-    tenant if needed. ``InvalidEvent`` naming the field for a value it cannot use;
+    """Set a tenant's apply mode (``auto``, ``approval`` or ``staged``) and trigger overrides,
+    creating the tenant if needed. ``InvalidEvent`` naming the field for a value it cannot use;
     ``InvalidArgument`` for a new tenant's key that is not valid (``normal_key``)."""
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:

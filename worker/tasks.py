@@ -63,6 +63,7 @@ def weekly_sweep() -> dict[str, int]:
         "scheduled": len(report.scheduled),
         "composed": len(report.composed),
         "expired": report.expired,
+        "retired": len(report.retired),
         "pruned": report.pruned,
     }
 

@@ -48,7 +48,12 @@ def db_upgrade(
 def tenant_set(
     tenant: TenantOpt,
     apply_mode: Annotated[
-        str | None, typer.Option("--apply-mode", help="auto or approval.")
+        str | None,
+        typer.Option(
+            "--apply-mode",
+            help="auto, approval, or staged (only versions that change or retire a trusted "
+            "lesson wait for a person).",
+        ),
     ] = None,
     threshold: Annotated[
         int | None, typer.Option(help="Undigested signals that trigger a compose.")

@@ -139,10 +139,13 @@ def demo(
         render.rejected(str(line_error), indent="   ")
 
     statuses: Counter[str] = Counter()
+    errors: list[Any] = []
     with render.event_progress("2. reflecting") as advance:
 
         def tick(result: Any) -> None:
             statuses[result.status] += 1
+            if result.status == "error":
+                errors.append(result)
             advance()
 
         drain_events(settings, on_result=tick)
@@ -155,6 +158,14 @@ def demo(
         render.say("   skipped (nothing to learn):")
         for reason, n in skipped.most_common():
             render.say(f"   - {n} × {reason}")
+    if errors:
+        # Composing now would wait for the claims those events hold: stop here, and say so.
+        first = errors[0]
+        render.error(
+            f"{len(errors)} event(s) could not be reflected (event {first.event_id}: "
+            f"{first.reason}); no learning document composed; `digest drain` lists each"
+        )
+        raise typer.Exit(1)
 
     result = improve_now(DEMO_TENANT, DEMO_AGENT, settings)
     version = active_version(DEMO_TENANT, DEMO_AGENT, settings)
@@ -219,7 +230,8 @@ def improve_now_command(
 
 @app.command()
 def sweep(as_json: JsonOpt = False) -> None:
-    """Run the weekly sweep now: expire lessons, prune versions, compose every due agent."""
+    """Run the weekly sweep now: expire lessons, retire lessons measured as harmful, prune
+    versions, compose every due agent."""
     from digest.versions.triggers import sweep as run_sweep
 
     report = run_sweep()
@@ -228,6 +240,7 @@ def sweep(as_json: JsonOpt = False) -> None:
     else:
         render.say(
             f"composed {len(report.composed)}, unchanged {len(report.unchanged)}, "
-            f"expired {report.expired} lesson(s), pruned {report.pruned} version(s), "
+            f"expired {report.expired} lesson(s), retired {len(report.retired)} harmful "
+            f"lesson(s), pruned {report.pruned} version(s), "
             f"relayed {report.relayed} event(s)"
         )

@@ -1,4 +1,5 @@
-"""``digest lesson …`` (list, search, show, add, delete, disable, enable, reset, compact)."""
+"""``digest lesson …`` (list, search, show, add, delete, disable, enable, reset, compact,
+effect)."""
 
 from __future__ import annotations
 
@@ -257,6 +258,22 @@ def lesson_similar(
         render.json({"fingerprint": key, "neighbours": [s.to_json() for s in found]})
     else:
         render.similar(key, found)
+
+
+@lesson_app.command("effect")
+def lesson_effect(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -> None:
+    """The measured effect of each lesson the agent's runs applied: success with it and
+    without it, with intervals, and a verdict (harms, helps, unclear, too few runs). Only
+    outcomes count. The weekly sweep disables active lessons measured as harmful, except
+    those a person wrote or reviewed (listed here as yours to review)."""
+    from digest.cli.report import effect_table
+    from digest.lessons.effect import effect_report
+
+    report = effect_report(tenant, agent)
+    if as_json:
+        render.json(report.to_json())
+    else:
+        effect_table(report)
 
 
 @lesson_app.command("reindex")

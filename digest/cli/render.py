@@ -264,6 +264,47 @@ def versions(rows: list[dict[str, Any]]) -> None:
     out.print(table)
 
 
+def replay(data: dict[str, Any], proposed: str = "proposed") -> None:
+    """A replay (``ReplayReport.to_json()``): the two versions' coverage side by side, then
+    the events they cover differently."""
+    events = data["events"]
+    current = f"v{data['current_number']} (active)" if data["current_number"] else "no version"
+
+    def share(n: int) -> str:
+        return f"{n} ({n / events:.0%})" if events else str(n)
+
+    say(
+        f"replay of {events} recent failed or edited event(s), {data['since_current']} since "
+        f"the active version; top {data['k']} lessons per event; {data['ms']:.0f} ms"
+    )
+    table = _table(("", current, proposed), right=(current, proposed))
+    _row(table, "lessons", data["current_lessons"], data["proposed_lessons"])
+    _row(
+        table, "covered (surfaced)", share(data["current_covered"]), share(data["proposed_covered"])
+    )
+    _row(table, "in the document", share(data["current_folded"]), share(data["proposed_folded"]))
+    out.print(table)
+    say(f"gained {data['gained']}, lost {data['lost']}")
+    rows = [e for e in data.get("per_event") or () if e["current"] != e["proposed"]]
+    if not rows:
+        return
+    table = _table(("event", "kind", "new", current, proposed, "probe"), right=("event",))
+    for e in rows:
+        _row(
+            table, e["event_id"], e["kind"], "yes" if e["since_current"] else "",
+            _coverage(e["current"], e["current_lesson"]),
+            _coverage(e["proposed"], e["proposed_lesson"]), e["probe"],
+        )  # fmt: skip
+    out.print(table)
+    alike = len(data.get("per_event") or ()) - len(rows)
+    if alike:
+        say(f"{alike} event(s) covered alike are not listed (--json lists every event)")
+
+
+def _coverage(status: str, lesson: int | None) -> str:
+    return f"{status} #{lesson}" if lesson is not None else status
+
+
 def compose_result(result: Any, as_json: bool) -> None:
     """What one compose did (a ``ComposeResult``): the new version, or ``no change``."""
     if as_json:
@@ -272,6 +313,8 @@ def compose_result(result: Any, as_json: bool) -> None:
         say(f"version {result.number} ({result.version_status})")
         for line in (result.change_summary or "").splitlines():
             say(f"  {line}")
+        if getattr(result, "hold_reason", None):
+            say(f"it waits for a person: {result.hold_reason}")
     else:
         say("no change")
     if as_json:

@@ -1,4 +1,5 @@
-"""``digest version list|show|diff|approve|reject|rollback``: an agent's learning versions."""
+"""``digest version list|show|diff|replay|approve|reject|rollback``: an agent's learning
+versions."""
 
 from __future__ import annotations
 
@@ -40,9 +41,53 @@ def version_show(
         render.json(version.to_json(body=True))
         return
     render.say(f"version {version.number} ({version.status}, {version.trigger})")
+    if version.hold_reason:
+        waits = "waits" if version.status == "pending" else "waited"
+        render.say(f"it {waits} for a person: {version.hold_reason}")
     render.block(version.change_summary)
+    if version.replay is not None:
+        render.rule("replay")
+        render.replay(version.replay.to_json(), proposed=f"v{version.number} (this)")
     render.rule()
     render.block(version.body_markdown)
+
+
+#: what ``version replay`` says a compose now would do
+_OUTCOMES = {
+    "no_change": "write no new version (the active or a pending version has this document)",
+    "activate": "activate the new version",
+    "hold": "keep the new version pending for a person",
+}
+
+
+@version_app.command("replay")
+def version_replay(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    events: Annotated[
+        int | None,
+        typer.Argument(
+            min=1,
+            max=10_000,
+            help="How many recent failed or edited events to replay (default: "
+            "DIGEST_REPLAY_EVENTS).",
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Replay the agent's recent failed or edited events against its active version and
+    against what a compose would propose now, side by side, and say what that compose would
+    do. Writes nothing and calls no model."""
+    from digest.versions.compose import preview_compose
+
+    preview = preview_compose(tenant, agent, events)
+    if as_json:
+        render.json(preview.to_json())
+        return
+    render.replay(preview.report.to_json(), proposed="proposed now")
+    render.say(f"a compose now would {_OUTCOMES[preview.outcome]} ({preview.mode} mode)")
+    for reason in preview.reasons:
+        render.say(f"  {reason}")
 
 
 @version_app.command("diff")

@@ -202,10 +202,13 @@ def _row(lesson: Any) -> Row:
     )  # fmt: skip
 
 
-def _entries(lessons: Sequence[Any], found: Embedder | None) -> list[Entry]:
-    """Entries of active lessons, with their stored vectors, or vectors computed now for the
-    ones whose key is stale (new text, another model)."""
-    active = [lesson for lesson in lessons if lesson.status == "active"]
+def _entries(
+    lessons: Sequence[Any], found: Embedder | None, *, every_status: bool = False
+) -> list[Entry]:
+    """Entries of active lessons (of all of them with ``every_status``), with their stored
+    vectors, or vectors computed now for the ones whose key is stale (new text, another
+    model)."""
+    active = [lesson for lesson in lessons if every_status or lesson.status == "active"]
     texts = [lesson_text(lesson.situation, lesson.correction) for lesson in active]
     vectors: list[np.ndarray | None] = [None] * len(active)
     if found is not None:
@@ -251,6 +254,18 @@ def _build(session: Session, agent_id: int, epoch: int, found: Embedder | None) 
     stamps = {lesson.id: as_utc(lesson.updated_at) for lesson in lessons}
     model = found.name if found else None
     return _Bank(agent_id, epoch, started, model, index, positions, _expiries(index), stamps)
+
+
+def lessons_index(
+    session: Session, agent_id: int, lesson_ids: Sequence[int], found: Embedder | None
+) -> AgentIndex:
+    """An index of exactly these lessons of the agent, whatever their status now, built as the
+    kept index is: the lessons a learning version folds that the agent's index no longer
+    holds (superseded, disabled, expired since), for a replay of that version."""
+    if not lesson_ids:
+        return AgentIndex()
+    rows = session.execute(_rows_query(agent_id).where(Lesson.id.in_(list(lesson_ids)))).all()
+    return AgentIndex(_entries(rows, found, every_status=True))
 
 
 #: how far before its last read a kept index looks again for changed rows: a write is stamped

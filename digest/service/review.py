@@ -33,6 +33,7 @@ from starlette.concurrency import run_in_threadpool
 from digest.apikeys import authenticate
 from digest.db import read_scope
 from digest.errors import DatabaseUnavailable, DigestError, NotFound, StateError
+from digest.lessons.effect import effect_report
 from digest.lessons.service import (
     agent_stats,
     lesson_detail,
@@ -42,6 +43,7 @@ from digest.lessons.service import (
 )
 from digest.models import LESSON_STATUSES, LESSON_TRUST, Agent, LearningVersion
 from digest.redact import redact
+from digest.report import build_report, render_html
 from digest.service.sessions import (
     LOGIN_COOKIE,
     SESSION_COOKIE,
@@ -52,7 +54,6 @@ from digest.service.sessions import (
     open_session,
     same_token,
 )
-from digest.tenants import find_agent
 from digest.versions.decisions import approve, reject, rollback
 from digest.versions.queries import VersionSummary, active_version, list_versions, read_version
 
@@ -306,7 +307,7 @@ async def agent_page(request: Request, agent: str) -> Response:
         stats = agent_stats(owner.tenant, agent)[0]
         return _page(
             "agent.html", owner, agent=agent, stats=stats, versions=versions,
-            agent_url=_agent_url, report=_has_report(),
+            agent_url=_agent_url,
         )  # fmt: skip
 
     return await _get(request, render)
@@ -362,10 +363,12 @@ async def lessons_page(request: Request, agent: str) -> Response:
 async def lesson_page(request: Request, agent: str, lesson_id: int) -> Response:
     def render(owner: Owner) -> Response:
         detail = lesson_detail(owner.tenant, agent, lesson_id)
-        note = request.query_params.get("done")
+        measured = effect_report(owner.tenant, agent).lessons
+        effect = next((e for e in measured if e.lesson_id == lesson_id), None)
         return _page(
-            "lesson.html", owner, agent=agent, detail=detail, note=note, agent_url=_agent_url
-        )
+            "lesson.html", owner, agent=agent, detail=detail, effect=effect,
+            note=request.query_params.get("done"), agent_url=_agent_url,
+        )  # fmt: skip
 
     return await _get(request, render)
 
@@ -480,22 +483,6 @@ async def version_decision(request: Request, agent: str, number: int, action: st
 # --- the struggled-with report ---------------------------------------------------------------
 
 
-@cache
-def _has_report() -> bool:
-    """Whether this build has the struggled-with report (``digest report``)."""
-    try:
-        _report_functions()
-    except ImportError:
-        return False
-    return True
-
-
-def _report_functions() -> tuple[Callable[..., Any], Callable[..., str]]:
-    from digest.report import build_report, render_html
-
-    return build_report, render_html
-
-
 @router.get("/agents/{agent}/report")
 async def report_page(request: Request, agent: str) -> Response:
     weeks_asked = request.query_params.get("weeks", "4")
@@ -503,11 +490,6 @@ async def report_page(request: Request, agent: str) -> Response:
         return _error_page(None, 422, "weeks: a whole number from 1 to 52")
 
     def render(owner: Owner) -> Response:
-        with read_scope() as session:
-            find_agent(session, owner.tenant, agent)  # 404 for another tenant's agent
-        if not _has_report():
-            raise NotFound("this build has no struggled-with report")
-        build_report, render_html = _report_functions()
         html = render_html(build_report(owner.tenant, agent, int(weeks_asked)))
         return HTMLResponse(html, headers=_headers(_REPORT_POLICY))
 

@@ -6,10 +6,21 @@ byte-stable body; a new version is written only when that body differs from the 
 
 The chain per agent is append-only and numbered 1, 2, 3 … without gaps: numbers are taken
 under a transaction-level advisory lock (released by the server if a worker dies), so two
-concurrent composes produce one version. In ``auto`` mode a new version becomes active at
-once; in ``approval`` mode it waits as ``pending`` for ``approve`` or ``reject``.
-``rollback`` appends a copy of an earlier body, active in both modes. At most
-``DIGEST_KEEP_VERSIONS`` (20) versions are kept per agent; the active one is never pruned.
+concurrent composes produce one version. At most ``DIGEST_KEEP_VERSIONS`` (20) versions are
+kept per agent; the active one is never pruned.
+
+Whether a new version becomes active at once or waits as ``pending`` for ``approve`` or
+``reject`` (``hold_reasons``; the reasons are stored with it as ``hold_reason``):
+
+- the tenant's apply mode: ``auto`` activates, ``approval`` always waits, ``staged`` waits
+  only when the version changes (UPDATE) or retires a trusted or reviewed lesson of the
+  active version (``trusted_changes``);
+- in every mode, the replay (``digest.versions.replay``): a proposal that covers fewer of the
+  agent's recent failed or edited events than the active version, by more than
+  ``DIGEST_REPLAY_MARGIN`` of them, or that folds fewer than ``DIGEST_REPLAY_SHRINK_RATIO`` of
+  its lessons, waits, even in auto mode.
+
+``rollback`` appends a copy of an earlier body, active in every mode: a person asked for it.
 
 The summarize step (``prompts/summarize.md``) writes the change note; the model call happens
 with no transaction open. If it fails after its retries, the deterministic note is used and
@@ -33,16 +44,19 @@ from digest.model import seam as llm
 from digest.model.contracts import change_note, embed_json, parse_summary
 from digest.model.prompts import load_prompt
 from digest.models import (
+    PROTECTED_TRUST,
     Agent,
     DigestRun,
     LearningVersion,
     Lesson,
     LessonEvidence,
+    LessonHistory,
     Tenant,
     as_utc,
     utcnow,
 )
-from digest.tenants import TenantPolicy, policy_for
+from digest.tenants import TenantPolicy, find_agent, policy_for
+from digest.versions import replay
 from digest.versions.document import eligible_lessons, render_body
 
 log = get_logger("digest.versions")
@@ -63,6 +77,8 @@ class ComposeResult:
     #: the wait for them (DIGEST_IMPROVE_WAIT_S) ran out
     waiting: int = 0
     in_flight: int = 0
+    #: why the new version waits for a person instead of being active (None: it is active)
+    hold_reason: str | None = None
 
 
 @dataclass
@@ -147,10 +163,13 @@ def compose_version(agent_id: int, trigger: str, settings: Settings | None = Non
             number_hint = _next_number(session, agent_id)
             agent_name = agent.name
             agent_model = agent.llm_model
+            baseline = current.id if current is not None else None
+            plan = replay.prepare(session, agent_id, current, draft.lesson_ids, settings)
         summary, error = _summarize(
             agent_name, agent_model, number_hint, current, draft, usage, settings
         )
-        result = _write(agent_id, trigger, draft, summary, error, usage, started, settings)
+        proof = _Proof(baseline, plan.run() if plan is not None else None, plan)
+        result = _write(agent_id, trigger, draft, summary, error, usage, started, settings, proof)
         if result is not None:
             return result
     raise DigestError(f"agent {agent_id}: lessons kept changing while composing; try again")
@@ -216,6 +235,16 @@ def _summarize(
         return fallback, f"summarize failed, deterministic note used: {exc}"
 
 
+@dataclass(frozen=True)
+class _Proof:
+    """The replay compose ran for its draft, against the version active then."""
+
+    #: the id of that active version (None: none)
+    baseline: int | None
+    report: replay.ReplayReport | None
+    plan: replay.ReplayPlan | None
+
+
 def _write(
     agent_id: int,
     trigger: str,
@@ -225,10 +254,14 @@ def _write(
     usage: Any,
     started: float,
     settings: Settings,
+    proof: _Proof,
 ) -> ComposeResult | None:
-    """Write the version under the agent's version lock. None: the lessons moved meanwhile."""
+    """Write the version under the agent's version lock. None: the lessons (or the active
+    version the replay compared with) moved meanwhile."""
     with session_scope(settings.database_url) as session:
         lock_versions(session, agent_id)
+        if proof.plan is not None:
+            replay.store_probes(session, proof.plan.stored_vectors())
         agent, policy = _agent_policy(session, agent_id, settings)
         current = current_version(session, agent)
         fresh = _draft(session, agent, policy, current)
@@ -238,7 +271,13 @@ def _write(
             return ComposeResult("no_change")
         if fresh.body != draft.body:
             return None  # lessons changed since the summary was written: compose again
-        active = trigger == "rollback" or policy.learning_apply_mode == "auto"
+        if (current.id if current is not None else None) != proof.baseline:
+            return None  # another version became active: replay against it
+        reasons = hold_reasons(
+            session, policy.learning_apply_mode, trigger, current, draft.lesson_ids,
+            proof.report, settings,
+        )  # fmt: skip
+        active = not reasons
         version = append_version(
             session,
             agent,
@@ -253,6 +292,8 @@ def _write(
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
             cost_usd=usage.cost_usd,
+            replay=proof.report.to_json() if proof.report is not None else None,
+            hold_reason="; ".join(reasons) or None,
         )
         if active:
             activate_version(session, agent, version)
@@ -260,16 +301,107 @@ def _write(
         agent.compose_token = None
         session.add(_run(agent, trigger, usage, started, error, draft=draft, version=version))
         prune_versions(session, agent, settings.keep_versions)
+        report = proof.report
         log.info(
             "version_composed",
             agent_id=agent.id,
             number=version.number,
             status=version.status,
             trigger=trigger,
+            held=version.hold_reason,
+            replayed=report.events if report else None,
+            covered=(report.current_covered, report.proposed_covered) if report else None,
+            replay_ms=round(report.ms, 1) if report else None,
         )
         return ComposeResult(
-            "created", version.id, version.number, version.status, version.change_summary
+            "created", version.id, version.number, version.status, version.change_summary,
+            hold_reason=version.hold_reason,
+        )  # fmt: skip
+
+
+def hold_reasons(
+    session: Session,
+    mode: str,
+    trigger: str,
+    current: LearningVersion | None,
+    lesson_ids: list[int],
+    report: replay.ReplayReport | None,
+    settings: Settings,
+) -> list[str]:
+    """Why a new version folding ``lesson_ids`` must wait for a person instead of replacing
+    ``current`` at once (empty: it may be activated). A rollback never waits."""
+    if trigger == "rollback":
+        return []
+    reasons = []
+    if mode == "approval":
+        reasons.append("the tenant's apply mode is approval")
+    elif mode == "staged":
+        reasons += trusted_changes(session, current, lesson_ids)
+    reasons += replay.replay_reasons(report, settings)
+    reasons += replay.shrink_reasons(current, len(lesson_ids), settings)
+    return reasons
+
+
+#: the fields of a lesson whose change is an UPDATE of what it says
+_TEXT_FIELDS = ("title", "situation", "mistake", "correction", "tags")
+
+
+def trusted_changes(
+    session: Session, current: LearningVersion | None, lesson_ids: list[int]
+) -> list[str]:
+    """Staged mode: the trusted (or reviewed) lessons of ``current`` that a version folding
+    ``lesson_ids`` would change or retire, as a reason naming them (empty: it only adds
+    lessons, or changes and retires untrusted ones).
+
+    Changed: its text (title, situation, mistake, correction, tags) was UPDATEd since
+    ``current`` was made (``lesson_history``). Retired: ``current`` folds it and the version
+    does not (superseded, disabled, deleted or expired)."""
+    if current is None:
+        return []
+    before = set(current.folded_lesson_ids or [])
+    kept = sorted(before & set(lesson_ids))
+    gone = sorted(before - set(lesson_ids))
+    retired = list(
+        session.execute(
+            select(Lesson.id, Lesson.title)
+            .where(Lesson.id.in_(gone), Lesson.trust.in_(PROTECTED_TRUST))
+            .order_by(Lesson.id)
         )
+    )
+    edits = session.execute(
+        select(LessonHistory.lesson_id, LessonHistory.before, LessonHistory.after, Lesson.trust)
+        .join(Lesson, Lesson.id == LessonHistory.lesson_id)
+        .where(
+            LessonHistory.lesson_id.in_(kept),
+            LessonHistory.op == "UPDATE",
+            LessonHistory.at > current.created_at,
+        )
+    )
+    changed_ids = {
+        lesson_id
+        for lesson_id, old, new, trust in edits
+        if (trust in PROTECTED_TRUST or (old or {}).get("trust") in PROTECTED_TRUST)
+        and any((old or {}).get(f) != (new or {}).get(f) for f in _TEXT_FIELDS)
+    }
+    changed = list(
+        session.execute(
+            select(Lesson.id, Lesson.title)
+            .where(Lesson.id.in_(sorted(changed_ids)))
+            .order_by(Lesson.id)
+        )
+    )
+    if not changed and not retired:
+        return []
+    parts = []
+    if changed:
+        parts.append(f"changes trusted lesson(s) {_named(changed)}")
+    if retired:
+        parts.append(f"retires trusted lesson(s) {_named(retired)}")
+    return [f"staged mode: it {' and '.join(parts)}"]
+
+
+def _named(rows: list[Any]) -> str:
+    return ", ".join(f"#{row.id} “{row.title}”" for row in rows)
 
 
 def _run(
@@ -358,3 +490,56 @@ def prune_versions(session: Session, agent: Agent, keep: int) -> int:
         )
         session.execute(delete(LearningVersion).where(LearningVersion.id.in_(doomed)))
     return len(doomed)
+
+
+@dataclass(frozen=True)
+class ComposePreview:
+    """What a compose would propose for an agent now, replayed against its active version;
+    nothing is written (``digest version replay``)."""
+
+    #: the tenant's apply mode
+    mode: str
+    #: what a compose now would do: ``no_change`` (the document would be the active version's
+    #: or a pending one's), ``activate``, or ``hold`` (it would wait, for ``reasons``)
+    outcome: str
+    reasons: list[str]
+    report: replay.ReplayReport
+
+    def to_json(self, *, per_event: bool = True) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "outcome": self.outcome,
+            "reasons": list(self.reasons),
+            "replay": self.report.to_json(per_event=per_event),
+        }
+
+
+def preview_compose(
+    tenant: str, agent: str, events: int | None = None, settings: Settings | None = None
+) -> ComposePreview:
+    """Replay what a compose would propose now against the agent's active version, over its
+    ``events`` (default ``DIGEST_REPLAY_EVENTS``) most recent failed or edited events, and say
+    what that compose would do with it. No model is called and nothing is written."""
+    settings = settings or get_settings()
+    n = settings.replay_events if events is None else events
+    if n < 1:
+        raise DigestError(
+            "the replay is off (DIGEST_REPLAY_EVENTS=0): give the number of events to replay"
+        )
+    with session_scope(settings.database_url) as session:
+        agent_row = find_agent(session, tenant, agent)
+        agent_row, policy = _agent_policy(session, agent_row.id, settings)
+        current = current_version(session, agent_row)
+        draft = _draft(session, agent_row, policy, current)
+        unchanged = _same_as_latest(session, agent_row, current, draft.body)
+        plan = replay.prepare(session, agent_row.id, current, draft.lesson_ids, settings, n)
+        # everything but the replay's own verdict, which needs the replay
+        reasons = hold_reasons(
+            session, policy.learning_apply_mode, "manual", current, draft.lesson_ids, None,
+            settings,
+        )  # fmt: skip
+    assert plan is not None
+    report = plan.run()  # with no transaction open: new probes may be embedded by a provider
+    reasons += replay.replay_reasons(report, settings)
+    outcome = "no_change" if unchanged else "hold" if reasons else "activate"
+    return ComposePreview(policy.learning_apply_mode, outcome, [] if unchanged else reasons, report)

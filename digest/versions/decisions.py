@@ -1,6 +1,9 @@
 """A person's decisions on an agent's versions: approve (optionally with an edited body), reject
 and roll back, each written with who made it, under the agent's version lock; asking the
 workers for a version now; and a tenant's apply mode and trigger overrides.
+
+A rollback is replayed like a composed version (``digest.versions.replay``), so its page shows
+what it covers; it is never held for it: a person asked for it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from digest.models import (
     utcnow,
 )
 from digest.tenants import find_agent
+from digest.versions import replay
 from digest.versions.compose import (
     activate_version,
     append_version,
@@ -100,9 +104,20 @@ def rollback(
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
         agent_row = find_agent(session, tenant, agent)
+        target = _version_for_update(session, agent_row, number)
+        plan = replay.prepare(
+            session, agent_row.id, current_version(session, agent_row),
+            list(target.folded_lesson_ids or []), settings,
+        )  # fmt: skip
+    # no transaction open while new probes are embedded (a provider may be called)
+    report = plan.run() if plan is not None else None
+    with session_scope(settings.database_url) as session:
+        agent_row = find_agent(session, tenant, agent)
         lock_versions(session, agent_row.id)
         target = _version_for_update(session, agent_row, number)
         current = current_version(session, agent_row)
+        if plan is not None:
+            replay.store_probes(session, plan.stored_vectors())
         version = append_version(
             session,
             agent_row,
@@ -115,6 +130,8 @@ def rollback(
             trigger="rollback",
             approved_by=by,
             approved_at=utcnow(),
+            # against the version active when it was asked for (named in the report)
+            replay=report.to_json() if report is not None else None,
         )
         activate_version(session, agent_row, version)
         prune_versions(session, agent_row, settings.keep_versions)

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import undefer
 
 from digest.config import Settings, get_settings
 from digest.db import session_scope
@@ -17,6 +18,7 @@ from digest.models import DigestRun, LearningVersion
 from digest.tenants import find_agent
 from digest.versions.compose import ComposeResult
 from digest.versions.decisions import get_version
+from digest.versions.replay import ReplayReport
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,13 @@ class VersionSummary:
     completion_tokens: int
     cost_usd: float
     body_markdown: str
+    #: why it waited for a person instead of becoming active on its own ("; "-separated:
+    #: the apply mode, lost coverage, a sharp shrink, trusted lessons changed); None: it did
+    #: not wait (it was activated when composed, or is a rollback)
+    hold_reason: str | None = None
+    #: its replay against the version active when it was proposed, per event and in totals
+    #: (``digest.versions.replay.ReplayReport``); None: composed before replays, or replay off
+    replay: ReplayReport | None = None
 
     @classmethod
     def of(cls, version: LearningVersion) -> VersionSummary:
@@ -55,12 +64,16 @@ class VersionSummary:
             completion_tokens=version.completion_tokens,
             cost_usd=version.cost_usd,
             body_markdown=version.body_markdown,
+            hold_reason=version.hold_reason,
+            replay=ReplayReport.from_json(version.replay) if version.replay else None,
         )
 
     def to_json(self, *, body: bool = False) -> dict[str, Any]:
-        """Everything but the body (a listing stays small), unless ``body``."""
+        """Everything but the body and the replay's events (a listing stays small: its
+        totals stay), unless ``body``."""
         data = asdict(self)
         data["created_at"] = self.created_at.isoformat() if self.created_at else None
+        data["replay"] = self.replay.to_json(per_event=body) if self.replay else None
         if not body:
             del data["body_markdown"]
         return data
@@ -78,6 +91,7 @@ def list_versions(
         agent_row = find_agent(session, tenant, agent)
         versions = session.scalars(
             select(LearningVersion)
+            .options(undefer(LearningVersion.replay))
             .where(LearningVersion.agent_id == agent_row.id)
             .order_by(LearningVersion.number.desc())
         )
@@ -141,5 +155,6 @@ def manual_compose_since(
         if version is None:
             return ComposeResult("no_change")
         return ComposeResult(
-            "created", version.id, version.number, version.status, version.change_summary
-        )
+            "created", version.id, version.number, version.status, version.change_summary,
+            hold_reason=version.hold_reason,
+        )  # fmt: skip

@@ -11,7 +11,9 @@
   weekly sweep catches up anyway. Countdowns stay below the broker's visibility timeout.
 - **Sweep**: a weekly beat task. It is a catch-up query (agents whose lessons changed since
   their last compose), so a missed week is caught once by the next run. It also expires
-  lessons past ``expires_at``, prunes versions and relays stranded events.
+  lessons past ``expires_at``, retires lessons measured as harmful
+  (``digest.lessons.effect``; before the catch-up query, so the next version drops them),
+  prunes versions and relays stranded events.
 - **Improve now** (``digest.pipeline.improve_now``; ``request_improve_now`` asks a worker
   to run it): reflect the agent's pending events at once, then compose, ignoring the
   threshold and the quiet period.
@@ -32,6 +34,7 @@ from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
+from digest.lessons.effect import retire_harmful_lessons
 from digest.lessons.transition import lock_agent_lessons, transition
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
@@ -210,6 +213,8 @@ class SweepReport:
     #: due agents handed to workers as separate compose tasks (``fan_out``)
     scheduled: list[int] = field(default_factory=list)
     expired: int = 0
+    #: ids of active lessons retired as measured harmful (``digest.lessons.effect``)
+    retired: list[int] = field(default_factory=list)
     pruned: int = 0
     relayed: int = 0
 
@@ -264,6 +269,8 @@ def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepRe
     report = SweepReport()
     with session_scope(settings.database_url) as session:
         report.expired = expire_lessons(session)
+    report.retired = [effect.lesson_id for effect in retire_harmful_lessons(settings)]
+    with session_scope(settings.database_url) as session:
         for agent in session.scalars(select(Agent)).all():
             report.pruned += prune_versions(session, agent, settings.keep_versions)
         due = due_agents(session)
@@ -284,6 +291,7 @@ def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepRe
         unchanged=len(report.unchanged),
         scheduled=len(report.scheduled),
         expired=report.expired,
+        retired=len(report.retired),
         pruned=report.pruned,
         relayed=report.relayed,
     )

@@ -43,7 +43,11 @@ def test_version_lifecycle_through_the_cli(sqlite_env: str) -> None:
     assert shown_text.startswith("version 3 (active, rollback)")
     assert "ask a manager above 200 EUR" in shown_text
     # the rejected version's lesson comes back in the next compose
-    assert ok("improve-now", *WHO).splitlines() == ["version 4 (pending)", "  Added (1): shipping"]
+    assert ok("improve-now", *WHO).splitlines() == [
+        "version 4 (pending)",
+        "  Added (1): shipping",
+        "it waits for a person: the tenant's apply mode is approval",
+    ]
 
     one_line = one_error_line
     one_line(run_digest("version", "show", *WHO, "99"), "no version 99")

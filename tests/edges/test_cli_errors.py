@@ -64,6 +64,7 @@ ARGUMENTS: dict[str, list[str]] = {
     "version list": WHO,
     "version show": [*WHO, "--", "{id}"],
     "version diff": [*WHO, "--", "{id}", "{id}"],
+    "version replay": WHO,
     "version approve": [*WHO, "--by", "me", "--", "{id}"],
     "version reject": [*WHO, "--by", "me", "--", "{id}"],
     "version rollback": [*WHO, "--by", "me", "--", "{id}"],
@@ -83,6 +84,8 @@ ARGUMENTS: dict[str, list[str]] = {
     "lesson compact": WHO,
     "lesson similar": [*WHO, "--", "refund"],
     "lesson reindex": [],
+    "lesson effect": WHO,
+    "report": [*WHO, "--html", "{out}"],
     "doctor": [],
 }
 #: commands left out because they run until stopped (a server, a worker loop), with why.

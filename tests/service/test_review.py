@@ -258,3 +258,27 @@ def test_bad_requests_get_a_clear_page_and_change_nothing(
         f"/review/agents/{scene.agent}/lessons", params={"trust": "trusted"}
     )
     assert f'/lessons/{scene.quarantined_id}"' not in untrusted.text
+
+
+def test_the_struggled_with_report_and_the_measured_effect_are_on_the_page(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    scene = review_scene
+    for _ in range(3):
+        digest.record_run(
+            scene.tenant.name, scene.agent, task="refund order 1182", outcome="failure",
+            error="ValidationError: field 'amount' is required",
+        )  # fmt: skip
+    _signed_in(browser_like, scene.tenant)
+    agent_page = browser_like.get(f"/review/agents/{scene.agent}")
+    assert f'href="/review/agents/{scene.agent}/report"' in agent_page.text
+    report = browser_like.get(f"/review/agents/{scene.agent}/report", params={"weeks": 2})
+    assert report.status_code == 200
+    assert "<img" in report.text and 'src="data:image/png;base64,' in report.text
+    assert "img-src data:" in report.headers["content-security-policy"]
+    assert "<script" not in report.text.lower()
+    bad = browser_like.get(f"/review/agents/{scene.agent}/report", params={"weeks": 99})
+    assert bad.status_code == 422
+    lesson = list_lessons(scene.tenant.name, scene.agent, "active")[0]
+    page = browser_like.get(f"/review/agents/{scene.agent}/lessons/{lesson.id}")
+    assert 'id="effect"' in page.text and "not applied in any counted run yet" in page.text

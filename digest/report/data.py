@@ -1,0 +1,492 @@
+"""The struggled-with report's data: what one agent failed on, week by week, the lessons it has
+for each of those topics and their measured effect, and the edits operators keep making.
+
+Only rows are read: run outcomes, operator edits, lessons and their evidence. Every text in a
+``Report`` that comes from an event (topic labels, edit labels) is untrusted, attacker-written
+text: the HTML page escapes it and the terminal prints it literally.
+
+- A **topic** is a fingerprint (``digest.fingerprint``) of a failed run: a tool's failure
+  (tool and error template) or the run's own error. A run failing in two ways counts under
+  both. A failed run reporting neither counts under the lesson it taught (``lesson:<id>``,
+  from its evidence) or, with none, under ``other``.
+- A topic's **lesson** is the agent's lesson with the topic's fingerprint (an active one before
+  others), else the lesson most of the topic's runs are evidence of; with its measured effect
+  (``digest.lessons.effect``, counted over ``DIGEST_EFFECT_WINDOW_DAYS``, not the report's
+  weeks: the same verdict the sweep acts on).
+- An **edit** topic is an operator edit's fingerprint: the rule it teaches (a promise removed,
+  the reply shortened, …) or, with none, the words it changed.
+- **Weeks** are seven-day windows ending at ``now``, oldest first (none is a partial week).
+  Only ``failure`` outcomes count as failed; ``escalated`` runs are counted apart.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from digest.config import Settings, get_settings
+from digest.db import session_scope
+from digest.errors import InvalidArgument
+from digest.fingerprint import edit_key, edit_rules, mask_ids, run_failures
+from digest.lessons.effect import LessonEffect, Tally, agent_effects
+from digest.models import Event, Lesson, LessonEvidence, as_utc, utcnow
+from digest.tenants import find_agent
+
+#: the most weeks a report covers
+WEEKS_MAX = 52
+#: failure topics and edit topics a report keeps (the most frequent)
+TOPICS_SHOWN = 12
+EDITS_SHOWN = 8
+#: characters of a label kept (labels come from event text)
+LABEL_MAX = 120
+#: rows fetched at a time while reading events
+_BATCH = 1000
+
+#: how an edit rule (``digest.fingerprint.edit_rules``) reads in a report
+_RULE_WORDS = {
+    "rejected": "rejects the draft",
+    "shorter": "shortens the reply",
+    "longer": "lengthens the reply",
+}
+_VERBS = {"removed": "removes", "added": "adds"}
+_THING = {
+    "promise": "a promise",
+    "greeting": "a greeting",
+    "sign-off": "a sign-off",
+    "apology": "an apology",
+    "exclamation": "exclamation marks",
+    "emoji": "emoji",
+}
+
+
+@dataclass(frozen=True)
+class LessonRef:
+    """The lesson a topic has, and what its measured effect says."""
+
+    id: int
+    title: str
+    status: str
+    trust: str
+    #: the effect verdict (``digest.lessons.effect.VERDICTS``); None: never applied in a
+    #: counted run
+    verdict: str | None
+    applied_runs: int
+    success_rate: float | None
+    baseline_rate: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status,
+            "trust": self.trust,
+            "verdict": self.verdict,
+            "applied_runs": self.applied_runs,
+            "success_rate": _rounded(self.success_rate),
+            "baseline_rate": _rounded(self.baseline_rate),
+        }
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One thing the agent failed on (or one kind of edit operators made)."""
+
+    #: the fingerprint (``tool:…``, ``run:…``, ``edit:…``), ``lesson:<id>`` or ``other``
+    key: str
+    #: tool, run, lesson, other (failures); edit
+    kind: str
+    #: what a person reads: untrusted text from the events
+    label: str
+    #: per week, oldest first
+    counts: list[int]
+    lesson: LessonRef | None
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "kind": self.kind,
+            "label": self.label,
+            "counts": list(self.counts),
+            "total": self.total,
+            "lesson": self.lesson.to_json() if self.lesson else None,
+        }
+
+
+@dataclass(frozen=True)
+class WeekRuns:
+    """The agent's runs of one week, by outcome."""
+
+    start: datetime
+    success: int = 0
+    failure: int = 0
+    escalated: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "start": self.start.isoformat(),
+            "success": self.success,
+            "failure": self.failure,
+            "escalated": self.escalated,
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    """What one agent struggled with over ``weeks`` weeks ending at ``generated_at``."""
+
+    tenant: str
+    agent: str
+    weeks: int
+    generated_at: datetime
+    runs: list[WeekRuns]
+    #: the most frequent failure topics, most failures first
+    topics: list[Topic]
+    #: how many distinct failure topics there were (``topics`` keeps TOPICS_SHOWN)
+    topics_found: int
+    #: the most frequent operator edits, most first
+    edits: list[Topic]
+    edits_found: int
+    #: every operator edit in these weeks (``edits`` keeps the most frequent kinds)
+    edit_count: int
+    #: every lesson applied in a counted run, worst verdict first
+    effects: list[LessonEffect] = field(default_factory=list)
+    #: the agent's runs the effects were measured over
+    effect_runs: Tally = field(default_factory=Tally)
+    #: the settings the effects were measured with
+    effect_window_days: int = 0
+    effect_confidence: float = 0.95
+    effect_min_runs: int = 10
+
+    @property
+    def week_starts(self) -> list[datetime]:
+        return [week.start for week in self.runs]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tenant": self.tenant,
+            "agent": self.agent,
+            "weeks": self.weeks,
+            "generated_at": self.generated_at.isoformat(),
+            "runs": [week.to_json() for week in self.runs],
+            "topics": [topic.to_json() for topic in self.topics],
+            "topics_found": self.topics_found,
+            "edits": [edit.to_json() for edit in self.edits],
+            "edits_found": self.edits_found,
+            "edit_count": self.edit_count,
+            "effects": [effect.to_json() for effect in self.effects],
+            "effect_runs": {
+                "runs": self.effect_runs.runs,
+                "successes": self.effect_runs.successes,
+                "failures": self.effect_runs.failures,
+            },
+            "effect_window_days": self.effect_window_days,
+            "effect_confidence": self.effect_confidence,
+            "effect_min_runs": self.effect_min_runs,
+        }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _label(text: str) -> str:
+    """One line of at most LABEL_MAX characters."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= LABEL_MAX else line[: LABEL_MAX - 1] + "…"
+
+
+def edit_label(original: str, final: str | None) -> str:
+    """What an operator's edit does, in words: its rules (``removes a promise, shortens the
+    reply``), or the words it changed (ids masked)."""
+    rules = edit_rules(original, final)
+    if rules:
+        words = []
+        for rule in rules:
+            verb, _, thing = rule.partition("-")
+            if rule in _RULE_WORDS:
+                words.append(_RULE_WORDS[rule])
+            else:
+                words.append(f"{_VERBS.get(verb, verb)} {_THING.get(thing, thing)}")
+        return _label(", ".join(words))
+    drafted, sent = original.split(), (final or "").split()
+    removed: list[str] = []
+    added: list[str] = []
+    matcher = difflib.SequenceMatcher(a=drafted, b=sent, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op in ("replace", "delete"):
+            removed.extend(drafted[i1:i2])
+        if op in ("replace", "insert"):
+            added.extend(sent[j1:j2])
+    old, new = mask_ids(" ".join(removed)), mask_ids(" ".join(added))
+    if old and new:
+        return _label(f"rewrites “{old}” as “{new}”")
+    return _label(f"removes “{old}”" if old else f"adds “{new}”" if new else "rewrites the reply")
+
+
+class _Topics:
+    """Counts per key and week, the first label seen for each key, and which lessons the
+    counted events are evidence of."""
+
+    def __init__(self, weeks: int) -> None:
+        self.weeks = weeks
+        self.counts: dict[str, list[int]] = {}
+        self.labels: dict[str, tuple[str, str]] = {}
+        self.cited: defaultdict[str, Counter[int]] = defaultdict(Counter)
+
+    def add(self, key: str, kind: str, label: str, week: int, cited: list[int]) -> None:
+        counts = self.counts.setdefault(key, [0] * self.weeks)
+        counts[week] += 1
+        self.labels.setdefault(key, (kind, label))
+        self.cited[key].update(cited)
+
+    def ranked(self, limit: int) -> list[str]:
+        """The ``limit`` keys counted most (ties by key, so the order is stable)."""
+        return sorted(self.counts, key=lambda key: (-sum(self.counts[key]), key))[:limit]
+
+    def top(self, ranked: list[str], lessons: dict[str, LessonRef | None]) -> list[Topic]:
+        return [
+            Topic(
+                key=key,
+                kind=self.labels[key][0],
+                label=self.labels[key][1],
+                counts=self.counts[key],
+                lesson=lessons.get(key),
+            )
+            for key in ranked
+        ]
+
+
+def _week_of(moment: datetime, start: datetime, weeks: int) -> int | None:
+    index = int((as_utc(moment) - start) // timedelta(days=7))
+    return index if 0 <= index < weeks else None
+
+
+def _evidence(session: Session, agent_id: int, kind: str, start: datetime) -> dict[int, list[int]]:
+    """Event id → the lessons it is evidence of, for the agent's ``kind`` events since
+    ``start``."""
+    rows = session.execute(
+        select(LessonEvidence.event_id, LessonEvidence.lesson_id)
+        .join(Event, Event.id == LessonEvidence.event_id)
+        .where(Event.agent_id == agent_id, Event.kind == kind, Event.created_at >= start)
+        .order_by(LessonEvidence.lesson_id)
+    )
+    cited: dict[int, list[int]] = {}
+    for event_id, lesson_id in rows:
+        cited.setdefault(event_id, []).append(lesson_id)
+    return cited
+
+
+def _lesson_refs(
+    session: Session,
+    agent_id: int,
+    topics: _Topics,
+    shown: list[str],
+    effects: dict[int, LessonEffect],
+) -> dict[str, LessonRef | None]:
+    """Topic key → its lesson, for the ``shown`` keys: the agent's lesson with that
+    fingerprint (active first, then the most recently changed), else the lesson most of its
+    events are evidence of."""
+    keys = [key for key in shown if ":" in key and not key.startswith("lesson:")]
+    by_fingerprint: dict[str, Lesson] = {}
+    if keys:
+        rank = {"active": 0}
+        for lesson in session.scalars(
+            select(Lesson)
+            .where(Lesson.agent_id == agent_id, Lesson.fingerprint.in_(keys))
+            .order_by(Lesson.updated_at.desc(), Lesson.id.desc())
+        ):
+            assert lesson.fingerprint is not None
+            held = by_fingerprint.get(lesson.fingerprint)
+            if held is None or rank.get(lesson.status, 1) < rank.get(held.status, 1):
+                by_fingerprint[lesson.fingerprint] = lesson
+    wanted = {key: by_fingerprint.get(key) for key in shown}
+    missing: dict[str, int] = {}
+    for key in shown:
+        if key.startswith("lesson:"):
+            missing[key] = int(key.removeprefix("lesson:"))
+        elif wanted[key] is None and topics.cited[key]:
+            missing[key] = topics.cited[key].most_common(1)[0][0]
+    if missing:
+        found = {
+            lesson.id: lesson
+            for lesson in session.scalars(
+                select(Lesson).where(
+                    Lesson.agent_id == agent_id, Lesson.id.in_(set(missing.values()))
+                )
+            )
+        }
+        for key, lesson_id in missing.items():
+            wanted[key] = found.get(lesson_id)
+    return {key: _ref(lesson, effects) if lesson else None for key, lesson in wanted.items()}
+
+
+def _ref(lesson: Lesson, effects: dict[int, LessonEffect]) -> LessonRef:
+    effect = effects.get(lesson.id)
+    return LessonRef(
+        id=lesson.id,
+        title=lesson.title,
+        status=lesson.status,
+        trust=lesson.trust,
+        verdict=effect.verdict if effect else None,
+        applied_runs=effect.applied.runs if effect else 0,
+        success_rate=effect.applied.rate if effect else None,
+        baseline_rate=effect.baseline.rate if effect else None,
+    )
+
+
+def _failure_topics(
+    session: Session, agent_id: int, start: datetime, weeks: int
+) -> tuple[list[WeekRuns], _Topics]:
+    """The agent's runs per week by outcome, and its failed runs' topics."""
+    outcomes = [Counter[str]() for _ in range(weeks)]
+    outcome = Event.payload["outcome"].as_string()
+    for at, ended in session.execute(
+        select(Event.created_at, outcome)
+        .where(Event.agent_id == agent_id, Event.kind == "run_outcome", Event.created_at >= start)
+        .execution_options(yield_per=_BATCH)
+    ):
+        week = _week_of(at, start, weeks)
+        if week is not None:
+            outcomes[week][str(ended)] += 1
+    runs = [
+        WeekRuns(
+            start=start + timedelta(days=7 * i),
+            success=counts["success"],
+            failure=counts["failure"],
+            escalated=counts["escalated"],
+        )
+        for i, counts in enumerate(outcomes)
+    ]
+    cited = _evidence(session, agent_id, "run_outcome", start)
+    topics = _Topics(weeks)
+    for event_id, at, payload in session.execute(
+        select(Event.id, Event.created_at, Event.payload)
+        .where(
+            Event.agent_id == agent_id,
+            Event.kind == "run_outcome",
+            Event.created_at >= start,
+            outcome == "failure",
+        )
+        .order_by(Event.id)
+        .execution_options(yield_per=_BATCH)
+    ):
+        week = _week_of(at, start, weeks)
+        if week is None or not isinstance(payload, dict):
+            continue
+        lessons = cited.get(event_id, [])
+        failures = run_failures(payload)
+        for failure in failures:
+            if failure.tool:
+                kind, label = "tool", f"{failure.tool}: {failure.template}"
+            else:
+                kind, label = "run", f"run error: {failure.template}"
+            topics.add(failure.key, kind, _label(label), week, lessons)
+        if failures:
+            continue
+        if lessons:
+            topics.add(f"lesson:{lessons[0]}", "lesson", "", week, lessons)
+        else:
+            topics.add("other", "other", "failed without reporting an error", week, [])
+    return runs, topics
+
+
+def _edit_topics(session: Session, agent_id: int, start: datetime, weeks: int) -> _Topics:
+    cited = _evidence(session, agent_id, "operator_edit", start)
+    topics = _Topics(weeks)
+    for event_id, at, payload in session.execute(
+        select(Event.id, Event.created_at, Event.payload)
+        .where(
+            Event.agent_id == agent_id,
+            Event.kind == "operator_edit",
+            Event.created_at >= start,
+        )
+        .order_by(Event.id)
+        .execution_options(yield_per=_BATCH)
+    ):
+        week = _week_of(at, start, weeks)
+        if week is None or not isinstance(payload, dict):
+            continue
+        original, final = str(payload.get("original") or ""), payload.get("final")
+        final = final if isinstance(final, str) else None
+        topics.add(
+            edit_key(original, final), "edit", edit_label(original, final), week,
+            cited.get(event_id, []),
+        )  # fmt: skip
+    return topics
+
+
+def _named_lesson_topics(topics: _Topics, refs: dict[str, LessonRef | None]) -> None:
+    """``lesson:<id>`` topics read as their lesson's title."""
+    for key, (kind, label) in list(topics.labels.items()):
+        ref = refs.get(key)
+        if kind == "lesson" and not label:
+            title = ref.title if ref else key
+            topics.labels[key] = (kind, _label(f"taught: {title}"))
+
+
+def build_report(
+    tenant: str,
+    agent: str,
+    weeks: int = 4,
+    settings: Settings | None = None,
+    *,
+    now: datetime | None = None,
+) -> Report:
+    """What the agent struggled with over the last ``weeks`` weeks (1 to WEEKS_MAX) ending at
+    ``now``. ``NotFound`` for an unknown tenant or agent, ``InvalidArgument`` for ``weeks``
+    out of range. Reads only."""
+    if isinstance(weeks, bool) or not isinstance(weeks, int) or not 1 <= weeks <= WEEKS_MAX:
+        raise InvalidArgument(f"weeks must be a whole number from 1 to {WEEKS_MAX}, not {weeks!r}")
+    settings = settings or get_settings()
+    now = as_utc(now) if now is not None else utcnow()
+    start = now - timedelta(days=7 * weeks)
+    with session_scope(settings.database_url) as session:
+        agent_row = find_agent(session, tenant, agent)
+        effect_runs, effects = agent_effects(session, agent_row.id, settings, now=now)
+        by_lesson = {effect.lesson_id: effect for effect in effects}
+        runs, failed = _failure_topics(session, agent_row.id, start, weeks)
+        edited = _edit_topics(session, agent_row.id, start, weeks)
+        shown_failures, shown_edits = failed.ranked(TOPICS_SHOWN), edited.ranked(EDITS_SHOWN)
+        failed_refs = _lesson_refs(session, agent_row.id, failed, shown_failures, by_lesson)
+        edit_refs = _lesson_refs(session, agent_row.id, edited, shown_edits, by_lesson)
+    _named_lesson_topics(failed, failed_refs)
+    return Report(
+        tenant=tenant,
+        agent=agent,
+        weeks=weeks,
+        generated_at=now,
+        runs=runs,
+        topics=failed.top(shown_failures, failed_refs),
+        topics_found=len(failed.counts),
+        edits=edited.top(shown_edits, edit_refs),
+        edits_found=len(edited.counts),
+        edit_count=sum(sum(counts) for counts in edited.counts.values()),
+        effects=effects,
+        effect_runs=effect_runs,
+        effect_window_days=settings.effect_window_days,
+        effect_confidence=settings.effect_confidence,
+        effect_min_runs=settings.effect_min_runs,
+    )
+
+
+__all__ = [
+    "EDITS_SHOWN",
+    "TOPICS_SHOWN",
+    "WEEKS_MAX",
+    "LessonRef",
+    "Report",
+    "Topic",
+    "WeekRuns",
+    "build_report",
+    "edit_label",
+]
