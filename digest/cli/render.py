@@ -284,7 +284,9 @@ def replay(data: dict[str, Any], proposed: str = "proposed") -> None:
     )
     _row(table, "in the document", share(data["current_folded"]), share(data["proposed_folded"]))
     out.print(table)
-    say(f"gained {data['gained']}, lost {data['lost']}")
+    withdrawn = data.get("withdrawn") or 0
+    apart = f" ({withdrawn} lesson(s) the sweep withdrew count as gone)" if withdrawn else ""
+    say(f"gained {data['gained']}, lost {data['lost']}{apart}")
     rows = [e for e in data.get("per_event") or () if e["current"] != e["proposed"]]
     if not rows:
         return

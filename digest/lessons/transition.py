@@ -93,6 +93,9 @@ def record_history(
     )
 
 
+#: the history reason of a lesson the weekly sweep disabled because its expiry date passed
+EXPIRED_REASON = "expired"
+
 #: first key of the two-key advisory lock space that lesson writes use (ASCII "ld").
 _LOCK_CLASS = 0x6C64
 

@@ -338,7 +338,7 @@ def hold_reasons(
     elif mode == "staged":
         reasons += trusted_changes(session, current, lesson_ids)
     reasons += replay.replay_reasons(report, settings)
-    reasons += replay.shrink_reasons(current, len(lesson_ids), settings)
+    reasons += replay.shrink_reasons(session, current, lesson_ids, settings)
     return reasons
 
 

@@ -54,7 +54,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -62,9 +62,19 @@ from digest.config import Settings, get_settings
 from digest.fingerprint import event_keys
 from digest.identity.embedding import Embedder, from_bytes, to_bytes
 from digest.identity.index import AgentIndex, Entry
+from digest.lessons.effect import RETIRED_REASON
 from digest.lessons.neighbours import agent_view, lessons_index
+from digest.lessons.transition import EXPIRED_REASON
 from digest.lessons.vectors import vector_key, vectors_for
-from digest.models import Event, LearningVersion, Lesson, LessonEvidence, ReplayProbe, as_utc
+from digest.models import (
+    Event,
+    LearningVersion,
+    Lesson,
+    LessonEvidence,
+    LessonHistory,
+    ReplayProbe,
+    as_utc,
+)
 from digest.retrieve import PREFETCH, best_of, merged_scores, prompt_keywords, ranked_parts
 
 #: per event and version: a relevant lesson in the retrieval's top k, only in the document,
@@ -120,6 +130,9 @@ class ReplayReport:
     since_current: int
     #: what the replay took, in milliseconds (reading, embedding new probes, ranking)
     ms: float
+    #: lessons of the current version the sweep withdrew since (retired as measured harmful,
+    #: or expired): replayed as gone, so the coverage they gave is not counted as lost
+    withdrawn: int = 0
     per_event: tuple[EventReplay, ...] = ()
 
     @property
@@ -229,6 +242,8 @@ class ReplayPlan:
     embedder: Embedder | None
     database: str
     seconds: float = 0.0
+    #: lessons of the current version the sweep withdrew since (``withdrawn_lessons``)
+    withdrawn: int = 0
 
     def run(self) -> ReplayReport:
         started = time.perf_counter()
@@ -343,6 +358,7 @@ def _report(plan: ReplayPlan, rows: list[EventReplay]) -> ReplayReport:
         lost=len(covered_now - covered_then),
         since_current=sum(1 for r in rows if r.since_current),
         ms=plan.seconds * 1000,
+        withdrawn=plan.withdrawn,
         per_event=tuple(rows),
     )
 
@@ -403,6 +419,8 @@ def prepare(
     database = session.get_bind().engine.url.render_as_string(hide_password=True)
     current_ids = frozenset(current.folded_lesson_ids or []) if current is not None else frozenset()
     proposed = frozenset(proposed_ids)
+    withdrawn = withdrawn_lessons(session, current_ids - proposed)
+    current_ids -= withdrawn
     replayed = current_ids | proposed
     since = as_utc(current.created_at) if current is not None else None
     view = agent_view(session, agent_id, settings)
@@ -427,7 +445,40 @@ def prepare(
         embedder=view.embedder,
         database=database,
         seconds=time.perf_counter() - started,
+        withdrawn=len(withdrawn),
     )
+
+
+def withdrawn_lessons(session: Session, lesson_ids: Iterable[int]) -> frozenset[int]:
+    """Those of ``lesson_ids`` the sweep withdrew on the evidence: retired as measured harmful
+    (``digest.lessons.effect``) or expired. A proposal without them has not lost what they
+    covered, since the outcomes (or the owner's expiry date) decided they should go. Every
+    other drop counts, a person's own disable included: the replay then shows that person
+    what the decision costs before the next version goes live."""
+    ids = list(lesson_ids)
+    if not ids:
+        return frozenset()
+    latest = (
+        select(LessonHistory.lesson_id, func.max(LessonHistory.id).label("last"))
+        .where(LessonHistory.lesson_id.in_(ids))
+        .group_by(LessonHistory.lesson_id)
+        .subquery()
+    )
+    rows = session.scalars(
+        select(Lesson.id)
+        .join(latest, latest.c.lesson_id == Lesson.id)
+        .join(LessonHistory, LessonHistory.id == latest.c.last)
+        .where(
+            Lesson.status == "disabled",
+            LessonHistory.model.is_(None),
+            LessonHistory.event_id.is_(None),
+            or_(
+                LessonHistory.reason.startswith(RETIRED_REASON, autoescape=True),
+                LessonHistory.reason == EXPIRED_REASON,
+            ),
+        )
+    )
+    return frozenset(rows)
 
 
 def _probes(
@@ -577,17 +628,23 @@ def replay_reasons(report: ReplayReport | None, settings: Settings) -> list[str]
 
 
 def shrink_reasons(
-    current: LearningVersion | None, proposed_lessons: int, settings: Settings
-) -> list[str]:
-    """Why a proposal must wait for a person because it shrank sharply: it folds fewer than
-    ``DIGEST_REPLAY_SHRINK_RATIO`` of the current version's lessons."""
+    session: Session, current: LearningVersion | None, lesson_ids: Sequence[int],
+    settings: Settings,
+) -> list[str]:  # fmt: skip
+    """Why a proposal folding ``lesson_ids`` must wait for a person because it shrank sharply:
+    it folds fewer than ``DIGEST_REPLAY_SHRINK_RATIO`` of the current version's lessons, not
+    counting those the sweep withdrew since (``withdrawn_lessons``)."""
     if current is None:
         return []
-    before = len(current.folded_lesson_ids or [])
+    folded = frozenset(current.folded_lesson_ids or [])
+    withdrawn = withdrawn_lessons(session, folded - frozenset(lesson_ids))
+    before = len(folded - withdrawn)
+    proposed_lessons = len(lesson_ids)
     if not before or proposed_lessons >= settings.replay_shrink_ratio * before:
         return []
+    apart = f" (not counting {len(withdrawn)} the sweep withdrew)" if withdrawn else ""
     return [
         f"shrink: it folds {proposed_lessons} lesson(s), version {current.number} folded "
-        f"{before}: fewer than {settings.replay_shrink_ratio:.0%} of them "
+        f"{before}{apart}: fewer than {settings.replay_shrink_ratio:.0%} of them "
         "(DIGEST_REPLAY_SHRINK_RATIO)"
     ]

@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
 from digest.lessons.effect import retire_harmful_lessons
-from digest.lessons.transition import lock_agent_lessons, transition
+from digest.lessons.transition import EXPIRED_REASON, lock_agent_lessons, transition
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.outbox import publish
@@ -251,7 +251,7 @@ def expire_lessons(session: Session) -> int:
         ).all()
         for lesson in lessons:
             transition(
-                session, lesson, op="UPDATE", reason="expired", status="disabled",
+                session, lesson, op="UPDATE", reason=EXPIRED_REASON, status="disabled",
                 status_reason=f"expired at {lesson.expires_at}", updated_at=now,
             )  # fmt: skip
         count += len(lessons)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -165,6 +166,30 @@ def test_decisions_are_written_with_who_made_them(
     assert detail.lesson.status == "disabled"
     assert "Ann (owner key" in (detail.history[-1].reason or "")
     assert "wrong for EU orders" in (detail.history[-1].reason or "")
+
+
+def test_a_pending_version_shows_why_it_waits_and_its_replay(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    scene = review_scene
+    _signed_in(browser_like, scene.tenant)
+    page = browser_like.get(f"/review/agents/{scene.agent}/versions/2")
+    assert page.status_code == 200
+    held = re.search(r'id="hold-reason">(.*?)</p>', page.text, re.S)
+    assert held is not None and "apply mode is approval" in held.group(1)
+    replayed = read_version_replay(scene)
+    table = re.search(r'<table class="replay" id="replay">(.*?)</table>', page.text, re.S)
+    assert table is not None
+    cells = re.findall(r"<td>(\d+)", table.group(1))
+    assert cells[:2] == [str(replayed.current_lessons), str(replayed.proposed_lessons)]
+
+
+def read_version_replay(scene: ReviewScene) -> Any:
+    from digest.versions.queries import read_version
+
+    report = read_version(scene.tenant.name, scene.agent, 2).replay
+    assert report is not None, "compose stores a replay with every version"
+    return report
 
 
 def test_a_pending_version_is_rejected(

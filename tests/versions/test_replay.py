@@ -141,6 +141,37 @@ def test_a_version_that_drops_a_covering_lesson_is_held_with_the_reason(
     assert read_version(tenant, AGENT, 2).hold_reason == held.hold_reason
 
 
+def test_a_lesson_the_sweep_retired_as_harmful_is_not_a_loss(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    """The outcomes decided it should go: the proposal without it is not held for the
+    coverage that lesson gave, while the same drop by a person's disable is (above)."""
+    from digest.lessons.effect import RETIRED_REASON
+    from digest.lessons.transition import transition
+    from digest.models import Lesson
+
+    open_gate(tenant)
+    for n in range(3):
+        lesson(tenant, n)
+    runs = {what: fail(tenant, what) for what in FAILURES}
+    assert improve_now(tenant, AGENT).number == 1
+    harmful = lesson_of(runs["refund"])
+    with session_scope() as session:
+        row = session.get(Lesson, harmful)
+        assert row is not None
+        transition(
+            session, row, op="UPDATE", reason=f"{RETIRED_REASON}: applied in 14 runs …",
+            status="disabled", status_reason="retired by the sweep: measured harmful",
+        )  # fmt: skip
+
+    result = compose_version(agent_id(tenant), "manual")
+    assert (result.number, result.version_status, result.hold_reason) == (2, "active", None)
+    report = stored_report(tenant, 2)
+    assert report.withdrawn == 1 and report.lost == 0
+    assert (report.current_covered, report.proposed_covered) == (2, 2)
+    assert by_event(report)[runs["refund"]][:2] == (MISSED, MISSED)
+
+
 def test_a_loss_within_the_margin_is_activated(
     services_env: dict[str, str], tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
