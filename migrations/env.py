@@ -1,13 +1,20 @@
 """Alembic environment. The URL comes from the alembic config (set by `digest db upgrade`)
-or, failing that, from DIGEST_DATABASE_URL through digest's settings."""
+or, failing that, from DIGEST_DATABASE_URL through digest's settings.
+
+On SQLite the migrations run with foreign keys off, each in a transaction of its own, and every
+foreign key is checked before each one commits (``digest.migrate.sqlite_migrations``): copying
+a table must not take the rows that point at it along."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from alembic import context
+from sqlalchemy import Connection
 
 from digest.config import get_settings
 from digest.db import make_engine
-from digest.migrate import include_object
+from digest.migrate import check_foreign_keys, include_object, sqlite_migrations
 from digest.models import Base
 
 config = context.config
@@ -42,16 +49,19 @@ def run_migrations_online() -> None:
         engine.dispose()
 
 
-def _run(connection: object) -> None:
-    context.configure(
-        connection=connection,  # type: ignore[arg-type]
-        target_metadata=target_metadata,
-        render_as_batch=connection.dialect.name == "sqlite",  # type: ignore[attr-defined]
-        compare_type=True,
-        include_object=include_object,
-    )
-    with context.begin_transaction():
-        context.run_migrations()
+def _run(connection: Connection) -> None:
+    sqlite = connection.dialect.name == "sqlite"
+    with sqlite_migrations(connection) if sqlite else nullcontext():
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=sqlite,
+            compare_type=True,
+            include_object=include_object,
+            on_version_apply=[check_foreign_keys] if sqlite else [],
+        )
+        with context.begin_transaction():
+            context.run_migrations()
 
 
 if context.is_offline_mode():
