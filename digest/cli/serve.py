@@ -18,8 +18,8 @@ def serve(
         typer.Option(
             min=1,
             max=64,
-            help="Server processes. Prefer one per container or service unit: with more, "
-            "uvicorn 0.54 adds ~40 ms per request (uvicorn issue #3149).",
+            help="Server processes in this container; or run one `digest serve` per "
+            "container behind a load balancer.",
         ),
     ] = 1,
     access_log: Annotated[

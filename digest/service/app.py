@@ -83,9 +83,10 @@ _AGENT_ERRORS: dict[int | str, dict[str, Any]] = {
 AgentName = Annotated[str, Path(min_length=1, max_length=200, description="The agent's key.")]
 
 
-def key_holder(
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> KeyHolder:
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+
+
+def key_holder(credentials: Credentials) -> KeyHolder:
     """The tenant and kind of the request's key; 401 without a valid, unrevoked one."""
     holder = None if credentials is None else authenticate(credentials.credentials)
     if holder is None:
@@ -174,7 +175,7 @@ def _read_body(raw: bytes) -> Any:
         raise InvalidEvent("(body)", "nested too deeply to read") from None
 
 
-async def post_events(request: Request, holder: Holder) -> JSONResponse:
+async def post_events(request: Request, credentials: Credentials) -> JSONResponse:
     """Capture one event (a JSON object with its `kind`), or `{"events": [...]}`, up to 100.
 
     The same kinds, validation, trimming and idempotency as the Python API; the tenant is the
@@ -183,9 +184,16 @@ async def post_events(request: Request, holder: Holder) -> JSONResponse:
     anything is stored; a database fault or an idempotency conflict part way keeps the events
     stored before it (resend with the same idempotency keys: they answer with the same ids).
     """
+    raw = await _body_of(request)
+    # One trip to the thread pool for the key, the body and the capture: this is the hot path.
+    return await run_in_threadpool(_capture_request, credentials, raw)
+
+
+def _capture_request(credentials: HTTPAuthorizationCredentials | None, raw: bytes) -> JSONResponse:
+    holder = key_holder(credentials)
     if holder.kind != "agent":
         raise HTTPException(403, "owner keys review; capture with an agent key")
-    body = _read_body(await _body_of(request))
+    body = _read_body(raw)
     if isinstance(body, dict) and "events" in body and "kind" not in body:
         items = body["events"]
         if set(body) != {"events"}:
@@ -193,11 +201,11 @@ async def post_events(request: Request, holder: Holder) -> JSONResponse:
         if not isinstance(items, list) or not 1 <= len(items) <= BATCH_MAX:
             raise InvalidEvent("events", f"must be a list of 1 to {BATCH_MAX} events")
         events = [_event_data(item, holder, f"events[{i}].") for i, item in enumerate(items)]
-        batch = CapturedBatch(events=await run_in_threadpool(_capture_batch, events))
+        batch = CapturedBatch(events=_capture_batch(events))
         created = any(e.created for e in batch.events)
         return JSONResponse(batch.model_dump(), status_code=201 if created else 200)
     kind, data = _event_data(body, holder, "")
-    event_id, was_created = await run_in_threadpool(capture_new_event, kind, data)
+    event_id, was_created = capture_new_event(kind, data)
     one = Captured(id=event_id, created=was_created)
     return JSONResponse(one.model_dump(), status_code=201 if was_created else 200)
 
