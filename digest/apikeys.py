@@ -26,7 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from digest.db import read_scope, session_scope
 from digest.errors import DatabaseUnavailable, InvalidArgument, NotFound
 from digest.models import API_KEY_KINDS, ApiKey, Tenant, as_utc, utcnow
-from digest.redact import redact
+from digest.redact import driver_line
 from digest.tenants import configure_tenant, tenant_named, unknown_key
 
 #: random characters after ``dg_<kind>_``: 24 random bytes, url-safe base64
@@ -161,8 +161,7 @@ def authenticate(secret: str) -> KeyHolder | None:
                 .where(ApiKey.key_hash == hash_secret(secret), ApiKey.revoked_at.is_(None))
             ).first()
     except SQLAlchemyError as exc:
-        message = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        detail = redact(message[0]) if message else type(exc).__name__
+        detail = driver_line(exc)
         raise DatabaseUnavailable(f"the API key could not be checked: {detail}") from exc
     if found is None:
         return None

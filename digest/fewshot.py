@@ -59,7 +59,7 @@ from digest.identity.index import AgentIndex, Entry
 from digest.lessons.vectors import embedder, vectors_for
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
-from digest.redact import redact
+from digest.redact import driver_line, redact
 from digest.reflect.screen import injection_reason
 from digest.retrieve import prompt_keywords
 from digest.tenants import agent_named, tenant_named
@@ -107,7 +107,8 @@ def examples(
     try:
         return _examples(tenant, agent, prompt, min(k, MAX_K), contact_id)
     except Exception as exc:
-        log.error("examples_failed", tenant=tenant, agent=agent, error=_short_error(exc))
+        error = f"{type(exc).__name__}: {driver_line(exc)}"
+        log.error("examples_failed", tenant=tenant, agent=agent, error=error)
         return []
 
 
@@ -122,14 +123,6 @@ def _bad_argument(
     if isinstance(k, bool) or not isinstance(k, int):
         return f"k must be an int, not {type(k).__name__}"
     return None
-
-
-def _short_error(exc: BaseException) -> str:
-    # The driver's first line, not SQLAlchemy's message: that one appends the statement's
-    # parameters, which may carry words of the prompt.
-    message = str(getattr(exc, "orig", None) or exc).strip()
-    first = message.splitlines()[0] if message else ""
-    return redact(f"{type(exc).__name__}: {first[:300]}")
 
 
 def _examples(

@@ -69,3 +69,12 @@ def redact(text: str) -> str:
     for pattern, replacement in _compiled():
         text = pattern.sub(replacement, text)
     return text
+
+
+def driver_line(exc: BaseException, limit: int = 300) -> str:
+    """The first line of a database error as the driver said it, redacted: not SQLAlchemy's
+    own message, which appends the statement and its parameters (a prompt's words, a key's
+    hash). The exception's class name when the driver said nothing."""
+    message = str(getattr(exc, "orig", None) or exc).strip()
+    first = message.splitlines()[0][:limit] if message else ""
+    return redact(first) if first else type(exc).__name__

@@ -31,7 +31,7 @@ from digest.identity.index import AgentIndex, Entry
 from digest.lessons.neighbours import agent_view, probe_vector
 from digest.logs import get_logger
 from digest.models import Agent, LearningVersion, Lesson, Tenant, as_utc, utcnow
-from digest.redact import redact
+from digest.redact import driver_line
 from digest.tenants import agent_named, key_problem, tenant_named, unknown_key
 
 if TYPE_CHECKING:
@@ -150,9 +150,7 @@ def pitfalls(
 def _short_error(exc: BaseException) -> str:
     # The driver's message, not SQLAlchemy's: the latter appends the statement and its
     # parameters, which carry words of the user's prompt.
-    message = str(getattr(exc, "orig", None) or exc).strip()
-    first = message.splitlines()[0] if message else ""
-    return f"{type(exc).__name__}: {first[:300]}"
+    return f"{type(exc).__name__}: {driver_line(exc)}"
 
 
 def _surface(
@@ -375,7 +373,7 @@ def current_learning(tenant: str, agent: str) -> CurrentLearning | None:
     try:
         found = _active_version(tenant, agent)
     except SQLAlchemyError as exc:
-        error = redact(_short_error(exc))
+        error = _short_error(exc)
         missing = "no such table" in error or "does not exist" in error
         hint = " (schema missing: run `digest db upgrade`)" if missing else ""
         raise DatabaseUnavailable(f"the learning version could not be read: {error}{hint}") from exc

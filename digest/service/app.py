@@ -35,7 +35,7 @@ from digest.capture.schemas import parse_event
 from digest.db import read_scope
 from digest.errors import DatabaseUnavailable, IdempotencyConflict, InvalidEvent, NotFound
 from digest.models import Agent
-from digest.redact import redact
+from digest.redact import driver_line, redact
 from digest.retrieve import current_learning, pitfalls
 from digest.service.models import (
     BATCH_MAX,
@@ -289,9 +289,7 @@ def readyz() -> JSONResponse:
         with get_engine().connect() as connection:
             current = MigrationContext.configure(connection).get_current_revision()
     except Exception as exc:  # any driver or URL fault: not ready, say why
-        lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        reason = redact(lines[0]) if lines else type(exc).__name__
-        return _readiness(False, f"database unreachable: {reason}")
+        return _readiness(False, f"database unreachable: {driver_line(exc)}")
     head = _head_revision()
     if current != head:
         return _readiness(False, f"schema at {current}, code at {head}: run `digest db upgrade`")

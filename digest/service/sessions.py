@@ -29,7 +29,7 @@ from digest.config import get_settings
 from digest.db import read_scope, session_scope
 from digest.errors import DatabaseUnavailable
 from digest.models import ApiKey, ReviewSession, Tenant, utcnow
-from digest.redact import redact
+from digest.redact import driver_line
 
 SESSION_COOKIE = "digest_review"
 LOGIN_COOKIE = "digest_review_login"
@@ -74,9 +74,7 @@ def new_login_token() -> str:
 
 
 def _unavailable(exc: SQLAlchemyError, doing: str) -> DatabaseUnavailable:
-    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    detail = redact(lines[0]) if lines else type(exc).__name__
-    return DatabaseUnavailable(f"{doing}: {detail}")
+    return DatabaseUnavailable(f"{doing}: {driver_line(exc)}")
 
 
 def open_session(holder: KeyHolder) -> str:
