@@ -56,9 +56,9 @@ def make_engine(url: str) -> Engine:
         max_overflow=5,
         # A dead database must fail the hot path fast, not after the OS connect timeout.
         # No server-side prepared statements: after five runs psycopg would prepare a statement
-        # and Postgres could switch it to a generic plan made while lesson_terms was small,
-        # kept for the connection's life however large the index grows (neighbour search then
-        # took 50 ms instead of 2). Planning each statement costs far less than that.
+        # and Postgres could switch it to a generic plan made while a table was small, kept for
+        # the connection's life however large the table grows (the old SQL neighbour search
+        # took 50 ms instead of 2 this way). Planning each statement costs far less than that.
         connect_args={"connect_timeout": 3, "prepare_threshold": None},
     )
 

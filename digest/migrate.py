@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from alembic import command
 from alembic.config import Config
@@ -18,18 +18,6 @@ from digest.errors import DigestError
 
 if TYPE_CHECKING:
     from alembic.runtime.migration import MigrationContext, MigrationInfo
-
-#: tables that exist only on PostgreSQL and only in migrations: the old neighbour-search term
-#: index (migration 0004), still written by a trigger, no longer read (the search is in memory
-#: since issue 13; dropping it is a migration of its own). Autogenerate must not propose
-#: dropping them.
-MIGRATION_ONLY_TABLES = frozenset({"lesson_terms"})
-
-
-def include_object(
-    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
-) -> bool:
-    return not (type_ == "table" and name in MIGRATION_ONLY_TABLES)
 
 
 @contextmanager

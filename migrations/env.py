@@ -14,7 +14,7 @@ from sqlalchemy import Connection
 
 from digest.config import get_settings
 from digest.db import make_engine
-from digest.migrate import check_foreign_keys, include_object, sqlite_migrations
+from digest.migrate import check_foreign_keys, sqlite_migrations
 from digest.models import Base
 
 config = context.config
@@ -57,7 +57,6 @@ def _run(connection: Connection) -> None:
             target_metadata=target_metadata,
             render_as_batch=sqlite,
             compare_type=True,
-            include_object=include_object,
             on_version_apply=[check_foreign_keys] if sqlite else [],
         )
         with context.begin_transaction():

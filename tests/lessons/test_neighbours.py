@@ -49,29 +49,6 @@ def bulk_lessons(session: Session, anchor: Lesson, n: int, situation: str, corre
     )
 
 
-def index_matches_active_lessons(agent_id: int) -> bool:
-    """``lesson_terms`` holds exactly the terms of the agent's active lessons, nothing else."""
-    with session_scope() as session:
-        stored = {
-            (row.lesson_id, row.term)
-            for row in session.execute(
-                text("SELECT lesson_id, term FROM lesson_terms WHERE agent_id = :a"),
-                {"a": agent_id},
-            )
-        }
-        expected = {
-            (row.id, row.term)
-            for row in session.execute(
-                text(
-                    "SELECT id, unnest(digest_lesson_terms(situation || ' ' || correction))"
-                    " AS term FROM lessons WHERE agent_id = :a AND status = 'active'"
-                ),
-                {"a": agent_id},
-            )
-        }
-    return bool(expected) and stored == expected
-
-
 def citing_event(session: Session, lesson_id: int) -> Event:
     return session.scalars(
         select(Event).join(LessonEvidence).where(LessonEvidence.lesson_id == lesson_id)
@@ -178,13 +155,11 @@ def test_neighbours_never_come_from_another_agent_or_tenant(
     assert {colleague.id, stranger.id}.isdisjoint(found)
 
 
-def test_term_index_follows_every_write_to_a_lesson(
+def test_the_search_follows_every_write_to_a_lesson(
     services_env: dict[str, str], tenant: str
 ) -> None:
     refund = first_lesson(tenant, AGENT, "refunds: ask a manager before refunding above 200 EUR")
     shipping = manual_lesson(tenant, AGENT, "shipping: Norway ships from the Oslo depot")
-    agent_id = refund.agent_id
-    assert index_matches_active_lessons(agent_id)  # ADD (the insert trigger)
     assert neighbour_ids(refund, "refunds above 200 EUR need a manager")[0] == refund.id
 
     # UPDATE: the new words find it, the words it lost no longer do.
@@ -195,18 +170,15 @@ def test_term_index_follows_every_write_to_a_lesson(
             session, lesson, Candidate("gift cards", "gift cards are never refundable"),
             event=event, reason="test", model=None, prompt_hash=None,
         )  # fmt: skip
-    assert index_matches_active_lessons(agent_id)
     assert refund.id in neighbour_ids(refund, "gift cards never refundable")
     assert refund.id not in neighbour_ids(refund, "manager 200 EUR")
 
-    # Owner status changes: disabled lessons leave the index, enabled ones come back.
+    # Owner status changes: disabled lessons are not found, enabled ones are again.
     with session_scope() as session:
         set_lesson_status(session, tenant, AGENT, refund.id, "disabled")
-    assert index_matches_active_lessons(agent_id)
     assert refund.id not in neighbour_ids(refund, "gift cards never refundable")
     with session_scope() as session:
         set_lesson_status(session, tenant, AGENT, refund.id, "active")
-    assert index_matches_active_lessons(agent_id)
     assert refund.id in neighbour_ids(refund, "gift cards never refundable")
 
     # DELETE (supersede) by reconciliation.
@@ -217,7 +189,6 @@ def test_term_index_follows_every_write_to_a_lesson(
         supersede_lesson(
             session, old, new, event=event, reason="test", model=None, prompt_hash=None
         )
-    assert index_matches_active_lessons(agent_id)
     assert refund.id not in neighbour_ids(refund, "gift cards never refundable")
 
     # Compaction merges a duplicate (the manual path adds without reconciling).
@@ -225,7 +196,6 @@ def test_term_index_follows_every_write_to_a_lesson(
     twin = manual_lesson(tenant, AGENT, "shipping-no: Norway ships from the Oslo depot")
     assert neighbour_ids(refund, "Norway ships from the Oslo depot") == [shipping, twin]
     assert compact(tenant, AGENT).merged == [(twin, shipping)]
-    assert index_matches_active_lessons(agent_id)
     assert neighbour_ids(refund, "Norway ships from the Oslo depot") == [shipping]
 
     # A hand-written UPDATE by an operator is followed too.
@@ -233,16 +203,11 @@ def test_term_index_follows_every_write_to_a_lesson(
         session.execute(
             update(Lesson).where(Lesson.id == shipping).values(correction="Sweden ships from Malmo")
         )
-    assert index_matches_active_lessons(agent_id)
     assert neighbour_ids(refund, "Sweden ships from Malmo") == [shipping]
 
-    # Reset soft-deletes everything: nothing of the agent is left in the index.
+    # Reset soft-deletes everything: nothing of the agent is found any more.
     with session_scope() as session:
         assert reset_lessons(session, tenant, AGENT) == 3  # two superseded, one active
-        left = session.scalar(
-            text("SELECT count(*) FROM lesson_terms WHERE agent_id = :a"), {"a": agent_id}
-        )
-    assert left == 0
     assert neighbour_ids(refund, "Sweden ships from Malmo") == []
 
 
