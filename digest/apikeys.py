@@ -48,10 +48,6 @@ class KeyInfo:
     created_at: datetime
     revoked_at: datetime | None
 
-    @property
-    def revoked(self) -> bool:
-        return self.revoked_at is not None
-
 
 @dataclass(frozen=True)
 class NewKey:

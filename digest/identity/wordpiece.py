@@ -81,14 +81,6 @@ class Encoding:
 
     ids: list[int]
 
-    @property
-    def attention_mask(self) -> list[int]:
-        return [1] * len(self.ids)
-
-    @property
-    def type_ids(self) -> list[int]:
-        return [0] * len(self.ids)
-
 
 def _is_cjk(code: int) -> bool:
     return any(low <= code <= high for low, high in _CJK_RANGES)
