@@ -78,7 +78,7 @@ STREAM_SEED = 101
 def _fingerprinted(kind: str, payload: dict[str, Any], found: list[Candidate]) -> list[Candidate]:
     """The candidates with the fingerprints a worker gives them (``judge.with_fingerprints``)."""
     from digest.reflect.claims import Claimed
-    from digest.reflect.judge import with_fingerprints
+    from digest.reflect.verdict import with_fingerprints
 
     claimed = Claimed(
         event_id=0, attempt=1, tenant_id=0, agent_id=0, kind=kind, trust="low", payload=payload,

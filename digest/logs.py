@@ -68,7 +68,7 @@ _STRUCTLOG_DIR = os.path.dirname(structlog.__file__) + os.sep
 class EventMessage(dict[str, Any]):
     """A digest event as a stdlib record's message: a structlog ``ProcessorFormatter`` (the
     worker's, the CLI's or a host's) renders its fields; any other formatter gets one readable
-    line, ``publish_failed task=digest.reflect_event error=ConnectionError``."""
+    line, ``publish_failed task=digest.reflect_batch error=ConnectionError``."""
 
     def __str__(self) -> str:
         fields = " ".join(

@@ -13,9 +13,10 @@ What a call does, for one agent:
    LOCKED``). With models answered in process a call takes up to
    ``DIGEST_REFLECT_BATCH_SIZE`` events; with a remote model one, so model latency overlaps
    across the pool.
-2. **judge, reconcile, apply**: a batch in one transaction under the agent's lesson lock
-   (``digest.reflect.batch``); a single event judged and reconciled with no transaction open,
-   then written with an epoch check (``digest.reflect.single``).
+2. **reflect** each claimed event through the one core (``digest.reflect.core``): verdict,
+   screen, reconcile, apply. With models in process the batch shares one transaction under
+   the agent's lesson lock; with a remote model each event has transactions of its own and
+   none is open while the model is asked (``digest.reflect.batch``).
 3. **pass on**: with a broker, the agent's events left over get one (coalesced) message;
    ``drain`` simply calls again until nothing is left.
 4. **after-reflect triggers** (``digest.versions.triggers.after_reflect``): a threshold
@@ -39,9 +40,8 @@ from digest.model.seam import time_budget
 from digest.models import Agent, Event, Tenant, as_utc, utcnow
 from digest.outbox import publish
 from digest.redact import redact
-from digest.reflect.batch import reflect_together
+from digest.reflect.batch import reflect_claims
 from digest.reflect.claims import Batch, ReflectResult, claim_batch, claimable
-from digest.reflect.single import reflect_one
 from digest.tenants import agent_named, find_agent, tenant_named
 from digest.versions.compose import ComposeResult, compose_version
 from digest.versions.triggers import after_reflect
@@ -93,10 +93,7 @@ def reflect_pending(
     budget = time_budget(settings.model_deadline_s)
     try:
         with budget:
-            if batch.in_process and len(batch.claimed) > 1:
-                results = reflect_together(batch.claimed, settings)
-            else:
-                results = [reflect_one(c, settings, time.monotonic()) for c in batch.claimed]
+            results = reflect_claims(batch.claimed, settings, in_process=batch.in_process)
     finally:
         # Even if this batch raised: the agent's other pending events must not wait for it.
         if pass_on and batch.next_pending is not None and batch.in_process:

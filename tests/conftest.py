@@ -59,18 +59,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.services)
 
 
-def _clear_process_caches() -> None:
-    """Forget what this process remembers between calls: settings, agent ids, model answers,
-    known lesson texts, loaded prompts and registered scripted models. Only modules already
-    imported are touched (a test that never loaded one pays nothing for it)."""
-    from digest.config import get_settings
+def _reset_process_state() -> None:
+    """Forget everything this process keeps between calls, as a forked worker child does
+    (``digest.runtime``): settings, engines, broker and limiter clients, model answers,
+    prompts, scripted models, embedders and indexes. Free when nothing was made."""
+    from digest.runtime import runtime
 
-    get_settings.cache_clear()
+    runtime().reset()
+    # Kept in module globals until their modules (being moved) ask the runtime for them.
     loaded = sys.modules
-    if "digest.capture.api" in loaded:
-        loaded["digest.capture.api"].forget_agent_ids()
+    if "digest.capture.store" in loaded:
+        loaded["digest.capture.store"].forget_agent_ids()
     for module, cache in (
-        ("digest.reflect.judge", "JUDGEMENTS"),
+        ("digest.reflect.verdict", "JUDGEMENTS"),
         ("digest.reflect.reconcile", "ANSWERS"),
         ("digest.reflect.repeats", "KNOWN_TEXTS"),
     ):
@@ -216,7 +217,7 @@ def tenant() -> str:
     return f"t-{uuid.uuid4().hex[:10]}"
 
 
-#: Celery's log line about a task: "Task digest.reflect_event[<id>] received", "… succeeded in …"
+#: Celery's log line about a task: "Task digest.reflect_batch[<id>] received", "… succeeded in …"
 _TASK_OUTCOME = re.compile(r"Task (?P<name>[\w.]+)\[(?P<id>[\w-]+)\] (?P<how>\w+)")
 
 
@@ -566,9 +567,9 @@ def reflect_runs(ids: list[int]) -> dict[int, int]:
 def reflect_messages(broker: str, queue: str) -> list[list[Any]]:
     """Args of every reflect message waiting in ``queue``, oldest first (compose messages the
     threshold trigger may add are left out)."""
-    from digest.outbox.publish import TASK_REFLECT_EVENT
+    from digest.outbox.publish import TASK_REFLECT
 
-    return [args for task, args in queued_tasks(broker, queue) if task == TASK_REFLECT_EVENT]
+    return [args for task, args in queued_tasks(broker, queue) if task == TASK_REFLECT]
 
 
 def with_batch_size(monkeypatch: pytest.MonkeyPatch, size: int) -> None:

@@ -255,3 +255,49 @@ class ChaosLLM(_Loopback):
                         chaos.calls.append((started, time.time(), status, model))
 
         return Handler
+
+
+class OfflineOverHTTP(_Loopback):
+    """An OpenAI-compatible server that answers every request as ``offline/rules`` would
+    answer the same messages in process: the remote path (litellm over HTTP, no transaction
+    open during the call, an event at a time) with the embedded default's judgements, so a
+    test can show that both paths of the one reflect core decide the same. ``requests``
+    counts the model calls served."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        super().__init__()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        from digest.model.offline import answer
+
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests += 1
+                content = answer(body.get("messages", []))
+                data = json.dumps({
+                    "id": "chatcmpl-offline",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model", "offline"),
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                }).encode()  # fmt: skip
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler

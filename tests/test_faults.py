@@ -14,7 +14,7 @@ import redis
 
 import digest
 from digest.config import get_settings
-from digest.outbox.publish import TASK_REFLECT_EVENT
+from digest.outbox.publish import TASK_REFLECT
 from tests.conftest import (
     CLOSED_PORT_BROKER,
     DONE,
@@ -40,7 +40,7 @@ def worker_idle(worker: WorkerProcess, env: dict[str, str]) -> bool:
     """No message waits in the queue, and every reflect task the worker took has ended (the
     queue is read first: a message taken after that shows in the log, read after it)."""
     waiting = redis.Redis.from_url(env["DIGEST_BROKER_URL"]).llen(env["DIGEST_QUEUE"])
-    return waiting == 0 and not worker.tasks_in_flight(TASK_REFLECT_EVENT)
+    return waiting == 0 and not worker.tasks_in_flight(TASK_REFLECT)
 
 
 def test_broker_unreachable_capture_returns_fast_and_relay_delivers_later(

@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from digest.config import get_settings
-from digest.outbox.publish import TASK_REFLECT_EVENT, release_reflect_slot
+from digest.outbox.publish import TASK_REFLECT, release_reflect_slot
 from digest.pipeline import reflect_pending
 from tests.conftest import (
     FINISHED,
@@ -30,7 +30,7 @@ from tests.conftest import (
 def take_message(broker: str, queue: str) -> list[Any]:
     """Pop the oldest message, as a worker would, and return its args."""
     [(task, args)] = queued_tasks(broker, queue)[:1]
-    assert task == TASK_REFLECT_EVENT
+    assert task == TASK_REFLECT
     redis.Redis.from_url(broker).rpop(queue)
     return args
 

@@ -87,6 +87,7 @@ def task_limits(settings: Settings) -> dict[str, dict[str, float]]:
     grace = hard - soft
     improve = 2 * soft + settings.improve_wait_s
     return {
+        "digest.reflect_batch": {"soft_time_limit": soft, "time_limit": hard},
         "digest.reflect_event": {"soft_time_limit": soft, "time_limit": hard},
         "digest.compose_version": {"soft_time_limit": soft, "time_limit": hard},
         "digest.improve_now": {"soft_time_limit": improve, "time_limit": improve + grace},

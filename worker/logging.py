@@ -17,7 +17,7 @@ from digest.logs import configure_logging
 def _on_prerun(task_id: str | None = None, task: Any = None, args: Any = None, **_: Any) -> None:
     structlog.contextvars.clear_contextvars()
     bound: dict[str, Any] = {"task_id": task_id, "task": getattr(task, "name", None)}
-    if getattr(task, "name", "") == "digest.reflect_event" and args:
+    if getattr(task, "name", "") in ("digest.reflect_batch", "digest.reflect_event") and args:
         bound["event_id"] = args[0]
     structlog.contextvars.bind_contextvars(**bound)
 

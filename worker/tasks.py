@@ -13,22 +13,33 @@ from digest.versions import triggers
 from digest.versions.compose import compose_version as compose_version_fn
 from worker.celery_app import app
 
+#: A database blip (restart, failover) retries the task; the claim logic keeps it idempotent.
+_REFLECT_RETRIES: dict[str, Any] = {
+    "autoretry_for": (OperationalError,),
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
 
-# A database blip (restart, failover) retries the task; the claim logic keeps it idempotent.
-@app.task(
-    bind=True,
-    name="digest.reflect_event",
-    autoretry_for=(OperationalError,),
-    retry_backoff=2,
-    retry_backoff_max=60,
-    max_retries=5,
-)
+
+@app.task(bind=True, name="digest.reflect_batch", **_REFLECT_RETRIES)
+def reflect_batch(self: Task, event_id: int, agent_id: int | None = None) -> dict[str, Any]:
+    """The batch of the agent's events this message claims: ``event_id`` (or, if it is done,
+    the agent's oldest claimable event) and, with it, the agent's other pending events."""
+    return _reflect(self, event_id, agent_id)
+
+
+@app.task(bind=True, name="digest.reflect_event", **_REFLECT_RETRIES)
 def reflect_event(self: Task, event_id: int, agent_id: int | None = None) -> dict[str, Any]:
-    # The event and, with it, other pending events of its agent (digest.pipeline). The task id
-    # stays the same when Celery re-queues the message of a dead worker process or retries
-    # it: the claims of a run that died are then taken back at once.
+    """The task's former name, for messages queued before it was renamed: the same work."""
+    return _reflect(self, event_id, agent_id)
+
+
+def _reflect(task: Task, event_id: int, agent_id: int | None) -> dict[str, Any]:
+    # The task id stays the same when Celery re-queues the message of a dead worker process
+    # or retries it: the claims of a run that died are then taken back at once.
     results = pipeline.reflect_pending(
-        event_id=event_id, agent_id=agent_id, delivery=self.request.id
+        event_id=event_id, agent_id=agent_id, delivery=task.request.id
     )
     return {
         "event_id": event_id,

@@ -79,7 +79,7 @@ async def publish_reflect(
 ) -> bool:
     """``publish.publish_reflect`` with ``agent_id``, awaited: coalesced per agent."""
     return await publish_task(
-        publish.TASK_REFLECT_EVENT,
+        publish.TASK_REFLECT,
         [event_id, agent_id],
         settings,
         slot=publish.reflect_slot(agent_id, settings),

@@ -35,7 +35,11 @@ if TYPE_CHECKING:
     from redis import Redis
     from redis.commands.core import Script
 
-TASK_REFLECT_EVENT = "digest.reflect_event"
+#: reflects the batch of an agent's events it claims (the event named first, with it the
+#: agent's other pending events)
+TASK_REFLECT = "digest.reflect_batch"
+#: the name messages queued before the task was renamed carry; workers still answer to it
+TASK_REFLECT_LEGACY = "digest.reflect_event"
 TASK_RELAY_PENDING = "digest.relay_pending"
 TASK_COMPOSE_VERSION = "digest.compose_version"
 TASK_WEEKLY_SWEEP = "digest.weekly_sweep"
@@ -198,9 +202,9 @@ def publish_reflect(
     ``agent_id`` (the relay, requeue) the message always goes out. Returns True when a
     message is on its way (sent now, or already waiting for this agent)."""
     if agent_id is None:
-        return publish_task(TASK_REFLECT_EVENT, [event_id], settings)
+        return publish_task(TASK_REFLECT, [event_id], settings)
     return publish_task(
-        TASK_REFLECT_EVENT, [event_id, agent_id], settings, slot=reflect_slot(agent_id, settings)
+        TASK_REFLECT, [event_id, agent_id], settings, slot=reflect_slot(agent_id, settings)
     )
 
 

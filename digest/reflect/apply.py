@@ -17,31 +17,23 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
-from digest.db import session_scope
 from digest.errors import LLMError, LLMOutputError, LLMTransientError
 from digest.lessons.store import Candidate, add_lesson, confidence_from_counts, support_lesson
 from digest.lessons.vectors import stored_vector
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, as_utc, utcnow
 from digest.reflect import judgements
-from digest.reflect.claims import Claimed, ReflectResult, lock_event, still_ours
-from digest.reflect.judge import Prepared, RunInfo
+from digest.reflect.claims import Claimed, ReflectResult
 from digest.reflect.operations import apply_plan
+from digest.reflect.prepare import Prepared
 from digest.reflect.reconcile import Plan, Snapshot, read_neighbours
 from digest.reflect.repeats import KNOWN_TEXTS, text_key
+from digest.reflect.run import RunInfo
 
 log = get_logger("digest.reflect")
 
-Mark = Callable[[Session, Event, "RunInfo", str], "ReflectResult"]
-
-
-def finish(run: RunInfo, mark: Mark, reason: str) -> ReflectResult:
-    """An event's own final transaction: its row locked and still ours, then ``mark``."""
-    with session_scope(run.settings.database_url) as session:
-        event = lock_event(session, run.claimed.event_id)
-        if event is None or not still_ours(event, run.claimed):
-            return ReflectResult(run.claimed.event_id, "claim_lost")
-        return mark(session, event, run, reason)
+#: how an event ends without lessons, in the transaction of its final status
+Mark = Callable[[Session, Event, RunInfo, str], ReflectResult]
 
 
 def _set_terminal(session: Session, event: Event, status: str) -> None:

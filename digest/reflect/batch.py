@@ -1,39 +1,50 @@
-"""A batch: several claimed events of one agent whose models answer in process, judged,
-reconciled and written in one transaction that holds the agent's lesson lock from the start.
+"""The claimed events of one call, through the one core (``digest.reflect.core``).
+
+Models in process: the events of one agent in one transaction that holds the agent's lesson
+lock from the start (``Held``), each judged, reconciled against the bank as the events before
+it left it, and written, in event order. A remote model: each event with transactions of its
+own and none open while the model is asked (``Own``).
 """
 
 from __future__ import annotations
 
-import time
-
-from sqlalchemy import inspect, select
+from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
-from sqlalchemy.orm import Session
 
 from digest.config import Settings
 from digest.db import session_scope
-from digest.errors import LLMError, is_time_limit
+from digest.errors import is_time_limit
 from digest.lessons.transition import lock_agent_lessons
 from digest.logs import get_logger
-from digest.model.contracts import Skip
-from digest.models import Event, Lesson
+from digest.models import Event
 from digest.redact import redact
-from digest.reflect.apply import apply_and_finish, mark_fault, mark_skipped
 from digest.reflect.claims import Claimed, ReflectResult, hand_back, still_ours
-from digest.reflect.judge import Failed, RunInfo, decide_plan, new_run, prepare, verdict_for
-from digest.reflect.reconcile import read_neighbours
-from digest.reflect.repeats import known_repeats
-from digest.reflect.single import about, reflect_one
+from digest.reflect.core import Held, Own, reflect_claimed
+from digest.reflect.run import about
 
 log = get_logger("digest.reflect")
 
 
+def reflect_claims(
+    claimed: list[Claimed], settings: Settings, *, in_process: bool
+) -> list[ReflectResult]:
+    """Reflect what one call claimed (``in_process``: its models answer in this process)."""
+    if in_process and len(claimed) > 1:
+        return reflect_together(claimed, settings)
+    return [reflect_alone(c, settings) for c in claimed]
+
+
+def reflect_alone(claimed: Claimed, settings: Settings) -> ReflectResult:
+    """One event in transactions of its own."""
+    with about(claimed):
+        return reflect_claimed(claimed, settings, Own(settings)).log()
+
+
 def reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectResult]:
     """Several claimed events of one agent whose models answer in process, in one transaction
-    that holds the agent's lesson lock from the start: each event is judged, reconciled
-    against the bank as the events before it left it, and written, in event order. Nothing
-    waits on the network while it is open (a remote model never gets here), and no epoch
-    check is needed: no other writer can move the bank meanwhile.
+    that holds the agent's lesson lock from the start. Nothing waits on the network while it
+    is open (a remote model never gets here), and no epoch check is needed: no other writer
+    can move the bank meanwhile.
 
     A database fault or the time limit rolls the batch back and hands its claims back (the
     task's retry or the next message takes them again); any other error in one event rolls
@@ -50,18 +61,17 @@ def reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectRe
                 )
             }
             lock_agent_lessons(session, batch[0].agent_id)
+            tx = Held(session, events)
             results = []
             # Rows that nothing in the batch reads back (history, citations, runs, statuses)
-            # wait for one flush; changes a search reads are flushed before it (_bank_changed).
+            # wait for one flush; changes a search reads are flushed before it (Held.reading).
             with session.no_autoflush:
                 for claimed in batch:
-                    event = events.get(claimed.event_id)
-                    if event is None or not still_ours(event, claimed):
+                    if not still_ours(events.get(claimed.event_id), claimed):
                         results.append(ReflectResult(claimed.event_id, "claim_lost"))
                         continue
                     with about(claimed):
-                        run = new_run(claimed, settings, time.monotonic())
-                        results.append(_reflect_held(session, event, run))
+                        results.append(reflect_claimed(claimed, settings, tx))
     except Exception as exc:
         if not _is_fault(exc):
             log.error(
@@ -76,56 +86,6 @@ def reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectRe
         with about(claimed):
             result.log()
     return results
-
-
-def _reflect_held(session: Session, event: Event, run: RunInfo) -> ReflectResult:
-    """One event of a batch, inside the batch's transaction (event row and agent lock held)."""
-    verdict = verdict_for(run, session)
-    if isinstance(verdict, Skip):
-        return mark_skipped(session, event, run, verdict.reason)
-    if isinstance(verdict, Failed):
-        return mark_fault(verdict.error)(session, event, run, verdict.reason)
-    claimed, settings = run.claimed, run.settings
-    try:
-        prepared = prepare(run, verdict)
-        snapshot = (
-            run.reused.snapshot
-            if run.reused is not None and not prepared.quarantined
-            else known_repeats(session, claimed, prepared.clean, settings)
-        )
-        if snapshot is None:
-            if _bank_changed(session):
-                session.flush()  # the search reads the rows this transaction changed
-            snapshot = read_neighbours(
-                session,
-                claimed.tenant_id,
-                claimed.agent_id,
-                prepared.clean,
-                settings.reconcile_k,
-                with_epoch=False,
-            )
-        plan = decide_plan(run, prepared, snapshot)
-    except LLMError as exc:  # nothing of this event is written before the plan is decided
-        return mark_fault(exc)(session, event, run, str(exc))
-    # The neighbours were read under the lock this transaction holds: an ADD needs no second
-    # look for an identical lesson, unless the event's own candidates could be identical.
-    recheck = len(prepared.clean) > 1
-    return apply_and_finish(session, event, run, prepared, plan, recheck_adds=recheck)
-
-
-#: lesson columns the neighbour search depends on (its text, its filter)
-_SEARCHED = ("situation", "correction", "status", "expires_at", "agent_id")
-
-
-def _bank_changed(session: Session) -> bool:
-    """Does the session hold unflushed changes to lessons that a neighbour search would see?
-    (Support counts and timestamps do not matter; new lessons are flushed when added.)"""
-    for obj in session.dirty:
-        if isinstance(obj, Lesson):
-            attrs = inspect(obj).attrs
-            if any(attrs[name].history.has_changes() for name in _SEARCHED):
-                return True
-    return False
 
 
 def _is_fault(exc: BaseException) -> bool:
@@ -149,7 +109,7 @@ def _one_by_one(batch: list[Claimed], settings: Settings) -> list[ReflectResult]
     results = []
     for position, claimed in enumerate(batch):
         try:
-            results.append(reflect_one(claimed, settings, time.monotonic()))
+            results.append(reflect_alone(claimed, settings))
         except Exception as exc:
             if _is_fault(exc):
                 hand_back(batch[position:], settings)

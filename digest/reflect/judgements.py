@@ -114,6 +114,7 @@ def _lookup(
         epoch=int(epoch or 0),
         neighbours=[[Neighbour.of(lesson, relevance=1.0, identity=1.0)] for lesson in lessons],
         k=k,
+        settled=True,
     )
     return Reused(found.id, None, candidates, snapshot)
 

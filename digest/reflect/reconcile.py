@@ -341,6 +341,9 @@ class Snapshot:
     neighbours: list[list[Neighbour]]
     #: how many neighbours per candidate were read
     k: int = 5
+    #: each candidate's one neighbour is the live lesson it repeats (a stored judgement, an
+    #: exact repeat): a plan from it stands while those lessons are active, whatever else moved
+    settled: bool = False
 
 
 def read_neighbours(

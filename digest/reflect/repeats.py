@@ -46,4 +46,4 @@ def known_repeats(
         ):
             return None
         found.append([Neighbour.of(lesson, relevance=1.0, identity=1.0)])
-    return Snapshot(epoch=0, neighbours=found, k=settings.reconcile_k)
+    return Snapshot(epoch=0, neighbours=found, k=settings.reconcile_k, settled=True)

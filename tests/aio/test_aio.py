@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 import digest
 import digest.aio
+from digest.capture.store import remember_agent_ids
 from digest.db import session_scope
 from digest.errors import (
     CaptureUnavailable,
@@ -30,7 +31,13 @@ from digest.errors import (
 )
 from digest.models import Event, Lesson
 from digest.versions.compose import compose_version
-from tests.conftest import ROOT, _reset_process_state, agent_id_of, queued_tasks
+from tests.conftest import (
+    ROOT,
+    _reset_process_state,
+    agent_id_of,
+    end_server_connections,
+    queued_tasks,
+)
 
 AGENT = "support-bot"
 T = TypeVar("T")
@@ -196,7 +203,7 @@ def test_a_capture_is_published_to_the_queue(
 ) -> None:
     event_id = run(digest.aio.record_edit(tenant, AGENT, original="Hi", final="Hello"))
     assert queued_tasks(services_env["DIGEST_BROKER_URL"], own_queue) == [
-        ("digest.reflect_event", [event_id, agent_id_of(tenant, AGENT)])
+        ("digest.reflect_batch", [event_id, agent_id_of(tenant, AGENT)])
     ]
     # coalesced like the sync path: the agent's message already waits
     run(digest.aio.record_edit(tenant, AGENT, original="Hi", final="Hey"))
@@ -243,6 +250,34 @@ def test_with_the_database_down_a_capture_raises_capture_unavailable(
         assert run(digest.aio.pitfalls(tenant, "bot", "refund the order")) == ""
     finally:
         _reset_process_state()
+
+
+def test_a_pooled_connection_the_server_closed_is_tried_once_more(
+    pg_admin: str, services_env: dict[str, str], tenant: str
+) -> None:
+    url = services_env["DIGEST_DATABASE_URL"]
+
+    async def main() -> tuple[int, int, int]:
+        first = await digest.aio.record_run(tenant, AGENT, task="refund 1", outcome="failure")
+        # The server restarts between two captures on this loop: its pooled connection is dead.
+        ended = await asyncio.to_thread(end_server_connections, pg_admin, url)
+        second = await digest.aio.record_run(tenant, AGENT, task="refund 2", outcome="failure")
+        return first, second, ended
+
+    first, second, ended = run(main())
+    assert ended >= 1 and second > first
+    assert event_row(second)["payload"]["task"] == "refund 2"
+
+
+def test_a_cached_agent_id_that_names_no_row_is_looked_up_again(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    run(digest.aio.record_run(tenant, AGENT, task="refund 1", outcome="failure"))
+    url = services_env["DIGEST_DATABASE_URL"]
+    # as if the agent was deleted and made again since this process cached its ids
+    remember_agent_ids((url, tenant, AGENT), 2**62, 2**62)
+    event_id = run(digest.aio.record_run(tenant, AGENT, task="refund 2", outcome="failure"))
+    assert event_row(event_id)["agent_id"] == agent_id_of(tenant, AGENT)
 
 
 def test_a_missing_schema_says_how_to_fix_it(

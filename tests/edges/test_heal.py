@@ -151,7 +151,8 @@ def test_every_task_has_its_own_limits() -> None:
     settings = Settings(improve_wait_s=100)
     limits = task_limits(settings)
     assert set(limits) == {
-        "digest.reflect_event",
+        "digest.reflect_batch",
+        "digest.reflect_event",  # the former name, for messages queued before the rename
         "digest.compose_version",
         "digest.improve_now",
         "digest.weekly_sweep",
@@ -159,8 +160,9 @@ def test_every_task_has_its_own_limits() -> None:
     }
     for name, limit in limits.items():
         assert 0 < limit["soft_time_limit"] < limit["time_limit"], name
-    reflect = limits["digest.reflect_event"]
-    assert (reflect["soft_time_limit"], reflect["time_limit"]) == (540, 600)
+    for name in ("digest.reflect_batch", "digest.reflect_event"):
+        reflect = limits[name]
+        assert (reflect["soft_time_limit"], reflect["time_limit"]) == (540, 600)
     # improve-now reflects, waits for other workers' claims, then composes
     assert limits["digest.improve_now"]["soft_time_limit"] >= 2 * 540 + 100
     assert limits["digest.relay_pending"]["soft_time_limit"] < 540
@@ -530,7 +532,7 @@ def test_the_relay_records_each_run_and_publishes_due_waiting_events(
     with session_scope() as session:
         beat = session.get(Heartbeat, "relay")
         assert beat is not None and (utcnow() - as_utc(beat.at)).total_seconds() < 10
-    assert ("digest.reflect_event", [due]) in queued_tasks(settings.broker_url or "", own_queue)
+    assert ("digest.reflect_batch", [due]) in queued_tasks(settings.broker_url or "", own_queue)
 
 
 # --- doctor ------------------------------------------------------------------------------------

@@ -181,7 +181,7 @@ def test_a_host_with_logging_at_info_receives_digest_records_with_their_fields(
 
     publish = records["publish_failed"]
     assert (publish["name"], publish["level"]) == ("digest.publish", "WARNING")
-    assert "task=digest.reflect_event" in publish["message"]
+    assert "task=digest.reflect_batch" in publish["message"]
     assert "error=ConnectionError" in publish["message"]
     added, supported = records["manual_lesson_added"], records["manual_lesson_supported"]
     assert (added["name"], added["level"]) == ("digest.capture", "INFO")
@@ -192,7 +192,7 @@ def test_a_host_with_logging_at_info_receives_digest_records_with_their_fields(
     assert bad["message"].startswith("pitfalls_bad_style style=markdown allowed=")
     assert all(r["name"].startswith("digest.") for r in results["records"])
     # basicConfig's own handler printed them, on stderr, in its own format.
-    assert "WARNING:digest.publish:publish_failed task=digest.reflect_event" in done.stderr
+    assert "WARNING:digest.publish:publish_failed task=digest.reflect_batch" in done.stderr
     assert "INFO:digest.capture:manual_lesson_added" in done.stderr
     assert done.stdout == ""
 
@@ -265,7 +265,7 @@ def test_the_cli_prints_readable_warnings_and_no_info_by_default(
     assert done.returncode == 0, done.stderr
     assert "stored 1 event(s)" in done.stdout
     (line,) = done.stderr.splitlines()
-    assert "[warning  ] publish_failed task=digest.reflect_event" in line
+    assert "[warning  ] publish_failed task=digest.reflect_batch" in line
     assert line.endswith("[digest.publish]")
     added = run_cli("lesson", "add", "--tenant", tenant, "--agent", "bot", "x: y z", env=env)
     assert added.returncode == 0 and added.stderr == ""  # info is not shown
@@ -289,4 +289,4 @@ def test_the_cli_writes_json_lines_to_a_pipe_when_asked(
     assert done.returncode == 0, done.stderr
     (line,) = [json.loads(text) for text in done.stderr.splitlines()]
     assert (line["logger"], line["level"]) == ("digest.publish", "warning")
-    assert line["event"].startswith("publish_failed task=digest.reflect_event")
+    assert line["event"].startswith("publish_failed task=digest.reflect_batch")

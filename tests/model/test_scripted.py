@@ -20,7 +20,7 @@ from digest.model.scripted import (
     scripted_model,
     step_of,
 )
-from digest.reflect.judge import event_json
+from digest.reflect.verdict import event_json
 from tests.conftest import make_claimed
 
 EVENT = {"id": 41, "kind": "owner_answer", "trust": "high",

@@ -92,7 +92,7 @@ def test_message_has_the_shape_kombu_writes(redis_url: str, countdown: float | N
 
 
 def test_every_message_has_its_own_task_id_and_delivery_tag() -> None:
-    first, second = _ours("digest.reflect_event", [1]), _ours("digest.reflect_event", [1])
+    first, second = _ours("digest.reflect_batch", [1]), _ours("digest.reflect_batch", [1])
     assert first["headers"]["id"] != second["headers"]["id"]
     assert first["properties"]["delivery_tag"] != second["properties"]["delivery_tag"]
 
@@ -110,7 +110,7 @@ def test_raw_published_messages_run_in_a_real_worker(
     )
     assert publish.publish_reflect(now_id)
     published_at = datetime.now(UTC)
-    assert publish.publish_task(publish.TASK_REFLECT_EVENT, [later_id], countdown=2.0)
+    assert publish.publish_task(publish.TASK_REFLECT, [later_id], countdown=2.0)
 
     row = wait_for_event(now_id, DONE, timeout=90)
     assert row["status"] == "reflected", worker.log()[-2000:]

@@ -22,7 +22,7 @@ from digest.config import get_settings
 from digest.db import session_scope
 from digest.models import Agent, Event, utcnow
 from digest.outbox import publish
-from digest.outbox.publish import TASK_REFLECT_EVENT
+from digest.outbox.publish import TASK_REFLECT
 from digest.reflect.claims import Claimed, ReflectResult, claim, claim_batch
 from tests.conftest import (
     DONE,
@@ -160,7 +160,7 @@ def test_a_worker_runs_a_redelivered_message_whose_first_run_died(
     claim_batch(ids[0], bot, settings, delivery="dead-run")  # fresh claims, far from stale
     worker = start_worker(concurrency=1)
     # The message as Celery re-queues it: same task id as the run that died.
-    message = json.loads(publish.celery_message(TASK_REFLECT_EVENT, [ids[0], bot], settings.queue))
+    message = json.loads(publish.celery_message(TASK_REFLECT, [ids[0], bot], settings.queue))
     message["headers"]["id"] = message["headers"]["root_id"] = "dead-run"
     message["properties"]["correlation_id"] = "dead-run"
     redis.Redis.from_url(services_env["DIGEST_BROKER_URL"]).lpush(

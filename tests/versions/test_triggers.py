@@ -19,7 +19,7 @@ from digest.config import get_settings
 from digest.db import session_scope
 from digest.model.scripted import Messages, rules, scripted_model, step_of
 from digest.models import Agent, DigestRun, LearningVersion
-from digest.outbox.publish import TASK_COMPOSE_VERSION, TASK_REFLECT_EVENT
+from digest.outbox.publish import TASK_COMPOSE_VERSION, TASK_REFLECT
 from digest.pipeline import improve_now, reflect_event
 from digest.tenants import configure_tenant, find_agent
 from digest.versions.triggers import new_token, sweep, threshold_compose, token_outstanding
@@ -209,7 +209,7 @@ def test_many_signals_past_the_threshold_publish_one_compose(
     ids = answers(tenant, 10)
     agent_id, _ = agent_token(tenant)
     # Capture coalesces: one reflect message waits for the agent, whatever it has pending.
-    assert queued_tasks(broker, own_queue) == [(TASK_REFLECT_EVENT, [ids[0], agent_id])]
+    assert queued_tasks(broker, own_queue) == [(TASK_REFLECT, [ids[0], agent_id])]
     for event_id in ids:
         assert reflect_event(event_id).status == "reflected"
     scheduled = composes(broker, own_queue)

@@ -98,12 +98,12 @@ def test_a_reflect_task_is_seen_by_an_event_monitor(
         names = {
             e.get("name", "") for e in seen if e.get("type") in {"task-received", "task-started"}
         }
-        if succeeded and "digest.reflect_event" in names:
+        if succeeded and "digest.reflect_batch" in names:
             break
         time.sleep(0.2)
     stop.set()
     thread.join(timeout=5)
-    assert "digest.reflect_event" in names, [e.get("type") for e in seen]
+    assert "digest.reflect_batch" in names, [e.get("type") for e in seen]
     assert any(e.get("type") == "task-succeeded" for e in seen)
 
 

@@ -15,17 +15,18 @@ import structlog
 from digest.config import get_settings
 from digest.logs import get_logger
 from digest.redact import MASK
-from digest.reflect.single import about
+from digest.reflect.run import about
 from worker.logging import _on_postrun, _on_prerun, _on_setup_logging
 
 
-def test_a_task_binds_its_ids_and_the_next_starts_clean() -> None:
+@pytest.mark.parametrize("name", ["digest.reflect_batch", "digest.reflect_event"])
+def test_a_task_binds_its_ids_and_the_next_starts_clean(name: str) -> None:
     try:
         structlog.contextvars.bind_contextvars(leftover="from before")
-        task = SimpleNamespace(name="digest.reflect_event")
+        task = SimpleNamespace(name=name)
         _on_prerun(task_id="t-1", task=task, args=[42, 7])
         assert structlog.contextvars.get_contextvars() == {
-            "task_id": "t-1", "task": "digest.reflect_event", "event_id": 42,
+            "task_id": "t-1", "task": name, "event_id": 42,
         }  # fmt: skip
         _on_postrun()
         assert structlog.contextvars.get_contextvars() == {}
@@ -55,7 +56,7 @@ def test_worker_lines_are_json_with_the_task_event_tenant_and_agent(
 ) -> None:
     _on_setup_logging()  # Celery's setup_logging signal, on the stderr capsys reads
     claimed: Any = SimpleNamespace(event_id=42, tenant="acme", agent="support-bot")
-    _on_prerun(task_id="t-1", task=SimpleNamespace(name="digest.reflect_event"), args=[42, 7])
+    _on_prerun(task_id="t-1", task=SimpleNamespace(name="digest.reflect_batch"), args=[42, 7])
     with about(claimed):
         get_logger("digest.reflect").info("reflect_done", lessons=2, api_key="sk-" + "k" * 24)
     logging.getLogger("digest.publish").warning("publish_failed task=%s", "digest.relay_pending")
@@ -65,7 +66,7 @@ def test_worker_lines_are_json_with_the_task_event_tenant_and_agent(
     done, failed, after = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
     assert done["event"] == "reflect_done" and done["lessons"] == 2
     assert {k: done[k] for k in ("task_id", "task", "event_id", "tenant", "agent")} == {
-        "task_id": "t-1", "task": "digest.reflect_event", "event_id": 42,
+        "task_id": "t-1", "task": "digest.reflect_batch", "event_id": 42,
         "tenant": "acme", "agent": "support-bot",
     }  # fmt: skip
     assert done["api_key"] == MASK and done["level"] == "info"

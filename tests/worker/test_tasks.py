@@ -106,13 +106,35 @@ def test_second_delivery_of_a_finished_event_does_nothing(start_worker: Any, ten
     assert wait_for_event(event_id, DONE)["attempts"] == row["attempts"] == 1
 
 
+def test_a_message_queued_under_the_former_task_name_is_still_reflected(
+    start_worker: Any, tenant: str, services_env: dict[str, str], monkeypatch: Any
+) -> None:
+    """``digest.reflect_batch`` was ``digest.reflect_event``: a message a capture queued under
+    the old name before the upgrade is still taken and reflects its event."""
+    from digest.config import get_settings
+    from digest.outbox.publish import TASK_REFLECT_LEGACY, publish_task
+    from tests.conftest import agent_id_of
+
+    monkeypatch.delenv("DIGEST_BROKER_URL")  # capture without publishing: the old message does
+    get_settings.cache_clear()
+    event_id = digest.record_answer(tenant, "bot", question="Gift wrap?", answer="Yes, 3 EUR.")
+    monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
+    get_settings.cache_clear()
+    worker = start_worker()
+    assert publish_task(TASK_REFLECT_LEGACY, [event_id, agent_id_of(tenant, "bot")])
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    assert len(lessons_for_event(event_id)) == 1
+    assert "Task digest.reflect_event[" in worker.log()
+
+
 def test_the_tasks_have_stable_dotted_names() -> None:
     from digest.outbox import publish
     from worker import tasks
     from worker.celery_app import app
 
     named = {
-        publish.TASK_REFLECT_EVENT: tasks.reflect_event,
+        publish.TASK_REFLECT: tasks.reflect_batch,
+        publish.TASK_REFLECT_LEGACY: tasks.reflect_event,
         publish.TASK_RELAY_PENDING: tasks.relay_pending,
         publish.TASK_COMPOSE_VERSION: tasks.compose_version,
         publish.TASK_WEEKLY_SWEEP: tasks.weekly_sweep,

@@ -1,4 +1,5 @@
-"""digest.reflect.batch: several claimed events of one agent whose models answer in process,
+"""The one core in a held transaction (``digest.reflect.core.Held``, driven by
+``digest.reflect.batch``): several claimed events of one agent whose models answer in process,
 judged, reconciled and written in one transaction under the agent's lesson lock (PostgreSQL).
 
 A batch leaves the same bank as one event at a time; a bad event fails alone (a model fault is

@@ -1,9 +1,10 @@
-"""digest.reflect.judge: a claimed event → ``<skip>``, failed, or candidate lessons, before
-anything is written. Unit tests drive it with a scripted model (no database): the trigger
-policy and disabled learning skip without a model call, a manual lesson is its own candidate,
-the model's verdict is parsed, retried or failed, an exact repeat reuses the verdict, and the
-candidates lose echoed secrets and are screened when untrusted. Then the same through the
-embedded pipeline, and through a real worker on the real-provider path.
+"""digest.reflect.verdict and digest.reflect.prepare: a claimed event → ``<skip>``, failed, or
+candidate lessons, before anything is written. Unit tests drive it with a scripted model (no
+database): the trigger policy and disabled learning skip without a model call, a manual
+lesson is its own candidate, the model's verdict is parsed, retried or failed, an exact repeat
+reuses the verdict, and the candidates lose echoed secrets and are screened when untrusted.
+Then the same through the embedded pipeline, and through a real worker on the real-provider
+path.
 """
 
 from __future__ import annotations
@@ -28,15 +29,9 @@ from digest.model.contracts import Skip
 from digest.model.scripted import Messages, event_of, rules, scripted_model, step_of
 from digest.models import DigestRun, LessonEvidence, LessonHistory
 from digest.pipeline import drain
-from digest.reflect.judge import (
-    Failed,
-    RunInfo,
-    event_json,
-    judgement_key,
-    new_run,
-    prepare,
-    verdict_for,
-)
+from digest.reflect.prepare import prepare
+from digest.reflect.run import RunInfo, new_run
+from digest.reflect.verdict import Failed, event_json, judgement_key, verdict_for
 from tests.conftest import (
     DONE,
     WorkerProcess,

@@ -1,5 +1,6 @@
-"""digest.reflect.single: one event judged and reconciled with no transaction open, then written
-under the agent's lesson lock with an epoch check (embedded SQLite, a scripted model).
+"""The one core with transactions of the event's own (``digest.reflect.core.Own``): one event
+judged and reconciled with no transaction open, then written under the agent's lesson lock with
+an epoch check (embedded SQLite, a scripted model).
 
 A writer that changes the agent's lessons while the model is deciding makes the event reconcile
 again; on the last round an UPDATE of a lesson that changed meanwhile becomes a NOOP; a claim

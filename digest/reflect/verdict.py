@@ -1,0 +1,179 @@
+"""The verdict: a claimed event → ``<skip>``, failed, or candidate lessons, before anything is
+written.
+
+A manual lesson is its own candidate. Other events go through the trigger policy, then a
+stored judgement of the same signature (``digest.reflect.judgements``) or one reflect call
+through the model seam (an exact repeat reuses this process's answer); each candidate gets
+the fingerprint of what it is about. This is the only step whose model call may be remote:
+the core never holds a transaction open across it unless the model answers in process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from digest import fingerprint as fp
+from digest.capture.manual import manual_candidate
+from digest.errors import LLMError
+from digest.lessons.store import Candidate
+from digest.logs import get_logger
+from digest.model import seam as llm
+from digest.model.cache import AnswerCache, answer_key
+from digest.model.contracts import LessonBlock, Skip, embed_json, parse_reflect_checked
+from digest.model.prompts import load_prompt
+from digest.reflect import judgements
+from digest.reflect.claims import Claimed
+from digest.reflect.policy import policy_skip_reason
+from digest.reflect.run import RunInfo
+from digest.text import lesson_text
+
+log = get_logger("digest.reflect")
+
+
+def judgement_key(claimed: Claimed, model: str, prompt_hash: str) -> str:
+    """What the reflect answer depends on: the agent, its instructions, the model, the prompt
+    version and the event's content (not its id, key, thread or timestamps). Two events with
+    the same key are the same incident reported twice."""
+    return answer_key(
+        "reflect",
+        claimed.tenant_id,
+        claimed.agent_id,
+        claimed.agent,
+        claimed.instructions,
+        model,
+        prompt_hash,
+        claimed.kind,
+        claimed.trust,
+        claimed.payload,
+        claimed.edit_ratio,
+        claimed.edit_distance,
+    )
+
+
+#: reflect verdicts of this worker process: an exact repeat of an event already judged
+#: (same agent, model, prompt version and content) reuses the verdict instead of a model call;
+#: reconciliation, the lesson writes, evidence and history still happen for the repeat.
+JUDGEMENTS: AnswerCache[Skip | tuple[Candidate, ...]] = AnswerCache()
+
+
+def event_json(claimed: Claimed) -> str:
+    """The event as the model sees it, inside the ``<event>`` block."""
+    shown: dict[str, Any] = {
+        "id": claimed.event_id,
+        "kind": claimed.kind,
+        "trust": claimed.trust,
+        "payload": claimed.payload,
+    }
+    if claimed.kind == "operator_edit":
+        shown["edit_ratio"] = claimed.edit_ratio
+        shown["edit_distance"] = claimed.edit_distance
+    # No "<" or ">" inside the block: untrusted text can neither close it nor open a tag.
+    return embed_json(shown, indent=2, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The model could not give a usable verdict (after its retries): ``error`` says whether
+    the fault passes (the event waits and is tried again) or not."""
+
+    reason: str
+    error: LLMError
+
+
+Verdict = Skip | Failed | list[Candidate]
+
+
+def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Candidate]:
+    """Each candidate with the fingerprint of what it is about: the failure of the run it
+    speaks of (a run that failed in three ways has three), the owner's question, the edit's
+    rule, the manual lesson's signature."""
+    if claimed.kind == "run_outcome":
+        keys = fp.assign(
+            [lesson_text(c.situation, f"{c.mistake or ''} {c.correction}") for c in candidates],
+            fp.run_failures(claimed.payload),
+        )
+    elif claimed.kind == "manual_lesson":
+        keys = [fp.manual_key(c.situation, c.correction) for c in candidates]
+    else:
+        found = fp.event_keys(claimed.kind, claimed.payload)
+        keys = [found[0] if found else None] * len(candidates)
+    return [replace(c, fingerprint=key) for c, key in zip(candidates, keys, strict=True)]
+
+
+def verdict_for(run: RunInfo, session: Session | None = None, *, share: bool = True) -> Verdict:
+    """The verdict on a claimed event, before anything is written: skipped (by the trigger
+    policy or by the model), failed, or candidate lessons, each with its fingerprint. A
+    manual lesson is its own candidate: a person wrote it, there is nothing to judge, only to
+    reconcile. A judgement stored for the event's signature (``digest.reflect.judgements``)
+    stands for a model call (unless ``share`` is False): ``session`` is the caller's open
+    one, if any."""
+
+    claimed, settings = run.claimed, run.settings
+    if claimed.kind == "manual_lesson":
+        return with_fingerprints(claimed, [manual_candidate(claimed.payload)])
+    reason = (
+        "learning is disabled for this agent"
+        if not claimed.enable_learning
+        else policy_skip_reason(claimed.kind, claimed.payload, claimed.edit_ratio, settings)
+    )
+    if reason is not None:
+        return Skip(reason)
+    model = claimed.agent_model or settings.model_for("reflect")
+    prompt = load_prompt("reflect")
+    run.model = model
+    shared = (
+        judgements.lookup(
+            session if session is not None else settings.database_url,
+            claimed,
+            model,
+            prompt.hash,
+            settings.reconcile_k,
+        )
+        if share
+        else None
+    )
+    if shared is not None:
+        run.reused = shared
+        log.info(
+            "reflect_judgement_shared", event_id=claimed.event_id, judgement=shared.judgement_id
+        )
+        if shared.skip_reason is not None:
+            return Skip(shared.skip_reason)
+        return list(shared.candidates)
+    run.judged = True
+    messages = prompt.render(
+        agent=claimed.agent,
+        kind=claimed.kind,
+        trust=claimed.trust,
+        instructions=(
+            f"Owner's learning instructions: {claimed.instructions}\n"
+            if claimed.instructions
+            else ""
+        ),
+        event_json=event_json(claimed),
+    )
+
+    def parse(text: str) -> Skip | list[LessonBlock]:
+        answer, refused = parse_reflect_checked(text)
+        run.refused.extend(f"refused {item.what}: {item.why}" for item in refused)
+        return answer
+
+    def judge() -> Skip | tuple[Candidate, ...]:
+        answer = llm.call_and_parse(
+            messages, parse, model=model, usage=run.usage, settings=settings
+        )
+        if isinstance(answer, Skip):
+            return answer
+        return tuple(Candidate.of(block) for block in answer)
+
+    key = judgement_key(claimed, model, prompt.hash)
+    try:
+        stored, reused = JUDGEMENTS.get_or_compute(key, judge, settings.llm_cache_size)
+    except LLMError as exc:
+        return Failed(str(exc), exc)
+    if reused:
+        log.info("reflect_judgement_reused", event_id=claimed.event_id)
+    return stored if isinstance(stored, Skip) else with_fingerprints(claimed, list(stored))
