@@ -11,8 +11,9 @@
   text's vector does not depend on its batch.
 - ``none``: no embedder (``get_embedder`` returns None); neighbours are lexical only.
 - anything else: a litellm embedding model (``openai/text-embedding-3-small``, …) with
-  ``DIGEST_EMBEDDING_API_BASE`` / ``DIGEST_EMBEDDING_API_KEY``. litellm is configured by the
-  model seam (``digest.model.seam``): its own and the OpenAI SDK's retries are off, ours are
+  ``DIGEST_EMBEDDING_API_BASE`` / ``DIGEST_EMBEDDING_API_KEY``, called through the model
+  seam's public pieces (``digest.model.seam``: ``load_litellm``, ``call_args``,
+  ``provider_fault``): litellm's own and the OpenAI SDK's retries are off, ours are
   tenacity's, bounded by ``DIGEST_LLM_MAX_ATTEMPTS`` and ``DIGEST_LLM_RETRY_WAIT_MAX_S``.
 
 Every vector is a unit-length (L2) float32 1-D array, whatever the provider returned, so a dot
@@ -242,36 +243,24 @@ class LiteLLMEmbedder:
         raise AssertionError("unreachable: tenacity reraises the last error")
 
     def _embed_once(self, texts: list[str]) -> list[np.ndarray]:
-        # The seam's own helpers: one litellm configuration (no retries of its own, no cost
-        # map fetched) and one notion of "transient" per process.
-        from digest.model.seam import (
-            _load_litellm,
-            _reraise_time_limit,
-            _short,
-            _transient_types,
-            provider_args,
-        )
+        # Through the model seam: one litellm configuration per process (its retries and the
+        # SDK's off, no cost map fetched) and one notion of a transient fault.
+        from digest.model import seam
 
-        litellm = _load_litellm()
-        # litellm's OpenAI and Azure embedding calls read an explicit max_retries=0 as "unset"
-        # (`max_retries or litellm.DEFAULT_MAX_RETRIES`, BerriAI/litellm#7003) and let the SDK
-        # retry twice; the default is the only knob. Every litellm call of digest passes 0.
-        litellm.DEFAULT_MAX_RETRIES = 0
         settings = self._settings
-        kwargs: dict[str, Any] = {
-            "model": self.name,
-            "input": texts,
-            "timeout": settings.embedding_timeout_s,
-            "num_retries": 0,
-            "max_retries": 0,
-        }
-        kwargs.update(provider_args(settings.embedding_api_base, settings.embedding_api_key))
+        litellm = seam.load_litellm()
+        arguments = seam.call_args(
+            self.name,
+            timeout=settings.embedding_timeout_s,
+            api_base=settings.embedding_api_base,
+            api_key=settings.embedding_api_key,
+        )
         try:
-            response = litellm.embedding(**kwargs)
+            response = litellm.embedding(input=texts, **arguments)
         except Exception as exc:
-            _reraise_time_limit(exc)
-            message = f"{self.name}: {type(exc).__name__}: {_short(exc)}"
-            if isinstance(exc, _transient_types(litellm)):
+            fault = seam.provider_fault(exc)  # a worker's time limit is raised as itself
+            message = f"{self.name}: {fault.message}"
+            if fault.transient:
                 raise EmbeddingTransientError(message) from exc
             raise EmbeddingError(message) from exc
         return _vectors_of(response, len(texts), self.name)

@@ -10,6 +10,12 @@ rules stay registered as a litellm custom provider for code that calls litellm i
 for) are answered in process the same way.
 Retries are ours (tenacity, bounded, jittered); litellm's and the OpenAI SDK's own retries are
 switched off so attempts do not multiply. Each call reports tokens and cost.
+
+The embedding seam (``digest.identity.embedding``) calls litellm too, through the same public
+pieces, so both seams share one litellm configuration and one notion of a transient fault:
+``load_litellm`` (the import, with litellm's process-wide settings made once), ``call_args``
+(the model string, timeout, provider address and key, and the per-call retry switches at 0)
+and ``provider_fault`` (what an exception out of a litellm call means).
 """
 
 from __future__ import annotations
@@ -106,20 +112,36 @@ class Usage:
         self.errors.extend(other.errors)
 
 
-def _load_litellm() -> Any:
-    """Import and configure litellm once per process."""
+def load_litellm() -> Any:
+    """litellm, imported and configured by the first call in this process.
+
+    Its process-wide settings are made here, once, before any call is made: litellm's own
+    retries off (``num_retries``, and ``DEFAULT_MAX_RETRIES``, which its OpenAI and Azure
+    embedding calls use in place of an explicit ``max_retries=0``: ``max_retries or
+    litellm.DEFAULT_MAX_RETRIES``, BerriAI/litellm#7003), no telemetry, no debug banner,
+    parameters a provider does not take dropped, the model cost map read from the installed
+    package (never fetched at import), and ``offline/rules`` registered as a custom provider.
+    No logging callbacks are registered: usage is read from each response. A call's own
+    arguments (``call_args``) switch off the OpenAI SDK's retries."""
     global _litellm
+    if _litellm is not None:
+        return _litellm
     with _setup_lock:
         if _litellm is None:
-            # Never fetch the model cost map over the network at import time.
+            # Read before litellm's import, which would otherwise fetch the cost map.
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             import litellm
 
             from digest.model.offline_provider import OfflineRules
 
             litellm.num_retries = 0
+            # declared Final, yet read at call time: the one knob for those embedding calls
+            litellm.DEFAULT_MAX_RETRIES = 0  # type: ignore[misc]
             litellm.suppress_debug_info = True
-            litellm.telemetry = False
+            if isinstance(getattr(litellm, "telemetry", None), bool):
+                # Versions with a telemetry flag get it off. Newer ones have none, and their
+                # proxy's ``litellm.telemetry`` package (off unless consented to) is not shadowed.
+                litellm.telemetry = False
             litellm.drop_params = True
             litellm.custom_provider_map = [
                 {"provider": "offline", "custom_handler": OfflineRules()},
@@ -130,19 +152,82 @@ def _load_litellm() -> Any:
 
 def warm_up() -> None:
     """Import and configure litellm now (worker children call this at start)."""
-    _load_litellm()
+    load_litellm()
 
 
-def _transient_types(litellm: Any) -> tuple[type[BaseException], ...]:
-    names = (
-        "RateLimitError",
-        "Timeout",
-        "APIConnectionError",
-        "InternalServerError",
-        "ServiceUnavailableError",
-        "BadGatewayError",
+def call_args(
+    model: str, *, timeout: float, api_base: str | None, api_key: SecretStr | None
+) -> dict[str, Any]:
+    """What every litellm call of digest passes besides its content: the model string, the
+    timeout, the provider's address and key (``provider_args``), and the per-call retry
+    switches at 0 (litellm's ``num_retries``, the OpenAI SDK's ``max_retries``): tenacity's
+    attempts are the only ones."""
+    return {
+        "model": model,
+        "timeout": timeout,
+        "num_retries": 0,
+        "max_retries": 0,
+        **provider_args(api_base, api_key),
+    }
+
+
+def provider_args(api_base: str | None, api_key: SecretStr | None) -> dict[str, str]:
+    """A provider's address and key, as litellm arguments."""
+    found: dict[str, str] = {}
+    if api_base:
+        found["api_base"] = api_base
+    if api_key is not None:
+        found["api_key"] = api_key.get_secret_value()
+    elif api_base:
+        found["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
+    return found
+
+
+#: litellm's exception classes of faults worth retrying (those this litellm version has)
+_TRANSIENT_FAULTS = (
+    "RateLimitError",
+    "Timeout",
+    "APIConnectionError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "BadGatewayError",
+)
+
+
+@dataclass(frozen=True)
+class ProviderFault:
+    """What an exception out of a litellm call means for digest."""
+
+    #: the exception's class name (``RateLimitError``, ``AuthenticationError``, …)
+    kind: str
+    #: its words on one line, at most 300 characters
+    detail: str
+    #: rate limit, 5xx, timeout, connection: worth retrying; anything else is permanent
+    transient: bool
+    #: the provider's Retry-After in seconds, when it sent one
+    retry_after: float | None = None
+
+    @property
+    def message(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+
+def provider_fault(exc: BaseException) -> ProviderFault:
+    """Classify an exception a litellm call raised.
+
+    A worker's soft time limit is not a fault of the provider: litellm wraps whatever its call
+    raised in an ``APIConnectionError``, and a limit retried as a transient fault would never
+    stop the task (only the hard limit would, killing the pool child). So a time limit found
+    anywhere in the exception's chain is raised again as itself."""
+    _reraise_time_limit(exc)
+    litellm = load_litellm()
+    transient = tuple(getattr(litellm, n) for n in _TRANSIENT_FAULTS if hasattr(litellm, n))
+    return ProviderFault(
+        kind=type(exc).__name__,
+        detail=_short(exc),
+        transient=isinstance(exc, transient),
+        retry_after=retry_after(exc),
     )
-    return tuple(getattr(litellm, n) for n in names if hasattr(litellm, n))
 
 
 def complete(
@@ -158,37 +243,27 @@ def complete(
         return _complete_in_process(answer, messages, usage)
     if is_scripted_model(model):
         return _complete_in_process(partial(scripted.answer, model), messages, usage)
-    litellm = _load_litellm()
+    litellm = load_litellm()
     timeout = settings.llm_timeout_s
     left = time_left()
     if left is not None:
         if left < min_call_s(settings):
             raise _out_of_time(left, min_call_s(settings))
         timeout = min(timeout, left)
-    kwargs: dict[str, Any] = {
-        "model": model,
-        "messages": messages,
-        "timeout": timeout,
-        "max_tokens": settings.llm_max_tokens,
-        "temperature": 0,
-        "num_retries": 0,
-        "max_retries": 0,
-    }
-    kwargs.update(_provider(settings))
+    kwargs = call_args(
+        model, timeout=timeout, api_base=settings.llm_api_base, api_key=settings.llm_api_key
+    )
     try:
         with limits.model_slot(model, settings, deadline=_deadline.get()):
             usage.calls += 1
-            response = litellm.completion(**kwargs)
+            response = litellm.completion(
+                messages=messages, max_tokens=settings.llm_max_tokens, temperature=0, **kwargs
+            )
     except LLMTransientError as exc:  # no slot came free: no call was made
         usage.errors.append(str(exc))
         raise
     except Exception as exc:
-        _reraise_time_limit(exc)
-        message = f"{type(exc).__name__}: {_short(exc)}"
-        usage.errors.append(message)
-        if isinstance(exc, _transient_types(litellm)):
-            raise LLMTransientError(message, retry_after=retry_after(exc)) from exc
-        raise LLMError(_permanent(exc, message)) from exc
+        raise _model_error(exc, usage) from exc
     reported = getattr(response, "usage", None)
     if reported is not None:
         usage.prompt_tokens += int(getattr(reported, "prompt_tokens", 0) or 0)
@@ -254,20 +329,14 @@ def _permanent(exc: BaseException, message: str) -> str:
     return message
 
 
-def provider_args(api_base: str | None, api_key: SecretStr | None) -> dict[str, str]:
-    """A provider's address and key, as litellm arguments."""
-    found: dict[str, str] = {}
-    if api_base:
-        found["api_base"] = api_base
-    if api_key is not None:
-        found["api_key"] = api_key.get_secret_value()
-    elif api_base:
-        found["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
-    return found
-
-
-def _provider(settings: Settings) -> dict[str, str]:
-    return provider_args(settings.llm_api_base, settings.llm_api_key)
+def _model_error(exc: BaseException, usage: Usage | None = None) -> LLMError:
+    """A model call's exception as digest's error (recorded in ``usage``)."""
+    fault = provider_fault(exc)
+    if usage is not None:
+        usage.errors.append(fault.message)
+    if fault.transient:
+        return LLMTransientError(fault.message, retry_after=fault.retry_after)
+    return LLMError(_permanent(exc, fault.message))
 
 
 def ping(model: str, settings: Settings) -> str:
@@ -275,23 +344,21 @@ def ping(model: str, settings: Settings) -> str:
     ``LLMError`` with the reason it did not. No retry, no fleet slot: a health check."""
     if answered_in_process(model):
         return "answered in this process (no provider)"
-    litellm = _load_litellm()
-    kwargs: dict[str, Any] = {
-        "model": model,
-        "messages": [{"role": "user", "content": "Reply with the word ok."}],
-        "timeout": min(settings.llm_timeout_s, 15.0),
-        "max_tokens": 5,
-        "num_retries": 0,
-        "max_retries": 0,
-    }
-    kwargs.update(_provider(settings))
+    litellm = load_litellm()
+    kwargs = call_args(
+        model,
+        timeout=min(settings.llm_timeout_s, 15.0),
+        api_base=settings.llm_api_base,
+        api_key=settings.llm_api_key,
+    )
     try:
-        litellm.completion(**kwargs)
+        litellm.completion(
+            messages=[{"role": "user", "content": "Reply with the word ok."}],
+            max_tokens=5,
+            **kwargs,
+        )
     except Exception as exc:
-        message = f"{type(exc).__name__}: {_short(exc)}"
-        if isinstance(exc, _transient_types(litellm)):
-            raise LLMTransientError(message) from exc
-        raise LLMError(_permanent(exc, message)) from exc
+        raise _model_error(exc) from exc
     return "answered"
 
 
@@ -323,9 +390,7 @@ def _content(response: Any) -> str:
 
 
 def _reraise_time_limit(exc: BaseException) -> None:
-    """litellm wraps whatever its call raised, a worker's soft time limit included, in an
-    ``APIConnectionError``; retried as a model fault, the limit would never stop the task (only
-    the hard limit, which kills the pool child). Re-raise the limit itself."""
+    """Raise the worker's time limit if it is anywhere in ``exc``'s chain (``provider_fault``)."""
     seen: BaseException | None = exc
     while seen is not None:
         if is_time_limit(seen):

@@ -26,12 +26,13 @@ def _messages() -> list[dict[str, str]]:
 
 
 def test_offline_call_gives_the_same_text_as_the_litellm_custom_provider() -> None:
-    litellm = llm._load_litellm()
+    litellm = llm.load_litellm()
     messages = _messages()
     via_litellm = litellm.completion(model="offline/rules", messages=messages)
     reported = via_litellm.usage
     usage = llm.Usage()
-    assert llm.complete(messages, model="offline/rules", usage=usage) == llm._content(via_litellm)
+    text = via_litellm.choices[0].message.content
+    assert llm.complete(messages, model="offline/rules", usage=usage) == text
     assert (usage.prompt_tokens, usage.completion_tokens) == (
         reported.prompt_tokens,
         reported.completion_tokens,
@@ -56,6 +57,6 @@ def test_litellm_async_completion_answers_the_same() -> None:
 
     messages = _messages()
     response = asyncio.run(OfflineRules().acompletion(model="offline/rules", messages=messages))
-    assert llm._content(response) == llm.complete(
+    assert response.choices[0].message.content == llm.complete(
         messages, model="offline/rules", usage=llm.Usage()
     )

@@ -218,3 +218,72 @@ def test_soft_time_limit_inside_the_model_call_is_not_retried(
             settings=Settings(llm_max_attempts=3, llm_retry_wait_max_s=0),
         )
     assert usage.calls == 1
+
+
+# --- the public pieces the embedding seam shares -------------------------------------------------
+
+
+def test_litellm_is_configured_once_when_first_loaded() -> None:
+    """Its process-wide settings are made by the first load, before any call: nothing a call
+    does sets them again (a second load leaves a changed setting alone)."""
+    script = (
+        "import os, sys\n"
+        "from digest.model import seam\n"
+        "assert 'litellm' not in sys.modules\n"
+        "litellm = seam.load_litellm()\n"
+        "print(litellm.num_retries, litellm.DEFAULT_MAX_RETRIES, litellm.drop_params,\n"
+        "      litellm.suppress_debug_info, os.environ['LITELLM_LOCAL_MODEL_COST_MAP'],\n"
+        "      [p['provider'] for p in litellm.custom_provider_map])\n"
+        "litellm.drop_params = 'changed'\n"
+        "print(seam.load_litellm() is litellm, litellm.drop_params)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DIGEST_", "LITELLM_"))}
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=120, check=True,
+    )  # fmt: skip
+    assert out.stdout.splitlines() == ["0 0 True True True ['offline']", "True changed"]
+
+
+def test_call_args_turn_every_retry_off_and_name_the_provider() -> None:
+    from pydantic import SecretStr
+
+    assert llm.call_args("openai/m", timeout=3.0, api_base=None, api_key=None) == {
+        "model": "openai/m", "timeout": 3.0, "num_retries": 0, "max_retries": 0,
+    }  # fmt: skip
+    local = llm.call_args("openai/m", timeout=3.0, api_base="http://h/v1", api_key=None)
+    assert (local["api_base"], local["api_key"]) == ("http://h/v1", "no-key")
+    keyed = llm.call_args("openai/m", timeout=3.0, api_base=None, api_key=SecretStr("sk-1"))
+    assert keyed["api_key"] == "sk-1"
+
+
+def test_provider_faults_are_classified_with_the_providers_retry_after() -> None:
+    import httpx
+
+    litellm = llm.load_litellm()
+    request = httpx.Request("POST", "http://provider.test/v1/chat/completions")
+    limited = litellm.RateLimitError(
+        message="slow  down\nplease", llm_provider="openai", model="m",
+        response=httpx.Response(429, headers={"retry-after": "7"}, request=request),
+    )  # fmt: skip
+    fault = llm.provider_fault(limited)
+    assert fault.transient and fault.kind == "RateLimitError"
+    assert fault.retry_after == 7.0
+    assert fault.message.startswith("RateLimitError: ") and "\n" not in fault.message
+    refused = litellm.AuthenticationError(
+        message="bad key", llm_provider="openai", model="m",
+        response=httpx.Response(401, request=request),
+    )  # fmt: skip
+    assert not llm.provider_fault(refused).transient
+    assert not llm.provider_fault(ValueError("a bug")).transient
+
+
+def test_a_time_limit_wrapped_by_litellm_is_raised_as_itself() -> None:
+    from billiard.exceptions import SoftTimeLimitExceeded
+
+    litellm = llm.load_litellm()
+    limit = SoftTimeLimitExceeded()
+    wrapped = litellm.APIConnectionError(message="wrapped", llm_provider="openai", model="m")
+    wrapped.__cause__ = limit
+    with pytest.raises(SoftTimeLimitExceeded):
+        llm.provider_fault(wrapped)
