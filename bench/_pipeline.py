@@ -38,7 +38,7 @@ def point_capture_at(database_url: str, queue: str) -> None:
     os.environ["DIGEST_DATABASE_URL"] = database_url
     os.environ["DIGEST_BROKER_URL"] = REDIS_URL
     os.environ["DIGEST_QUEUE"] = queue
-    from digest.capture.api import forget_agent_ids
+    from digest.capture.store import forget_agent_ids
     from digest.config import get_settings
     from digest.db import dispose_engines
     from digest.outbox.publish import reset_publisher

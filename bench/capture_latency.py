@@ -52,7 +52,7 @@ TOOL_CALLS = [
 @contextmanager
 def _digest_env(values: dict[str, str]) -> Iterator[None]:
     """Point this process's digest at the scratch services; restore everything afterwards."""
-    from digest.capture.api import forget_agent_ids
+    from digest.capture.store import forget_agent_ids
     from digest.config import get_settings
     from digest.db import dispose_engines
     from digest.outbox.publish import reset_publisher

@@ -106,7 +106,7 @@ def fresh_process_caches() -> Iterator[None]:
 
 def _reset_process_state() -> None:
     """Forget cached settings, engines, broker connections and agent ids in this process."""
-    from digest.capture.api import forget_agent_ids
+    from digest.capture.store import forget_agent_ids
     from digest.config import get_settings
     from digest.db import dispose_engines
     from digest.outbox.publish import reset_publisher
@@ -528,6 +528,30 @@ def agent_id_of(tenant: str, agent: str) -> int:
 
     with session_scope() as session:
         return find_agent(session, tenant, agent).id
+
+
+def end_server_connections(pg_admin: str, database_url: str) -> int:
+    """End every server process connected to ``database_url``'s database, as a restart of the
+    server would, and wait until they are gone: the pooled connections this process holds are
+    dead from then on, though it does not know yet. Returns how many there were."""
+    database = database_url.rsplit("/", 1)[1].split("?")[0]
+    with psycopg.connect(pg_admin, autocommit=True) as admin:
+        pids = [
+            pid
+            for (pid,) in admin.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                (database,),
+            )
+        ]
+        for pid in pids:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        deadline = time.monotonic() + 10
+        while admin.execute(
+            "SELECT 1 FROM pg_stat_activity WHERE pid = ANY(%s)", (pids,)
+        ).fetchone():
+            assert time.monotonic() < deadline, "the server processes did not end"
+            time.sleep(0.02)
+    return len(pids)
 
 
 def event_rows(ids: list[int]) -> dict[int, tuple[str, int]]:

@@ -148,7 +148,7 @@ def sqlite_env_for(db_file: Path) -> dict[str, str]:
 
 def forget_process_state() -> None:
     """Drop cached settings, engines and agent ids: the database under them changes."""
-    from digest.capture.api import forget_agent_ids
+    from digest.capture.store import forget_agent_ids
     from digest.config import get_settings
     from digest.db import dispose_engines
 
