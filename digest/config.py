@@ -1,13 +1,13 @@
 """Settings: one pydantic-settings class, environment prefix ``DIGEST_``, read once.
 
 Every knob the worker and the capture path use lives here, so that the Celery app, the CLI and
-the library agree. ``get_settings()`` caches the first read; tests that change the environment
-call ``get_settings.cache_clear()``.
+the library agree. ``get_settings()`` reads them on first use and keeps them in the process's
+runtime (``digest.runtime``) until it is reset; code that changes the environment calls
+``forget_settings()`` (or ``get_settings.cache_clear()``) to have them read again.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -15,6 +15,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from digest.errors import ConfigError
+from digest.runtime import runtime
 
 DEFAULT_DATABASE_URL = "sqlite:///digest.db"
 DEFAULT_LLM_MODEL = "offline/rules"
@@ -295,9 +296,23 @@ def _redact_url(url: str) -> str:
     return f"{scheme}://{user}:***@{host}"
 
 
-@lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The settings, read once. An invalid value raises ``ConfigError`` naming the variable."""
+    """The settings, read once (until ``forget_settings()`` or a reset of the runtime). An
+    invalid value raises ``ConfigError`` naming the variable."""
+    return runtime().piece(_read_settings)
+
+
+def forget_settings() -> None:
+    """Read the settings again on next use (after a change to the environment)."""
+    runtime().drop(_read_settings)
+
+
+# The name it had as an ``lru_cache``, which tests and benchmarks call after changing the
+# environment.
+get_settings.cache_clear = forget_settings  # type: ignore[attr-defined]
+
+
+def _read_settings() -> Settings:
     try:
         return Settings()
     except ValidationError as exc:

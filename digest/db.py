@@ -1,4 +1,5 @@
-"""Engine and sessions. One engine per process and URL; disposed after a fork (worker/)."""
+"""Engine and sessions. One engine per process and URL, kept in the process's runtime
+(``digest.runtime``), whose reset disposes them (a forked worker child, tests)."""
 
 from __future__ import annotations
 
@@ -11,26 +12,47 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 from digest.config import get_settings
+from digest.runtime import runtime
 
-_lock = threading.Lock()
-_engines: dict[str, Engine] = {}
-_factories: dict[str, sessionmaker[Session]] = {}
-#: set by a threads-pool worker at start: its concurrency (see ``follow_concurrency``)
-_worker_threads: int | None = None
+
+class Engines:
+    """The process's engines and session factories, by URL (a piece of the runtime)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.engines: dict[str, Engine] = {}
+        self.factories: dict[str, sessionmaker[Session]] = {}
+        #: set by a threads-pool worker at start: its concurrency (see ``follow_concurrency``)
+        self.worker_threads: int | None = None
+
+    def close(self) -> None:
+        """Forget pooled connections without closing them: in a forked child they are the
+        parent's sockets."""
+        with self.lock:
+            for engine in self.engines.values():
+                engine.dispose(close=False)
+            self.engines.clear()
+            self.factories.clear()
+
+
+def _engines() -> Engines:
+    return runtime().piece(Engines)
 
 
 def follow_concurrency(threads: int) -> None:
     """A threads-pool worker runs ``threads`` tasks at once, each holding one connection: size
-    the pool for that unless DIGEST_DB_POOL_SIZE says otherwise. Engines made later use it."""
-    global _worker_threads
-    _worker_threads = threads
+    the pool for that unless DIGEST_DB_POOL_SIZE says otherwise. Engines made before are
+    disposed, so every engine has the size."""
+    engines = _engines()
+    engines.close()
+    engines.worker_threads = threads
 
 
 def pool_size() -> int:
     configured = get_settings().db_pool_size
     if configured is not None:
         return configured
-    return max(5, _worker_threads or 0)
+    return max(5, _engines().worker_threads or 0)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -64,19 +86,21 @@ def make_engine(url: str) -> Engine:
 
 
 def get_engine(url: str | None = None) -> Engine:
-    url = url or get_settings().database_url
-    with _lock:
-        engine = _engines.get(url)
-        if engine is None:
-            engine = _engines[url] = make_engine(url)
-            _factories[url] = sessionmaker(engine, expire_on_commit=False)
-        return engine
+    return _connected(url or get_settings().database_url)[0]
 
 
 def session_factory(url: str | None = None) -> sessionmaker[Session]:
-    url = url or get_settings().database_url
-    get_engine(url)
-    return _factories[url]
+    return _connected(url or get_settings().database_url)[1]
+
+
+def _connected(url: str) -> tuple[Engine, sessionmaker[Session]]:
+    engines = _engines()
+    with engines.lock:
+        engine = engines.engines.get(url)
+        if engine is None:
+            engine = engines.engines[url] = make_engine(url)
+            engines.factories[url] = sessionmaker(engine, expire_on_commit=False)
+        return engine, engines.factories[url]
 
 
 @contextmanager
@@ -106,12 +130,10 @@ def read_scope(url: str | None = None) -> Iterator[Session]:
 
 
 def dispose_engines() -> None:
-    """Forget pooled connections (call in a forked child: never share a parent's sockets)."""
-    with _lock:
-        for engine in _engines.values():
-            engine.dispose(close=False)
-        _engines.clear()
-        _factories.clear()
+    """Forget pooled connections (the runtime's reset does it too)."""
+    engines = runtime().peek(Engines)
+    if engines is not None:
+        engines.close()
 
 
 def is_postgres(session: Session) -> bool:

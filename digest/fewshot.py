@@ -62,6 +62,7 @@ from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, 
 from digest.redact import driver_line, redact
 from digest.reflect.screen import injection_reason
 from digest.retrieve import prompt_keywords
+from digest.runtime import runtime
 from digest.tenants import agent_named, tenant_named
 
 log = get_logger("digest.fewshot")
@@ -208,53 +209,60 @@ class _Edit:
     text: str
 
 
-_lock = threading.Lock()
-#: (database, event id) → the edit, or None: not an example (screened out, or no final)
-_EDITS: OrderedDict[tuple[str, int], _Edit | None] = OrderedDict()
-#: (database, agent id, contact id, embedding model) → (the accepted ids, their index)
-_INDEXES: OrderedDict[tuple[Any, ...], tuple[tuple[int, ...], AgentIndex]] = OrderedDict()
+class _Kept:
+    """The edits and indexes this process keeps (a piece of its runtime), least recent first."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        #: (database, event id) → the edit, or None: not an example (screened out, or no final)
+        self.edits: OrderedDict[tuple[str, int], _Edit | None] = OrderedDict()
+        #: (database, agent id, contact id, embedding model) → (the accepted ids, their index)
+        self.indexes: OrderedDict[tuple[Any, ...], tuple[tuple[int, ...], AgentIndex]] = (
+            OrderedDict()
+        )
 
 
 def forget() -> None:
     """Drop what this process keeps (tests; a bulk change made behind its back)."""
-    with _lock:
-        _EDITS.clear()
-        _INDEXES.clear()
+    runtime().drop(_Kept)
 
 
 def _kept_index(key: tuple[Any, ...], ids: tuple[int, ...]) -> AgentIndex | None:
-    with _lock:
-        found = _INDEXES.get(key)
+    kept = runtime().piece(_Kept)
+    with kept.lock:
+        found = kept.indexes.get(key)
         if found is None or found[0] != ids:
             return None
-        _INDEXES.move_to_end(key)
+        kept.indexes.move_to_end(key)
         return found[1]
 
 
 def _keep_index(key: tuple[Any, ...], ids: tuple[int, ...], index: AgentIndex) -> None:
-    with _lock:
-        _INDEXES[key] = (ids, index)
-        _INDEXES.move_to_end(key)
-        while len(_INDEXES) > INDEXES_KEPT:
-            _INDEXES.popitem(last=False)
+    kept = runtime().piece(_Kept)
+    with kept.lock:
+        kept.indexes[key] = (ids, index)
+        kept.indexes.move_to_end(key)
+        while len(kept.indexes) > INDEXES_KEPT:
+            kept.indexes.popitem(last=False)
 
 
 def _edits(session: Session, url: str, ids: Sequence[int]) -> list[_Edit]:
     """The accepted edits that are examples, oldest first: from this process's memory, the
     ones it has not seen yet read (and screened) now."""
-    with _lock:
-        known = {i: _EDITS[(url, i)] for i in ids if (url, i) in _EDITS}
+    kept = runtime().piece(_Kept)
+    with kept.lock:
+        known = {i: kept.edits[(url, i)] for i in ids if (url, i) in kept.edits}
     missing = [i for i in ids if i not in known]
     if missing:
         rows = session.execute(
             select(Event.id, Event.payload, Event.created_at).where(Event.id.in_(missing))
         ).all()
         read = {row.id: _edit(row.id, row.payload, row.created_at) for row in rows}
-        with _lock:
+        with kept.lock:
             for event_id, edit in read.items():
-                _EDITS[(url, event_id)] = edit
-            while len(_EDITS) > EDITS_KEPT:
-                _EDITS.popitem(last=False)
+                kept.edits[(url, event_id)] = edit
+            while len(kept.edits) > EDITS_KEPT:
+                kept.edits.popitem(last=False)
         known.update(read)
     return [edit for i in ids if (edit := known.get(i)) is not None]
 

@@ -6,9 +6,9 @@ Every test uses its own tenant name, so tests share one database without seeing 
 The ``services`` marker is not written by hand: a test whose fixtures reach the machine's
 PostgreSQL (``pg_admin``) or Redis (``redis_url``), directly or through ``services_env``,
 ``start_worker`` and the like, is marked at collection (``SERVICE_FIXTURES``). So
-``pytest -m "not services"`` runs exactly the tests that need neither. Process-wide caches
-(settings, remembered model answers, prompts, agent ids, scripted models) are cleared around
-every test (``fresh_process_caches``).
+``pytest -m "not services"`` runs exactly the tests that need neither. The process's state
+(``digest.runtime``: settings, engines, clients, remembered answers, prompts, scripted models,
+…) is reset around every test (``fresh_process_caches``), as in a forked worker child.
 """
 
 from __future__ import annotations
@@ -68,22 +68,23 @@ def _reset_process_state() -> None:
     runtime().reset()
     # Kept in module globals until their modules (being moved) ask the runtime for them.
     loaded = sys.modules
-    if "digest.capture.store" in loaded:
-        loaded["digest.capture.store"].forget_agent_ids()
-    for module, cache in (
+    for module in ("digest.capture.api", "digest.capture.store"):
+        forget = getattr(loaded.get(module), "forget_agent_ids", None)
+        if forget is not None:
+            forget()
+    for module, name in (
+        ("digest.reflect.judge", "JUDGEMENTS"),
         ("digest.reflect.verdict", "JUDGEMENTS"),
         ("digest.reflect.reconcile", "ANSWERS"),
         ("digest.reflect.repeats", "KNOWN_TEXTS"),
     ):
-        if module in loaded:
-            getattr(loaded[module], cache).clear()
-    if "digest.model.prompts" in loaded:
-        prompts = loaded["digest.model.prompts"]
-        prompts.forget_prompts()
-    if "digest.model.scripted" in loaded:
-        loaded["digest.model.scripted"].reset()
-    if "digest.lessons.neighbours" in loaded:
-        loaded["digest.lessons.neighbours"].forget()
+        cache = getattr(loaded.get(module), name, None)
+        if cache is not None:
+            cache.clear()
+
+
+#: the same reset, under the name tests/reflect imports
+_clear_process_caches = _reset_process_state
 
 
 @pytest.fixture(autouse=True)
@@ -95,26 +96,13 @@ def fresh_process_caches() -> Iterator[None]:
 
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
-    _clear_process_caches()
+    _reset_process_state()
     yield
-    _clear_process_caches()
+    _reset_process_state()
     root.handlers[:] = handlers
     root.setLevel(level)
     if "structlog" in sys.modules:
         sys.modules["structlog"].reset_defaults()
-
-
-def _reset_process_state() -> None:
-    """Forget cached settings, engines, broker connections and agent ids in this process."""
-    from digest.capture.store import forget_agent_ids
-    from digest.config import get_settings
-    from digest.db import dispose_engines
-    from digest.outbox.publish import reset_publisher
-
-    get_settings.cache_clear()
-    dispose_engines()
-    reset_publisher()
-    forget_agent_ids()
 
 
 @pytest.fixture(scope="session")
@@ -483,7 +471,15 @@ def use_model(monkeypatch: pytest.MonkeyPatch, model: str, step: str | None = No
     process with ``model``, e.g. a ``digest.model.scripted`` model's name."""
     variable = f"DIGEST_LLM_{step.upper()}_MODEL" if step else "DIGEST_LLM_MODEL"
     monkeypatch.setenv(variable, model)
-    _reset_process_state()
+    _settings_changed()
+
+
+def _settings_changed() -> None:
+    """Read the settings again, and keep the rest: a reset would also forget the scripted
+    models the test has registered."""
+    from digest.config import forget_settings
+
+    forget_settings()
 
 
 CLOSED_PORT_BROKER = "redis://127.0.0.1:1/0"
@@ -598,7 +594,7 @@ def reflect_messages(broker: str, queue: str) -> list[list[Any]]:
 
 def with_batch_size(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
     monkeypatch.setenv("DIGEST_REFLECT_BATCH_SIZE", str(size))
-    _reset_process_state()
+    _settings_changed()
 
 
 def judge_raising(

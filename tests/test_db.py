@@ -19,7 +19,6 @@ def test_pool_size_follows_a_threads_worker_unless_configured(
 ) -> None:
     monkeypatch.delenv("DIGEST_DB_POOL_SIZE", raising=False)
     get_settings.cache_clear()
-    monkeypatch.setattr(db, "_worker_threads", None)
     assert db.pool_size() == 5
     db.follow_concurrency(32)
     assert db.pool_size() == 32

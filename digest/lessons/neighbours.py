@@ -40,6 +40,7 @@ from digest.identity.index import AgentIndex, Entry, Hit, sort_key
 from digest.lessons.transition import moved_in_transaction
 from digest.lessons.vectors import embedder, vector_key, vectors_for
 from digest.models import Agent, Lesson, as_utc, utcnow
+from digest.runtime import runtime
 from digest.text import lesson_text
 
 
@@ -166,17 +167,22 @@ class View:
         return found
 
 
-#: (database, agent id) → its kept index
-_BANKS: OrderedDict[tuple[str, int], _Bank] = OrderedDict()
-_LOCK = threading.Lock()
+class _Banks:
+    """The indexes this process keeps (a piece of its runtime), least recently used first."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        #: (database, agent id) → its kept index
+        self.by_agent: OrderedDict[tuple[str, int], _Bank] = OrderedDict()
 
 
 def forget(agent_id: int | None = None) -> None:
     """Drop this process's index of one agent (or of all): tests, and bulk loads that bypass
     the lesson writes."""
-    with _LOCK:
-        for key in [key for key in _BANKS if agent_id is None or key[1] == agent_id]:
-            del _BANKS[key]
+    banks = runtime().piece(_Banks)
+    with banks.lock:
+        for key in [key for key in banks.by_agent if agent_id is None or key[1] == agent_id]:
+            del banks.by_agent[key]
 
 
 def _rows_query(agent_id: int) -> Any:
@@ -316,10 +322,11 @@ def agent_view(session: Session, agent_id: int, settings: Settings | None = None
     epoch = int(session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0)
     own_writes = moved_in_transaction(session, agent_id)
     key = (session.get_bind().engine.url.render_as_string(hide_password=True), agent_id)
-    with _LOCK:
-        bank = _BANKS.get(key)
+    banks = runtime().piece(_Banks)
+    with banks.lock:
+        bank = banks.by_agent.get(key)
         if bank is not None:
-            _BANKS.move_to_end(key)
+            banks.by_agent.move_to_end(key)
     if bank is None or bank.model != model:
         bank = _build(session, agent_id, epoch, found)
         if not own_writes:
@@ -332,11 +339,12 @@ def agent_view(session: Session, agent_id: int, settings: Settings | None = None
 
 
 def _keep(key: tuple[str, int], bank: _Bank) -> None:
-    with _LOCK:
-        _BANKS[key] = bank
-        _BANKS.move_to_end(key)
-        while len(_BANKS) > MAX_AGENTS:
-            _BANKS.popitem(last=False)
+    banks = runtime().piece(_Banks)
+    with banks.lock:
+        banks.by_agent[key] = bank
+        banks.by_agent.move_to_end(key)
+        while len(banks.by_agent) > MAX_AGENTS:
+            banks.by_agent.popitem(last=False)
 
 
 def probe_vector(view: View, text: str) -> np.ndarray | None:

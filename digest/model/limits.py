@@ -18,7 +18,7 @@ A caller waits (polling, jittered) up to ``DIGEST_LLM_SLOT_WAIT_S``; past that t
 transient fault (``LLMTransientError``), and the event is put back as waiting like after a
 429. Without a broker (the embedded mode: one process) the same limits are kept in process.
 If Redis cannot be reached the call goes ahead unlimited: the limiter protects the provider,
-it must not stop the work.
+it must not stop the work. Clients and in-process limits are a piece of the process's runtime.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from digest.config import Settings
 from digest.errors import LLMTransientError
 from digest.logs import get_logger
+from digest.runtime import runtime
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -83,10 +84,15 @@ redis.call('ZADD', KEYS[2], 'XX', tonumber(ARGV[1]), ARGV[2])
 return 0
 """
 
-_lock = threading.Lock()
-_clients: dict[str, Redis] = {}
-_scripts: dict[tuple[str, str], Any] = {}
-_local: dict[str, _LocalLimit] = {}
+
+class _Limits:
+    """This process's Redis clients and scripts of the limiter, and its in-process limits."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.clients: dict[str, Redis] = {}
+        self.scripts: dict[tuple[str, str], Any] = {}
+        self.local: dict[str, _LocalLimit] = {}
 
 
 def limited(settings: Settings) -> bool:
@@ -202,37 +208,25 @@ def _limit_for(model: str, settings: Settings) -> _Limit:
     if settings.broker_url:
         return _RedisLimit(model, settings)
     key = f"{model}|{settings.llm_max_concurrency}|{settings.llm_rpm}|{settings.llm_rate_window_s}"
-    with _lock:
-        limit = _local.get(key)
+    limits = runtime().piece(_Limits)
+    with limits.lock:
+        limit = limits.local.get(key)
         if limit is None:
-            limit = _local[key] = _LocalLimit(settings)
+            limit = limits.local[key] = _LocalLimit(settings)
         return limit
 
 
-def _client(url: str) -> Redis:
-    with _lock:
-        client = _clients.get(url)
-        if client is None:
-            from redis import Redis
-
-            client = _clients[url] = Redis.from_url(
-                url, socket_timeout=2.0, socket_connect_timeout=2.0
-            )
-        return client
-
-
 def _script(url: str, source: str) -> Any:
-    client = _client(url)
-    with _lock:
-        script = _scripts.get((url, source))
+    limits = runtime().piece(_Limits)
+    with limits.lock:
+        script = limits.scripts.get((url, source))
         if script is None:
-            script = _scripts[(url, source)] = client.register_script(source)
+            client = limits.clients.get(url)
+            if client is None:
+                from redis import Redis
+
+                client = limits.clients[url] = Redis.from_url(
+                    url, socket_timeout=2.0, socket_connect_timeout=2.0
+                )
+            script = limits.scripts[(url, source)] = client.register_script(source)
         return script
-
-
-def reset() -> None:
-    """Forget clients and in-process limits (a forked worker child, tests)."""
-    with _lock:
-        _clients.clear()
-        _scripts.clear()
-        _local.clear()

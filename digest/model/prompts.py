@@ -1,5 +1,6 @@
 """Prompts: the files in ``prompts/``, a system text and a user template per step, versioned by
-the hash of their content (recorded in history rows and in the judgement cache's keys)."""
+the hash of their content (recorded in history rows and in the judgement cache's keys). Loaded
+prompts are a piece of the process's runtime."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from string import Template
 from typing import Any
 
 from digest.config import resource_dir
+from digest.runtime import runtime
 
 
 @dataclass(frozen=True)
@@ -26,28 +28,27 @@ class Prompt:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
 
-_prompts_lock = threading.Lock()
-#: name → (file stamps, prompt): a prompt is read and hashed again only when its files change
-_prompts: dict[str, tuple[tuple[int, ...], Prompt]] = {}
+class _Loaded:
+    """Prompts read by this process: name → (file stamps, prompt). A prompt is read and hashed
+    again only when its files change."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.prompts: dict[str, tuple[tuple[int, ...], Prompt]] = {}
 
 
 def load_prompt(name: str) -> Prompt:
     folder = resource_dir("prompts")
     paths = (folder / f"{name}.md", folder / f"{name}_event.md")
     stamps = tuple(v for p in paths for v in (p.stat().st_mtime_ns, p.stat().st_size))
-    with _prompts_lock:
-        cached = _prompts.get(name)
+    loaded = runtime().piece(_Loaded)
+    with loaded.lock:
+        cached = loaded.prompts.get(name)
     if cached is not None and cached[0] == stamps:
         return cached[1]
     system, user = (p.read_text(encoding="utf-8") for p in paths)
     digest = hashlib.sha256((system + "\x00" + user).encode("utf-8")).hexdigest()[:16]
     prompt = Prompt(name=name, system=system, user_template=user, hash=digest)
-    with _prompts_lock:
-        _prompts[name] = (stamps, prompt)
+    with loaded.lock:
+        loaded.prompts[name] = (stamps, prompt)
     return prompt
-
-
-def forget_prompts() -> None:
-    """Drop every cached prompt (each is read again on next use)."""
-    with _prompts_lock:
-        _prompts.clear()

@@ -18,8 +18,9 @@ test drives the real pipeline with the answers it needs, without patching any fu
         ...
     assert [step_of(m) for m in model.requests] == ["reflect", "summarize", ...]
 
-A handler lives in the process that registered it (a worker subprocess has none): a request
-for a name nobody registered raises ``LLMError``, as a provider's unknown model would.
+A handler lives in the process that registered it (a worker subprocess has none), in its
+runtime (``digest.runtime``), whose reset forgets it: a request for a name nobody registered
+raises ``LLMError``, as a provider's unknown model would.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from digest.model.offline import (
     EXISTING_BLOCK,
 )
 from digest.model.offline import answer as rules
+from digest.runtime import runtime
 
 #: model strings answered by a registered handler, in process
 PREFIX = "scripted/"
@@ -61,8 +63,13 @@ __all__ = [
     "step_of",
 ]
 
-_lock = threading.Lock()
-_registered: dict[str, ScriptedModel] = {}
+
+class _Registry:
+    """The handlers registered in this process, by model string."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.models: dict[str, ScriptedModel] = {}
 
 
 def is_scripted_model(model: str) -> bool:
@@ -80,21 +87,24 @@ class ScriptedModel:
         self.name = f"{PREFIX}{name or uuid.uuid4().hex[:12]}"
         #: the messages of every request, in the order they came
         self.requests: list[Messages] = []
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"ScriptedModel(name={self.name!r}, requests={len(self.requests)})"
 
     def register(self) -> ScriptedModel:
-        with _lock:
-            if _registered.get(self.name, self) is not self:
+        registry = runtime().piece(_Registry)
+        with registry.lock:
+            if registry.models.get(self.name, self) is not self:
                 raise ValueError(f"{self.name} is already registered")
-            _registered[self.name] = self
+            registry.models[self.name] = self
         return self
 
     def unregister(self) -> None:
-        with _lock:
-            if _registered.get(self.name) is self:
-                del _registered[self.name]
+        registry = runtime().piece(_Registry)
+        with registry.lock:
+            if registry.models.get(self.name) is self:
+                del registry.models[self.name]
 
     def __enter__(self) -> ScriptedModel:
         return self.register()
@@ -109,7 +119,7 @@ class ScriptedModel:
 
     def __call__(self, messages: Messages) -> str:
         copied = [dict(m) for m in messages]
-        with _lock:
+        with self._lock:
             self.requests.append(copied)
         return self.handler(copied)
 
@@ -121,17 +131,17 @@ def scripted_model(handler: Handler, *, name: str | None = None) -> ScriptedMode
 
 def answer(model: str, messages: Messages) -> str:
     """The registered handler's answer to one request (``digest.model.seam`` calls this)."""
-    with _lock:
-        found = _registered.get(model)
+    registry = runtime().piece(_Registry)
+    with registry.lock:
+        found = registry.models.get(model)
     if found is None:
         raise LLMError(f"no handler is registered for {model!r} in this process")
     return found(messages)
 
 
 def reset() -> None:
-    """Forget every registered handler (test isolation)."""
-    with _lock:
-        _registered.clear()
+    """Forget every registered handler (as the runtime's reset does)."""
+    runtime().drop(_Registry)
 
 
 # --- what a handler reads from a request ---------------------------------------------------------

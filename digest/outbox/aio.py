@@ -7,7 +7,7 @@ Celery message (``celery_message``), the coalescing script and slot key, the cli
 window per process for both paths.
 
 A ``redis.asyncio`` connection belongs to the event loop that opened it, so clients are kept
-per loop (and forgotten with it).
+per loop (and forgotten with it, or with the process's runtime when it is reset).
 """
 
 from __future__ import annotations
@@ -22,19 +22,25 @@ from redis.backoff import NoBackoff
 
 from digest.config import Settings, get_settings
 from digest.outbox import publish
+from digest.runtime import runtime
 
 if TYPE_CHECKING:
     from redis.commands.core import AsyncScript
 
 #: event loop → broker url → its client and its registered coalescing script
-_clients: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[str, tuple[Redis, AsyncScript]]
-] = weakref.WeakKeyDictionary()
+_Clients = weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[str, tuple[Redis, "AsyncScript"]]
+]
+
+
+def _clients() -> _Clients:
+    """A piece of the runtime."""
+    return weakref.WeakKeyDictionary()
 
 
 def _client(settings: Settings) -> tuple[Redis, AsyncScript]:
     assert settings.broker_url
-    per_loop = _clients.setdefault(asyncio.get_running_loop(), {})
+    per_loop = runtime().piece(_clients).setdefault(asyncio.get_running_loop(), {})
     found = per_loop.get(settings.broker_url)
     if found is None:
         client = Redis.from_url(
@@ -88,5 +94,5 @@ async def publish_reflect(
 
 async def close_clients() -> None:
     """Close this event loop's broker connections (``digest.aio.aclose``)."""
-    for client, _ in _clients.pop(asyncio.get_running_loop(), {}).values():
+    for client, _ in runtime().piece(_clients).pop(asyncio.get_running_loop(), {}).values():
         await client.aclose()

@@ -10,6 +10,7 @@ Publishing is best effort. The event row is already committed when we get here, 
 re-publishes anything left pending, so a dead or slow broker costs at most one short socket
 timeout (``DIGEST_PUBLISH_TIMEOUT_S`` ≤ 1 s, no retries) and then a back-off window during which
 capture does not even try. redis-py is imported on the first publish, not with ``digest``.
+Clients and the back-off window are a piece of the process's runtime (``digest.runtime``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from digest._log import stdlib_logger
 from digest.config import Settings, get_settings
+from digest.runtime import runtime
 
 #: stdlib logging: this module is on the agent's hot path, which never loads structlog.
 log = stdlib_logger("digest.publish")
@@ -48,10 +50,22 @@ TASK_IMPROVE_NOW = "digest.improve_now"
 #: the third element of every protocol-2 body: no callbacks, errbacks, chain or chord.
 _EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
 
-_lock = threading.Lock()
-_clients: dict[str, Redis] = {}
-_scripts: dict[str, Script] = {}
-_suppressed_until = 0.0
+
+class _Publisher:
+    """This process's broker clients and scripts by URL, and its back-off window. Dropped,
+    not closed, on reset: in a forked child the sockets are the parent's (redis-py checks the
+    pid before it shuts one down, but dropping them is all a child should do)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.clients: dict[str, Redis] = {}
+        self.scripts: dict[str, Script] = {}
+        #: ``time.monotonic()`` until which publishing is not even tried
+        self.suppressed_until = 0.0
+
+
+def _publisher() -> _Publisher:
+    return runtime().piece(_Publisher)
 
 
 def celery_message(
@@ -117,11 +131,12 @@ def _hostname() -> str:
 
 def _client(settings: Settings) -> Redis:
     assert settings.broker_url
-    client = _clients.get(settings.broker_url)
+    publisher = _publisher()
+    client = publisher.clients.get(settings.broker_url)
     if client is not None:
         return client
-    with _lock:
-        client = _clients.get(settings.broker_url)
+    with publisher.lock:
+        client = publisher.clients.get(settings.broker_url)
         if client is None:
             from redis import Redis
             from redis.backoff import NoBackoff
@@ -130,7 +145,7 @@ def _client(settings: Settings) -> Redis:
             client = Redis.from_url(
                 settings.broker_url, retry=Retry(NoBackoff(), 0), **client_options(settings)
             )
-            _clients[settings.broker_url] = client
+            publisher.clients[settings.broker_url] = client
         return client
 
 
@@ -168,13 +183,12 @@ def publish_task(
 def publishing_suppressed() -> bool:
     """Within the back-off window after a failed publish: capture does not even try. One
     window per process, shared with ``digest.outbox.aio``."""
-    return time.monotonic() < _suppressed_until
+    return time.monotonic() < _publisher().suppressed_until
 
 
 def publish_failed(name: str, args: list[Any], exc: BaseException, settings: Settings) -> None:
     """Open the back-off window (``DIGEST_PUBLISH_BACKOFF_S``) and log the fault."""
-    global _suppressed_until
-    _suppressed_until = time.monotonic() + settings.publish_backoff_s
+    _publisher().suppressed_until = time.monotonic() + settings.publish_backoff_s
     log.warning("publish_failed task=%s args=%s error=%s", name, args, type(exc).__name__)
 
 
@@ -246,9 +260,10 @@ def release_reflect_slot(agent_id: int, settings: Settings | None = None) -> boo
 def _publish_if_free(settings: Settings) -> Script:
     """The registered script (EVALSHA, loaded again by redis-py if the server lost it)."""
     assert settings.broker_url
-    script = _scripts.get(settings.broker_url)
+    scripts = _publisher().scripts
+    script = scripts.get(settings.broker_url)
     if script is None:
-        script = _scripts[settings.broker_url] = _client(settings).register_script(PUBLISH_IF_FREE)
+        script = scripts[settings.broker_url] = _client(settings).register_script(PUBLISH_IF_FREE)
     return script
 
 
@@ -264,11 +279,5 @@ def waiting_messages(settings: Settings | None = None) -> int | None:
 
 
 def reset_publisher() -> None:
-    """Drop cached broker connections and the back-off window (after fork, and in tests)."""
-    global _suppressed_until
-    with _lock:
-        # Not closed: in a forked child the sockets are the parent's (redis-py checks the pid
-        # before it shuts one down, but dropping them is all a child should do).
-        _clients.clear()
-        _scripts.clear()
-        _suppressed_until = 0.0
+    """Drop cached broker connections and the back-off window (the runtime's reset does too)."""
+    runtime().drop(_Publisher)
