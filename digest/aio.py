@@ -12,8 +12,8 @@ and errors (``InvalidEvent`` naming the field, ``IdempotencyConflict``, ``Captur
 
 How each one waits:
 
-- ``record_run``, ``record_edit``, ``record_answer`` on PostgreSQL: one ``INSERT`` on psycopg's
-  ``AsyncConnection`` and a ``redis.asyncio`` publish (``digest.capture.aio``,
+- ``record_run``, ``record_edit``, ``record_answer`` on PostgreSQL: one ``INSERT`` on
+  SQLAlchemy's asyncio engine and a ``redis.asyncio`` publish (``digest.capture.aio``,
   ``digest.outbox.aio``), sharing validation, row building and the message with the sync path.
 - ``record_lesson``, and every capture on SQLite (whose driver is synchronous), run the sync
   capture in a worker thread (``asyncio.to_thread``).
