@@ -84,14 +84,6 @@ def own_event(session: Session, event_id: int) -> Row[Event, Agent, Tenant] | No
     ).first()
 
 
-def claim(event_id: int, settings: Settings) -> Claimed | ReflectResult:
-    with session_scope(settings.database_url) as session:
-        row = own_event(session, event_id)
-        if row is None:
-            return ReflectResult(event_id, "missing", "no such event")
-        return claim_row(*row, settings)
-
-
 def claim_row(
     event: Event, agent: Agent, tenant: Tenant, settings: Settings, delivery: str | None = None
 ) -> Claimed | ReflectResult:
@@ -196,7 +188,7 @@ def claim_batch(
     *,
     size: int | None = None,
 ) -> Batch:
-    """Claim ``event_id`` (as ``claim`` does; without one, the agent's oldest claimable event:
+    """Claim ``event_id`` (``claim_row`` decides; without one, the agent's oldest claimable event:
     pending, or claimed by a worker that died) and, in the same transaction, the agent's
     oldest other pending events, skipping rows another worker is claiming right now; with
     ``delivery`` (the message's task id), also the events an earlier, dead delivery of the

@@ -23,7 +23,7 @@ from digest.db import session_scope
 from digest.models import Agent, Event, utcnow
 from digest.outbox import publish
 from digest.outbox.publish import TASK_REFLECT
-from digest.reflect.claims import Claimed, ReflectResult, claim, claim_batch
+from digest.reflect.claims import Claimed, ReflectResult, claim_batch
 from tests.conftest import (
     DONE,
     FINISHED,
@@ -34,6 +34,7 @@ from tests.conftest import (
     wait_for_event,
     with_batch_size,
 )
+from tests.reflect.helpers import claim_one
 
 # --- one event (the embedded SQLite default) ----------------------------------------------------
 
@@ -49,7 +50,7 @@ def test_a_claim_takes_the_event_and_carries_what_judging_needs(
     event_id = digest.record_edit(
         tenant, "bot", original="We ship tomorrow.", final="We ship in 3 days.", contact_id="c-1"
     )
-    claimed = claim(event_id, get_settings())
+    claimed = claim_one(event_id, get_settings())
     assert isinstance(claimed, Claimed)
     assert (claimed.event_id, claimed.attempt, claimed.kind, claimed.trust) == (
         event_id, 1, "operator_edit", "high",
@@ -64,26 +65,26 @@ def test_a_claim_takes_the_event_and_carries_what_judging_needs(
 def test_a_finished_event_or_a_live_claim_is_left_alone(sqlite_env: str, tenant: str) -> None:
     done, live = owner_answers(tenant, "bot", 2)
     _set(done, status="reflected")
-    assert claim(done, get_settings()) == ReflectResult(done, "already_done", "reflected")
-    assert isinstance(claim(live, get_settings()), Claimed)
-    again = claim(live, get_settings())
+    assert claim_one(done, get_settings()) == ReflectResult(done, "already_done", "reflected")
+    assert isinstance(claim_one(live, get_settings()), Claimed)
+    again = claim_one(live, get_settings())
     assert isinstance(again, ReflectResult) and again.status == "in_progress"
-    assert claim(10**9, get_settings()) == ReflectResult(10**9, "missing", "no such event")
+    assert claim_one(10**9, get_settings()) == ReflectResult(10**9, "missing", "no such event")
 
 
 def test_a_stale_claim_is_taken_over(sqlite_env: str, tenant: str) -> None:
     [event_id] = owner_answers(tenant, "bot", 1)
-    assert isinstance(claim(event_id, get_settings()), Claimed)
+    assert isinstance(claim_one(event_id, get_settings()), Claimed)
     long_ago = utcnow() - timedelta(seconds=get_settings().processing_stale_after_s + 1)
     _set(event_id, processing_started_at=long_ago)  # its worker died
-    taken = claim(event_id, get_settings())
+    taken = claim_one(event_id, get_settings())
     assert isinstance(taken, Claimed) and taken.attempt == 2
 
 
 def test_an_event_whose_attempts_ran_out_is_dead(sqlite_env: str, tenant: str) -> None:
     [event_id] = owner_answers(tenant, "bot", 1)
     _set(event_id, attempts=get_settings().max_event_attempts)
-    result = claim(event_id, get_settings())
+    result = claim_one(event_id, get_settings())
     assert isinstance(result, ReflectResult) and result.status == "dead"
     assert "gave up after 5 attempts" in (result.reason or "")
     assert event_statuses([event_id]) == {event_id: "dead"}

@@ -1,0 +1,15 @@
+"""Helpers the reflect tests share, built on the public claim API."""
+
+from __future__ import annotations
+
+from digest.config import Settings, get_settings
+from digest.reflect.claims import Claimed, ReflectResult, claim_batch
+
+
+def claim_one(event_id: int, settings: Settings | None = None) -> Claimed | ReflectResult:
+    """Claim ``event_id`` alone: the claim, or why it was refused (finished, a live claim
+    elsewhere, dead, missing). A batch of one, as ``claim_batch`` takes it with ``size=1``;
+    the agent's other pending events are left alone."""
+    batch = claim_batch(event_id, None, settings or get_settings(), size=1)
+    [outcome] = [*batch.claimed, *batch.results]
+    return outcome
