@@ -66,14 +66,9 @@ def _reset_process_state() -> None:
     from digest.runtime import runtime
 
     runtime().reset()
-    # Kept in module globals until their modules (being moved) ask the runtime for them.
+    # Kept in module globals until reflection (being moved) asks for ``answers(name)``.
     loaded = sys.modules
-    for module in ("digest.capture.api", "digest.capture.store"):
-        forget = getattr(loaded.get(module), "forget_agent_ids", None)
-        if forget is not None:
-            forget()
     for module, name in (
-        ("digest.reflect.judge", "JUDGEMENTS"),
         ("digest.reflect.verdict", "JUDGEMENTS"),
         ("digest.reflect.reconcile", "ANSWERS"),
         ("digest.reflect.repeats", "KNOWN_TEXTS"),

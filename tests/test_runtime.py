@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 from digest import db, fewshot
+from digest.capture import aio as capture_aio
+from digest.capture import store
 from digest.config import Settings, get_settings
 from digest.errors import EmbeddingFileError, LLMError
 from digest.identity import embedding
@@ -170,6 +172,25 @@ def test_reset_forgets_the_asyncio_broker_clients_of_a_loop() -> None:
         assert publish_aio._client(settings)[0] is not client
 
     asyncio.run(check())
+
+
+def test_reset_forgets_the_asyncio_engines_of_a_loop() -> None:
+    url = "postgresql+psycopg://nobody@127.0.0.1:1/none"  # engines connect on first use
+
+    async def check() -> None:
+        engine = capture_aio._engine(url)
+        assert capture_aio._engine(url) is engine
+        runtime().reset()
+        assert capture_aio._engine(url) is not engine
+
+    asyncio.run(check())
+
+
+def test_reset_forgets_agent_ids() -> None:
+    store.remember_agent_ids(("sqlite://", "acme", "bot"), 1, 2)
+    assert store.cached_agent_ids("sqlite://", "acme", "bot") == (1, 2)
+    runtime().reset()
+    assert store.cached_agent_ids("sqlite://", "acme", "bot") is None
 
 
 def test_reset_forgets_scripted_models() -> None:

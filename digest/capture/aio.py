@@ -13,10 +13,10 @@ Not natively async, but run in a thread so the loop is never blocked: SQLite (it
 synchronous; ``aiosqlite`` is not a dependency) and ``manual_lesson`` events, whose one
 transaction (lock the agent's lessons, add or support one) is ``api.capture_event``'s own.
 
-Engines are kept per event loop (an async connection belongs to the loop that opened it), with
-the sync engine's pool size and timeouts. Their connections are in autocommit mode: the INSERT
-is one statement, and the first use's tenant and agent upserts need no transaction either (each
-is idempotent, and each lookup reads committed rows).
+Engines are kept per event loop (an async connection belongs to the loop that opened it), in
+the process's runtime, with the sync engine's pool size and timeouts. Their connections are in
+autocommit mode: the INSERT is one statement, and the first use's tenant and agent upserts need
+no transaction either (each is idempotent, and each lookup reads committed rows).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from digest.config import get_settings
 from digest.db import pool_size
 from digest.outbox import aio as publish_aio
 from digest.retrying import again_async
+from digest.runtime import runtime
 
 #: in use at once beyond the idle ones, as the sync engine's ``max_overflow``
 _OVERFLOW = 5
@@ -76,13 +77,16 @@ async def _store_once(engine: AsyncEngine, url: str, parsed: EventCommon) -> tup
 
 # --- engines, one per event loop and database ------------------------------------------------
 
-_engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AsyncEngine]] = (
-    weakref.WeakKeyDictionary()
-)
+_Engines = weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, AsyncEngine]]
+
+
+def _engines() -> _Engines:
+    """A piece of the runtime (dropped by its reset: disposing an engine takes its loop)."""
+    return weakref.WeakKeyDictionary()
 
 
 def _engine(url: str) -> AsyncEngine:
-    per_loop = _engines.setdefault(asyncio.get_running_loop(), {})
+    per_loop = runtime().piece(_engines).setdefault(asyncio.get_running_loop(), {})
     engine = per_loop.get(url)
     if engine is None:
         # As digest.db.make_engine: no pre-ping (a dead connection is found on use and tried
@@ -100,5 +104,5 @@ def _engine(url: str) -> AsyncEngine:
 
 async def close_pools() -> None:
     """Close this event loop's database connections (``digest.aio.aclose``)."""
-    for engine in _engines.pop(asyncio.get_running_loop(), {}).values():
+    for engine in runtime().piece(_engines).pop(asyncio.get_running_loop(), {}).values():
         await engine.dispose()

@@ -11,7 +11,6 @@ whose last error becomes ``CaptureUnavailable`` (``storage_unavailable``).
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -31,14 +30,12 @@ from digest.lessons.store import Candidate, add_lesson, support_lesson
 from digest.lessons.transition import lock_agent_lessons
 from digest.models import TRUSTED_KINDS, Agent, Event, Lesson, Tenant, utcnow
 from digest.retrying import again
+from digest.runtime import runtime
 
 if TYPE_CHECKING:
     from sqlalchemy.sql.dml import Insert
     from sqlalchemy.sql.selectable import Select
 
-_ids_lock = threading.Lock()
-#: (database url, tenant, agent) → (tenant_id, agent_id); first use creates the rows.
-_agent_ids: dict[tuple[str, str, str], tuple[int, int]] = {}
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -121,10 +118,15 @@ def agent_id_query(tenant_id: int, agent: str) -> Select[int]:
 # --- tenant and agent ids, cached per process ------------------------------------------------
 
 
+def _agent_ids() -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(database url, tenant, agent) → (tenant id, agent id): a piece of the runtime."""
+    return {}
+
+
 def agent_ids_for(conn: Connection, url: str, tenant: str, agent: str) -> tuple[int, int]:
     """(tenant id, agent id), creating the rows on first use and remembering the ids."""
     key = (url, tenant, agent)
-    cached = _agent_ids.get(key)
+    cached = runtime().piece(_agent_ids).get(key)
     if cached is not None:
         return cached
     dialect = conn.dialect.name
@@ -137,17 +139,15 @@ def agent_ids_for(conn: Connection, url: str, tenant: str, agent: str) -> tuple[
 
 
 def cached_agent_ids(url: str, tenant: str, agent: str) -> tuple[int, int] | None:
-    return _agent_ids.get((url, tenant, agent))
+    return runtime().piece(_agent_ids).get((url, tenant, agent))
 
 
 def remember_agent_ids(key: tuple[str, str, str], tenant_id: int, agent_id: int) -> None:
-    with _ids_lock:
-        _agent_ids[key] = (tenant_id, agent_id)
+    runtime().piece(_agent_ids)[key] = (tenant_id, agent_id)
 
 
 def forget_agent_ids() -> None:
-    with _ids_lock:
-        _agent_ids.clear()
+    runtime().drop(_agent_ids)
 
 
 # --- database faults -------------------------------------------------------------------------
