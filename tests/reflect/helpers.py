@@ -11,5 +11,6 @@ def claim_one(event_id: int, settings: Settings | None = None) -> Claimed | Refl
     elsewhere, dead, missing). A batch of one, as ``claim_batch`` takes it with ``size=1``;
     the agent's other pending events are left alone."""
     batch = claim_batch(event_id, None, settings or get_settings(), size=1)
-    [outcome] = [*batch.claimed, *batch.results]
+    outcomes: list[Claimed | ReflectResult] = [*batch.claimed, *batch.results]
+    [outcome] = outcomes
     return outcome
