@@ -5,6 +5,7 @@
     DigestError
      ├── ConfigError            a DIGEST_* setting (or the worker's configuration) is invalid
      ├── InvalidEvent           bad input to a capture call; names the field, nothing written
+     │    └── IdempotencyConflict   a key this agent already used for an event with other content
      ├── InvalidArgument        bad input to any other call (a search, a threshold, a file)
      │    ├── OwnerInputError       an argument an owner command cannot use
      │    └── LessonFileError       a LESSON.md file that cannot be imported

@@ -1,13 +1,16 @@
 """Retrieval: what the agent reads back on its hot path (DESIGN §7).
 
-- ``pitfalls`` matches the prompt's keywords against the agent's active lessons and renders
-  the few most relevant as a KNOWN PITFALLS block. It is best effort: any fault is logged and
-  gives ``""``, never an exception into the agent.
+- ``pitfalls`` ranks the agent's active lessons for a prompt by hybrid retrieval (DESIGN
+  §8a: the prompt's keywords against each lesson's words and, with an embedder, the cosine of
+  their embeddings, over the agent's in-memory index, ``digest.lessons.neighbours``) and
+  renders the few most relevant as a KNOWN PITFALLS block. It is best effort: any fault is
+  logged and gives ``""``, never an exception into the agent.
 - ``current_learning`` returns the agent's active learning version with a short summary for
   the user-turn layer; both are byte-stable while the version does not change. It is not best
   effort: a database that cannot answer raises ``DatabaseUnavailable`` (a ``DigestError``).
-- ``LoopDetector`` is the in-turn guard: the same tool call failing twice in a row yields a
-  LOOP DETECTED block. It lives in memory only.
+
+The in-turn loop guard, ``LoopDetector``, lives in ``digest.loops``; accepted operator edits as
+few-shot pairs in ``digest.fewshot``.
 
 Nothing here imports litellm or Celery: ``import digest`` stays light.
 """
@@ -70,7 +73,6 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 
 SUMMARY_BULLETS = 10
 SUMMARY_LINE_MAX = 200
-#: what a LoopDetector block shows of the arguments and the error, at most.
 
 
 # --- pitfalls ------------------------------------------------------------------------------------
@@ -121,15 +123,24 @@ def pitfalls(
 ) -> str:
     """The agent's ``k`` lessons most relevant to ``prompt``, rendered for its context.
 
-    Relevance is how many of the prompt's keywords (see ``prompt_keywords``) occur in a
-    lesson's title, situation, correction and tags; ties go to the lesson surfaced more often,
-    then the one seen most recently. Only active, unexpired, agent-wide lessons of this tenant's
-    agent are candidates. Surfaced lessons get ``hit_count + 1`` and ``last_seen_at = now``.
+    Retrieval is hybrid, over the agent's index kept in memory per process and refreshed when
+    its ``lesson_epoch`` moves (``digest.lessons.neighbours``, ``AgentIndex.rank_for_prompt``):
+    a lesson's relevance is the share of the prompt's keywords (``prompt_keywords``) that begin
+    one of its words ("refund" matches "refunds") and, when an embedder is configured
+    (``DIGEST_EMBEDDING_MODEL``), the cosine between the prompt's and the lesson's
+    embeddings, weighed together; a lesson qualifies by one keyword or a close enough cosine,
+    so a prompt in other words still finds it. The candidates are the active, unexpired lessons
+    of this tenant's agent that are agent-wide, plus, with ``contact_id``, that contact's own;
+    quarantined lessons never are. The best are read back from the database (status, counts
+    and text as of now) and ordered by relevance, then the lesson surfaced more often, then the
+    one seen most recently. Surfaced lessons get ``hit_count + 1`` and ``last_seen_at = now``.
 
     ``style="block"`` gives the KNOWN PITFALLS block, one ``  - [title] correction (#id)`` line
-    per lesson; ``style="aip11"`` gives ``Lessons from past experience:`` and ``- title:
-    correction`` lines. A lesson whose failure_count exceeds its success_count is marked
-    ``CAUTION … — it failed more often than it helped``.
+    per lesson, trusted lessons first and those distilled from run text (untrusted or
+    reviewed) after them under their own heading, their «…» quotations marked as data;
+    ``style="aip11"`` gives ``Lessons from past experience:`` and ``- title: correction``
+    lines. A lesson whose failure_count exceeds its success_count is marked ``CAUTION … — it
+    failed more often than it helped``.
 
     Returns ``""`` when nothing matches, and on any fault (unknown style, database down, …),
     which is logged: an agent's turn never fails because of its lessons.

@@ -4,6 +4,8 @@ status the command line uses."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import digest
@@ -59,6 +61,36 @@ def test_the_docstring_draws_every_class() -> None:
     drawn = errors.__doc__ or ""
     for cls in [DigestError, *TREE]:
         assert cls.__name__ in drawn
+
+
+def _drawn_parents() -> dict[str, str]:
+    """Each class the docstring's tree draws → the class it hangs from (five columns a level)."""
+    parents: dict[str, str] = {}
+    path: list[str] = []
+    for line in (errors.__doc__ or "").splitlines():
+        if line.strip() == "DigestError":
+            path = ["DigestError"]
+            continue
+        branch = re.match(r"(?P<prefix>[ │]*)[├└]── (?P<name>\w+)", line)
+        if branch and path:
+            depth = len(branch["prefix"]) // 5
+            path = [*path[:depth], branch["name"]]
+            parents[branch["name"]] = path[depth - 1]
+    return parents
+
+
+def test_the_drawn_tree_is_the_defined_tree() -> None:
+    """Every error class the module defines sits in the drawing under its own base, and the
+    drawing shows nothing else: a class added without its branch fails here."""
+    defined = {
+        cls.__name__: cls.__bases__[0].__name__
+        for cls in vars(errors).values()
+        if isinstance(cls, type)
+        and issubclass(cls, DigestError)
+        and cls is not DigestError
+        and cls.__module__ == errors.__name__
+    }
+    assert _drawn_parents() == defined
 
 
 def test_lookups_and_bad_values_are_also_the_builtin_kinds() -> None:

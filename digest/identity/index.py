@@ -3,7 +3,7 @@
 Two signals, scored together:
 
 - **lexical**: an inverted index of each lesson's words. A search takes the lessons sharing
-  the probe's rarest words (a bounded shortlist, like the SQL term index it replaces) and
+  the probe's rarest words (a bounded shortlist) and
   scores them with the rapidfuzz scores of ``digest.text`` (token-set relevance, plain-ratio
   identity), so the reconciliation thresholds keep their meaning;
 - **semantic**: the cosine of sentence embeddings (``digest.identity.embedding``), over every

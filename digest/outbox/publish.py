@@ -2,9 +2,12 @@
 
 A publish is one ``LPUSH`` of a Celery protocol-2 message onto the queue's Redis list, which is
 exactly what Celery's ``send_task`` does through kombu's Redis transport, minus the kombu
-machinery: no Celery app, no channel objects, no Redis client built per call. The worker
-consumes these messages like any other (``celery_message`` documents the fields; a test runs
-them through a real worker). ``DIGEST_BROKER_URL`` must therefore be a Redis URL.
+machinery: no Celery app, no channel objects, no Redis client built per call (so capture takes
+about a millisecond). The worker consumes these messages like any other: ``celery_message``
+documents the fields, ``tests/outbox/test_celery_wire.py`` reads the bytes each publisher pushes
+with kombu's and Celery's own code and compares them, field by field, with what ``send_task``
+writes, and a test runs them through a real worker. ``DIGEST_BROKER_URL`` must therefore be a
+Redis URL.
 
 Publishing is best effort. The event row is already committed when we get here, and the relay
 re-publishes anything left pending, so a dead or slow broker costs at most one short socket
