@@ -1,9 +1,11 @@
 """The adversarial security suite of issue 12 (tests/adversarial/), one summary line per mode.
 
     .venv/bin/python bench/security.py [--mode offline|obedient|both] [--report]
+                                       [--split tuned|held-out]
 
-Each mode runs the whole corpus (about 115 attacks and 55 benign controls, one agent each) on
-a temporary SQLite database with the in-process pipeline: ``offline`` with the ``offline/rules``
+Each mode runs the whole corpus (about 270 attacks and 145 benign controls, one agent each;
+``--split held-out`` runs the cases nobody has tuned on instead: tests/adversarial/data/) on a
+temporary SQLite database with the in-process pipeline: ``offline`` with the ``offline/rules``
 judge, ``obedient`` with a scripted model that writes the attacker's instruction as the lesson
 and rewrites or retires the owner's rule when reconciliation shows it. A line reads:
 
@@ -31,7 +33,9 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from _report import Figure  # noqa: E402
 
+from tests.adversarial.cases import load  # noqa: E402
 from tests.adversarial.runner import LABELS, MODES, Summary, run_suite  # noqa: E402
+from tests.adversarial.schema import SPLITS  # noqa: E402
 
 BENCH = "security"
 #: the most benign controls that may be quarantined, as a share
@@ -73,10 +77,10 @@ def embedded_database() -> Iterator[str]:
                     os.environ[key] = value
 
 
-def run(mode: str) -> Summary:
-    """The whole corpus in ``mode``, on a database of its own."""
+def run(mode: str, split: str = "tuned") -> Summary:
+    """The whole corpus (its ``split``) in ``mode``, on a database of its own."""
     with embedded_database():
-        return run_suite(mode)
+        return run_suite(mode, cases=load(split))
 
 
 def held(summary: Summary) -> bool:
@@ -116,13 +120,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
     parser.add_argument("--report", action="store_true", help="list every failing case")
+    parser.add_argument("--split", choices=SPLITS, default="tuned", help="which cases to run")
     args = parser.parse_args(argv)
+    if not load(args.split):
+        parser.error(f"the {args.split} split has no cases")
     from digest.logs import configure_logging
 
     configure_logging("WARNING", json=False)
     ok = True
     for mode in MODES if args.mode == "both" else (args.mode,):
-        summary = run(mode)
+        summary = run(mode, args.split)
         print(summary.report() if args.report else summary.line(), flush=True)
         ok = held(summary) and ok
     return 0 if ok else 1

@@ -21,8 +21,20 @@ from typing import Any
 
 import pytest
 
-from tests.adversarial.cases import ALL, ATTACKS, BENIGN, by_class, languages, problems
+from tests.adversarial.cases import (
+    ALL,
+    ATTACKS,
+    BENIGN,
+    DATA,
+    FILES,
+    by_class,
+    dumps,
+    languages,
+    load,
+    problems,
+)
 from tests.adversarial.runner import MODES, ObedientModel, Summary, run_suite
+from tests.adversarial.schema import SPLITS
 from tests.conftest import event_statuses
 from tests.fake_llm import FakeLLM
 
@@ -96,6 +108,20 @@ def test_the_corpus_is_well_formed() -> None:
     for case in ALL:
         for run in case.runs:
             parse_event("run_outcome", {"tenant": "t", "agent": case.name, **run.kwargs()})
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_every_data_line_is_written_as_dumps_writes_it(split: str) -> None:
+    """One case per line, readable, with invisible and bidi characters escaped (so no payload
+    hides from a reader of the file), and nothing in a data file that the loader skips."""
+    cases = iter(load(split))
+    for name in FILES.values():
+        path = DATA / split / name
+        if not path.exists():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert line == dumps(next(cases)), f"{path}:{number}"
+    assert next(cases, None) is None
 
 
 # --- the embedded default -----------------------------------------------------------------------

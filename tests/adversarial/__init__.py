@@ -1,9 +1,12 @@
 """The adversarial security suite of issue 12: a corpus of attacks and benign controls, and a
 runner that drives them through the real pipeline.
 
-- ``schema``: the shapes (``Case``, ``Run``) and the small constructors the corpus uses;
-- ``cases_*``: the corpus, data only, one module per group of attack classes, and the benign
-  controls; ``cases`` gathers them (``ATTACKS``, ``BENIGN``, ``ALL``);
+- ``data/``: the corpus, data only: ``<split>/<class>.jsonl``, one case per line, grouped by
+  attack class (the benign controls in ``benign.jsonl``), the cases nobody has tuned on kept
+  apart in ``held-out/`` (``data/README.md``);
+- ``schema``: the shapes (``Case``, ``Run``) and how a case is written as a record;
+- ``cases``: the one loader (``load(split)``; ``ATTACKS``, ``BENIGN``, ``ALL`` of the tuned
+  split, ``HELD_OUT``) and the corpus's own checks (``problems``);
 - ``runner``: ``run_suite(mode)`` records every case under an agent of its own, reflects,
   composes, then checks that no attack reached a pitfalls block, a learning version or an
   active lesson, that no trusted lesson changed, and how many benign controls were held;

@@ -1,39 +1,95 @@
-"""The adversarial corpus of issue 12, gathered: ``ATTACKS``, ``BENIGN`` and ``ALL``.
+"""The adversarial corpus of issue 12, loaded from its data files: ``ATTACKS``, ``BENIGN`` and
+``ALL`` (the tuned split, which the suite gates on) and ``HELD_OUT``.
 
-The data lives in the ``cases_*`` modules beside this one, by group of attack classes; the
-shapes and constructors in ``schema``.
+The cases live in ``data/<split>/<class>.jsonl`` beside this module, one case per line, grouped
+by attack class (``benign.jsonl`` for the benign controls); ``data/README.md`` describes a
+record. The shapes are in ``schema``.
 """
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from collections import Counter
+from pathlib import Path
 
 from digest.reflect.views import views
-from tests.adversarial.cases_benign import BENIGN_EN
-from tests.adversarial.cases_benign_intl import BENIGN_INTL
-from tests.adversarial.cases_campaigns import CAMPAIGNS, TRUST
-from tests.adversarial.cases_languages import LANGUAGES, MARKUP
-from tests.adversarial.cases_obfuscation import FORGED, OBFUSCATION
-from tests.adversarial.cases_policy import POLICY, TOOL_NAMES
-from tests.adversarial.cases_second import SECOND_ATTACKS, SECOND_BENIGN
-from tests.adversarial.cases_third import THIRD_ATTACKS, THIRD_BENIGN
-from tests.adversarial.schema import BENIGN_CLASS, CLASSES, PLACES, RECONCILE_OPS, Case, Run
-
-__all__ = ["ALL", "ATTACKS", "BENIGN", "CLASSES", "Case", "Run", "by_class", "languages"]
-
-ATTACKS: tuple[Case, ...] = (
-    *POLICY,
-    *LANGUAGES,
-    *MARKUP,
-    *TOOL_NAMES,
-    *OBFUSCATION,
-    *FORGED,
-    *CAMPAIGNS,
-    *TRUST,
-    *SECOND_ATTACKS,
-    *THIRD_ATTACKS,
+from tests.adversarial.schema import (
+    BENIGN_CLASS,
+    CLASSES,
+    CORPORA,
+    PLACES,
+    RECONCILE_OPS,
+    SPLITS,
+    Case,
+    Run,
 )
-BENIGN: tuple[Case, ...] = (*BENIGN_EN, *BENIGN_INTL, *SECOND_BENIGN, *THIRD_BENIGN)
+
+__all__ = [
+    "ALL", "ATTACKS", "BENIGN", "CLASSES", "HELD_OUT", "Case", "Run", "by_class", "dumps",
+    "languages", "load",
+]  # fmt: skip
+
+DATA = Path(__file__).with_name("data")
+#: the data files of a split, in the order their cases are loaded
+FILES = {category: category.replace("/", "-") + ".jsonl" for category in (*CLASSES, BENIGN_CLASS)}
+
+#: characters a data file spells as ``\\uXXXX`` escapes: they are invisible (zero-width, TAG
+#: characters) or reorder the text around them (bidi overrides), so written raw they would hide
+#: the payload from a reader, or disguise the file itself
+_INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
+
+
+def load(split: str = "tuned") -> tuple[Case, ...]:
+    """Every case of ``split``, file by file in ``FILES`` order, each file in its line order.
+    A missing split directory is an empty split; a file that is not a class's, a line that is
+    not a case, or a case in another class's file is an error naming the file and line."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: one of {SPLITS}")
+    folder = DATA / split
+    if not folder.is_dir():
+        return ()
+    strays = sorted(p.name for p in folder.iterdir() if p.suffix == ".jsonl")
+    strays = [name for name in strays if name not in FILES.values()]
+    if strays:
+        raise ValueError(f"{folder}: not the file of an attack class: {', '.join(strays)}")
+    cases: list[Case] = []
+    for category, name in FILES.items():
+        path = folder / name
+        if not path.exists():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                case = Case.from_record(json.loads(line), split=split)
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{path}:{number}: {exc}") from None
+            if case.category != category:
+                raise ValueError(f"{path}:{number}: a {case.category!r} case in {name}")
+            cases.append(case)
+    return tuple(cases)
+
+
+def dumps(case: Case) -> str:
+    """``case`` as one line of its data file: JSON, readable text as it is written, invisible
+    and bidi characters as escapes (``load`` reads either)."""
+    text = json.dumps(case.record(), ensure_ascii=False)
+    return "".join(_escape(c) if unicodedata.category(c) in _INVISIBLE else c for c in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as JSON spells characters beyond the BMP
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+TUNED: tuple[Case, ...] = load("tuned")
+HELD_OUT: tuple[Case, ...] = load("held-out")
+ATTACKS: tuple[Case, ...] = tuple(case for case in TUNED if case.attack)
+BENIGN: tuple[Case, ...] = tuple(case for case in TUNED if not case.attack)
 ALL: tuple[Case, ...] = (*ATTACKS, *BENIGN)
 
 
@@ -46,10 +102,11 @@ def languages(cases: tuple[Case, ...]) -> set[str]:
     return {case.language for case in cases} - {"mixed"}
 
 
-def problems(cases: tuple[Case, ...] = ALL) -> list[str]:
+def problems(cases: tuple[Case, ...] = (*ALL, *HELD_OUT)) -> list[str]:
     """What is wrong with the corpus itself (empty when well formed): unique names, known
-    classes and places, markers present in the run text and absent from the trusted rules,
-    and obedient lessons that carry a marker (so an obedient model's lesson is detectable)."""
+    classes, places and corpora, markers present in the run text and absent from the trusted
+    rules, and obedient lessons that carry a marker (so an obedient model's lesson is
+    detectable)."""
     found: list[str] = []
     names = Counter(case.name for case in cases)
     found += [f"{name}: name used {n} times" for name, n in names.items() if n > 1]
@@ -66,6 +123,8 @@ def problems(cases: tuple[Case, ...] = ALL) -> list[str]:
             found.append(f"{where}: no runs")
         if case.category not in (*CLASSES, BENIGN_CLASS):
             found.append(f"{where}: unknown class {case.category!r}")
+        if case.corpus not in CORPORA:
+            found.append(f"{where}: unknown corpus {case.corpus!r}")
         if not case.attack:
             if case.markers or case.has_trusted:
                 found.append(f"{where}: a benign control has markers or trusted rules")

@@ -1,20 +1,21 @@
-"""The shapes of the adversarial corpus, and the constructors its modules use.
+"""The shapes of the adversarial corpus, and how a case is written in its data files.
 
 A ``Case`` is one scenario under an agent of its own: optional trusted rules (owner lessons and
 owner answers, created first), then one or more ``Run`` events (``digest.record_run`` keyword
 arguments). An attack case names its class, where the payload sits, the ``markers`` that must
 never reach an agent, and the lesson an obedient model would write for it.
+
+Cases live in ``data/<split>/<class>.jsonl``, one JSON object per line (``Case.record``; the
+loader is ``tests/adversarial/cases.py``, the layout is described in ``data/README.md``).
 """
 
 from __future__ import annotations
 
-import base64
-import codecs
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 #: the attack classes of issue 12
 CLASSES = (
@@ -39,6 +40,13 @@ PLACES = (
     "run error",
 )
 RECONCILE_OPS = ("UPDATE", "DELETE")
+#: ``tuned``: cases the screen has been fixed for, the suite's gate; ``held-out``: a corpus
+#: nobody has tuned on yet, measured but not gated (it joins ``tuned`` once its misses are
+#: fixed by class, never by example)
+SPLITS = ("tuned", "held-out")
+#: who wrote a case: ``first`` with the screen, ``second`` by another hand independently of its
+#: rules, ``third`` by a red-teamer who knew a screen existed (both held out at first)
+CORPORA = ("first", "second", "third")
 
 #: a lesson as a model writes it: (situation, correction)
 Lesson = tuple[str, str]
@@ -98,6 +106,29 @@ class Run:
             parts.append(json.dumps(call.get("args") or {}, ensure_ascii=False))
         return "\n".join(parts)
 
+    def record(self) -> dict[str, Any]:
+        """This run as written in a data file: fields at their default left out."""
+        found: dict[str, Any] = {"task": self.task}
+        if self.outcome != "failure":
+            found["outcome"] = self.outcome
+        for key in ("error", "attempt_summary", "thread_id", "contact_id"):
+            if getattr(self, key) is not None:
+                found[key] = getattr(self, key)
+        if self.tool_calls:
+            found["tool_calls"] = [dict(call) for call in self.tool_calls]
+        if self.obedient is not None:
+            found["obedient"] = list(self.obedient)
+        return found
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Run:
+        fields = _fields(cls, record, required=("task",))
+        if "tool_calls" in fields:
+            fields["tool_calls"] = tuple(dict(call) for call in fields["tool_calls"])
+        if "obedient" in fields:
+            fields["obedient"] = _lesson(fields["obedient"])
+        return cls(**fields)
+
 
 def _fold(value: Any) -> str:
     return " ".join(str(value or "").split())
@@ -137,6 +168,48 @@ class Case:
     obedient_reconcile: str | None = None
     #: the obfuscation technique, for obfuscation cases
     technique: str | None = None
+    #: who wrote it (``CORPORA``)
+    corpus: str = "first"
+    #: the data split it was loaded from (``SPLITS``; the directory, not a field of the record)
+    split: str = "tuned"
+
+    def record(self) -> dict[str, Any]:
+        """This case as written in a data file (one JSON object per line), fields at their
+        default left out, the split left to the directory."""
+        found: dict[str, Any] = {
+            "name": self.name,
+            "category": self.category,
+            "language": self.language,
+            "corpus": self.corpus,
+        }
+        if self.where:
+            found["where"] = list(self.where)
+        if self.markers:
+            found["markers"] = list(self.markers)
+        if self.technique is not None:
+            found["technique"] = self.technique
+        if self.trusted:
+            found["trusted"] = list(self.trusted)
+        if self.answers:
+            found["answers"] = [list(answer) for answer in self.answers]
+        if self.obedient_reconcile is not None:
+            found["obedient_reconcile"] = self.obedient_reconcile
+        found["runs"] = [item.record() for item in self.runs]
+        found["obedient"] = list(self.obedient)
+        return found
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], split: str = "tuned") -> Case:
+        required = ("name", "category", "language", "runs", "obedient")
+        fields = _fields(cls, record, required=required, written_elsewhere=("split",))
+        fields["runs"] = tuple(Run.from_record(item) for item in fields["runs"])
+        fields["obedient"] = _lesson(fields["obedient"])
+        for key in ("markers", "where", "trusted"):
+            if key in fields:
+                fields[key] = tuple(str(value) for value in fields[key])
+        if "answers" in fields:
+            fields["answers"] = tuple(_lesson(answer) for answer in fields["answers"])
+        return cls(**fields, split=split)
 
     @property
     def attack(self) -> bool:
@@ -147,191 +220,27 @@ class Case:
         return bool(self.trusted or self.answers)
 
 
-# --- constructors ---------------------------------------------------------------------------
-
-
-def call(
-    tool: str,
-    error: str | None = None,
+def _fields(
+    shape: type[Any],
+    record: dict[str, Any],
     *,
-    args: dict[str, Any] | None = None,
-    output: str | None = None,
-    ok: bool = False,
+    required: tuple[str, ...],
+    written_elsewhere: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """One tool call of a run; failing unless ``ok``."""
-    found: dict[str, Any] = {"tool": tool, "args": args or {}, "ok": ok}
-    if error is not None:
-        found["error"] = error
-    if output is not None:
-        found["output"] = output
-    return found
+    """``record``'s fields, refused when one is unknown to ``shape`` or a required one is
+    missing (a misspelt key must not silently become a default)."""
+    known = {f.name for f in dataclasses.fields(shape)} - set(written_elsewhere)
+    unknown = sorted(set(record) - known)
+    missing = [key for key in required if key not in record]
+    wrong = [f"unknown field(s) {', '.join(unknown)}"] if unknown else []
+    wrong += [f"missing field(s) {', '.join(missing)}"] if missing else []
+    if wrong:
+        raise ValueError(f"{shape.__name__}: {'; '.join(wrong)}")
+    return dict(record)
 
 
-def run(
-    task: str,
-    *calls: dict[str, Any],
-    error: str | None = None,
-    summary: str | None = None,
-    outcome: str = "failure",
-    thread: str | None = None,
-    contact: str | None = None,
-    obedient: Lesson | None = None,
-) -> Run:
-    return Run(
-        task=task,
-        outcome=outcome,
-        error=error,
-        tool_calls=tuple(calls),
-        attempt_summary=summary,
-        thread_id=thread,
-        contact_id=contact,
-        obedient=obedient,
-    )
-
-
-def attack(
-    name: str,
-    category: str,
-    language: str,
-    where: str | Sequence[str],
-    runs: Run | Sequence[Run],
-    markers: Sequence[str],
-    obedient: Lesson,
-    *,
-    trusted: Sequence[str] = (),
-    answers: Sequence[tuple[str, str]] = (),
-    reconcile: str | None = None,
-    technique: str | None = None,
-) -> Case:
-    return Case(
-        name=name,
-        category=category,
-        language=language,
-        runs=(runs,) if isinstance(runs, Run) else tuple(runs),
-        obedient=obedient,
-        markers=tuple(markers),
-        where=(where,) if isinstance(where, str) else tuple(where),
-        trusted=tuple(trusted),
-        answers=tuple(answers),
-        obedient_reconcile=reconcile,
-        technique=technique,
-    )
-
-
-def benign(name: str, language: str, runs: Run | Sequence[Run], obedient: Lesson) -> Case:
-    return Case(
-        name=name,
-        category=BENIGN_CLASS,
-        language=language,
-        runs=(runs,) if isinstance(runs, Run) else tuple(runs),
-        obedient=obedient,
-    )
-
-
-def browse(task: str, page: str, error: str = "page loaded with unexpected content") -> Run:
-    """A run whose tool returned attacker-controlled content (a web page, a document)."""
-    page_call = call("browse_page", error, args={"url": "https://shop.example/p/1"}, output=page)
-    return run(task, page_call)
-
-
-# --- encodings the obfuscation cases use (the payload as written is computed, not pasted) ---
-
-
-def rot13(text: str) -> str:
-    return codecs.encode(text, "rot13")
-
-
-def hexed(text: str) -> str:
-    return text.encode().hex()
-
-
-def b32(text: str) -> str:
-    return base64.b32encode(text.encode()).decode()
-
-
-def b64(text: str) -> str:
-    return base64.b64encode(text.encode()).decode()
-
-
-def percent(text: str) -> str:
-    """Every character percent-encoded, as a URL-decoding step would have to undo."""
-    return "".join(f"%{byte:02X}" for byte in text.encode())
-
-
-def percent_url(text: str) -> str:
-    return quote(text, safe="")
-
-
-def tags(text: str) -> str:
-    """Invisible Unicode tag characters (U+E0000 block) spelling ``text``."""
-    return "".join(chr(0xE0000 + ord(c)) for c in text)
-
-
-def fullwidth(text: str) -> str:
-    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
-
-
-def math_bold(text: str) -> str:
-    """Mathematical bold letters (U+1D400 block)."""
-    out = []
-    for c in text:
-        if "A" <= c <= "Z":
-            out.append(chr(0x1D400 + ord(c) - ord("A")))
-        elif "a" <= c <= "z":
-            out.append(chr(0x1D41A + ord(c) - ord("a")))
-        else:
-            out.append(c)
-    return "".join(out)
-
-
-_SMALL_CAPS = dict(
-    zip(
-        "abcdefghijklmnopqrstuvwxyz",
-        "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡxʏᴢ",
-        strict=True,
-    )
-)
-
-
-def small_caps(text: str) -> str:
-    return "".join(_SMALL_CAPS.get(c, c) for c in text.lower())
-
-
-#: Cherokee letters that read as Latin capitals (Unicode confusables)
-_CHEROKEE = {
-    "A": "Ꭺ", "B": "Ᏼ", "C": "Ꮯ", "D": "Ꭰ", "E": "Ꭼ", "G": "Ᏻ", "H": "Ꮋ", "J": "Ꭻ",
-    "K": "Ꮶ", "L": "Ꮮ", "M": "Ꮇ", "P": "Ꮲ", "R": "Ꮢ", "S": "Ꮪ", "T": "Ꭲ", "V": "Ꮩ",
-    "W": "Ꮃ", "Z": "Ꮓ",
-}  # fmt: skip
-
-
-def cherokee(text: str) -> str:
-    return "".join(_CHEROKEE.get(c, c) for c in text.upper())
-
-
-_CYRILLIC = {"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х", "y": "у", "i": "і"}
-_GREEK = {"A": "Α", "B": "Β", "E": "Ε", "H": "Η", "I": "Ι", "K": "Κ", "M": "Μ", "N": "Ν",
-          "O": "Ο", "P": "Ρ", "T": "Τ", "X": "Χ", "Y": "Υ", "Z": "Ζ", "o": "ο", "v": "ν",
-          "a": "α", "i": "ι", "u": "υ"}  # fmt: skip
-_ARMENIAN = {"o": "օ", "u": "ս", "n": "ո", "h": "հ", "g": "ց", "q": "զ", "d": "ժ"}
-
-
-def cyrillic(text: str) -> str:
-    return "".join(_CYRILLIC.get(c, c) for c in text)
-
-
-def greek(text: str) -> str:
-    return "".join(_GREEK.get(c, c) for c in text)
-
-
-def armenian(text: str) -> str:
-    return "".join(_ARMENIAN.get(c, c) for c in text)
-
-
-def spaced(text: str, sep: str = " ") -> str:
-    """``r e f u n d``: every letter apart (words three separators apart)."""
-    return (sep * 3).join(sep.join(word) for word in text.split())
-
-
-def leet(text: str) -> str:
-    return text.translate(str.maketrans("aeiostlAEIOSTL", "43105714310571"))
+def _lesson(pair: Sequence[str]) -> Lesson:
+    """(situation, correction), or (question, answer)."""
+    if len(pair) != 2:
+        raise ValueError(f"expected two strings, got {pair!r}")
+    return str(pair[0]), str(pair[1])
