@@ -137,7 +137,7 @@ def _fill(run: _Mode, events: int) -> None:
     from digest.db import session_scope
     from digest.pipeline import drain
     from digest.tenants import configure_tenant, find_agent
-    from digest.versions.replay import recent_events
+    from digest.versions.replay.probes import recent_events
 
     started = time.perf_counter()
     with session_scope() as session:
@@ -177,7 +177,7 @@ def _rounds(run: _Mode, rounds: int, mode: str) -> None:
     from digest.config import get_settings
     from digest.identity.embedding import clear_cache
     from digest.versions.compose import compose_version
-    from digest.versions.replay import forget_facts
+    from digest.versions.replay.facts import forget_facts
 
     on = get_settings()
     default = on.model_copy(update={"replay_events": DEFAULT_EVENTS})

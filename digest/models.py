@@ -309,7 +309,7 @@ class LearningVersion(Base):
     cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     #: the replay of recent failed or edited events against this version and the one active
-    #: when it was proposed (``digest.versions.replay.ReplayReport.to_json``); None: not run.
+    #: when it was proposed (``digest.versions.replay.report.ReplayReport.to_json``); None: not run.
     #: Deferred: a thousand events make it large, and most reads of a version never look.
     replay: Mapped[dict[str, Any] | None] = mapped_column(Json, deferred=True)
     #: why this version waited for a person instead of becoming active on its own (apply

@@ -267,7 +267,7 @@ def lesson_effect(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) 
     outcomes count. The weekly sweep disables active lessons measured as harmful, except
     those a person wrote or reviewed (listed here as yours to review)."""
     from digest.cli.report import effect_table
-    from digest.lessons.effect import effect_report
+    from digest.lessons.effect.measure import effect_report
 
     report = effect_report(tenant, agent)
     if as_json:

@@ -15,9 +15,10 @@ from digest.cli import render
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app
 
 if TYPE_CHECKING:
-    from digest.lessons.effect import EffectReport, LessonEffect, Tally
+    from digest.lessons.effect.measure import EffectReport, LessonEffect
+    from digest.lessons.effect.verdict import Tally
     from digest.report import Report
-    from digest.report.data import Topic
+    from digest.report.contents import Topic
 
 #: how each verdict reads, and its colour on a terminal
 _VERDICTS = {

@@ -78,7 +78,7 @@ def version_replay(
     """Replay the agent's recent failed or edited events against its active version and
     against what a compose would propose now, side by side, and say what that compose would
     do. Writes nothing and calls no model."""
-    from digest.versions.compose import preview_compose
+    from digest.versions.preview import preview_compose
 
     preview = preview_compose(tenant, agent, events)
     if as_json:

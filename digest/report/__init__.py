@@ -5,7 +5,8 @@ frozen dataclass with ``to_json()``); ``render_html(report)`` draws it as one se
 HTML page with charts. The terminal table is ``digest.cli.report``.
 """
 
-from digest.report.data import Report, build_report
+from digest.report.build import build_report
+from digest.report.contents import Report
 from digest.report.page import render_html
 
 __all__ = ["Report", "build_report", "render_html"]

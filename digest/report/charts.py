@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from digest.lessons.effect import LessonEffect
-from digest.report.data import Report, Topic
+from digest.lessons.effect.measure import LessonEffect
+from digest.report.contents import Report, Topic
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 CHART_LABEL_MAX = 48
 #: rows a chart draws at most (the page's tables list the rest)
 CHART_ROWS = 10
-#: colour of each verdict (digest.lessons.effect.VERDICTS)
+#: colour of each verdict (digest.lessons.effect.verdict.VERDICTS)
 VERDICT_COLOURS = {
     "harms": "#c0392b",
     "unclear": "#7f8c8d",

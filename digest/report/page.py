@@ -13,9 +13,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from digest.lessons.effect import LessonEffect, Tally
+from digest.lessons.effect.measure import LessonEffect
+from digest.lessons.effect.verdict import Tally
 from digest.report.charts import charts
-from digest.report.data import Report, Topic
+from digest.report.contents import Report, Topic
 
 if TYPE_CHECKING:
     from jinja2 import Template

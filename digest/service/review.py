@@ -33,7 +33,7 @@ from starlette.concurrency import run_in_threadpool
 from digest.apikeys import authenticate
 from digest.db import read_scope
 from digest.errors import DatabaseUnavailable, DigestError, NotFound, StateError
-from digest.lessons.effect import effect_report
+from digest.lessons.effect.measure import effect_report
 from digest.lessons.service import (
     agent_stats,
     lesson_detail,

@@ -20,14 +20,15 @@ from digest.models import (
     utcnow,
 )
 from digest.tenants import find_agent
-from digest.versions import replay
-from digest.versions.compose import (
+from digest.versions.chain import (
     activate_version,
     append_version,
     current_version,
     lock_versions,
     prune_versions,
 )
+from digest.versions.replay.plan import prepare
+from digest.versions.replay.probes import store_probes
 
 
 def get_version(session: Session, tenant: str, agent: str, number: int) -> LearningVersion:
@@ -105,7 +106,7 @@ def rollback(
     with session_scope(settings.database_url) as session:
         agent_row = find_agent(session, tenant, agent)
         target = _version_for_update(session, agent_row, number)
-        plan = replay.prepare(
+        plan = prepare(
             session, agent_row.id, current_version(session, agent_row),
             list(target.folded_lesson_ids or []), settings,
         )  # fmt: skip
@@ -117,7 +118,7 @@ def rollback(
         target = _version_for_update(session, agent_row, number)
         current = current_version(session, agent_row)
         if plan is not None:
-            replay.store_probes(session, plan.stored_vectors())
+            store_probes(session, plan.stored_vectors())
         version = append_version(
             session,
             agent_row,

@@ -18,7 +18,7 @@ from digest.models import DigestRun, LearningVersion
 from digest.tenants import find_agent
 from digest.versions.compose import ComposeResult
 from digest.versions.decisions import get_version
-from digest.versions.replay import ReplayReport
+from digest.versions.replay.report import ReplayReport
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,8 @@ class VersionSummary:
     #: not wait (it was activated when composed, or is a rollback)
     hold_reason: str | None = None
     #: its replay against the version active when it was proposed, per event and in totals
-    #: (``digest.versions.replay.ReplayReport``); None: composed before replays, or replay off
+    #: (``digest.versions.replay.report.ReplayReport``); None: composed before replays, or
+    #: replay off
     replay: ReplayReport | None = None
 
     @classmethod

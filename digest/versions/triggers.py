@@ -34,14 +34,15 @@ from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
-from digest.lessons.effect import retire_harmful_lessons
+from digest.lessons.effect.retire import retire_harmful_lessons
 from digest.lessons.transition import EXPIRED_REASON, lock_agent_lessons, transition
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.outbox import publish
 from digest.outbox.relay import relay_pending
 from digest.tenants import find_agent, policy_for
-from digest.versions.compose import ComposeResult, compose_version, prune_versions
+from digest.versions.chain import prune_versions
+from digest.versions.compose import ComposeResult, compose_version
 
 log = get_logger("digest.triggers")
 

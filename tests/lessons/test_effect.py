@@ -18,15 +18,8 @@ import pytest
 import digest
 from digest.config import Settings
 from digest.errors import NotFound
-from digest.lessons.effect import (
-    Run,
-    Tally,
-    effect_report,
-    judge_effect,
-    measure,
-    wilson_interval,
-    z_score,
-)
+from digest.lessons.effect.measure import Run, effect_report, measure
+from digest.lessons.effect.verdict import Tally, judge_effect, wilson_interval, z_score
 from digest.models import Lesson
 from digest.pipeline import drain
 from tests.cli.conftest import forget_process_state, invoke, ok, one_error

@@ -18,9 +18,9 @@ import pytest
 
 import digest
 from digest.errors import InvalidArgument, NotFound
-from digest.lessons.effect import Tally
+from digest.lessons.effect.verdict import Tally
 from digest.report import Report, build_report, render_html
-from digest.report.data import edit_label
+from digest.report.labels import edit_label
 from tests.cli.conftest import invoke, ok, one_error
 from tests.report.conftest import AGENT, EXPECTED, HOSTILE, scripted_stream
 
@@ -194,7 +194,7 @@ def test_charts_draw_any_label_as_plain_text() -> None:
     from datetime import UTC, datetime
 
     from digest.report.charts import chart_label, topics_chart
-    from digest.report.data import Topic
+    from digest.report.contents import Topic
 
     label = "price $x^{\\frac{1 is $ wrong \x1b[31m 漢字 \u202e txt"
     assert chart_label(label) == "price $x^{\\frac{1 is $ wrong [31m 漢字 txt"

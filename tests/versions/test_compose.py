@@ -2,7 +2,8 @@
 
 Byte-stable bodies (no new version for the same lessons), the frequency gate and statuses,
 the summarize step's change note (and the deterministic one when the model fails), pruning
-to 20 gap-free numbers, one version from concurrent composes, provenance of the agent's own.
+to 20 gap-free numbers, one version from concurrent composes, provenance of the agent's own,
+and lessons that change while a version is composed (read again, a bounded number of times).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
-from digest.errors import LLMTransientError
+from digest.errors import DigestError, LLMTransientError
 from digest.model.scripted import Messages, scripted_model, step_of
 from digest.models import DigestRun, Event, Lesson, LessonEvidence, utcnow
-from digest.versions.compose import compose_version
+from digest.versions.compose import COMPOSE_ATTEMPTS, compose_version
 from digest.versions.document import render_body
 from tests.conftest import use_model
 from tests.versions.conftest import AGENT, agent_id, current_number, lesson, versions
@@ -206,3 +207,51 @@ def test_a_failing_summarize_step_never_costs_the_version(
         ).one()
     assert run.llm_calls == 3
     assert run.error == "summarize failed, deterministic note used: 503 Service Unavailable"
+
+
+# --- lessons changing while composing -----------------------------------------------------------
+
+
+def test_lessons_changed_meanwhile_compose_again_from_the_read(
+    services_env: dict[str, str], tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lesson(tenant, 1)
+    added: list[int] = []
+
+    def summarize(messages: Messages) -> str:
+        if not added:  # between the first read and its write, the owner adds a rule
+            added.append(lesson(tenant, 2))
+        return "```\nRules added.\n```"
+
+    with scripted_model(summarize) as model:
+        use_model(monkeypatch, model.name, step="summarize")
+        result = compose_version(agent_id(tenant), "manual")
+    assert (result.status, result.number) == ("created", 1)
+    assert len(model.requests) == 2  # the stale draft's summary, then the fresh one's
+    (only,) = versions(tenant)
+    assert "rule-2" in only.body_markdown and added[0] in only.folded_lesson_ids
+    with session_scope() as session:
+        run = session.scalars(
+            select(DigestRun).where(DigestRun.version_id == result.version_id)
+        ).one()
+    assert run.llm_calls == 2  # both summaries were paid for
+
+
+def test_lessons_that_keep_changing_stop_compose_with_a_digest_error(
+    services_env: dict[str, str], tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lesson(tenant, 1)
+    n = iter(range(2, 100))
+
+    def summarize(messages: Messages) -> str:
+        lesson(tenant, next(n))  # every read is stale by its write
+        return "```\nRules added.\n```"
+
+    aid = agent_id(tenant)
+    with scripted_model(summarize) as model:
+        use_model(monkeypatch, model.name, step="summarize")
+        with pytest.raises(DigestError) as raised:
+            compose_version(aid, "manual")
+    assert str(raised.value) == f"agent {aid}: lessons kept changing while composing; try again"
+    assert len(model.requests) == COMPOSE_ATTEMPTS
+    assert versions(tenant) == []

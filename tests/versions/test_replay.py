@@ -21,10 +21,12 @@ from digest.lessons.vectors import vector_key
 from digest.models import LearningVersion, LessonEvidence, ReplayProbe
 from digest.pipeline import improve_now
 from digest.tenants import configure_tenant
-from digest.versions.compose import compose_version, preview_compose
+from digest.versions.compose import compose_version
 from digest.versions.decisions import approve, rollback
+from digest.versions.preview import preview_compose
 from digest.versions.queries import read_version
-from digest.versions.replay import FOLDED, MISSED, SURFACED, ReplayReport, forget_facts
+from digest.versions.replay.facts import forget_facts
+from digest.versions.replay.report import FOLDED, MISSED, SURFACED, ReplayReport
 from tests.conftest import lessons_for_event, manual_lesson
 from tests.versions.conftest import AGENT, agent_id, current_number, lesson
 
@@ -146,7 +148,7 @@ def test_a_lesson_the_sweep_retired_as_harmful_is_not_a_loss(
 ) -> None:
     """The outcomes decided it should go: the proposal without it is not held for the
     coverage that lesson gave, while the same drop by a person's disable is (above)."""
-    from digest.lessons.effect import RETIRED_REASON
+    from digest.lessons.effect.retire import RETIRED_REASON
     from digest.lessons.transition import transition
     from digest.models import Lesson
 

@@ -17,7 +17,8 @@ from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
-from digest.lessons.effect import RETIRED_REASON, effect_report
+from digest.lessons.effect.measure import effect_report
+from digest.lessons.effect.retire import RETIRED_REASON
 from digest.lessons.service import set_lesson_status
 from digest.models import Lesson, LessonHistory
 from digest.pipeline import drain

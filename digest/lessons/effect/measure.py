@@ -1,142 +1,30 @@
-"""Measured lesson effect (issue 16): does an agent succeed more, or less, when a lesson is
-applied?
-
-Only outcomes count, never a model's opinion. A run outcome names the lessons the agent had in
-context (``applied_lesson_ids``) and how the run ended; from those rows alone, per lesson:
-
-- **applied**: the runs it was applied in, since it exists (and within
-  ``DIGEST_EFFECT_WINDOW_DAYS``), that ended ``success`` or ``failure``;
-- **baseline**: the agent's other runs over the same period, those in which the lesson was
-  *not* applied. Not all runs: a lesson applied in most runs would pull an all-runs baseline
-  towards itself and hide its own harm. Not all time: runs before the lesson existed belong to
-  an agent that knew less, which would flatter or blame the lesson for what changed since;
-- a **Wilson score interval** for each success rate (at ``DIGEST_EFFECT_CONFIDENCE``), which
-  stays honest for small counts and rates near 0 or 1;
-- a **verdict**: ``harms`` when the lesson's interval lies wholly below the baseline's,
-  ``helps`` when wholly above, ``unclear`` when they overlap, and ``insufficient`` while either
-  side has fewer than ``DIGEST_EFFECT_MIN_RUNS`` runs (no verdict on a handful of runs).
-
-Escalated runs count on neither side: handing a run to a person may be exactly what a lesson
-asks for (the lesson counters of ``apply_outcome_feedback`` ignore them too). Every captured
-run counts, reflected or not: the outcome is known when the agent reports it.
-
-Comparing intervals rather than a rate with a rate is deliberately conservative: a lesson is
-offered for the situations it is about, which may be harder than the agent's average, so only a
-gap beyond both intervals' uncertainty says the lesson itself is the problem.
-
-The weekly sweep retires (``disabled``, through ``transition``, with the evidence in the
-history row) active lessons measured as harmful, unless a person wrote or reviewed them
-(trust ``trusted`` or ``reviewed``): those are flagged for their owner (``action`` ``review``
-in ``digest lesson effect``) and never removed behind the owner's back.
+"""Counting an agent's run outcomes into each lesson's measured effect (``measure``,
+``agent_effects``): the runs a lesson was applied in since its start against the agent's other
+runs over the same days, and ``digest lesson effect``'s report of them (``effect_report``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from statistics import NormalDist
 from typing import Any
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
-from digest.db import read_scope, session_scope
-from digest.lessons.transition import lock_agent_lessons, transition
-from digest.logs import get_logger
-from digest.models import (
-    PROTECTED_TRUST,
-    Agent,
-    Event,
-    Lesson,
-    LessonHistory,
-    as_utc,
-    utcnow,
-)
+from digest.db import session_scope
+from digest.lessons.effect.verdict import VERDICTS, Tally, judge_effect
+from digest.models import PROTECTED_TRUST, Event, Lesson, LessonHistory, as_utc, utcnow
 from digest.tenants import find_agent
 
-log = get_logger("digest.effect")
-
-#: verdicts, worst first (the order ``digest lesson effect`` lists them in)
-VERDICTS = ("harms", "unclear", "helps", "insufficient")
 #: rows fetched at a time while reading an agent's run outcomes
 _BATCH = 2000
 
 
-# --- the statistics (pure) -------------------------------------------------------------------
-
-
-def z_score(confidence: float) -> float:
-    """The two-sided normal quantile of ``confidence`` (0.95 → 1.96)."""
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, not {confidence}")
-    return NormalDist().inv_cdf(0.5 + confidence / 2)
-
-
-def wilson_interval(successes: int, runs: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval of a success rate: ``successes`` of ``runs`` at
-    ``confidence``. No runs: ``(0.0, 1.0)``, nothing is known."""
-    if runs < 0 or not 0 <= successes <= max(runs, 0):
-        raise ValueError(f"need 0 <= successes <= runs, got {successes} of {runs}")
-    if runs == 0:
-        return 0.0, 1.0
-    z = z_score(confidence)
-    p = successes / runs
-    z2 = z * z
-    denominator = 1 + z2 / runs
-    centre = (p + z2 / (2 * runs)) / denominator
-    half = z * math.sqrt(p * (1 - p) / runs + z2 / (4 * runs * runs)) / denominator
-    # The bounds are exact at the ends (no float noise: 0 of 10 starts at 0, not 3e-17).
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == runs else min(1.0, centre + half)
-    return low, high
-
-
-@dataclass(frozen=True)
-class Tally:
-    """Runs that ended ``success`` or ``failure``."""
-
-    successes: int = 0
-    failures: int = 0
-
-    @property
-    def runs(self) -> int:
-        return self.successes + self.failures
-
-    @property
-    def rate(self) -> float | None:
-        """The success rate, or None with no runs."""
-        return self.successes / self.runs if self.runs else None
-
-    @property
-    def failure_rate(self) -> float | None:
-        return self.failures / self.runs if self.runs else None
-
-    def interval(self, confidence: float) -> tuple[float, float]:
-        return wilson_interval(self.successes, self.runs, confidence)
-
-    def __sub__(self, other: Tally) -> Tally:
-        return Tally(self.successes - other.successes, self.failures - other.failures)
-
-
-def judge_effect(applied: Tally, baseline: Tally, *, min_runs: int, confidence: float) -> str:
-    """The verdict (one of ``VERDICTS``) on a lesson applied in ``applied`` runs, against the
-    ``baseline`` runs without it: ``insufficient`` while either has fewer than ``min_runs``
-    runs; then ``harms`` / ``helps`` when the intervals do not overlap, else ``unclear``."""
-    if applied.runs < min_runs or baseline.runs < min_runs:
-        return "insufficient"
-    low, high = applied.interval(confidence)
-    base_low, base_high = baseline.interval(confidence)
-    if high < base_low:
-        return "harms"
-    if low > base_high:
-        return "helps"
-    return "unclear"
-
-
-def _pct(value: float | None) -> str:
+def percent(value: float | None) -> str:
+    """A rate as a whole percentage, ``-`` for none."""
     return "-" if value is None else f"{value:.0%}"
 
 
@@ -178,10 +66,11 @@ class LessonEffect:
         return (
             f"applied in {self.applied.runs} runs since {self.since:%Y-%m-%d}: "
             f"{self.applied.successes} succeeded, {self.applied.failures} failed "
-            f"(success {_pct(self.applied.rate)}, {level}% interval {_pct(low)}-{_pct(high)}); "
+            f"(success {percent(self.applied.rate)}, "
+            f"{level}% interval {percent(low)}-{percent(high)}); "
             f"without it {self.baseline.runs} runs: {self.baseline.successes} succeeded, "
-            f"{self.baseline.failures} failed (success {_pct(self.baseline.rate)}, "
-            f"{_pct(base_low)}-{_pct(base_high)}); verdict {self.verdict}"
+            f"{self.baseline.failures} failed (success {percent(self.baseline.rate)}, "
+            f"{percent(base_low)}-{percent(base_high)}); verdict {self.verdict}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -250,9 +139,6 @@ class EffectReport:
             "min_runs": self.min_runs,
             "lessons": [effect.to_json() for effect in self.lessons],
         }
-
-
-# --- counting runs ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -412,82 +298,3 @@ def effect_report(
         min_runs=settings.effect_min_runs,
         lessons=effects,
     )
-
-
-# --- the sweep's part ------------------------------------------------------------------------
-
-#: how a retirement's history reason begins
-RETIRED_REASON = "measured harmful, retired by the sweep"
-
-
-def retire_harmful_lessons(
-    settings: Settings | None = None, *, now: datetime | None = None
-) -> list[LessonEffect]:
-    """Disable every active, untrusted lesson measured as harmful (``action == "retire"``),
-    agent by agent, through ``transition``: a history row whose reason is the evidence, the
-    agent's epoch moved and ``updated_at`` stamped (so the sweep then recomposes the agent).
-    Agents with learning turned off are left alone; ``DIGEST_EFFECT_RETIRE=false`` turns this
-    off. Returns the effects of the lessons retired."""
-    settings = settings or get_settings()
-    if not settings.effect_retire:
-        return []
-    candidates = exists(
-        select(Lesson.id).where(
-            Lesson.agent_id == Agent.id,
-            Lesson.status == "active",
-            Lesson.trust.not_in(PROTECTED_TRUST),
-        )
-    )
-    with read_scope(settings.database_url) as session:
-        agent_ids = list(
-            session.scalars(
-                select(Agent.id)
-                .where(Agent.enable_learning.is_(True), candidates)
-                .order_by(Agent.id)
-            )
-        )
-    retired: list[LessonEffect] = []
-    for agent_id in agent_ids:
-        try:
-            retired += retire_for_agent(agent_id, settings, now=now)
-        except Exception as exc:  # one agent's fault must not stop the sweep for the others
-            log.error("effect_retire_failed", agent_id=agent_id, error=str(exc))
-    return retired
-
-
-def retire_for_agent(
-    agent_id: int, settings: Settings | None = None, *, now: datetime | None = None
-) -> list[LessonEffect]:
-    """One agent's part of ``retire_harmful_lessons``. Measured without a lock, then each
-    lesson to retire is read again under the agent's lesson lock: one a person changed
-    meanwhile (disabled, deleted, released) is left as it is."""
-    settings = settings or get_settings()
-    with session_scope(settings.database_url) as session:
-        _, effects = agent_effects(session, agent_id, settings, now=now)
-    doomed = [effect for effect in effects if effect.action == "retire"]
-    if not doomed:
-        return []
-    retired = []
-    with session_scope(settings.database_url) as session:
-        lock_agent_lessons(session, agent_id)
-        for effect in doomed:
-            lesson = session.get(Lesson, effect.lesson_id, populate_existing=True)
-            if lesson is None or lesson.status != "active" or lesson.trust in PROTECTED_TRUST:
-                continue
-            transition(
-                session, lesson, op="UPDATE", reason=f"{RETIRED_REASON}: {effect.evidence()}",
-                status="disabled",
-                status_reason=(
-                    f"retired by the sweep: measured harmful (success "
-                    f"{_pct(effect.applied.rate)} in {effect.applied.runs} runs applied, "
-                    f"{_pct(effect.baseline.rate)} in {effect.baseline.runs} runs without it)"
-                ),
-            )  # fmt: skip
-            retired.append(effect)
-    if retired:
-        log.info(
-            "harmful_lessons_retired",
-            agent_id=agent_id,
-            lesson_ids=[effect.lesson_id for effect in retired],
-        )
-    return retired

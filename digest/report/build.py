@@ -1,9 +1,9 @@
-"""The struggled-with report's data: what one agent failed on, week by week, the lessons it has
-for each of those topics and their measured effect, and the edits operators keep making.
+"""Building the struggled-with report (``build_report``) from rows: what one agent failed on,
+week by week, the lessons it has for each of those topics and their measured effect, and the
+edits operators keep making.
 
-Only rows are read: run outcomes, operator edits, lessons and their evidence. Every text in a
-``Report`` that comes from an event (topic labels, edit labels) is untrusted, attacker-written
-text: the HTML page escapes it and the terminal prints it literally.
+Only rows are read: run outcomes, operator edits, lessons and their evidence. What a report
+holds is ``digest.report.contents``; how event text reads in it, ``digest.report.labels``.
 
 - A **topic** is a fingerprint (``digest.fingerprint``) of a failed run: a tool's failure
   (tool and error template) or the run's own error. A run failing in two ways counts under
@@ -21,11 +21,8 @@ text: the HTML page escapes it and the terminal prints it literally.
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -33,204 +30,17 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import InvalidArgument
-from digest.fingerprint import edit_key, edit_rules, mask_ids, run_failures
-from digest.lessons.effect import LessonEffect, Tally, agent_effects
+from digest.fingerprint import edit_key, run_failures
+from digest.lessons.effect.measure import LessonEffect, agent_effects
 from digest.models import Event, Lesson, LessonEvidence, as_utc, utcnow
+from digest.report.contents import EDITS_SHOWN, TOPICS_SHOWN, LessonRef, Report, Topic, WeekRuns
+from digest.report.labels import edit_label, short_label
 from digest.tenants import find_agent
 
 #: the most weeks a report covers
 WEEKS_MAX = 52
-#: failure topics and edit topics a report keeps (the most frequent)
-TOPICS_SHOWN = 12
-EDITS_SHOWN = 8
-#: characters of a label kept (labels come from event text)
-LABEL_MAX = 120
 #: rows fetched at a time while reading events
 _BATCH = 1000
-
-#: how an edit rule (``digest.fingerprint.edit_rules``) reads in a report
-_RULE_WORDS = {
-    "rejected": "rejects the draft",
-    "shorter": "shortens the reply",
-    "longer": "lengthens the reply",
-}
-_VERBS = {"removed": "removes", "added": "adds"}
-_THING = {
-    "promise": "a promise",
-    "greeting": "a greeting",
-    "sign-off": "a sign-off",
-    "apology": "an apology",
-    "exclamation": "exclamation marks",
-    "emoji": "emoji",
-}
-
-
-@dataclass(frozen=True)
-class LessonRef:
-    """The lesson a topic has, and what its measured effect says."""
-
-    id: int
-    title: str
-    status: str
-    trust: str
-    #: the effect verdict (``digest.lessons.effect.VERDICTS``); None: never applied in a
-    #: counted run
-    verdict: str | None
-    applied_runs: int
-    success_rate: float | None
-    baseline_rate: float | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "status": self.status,
-            "trust": self.trust,
-            "verdict": self.verdict,
-            "applied_runs": self.applied_runs,
-            "success_rate": _rounded(self.success_rate),
-            "baseline_rate": _rounded(self.baseline_rate),
-        }
-
-
-@dataclass(frozen=True)
-class Topic:
-    """One thing the agent failed on (or one kind of edit operators made)."""
-
-    #: the fingerprint (``tool:…``, ``run:…``, ``edit:…``), ``lesson:<id>`` or ``other``
-    key: str
-    #: tool, run, lesson, other (failures); edit
-    kind: str
-    #: what a person reads: untrusted text from the events
-    label: str
-    #: per week, oldest first
-    counts: list[int]
-    lesson: LessonRef | None
-
-    @property
-    def total(self) -> int:
-        return sum(self.counts)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "kind": self.kind,
-            "label": self.label,
-            "counts": list(self.counts),
-            "total": self.total,
-            "lesson": self.lesson.to_json() if self.lesson else None,
-        }
-
-
-@dataclass(frozen=True)
-class WeekRuns:
-    """The agent's runs of one week, by outcome."""
-
-    start: datetime
-    success: int = 0
-    failure: int = 0
-    escalated: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "start": self.start.isoformat(),
-            "success": self.success,
-            "failure": self.failure,
-            "escalated": self.escalated,
-        }
-
-
-@dataclass(frozen=True)
-class Report:
-    """What one agent struggled with over ``weeks`` weeks ending at ``generated_at``."""
-
-    tenant: str
-    agent: str
-    weeks: int
-    generated_at: datetime
-    runs: list[WeekRuns]
-    #: the most frequent failure topics, most failures first
-    topics: list[Topic]
-    #: how many distinct failure topics there were (``topics`` keeps TOPICS_SHOWN)
-    topics_found: int
-    #: the most frequent operator edits, most first
-    edits: list[Topic]
-    edits_found: int
-    #: every operator edit in these weeks (``edits`` keeps the most frequent kinds)
-    edit_count: int
-    #: every lesson applied in a counted run, worst verdict first
-    effects: list[LessonEffect] = field(default_factory=list)
-    #: the agent's runs the effects were measured over
-    effect_runs: Tally = field(default_factory=Tally)
-    #: the settings the effects were measured with
-    effect_window_days: int = 0
-    effect_confidence: float = 0.95
-    effect_min_runs: int = 10
-
-    @property
-    def week_starts(self) -> list[datetime]:
-        return [week.start for week in self.runs]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "tenant": self.tenant,
-            "agent": self.agent,
-            "weeks": self.weeks,
-            "generated_at": self.generated_at.isoformat(),
-            "runs": [week.to_json() for week in self.runs],
-            "topics": [topic.to_json() for topic in self.topics],
-            "topics_found": self.topics_found,
-            "edits": [edit.to_json() for edit in self.edits],
-            "edits_found": self.edits_found,
-            "edit_count": self.edit_count,
-            "effects": [effect.to_json() for effect in self.effects],
-            "effect_runs": {
-                "runs": self.effect_runs.runs,
-                "successes": self.effect_runs.successes,
-                "failures": self.effect_runs.failures,
-            },
-            "effect_window_days": self.effect_window_days,
-            "effect_confidence": self.effect_confidence,
-            "effect_min_runs": self.effect_min_runs,
-        }
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
-
-
-def _label(text: str) -> str:
-    """One line of at most LABEL_MAX characters."""
-    line = " ".join(str(text).split())
-    return line if len(line) <= LABEL_MAX else line[: LABEL_MAX - 1] + "…"
-
-
-def edit_label(original: str, final: str | None) -> str:
-    """What an operator's edit does, in words: its rules (``removes a promise, shortens the
-    reply``), or the words it changed (ids masked)."""
-    rules = edit_rules(original, final)
-    if rules:
-        words = []
-        for rule in rules:
-            verb, _, thing = rule.partition("-")
-            if rule in _RULE_WORDS:
-                words.append(_RULE_WORDS[rule])
-            else:
-                words.append(f"{_VERBS.get(verb, verb)} {_THING.get(thing, thing)}")
-        return _label(", ".join(words))
-    drafted, sent = original.split(), (final or "").split()
-    removed: list[str] = []
-    added: list[str] = []
-    matcher = difflib.SequenceMatcher(a=drafted, b=sent, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op in ("replace", "delete"):
-            removed.extend(drafted[i1:i2])
-        if op in ("replace", "insert"):
-            added.extend(sent[j1:j2])
-    old, new = mask_ids(" ".join(removed)), mask_ids(" ".join(added))
-    if old and new:
-        return _label(f"rewrites “{old}” as “{new}”")
-    return _label(f"removes “{old}”" if old else f"adds “{new}”" if new else "rewrites the reply")
 
 
 class _Topics:
@@ -390,7 +200,7 @@ def _failure_topics(
                 kind, label = "tool", f"{failure.tool}: {failure.template}"
             else:
                 kind, label = "run", f"run error: {failure.template}"
-            topics.add(failure.key, kind, _label(label), week, lessons)
+            topics.add(failure.key, kind, short_label(label), week, lessons)
         if failures:
             continue
         if lessons:
@@ -431,7 +241,7 @@ def _named_lesson_topics(topics: _Topics, refs: dict[str, LessonRef | None]) -> 
         ref = refs.get(key)
         if kind == "lesson" and not label:
             title = ref.title if ref else key
-            topics.labels[key] = (kind, _label(f"taught: {title}"))
+            topics.labels[key] = (kind, short_label(f"taught: {title}"))
 
 
 def build_report(
@@ -477,16 +287,3 @@ def build_report(
         effect_confidence=settings.effect_confidence,
         effect_min_runs=settings.effect_min_runs,
     )
-
-
-__all__ = [
-    "EDITS_SHOWN",
-    "TOPICS_SHOWN",
-    "WEEKS_MAX",
-    "LessonRef",
-    "Report",
-    "Topic",
-    "WeekRuns",
-    "build_report",
-    "edit_label",
-]

@@ -1,0 +1,87 @@
+"""What a compose would propose for an agent now (``Draft``): the document rendered from the
+lessons that pass the frequency gate, the lessons it folds and the events supporting them, and
+what it adds, changes and retires against the active version; and whether it would only repeat
+the active version or one awaiting approval (``repeats_latest``). Reads only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from digest.config import Settings
+from digest.errors import NotFound
+from digest.models import Agent, LearningVersion, Lesson, LessonEvidence, Tenant, as_utc, utcnow
+from digest.tenants import TenantPolicy, policy_for
+from digest.versions.chain import latest_pending
+from digest.versions.document import eligible_lessons, render_body
+
+
+@dataclass
+class Draft:
+    """Everything compose decided while reading, carried to the write."""
+
+    body: str
+    lesson_ids: list[int]
+    event_ids: list[int]
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+
+
+def agent_and_policy(
+    session: Session, agent_id: int, settings: Settings
+) -> tuple[Agent, TenantPolicy]:
+    """The agent and its tenant's policy; ``NotFound`` for an unknown agent id."""
+    agent = session.get(Agent, agent_id)
+    if agent is None:
+        raise NotFound(f"unknown agent id {agent_id}")
+    tenant = session.get(Tenant, agent.tenant_id)
+    assert tenant is not None
+    return agent, policy_for(tenant, settings)
+
+
+def read_draft(
+    session: Session, agent: Agent, policy: TenantPolicy, current: LearningVersion | None
+) -> Draft:
+    """The document the agent's lessons make now, and how it differs from ``current``."""
+    lessons = eligible_lessons(
+        session, agent.id, policy.frequency_gate, utcnow(), policy.independent_spread_s
+    )
+    ids = [lesson.id for lesson in lessons]
+    event_ids: list[int] = []
+    if ids:
+        event_ids = sorted(
+            set(
+                session.scalars(
+                    select(LessonEvidence.event_id).where(LessonEvidence.lesson_id.in_(ids))
+                )
+            )
+        )
+    draft = Draft(render_body(agent.name, lessons), sorted(ids), event_ids)
+    before = set(current.folded_lesson_ids or []) if current else set()
+    for lesson in lessons:
+        if lesson.id not in before:
+            draft.added.append(lesson.title)
+        elif current is not None and as_utc(lesson.updated_at) > as_utc(current.created_at):
+            draft.changed.append(lesson.title)
+    gone = sorted(before - set(ids))
+    if gone:
+        draft.retired = list(
+            session.scalars(select(Lesson.title).where(Lesson.id.in_(gone)).order_by(Lesson.id))
+        )
+    return draft
+
+
+def repeats_latest(
+    session: Session, agent: Agent, current: LearningVersion | None, body: str
+) -> bool:
+    """True when the body would repeat the active version, or a version awaiting approval."""
+    if current is None and body == render_body(agent.name, []):
+        return True  # nothing learned yet: no version 1 with an empty document
+    if current is not None and current.body_markdown == body:
+        return True
+    pending = latest_pending(session, agent.id)
+    return pending is not None and pending.body_markdown == body
