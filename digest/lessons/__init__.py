@@ -1,2 +1,2 @@
-"""Lessons: the store, the one transition function, neighbour search, owner operations and
-statistics."""
+"""Lessons: the store, the one transition function, neighbour search, owner operations,
+statistics and measured effect."""
