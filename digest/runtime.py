@@ -7,8 +7,10 @@ child calls it (it must never use its parent's sockets), and so does every test.
 own their pieces; this module knows none of them (it imports nothing of ``digest``, so the
 capture path can import it for nothing)::
 
-    def _agent_ids() -> AgentIds:  # a domain's piece: an empty container, filled on use
-        return runtime().piece(AgentIds)
+    def _agent_ids() -> dict[tuple[str, str, str], tuple[int, int]]:
+        return {}  # the factory, at module level: the piece is found by it
+
+    runtime().piece(_agent_ids)[key] = ids  # made on first use, kept until the reset
 
 A factory makes an empty container, cheaply and without I/O: two threads may both make one
 the first time, and the one that loses is closed and dropped. A piece that holds resources
