@@ -104,7 +104,7 @@ def seed_bank(
     from digest.lessons.store import Candidate
     from digest.lessons.vectors import vector_key
     from digest.model.contracts import Skip, parse_reflect_output
-    from digest.model.offline import judge_event
+    from digest.model.offline_reflect import judge_event
     from digest.text import lesson_text
 
     # The tenant and agent rows come from the product's capture path.

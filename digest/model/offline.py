@@ -1,21 +1,19 @@
 """``offline/rules``: the deterministic judge, the model seam's in-memory twin.
 
 It is the in-memory twin of a real model: it reads the structured blocks the prompts already
-carry (the ``<event>`` JSON) and answers in the same output contract a real model must follow,
-so one pipeline serves both. It is honest about being rules:
+carry and answers in the same output contract a real model must follow, so one pipeline serves
+both. It is honest about being rules. This module reads a request and dispatches on its blocks:
 
-- tool error → a lesson about that tool (missing parameter, bad format, unknown id, permission);
-- failure with an error but no tool detail → a lesson about that failure mode;
-- transient timeouts, rate limits and outages → ``<skip>`` (a retry fixes those, not a lesson);
-- operator edit → a preference lesson (rejected draft → what not to send);
-- owner answer → a fact lesson.
+- a reflect request (the ``<event>`` JSON) to ``digest.model.offline_reflect``: a lesson about
+  a tool error or a failure, a preference from an operator edit, a fact from an owner answer,
+  ``<skip>`` for transient faults. A run's text is untrusted (DESIGN §8, issue 12): it is only
+  ever quoted, bounded and escaped, in lessons written in the rules' own words;
+- a reconcile request (``<existing>`` and ``<candidates>``) to
+  ``digest.model.offline_reconcile``: fingerprints first, then words; it never loses a fact;
+- a summarize request (``<added>``, ``<changed>``, ``<retired>``) to the contract's own
+  ``change_note``.
 
-A run's text is untrusted (DESIGN §8, issue 12): the rules' lessons about a run are written in
-their own fixed words, and whatever they show of the run (the error, the task, the arguments)
-is a bounded, escaped quotation marked as observed (``digest.text.quoted``): «…». Every field
-of every block is HTML-escaped, so quoted text can never close a field or open a block.
-
-The rule functions are pure (``judge_event``, ``answer``) and import nothing heavy: the model
+The rule functions are pure (``answer`` and what it calls) and import nothing heavy: the model
 seam (``digest.model.seam``) calls ``answer`` directly for ``offline/*`` model strings, so the
 offline pipeline never imports litellm. For litellm users the same rules are also registered
 as a litellm custom provider (``digest.model.offline_provider``).
@@ -23,34 +21,14 @@ as a litellm custom provider (``digest.model.offline_provider``).
 
 from __future__ import annotations
 
-import difflib
-import html
 import json
 import re
 from typing import Any
 
 from digest.errors import OfflineRulesError
-from digest.fingerprint import (
-    distinct,
-    edit_rules,
-    mask_ids,
-    run_failures,
-    same,
-    states_a_fact,
-    telling_line,
-    tool_key,
-)
-from digest.model.contracts import MAX_LESSONS, change_note
-from digest.text import (
-    NEGATION,
-    is_tool_name,
-    lesson_text,
-    negation_flipped,
-    normalise,
-    quoted,
-    score,
-    tool_label,
-)
+from digest.model.contracts import change_note
+from digest.model.offline_reconcile import reconcile
+from digest.model.offline_reflect import judge_event
 
 #: model strings answered by these rules, in process
 PREFIX = "offline/"
@@ -61,404 +39,12 @@ def is_offline_model(model: str) -> bool:
     return model.startswith(PREFIX)
 
 
-TRANSIENT = re.compile(
-    r"time[ds]?[\s_-]?out|deadline exceeded|rate[\s_-]?limit|too many requests|\b429\b|"
-    r"\b50[234]\b|temporar(?:y|ily)|unavailable|overloaded|connection (?:reset|refused|aborted)|"
-    r"try again later|econnreset",
-    re.IGNORECASE,
-)
-
-_CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "permission",
-        re.compile(r"permission|forbidden|unauthori[sz]ed|\b40[13]\b|not allowed", re.I),
-    ),
-    ("missing-parameter", re.compile(r"missing|required|must provide|not provided", re.I)),
-    ("not-found", re.compile(r"not found|\b404\b|unknown|does not exist|no such", re.I)),
-    ("bad-format", re.compile(r"invalid|malformed|format|must be|expected|out of range", re.I)),
-)
-
-
-def _first_line(text: str, limit: int = 300) -> str:
-    line = next((part.strip() for part in str(text).splitlines() if part.strip()), "")
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _category(error: str) -> str:
-    for name, pattern in _CATEGORIES:
-        if pattern.search(error):
-            return name
-    return "tool-failure"
-
-
-#: what the rules advise, per error category: their own fixed words, never the run's
-_ADVICE = {
-    "permission": "Do not retry {tool} after a permission error; escalate to a person.",
-    "missing-parameter": "Before calling {tool}, make sure every required parameter is present.",
-    "not-found": "Look up and confirm the identifier before calling {tool}; never guess it.",
-    "bad-format": "Check the arguments of {tool} against the expected format before calling it.",
-    "tool-failure": (
-        "When {tool} fails, change the arguments or the approach instead of calling it again "
-        "unchanged."
-    ),
-}
-
-
-def _tool_correction(tool: str, category: str, error: str, repeated: bool) -> str:
-    """The fixed advice for ``category``, then the error as an observed quotation."""
-    label = tool_label(tool)
-    advice = _ADVICE[category].format(tool=label)
-    if repeated:
-        advice = f"Do not repeat a failing {label} call with the same arguments; " + (
-            advice[0].lower() + advice[1:]
-        )
-    return f"{advice} Observed: {label} failed with {quoted(error)}."
-
-
-def _block(situation: str, mistake: str, correction: str, tags: list[str]) -> str:
-    """A ``<lesson>`` block. Every field is escaped: text quoted from an event can neither
-    close a field nor open a block of its own (the parser unescapes fields)."""
-
-    def field(text: str) -> str:
-        return html.escape(text, quote=False)
-
-    return (
-        "<lesson>\n"
-        f"<situation>{field(situation)}</situation>\n"
-        f"<mistake>{field(mistake)}</mistake>\n"
-        f"<correction>{field(correction)}</correction>\n"
-        f"<tags>{field(', '.join(tags))}</tags>\n"
-        "</lesson>"
-    )
-
-
-def _skip(reason: str) -> str:
-    return f"<skip>{html.escape(reason, quote=False)}</skip>"
-
-
-def _judge_run(event: dict[str, Any]) -> str:
-    """A run's text is untrusted: it is only ever quoted (bounded, escaped, marked as
-    observed); the situation, the mistake's frame and the correction are the rules' own.
-
-    One lesson per distinct way the run failed (a tool and its error's template, or the run's
-    own error), up to the contract's three: different errors of one tool are different
-    lessons, and the same error with other ids is the same one (``run_failures``)."""
-    payload = event.get("payload", {})
-    task = quoted(_first_line(payload.get("task", ""), 400), 100)
-    outcome = payload.get("outcome")
-    calls = [tc for tc in payload.get("tool_calls") or [] if isinstance(tc, dict)]
-    failing = [tc for tc in calls if tc.get("error") or tc.get("ok") is False]
-    top_error = payload.get("error") or ""
-    errors = [str(tc.get("error") or "failed without a message") for tc in failing]
-    if top_error:
-        errors.append(str(top_error))
-    if not errors:
-        if outcome == "success":
-            return _skip("successful run with no errors: nothing to correct")
-        return _skip(f"{outcome} run without an error message: nothing specific to learn")
-    if all(TRANSIENT.search(e) for e in errors):
-        return _skip(f"transient fault ({_first_line(errors[0], 120)}): a retry fixes it")
-
-    lessons: list[str] = []
-    for failure in run_failures(payload):
-        if len(lessons) == MAX_LESSONS:
-            break
-        if failure.tool is None:
-            if TRANSIENT.search(str(top_error)):
-                continue
-            lessons.append(_run_error_lesson(payload, task, str(outcome)))
-            continue
-        same = [
-            tc for tc in failing
-            if str(tc.get("tool")) == failure.tool
-            and tool_key(failure.tool, str(tc.get("error") or "failed without a message"))
-            == failure.key
-        ]  # fmt: skip
-        error = _first_line(telling_line(str(same[0].get("error") or "failed without a message")))
-        if TRANSIENT.search(error):
-            continue
-        lessons.append(_tool_lesson(failure.tool, same, error, task))
-    if not lessons:
-        return _skip("only transient faults among the errors: a retry fixes them")
-    return "\n".join(lessons)
-
-
-def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str, task: str) -> str:
-    args_seen = [json.dumps(c.get("args"), sort_keys=True) for c in calls]
-    repeated = len(args_seen) != len(set(args_seen))
-    category = _category(error)
-    label = tool_label(tool)
-    mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(error)}"
-    if repeated:
-        mistake += " (the same failing call was repeated)"
-    tags = [tool if is_tool_name(tool) else "tool", "tool-error", category]
-    return _block(
-        f"Calling the {label} tool, e.g. while working on {task}",
-        mistake,
-        _tool_correction(tool, category, error, repeated),
-        tags,
-    )
-
-
-def _run_error_lesson(payload: dict[str, Any], task: str, outcome: str) -> str:
-    error = quoted(_first_line(payload.get("error") or ""))
-    summary = _first_line(payload.get("attempt_summary") or "", 400)
-    mistake = f"The run ended {outcome} with {error}"
-    if summary:
-        mistake += f"; the approach that failed: {quoted(summary, 120)}"
-    correction = "Check for this failure before finishing a task like this one."
-    if outcome == "escalated":
-        correction = "Recognise this case early and escalate with the reason."
-    correction += f" Observed: {error}."
-    return _block(f"Working on a task like {task}", mistake, correction, [outcome, "failure"])
-
-
-def _word_changes(original: str, final: str) -> tuple[list[str], list[str]]:
-    a, b = original.split(), final.split()
-    removed: list[str] = []
-    added: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if op in ("replace", "delete"):
-            removed.append(" ".join(a[i1:i2]))
-        if op in ("replace", "insert"):
-            added.append(" ".join(b[j1:j2]))
-    return removed, added
-
-
-#: what each rule an edit shows (``edit_rules``) teaches, in the rules' own words
-_EDIT_ADVICE = {
-    "removed-promise": "Do not promise dates, refunds or outcomes nobody has confirmed.",
-    "added-promise": "Give the concrete commitment the operator adds when it is confirmed.",
-    "removed-greeting": "Skip the greeting; open with the answer.",
-    "added-greeting": "Open the reply with a greeting.",
-    "removed-sign-off": "Leave out the sign-off.",
-    "added-sign-off": "Close the reply with a sign-off.",
-    "removed-apology": "Do not apologise when nothing went wrong.",
-    "added-apology": "Acknowledge the customer's trouble with an apology.",
-    "removed-exclamation": "Keep a calm tone: no exclamation marks.",
-    "added-exclamation": "Use a warmer, more enthusiastic tone.",
-    "removed-emoji": "Do not use emoji in replies.",
-    "added-emoji": "Use the emoji the operator adds to replies like this.",
-    "shorter": "Keep replies like this short: say only what the customer needs.",
-    "longer": "Give fuller replies like this: the operator adds the detail the customer needs.",
-}
-
-
-def _short(text: str, limit: int = 60) -> str:
-    """A phrase for a lesson about an edit: one line, ids masked (a lesson is about the rule,
-    not about order 4412), at most ``limit`` characters, cut at a word."""
-    line = mask_ids(_first_line(text, 400))
-    if len(line) <= limit:
-        return line
-    return line[:limit].rsplit(" ", 1)[0].rstrip(",;:")
-
-
-def _judge_edit(event: dict[str, Any]) -> str:
-    """An operator's edit teaches the rule its diff shows (``edit_rules``): what was removed
-    or added, in the rules' own words; the reply itself, with its ids, is not the lesson."""
-    payload = event.get("payload", {})
-    original = str(payload.get("original", ""))
-    final = payload.get("final")
-    context = _short(payload.get("context") or "", 120)
-    situation = f"Drafting a reply: {context}" if context else "Drafting a reply like this one"
-    rules = edit_rules(original, final)
-    if final is None:
-        return _block(
-            situation,
-            f'The operator rejected the draft "{_short(original, 120)}" outright.',
-            "Do not send a draft like the rejected one; when unsure, ask the operator first. "
-            f'Rejected: "{_short(original, 120)}"',
-            ["operator-edit", "rejected-draft"],
-        )
-    removed, added = _word_changes(original, str(final))
-    changes = []
-    if removed:
-        changes.append("removed " + "; ".join(f'"{_short(r)}"' for r in removed[:3]))
-    if added:
-        changes.append("added " + "; ".join(f'"{_short(a)}"' for a in added[:3]))
-    detail = ", ".join(changes) or "reworded it"
-    if rules:
-        advice = " ".join(_EDIT_ADVICE[rule] for rule in rules)
-        tags = ["operator-edit", "preference", *rules]
-    else:
-        advice = "Word replies like this the way the operator does."
-        if changes:
-            advice += f" The operator {detail}."
-        tags = ["operator-edit", "preference"]
-    return _block(situation, f"The operator edited the draft: {detail}.", advice, tags)
-
-
-def _judge_answer(event: dict[str, Any]) -> str:
-    """An owner's answer is a fact about one question: the question is the lesson's identity
-    (its fingerprint), the answer its content."""
-    payload = event.get("payload", {})
-    question = _first_line(payload.get("question", ""), 200)
-    answer = " ".join(str(payload.get("answer", "")).split())[:1000]
-    return _block(
-        f"Asked: {question}",
-        "The agent did not know this and had to ask the owner.",
-        f'Answer "{question}" with the owner\'s facts. {answer}',
-        ["owner-answer", "fact"],
-    )
-
-
-def judge_event(event: dict[str, Any]) -> str:
-    """Answer a reflect request for one event, in the reflect output contract."""
-    kind = event.get("kind")
-    if kind == "run_outcome":
-        return _judge_run(event)
-    if kind == "operator_edit":
-        return _judge_edit(event)
-    if kind == "owner_answer":
-        return _judge_answer(event)
-    return _skip(f"offline/rules has no rule for {kind!r} events")
-
-
 ADDED_BLOCK = re.compile(r"<added>\s*(.*?)\s*</added>", re.DOTALL)
 CHANGED_BLOCK = re.compile(r"<changed>\s*(.*?)\s*</changed>", re.DOTALL)
 RETIRED_BLOCK = re.compile(r"<retired>\s*(.*?)\s*</retired>", re.DOTALL)
 EVENT_BLOCK = re.compile(r"<event>\s*(.*?)\s*</event>", re.DOTALL)
 EXISTING_BLOCK = re.compile(r"<existing>\s*(.*?)\s*</existing>", re.DOTALL)
 CANDIDATES_BLOCK = re.compile(r"<candidates>\s*(.*?)\s*</candidates>", re.DOTALL)
-
-#: rule thresholds on the relevance / identity scores of digest.text
-SAME_IDENTITY = 0.85
-SAME_TOPIC = 0.8
-#: …and at least this much of the same wording (shared templates inflate token-set relevance)
-SAME_TOPIC_IDENTITY = 0.7
-#: with the negation words removed, a contradiction reads (nearly) the same as the old lesson
-CONTRADICTION_IDENTITY = 0.8
-
-
-def _contradicts(new: str, old: str) -> bool:
-    """Explicit negation: the same statement with the negation flipped ("always ship X" vs
-    "never ship X"). Texts that merely share a topic are not contradictions."""
-    if not negation_flipped(new, old):
-        return False
-    strip = re.compile(NEGATION.pattern + r"|\b(always|only)\b", re.I)
-    return score(strip.sub(" ", new), strip.sub(" ", old))[1] >= CONTRADICTION_IDENTITY
-
-
-def _text(item: dict[str, Any]) -> str:
-    return lesson_text(str(item.get("situation", "")), str(item.get("correction", "")))
-
-
-def _digits(text: str) -> list[str]:
-    return sorted(re.findall(r"\d+", text))
-
-
-def _update(cand: dict[str, Any], old: dict[str, Any], reason: str) -> dict[str, Any]:
-    merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
-    return {
-        "op": "UPDATE",
-        "candidate": cand.get("candidate"),
-        "id": old["id"],
-        "lesson": {
-            "situation": cand.get("situation"),
-            "mistake": cand.get("mistake") or old.get("mistake"),
-            "correction": cand.get("correction"),
-            "tags": merged_tags,
-        },
-        "reason": reason,
-    }
-
-
-def _best(text: str, pool: list[dict[str, Any]]) -> tuple[float, float, dict[str, Any]] | None:
-    best: tuple[float, float, int, dict[str, Any]] | None = None
-    for item in pool:
-        relevance, identity = score(text, _text(item))
-        if best is None or (relevance, identity, -int(item["id"])) > best[:3]:
-            best = (relevance, identity, -int(item["id"]), item)
-    return None if best is None else (best[0], best[1], best[3])
-
-
-def _by_words(
-    cand: dict[str, Any], old: dict[str, Any], relevance: float, identity: float
-) -> dict[str, Any]:
-    """The decision by words alone, for lessons that share no fingerprint. When both have one
-    (of different kinds: a person's lesson and a run's), only a near-identical text with the
-    same numbers is the same lesson (NOOP); nothing is merged or superseded across
-    fingerprints. When either has none (a lesson stored before fingerprints), the classic
-    rules: explicit negation → DELETE, same words → NOOP, same topic saying more → UPDATE."""
-    text, old_text = _text(cand), _text(old)
-    index = cand.get("candidate")
-    same_words = (
-        identity >= SAME_IDENTITY
-        and relevance >= SAME_TOPIC
-        and not negation_flipped(text, old_text)
-        and _digits(text) == _digits(old_text)
-    )
-    if cand.get("fingerprint") and old.get("fingerprint"):
-        if same_words:
-            return {"op": "NOOP", "candidate": index, "id": old["id"]}
-        return {"op": "ADD", "candidate": index}
-    if relevance < SAME_TOPIC or identity < SAME_TOPIC_IDENTITY:
-        return {"op": "ADD", "candidate": index}
-    if _contradicts(text, old_text):
-        return {
-            "op": "DELETE",
-            "candidate": index,
-            "id": old["id"],
-            "reason": "the candidate negates what the existing lesson says",
-        }
-    if identity >= SAME_IDENTITY or len(text.split()) <= len(old_text.split()):
-        return {"op": "NOOP", "candidate": index, "id": old["id"]}
-    return _update(cand, old, "the candidate adds detail to the same lesson")
-
-
-def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) -> str:
-    """Answer a reconcile request; it never loses a fact.
-
-    Fingerprints decide first (``digest.fingerprint``): a lesson with another
-    fingerprint of the same kind is another lesson and is never touched. With the
-    candidate's own fingerprint: an owner's answer is NOOP only if it is the same text and
-    otherwise an UPDATE (the old text stays in history); a failure or edit rule is NOOP,
-    unless it negates the old lesson (DELETE: contradictions are judged only within one
-    fingerprint). Without a shared fingerprint, the words decide (``_by_words``).
-    """
-    operations: list[dict[str, Any]] = []
-    for cand in candidates:
-        text = _text(cand)
-        index = cand.get("candidate")
-        mine = cand.get("fingerprint")
-        pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
-        twins = [item for item in pool if same(mine, item.get("fingerprint"))]
-        if twins:
-            found = _best(text, twins)
-            assert found is not None
-            _relevance, identity, old = found
-            old_text = _text(old)
-            if states_a_fact(mine):
-                if normalise(text) == normalise(old_text):
-                    operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
-                else:
-                    operations.append(_update(cand, old, "a new answer to the same question"))
-            elif _contradicts(text, old_text):
-                operations.append(
-                    {
-                        "op": "DELETE",
-                        "candidate": index,
-                        "id": old["id"],
-                        "reason": "the candidate negates what the existing lesson says",
-                    }
-                )
-            else:
-                operations.append(
-                    {
-                        "op": "NOOP",
-                        "candidate": index,
-                        "id": old["id"],
-                        "reason": "same fingerprint",
-                    }
-                )
-            continue
-        found = _best(text, pool)
-        if found is None:
-            operations.append({"op": "ADD", "candidate": index})
-            continue
-        relevance, identity, old = found
-        operations.append(_by_words(cand, old, relevance, identity))
-    return json.dumps({"operations": operations})
 
 
 def answer(messages: list[dict[str, Any]]) -> str:

@@ -1,7 +1,8 @@
 """digest.model.offline: ``offline/rules``, the deterministic judge (no database, no network).
 
-``judge_event`` per kind of event, ``reconcile`` by text similarity and explicit negation,
-``answer`` dispatching on the blocks a request carries, and the token estimate.
+``judge_event`` per kind of event (``offline_reflect``), ``reconcile`` by text similarity and
+explicit negation (``offline_reconcile``), ``answer`` dispatching on the blocks a request
+carries, and the token estimate.
 """
 
 from __future__ import annotations
@@ -21,14 +22,9 @@ from digest.model.contracts import (
     parse_reconcile_output,
     parse_reflect_output,
 )
-from digest.model.offline import (
-    _contradicts,
-    answer,
-    is_offline_model,
-    judge_event,
-    reconcile,
-    token_estimate,
-)
+from digest.model.offline import answer, is_offline_model, token_estimate
+from digest.model.offline_reconcile import _contradicts, reconcile
+from digest.model.offline_reflect import judge_event
 from digest.model.prompts import load_prompt
 from digest.reflect.reconcile import prompt_blocks, resolve
 from digest.text import QUOTE_MAX, lesson_text, without_quotes
@@ -233,7 +229,7 @@ def _neighbour(
     )  # fmt: skip
 
 
-# --- offline.reconcile ----------------------------------------------------------------------
+# --- reconcile --------------------------------------------------------------------------------
 
 SHIP_SIT = "Customer asks about delivery costs for an order shipped to Norway"
 EXISTING = [

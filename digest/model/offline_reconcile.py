@@ -1,0 +1,152 @@
+"""``offline/rules`` answering a reconcile request: candidate lessons against the agent's
+existing ones, decided by fingerprints first and then by words, answered as the reconcile
+output contract's JSON operations (ADD, UPDATE, DELETE, NOOP). It never loses a fact.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from digest.fingerprint import distinct, same, states_a_fact
+from digest.text import NEGATION, lesson_text, negation_flipped, normalise, score
+
+#: rule thresholds on the relevance / identity scores of digest.text
+SAME_IDENTITY = 0.85
+SAME_TOPIC = 0.8
+#: …and at least this much of the same wording (shared templates inflate token-set relevance)
+SAME_TOPIC_IDENTITY = 0.7
+#: with the negation words removed, a contradiction reads (nearly) the same as the old lesson
+CONTRADICTION_IDENTITY = 0.8
+
+
+def _contradicts(new: str, old: str) -> bool:
+    """Explicit negation: the same statement with the negation flipped ("always ship X" vs
+    "never ship X"). Texts that merely share a topic are not contradictions."""
+    if not negation_flipped(new, old):
+        return False
+    strip = re.compile(NEGATION.pattern + r"|\b(always|only)\b", re.I)
+    return score(strip.sub(" ", new), strip.sub(" ", old))[1] >= CONTRADICTION_IDENTITY
+
+
+def _text(item: dict[str, Any]) -> str:
+    return lesson_text(str(item.get("situation", "")), str(item.get("correction", "")))
+
+
+def _digits(text: str) -> list[str]:
+    return sorted(re.findall(r"\d+", text))
+
+
+def _update(cand: dict[str, Any], old: dict[str, Any], reason: str) -> dict[str, Any]:
+    merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
+    return {
+        "op": "UPDATE",
+        "candidate": cand.get("candidate"),
+        "id": old["id"],
+        "lesson": {
+            "situation": cand.get("situation"),
+            "mistake": cand.get("mistake") or old.get("mistake"),
+            "correction": cand.get("correction"),
+            "tags": merged_tags,
+        },
+        "reason": reason,
+    }
+
+
+def _best(text: str, pool: list[dict[str, Any]]) -> tuple[float, float, dict[str, Any]] | None:
+    best: tuple[float, float, int, dict[str, Any]] | None = None
+    for item in pool:
+        relevance, identity = score(text, _text(item))
+        if best is None or (relevance, identity, -int(item["id"])) > best[:3]:
+            best = (relevance, identity, -int(item["id"]), item)
+    return None if best is None else (best[0], best[1], best[3])
+
+
+def _by_words(
+    cand: dict[str, Any], old: dict[str, Any], relevance: float, identity: float
+) -> dict[str, Any]:
+    """The decision by words alone, for lessons that share no fingerprint. When both have one
+    (of different kinds: a person's lesson and a run's), only a near-identical text with the
+    same numbers is the same lesson (NOOP); nothing is merged or superseded across
+    fingerprints. When either has none (a lesson stored before fingerprints), the classic
+    rules: explicit negation → DELETE, same words → NOOP, same topic saying more → UPDATE."""
+    text, old_text = _text(cand), _text(old)
+    index = cand.get("candidate")
+    same_words = (
+        identity >= SAME_IDENTITY
+        and relevance >= SAME_TOPIC
+        and not negation_flipped(text, old_text)
+        and _digits(text) == _digits(old_text)
+    )
+    if cand.get("fingerprint") and old.get("fingerprint"):
+        if same_words:
+            return {"op": "NOOP", "candidate": index, "id": old["id"]}
+        return {"op": "ADD", "candidate": index}
+    if relevance < SAME_TOPIC or identity < SAME_TOPIC_IDENTITY:
+        return {"op": "ADD", "candidate": index}
+    if _contradicts(text, old_text):
+        return {
+            "op": "DELETE",
+            "candidate": index,
+            "id": old["id"],
+            "reason": "the candidate negates what the existing lesson says",
+        }
+    if identity >= SAME_IDENTITY or len(text.split()) <= len(old_text.split()):
+        return {"op": "NOOP", "candidate": index, "id": old["id"]}
+    return _update(cand, old, "the candidate adds detail to the same lesson")
+
+
+def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) -> str:
+    """Answer a reconcile request; it never loses a fact.
+
+    Fingerprints decide first (``digest.fingerprint``): a lesson with another
+    fingerprint of the same kind is another lesson and is never touched. With the
+    candidate's own fingerprint: an owner's answer is NOOP only if it is the same text and
+    otherwise an UPDATE (the old text stays in history); a failure or edit rule is NOOP,
+    unless it negates the old lesson (DELETE: contradictions are judged only within one
+    fingerprint). Without a shared fingerprint, the words decide (``_by_words``).
+    """
+    operations: list[dict[str, Any]] = []
+    for cand in candidates:
+        text = _text(cand)
+        index = cand.get("candidate")
+        mine = cand.get("fingerprint")
+        pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
+        twins = [item for item in pool if same(mine, item.get("fingerprint"))]
+        if twins:
+            found = _best(text, twins)
+            assert found is not None
+            _relevance, identity, old = found
+            old_text = _text(old)
+            if states_a_fact(mine):
+                if normalise(text) == normalise(old_text):
+                    operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
+                else:
+                    operations.append(_update(cand, old, "a new answer to the same question"))
+            elif _contradicts(text, old_text):
+                operations.append(
+                    {
+                        "op": "DELETE",
+                        "candidate": index,
+                        "id": old["id"],
+                        "reason": "the candidate negates what the existing lesson says",
+                    }
+                )
+            else:
+                operations.append(
+                    {
+                        "op": "NOOP",
+                        "candidate": index,
+                        "id": old["id"],
+                        "reason": "same fingerprint",
+                    }
+                )
+            continue
+        found = _best(text, pool)
+        if found is None:
+            operations.append({"op": "ADD", "candidate": index})
+            continue
+        relevance, identity, old = found
+        operations.append(_by_words(cand, old, relevance, identity))
+    return json.dumps({"operations": operations})
