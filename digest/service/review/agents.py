@@ -1,0 +1,67 @@
+"""The review page's agent pages: the tenant's agents (with the versions waiting for a
+decision), one agent (its statistics and versions), and an agent's struggled-with report.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlalchemy import func, select
+
+from digest.db import read_scope
+from digest.lessons.service import agent_stats
+from digest.models import Agent, LearningVersion
+from digest.report import build_report, render_html
+from digest.service.review.access import owner_page
+from digest.service.review.pages import REPORT_POLICY, agent_url, error_page, headers, page
+from digest.service.sessions import Owner
+from digest.versions.queries import list_versions
+
+router = APIRouter(include_in_schema=False)
+
+
+def _pending_counts(tenant_id: int) -> dict[str, int]:
+    with read_scope() as session:
+        rows = session.execute(
+            select(Agent.name, func.count(LearningVersion.id))
+            .join(LearningVersion, LearningVersion.agent_id == Agent.id)
+            .where(Agent.tenant_id == tenant_id, LearningVersion.status == "pending")
+            .group_by(Agent.name)
+        ).all()
+    return {name: int(count) for name, count in rows}
+
+
+@router.get("")
+async def agents_page(request: Request) -> Response:
+    def render(owner: Owner) -> Response:
+        stats = agent_stats(owner.tenant)
+        pending = _pending_counts(owner.tenant_id)
+        return page("agents.html", owner, agents=stats, pending=pending, agent_url=agent_url)
+
+    return await owner_page(request, render)
+
+
+@router.get("/agents/{agent}")
+async def agent_page(request: Request, agent: str) -> Response:
+    def render(owner: Owner) -> Response:
+        versions = list_versions(owner.tenant, agent)
+        stats = agent_stats(owner.tenant, agent)[0]
+        return page(
+            "agent.html", owner, agent=agent, stats=stats, versions=versions,
+            agent_url=agent_url,
+        )  # fmt: skip
+
+    return await owner_page(request, render)
+
+
+@router.get("/agents/{agent}/report")
+async def report_page(request: Request, agent: str) -> Response:
+    weeks_asked = request.query_params.get("weeks", "4")
+    if not weeks_asked.isdigit() or not 1 <= int(weeks_asked) <= 52:
+        return error_page(None, 422, "weeks: a whole number from 1 to 52")
+
+    def render(owner: Owner) -> Response:
+        html = render_html(build_report(owner.tenant, agent, int(weeks_asked)))
+        return HTMLResponse(html, headers=headers(REPORT_POLICY))
+
+    return await owner_page(request, render)
