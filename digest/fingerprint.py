@@ -15,10 +15,14 @@ says what a lesson is *about*, the way error trackers group issues:
   dropped, the reply shortened, …), or the template of what changed when no rule is known;
 - ``manual:`` a lesson a person wrote: its signature (the name before the colon).
 
-A key is ``kind:digest``. Two keys of one strict kind (tool, run, answer, edit) that differ
-are different lessons, whatever their words: nothing merges them (``distinct``). Keys of
-different kinds (a person's lesson and a run's), and two signatures a person gave, may still
-be the same lesson; that is for the neighbour scores and the model to say.
+A key is ``kind:digest``, or ``kind:subject-digest`` when the key knows what it is about
+beyond its own digest (a tool's failures share the tool as their subject). Fingerprints find,
+they do not forbid (DESIGN §8a): the same key is the strongest neighbour and a free NOOP; two
+different keys of one strict kind (``distinct``) are usually two lessons, but a tool whose API
+changed, or a rule that was reversed, gives a new key on the same subject, and whether the
+newer supersedes the older is for the judge to say (``same_subject``, ``digest.reflect.
+reconcile``). Keys of different kinds (a person's lesson and a run's), and two signatures a
+person gave, may still be the same lesson; that is for the neighbour scores and the model.
 """
 
 from __future__ import annotations
@@ -154,9 +158,12 @@ def normalised_question(question: str) -> str:
     return _SPACE.sub(" ", _PUNCT.sub(" ", text)).strip()
 
 
-def _key(kind: str, *parts: str) -> str:
+def _key(kind: str, *parts: str, subject: str | None = None) -> str:
     material = "\x1f".join(parts).encode("utf-8")
-    return f"{kind}:{hashlib.sha256(material).hexdigest()[:16]}"
+    digest = hashlib.sha256(material).hexdigest()[:16]
+    if subject is None:
+        return f"{kind}:{digest}"
+    return f"{kind}:{hashlib.sha256(subject.encode('utf-8')).hexdigest()[:8]}-{digest}"
 
 
 def kind_of(key: str | None) -> str | None:
@@ -202,11 +209,38 @@ def same(a: str | None, b: str | None) -> bool:
     return bool(a and b and a == b)
 
 
+def subject_of(key: str | None) -> str | None:
+    """What a key is about beyond its own digest (``kind:subject-digest``), or None when the
+    key names no subject (an owner's question, a run's own error, a key made before subjects)."""
+    if not key or ":" not in key:
+        return None
+    rest = key.split(":", 1)[1]
+    return rest.split("-", 1)[0] if "-" in rest else None
+
+
+def same_subject(a: str | None, b: str | None) -> bool:
+    """Are two keys of one family about the same subject (two errors of one tool)?"""
+    subject = subject_of(a)
+    return bool(subject and _family(a) == _family(b) and subject == subject_of(b))
+
+
+def other_subject(a: str | None, b: str | None) -> bool:
+    """Are two ``distinct`` keys about different subjects (two tools' errors), or one with a
+    subject and one without (a tool's error and a run's own)? Such keys are other lessons;
+    distinct keys on one subject, or with no subject known, may still be one contested lesson
+    (an API that changed, a fact restated), which only the judge can say."""
+    if not distinct(a, b):
+        return False
+    return bool(subject_of(a) or subject_of(b)) and not same_subject(a, b)
+
+
 # --- runs ----------------------------------------------------------------------------------
 
 
 def tool_key(tool: str, error: str) -> str:
-    return _key("tool", " ".join(str(tool).split()).lower(), error_template(error))
+    """A tool's failure: the tool is the subject, the error's template the rest."""
+    name = " ".join(str(tool).split()).lower()
+    return _key("tool", name, error_template(error), subject=name)
 
 
 def run_key(outcome: str, error: str) -> str:

@@ -1,7 +1,8 @@
 """One reflect core: the embedded default and a real worker with a remote model decide the same.
 
 The same scripted stream (tool failures, an operator edit, owner answers, exact repeats and a
-repeat with other ids, a reversed owner answer, a transient fault, a manual lesson) goes
+repeat with other ids, an API change that reverses a lesson, a reversed owner answer, a
+transient fault, a manual lesson) goes
 through ``digest drain`` + ``digest improve-now`` with ``offline/rules`` in this process (one
 held transaction per batch), and through a real Celery worker whose model is remote: an
 OpenAI-compatible server on 127.0.0.1 that answers what ``offline/rules`` answers
@@ -76,6 +77,22 @@ def _stream(tenant: str) -> list[int]:
             ],
         ),
         refund("1182", "c1"),  # an exact repeat of the first run
+        digest.record_run(  # the API changed: the first failure's lesson is reversed
+            tenant,
+            AGENT,
+            task="Refund order 3310 for the customer",
+            outcome="failure",
+            tool_calls=[
+                {
+                    "tool": "issue_refund",
+                    "args": {"order": "3310", "amount": 20},
+                    "ok": False,
+                    "error": "ValidationError: field 'amount' is no longer accepted; "
+                    "send 'amount_cents' instead",
+                }
+            ],
+            contact_id="c4",
+        ),
         digest.record_answer(  # the owner reverses the answer
             tenant,
             AGENT,
@@ -244,6 +261,10 @@ def test_drain_with_offline_rules_and_a_worker_with_a_remote_model_decide_the_sa
     assert a["statuses"].count("reflected") >= 7 and "skipped" in a["statuses"]
     assert any(op == "NOOP" for _, op, _ in a["history"])
     assert any(op == "UPDATE" for _, op, _ in a["history"]), a["history"]
+    # the reversed API: the first failure's lesson is superseded by the new one, which stays
+    superseded = [lesson for lesson in a["lessons"] if lesson[0] == "superseded"]
+    assert len(superseded) == 1 and superseded[0][-1] is not None, a["lessons"]
+    assert a["lessons"][superseded[0][-1]][0] == "active"
     assert a["versions"], "the embedded path published no version"
     for part in ("statuses", "operations", "lessons", "history", "versions"):
         assert a[part] == b[part], part

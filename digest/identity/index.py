@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from digest.fingerprint import distinct, same
+from digest.fingerprint import other_subject, same
 from digest.text import normalise
 
 MODES = ("hybrid", "lexical", "semantic")
@@ -212,8 +212,8 @@ class AgentIndex:
         (ties: identity, then the oldest). ``mode`` "lexical" ignores vectors, "semantic" ranks by
         cosine alone. ``allowed`` is a boolean mask of the entries that may be returned.
         ``others_of_kind=False`` leaves out lessons with another fingerprint of the probe's
-        kind: they are other lessons by definition, and would crowd out the ones that may be
-        the same."""
+        kind about another subject (another tool's errors): they are other lessons, and would
+        crowd out the ones that may be the same (``digest.fingerprint.other_subject``)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if not self.entries or k < 1:
@@ -234,7 +234,7 @@ class AgentIndex:
             positions = {p for p in positions if allowed[p]}
         if not others_of_kind and fingerprint:
             positions = {
-                p for p in positions if not distinct(fingerprint, self.entries[p].fingerprint)
+                p for p in positions if not other_subject(fingerprint, self.entries[p].fingerprint)
             }
         probe = normalise(text)
         order = sorted(positions)

@@ -419,7 +419,8 @@ def find_neighbours(
 ) -> list[Neighbour]:
     """Top-``k`` active, unexpired lessons of this agent: the candidate's fingerprint first,
     then by relevance (ties: identity, then the oldest). Lessons with another fingerprint of
-    the candidate's kind are left out (they are other lessons) unless ``others_of_kind``.
+    the candidate's kind about another subject are left out (other lessons) unless
+    ``others_of_kind``; another key on the same subject is kept for the judge to see.
     ``tenant_id`` is checked against the agent."""
     view = agent_view(session, agent_id, settings)
     hits = search_view(

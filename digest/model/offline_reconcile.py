@@ -9,7 +9,8 @@ import json
 import re
 from typing import Any
 
-from digest.fingerprint import distinct, same, states_a_fact
+from digest.fingerprint import distinct, same, same_subject, states_a_fact, subject_of
+from digest.reversal import reverses
 from digest.text import NEGATION, lesson_text, negation_flipped, normalise, score
 
 #: rule thresholds on the relevance / identity scores of digest.text
@@ -32,6 +33,35 @@ def _contradicts(new: str, old: str) -> bool:
 
 def _text(item: dict[str, Any]) -> str:
     return lesson_text(str(item.get("situation", "")), str(item.get("correction", "")))
+
+
+def _all_text(item: dict[str, Any]) -> str:
+    return " ".join(str(item.get(k) or "") for k in ("situation", "mistake", "correction"))
+
+
+#: how close a lesson of no common subject must read to be the one a reversal speaks of
+REVERSAL_TOPIC = 0.5
+
+
+def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The existing lesson the candidate reverses, if any: the candidate says that something
+    the lesson speaks of was removed, replaced or inverted (``digest.reversal``), and the two
+    are about one subject (another error of the same tool; or, with no subject known, the
+    same topic). A lesson with the candidate's own fingerprint is not reversed here: the same
+    failure or question is judged by the rules for twins."""
+    mine, new = cand.get("fingerprint"), _all_text(cand)
+    found: list[tuple[float, int, dict[str, Any]]] = []
+    for item in existing:
+        theirs = item.get("fingerprint")
+        if same(mine, theirs) or not reverses(new, _all_text(item)):
+            continue
+        if subject_of(mine) or subject_of(theirs):
+            if not same_subject(mine, theirs):
+                continue
+        elif score(_text(cand), _text(item))[0] < REVERSAL_TOPIC:
+            continue
+        found.append((score(_text(cand), _text(item))[0], -int(item["id"]), item))
+    return max(found, key=lambda f: f[:2])[2] if found else None
 
 
 def _digits(text: str) -> list[str]:
@@ -100,18 +130,32 @@ def _by_words(
 def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) -> str:
     """Answer a reconcile request; it never loses a fact.
 
-    Fingerprints decide first (``digest.fingerprint``): a lesson with another
-    fingerprint of the same kind is another lesson and is never touched. With the
-    candidate's own fingerprint: an owner's answer is NOOP only if it is the same text and
-    otherwise an UPDATE (the old text stays in history); a failure or edit rule is NOOP,
-    unless it negates the old lesson (DELETE: contradictions are judged only within one
-    fingerprint). Without a shared fingerprint, the words decide (``_by_words``).
+    A reversal first: a candidate that says what an existing lesson of its subject asks for
+    was removed, replaced or inverted ("no longer accepts", "deprecated in favour of", "ya
+    no") supersedes it (DELETE, with why), whatever their fingerprints. Then fingerprints
+    (``digest.fingerprint``): a lesson with another fingerprint of the same kind is another
+    lesson and is not touched. With the candidate's own fingerprint: an owner's answer is
+    NOOP only if it is the same text and otherwise an UPDATE (the old text stays in history);
+    a failure or edit rule is NOOP, unless it negates the old lesson (DELETE). Without a
+    shared fingerprint, the words decide (``_by_words``).
     """
     operations: list[dict[str, Any]] = []
     for cand in candidates:
         text = _text(cand)
         index = cand.get("candidate")
         mine = cand.get("fingerprint")
+        reversed_lesson = _reversed(cand, existing)
+        if reversed_lesson is not None:
+            operations.append(
+                {
+                    "op": "DELETE",
+                    "candidate": index,
+                    "id": reversed_lesson["id"],
+                    "reason": "reversed: the candidate says that what this lesson asks for "
+                    "was removed, replaced or inverted",
+                }
+            )
+            continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]
         if twins:

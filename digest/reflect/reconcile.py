@@ -35,7 +35,7 @@ from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import embed_json, parse_reconcile_output
 from digest.model.prompts import load_prompt
 from digest.models import Agent
-from digest.text import lesson_text, negation_flipped, normalise
+from digest.text import lesson_text, negation_flipped, normalise, score
 
 log = get_logger("digest.reconcile")
 
@@ -82,10 +82,31 @@ def _digits(text_value: str) -> list[str]:
 CROSS_KIND_FLOOR = 0.75
 
 
+#: the relevance a lesson with another key of the same kind and no known common subject needs
+#: to be shown to the judge as a possible contradiction (two owner questions that may be one
+#: fact restated, a run's error that may reverse another)
+CONTRADICTION_FLOOR = 0.75
+
+
 def _floor_for(fingerprint: str | None, neighbour: Neighbour, floor: float) -> float:
     if fp.other_kind(fingerprint, neighbour.fingerprint):
         return max(floor, CROSS_KIND_FLOOR)
     return floor
+
+
+def for_the_judge(fingerprint: str | None, neighbour: Neighbour, floor: float) -> bool:
+    """Is a lesson with another key of the candidate's kind close enough to be the same
+    subject (an API that changed, a rule that was reversed, a fact restated), so that only the
+    judge may say whether they are one lesson, one superseding the other, or two? A key with
+    the candidate's subject (another error of the same tool) above the floor is; a key with
+    no subject only when nearly the same words; another subject never."""
+    if not fp.distinct(fingerprint, neighbour.fingerprint):
+        return False
+    if fp.same_subject(fingerprint, neighbour.fingerprint):
+        return neighbour.relevance >= floor
+    if fp.other_subject(fingerprint, neighbour.fingerprint):
+        return False
+    return neighbour.relevance >= max(floor, CONTRADICTION_FLOOR)
 
 
 def fast_path(
@@ -98,13 +119,14 @@ def fast_path(
 ) -> Operation | None:
     """Decide without a model when the answer is obvious; None means: ask the model.
 
-    Fingerprints first (``digest.fingerprint``): a lesson with the candidate's own
+    Fingerprints find, they do not forbid (DESIGN §8a): a lesson with the candidate's own
     fingerprint is the same failure, edit rule or manual lesson → NOOP on it; the same
     owner's question with a new answer is left to the judge (an UPDATE, never a NOOP). A
-    lesson with another fingerprint of the same kind is another lesson, whatever its words:
-    it is never the NOOP target, and when every neighbour above the floor is such a one, the
-    candidate is ADDed. Otherwise, as before: nothing above the floor → ADD; near-identical
-    words with the same numbers and no negation flipped → NOOP."""
+    lesson with another fingerprint of the same kind is never a free NOOP; when it is about
+    the same subject and close (``for_the_judge``: another error of the same tool, a fact
+    restated), the judge decides (a contradiction supersedes, a different fact is added).
+    Otherwise, as before: nothing comparable above the floor → ADD; near-identical words with
+    the same numbers and no negation flipped → NOOP."""
     fingerprint = candidate.fingerprint
     text_value = candidate_text(candidate)
     twin = next((n for n in neighbours if fp.same(fingerprint, n.fingerprint)), None)
@@ -116,15 +138,22 @@ def fast_path(
                 reason=f"same fingerprint as lesson {twin.lesson_id}", fast=True,
             )  # fmt: skip
         return None  # the same question answered anew: the judge writes the UPDATE
-    comparable = [n for n in neighbours if not fp.distinct(fingerprint, n.fingerprint)]
-    if not any(n.relevance >= _floor_for(fingerprint, n, floor) for n in comparable):
+    comparable = [
+        n
+        for n in neighbours
+        if not fp.distinct(fingerprint, n.fingerprint)
+        and n.relevance >= _floor_for(fingerprint, n, floor)
+    ]
+    contested = [n for n in neighbours if for_the_judge(fingerprint, n, floor)]
+    if not comparable and not contested:
         reason = (
             "no similar lesson"
-            if len(comparable) == len(neighbours)
-            else "the similar lessons have other fingerprints of this kind"
+            if not any(fp.distinct(fingerprint, n.fingerprint) for n in neighbours)
+            else "the similar lessons are about other things"
         )
         return Operation("ADD", index, reason=reason, fast=True)
-    same = max(comparable, key=lambda n: (n.identity, -n.lesson_id))
+    # The same words say the same thing under any key; anything less is for the judge.
+    same = max(comparable + contested, key=lambda n: (n.identity, -n.lesson_id))
     stored = lesson_text(same.situation, same.correction)
     flipped = negation_flipped(text_value, stored)
     if same.identity >= identical and not flipped and _digits(text_value) == _digits(stored):
@@ -136,6 +165,21 @@ def fast_path(
             fast=True,
         )
     return None
+
+
+#: the identity a candidate needs with a lesson of another key for a NOOP to lose nothing
+NOOP_ACROSS_KEYS_IDENTITY = 0.8
+
+
+def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
+    """Would a NOOP of ``candidate`` on ``lesson`` (another key of its kind) lose what the
+    candidate says: its words differ from the lesson's, or its numbers do?"""
+    if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
+        return False
+    new, old = candidate_text(candidate), lesson_text(lesson.situation, lesson.correction)
+    if _digits(new) != _digits(old) or negation_flipped(new, old):
+        return True
+    return score(new, old)[1] < NOOP_ACROSS_KEYS_IDENTITY
 
 
 def prompt_blocks(
@@ -229,14 +273,9 @@ def resolve(
             continue
         lesson_id = id_map[local]
         candidate = candidates[index]
-        if fp.distinct(candidate.fingerprint, by_id[lesson_id].fingerprint):
-            # Another fingerprint of the same kind is another lesson: nothing is merged
-            # into it, nothing supersedes it.
-            decided[index] = Operation(
-                "ADD", index, reason=f"model's {op} refused: lesson {lesson_id} has another "
-                "fingerprint of the same kind",
-            )  # fmt: skip
-            continue
+        # Another fingerprint is not a veto (DESIGN §8a): the judge's DELETE (a contradiction:
+        # the new supersedes the old), UPDATE or NOOP stands; the trust rules still apply when
+        # it is written (digest.reflect.operations).
         identical = normalise(candidate_text(candidate)) == normalise(
             lesson_text(by_id[lesson_id].situation, by_id[lesson_id].correction)
         )
@@ -258,6 +297,14 @@ def resolve(
             decided[index] = Operation(
                 "UPDATE", index, lesson_id=lesson_id, merged=merged, reason=reason or "enriched"
             )
+        elif _noop_would_lose(candidate, by_id[lesson_id]):
+            # The judge called another key's lesson the same, but the candidate says
+            # something it does not (other words or other numbers): a NOOP would drop what the
+            # candidate says and count its support on another lesson. Nothing is lost: ADD.
+            decided[index] = Operation(
+                "ADD", index, reason=f"model's NOOP on lesson {lesson_id} would lose the "
+                "candidate: another fingerprint and other content",
+            )  # fmt: skip
         elif (
             fp.states_a_fact(candidate.fingerprint)
             and fp.same(candidate.fingerprint, by_id[lesson_id].fingerprint)

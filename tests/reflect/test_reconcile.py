@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from digest import fingerprint as fp
 from digest.config import Settings
 from digest.errors import LLMOutputError
 from digest.lessons.neighbours import Neighbour
@@ -494,3 +495,56 @@ def test_a_failed_answer_is_not_remembered() -> None:
         plan = _asker(model.name, llm_max_attempts=1).ask({0: CANDIDATES[0]}, NEIGHBOURS)
     assert [o.op for o in plan.operations] == ["ADD"]  # uncovered: added, never lost
     assert len(model.requests) == 2
+
+
+# --- fingerprints find, they do not forbid (DESIGN §8a) -------------------------------------
+
+
+def _keyed(lesson_id: int, key: str, relevance: float, identity: float = 0.5) -> Neighbour:
+    return Neighbour(
+        lesson_id=lesson_id, relevance=relevance, identity=identity, title="t",
+        situation="Calling the `api_call` tool", mistake=None,
+        correction="Send the Authorization header.", tags=("api_call",), fingerprint=key,
+    )  # fmt: skip
+
+
+def test_another_error_of_the_same_tool_close_by_goes_to_the_judge() -> None:
+    old = fp.tool_key("api_call", "401: missing Authorization header")
+    new = fp.tool_key("api_call", "400: Authorization is no longer accepted; send X-Api-Key")
+    cand = Candidate("Calling the `api_call` tool", "Send X-Api-Key.", fingerprint=new)
+    assert fast_path(0, cand, [_keyed(7, old, 0.6)], floor=FLOOR, identical=IDENTICAL) is None
+    # far below the floor it is no candidate for a contradiction: a plain ADD
+    far = fast_path(0, cand, [_keyed(7, old, 0.2)], floor=FLOOR, identical=IDENTICAL)
+    assert far is not None and far.op == "ADD" and far.fast
+
+
+def test_another_tool_is_another_subject_however_alike_it_reads() -> None:
+    other = fp.tool_key("send_mail", "401: missing Authorization header")
+    mine = fp.tool_key("api_call", "400: Authorization is no longer accepted")
+    cand = Candidate("Calling the `api_call` tool", "Send X-Api-Key.", fingerprint=mine)
+    op = fast_path(0, cand, [_keyed(7, other, 0.9, 0.9)], floor=FLOOR, identical=IDENTICAL)
+    assert op is not None and op.op == "ADD"
+
+
+def test_keys_without_a_subject_go_to_the_judge_only_when_nearly_the_same_words() -> None:
+    asked = fp.event_keys("owner_answer", {"question": "Do you open on weekends?"})[0]
+    known = fp.event_keys("owner_answer", {"question": "Are you open at the weekend?"})[0]
+    cand = Candidate("Asked: Do you open on weekends?", "Yes, on Saturdays.", fingerprint=asked)
+    close = fast_path(0, cand, [_keyed(3, known, 0.8)], floor=FLOOR, identical=IDENTICAL)
+    assert close is None
+    apart = fast_path(0, cand, [_keyed(3, known, 0.6)], floor=FLOOR, identical=IDENTICAL)
+    assert apart is not None and apart.op == "ADD"
+
+
+def test_the_judges_delete_of_another_key_stands() -> None:
+    old = fp.tool_key("api_call", "401: missing Authorization header")
+    new = fp.tool_key("api_call", "400: Authorization is no longer accepted; send X-Api-Key")
+    cand = Candidate("Calling the `api_call` tool", "Send X-Api-Key.", fingerprint=new)
+    neighbour = _keyed(42, old, 0.6)
+    plan = resolve(
+        [{"op": "DELETE", "candidate": 0, "id": 0, "reason": "the API changed"}],
+        {0: cand}, [42], [neighbour],
+    )  # fmt: skip
+    assert [(o.op, o.lesson_id, o.reason) for o in plan.operations] == [
+        ("DELETE", 42, "the API changed")
+    ]

@@ -1,0 +1,107 @@
+"""Reversals: text saying that a requirement was removed, replaced or inverted.
+
+"The API no longer accepts the Authorization header; send X-Api-Key instead", "deprecated in
+favour of v2", "now requires a billing address", "ab sofort nicht mehr", "ya no se acepta":
+what used to hold holds no more, and a lesson drawn from it supersedes the lesson it reverses.
+``reversal_terms`` finds such a statement and the words it is about; ``reverses`` says whether
+a new text reverses an old one (it states a reversal about words the old one speaks of).
+
+Pure functions on text, cheap, in the languages the injection screen reads. The offline judge
+uses them to answer a reconcile request as a model would; nothing here decides on its own
+what a real model is asked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+#: phrases that say a requirement was removed, replaced or inverted, by language
+_MARKERS = (
+    # English
+    r"no longer|not any ?more|anymore|is deprecated|was deprecated|deprecated in fav(?:o|ou)r of"
+    r"|has been (?:removed|replaced|retired|discontinued|dropped)|(?:was|were|is|are) removed"
+    r"|replaced (?:by|with)|instead of|\binstead\b|use \S+ instead|now requires?|now (?:accepts?|"
+    r"expects?|needs?|uses?|only)|is now|are now|starting (?:from|on|with)|as of (?:v|version|\d)"
+    r"|since (?:v|version|\d)|(?:has|have) changed|changed to|moved to|renamed (?:to|as)"
+    r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete",
+    # German
+    r"nicht mehr|stattdessen|anstatt|anstelle|ab sofort|jetzt erforderlich|wird jetzt|ersetzt durch"
+    r"|veraltet|entfernt",
+    # French
+    r"ne \S+ plus|n'\S+ plus|plus accept|désormais|dorénavant|à la place|au lieu de|remplacé par"
+    r"|obsolète|supprimé|exige maintenant|requiert désormais",
+    # Spanish / Portuguese / Italian
+    r"ya no|en su lugar|en lugar de|ahora requiere|ahora se requiere|reemplazad[oa] por"
+    r"|obsolet[oa]|eliminad[oa]|já não|não \S+ mais|em vez de|agora exige|substituíd[oa] por"
+    r"|non più|non \S+ più|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]",
+    # Dutch / Scandinavian / Polish / Czech
+    r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
+    r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen",
+    # Russian / Ukrainian / Greek / Turkish
+    r"больше не|вместо|заменен|теперь требует|устарел|більше не|замість|δεν \S+ πλέον|πλέον δεν"
+    r"|αντί για|αντικαταστάθηκε|artık|yerine|kaldırıldı",
+    # Japanese / Chinese / Korean / Arabic / Hebrew / Hindi
+    r"廃止|非推奨|代わりに|不再|已弃用|改为|取代|더 이상|대신|폐지|لم يعد|بدلا من|بدلاً من"
+    r"|לא עוד|כבר לא|במקום|अब नहीं|के बजाय",
+)
+_MARKER = re.compile("|".join(f"(?:{m})" for m in _MARKERS), re.IGNORECASE)
+
+#: words too common (or too much the rules' own template) to say what a reversal is about
+_COMMON = frozenset(
+    """the and for with that this from into onto over your you are was were has have had not
+    any more longer now use used uses using instead send sent call called calling calls tool
+    tools error errors failed fails fail failure with without when before after every must
+    should need needs required requires require accept accepts accepted longer anymore is be
+    been being it its it's of on in to a an or as at by no do does did can cannot will would
+    observed check make sure first again same api request requests value values field fields
+    parameter parameters argument arguments header headers please version""".split()  # noqa: SIM905
+)
+_WORD = re.compile(r"[^\W\d_][\w-]{2,}", re.UNICODE)
+#: a name in backticks (a tool's label): the subject both texts share, not what changed
+_LABEL = re.compile(r"`[^`\n]{1,80}`")
+
+
+def _words(text: str) -> set[str]:
+    folded = unicodedata.normalize("NFKC", _LABEL.sub(" ", text)).casefold()
+    words: set[str] = set()
+    for word in _WORD.findall(folded):
+        # a compound names its parts too ("Authorization-Header", "X-Api-Key")
+        words.update(part for part in (word, *word.split("-")) if len(part) >= 3)
+    return words - _COMMON
+
+
+def reversal_terms(text: str) -> set[str]:
+    """The words a reversal in ``text`` is about (the sentence around each marker), or an
+    empty set when the text states no reversal."""
+    terms: set[str] = set()
+    for found in _MARKER.finditer(text):
+        start = max(text.rfind(".", 0, found.start()), text.rfind("\n", 0, found.start())) + 1
+        end_candidates = [i for i in (text.find(".", found.end()), text.find("\n", found.end()))]
+        end = min([i for i in end_candidates if i >= 0], default=len(text))
+        terms |= _words(text[start:end])
+    return terms
+
+
+def states_reversal(text: str) -> bool:
+    return bool(_MARKER.search(text))
+
+
+#: a quotation marked as observed («…», digest.text.quoted): what the run said, as data
+_QUOTED = re.compile(r"«([^»]{1,2000})»")
+
+
+def _substance(text: str) -> str:
+    """What a lesson reports of the world: its observed quotations when it has any (a lesson
+    in the offline judge's own words quotes the error; its advice is a fixed template whose
+    words, "instead of calling it again", state no reversal), else all of it."""
+    quotes = _QUOTED.findall(text)
+    return "\n".join(quotes) if quotes else text
+
+
+def reverses(new: str, old: str) -> bool:
+    """Does ``new`` state a reversal about something ``old`` speaks of (a requirement the old
+    text asks for that the new says was removed, replaced or inverted)? Both are read for
+    their substance: observed quotations where a lesson has them."""
+    terms = reversal_terms(_substance(new))
+    return bool(terms and terms & _words(_substance(old)))

@@ -1,0 +1,78 @@
+"""digest.reversal: a text that says a requirement was removed, replaced or inverted, and what
+it is about; the offline judge's reconcile answer supersedes the lesson such a text reverses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from digest import fingerprint as fp
+from digest.model.offline_reconcile import reconcile
+from digest.reversal import reversal_terms, reverses, states_reversal
+
+OLD = (
+    "Before calling `api_call`, make sure every required parameter is present. Observed: "
+    "`api_call` failed with «401: missing Authorization header»."
+)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "The Authorization header is no longer accepted; send X-Api-Key instead",
+        "Authorization header deprecated in favour of X-Api-Key",
+        "Authorization has been replaced by X-Api-Key",
+        "Der Authorization-Header wird nicht mehr akzeptiert",
+        "L'en-tête Authorization n'est plus accepté, utilisez X-Api-Key à la place",
+        "El encabezado Authorization ya no se acepta",
+        "O cabeçalho Authorization já não é aceite",
+        "Заголовок Authorization больше не поддерживается",
+        "Authorization ヘッダーは廃止されました",
+    ],
+)
+def test_a_reversal_of_what_the_old_lesson_asks_for_is_found(error: str) -> None:
+    new = f"Observed: `api_call` failed with «{error}»."
+    assert states_reversal(new)
+    assert "authorization" in reversal_terms(new)
+    assert reverses(new, OLD)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "order 1182 not found",  # an ordinary error: nothing was reversed
+        "coupon SAVE10 is no longer valid",  # a reversal, but of something the old never said
+        "quantity exceeds the limit of 5",
+    ],
+)
+def test_an_unrelated_error_reverses_nothing(error: str) -> None:
+    assert not reverses(f"Observed: `api_call` failed with «{error}».", OLD)
+
+
+def _item(i: int, key: str, correction: str, **extra: object) -> dict[str, object]:
+    return {"id": i, "situation": "Calling the `api_call` tool", "correction": correction,
+            "mistake": None, "tags": [], "fingerprint": key, **extra}  # fmt: skip
+
+
+def test_the_offline_judge_supersedes_the_lesson_a_new_error_reverses() -> None:
+    old_key = fp.tool_key("api_call", "401: missing Authorization header")
+    new_error = "400: the Authorization header is no longer accepted; send X-Api-Key instead"
+    new_key = fp.tool_key("api_call", new_error)
+    existing = [
+        _item(0, fp.tool_key("api_call", "404: order 7 not found"), "Confirm the id first."),
+        _item(1, old_key, OLD),
+    ]
+    candidate = _item(0, new_key, f"Send X-Api-Key. Observed: «{new_error}».")
+    candidate["candidate"] = candidate.pop("id")
+    ops = json.loads(reconcile(existing, [candidate]))["operations"]
+    assert ops[0]["op"] == "DELETE" and ops[0]["id"] == 1 and "reversed" in ops[0]["reason"]
+
+
+def test_another_tools_lesson_is_never_superseded_by_a_reversal() -> None:
+    existing = [_item(1, fp.tool_key("send_mail", "401: missing Authorization header"), OLD)]
+    new_error = "the Authorization header is no longer accepted"
+    candidate = _item(0, fp.tool_key("api_call", new_error), f"Observed: «{new_error}».")
+    candidate["candidate"] = candidate.pop("id")
+    ops = json.loads(reconcile(existing, [candidate]))["operations"]
+    assert ops[0]["op"] == "ADD"
