@@ -19,20 +19,17 @@ class Engines:
     """The process's engines and session factories, by URL (a piece of the runtime)."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.engines: dict[str, Engine] = {}
-        self.factories: dict[str, sessionmaker[Session]] = {}
+        self.lock = threading.Lock()  # one engine per URL, however many threads ask at once
+        self.by_url: dict[str, tuple[Engine, sessionmaker[Session]]] = {}
         #: set by a threads-pool worker at start: its concurrency (see ``follow_concurrency``)
         self.worker_threads: int | None = None
 
     def close(self) -> None:
         """Forget pooled connections without closing them: in a forked child they are the
-        parent's sockets."""
-        with self.lock:
-            for engine in self.engines.values():
-                engine.dispose(close=False)
-            self.engines.clear()
-            self.factories.clear()
+        parent's sockets. Takes no lock: a parent's thread may have held it at the fork."""
+        kept, self.by_url = self.by_url, {}
+        for engine, _ in kept.values():
+            engine.dispose(close=False)
 
 
 def _engines() -> Engines:
@@ -95,12 +92,15 @@ def session_factory(url: str | None = None) -> sessionmaker[Session]:
 
 def _connected(url: str) -> tuple[Engine, sessionmaker[Session]]:
     engines = _engines()
+    found = engines.by_url.get(url)
+    if found is not None:
+        return found
     with engines.lock:
-        engine = engines.engines.get(url)
-        if engine is None:
-            engine = engines.engines[url] = make_engine(url)
-            engines.factories[url] = sessionmaker(engine, expire_on_commit=False)
-        return engine, engines.factories[url]
+        found = engines.by_url.get(url)
+        if found is None:
+            engine = make_engine(url)
+            found = engines.by_url[url] = (engine, sessionmaker(engine, expire_on_commit=False))
+        return found
 
 
 @contextmanager

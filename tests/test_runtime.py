@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -222,6 +223,17 @@ def test_reset_disposes_engines_without_closing_their_connections(tmp_path: Path
     engine.dispose = lambda close=True: disposed.append(close)  # type: ignore[method-assign]
     runtime().reset()
     assert disposed == [False]  # a forked child gives up its parent's sockets
+
+
+def test_reset_takes_no_lock_a_thread_of_the_parent_may_have_held(tmp_path: Path) -> None:
+    _an_engine(tmp_path)
+    engines = runtime().piece(db.Engines)
+    with engines.lock:  # held by a thread that does not exist in a forked child
+        resetting = threading.Thread(target=runtime().reset, daemon=True)
+        resetting.start()
+        resetting.join(5)
+        assert not resetting.is_alive()
+    assert len(runtime()) == 0
 
 
 def test_reset_reads_the_settings_again(monkeypatch: pytest.MonkeyPatch) -> None:
