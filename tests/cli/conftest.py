@@ -1,5 +1,7 @@
-"""What the command-line tests share: ``digest`` run as a real subprocess (``python -m
-digest.cli``, the way a person or a script runs it) and a bank of lessons to run it on."""
+"""What the command-line tests share: ``digest`` run in this process (typer's CliRunner on
+``digest.cli.app``, with a fresh process's state), or as a real subprocess (``python -m
+digest.cli``) where the process boundary is what a test is about, and a bank of lessons to run
+it on."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import subprocess
 import sys
 import traceback
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import chdir
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +23,7 @@ from sqlalchemy import select
 import digest
 from digest.db import session_scope
 from digest.models import Agent, Lesson
-from tests.conftest import ROOT, manual_lesson
+from tests.conftest import ROOT, _reset_process_state, manual_lesson
 
 if TYPE_CHECKING:
     from typer.testing import Result
@@ -56,9 +58,13 @@ def run_digest(
     stdin: str | None = None,
     columns: str | None = "200",
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m digest.cli ARGS`` with this process's environment plus ``env``. Without
-    ``stdin`` the child gets no input at all (no terminal), the way cron or CI runs it; with
-    ``columns=None`` it gets no COLUMNS either (rich then assumes 80)."""
+    """``python -m digest.cli ARGS`` as a real subprocess, with this process's environment plus
+    ``env``: for tests about the process itself (nothing but one line on stderr, whatever the
+    interpreter prints at start and exit; the settings it starts with; its width when stderr
+    is no terminal). Without ``stdin`` the child gets no input at all (no terminal), the way
+    cron or CI runs it; with ``columns=None`` it gets no COLUMNS either (rich then assumes 80).
+    Everything else runs the command in this process (``run_cli``): a start-up costs a second
+    or more."""
     full_env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     if columns is not None:
         full_env["COLUMNS"] = columns
@@ -76,25 +82,71 @@ def run_digest(
     )
 
 
-def run_all(commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
-    """Run read-only or refused commands side by side (each one is a Python start-up)."""
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda command: run_digest(*command), commands))
+@dataclass(frozen=True)
+class Ran:
+    """How a command run in this process ended, in ``subprocess.CompletedProcess``'s words."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    stdin: str | None = None,
+    columns: str | None = "200",
+) -> Ran:
+    """``digest ARGS`` run in this process as ``run_digest`` runs it in a subprocess: the
+    environment plus ``env``, in ``cwd`` (the checkout by default), ``stdin`` as its input
+    (none: a prompt reads end of input), its output ``columns`` wide (80 for ``None``, as rich
+    assumes when no terminal says). The process's state is reset before (the command reads the
+    environment as a new process would) and after (the test's next reads do not see the
+    command's settings). A Python exception that escaped the command fails the test here, with
+    its traceback."""
+    from typer.testing import CliRunner
+
+    from digest.cli import app, render
+
+    _reset_process_state()
+    try:
+        with chdir(cwd or ROOT), pytest.MonkeyPatch.context() as patch:
+            # rich read COLUMNS once, when render was imported (pytest-xdist sets it to 80)
+            for console in (render.out, render.err):
+                patch.setattr(console, "_width", int(columns or 80))
+            result = CliRunner().invoke(
+                app, list(args), input=stdin, env={**(env or {}), "COLUMNS": columns}
+            )
+    finally:
+        _reset_process_state()
+    escaped = result.exception
+    assert escaped is None or isinstance(escaped, SystemExit), "".join(
+        traceback.format_exception(escaped)
+    )
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+def run_all(commands: list[list[str]]) -> list[Ran]:
+    """Run each command in this process (``run_cli``), one after the other."""
+    return [run_cli(*command) for command in commands]
 
 
 def ok(*args: str, **options: Any) -> str:
-    """Run a command that must succeed; its stdout."""
-    result = run_digest(*args, **options)
+    """Run a command in this process (``run_cli``) that must succeed; its stdout."""
+    result = run_cli(*args, **options)
     assert result.returncode == 0, (args, result.stdout, result.stderr)
     return result.stdout
 
 
 def run_json(*args: str) -> Any:
-    """Run a command with ``--json``; its parsed stdout."""
+    """Run a command with ``--json`` in this process; its parsed stdout."""
     return json.loads(ok(*args, "--json"))
 
 
-def one_error_line(result: subprocess.CompletedProcess[str], *needles: str, code: int = 2) -> str:
+def one_error_line(
+    result: subprocess.CompletedProcess[str] | Ran, *needles: str, code: int = 2
+) -> str:
     """Exit ``code`` and exactly one line on stderr (no traceback) that holds every needle."""
     assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
     lines = [line for line in result.stderr.splitlines() if line.strip()]

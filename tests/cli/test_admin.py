@@ -1,5 +1,5 @@
-"""``digest db upgrade``, ``tenant set`` and ``stats`` (digest/cli/admin.py), run as real
-subprocesses."""
+"""``digest db upgrade``, ``tenant set`` and ``stats`` (digest/cli/admin.py), run in this
+process."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.cli.conftest import (
     ok,
     one_error_line,
     run_all,
-    run_digest,
+    run_cli,
     run_json,
     sqlite_env_for,
 )
@@ -41,7 +41,7 @@ def test_db_upgrade_creates_the_schema(tmp_path: Path) -> None:
 
 
 def test_db_upgrade_to_an_unknown_revision_is_one_line(tmp_path: Path) -> None:
-    result = run_digest("db", "upgrade", "nope", env=sqlite_env_for(tmp_path / "x.db"))
+    result = run_cli("db", "upgrade", "nope", env=sqlite_env_for(tmp_path / "x.db"))
     one_error_line(result, "migration failed", "nope")
 
 
@@ -53,7 +53,7 @@ def test_tenant_set_prints_the_mode_and_overrides(sqlite_env: str) -> None:
     assert out.strip() == "acme: approval, {'threshold_signals': 3}"
     out = ok("tenant", "set", "--tenant", "acme", "--quiet", "0")
     assert out.strip() == "acme: approval, {'threshold_signals': 3, 'quiet_seconds': 0}"
-    one_error_line(run_digest("tenant", "set", "--tenant", "acme", "--gate", "0"), "frequency_gate")
+    one_error_line(run_cli("tenant", "set", "--tenant", "acme", "--gate", "0"), "frequency_gate")
 
 
 # --- stats -----------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """How any command fails (digest/cli/app.py): one sentence on stderr and an exit code, never a
-traceback, whether the error is a typed one, a bad setting or a database fault."""
+traceback, whether the error is a typed one, a bad setting or a database fault. A bad setting
+and a database that is down are run as real subprocesses (the settings a process starts with;
+nothing else on stderr, from the interpreter's start to its exit); the rest in this process."""
 
 from __future__ import annotations
 
@@ -7,33 +9,36 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from tests.cli.conftest import one_error_line, run_all, run_digest, sqlite_env_for
+from tests.cli.conftest import one_error_line, run_all, run_cli, run_digest, sqlite_env_for
 
 WHO = ("--tenant", "acme", "--agent", "bot")
 
 
 def test_an_invalid_setting_is_one_sentence_naming_the_variable(sqlite_env: str) -> None:
-    commands = [["stats"], ["lesson", "list", *WHO], ["drain"], ["demo"]]
     bad = {"DIGEST_REFLECT_BATCH_SIZE": "abc"}
-    for command in commands:
-        result = run_digest(*command, env=bad)
+    # the console entry point of a process started with the bad value
+    one_error_line(run_digest("stats", env=bad), "invalid setting DIGEST_REFLECT_BATCH_SIZE")
+    for command in (["lesson", "list", *WHO], ["drain"], ["demo"]):
+        result = run_cli(*command, env=bad)
         one_error_line(result, "invalid setting DIGEST_REFLECT_BATCH_SIZE")
     # the root help reads no settings
-    assert "Usage" in run_digest("--help", env=bad).stdout
+    assert "Usage" in run_cli("--help", env=bad).stdout
 
 
 def test_a_database_without_the_schema_says_to_upgrade(tmp_path: Path) -> None:
     env = sqlite_env_for(tmp_path / "empty.db")
     commands = [["stats"], ["lesson", "list", *WHO], ["version", "list", *WHO], ["requeue",
                 "--tenant", "acme"], ["tenant", "set", "--tenant", "acme"]]  # fmt: skip
-    for result in [run_digest(*command, env=env) for command in commands]:
+    for result in [run_cli(*command, env=env) for command in commands]:
         one_error_line(result, "database error", "run `digest db upgrade`")
 
 
 def test_a_database_that_is_down_is_one_sentence_without_the_password() -> None:
     env = {"DIGEST_DATABASE_URL": "postgresql://digest:s3cret@127.0.0.1:1/digest"}
-    for command in (["stats"], ["lesson", "list", *WHO], ["version", "show", *WHO, "1"]):
-        line = one_error_line(run_digest(*command, env=env), "database error")
+    # a process, from its start to its exit
+    assert "s3cret" not in one_error_line(run_digest("stats", env=env), "database error")
+    for command in (["lesson", "list", *WHO], ["version", "show", *WHO, "1"]):
+        line = one_error_line(run_cli(*command, env=env), "database error")
         assert "s3cret" not in line
 
 

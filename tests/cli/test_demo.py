@@ -1,6 +1,6 @@
 """``digest demo`` says when the drain it runs could not reflect an event: one line on stderr and
-exit 1 (it used to print its counts and exit 0). Run as a real subprocess on the embedded
-default (SQLite, no broker, offline/rules)."""
+exit 1 (it used to print its counts and exit 0). Run in this process on the embedded default
+(SQLite, no broker, offline/rules); tests/cli/test_events.py runs it as a real subprocess."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sqlalchemy import update
 from digest.capture.api import store_pending
 from digest.db import session_scope
 from digest.models import Event, utcnow
-from tests.cli.conftest import run_digest
+from tests.cli.conftest import run_cli
 from tests.conftest import event_statuses
 
 
@@ -35,7 +35,7 @@ def test_demo_exits_1_with_one_line_when_its_drain_reports_errors(
     sqlite_env: str, tenant: str
 ) -> None:
     stuck = stuck_event(tenant)
-    result = run_digest("demo")
+    result = run_cli("demo")
     assert result.returncode == 1, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
     # (the CLI's log records, JSON lines, go to stderr too)
@@ -51,7 +51,7 @@ def test_demo_exits_1_with_one_line_when_its_drain_reports_errors(
 
 
 def test_demo_without_errors_exits_0(sqlite_env: str) -> None:
-    result = run_digest("demo")
+    result = run_cli("demo")
     assert result.returncode == 0, result.stderr
     assert not [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert "learning document composed version 1 (active)" in result.stdout

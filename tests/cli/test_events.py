@@ -1,5 +1,8 @@
-"""``digest capture``, ``drain``, ``requeue``, ``demo`` and ``sweep`` (digest/cli/events.py), run
-as real subprocesses on the embedded default: SQLite, no broker, offline/rules."""
+"""``digest capture``, ``drain``, ``requeue``, ``demo`` and ``sweep`` (digest/cli/events.py) on
+the embedded default (SQLite, no broker, offline/rules), run in this process; as real
+subprocesses where the process is the point: its width when stderr is no terminal, ``demo``
+from the console entry point twice with the database its environment names, and what a capture
+imports."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from sqlalchemy import func, select
 
 from digest.db import session_scope
 from digest.models import Event, Lesson
-from tests.cli.conftest import one_error_line, run_digest, sqlite_env_for
+from tests.cli.conftest import one_error_line, run_cli, run_digest, sqlite_env_for
 
 TENANT = "cli-shop"
 AGENT = "support-bot"
@@ -91,7 +94,7 @@ def _sqlite_count(db_file: Path, table: str) -> int:
 def test_capture_reports_each_bad_line_and_stores_the_good_ones(
     sqlite_env: str, tmp_path: Path
 ) -> None:
-    result = run_digest("capture", "--file", str(_mixed_file(tmp_path)))
+    result = run_cli("capture", "--file", str(_mixed_file(tmp_path)))
     assert result.returncode == 1, result.stderr
     assert "line 2: (json): not valid JSON" in result.stderr
     assert "line 4: outcome:" in result.stderr
@@ -103,7 +106,7 @@ def test_capture_reports_each_bad_line_and_stores_the_good_ones(
 
 
 def test_capture_json_output(sqlite_env: str, tmp_path: Path) -> None:
-    result = run_digest("capture", "--file", str(_mixed_file(tmp_path)), "--json")
+    result = run_cli("capture", "--file", str(_mixed_file(tmp_path)), "--json")
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert report["stored"] == 3
@@ -122,7 +125,7 @@ def test_capture_json_output(sqlite_env: str, tmp_path: Path) -> None:
 
 def test_capture_all_good_lines_exits_zero(sqlite_env: str, tmp_path: Path) -> None:
     path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN, GOOD_EDIT])
-    result = run_digest("capture", "--file", str(path))
+    result = run_cli("capture", "--file", str(path))
     assert result.returncode == 0, result.stderr
     assert "stored 3 event(s); rejected 0 line(s)" in result.stdout
     assert "rejected line" not in result.stderr
@@ -131,7 +134,7 @@ def test_capture_all_good_lines_exits_zero(sqlite_env: str, tmp_path: Path) -> N
 
 def test_capture_missing_file_exits_two_with_one_line(sqlite_env: str, tmp_path: Path) -> None:
     missing = tmp_path / "nope.jsonl"
-    line = one_error_line(run_digest("capture", "--file", str(missing)), "no such file")
+    line = one_error_line(run_cli("capture", "--file", str(missing)), "no such file")
     assert str(missing) in line
     assert _event_count() == 0
 
@@ -149,9 +152,9 @@ def test_error_line_is_not_wrapped_at_the_default_width(sqlite_env: str, tmp_pat
 
 def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None:
     path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN, GOOD_EDIT])
-    assert run_digest("capture", "--file", str(path)).returncode == 0
+    assert run_cli("capture", "--file", str(path)).returncode == 0
 
-    result = run_digest("drain", "--json")
+    result = run_cli("drain", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report == {"processed": 3, "by_status": {"reflected": 3}, "errors": []}
@@ -162,7 +165,7 @@ def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None
     assert len(lessons) == 3
     assert any("issue_refund" in lesson.correction for lesson in lessons)
 
-    again = run_digest("drain", "--json")
+    again = run_cli("drain", "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout) == {"processed": 0, "by_status": {}, "errors": []}
 
@@ -174,8 +177,8 @@ def test_drain_skips_a_transient_failure(sqlite_env: str, tmp_path: Path) -> Non
         "tool_calls": [{"tool": "track_shipment", "ok": False, "error": "upstream timeout"}],
     }
     path = _write_lines(tmp_path / "t.jsonl", [transient])
-    assert run_digest("capture", "--file", str(path)).returncode == 0
-    result = run_digest("drain", "--json")
+    assert run_cli("capture", "--file", str(path)).returncode == 0
+    result = run_cli("drain", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"processed": 1, "by_status": {"skipped": 1}, "errors": []}
     with session_scope() as session:
@@ -202,7 +205,7 @@ def test_demo_runs_twice_without_duplicating_events(tmp_path: Path) -> None:
     assert lessons > 0
     assert not (tmp_path / "digest.db").exists()  # the URL from the environment was used
 
-    second = run_digest("demo", env=env, cwd=tmp_path)
+    second = run_cli("demo", env=env, cwd=tmp_path)  # (the second run need not be a process)
     assert second.returncode == 0, second.stderr
     assert "lessons learned" in second.stdout
     assert "learning document unchanged: version 1" in second.stdout
@@ -250,7 +253,7 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
     sqlite_env: str, tmp_path: Path
 ) -> None:
     path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN])
-    assert run_digest("capture", "--file", str(path)).returncode == 0
+    assert run_cli("capture", "--file", str(path)).returncode == 0
     # A model nobody answers (a closed port, one attempt): both events end `failed`.
     broken = {
         "DIGEST_LLM_MODEL": "openai/unreachable",
@@ -260,17 +263,17 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
         # a fault fails at once (by default the events would wait to be tried again)
         "DIGEST_LLM_GIVE_UP_AFTER_S": "0",
     }
-    failed = run_digest("drain", "--json", env=broken)
+    failed = run_cli("drain", "--json", env=broken)
     assert failed.returncode == 0, failed.stderr
     assert json.loads(failed.stdout)["by_status"] == {"failed": 2}
 
-    wrong = run_digest("requeue", "--tenant", TENANT, "--status", "reflected")
+    wrong = run_cli("requeue", "--tenant", TENANT, "--status", "reflected")
     assert wrong.returncode == 2
     assert "status" in wrong.stderr
-    unknown = run_digest("requeue", "--tenant", "nobody")
+    unknown = run_cli("requeue", "--tenant", "nobody")
     assert unknown.returncode == 2 and "nobody" in unknown.stderr
 
-    requeued = run_digest("requeue", "--tenant", TENANT, "--agent", AGENT, "--json")
+    requeued = run_cli("requeue", "--tenant", TENANT, "--agent", AGENT, "--json")
     assert requeued.returncode == 0, requeued.stderr
     assert len(json.loads(requeued.stdout)["requeued"]) == 2
     with session_scope() as session:
@@ -278,9 +281,9 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
     assert [(status, attempts) for status, attempts, _ in rows] == [("pending", 0)] * 2
     assert all(error for _, _, error in rows), "the previous reason stays until the next run"
 
-    fixed = run_digest("drain", "--json")
+    fixed = run_cli("drain", "--json")
     assert json.loads(fixed.stdout) == {"processed": 2, "by_status": {"reflected": 2}, "errors": []}
-    again = run_digest("requeue", "--tenant", TENANT)
+    again = run_cli("requeue", "--tenant", TENANT)
     assert again.returncode == 0 and "nothing to requeue" in again.stdout
 
 
@@ -289,12 +292,12 @@ def test_requeue_puts_failed_events_back_and_drain_reflects_them(
 
 def test_sweep_composes_a_due_agent_once(sqlite_env: str, tmp_path: Path) -> None:
     path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER])
-    assert run_digest("capture", "--file", str(path)).returncode == 0
-    assert run_digest("drain").returncode == 0
-    first = run_digest("sweep", "--json")
+    assert run_cli("capture", "--file", str(path)).returncode == 0
+    assert run_cli("drain").returncode == 0
+    first = run_cli("sweep", "--json")
     assert first.returncode == 0, first.stderr
     report = json.loads(first.stdout)
     assert len(report["composed"]) == 1 and report["unchanged"] == []
-    second = run_digest("sweep")
+    second = run_cli("sweep")
     assert second.returncode == 0, second.stderr
     assert second.stdout.startswith("composed 0, unchanged 0, expired 0 lesson(s)")

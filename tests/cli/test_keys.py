@@ -1,4 +1,4 @@
-"""``digest tenant key create|list|revoke`` (digest/cli/keys.py) as real subprocesses: a key
+"""``digest tenant key create|list|revoke`` (digest/cli/keys.py), run in this process: a key
 is printed once, listed without its secret, and revoked by prefix or id."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 
 from digest.apikeys import authenticate
-from tests.cli.conftest import ok, one_error_line, run_digest, run_json
+from tests.cli.conftest import ok, one_error_line, run_cli, run_json
 
 KEY = re.compile(r"^dg_(agent|owner)_[A-Za-z0-9_-]{32}$")
 
 
 def test_create_list_revoke(services_env: dict[str, str], tenant: str) -> None:
-    created = run_digest("tenant", "key", "create", "--tenant", tenant, "--label", "bot one")
+    created = run_cli("tenant", "key", "create", "--tenant", tenant, "--label", "bot one")
     assert created.returncode == 0, created.stderr
     secret = created.stdout.strip()
     assert KEY.match(secret) and secret.startswith("dg_agent_")
@@ -43,9 +43,9 @@ def test_create_list_revoke(services_env: dict[str, str], tenant: str) -> None:
 
 def test_refusals_are_one_line(services_env: dict[str, str], tenant: str) -> None:
     ok("tenant", "key", "create", "--tenant", tenant)
-    bad_kind = run_digest("tenant", "key", "create", "--tenant", tenant, "--kind", "root")
+    bad_kind = run_cli("tenant", "key", "create", "--tenant", tenant, "--kind", "root")
     one_error_line(bad_kind, "root")
-    unknown = run_digest("tenant", "key", "revoke", "--tenant", tenant, "dg_agent_nothere")
+    unknown = run_cli("tenant", "key", "revoke", "--tenant", tenant, "dg_agent_nothere")
     one_error_line(unknown, "dg_agent_nothere")
-    other = run_digest("tenant", "key", "list", "--tenant", tenant + "-nobody")
+    other = run_cli("tenant", "key", "list", "--tenant", tenant + "-nobody")
     one_error_line(other, "unknown tenant")

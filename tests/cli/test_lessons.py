@@ -1,5 +1,5 @@
-"""``digest lesson …`` (digest/cli/lessons.py), run as real subprocesses: on the embedded
-default (SQLite, no broker, offline/rules), and the listings once more on PostgreSQL."""
+"""``digest lesson …`` (digest/cli/lessons.py), run in this process: on the embedded default
+(SQLite, no broker, offline/rules), and the listings once more on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tests.cli.conftest import (
     ok,
     one_error_line,
     run_all,
-    run_digest,
+    run_cli,
     run_json,
     set_lesson,
 )
@@ -80,7 +80,7 @@ def test_list_status_filter_and_table(bank: Bank) -> None:
     assert "last seen" in table
     assert "refund-limits" in table
 
-    bad = run_digest("lesson", "list", *bank.mine, "--status", "archived")
+    bad = run_cli("lesson", "list", *bank.mine, "--status", "archived")
     one_error_line(bad, "unknown status 'archived'")
 
 
@@ -104,7 +104,7 @@ def test_search_json_ignores_case_and_looks_in_every_text(bank: Bank) -> None:
 
 
 def test_empty_search_is_one_line(bank: Bank) -> None:
-    one_error_line(run_digest("lesson", "search", *bank.mine, "  "), "search text is empty")
+    one_error_line(run_cli("lesson", "search", *bank.mine, "  "), "search text is empty")
 
 
 # --- quarantine review -------------------------------------------------------------------------
@@ -126,14 +126,14 @@ def test_quarantined_lessons_show_why_and_release_after_review(
     assert held["status_reason"].startswith("injection screen: ")
     table = ok("lesson", "list", *mine, "--status", "quarantined")
     assert "quarantined: " in table  # the table says why, not only that
-    enable = run_digest("lesson", "enable", *mine, str(held["id"]))
+    enable = run_cli("lesson", "enable", *mine, str(held["id"]))
     one_error_line(enable, "quarantined", "digest lesson release")
     said = ok("lesson", "release", *mine, str(held["id"]), "--by", "ann", "--reason", "reviewed")
     assert f"lesson {held['id']} quarantined → active" in said
     shown = run_json("lesson", "show", *mine, str(held["id"]))
     assert shown["status"] == "active"
     assert "released from quarantine after review by ann" in shown["status_reason"]
-    again = run_digest("lesson", "release", *mine, str(held["id"]), "--by", "ann")
+    again = run_cli("lesson", "release", *mine, str(held["id"]), "--by", "ann")
     one_error_line(again, "only a quarantined lesson can be released")
 
 
@@ -197,7 +197,7 @@ def test_add_invalid_text_is_one_line_and_stores_nothing(bank: Bank) -> None:
 
     with session_scope() as session:
         before = session.scalar(select(func.count()).select_from(Lesson))
-    one_error_line(run_digest("lesson", "add", *bank.mine, "no colon and no body"), "text")
+    one_error_line(run_cli("lesson", "add", *bank.mine, "no colon and no body"), "text")
     with session_scope() as session:
         assert session.scalar(select(func.count()).select_from(Lesson)) == before
 
@@ -249,7 +249,7 @@ def test_disable_enable_delete_write_history_and_bump_the_epoch(bank: Bank) -> N
 
     # A deleted lesson stays deleted: enabling or disabling it is refused, nothing is written.
     for command in ("enable", "disable"):
-        refused = run_digest("lesson", command, *bank.mine, str(bank.manual))
+        refused = run_cli("lesson", command, *bank.mine, str(bank.manual))
         one_error_line(refused, f"lesson {bank.manual} is deleted")
     assert lesson_row(bank.manual).status == "deleted"
     assert len(_history(bank.manual)) == 4
@@ -259,13 +259,13 @@ def test_disable_enable_delete_write_history_and_bump_the_epoch(bank: Bank) -> N
 def test_quarantine_is_never_lifted_by_hand(bank: Bank) -> None:
     set_lesson(bank.refund, status="quarantined")
     for command in ("enable", "disable"):
-        refused = run_digest("lesson", command, *bank.mine, str(bank.refund))
+        refused = run_cli("lesson", command, *bank.mine, str(bank.refund))
         one_error_line(refused, "quarantined")
     assert lesson_row(bank.refund).status == "quarantined"
     deleted = run_json("lesson", "delete", *bank.mine, str(bank.refund))
     assert (deleted["before"], deleted["after"]) == ("quarantined", "deleted")
     set_lesson(bank.answer, status="superseded")
-    refused = run_digest("lesson", "enable", *bank.mine, str(bank.answer))
+    refused = run_cli("lesson", "enable", *bank.mine, str(bank.answer))
     one_error_line(refused, "superseded", "only a disabled lesson can be enabled")
     superseded = run_json("lesson", "delete", *bank.mine, str(bank.answer))
     assert (superseded["before"], superseded["after"]) == ("superseded", "deleted")
@@ -293,7 +293,7 @@ def test_reset_without_yes_and_without_input_changes_nothing(bank: Bank) -> None
     epoch = _epoch(bank.tenant, AGENT)
     with session_scope() as session:
         history = session.scalar(select(func.count()).select_from(LessonHistory))
-    result = run_digest("lesson", "reset", *bank.mine)
+    result = run_cli("lesson", "reset", *bank.mine)
     assert result.returncode == 1, (result.stdout, result.stderr)
     assert "aborted" in result.stderr.lower()
     assert _statuses(bank.tenant, AGENT) == before
@@ -302,7 +302,7 @@ def test_reset_without_yes_and_without_input_changes_nothing(bank: Bank) -> None
     with session_scope() as session:
         assert session.scalar(select(func.count()).select_from(LessonHistory)) == history
 
-    no = run_digest("lesson", "reset", *bank.mine, stdin="n\n")
+    no = run_cli("lesson", "reset", *bank.mine, stdin="n\n")
     assert no.returncode == 1
     assert _statuses(bank.tenant, AGENT) == before
 
@@ -326,7 +326,7 @@ def test_reset_json_with_yes_soft_deletes_every_lesson_of_the_agent(bank: Bank) 
 
 
 def test_reset_asks_and_proceeds_on_yes(bank: Bank) -> None:
-    result = run_digest("lesson", "reset", *bank.mine, stdin="y\n")
+    result = run_cli("lesson", "reset", *bank.mine, stdin="y\n")
     assert result.returncode == 0, result.stderr
     assert "Soft-delete all 3 lesson(s)" in result.stderr
     assert "deleted 3 lesson(s)" in result.stdout
@@ -401,5 +401,5 @@ def test_postgres_list_search_and_disable(pg_bank: Bank) -> None:
     assert off["changed"] is True
     assert lesson_row(bank.refund).status == "disabled"
     one_error_line(
-        run_digest("lesson", "show", *bank.mine, str(bank.other_tenant_lesson)), "not found"
+        run_cli("lesson", "show", *bank.mine, str(bank.other_tenant_lesson)), "not found"
     )

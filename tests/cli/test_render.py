@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from digest.cli.render import clean
-from tests.cli.conftest import ok, one_error_line, run_digest
+from tests.cli.conftest import ok, one_error_line, run_cli
 
 MARKUP_TITLE = "[/]bad [red]title[/red] :thumbs_up:"
 
@@ -47,10 +47,10 @@ def test_markup_and_escapes_in_data_are_printed_literally(sqlite_env: str) -> No
 
 
 def test_markup_in_an_error_is_printed_literally(sqlite_env: str) -> None:
-    result = run_digest("lesson", "list", "--tenant", "[/]\x1b[2J", "--agent", "x")
+    result = run_cli("lesson", "list", "--tenant", "[/]\x1b[2J", "--agent", "x")
     line = one_error_line(result, "tenant '[/]\\x1b[2J' is not a valid key")
     assert "[/]" in line and "\x1b" not in line
-    result = run_digest("lesson", "list", "--tenant", "[/]", "--agent", "x")
+    result = run_cli("lesson", "list", "--tenant", "[/]", "--agent", "x")
     one_error_line(result, "unknown tenant '[/]'")
-    tenant = run_digest("tenant", "set", "--tenant", "[red]t[/]", "--threshold", "2")
+    tenant = run_cli("tenant", "set", "--tenant", "[red]t[/]", "--threshold", "2")
     assert tenant.stdout.strip() == "[red]t[/]: auto, {'threshold_signals': 2}", tenant.stderr

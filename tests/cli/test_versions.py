@@ -1,11 +1,11 @@
-"""``digest version …`` (digest/cli/versions.py) with ``tenant set`` and ``improve-now``, run as
-real subprocesses: the embedded default (SQLite), and improve-now through a broker."""
+"""``digest version …`` (digest/cli/versions.py) with ``tenant set`` and ``improve-now``, run in
+this process: the embedded default (SQLite), and improve-now through a broker."""
 
 from __future__ import annotations
 
 import json
 
-from tests.cli.conftest import ok, one_error_line, run_digest
+from tests.cli.conftest import ok, one_error_line, run_cli
 from tests.conftest import CLOSED_PORT_BROKER, queued_tasks
 
 T, A = "acme", "bot"
@@ -50,11 +50,11 @@ def test_version_lifecycle_through_the_cli(sqlite_env: str) -> None:
     ]
 
     one_line = one_error_line
-    one_line(run_digest("version", "show", *WHO, "99"), "no version 99")
-    one_line(run_digest("version", "diff", *WHO, "1", "99"), "no version 99")
-    one_line(run_digest("version", "approve", *WHO, "3", "--by", "x"), "not pending")
-    one_line(run_digest("version", "list", "--tenant", T, "--agent", "nobody"), "unknown agent")
-    one_line(run_digest("tenant", "set", "--tenant", T, "--apply-mode", "sometimes"), "apply_mode")
+    one_line(run_cli("version", "show", *WHO, "99"), "no version 99")
+    one_line(run_cli("version", "diff", *WHO, "1", "99"), "no version 99")
+    one_line(run_cli("version", "approve", *WHO, "3", "--by", "x"), "not pending")
+    one_line(run_cli("version", "list", "--tenant", T, "--agent", "nobody"), "unknown agent")
+    one_line(run_cli("tenant", "set", "--tenant", T, "--apply-mode", "sometimes"), "apply_mode")
     sweep = json.loads(ok("sweep", "--json"))
     assert set(sweep) >= {"composed", "unchanged", "expired", "pruned", "relayed"}
 
@@ -63,7 +63,7 @@ def test_approve_with_a_missing_body_file_is_one_line(sqlite_env: str) -> None:
     ok("tenant", "set", "--tenant", T, "--apply-mode", "approval")
     ok("lesson", "add", *WHO, "refunds: ask a manager above 200 EUR")
     ok("improve-now", *WHO)
-    result = run_digest("version", "approve", *WHO, "1", "--by", "x", "--body-file", "/no/body.md")
+    result = run_cli("version", "approve", *WHO, "1", "--by", "x", "--body-file", "/no/body.md")
     one_error_line(result, "--body-file: no such file: /no/body.md")
     assert json.loads(ok("version", "list", *WHO, "--json"))[0]["status"] == "pending"
 
@@ -71,14 +71,14 @@ def test_approve_with_a_missing_body_file_is_one_line(sqlite_env: str) -> None:
 def test_improve_now_when_the_broker_does_not_take_it(sqlite_env: str) -> None:
     ok("lesson", "add", *WHO, "refunds: ask a manager above 200 EUR")
     down = {"DIGEST_BROKER_URL": CLOSED_PORT_BROKER}
-    result = run_digest("improve-now", *WHO, env=down)
+    result = run_cli("improve-now", *WHO, env=down)
     assert result.returncode == 2, result.stderr
     # the publisher's warning is a log line; the failure itself is the last line
     assert result.stderr.splitlines()[-1] == (
         "error: the broker did not take the task; is Redis up? (nothing was changed)"
     )
     assert "Traceback" not in result.stderr
-    unknown = run_digest("improve-now", "--tenant", T, "--agent", "nobody", env=down)
+    unknown = run_cli("improve-now", "--tenant", T, "--agent", "nobody", env=down)
     one_error_line(unknown, "unknown agent 'nobody'")
 
 
@@ -90,9 +90,9 @@ def test_improve_now_wait_gives_up_after_the_timeout(
 
     digest.record_lesson(tenant, A, "refunds: ask a manager above 200 EUR")
     who = ("--tenant", tenant, "--agent", A)
-    queued = run_digest("improve-now", *who, env={"DIGEST_QUEUE": own_queue})
+    queued = run_cli("improve-now", *who, env={"DIGEST_QUEUE": own_queue})
     assert queued.stdout.strip() == f"queued improve-now for {tenant}/{A}", queued.stderr
-    waited = run_digest(
+    waited = run_cli(
         "improve-now", *who, "--wait", "--timeout", "1", env={"DIGEST_QUEUE": own_queue}
     )
     one_error_line(waited, "no result after 1 s", f"is a worker running on queue '{own_queue}'?")
