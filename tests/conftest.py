@@ -66,16 +66,6 @@ def _reset_process_state() -> None:
     from digest.runtime import runtime
 
     runtime().reset()
-    # Kept in module globals until reflection (being moved) asks for ``answers(name)``.
-    loaded = sys.modules
-    for module, name in (
-        ("digest.reflect.verdict", "JUDGEMENTS"),
-        ("digest.reflect.reconcile", "ANSWERS"),
-        ("digest.reflect.repeats", "KNOWN_TEXTS"),
-    ):
-        cache = getattr(loaded.get(module), name, None)
-        if cache is not None:
-            cache.clear()
 
 
 #: the same reset, under the name tests/reflect imports

@@ -27,8 +27,9 @@ from digest.reflect.claims import Claimed, ReflectResult
 from digest.reflect.operations import apply_plan
 from digest.reflect.prepare import Prepared
 from digest.reflect.reconcile import Plan, Snapshot, read_neighbours
-from digest.reflect.repeats import KNOWN_TEXTS, text_key
+from digest.reflect.repeats import known_texts, text_key
 from digest.reflect.run import RunInfo
+from digest.runtime import runtime
 
 log = get_logger("digest.reflect")
 
@@ -198,8 +199,9 @@ def apply_and_finish(
         recheck_adds=recheck_adds,
         vet=prepared.vet,
     )
+    remembered = runtime().piece(known_texts)
     for index, lesson_id in applied.by_candidate.items():
-        KNOWN_TEXTS.put(
+        remembered.put(
             text_key(claimed.agent_id, prepared.clean[index]),
             lesson_id,
             run.settings.llm_cache_size,

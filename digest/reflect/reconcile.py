@@ -35,6 +35,7 @@ from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import embed_json, parse_reconcile_output
 from digest.model.prompts import load_prompt
 from digest.models import Agent
+from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, score
 
 log = get_logger("digest.reconcile")
@@ -325,8 +326,10 @@ def resolve(
     return plan
 
 
-#: reconcile answers of this worker process, as JSON text, by request (digest.model.cache)
-ANSWERS: AnswerCache[str] = AnswerCache()
+def reconcile_answers() -> AnswerCache[str]:
+    """Reconcile answers of this worker process, as JSON text, by request (a piece of its
+    runtime, digest.model.cache)."""
+    return AnswerCache()
 
 
 class ModelAsker:
@@ -374,7 +377,8 @@ class ModelAsker:
             )
             return json.dumps(raw)
 
-        answer, reused = ANSWERS.get_or_compute(key, ask_model, self.settings.llm_cache_size)
+        memory = runtime().piece(reconcile_answers)
+        answer, reused = memory.get_or_compute(key, ask_model, self.settings.llm_cache_size)
         if reused:
             log.info("reconcile_answer_reused", agent=self.agent)
         return resolve(json.loads(answer), pending, id_map, shown)

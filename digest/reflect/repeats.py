@@ -11,13 +11,17 @@ from digest.model.cache import AnswerCache, answer_key
 from digest.models import Lesson, as_utc, utcnow
 from digest.reflect.claims import Claimed
 from digest.reflect.reconcile import Snapshot, candidate_text
+from digest.runtime import runtime
 from digest.text import lesson_text, normalise
 
-#: (agent, a candidate's normalised text) → the lesson that candidate last ended up in, in
-#: this process. A batch checks the row (active, unexpired, this agent, exactly this text)
-#: before it uses one, so an entry never decides anything on its own: it saves the neighbour
-#: search for an exact repeat, whose only possible decision is a NOOP on that lesson.
-KNOWN_TEXTS: AnswerCache[int] = AnswerCache()
+
+def known_texts() -> AnswerCache[int]:
+    """(agent, a candidate's normalised text) → the lesson that candidate last ended up in,
+    in this process (a piece of its runtime). A batch checks the row (active, unexpired, this
+    agent, exactly this text) before it uses one, so an entry never decides anything on its
+    own: it saves the neighbour search for an exact repeat, whose only possible decision is a
+    NOOP on that lesson."""
+    return AnswerCache()
 
 
 def text_key(agent_id: int, candidate: Candidate) -> str:
@@ -34,7 +38,7 @@ def known_repeats(
     now = utcnow()
     found: list[list[Neighbour]] = []
     for candidate in clean:
-        lesson_id = KNOWN_TEXTS.get(text_key(claimed.agent_id, candidate))
+        lesson_id = runtime().piece(known_texts).get(text_key(claimed.agent_id, candidate))
         lesson = session.get(Lesson, lesson_id) if lesson_id is not None else None
         if (
             lesson is None

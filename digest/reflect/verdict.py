@@ -28,6 +28,7 @@ from digest.reflect import judgements
 from digest.reflect.claims import Claimed
 from digest.reflect.policy import policy_skip_reason
 from digest.reflect.run import RunInfo
+from digest.runtime import runtime
 from digest.text import lesson_text
 
 log = get_logger("digest.reflect")
@@ -53,10 +54,12 @@ def judgement_key(claimed: Claimed, model: str, prompt_hash: str) -> str:
     )
 
 
-#: reflect verdicts of this worker process: an exact repeat of an event already judged
-#: (same agent, model, prompt version and content) reuses the verdict instead of a model call;
-#: reconciliation, the lesson writes, evidence and history still happen for the repeat.
-JUDGEMENTS: AnswerCache[Skip | tuple[Candidate, ...]] = AnswerCache()
+def judgements_memory() -> AnswerCache[Skip | tuple[Candidate, ...]]:
+    """Reflect verdicts of this worker process (a piece of its runtime): an exact repeat of an
+    event already judged (same agent, model, prompt version and content) reuses the verdict
+    instead of a model call; reconciliation, the lesson writes, evidence and history still
+    happen for the repeat."""
+    return AnswerCache()
 
 
 def event_json(claimed: Claimed) -> str:
@@ -171,7 +174,8 @@ def verdict_for(run: RunInfo, session: Session | None = None, *, share: bool = T
 
     key = judgement_key(claimed, model, prompt.hash)
     try:
-        stored, reused = JUDGEMENTS.get_or_compute(key, judge, settings.llm_cache_size)
+        memory = runtime().piece(judgements_memory)
+        stored, reused = memory.get_or_compute(key, judge, settings.llm_cache_size)
     except LLMError as exc:
         return Failed(str(exc), exc)
     if reused:

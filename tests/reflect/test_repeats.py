@@ -15,7 +15,8 @@ from digest.config import Settings
 from digest.db import session_scope
 from digest.lessons.store import Candidate
 from digest.models import Lesson, utcnow
-from digest.reflect.repeats import KNOWN_TEXTS, known_repeats, text_key
+from digest.reflect.repeats import known_repeats, known_texts, text_key
+from digest.runtime import runtime
 from digest.tenants import find_agent
 from tests.conftest import make_claimed, manual_lesson
 
@@ -30,7 +31,9 @@ def known(sqlite_env: str, tenant: str) -> tuple[Any, int]:
     with session_scope() as session:
         agent = find_agent(session, tenant, "bot")
         claimed = make_claimed(tenant_id=agent.tenant_id, agent_id=agent.id)
-    KNOWN_TEXTS.put(text_key(claimed.agent_id, REFUNDS), lesson_id, SETTINGS.llm_cache_size)
+    runtime().piece(known_texts).put(
+        text_key(claimed.agent_id, REFUNDS), lesson_id, SETTINGS.llm_cache_size
+    )
     return claimed, lesson_id
 
 
