@@ -23,7 +23,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -200,9 +200,18 @@ class WorkerProcess:
 
     proc: subprocess.Popen[bytes]
     log_path: Path
+    #: the byte of the log file this view of the worker reads from (``from_here``)
+    log_start: int = 0
 
     def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
+        with self.log_path.open("rb") as handle:
+            handle.seek(self.log_start)
+            return handle.read().decode(errors="replace")
+
+    def from_here(self) -> WorkerProcess:
+        """This worker, its log read from its present end on: a test's view of a worker that
+        earlier tests used (``shared_worker``)."""
+        return replace(self, log_start=self.log_path.stat().st_size)
 
     def records(
         self, event: str | None = None, since: int = 0, **fields: Any
@@ -324,6 +333,56 @@ def start_worker(
     yield start
     for worker in started:
         worker.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_queue() -> str:
+    return f"digest-test-shared-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture(scope="session")
+def _shared_worker_process(
+    pg_url: str, redis_url: str, shared_queue: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[], WorkerProcess]]:
+    """How ``shared_worker`` finds the one shared worker of this test process: started when a
+    test first asks for it, and again if the last one died."""
+    env = base_env(pg_url, redis_url, shared_queue)
+    folder = tmp_path_factory.mktemp("shared-worker")
+    started: list[WorkerProcess] = []
+
+    def running() -> WorkerProcess:
+        if not started or started[-1].proc.poll() is not None:
+            log_path = folder / f"worker-{len(started)}.log"
+            started.append(spawn_worker(env, log_path, concurrency=2))
+        return started[-1]
+
+    yield running
+    if started:
+        started[-1].stop()
+
+
+@pytest.fixture()
+def shared_worker(
+    services_env: dict[str, str],
+    shared_queue: str,
+    _shared_worker_process: Callable[[], WorkerProcess],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[WorkerProcess]:
+    """A worker with the default environment (``base_env``: offline/rules; two pool
+    processes), started once per test process on a queue of its own, so a test that needs *a*
+    worker to reflect its events does not pay a worker's start (2-4 s). This test's captures
+    and tasks go to that queue (``DIGEST_QUEUE`` here and in ``services_env``); the worker
+    returned reads its log from the test's start, and the test's own tenant keeps its events
+    apart from those of earlier tests, which may still be finishing.
+
+    A test that stops, kills, configures or counts its worker, or must start one only after it
+    has set things up, uses ``start_worker``. A worker that died during the test fails it."""
+    monkeypatch.setenv("DIGEST_QUEUE", shared_queue)
+    services_env["DIGEST_QUEUE"] = shared_queue
+    _reset_process_state()
+    worker = _shared_worker_process()
+    yield worker.from_here()
+    assert worker.proc.poll() is None, f"the shared worker died:\n{worker.log()[-3000:]}"
 
 
 LLM_ATTEMPTS = 3

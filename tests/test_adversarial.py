@@ -35,7 +35,7 @@ from tests.adversarial.cases import (
 )
 from tests.adversarial.runner import MODES, ObedientModel, Summary, run_suite
 from tests.adversarial.schema import SPLITS
-from tests.conftest import event_statuses
+from tests.conftest import WorkerProcess, event_statuses
 from tests.fake_llm import FakeLLM
 
 #: at most this share of benign controls may be quarantined
@@ -153,8 +153,9 @@ def wait_all(timeout: float = 300.0) -> Callable[[list[int]], None]:
     return settle
 
 
-def test_no_attack_reaches_the_agent_through_a_worker_on_postgres(start_worker: Any) -> None:
-    start_worker(concurrency=2)
+def test_no_attack_reaches_the_agent_through_a_worker_on_postgres(
+    shared_worker: WorkerProcess,
+) -> None:
     summary = run_suite("offline", settle=wait_all(), label="offline/rules, PostgreSQL + worker")
     publish(summary)
     assert_held(summary)

@@ -45,7 +45,7 @@ def worker_idle(worker: WorkerProcess, env: dict[str, str]) -> bool:
 
 def test_broker_unreachable_capture_returns_fast_and_relay_delivers_later(
     services_env: dict[str, str],
-    start_worker: Any,
+    shared_worker: WorkerProcess,
     tenant: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -68,12 +68,11 @@ def test_broker_unreachable_capture_returns_fast_and_relay_delivers_later(
     monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
     monkeypatch.setenv("DIGEST_RELAY_PENDING_AGE_S", "0")
     _reset_process_state()
-    worker = start_worker()
-    # Nothing was published: the events stay pending while a worker runs (its relay on
-    # connect leaves them: they are younger than the worker's DIGEST_RELAY_PENDING_AGE_S,
-    # 60 s; tests/edges/test_heal.py covers that relay). Proof that it had
-    # its chance: a later answer of another agent is reflected, then the queue is empty and
-    # every reflect task the worker took has ended (one sent at its start included).
+    worker = shared_worker
+    # Nothing was published: the events stay pending while a worker runs (tests/edges/
+    # test_heal.py covers the relay a worker runs when it connects). Proof that it had its
+    # chance: a later answer of another agent is reflected, then the queue is empty and every
+    # reflect task the worker took during this test has ended.
     later = digest.record_answer(tenant, "other-bot", question="Open on Monday?", answer="Yes.")
     assert wait_for_event(later, DONE)["status"] == "reflected"
     wait_until(lambda: worker_idle(worker, services_env), 30, "an idle worker")

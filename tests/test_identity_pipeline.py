@@ -10,7 +10,7 @@ runs through a real worker on PostgreSQL, where seven policy answers once became
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,7 +22,7 @@ from digest.model.scripted import Messages, event_of, rules, scripted_model, ste
 from digest.models import DigestRun, Judgement, Lesson, LessonHistory
 from digest.pipeline import drain
 from digest.tenants import find_agent
-from tests.conftest import use_model, wait_for_event, with_batch_size
+from tests.conftest import WorkerProcess, use_model, wait_for_event, with_batch_size
 
 AGENT = "bot"
 DONE = {"reflected", "skipped", "failed", "dead"}
@@ -233,9 +233,8 @@ def test_a_run_that_failed_in_three_ways_teaches_three_lessons(judge: str, tenan
 
 
 def test_seven_policy_answers_stay_seven_lessons_through_a_worker(
-    services_env: dict[str, str], start_worker: Callable[..., Any], tenant: str
+    shared_worker: WorkerProcess, tenant: str
 ) -> None:
-    start_worker(concurrency=2)
     ids = [
         digest.record_answer(
             tenant,

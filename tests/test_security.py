@@ -518,9 +518,8 @@ def test_a_secret_echoed_by_a_tool_never_reaches_a_lesson(sqlite_env: str) -> No
 
 
 def test_injection_corpus_is_quarantined_by_a_worker_on_postgres(
-    start_worker: Any, tenant: str
+    shared_worker: WorkerProcess, tenant: str
 ) -> None:
-    start_worker(concurrency=2)
     corpus = _submit_corpus(tenant)
     _check_corpus(tenant, corpus)
 

@@ -23,6 +23,7 @@ from digest.outbox import publish
 from digest.outbox.publish import REFLECT_SLOT_TTL_S, reflect_slot, release_reflect_slot
 from tests.conftest import (
     DONE,
+    WorkerProcess,
     _reset_process_state,
     agent_id_of,
     event_statuses,
@@ -98,9 +99,9 @@ def test_every_message_has_its_own_task_id_and_delivery_tag() -> None:
 
 
 def test_raw_published_messages_run_in_a_real_worker(
-    services_env: dict[str, str], start_worker: Any, tenant: str
+    shared_worker: WorkerProcess, tenant: str
 ) -> None:
-    worker = start_worker()
+    worker = shared_worker
     now_id, _ = store_pending(
         "owner_answer", {"tenant": tenant, "agent": "bot", "question": "Pets?", "answer": "No."}
     )

@@ -5,9 +5,6 @@ threshold compose per agent (its messages counted in Redis)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from typing import Any
 
@@ -23,8 +20,9 @@ from digest.outbox.publish import TASK_COMPOSE_VERSION, TASK_REFLECT
 from digest.pipeline import improve_now, reflect_event
 from digest.tenants import configure_tenant, find_agent
 from digest.versions.triggers import new_token, sweep, threshold_compose, token_outstanding
+from tests.cli.conftest import run_cli
 from tests.conftest import (
-    ROOT,
+    WorkerProcess,
     answer_while_broker_down,
     manual_lesson,
     queued_tasks,
@@ -76,9 +74,11 @@ def answers(tenant: str, n: int) -> list[int]:
     ]
 
 
-def test_ten_signals_in_one_quiet_period_compose_once(start_worker: Any, tenant: str) -> None:
+def test_ten_signals_in_one_quiet_period_compose_once(
+    shared_worker: WorkerProcess, tenant: str
+) -> None:
     configure(tenant, threshold_signals=3, quiet_seconds=3)
-    worker = start_worker(concurrency=2)
+    worker = shared_worker
     ids = answers(tenant, 10)
     for event_id in ids:
         assert wait_for_event(event_id, DONE)["status"] == "reflected"
@@ -101,10 +101,10 @@ def test_ten_signals_in_one_quiet_period_compose_once(start_worker: Any, tenant:
 
 
 def test_below_threshold_waits_for_the_sweep_which_catches_up_once(
-    start_worker: Any, tenant: str
+    shared_worker: WorkerProcess, tenant: str
 ) -> None:
     configure(tenant, threshold_signals=5, quiet_seconds=1)
-    worker = start_worker()
+    worker = shared_worker
     ids = answers(tenant, 2)
     for event_id in ids:
         assert wait_for_event(event_id, DONE)["status"] == "reflected"
@@ -143,40 +143,29 @@ def test_improve_now_reflects_pending_events_then_composes(
     assert counts(tenant) == (1, 2)
 
 
-def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
-    full.update(env, COLUMNS="200")
-    return subprocess.run(
-        [sys.executable, "-m", "digest.cli", *args],
-        cwd=ROOT, env=full, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-
-
-def test_improve_now_cli_waits_for_the_worker(
-    start_worker: Any, services_env: dict[str, str], tenant: str
-) -> None:
-    start_worker()
+def test_improve_now_cli_waits_for_the_worker(shared_worker: WorkerProcess, tenant: str) -> None:
     configure(tenant, threshold_signals=100)
     for event_id in answers(tenant, 2):
         wait_for_event(event_id, DONE)
     args = ("improve-now", "--tenant", tenant, "--agent", AGENT, "--wait", "--json")
-    first = _cli(services_env, *args)
+    first = run_cli(*args)
     assert first.returncode == 0, first.stderr
     created = json.loads(first.stdout)
     assert created["status"] == "created" and created["number"] == 1
-    second = _cli(services_env, *args)
+    second = run_cli(*args)
     assert second.returncode == 0, second.stderr
     assert json.loads(second.stdout)["status"] == "no_change"
     assert counts(tenant) == (1, 2)
-    unknown = _cli(services_env, "improve-now", "--tenant", tenant, "--agent", "nobody")
+    unknown = run_cli("improve-now", "--tenant", tenant, "--agent", "nobody")
     assert unknown.returncode == 2 and "unknown agent" in unknown.stderr
 
 
-def test_beat_sweep_fans_out_one_compose_task_per_due_agent(start_worker: Any, tenant: str) -> None:
+def test_beat_sweep_fans_out_one_compose_task_per_due_agent(
+    shared_worker: WorkerProcess, tenant: str
+) -> None:
     from digest.outbox.publish import TASK_WEEKLY_SWEEP, publish_task
 
     configure(tenant, threshold_signals=100)
-    start_worker(concurrency=2)
     for event_id in answers(tenant, 2):
         wait_for_event(event_id, DONE)
     assert counts(tenant) == (0, 0)

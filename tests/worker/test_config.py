@@ -60,7 +60,7 @@ def test_a_crontab_needs_five_fields() -> None:
 
 
 def test_a_reflect_task_is_seen_by_an_event_monitor(
-    start_worker: Any, services_env: dict[str, str], tenant: str
+    shared_worker: WorkerProcess, services_env: dict[str, str], tenant: str
 ) -> None:
     monitor = Celery(broker=services_env["DIGEST_BROKER_URL"])
     seen: list[dict[str, Any]] = []
@@ -83,7 +83,6 @@ def test_a_reflect_task_is_seen_by_an_event_monitor(
     thread = threading.Thread(target=listen, daemon=True)
     thread.start()
     assert ready.wait(10)
-    start_worker()
     event_id = digest.record_run(
         tenant, "bot", task="refund order 7", outcome="failure", error="amount is required"
     )

@@ -1,6 +1,7 @@
 """worker.tasks, end to end through a real Celery worker process, real Redis and real
 PostgreSQL: every kind of event becomes lessons with evidence, skips are recorded, and a
-second delivery of a finished event does nothing. The tasks are found by their stable names."""
+second delivery of a finished event does nothing. The tasks are found by their stable names.
+The worker is the test process's shared one (``shared_worker``): each test has its own tenant."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from sqlalchemy import func, select
 import digest
 from digest.db import session_scope
 from digest.models import DigestRun, Event, LessonEvidence, LessonHistory
-from tests.conftest import DONE, lessons_for_event, manual_lesson, wait_for_event
+from tests.conftest import DONE, WorkerProcess, lessons_for_event, manual_lesson, wait_for_event
 
 
 def _count(model: Any, *where: Any) -> int:
@@ -21,8 +22,9 @@ def _count(model: Any, *where: Any) -> int:
         return int(session.scalar(select(func.count()).select_from(model).where(*where)) or 0)
 
 
-def test_every_kind_becomes_lessons_with_evidence(start_worker: Any, tenant: str) -> None:
-    start_worker(concurrency=2)
+def test_every_kind_becomes_lessons_with_evidence(
+    shared_worker: WorkerProcess, tenant: str
+) -> None:
     run_id = digest.record_run(
         tenant, "bot", task="refund order 1182", outcome="failure",
         tool_calls=[{"tool": "issue_refund", "args": {"order": "1182"}, "ok": False,
@@ -59,8 +61,9 @@ def test_every_kind_becomes_lessons_with_evidence(start_worker: Any, tenant: str
         assert session.get(Event, manual_event).status == "reflected"  # type: ignore[union-attr]
 
 
-def test_skip_marks_event_skipped_without_lessons(start_worker: Any, tenant: str) -> None:
-    start_worker()
+def test_skip_marks_event_skipped_without_lessons(
+    shared_worker: WorkerProcess, tenant: str
+) -> None:
     transient = digest.record_run(
         tenant, "bot", task="search flights", outcome="failure",
         error="upstream timeout after 30s",
@@ -86,10 +89,12 @@ def _log_events(worker: Any, name: str, event_id: int) -> list[dict[str, Any]]:
     return found
 
 
-def test_second_delivery_of_a_finished_event_does_nothing(start_worker: Any, tenant: str) -> None:
+def test_second_delivery_of_a_finished_event_does_nothing(
+    shared_worker: WorkerProcess, tenant: str
+) -> None:
     from digest.outbox.publish import publish_reflect
 
-    worker = start_worker()
+    worker = shared_worker
     event_id = digest.record_answer(tenant, "bot", question="Gift wrap?", answer="Yes, 3 EUR.")
     row = wait_for_event(event_id, DONE)
     before = [lesson.id for lesson in lessons_for_event(event_id)]
@@ -107,7 +112,7 @@ def test_second_delivery_of_a_finished_event_does_nothing(start_worker: Any, ten
 
 
 def test_a_message_queued_under_the_former_task_name_is_still_reflected(
-    start_worker: Any, tenant: str, services_env: dict[str, str], monkeypatch: Any
+    shared_worker: WorkerProcess, tenant: str, services_env: dict[str, str], monkeypatch: Any
 ) -> None:
     """``digest.reflect_batch`` was ``digest.reflect_event``: a message a capture queued under
     the old name before the upgrade is still taken and reflects its event."""
@@ -120,7 +125,7 @@ def test_a_message_queued_under_the_former_task_name_is_still_reflected(
     event_id = digest.record_answer(tenant, "bot", question="Gift wrap?", answer="Yes, 3 EUR.")
     monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
     get_settings.cache_clear()
-    worker = start_worker()
+    worker = shared_worker
     assert publish_task(TASK_REFLECT_LEGACY, [event_id, agent_id_of(tenant, "bot")])
     assert wait_for_event(event_id, DONE)["status"] == "reflected"
     assert len(lessons_for_event(event_id)) == 1
