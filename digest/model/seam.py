@@ -12,17 +12,15 @@ Retries are ours (tenacity, bounded, jittered); litellm's and the OpenAI SDK's o
 switched off so attempts do not multiply. Each call reports tokens and cost.
 
 The embedding seam (``digest.identity.embedding``) calls litellm too, through the same public
-pieces, so both seams share one litellm configuration and one notion of a transient fault:
-``load_litellm`` (the import, with litellm's process-wide settings made once), ``call_args``
-(the model string, timeout, provider address and key, and the per-call retry switches at 0)
-and ``provider_fault`` (what an exception out of a litellm call means).
+pieces (``digest.model.provider``, re-exported here), so both seams share one litellm
+configuration and one notion of a transient fault: ``load_litellm`` (the import, with
+litellm's process-wide settings made once), ``call_args`` (the model string, timeout, provider
+address and key, and the per-call retry switches at 0) and ``provider_fault`` (what an
+exception out of a litellm call means).
 """
 
 from __future__ import annotations
 
-import email.utils
-import os
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,7 +29,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from pydantic import SecretStr
 from tenacity import (
     RetryCallState,
     retry_if_exception_type,
@@ -40,18 +37,42 @@ from tenacity import (
 from tenacity import Retrying as _Retrying
 
 from digest.config import Settings, get_settings
-from digest.errors import LLMError, LLMOutputError, LLMTransientError, is_time_limit
+from digest.errors import LLMError, LLMOutputError, LLMTransientError
 from digest.logs import get_logger
 from digest.model import limits, scripted
 from digest.model.offline import answer, is_offline_model, token_estimate
+from digest.model.provider import (
+    ProviderFault,
+    call_args,
+    load_litellm,
+    permanent_reason,
+    provider_args,
+    provider_fault,
+    retry_after,
+    short_error,
+    warm_up,
+)
 from digest.model.scripted import is_scripted_model
 
 log = get_logger("digest.model")
 
-T = TypeVar("T")
+__all__ = [
+    "ProviderFault",
+    "Usage",
+    "call_and_parse",
+    "call_args",
+    "complete",
+    "load_litellm",
+    "ping",
+    "provider_args",
+    "provider_fault",
+    "retry_after",
+    "time_budget",
+    "time_left",
+    "warm_up",
+]
 
-_setup_lock = threading.Lock()
-_litellm: Any = None
+T = TypeVar("T")
 
 #: when the model calls of the running task must have ended (``time.monotonic()``)
 _deadline: ContextVar[float | None] = ContextVar("digest_model_deadline", default=None)
@@ -112,124 +133,6 @@ class Usage:
         self.errors.extend(other.errors)
 
 
-def load_litellm() -> Any:
-    """litellm, imported and configured by the first call in this process.
-
-    Its process-wide settings are made here, once, before any call is made: litellm's own
-    retries off (``num_retries``, and ``DEFAULT_MAX_RETRIES``, which its OpenAI and Azure
-    embedding calls use in place of an explicit ``max_retries=0``: ``max_retries or
-    litellm.DEFAULT_MAX_RETRIES``, BerriAI/litellm#7003), no telemetry, no debug banner,
-    parameters a provider does not take dropped, the model cost map read from the installed
-    package (never fetched at import), and ``offline/rules`` registered as a custom provider.
-    No logging callbacks are registered: usage is read from each response. A call's own
-    arguments (``call_args``) switch off the OpenAI SDK's retries."""
-    global _litellm
-    if _litellm is not None:
-        return _litellm
-    with _setup_lock:
-        if _litellm is None:
-            # Read before litellm's import, which would otherwise fetch the cost map.
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm
-
-            from digest.model.offline_provider import OfflineRules
-
-            litellm.num_retries = 0
-            # declared Final, yet read at call time: the one knob for those embedding calls
-            litellm.DEFAULT_MAX_RETRIES = 0  # type: ignore[misc]
-            litellm.suppress_debug_info = True
-            if isinstance(getattr(litellm, "telemetry", None), bool):
-                # Versions with a telemetry flag get it off. Newer ones have none, and their
-                # proxy's ``litellm.telemetry`` package (off unless consented to) is not shadowed.
-                litellm.telemetry = False
-            litellm.drop_params = True
-            litellm.custom_provider_map = [
-                {"provider": "offline", "custom_handler": OfflineRules()},
-            ]
-            _litellm = litellm
-        return _litellm
-
-
-def warm_up() -> None:
-    """Import and configure litellm now (worker children call this at start)."""
-    load_litellm()
-
-
-def call_args(
-    model: str, *, timeout: float, api_base: str | None, api_key: SecretStr | None
-) -> dict[str, Any]:
-    """What every litellm call of digest passes besides its content: the model string, the
-    timeout, the provider's address and key (``provider_args``), and the per-call retry
-    switches at 0 (litellm's ``num_retries``, the OpenAI SDK's ``max_retries``): tenacity's
-    attempts are the only ones."""
-    return {
-        "model": model,
-        "timeout": timeout,
-        "num_retries": 0,
-        "max_retries": 0,
-        **provider_args(api_base, api_key),
-    }
-
-
-def provider_args(api_base: str | None, api_key: SecretStr | None) -> dict[str, str]:
-    """A provider's address and key, as litellm arguments."""
-    found: dict[str, str] = {}
-    if api_base:
-        found["api_base"] = api_base
-    if api_key is not None:
-        found["api_key"] = api_key.get_secret_value()
-    elif api_base:
-        found["api_key"] = "no-key"  # local OpenAI-compatible servers ignore it
-    return found
-
-
-#: litellm's exception classes of faults worth retrying (those this litellm version has)
-_TRANSIENT_FAULTS = (
-    "RateLimitError",
-    "Timeout",
-    "APIConnectionError",
-    "InternalServerError",
-    "ServiceUnavailableError",
-    "BadGatewayError",
-)
-
-
-@dataclass(frozen=True)
-class ProviderFault:
-    """What an exception out of a litellm call means for digest."""
-
-    #: the exception's class name (``RateLimitError``, ``AuthenticationError``, …)
-    kind: str
-    #: its words on one line, at most 300 characters
-    detail: str
-    #: rate limit, 5xx, timeout, connection: worth retrying; anything else is permanent
-    transient: bool
-    #: the provider's Retry-After in seconds, when it sent one
-    retry_after: float | None = None
-
-    @property
-    def message(self) -> str:
-        return f"{self.kind}: {self.detail}"
-
-
-def provider_fault(exc: BaseException) -> ProviderFault:
-    """Classify an exception a litellm call raised.
-
-    A worker's soft time limit is not a fault of the provider: litellm wraps whatever its call
-    raised in an ``APIConnectionError``, and a limit retried as a transient fault would never
-    stop the task (only the hard limit would, killing the pool child). So a time limit found
-    anywhere in the exception's chain is raised again as itself."""
-    _reraise_time_limit(exc)
-    litellm = load_litellm()
-    transient = tuple(getattr(litellm, n) for n in _TRANSIENT_FAULTS if hasattr(litellm, n))
-    return ProviderFault(
-        kind=type(exc).__name__,
-        detail=_short(exc),
-        transient=isinstance(exc, transient),
-        retry_after=retry_after(exc),
-    )
-
-
 def complete(
     messages: list[dict[str, str]],
     *,
@@ -275,60 +178,6 @@ def complete(
     return _content(response)
 
 
-def retry_after(exc: BaseException) -> float | None:
-    """The provider's ``Retry-After`` (seconds or an HTTP date; ``retry-after-ms`` too) from
-    the HTTP response an exception carries, if any."""
-    headers = None
-    for found in (
-        getattr(exc, "litellm_response_headers", None),  # where litellm keeps them
-        getattr(getattr(exc, "response", None), "headers", None),
-        getattr(exc, "headers", None),
-    ):
-        if found:
-            headers = found
-            break
-    if headers is None:
-        return None
-    try:
-        millis = headers.get("retry-after-ms")
-        if millis is not None:
-            return max(0.0, float(millis) / 1000)
-        value = headers.get("retry-after")
-    except Exception:  # headers of an unexpected type: no hint
-        return None
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(str(value))
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-#: litellm's permanent failures, as the reason an event fails with
-_PERMANENT = {
-    "AuthenticationError": "the provider refused the API key (check DIGEST_LLM_API_KEY)",
-    "PermissionDeniedError": "the provider denied access to this model with this key",
-    "NotFoundError": "the provider does not know this model (check DIGEST_LLM_MODEL)",
-    "BadRequestError": "the provider rejected the request as malformed",
-    "ContextWindowExceededError": "the request is longer than the model's context window",
-    "ContentPolicyViolationError": "the provider refused the content under its policy",
-}
-
-
-def _permanent(exc: BaseException, message: str) -> str:
-    """A permanent failure's reason: what it means, then the provider's own words."""
-    for klass in type(exc).__mro__:
-        meaning = _PERMANENT.get(klass.__name__)
-        if meaning is not None:
-            return f"{meaning}: {message}"
-    return message
-
-
 def _model_error(exc: BaseException, usage: Usage | None = None) -> LLMError:
     """A model call's exception as digest's error (recorded in ``usage``)."""
     fault = provider_fault(exc)
@@ -336,7 +185,7 @@ def _model_error(exc: BaseException, usage: Usage | None = None) -> LLMError:
         usage.errors.append(fault.message)
     if fault.transient:
         return LLMTransientError(fault.message, retry_after=fault.retry_after)
-    return LLMError(_permanent(exc, fault.message))
+    return LLMError(permanent_reason(exc, fault.message))
 
 
 def ping(model: str, settings: Settings) -> str:
@@ -376,7 +225,7 @@ def _complete_in_process(
     try:
         text = respond(list(messages))
     except Exception as exc:
-        usage.errors.append(f"{type(exc).__name__}: {_short(exc)}")
+        usage.errors.append(f"{type(exc).__name__}: {short_error(exc)}")
         raise
     prompt_tokens, completion_tokens = token_estimate(list(messages), text)
     usage.prompt_tokens += prompt_tokens
@@ -387,15 +236,6 @@ def _complete_in_process(
 def _content(response: Any) -> str:
     content = response.choices[0].message.content
     return content if isinstance(content, str) else ""
-
-
-def _reraise_time_limit(exc: BaseException) -> None:
-    """Raise the worker's time limit if it is anywhere in ``exc``'s chain (``provider_fault``)."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if is_time_limit(seen):
-            raise seen
-        seen = seen.__cause__ or seen.__context__
 
 
 def call_and_parse(
@@ -420,7 +260,10 @@ def call_and_parse(
     def before_sleep(state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
         log.warning(
-            "llm_retry", model=model, attempt=state.attempt_number, error=_short(exc) if exc else ""
+            "llm_retry",
+            model=model,
+            attempt=state.attempt_number,
+            error=short_error(exc) if exc else "",
         )
 
     backoff = wait_random_exponential(multiplier=0.5, max=settings.llm_retry_wait_max_s)
@@ -460,8 +303,3 @@ def call_and_parse(
                 usage.errors.append(f"LLMOutputError: {exc}")
                 raise
     raise AssertionError("unreachable: tenacity reraises the last error")
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
