@@ -23,9 +23,9 @@ from digest.errors import EmbeddingFileError, LLMError
 from digest.identity import embedding
 from digest.lessons import neighbours
 from digest.model import limits, prompts, scripted
-from digest.model.cache import answers
 from digest.outbox import aio as publish_aio
 from digest.outbox import publish
+from digest.reflect import ask, repeats, verdict
 from digest.runtime import Runtime, runtime
 
 BROKER = "redis://127.0.0.1:1/0"  # never connected to: clients connect on first command
@@ -144,9 +144,9 @@ PIECES: dict[str, Callable[[Path], Any]] = {
     "limiter script": _a_limiter_script,
     "in-process limit": _a_local_limit,
     "prompt": lambda tmp_path: prompts.load_prompt("reflect"),
-    "judgements": lambda tmp_path: answers("judgements"),
-    "reconcile answers": lambda tmp_path: answers("reconcile"),
-    "known texts": lambda tmp_path: answers("known-texts"),
+    "judgements": lambda tmp_path: runtime().piece(verdict.judgements_memory),
+    "reconcile answers": lambda tmp_path: runtime().piece(ask.reconcile_answers),
+    "known texts": lambda tmp_path: runtime().piece(repeats.known_texts),
     "embedder": _an_embedder,
     "neighbour indexes": lambda tmp_path: runtime().piece(neighbours._Banks),
     "examples": lambda tmp_path: runtime().piece(fewshot._Kept),

@@ -36,7 +36,8 @@ from digest.lessons.store import Candidate, add_evidence, confidence_from_counts
 from digest.lessons.transition import bump_epoch, lock_agent_lessons, transition
 from digest.model import seam as llm
 from digest.models import PROTECTED_TRUST, Agent, Event, Lesson, LessonEvidence
-from digest.reflect.reconcile import ModelAsker, Operation, Snapshot, decide
+from digest.reflect.ask import ModelAsker
+from digest.reflect.reconcile import Operation, Snapshot, decide
 from digest.tenants import find_agent
 from digest.text import lesson_text, score
 

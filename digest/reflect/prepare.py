@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from digest.lessons.store import Candidate
 from digest.model.offline import is_offline_model
 from digest.redact import redact
-from digest.reflect.reconcile import ModelAsker, Plan, Snapshot, decide
+from digest.reflect.ask import ModelAsker
+from digest.reflect.reconcile import Plan, Snapshot, decide
 from digest.reflect.run import RunInfo
 from digest.reflect.screen import event_reason, lesson_reason, tools_called
 

@@ -26,7 +26,7 @@ from digest.model.offline import answer, is_offline_model, token_estimate
 from digest.model.offline_reconcile import _contradicts, reconcile
 from digest.model.offline_reflect import judge_event
 from digest.model.prompts import load_prompt
-from digest.reflect.reconcile import prompt_blocks, resolve
+from digest.reflect.ask import prompt_blocks, resolve
 from digest.text import QUOTE_MAX, lesson_text, without_quotes
 
 

@@ -1,4 +1,5 @@
-"""digest.reflect.reconcile: each candidate against the agent's lessons, without a database.
+"""digest.reflect.reconcile and digest.reflect.ask: each candidate against the agent's lessons,
+without a database.
 
 The fast path, the prompt blocks (prompt ids, never real ones; block ends escaped), ``resolve``
 (the model's raw operations made safe), ``decide`` (fast path first, one model call for the
@@ -19,16 +20,8 @@ from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.model import seam
 from digest.model.scripted import Messages, scripted_model, step_of
-from digest.reflect.reconcile import (
-    ModelAsker,
-    Operation,
-    Plan,
-    Snapshot,
-    decide,
-    fast_path,
-    prompt_blocks,
-    resolve,
-)
+from digest.reflect.ask import ModelAsker, prompt_blocks, resolve
+from digest.reflect.reconcile import Operation, Plan, Snapshot, decide, fast_path
 from digest.text import lesson_text, normalise
 
 FLOOR = 0.5
