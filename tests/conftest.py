@@ -18,6 +18,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -169,18 +170,37 @@ def own_database(
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file at the head revision, migrated once per test process: ``sqlite_env``
+    copies it (migrating takes most of a second, a copy a millisecond)."""
+    from digest.migrate import upgrade
+
+    path = tmp_path_factory.mktemp("sqlite-head") / "digest.db"
+    upgrade(f"sqlite:///{path}")
+    _reset_process_state()  # nothing of this process keeps the file open
+    return path
+
+
 @pytest.fixture()
-def sqlite_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The embedded default: a fresh SQLite file, no broker, offline/rules."""
-    url = f"sqlite:///{tmp_path / 'digest.db'}"
+def sqlite_env(
+    tmp_path: Path, migrated_sqlite: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """The embedded default: a fresh SQLite file at the head revision, no broker,
+    offline/rules."""
+    path = tmp_path / "digest.db"
+    source, copy = sqlite3.connect(migrated_sqlite), sqlite3.connect(path)
+    try:
+        source.backup(copy)
+    finally:
+        source.close()
+        copy.close()
+    url = f"sqlite:///{path}"
     monkeypatch.setenv("DIGEST_DATABASE_URL", url)
     monkeypatch.delenv("DIGEST_BROKER_URL", raising=False)
     monkeypatch.delenv("DIGEST_LLM_API_BASE", raising=False)
     monkeypatch.setenv("DIGEST_LLM_MODEL", "offline/rules")
     _reset_process_state()
-    from digest.migrate import upgrade
-
-    upgrade(url)
     yield url
     _reset_process_state()
 
