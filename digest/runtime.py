@@ -25,7 +25,7 @@ and its children and across tests, and stays with the function that computes it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any, TypeVar, cast
 
@@ -35,30 +35,28 @@ _MISSING: Any = object()
 
 
 class Runtime:
-    """The process's state: pieces by (factory, key), made on first use."""
+    """The process's state: pieces by the factory that makes them, made on first use."""
 
     def __init__(self) -> None:
-        self._pieces: dict[Hashable, Any] = {}
+        self._pieces: dict[Callable[[], Any], Any] = {}
 
-    def piece(self, factory: Callable[[], T], key: Hashable = None) -> T:
-        """The piece ``factory`` makes (one per ``key``), made now if there is none yet."""
-        slot = factory if key is None else (factory, key)
-        found = self._pieces.get(slot, _MISSING)
+    def piece(self, factory: Callable[[], T]) -> T:
+        """The piece ``factory`` makes, made now if there is none yet."""
+        found = self._pieces.get(factory, _MISSING)
         if found is _MISSING:
             made = factory()
-            found = self._pieces.setdefault(slot, made)
+            found = self._pieces.setdefault(factory, made)
             if found is not made:  # another thread made it first
                 _close(made)
         return cast(T, found)
 
-    def peek(self, factory: Callable[[], T], key: Hashable = None) -> T | None:
+    def peek(self, factory: Callable[[], T]) -> T | None:
         """The piece if it was made, else None (nothing is made)."""
-        found = self._pieces.get(factory if key is None else (factory, key))
-        return cast("T | None", found)
+        return cast("T | None", self._pieces.get(factory))
 
-    def drop(self, factory: Callable[[], T], key: Hashable = None) -> None:
+    def drop(self, factory: Callable[[], T]) -> None:
         """Forget one piece (closing it); the next ``piece`` call makes a new one."""
-        found = self._pieces.pop(factory if key is None else (factory, key), _MISSING)
+        found = self._pieces.pop(factory, _MISSING)
         if found is not _MISSING:
             _close(found)
 
@@ -75,7 +73,7 @@ class Runtime:
         return len(self._pieces)
 
     def __repr__(self) -> str:
-        names = sorted(_name(slot) for slot in self._pieces)
+        names = sorted(f"{f.__module__}.{f.__qualname__}" for f in self._pieces)
         return f"Runtime({', '.join(names)})"
 
 
@@ -83,12 +81,6 @@ def _close(found: Any) -> None:
     close = getattr(found, "close", None)
     if callable(close):
         close()
-
-
-def _name(slot: Hashable) -> str:
-    factory, key = slot if isinstance(slot, tuple) else (slot, None)
-    name = f"{getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', factory)}"
-    return name if key is None else f"{name}[{key!r}]"
 
 
 _RUNTIME = Runtime()

@@ -45,33 +45,37 @@ class Broken(Closing):
         raise RuntimeError("cannot close")
 
 
-def test_a_piece_is_made_once_per_factory_and_key() -> None:
+class Other(Closing):
+    pass
+
+
+def test_a_piece_is_made_once_per_factory() -> None:
     here = Runtime()
     assert here.peek(Closing) is None and len(here) == 0
     made = here.piece(Closing)
     assert here.piece(Closing) is made and here.peek(Closing) is made
-    keyed = here.piece(Closing, "other")
-    assert keyed is not made and here.piece(Closing, "other") is keyed
-    assert len(here) == 2 and "test_runtime.Closing['other']" in repr(here)
+    other = here.piece(Other)
+    assert other is not made and here.piece(Other) is other
+    assert len(here) == 2 and "test_runtime.Other" in repr(here)
 
 
 def test_drop_closes_one_piece_and_the_next_use_makes_another() -> None:
     here = Runtime()
-    first, kept = here.piece(Closing), here.piece(Closing, "kept")
+    first, kept = here.piece(Closing), here.piece(Other)
     here.drop(Closing)
     here.drop(Closing)  # nothing left to drop
     assert first.closed == 1 and kept.closed == 0
-    assert here.piece(Closing) is not first and here.piece(Closing, "kept") is kept
+    assert here.piece(Closing) is not first and here.piece(Other) is kept
 
 
 def test_reset_closes_every_piece_even_if_one_fails() -> None:
     here = Runtime()
-    pieces = [here.piece(Closing, 1), here.piece(Broken), here.piece(Closing, 2)]
+    pieces = [here.piece(Closing), here.piece(Broken), here.piece(Other)]
     here.piece(dict)  # a piece without close() is only forgotten
     with pytest.raises(RuntimeError, match="cannot close"):
         here.reset()
     assert [p.closed for p in pieces] == [1, 1, 1]
-    assert len(here) == 0 and here.piece(Closing, 1) is not pieces[0]
+    assert len(here) == 0 and here.piece(Closing) is not pieces[0]
 
 
 def test_a_factory_that_fails_leaves_nothing_behind() -> None:

@@ -11,7 +11,7 @@ in flight, other threads asking the same thing wait for its answer instead of ma
 call again (a threads-pool worker often holds an event and its repeat at the same time). If
 that call fails, the waiters ask for themselves.
 
-The process's caches are pieces of its runtime (``answers(name)``), forgotten by its reset.
+Each cache of a process is a piece of its runtime (``digest.runtime``), forgotten by its reset.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
-
-from digest.runtime import runtime
 
 V = TypeVar("V")
 
@@ -99,9 +97,3 @@ class AnswerCache(Generic[V]):
     def __len__(self) -> int:
         with self._lock:
             return len(self._items)
-
-
-def answers(name: str) -> AnswerCache[Any]:
-    """This process's answer cache ``name`` (``"judgements"``, ``"reconcile"``,
-    ``"known-texts"``): made on first use, forgotten when the runtime is reset."""
-    return runtime().piece(AnswerCache, name)
