@@ -27,6 +27,7 @@ from digest.outbox import aio as publish_aio
 from digest.outbox import publish
 from digest.reflect import ask, repeats, verdict
 from digest.runtime import Runtime, runtime
+from digest.versions.replay import facts
 
 BROKER = "redis://127.0.0.1:1/0"  # never connected to: clients connect on first command
 
@@ -154,6 +155,7 @@ PIECES: dict[str, Callable[[Path], Any]] = {
     "embedder": _an_embedder,
     "neighbour indexes": lambda tmp_path: runtime().piece(neighbours._Banks),
     "examples": lambda tmp_path: runtime().piece(fewshot._Kept),
+    "replayed events": lambda tmp_path: runtime().piece(facts._Kept),
 }
 
 

@@ -2,7 +2,8 @@
 
 An event's payload never changes, so its probe's excerpt and keywords, its fingerprints and
 its probe's vector (``EventFacts``) are read, or embedded, once per process. They are kept by
-database and event id, at most ``FACTS_MAX`` events, the least recently replayed dropped first.
+database and event id, at most ``FACTS_MAX`` events, the least recently replayed dropped first,
+in a piece of the process's runtime (``digest.runtime``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+
+from digest.runtime import runtime
 
 
 @dataclass(frozen=True)
@@ -32,35 +35,41 @@ class EventFacts:
 #: the facts of an event not read yet
 UNKNOWN_FACTS = EventFacts("", (), (), None, None)
 
-#: (database, event id) → its facts; events this process replayed most recently last
-_FACTS: OrderedDict[tuple[str, int], EventFacts] = OrderedDict()
-_FACTS_LOCK = threading.Lock()
 #: events whose facts one process keeps (a few hundred bytes each, 1.5 kB more with a vector)
 FACTS_MAX = 20_000
 
 
+class _Kept:
+    """(database, event id) → its facts; events this process replayed most recently last."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_event: OrderedDict[tuple[str, int], EventFacts] = OrderedDict()
+
+
 def forget_facts() -> None:
     """Drop what this process keeps of replayed events (tests)."""
-    with _FACTS_LOCK:
-        _FACTS.clear()
+    runtime().drop(_Kept)
 
 
 def recall_facts(database: str, event_ids: Iterable[int]) -> dict[int, EventFacts]:
     """The facts this process keeps of these events (each one found counts as replayed now)."""
     found = {}
-    with _FACTS_LOCK:
+    kept = runtime().piece(_Kept)
+    with kept.lock:
         for event_id in event_ids:
-            facts = _FACTS.get((database, event_id))
+            facts = kept.by_event.get((database, event_id))
             if facts is not None:
-                _FACTS.move_to_end((database, event_id))
+                kept.by_event.move_to_end((database, event_id))
                 found[event_id] = facts
     return found
 
 
 def remember_facts(database: str, event_id: int, facts: EventFacts) -> None:
     """Keep an event's facts, as the most recently replayed."""
-    with _FACTS_LOCK:
-        _FACTS[(database, event_id)] = facts
-        _FACTS.move_to_end((database, event_id))
-        while len(_FACTS) > FACTS_MAX:
-            _FACTS.popitem(last=False)
+    kept = runtime().piece(_Kept)
+    with kept.lock:
+        kept.by_event[(database, event_id)] = facts
+        kept.by_event.move_to_end((database, event_id))
+        while len(kept.by_event) > FACTS_MAX:
+            kept.by_event.popitem(last=False)
