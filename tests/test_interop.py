@@ -175,21 +175,10 @@ def test_parse_rejects_with_a_reason() -> None:
 
 def test_cli_export_import_and_compact(sqlite_env: str, tmp_path: Path) -> None:
     import json
-    import os
-    import subprocess
-    import sys
 
-    from tests.conftest import ROOT
+    from tests.cli.conftest import run_cli as run
 
     seed()
-    env = {**os.environ, "COLUMNS": "200"}
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "digest.cli", *args],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-
     out = tmp_path / "out"
     exported = run("export", "--tenant", TENANT, "--agent", "source", "--out", str(out), "--json")
     assert exported.returncode == 0, exported.stderr

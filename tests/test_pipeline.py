@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from digest.models import Event
 from digest.pipeline import agents_with_work, drain, improve_now, reflect_event, reflect_pending
 from digest.reflect.claims import Batch
 from digest.tenants import find_agent
+from tests.cli.conftest import run_cli
 from tests.conftest import _reset_process_state, wait_for_event
 
 DONE = {"reflected", "skipped", "failed", "dead"}
@@ -130,17 +129,14 @@ def test_improve_now_reflects_what_was_captured_then_composes(sqlite_env: str, t
 
 
 def test_digest_demo_runs_the_same_batches(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("DIGEST_")}
     env.update(
         DIGEST_DATABASE_URL=f"sqlite:///{tmp_path / 'demo.db'}",
         DIGEST_LLM_MODEL="offline/rules",
         DIGEST_LOG_JSON="true",
         DIGEST_REFLECT_BATCH_SIZE="5",
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "digest.cli", "-v", "demo"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    done = run_cli("-v", "demo", env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     batches = [r["events"] for r in _json_lines(done.stderr) if r.get("event") == "reflect_batch"]
     assert batches, done.stderr[-3000:]

@@ -93,18 +93,18 @@ class Ran:
 
 def run_cli(
     *args: str,
-    env: dict[str, str] | None = None,
+    env: dict[str, str | None] | None = None,
     cwd: Path | None = None,
     stdin: str | None = None,
     columns: str | None = "200",
 ) -> Ran:
     """``digest ARGS`` run in this process as ``run_digest`` runs it in a subprocess: the
-    environment plus ``env``, in ``cwd`` (the checkout by default), ``stdin`` as its input
-    (none: a prompt reads end of input), its output ``columns`` wide (80 for ``None``, as rich
-    assumes when no terminal says). The process's state is reset before (the command reads the
-    environment as a new process would) and after (the test's next reads do not see the
-    command's settings). A Python exception that escaped the command fails the test here, with
-    its traceback."""
+    environment plus ``env`` (a variable given None is unset), in ``cwd`` (the checkout by
+    default), ``stdin`` as its input (none: a prompt reads end of input), its output
+    ``columns`` wide (80 for ``None``, as rich assumes when no terminal says). The process's
+    state is reset before (the command reads the environment as a new process would) and after
+    (the test's next reads do not see the command's settings). A Python exception that escaped
+    the command fails the test here, with its traceback."""
     from typer.testing import CliRunner
 
     from digest.cli import app, render

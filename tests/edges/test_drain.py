@@ -24,7 +24,7 @@ from digest.model.scripted import rules
 from digest.models import Event, Lesson, LessonEvidence, utcnow
 from digest.pipeline import drain
 from digest.reflect.claims import ReflectResult
-from tests.cli.conftest import run_digest
+from tests.cli.conftest import run_cli
 from tests.conftest import event_statuses, judge_raising, owner_answers, with_batch_size
 
 AGENT = "bot"
@@ -215,7 +215,7 @@ def test_cli_drain_reflects_everyone_else_then_exits_1(
 ) -> None:
     stuck = legacy_stuck_event(f"{tenant}-a")
     others = owner_answers(f"{tenant}-b", AGENT, 2)
-    result = run_digest("drain", *(["--json"] if as_json else []))
+    result = run_cli("drain", *(["--json"] if as_json else []))
     assert result.returncode == 1, result.stderr
     reason = f"reflecting {tenant}-a/bot raised InvalidEvent: invalid event: text: the signature"
     if as_json:
@@ -234,6 +234,6 @@ def test_cli_drain_reflects_everyone_else_then_exits_1(
 
 def test_cli_drain_with_nothing_stuck_exits_0(sqlite_env: str, tenant: str) -> None:
     owner_answers(tenant, AGENT, 1)
-    result = run_digest("drain", "--json")
+    result = run_cli("drain", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["errors"] == []

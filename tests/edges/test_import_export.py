@@ -37,7 +37,7 @@ from digest.lessons.service import set_lesson_status
 from digest.model.scripted import Messages, rules, scripted_model, step_of
 from digest.models import Event, Lesson, LessonEvidence
 from digest.tenants import find_agent
-from tests.cli.conftest import run_digest
+from tests.cli.conftest import run_cli
 from tests.conftest import manual_lesson, use_model
 
 TENANT = "edge-shop"
@@ -482,7 +482,7 @@ def test_cli_import_reports_each_bad_file_and_exits_1(folder: Path) -> None:
     (folder / "mm-fifo").mkdir()
     os.mkfifo(folder / "mm-fifo" / "LESSON.md")
     write(folder, "mm-long", lesson_md("T" * 250, "Do it."))
-    result = run_digest("import", str(folder), "--tenant", TENANT, "--agent", AGENT)
+    result = run_cli("import", str(folder), "--tenant", TENANT, "--agent", AGENT)
     assert result.returncode == 1, result.stderr
     lines = result.stderr.strip().splitlines()
     assert lines == [
@@ -492,7 +492,7 @@ def test_cli_import_reports_each_bad_file_and_exits_1(folder: Path) -> None:
     assert "imported 2, already there 0, rejected 2" in result.stdout
     assert rows()["unfinished"] == [] and len(rows()["events"]) == 2
 
-    as_json = run_digest("import", str(folder), "--tenant", TENANT, "--agent", AGENT, "--json")
+    as_json = run_cli("import", str(folder), "--tenant", TENANT, "--agent", AGENT, "--json")
     assert as_json.returncode == 1
     data = json.loads(as_json.stdout)
     assert [e["file"] for e in data["errors"]] == ["mm-fifo/LESSON.md", "mm-long/LESSON.md"]
@@ -500,7 +500,7 @@ def test_cli_import_reports_each_bad_file_and_exits_1(folder: Path) -> None:
 
 
 def test_cli_import_of_good_files_exits_0(folder: Path) -> None:
-    result = run_digest("import", str(folder), "--tenant", TENANT, "--agent", AGENT)
+    result = run_cli("import", str(folder), "--tenant", TENANT, "--agent", AGENT)
     assert result.returncode == 0, result.stderr
     assert result.stderr == "" and "imported 2, already there 0, rejected 0" in result.stdout
 
@@ -668,17 +668,17 @@ def test_cli_export_reports_removed_files_and_refuses_a_file_as_folder(
 ) -> None:
     out = tmp_path / "out"
     who = ("--tenant", TENANT, "--agent", AGENT)
-    assert run_digest("export", *who, "--out", str(out)).returncode == 0
+    assert run_cli("export", *who, "--out", str(out)).returncode == 0
     retire(bank["tracking"])
-    again = run_digest("export", *who, "--out", str(out), "--json")
+    again = run_cli("export", *who, "--out", str(out), "--json")
     assert again.returncode == 0, again.stderr
     data = json.loads(again.stdout)
     assert data["removed"] == [str(out / "tracking" / "LESSON.md")] and data["kept"] == []
-    text = run_digest("export", *who, "--out", str(out))
+    text = run_cli("export", *who, "--out", str(out))
     assert "wrote 2 lesson(s) and _index.md" in text.stdout
     a_file = tmp_path / "a-file"
     a_file.write_text("x")
-    refused = run_digest("export", *who, "--out", str(a_file))
+    refused = run_cli("export", *who, "--out", str(a_file))
     assert refused.returncode == 2
     assert refused.stderr.strip() == f"error: {a_file} exists and is not a folder"
     assert a_file.read_text() == "x"
