@@ -2,8 +2,9 @@
 
 It answers like a plausible model by delegating to the offline rules
 (``digest.model.offline.answer``) and counts requests and prompt tokens (estimated as characters
-/ 4, the same for every bank size, so per-event figures compare). ``latency_s`` makes every
-answer wait, like a remote model."""
+/ 4, the same for every bank size, so per-event figures compare), in all and by the step that
+asked (``kinds()``: reflect, reconcile, summarize, read from the blocks the prompt carries).
+``latency_s`` makes every answer wait, like a remote model."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 import os
 import threading
 import time
+from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -24,6 +26,7 @@ class Loopback:
         self.requests = 0
         self.prompt_tokens = 0
         self.errors = 0
+        self._kinds: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -38,6 +41,11 @@ class Loopback:
     def counts(self) -> tuple[int, int]:
         with self._lock:
             return self.requests, self.prompt_tokens
+
+    def kinds(self) -> dict[str, int]:
+        """Requests served so far by the step that sent them."""
+        with self._lock:
+            return dict(self._kinds)
 
     def __enter__(self) -> Loopback:
         self._thread.start()
@@ -66,6 +74,7 @@ class Loopback:
                 with loop._lock:
                     loop.requests += 1
                     loop.prompt_tokens += prompt_tokens
+                    loop._kinds[_step(messages)] += 1
                 if loop.latency_s:
                     time.sleep(loop.latency_s)
                 try:
@@ -107,6 +116,19 @@ class Loopback:
                 self.wfile.write(data)
 
         return Handler
+
+
+def _step(messages: list[dict[str, Any]]) -> str:
+    """Which step of the pipeline sent a request, by the blocks its prompt carries."""
+    text = "\n".join(str(m.get("content") or "") for m in messages)
+    for block, step in (
+        ("<added>", "summarize"),
+        ("<candidates>", "reconcile"),
+        ("<event>", "reflect"),
+    ):
+        if block in text:
+            return step
+    return "other"
 
 
 def loopback_env(api_base: str) -> dict[str, str]:

@@ -13,12 +13,13 @@ ADMIN_URL = os.environ.get("DIGEST_BENCH_PG", "postgresql://postgres@127.0.0.1:5
 
 
 @contextmanager
-def scratch_database() -> Iterator[str]:
-    """Create a throw-away database, migrated to head; yield its libpq URL; drop it after."""
+def scratch_database(admin_url: str = ADMIN_URL) -> Iterator[str]:
+    """Create a throw-away database on ``admin_url``'s server, migrated to head; yield its
+    libpq URL; drop it after."""
     name = f"digest_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    url = admin_url.rsplit("/", 1)[0] + f"/{name}"
     try:
         from digest.migrate import upgrade
 
@@ -28,7 +29,7 @@ def scratch_database() -> Iterator[str]:
         from digest.db import dispose_engines
 
         dispose_engines()
-        with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
                 (name,),

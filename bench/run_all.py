@@ -1,11 +1,17 @@
 """Run every benchmark and write bench/RESULTS.md (issue 6).
 
     .venv/bin/python bench/run_all.py [--scale 1.0] [--only throughput,llm_calls] [--out PATH]
+                                      [--update]
 
 Each module under bench/ that exposes ``measure(scale) -> list[Figure]`` is run in turn. A
 module that fails (or has no ``measure``) is recorded with its error and the others still
 run; the exit status is then non-zero. Every figure is reported next to the floor measured in
 the same run, so results travel between machines as ratios.
+
+``--update`` rewrites only the sections of the modules run (``--only``) in the existing report,
+each saying the command, date and commit it was measured at; the other sections and the
+report's header (the full run's machine and commit) stay, and the count of targets not met is
+read again from every section.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import datetime as dt
 import importlib
 import os
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -43,6 +50,7 @@ MODULES = (
     "llm_calls",
     "model_latency",
     "replay",
+    "quality",
 )
 
 
@@ -62,6 +70,18 @@ def _command(*args: str) -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"unknown ({type(exc).__name__})"
     return (out.stdout or out.stderr).strip() or "unknown"
+
+
+def _dirty() -> bool:
+    """Does the checkout hold uncommitted changes to the product (``PRODUCT``)?"""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", *PRODUCT],
+            capture_output=True, text=True, timeout=10, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and bool(out.stdout.strip())
 
 
 def machine() -> list[tuple[str, str]]:
@@ -190,16 +210,56 @@ def render(
     unmet = [f"{n}: {f.name}" for n in names for f in results.get(n, []) if f.met is False]
     out += ["", f"Targets not met: {len(unmet)}; benchmarks failed: {len(errors)}.", ""]
     for name in names:
-        bench = results.get(name)
-        title = bench[0].bench if bench else name.replace("_", " ")
-        out += [f"## {title} (`bench/{name}.py`, {seconds.get(name, 0):.0f} s)", ""]
-        if name in errors:
-            out += ["**Failed:**", "", "```", errors[name].rstrip(), "```", ""]
-        elif not bench:
-            out += ["(no figures)", ""]
-        else:
-            out += [*table(bench), ""]
+        out += section(name, results, errors, seconds)
     return "\n".join(out)
+
+
+def section(
+    name: str,
+    results: dict[str, list[Figure]],
+    errors: dict[str, str],
+    seconds: dict[str, float],
+    measured: str = "",
+) -> list[str]:
+    """One module's section of the report; ``measured`` says when it was run alone."""
+    bench = results.get(name)
+    title = bench[0].bench if bench else name.replace("_", " ")
+    out = [f"## {title} (`bench/{name}.py`, {seconds.get(name, 0):.0f} s)", ""]
+    if measured:
+        out += [measured, ""]
+    if name in errors:
+        out += ["**Failed:**", "", "```", errors[name].rstrip(), "```", ""]
+    elif not bench:
+        out += ["(no figures)", ""]
+    else:
+        out += [*table(bench), ""]
+    return out
+
+
+#: the paths whose uncommitted changes a figure measured alone is marked with
+PRODUCT = ("digest", "worker", "prompts", "migrations")
+_TALLY = re.compile(r"^Targets not met: \d+; benchmarks failed: \d+\.$", re.M)
+
+
+def update(report: str, sections: dict[str, list[str]]) -> str:
+    """``report`` with the sections of ``sections``' modules replaced (or added at the end),
+    and its tally of unmet targets and failed benchmarks counted again from every section."""
+    parts = re.split(r"(?m)^(?=## )", report.rstrip("\n") + "\n")
+    head, body = parts[0], parts[1:]
+    for name, lines in sections.items():
+        text = "\n".join(lines).rstrip("\n") + "\n\n"
+        mine = next(
+            (i for i, p in enumerate(body) if f"(`bench/{name}.py`" in p.split("\n")[0]), None
+        )
+        if mine is None:
+            body.append(text)
+        else:
+            body[mine] = text
+    merged = "".join(p.rstrip("\n") + "\n\n" for p in body)
+    unmet = len(re.findall(r"(?m)\| \*\*no\*\* \|$", merged))
+    failed = len(re.findall(r"(?m)^\*\*Failed:\*\*$", merged))
+    head = _TALLY.sub(f"Targets not met: {unmet}; benchmarks failed: {failed}.", head)
+    return head + merged  # each section ends with a blank line, as ``render`` writes it
 
 
 def main() -> int:
@@ -207,6 +267,9 @@ def main() -> int:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--only", default="", help="comma-separated module names")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument(
+        "--update", action="store_true", help="replace only these modules' sections in --out"
+    )
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n] or list(MODULES)
     command = " ".join(
@@ -215,7 +278,18 @@ def main() -> int:
     started = dt.datetime.now(dt.UTC)
     facts = machine()
     results, errors, seconds = run(names, args.scale)
-    args.out.write_text(render(command, started, facts, results, errors, seconds, names) + "\n")
+    if args.update and args.out.exists():
+        commit = dict(facts).get("git commit", "unknown")
+        if _dirty():
+            commit += " with uncommitted changes to the product"
+        measured = (
+            f"Measured alone at {commit} on {started.strftime('%Y-%m-%d %H:%M UTC')}:"
+            f" `{command}` (the header describes the full run)."
+        )
+        sections = {n: section(n, results, errors, seconds, measured) for n in names}
+        args.out.write_text(update(args.out.read_text(), sections))
+    else:
+        args.out.write_text(render(command, started, facts, results, errors, seconds, names) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)
     for name, error in errors.items():
         print(f"{name} failed:\n{error}", file=sys.stderr)
