@@ -395,19 +395,35 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z]{3,}", text.lower()))
 
 
+#: an observed quotation in a lesson («…», digest.text.quoted): the error it speaks of
+_QUOTED = re.compile(r"«([^»]{1,2000})»")
+
+
 def assign(candidate_texts: Sequence[str], failures: Sequence[Failure]) -> list[str | None]:
     """Which failure each lesson of a run is about: the one whose tool it names and whose
-    error template shares the most words with it (a model words lessons its own way)."""
+    error template shares the most words with it (a model words lessons its own way), read in
+    the lesson's observed quotations when it has them (its task and arguments would match any
+    failure's words). When a run's lessons are no more than its failures, each failure is
+    taken once, best fits first: two errors of one tool are two lessons, not one twice."""
     if not failures:
         return [None] * len(candidate_texts)
     if len(failures) == 1:
         return [failures[0].key] * len(candidate_texts)
-    chosen: list[str | None] = []
+    fits: list[list[tuple[int, int]]] = []
     for text in candidate_texts:
-        lowered, words = text.lower(), _words(text)
-        fits = [
+        quoted = " ".join(_QUOTED.findall(text)) or text
+        lowered, words = text.lower(), _words(quoted)
+        fits.append([
             (int(bool(f.tool) and str(f.tool).lower() in lowered), len(words & _words(f.template)))
             for f in failures
-        ]
-        chosen.append(failures[fits.index(max(fits))].key)
-    return chosen
+        ])  # fmt: skip
+    if len(candidate_texts) > len(failures):
+        return [failures[row.index(max(row))].key for row in fits]
+    chosen: dict[int, int] = {}
+    pairs = sorted(
+        ((fit, -t, -f) for t, row in enumerate(fits) for f, fit in enumerate(row)), reverse=True
+    )
+    for _fit, t, f in pairs:
+        if -t not in chosen and -f not in chosen.values():
+            chosen[-t] = -f
+    return [failures[chosen[t]].key for t in range(len(candidate_texts))]

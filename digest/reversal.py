@@ -21,8 +21,9 @@ _MARKERS = (
     # English
     r"no longer|not any ?more|anymore|is deprecated|was deprecated|deprecated in fav(?:o|ou)r of"
     r"|has been (?:removed|replaced|retired|discontinued|dropped)|(?:was|were|is|are) removed"
-    r"|replaced (?:by|with)|instead of|\binstead\b|use \S+ instead|now requires?|now (?:accepts?|"
-    r"expects?|needs?|uses?|only)|is now|are now|starting (?:from|on|with)|as of (?:v|version|\d)"
+    r"|replaced (?:by|with)|instead of|(?:use|send|pass|set|call|provide) \S+ instead"
+    r"|now requires?|now (?:accepts?|expects?|needs?|uses?|only)|is now|are now"
+    r"|starting (?:from|on|with)|as of (?:v|version|\d)"
     r"|since (?:v|version|\d)|(?:has|have) changed|changed to|moved to|renamed (?:to|as)"
     r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete",
     # German
@@ -97,6 +98,13 @@ def _substance(text: str) -> str:
     words, "instead of calling it again", state no reversal), else all of it."""
     quotes = _QUOTED.findall(text)
     return "\n".join(quotes) if quotes else text
+
+
+def signals_change(text: str) -> bool:
+    """Does a lesson's substance (its observed quotations, else its text) say that something
+    was removed, replaced or inverted? Such a candidate may contradict a lesson of its subject:
+    reconciliation asks the judge (``digest.reflect.reconcile.for_the_judge``)."""
+    return states_reversal(_substance(text))
 
 
 def reverses(new: str, old: str) -> bool:

@@ -30,6 +30,7 @@ from digest.lessons.neighbours import Neighbour, find_neighbours
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
+from digest.reversal import signals_change
 from digest.text import lesson_text, negation_flipped, normalise
 
 log = get_logger("digest.reconcile")
@@ -89,16 +90,26 @@ def _floor_for(fingerprint: str | None, neighbour: Neighbour, floor: float) -> f
     return floor
 
 
-def for_the_judge(fingerprint: str | None, neighbour: Neighbour, floor: float) -> bool:
-    """Is a lesson with another key of the candidate's kind close enough to be the same
-    subject (an API that changed, a rule that was reversed, a fact restated), so that only the
-    judge may say whether they are one lesson, one superseding the other, or two? A key with
-    the candidate's subject (another error of the same tool) above the floor is; a key with
-    no subject only when nearly the same words; another subject never."""
+def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
+    """Is a lesson with another key of the candidate's kind a contradiction candidate (an API
+    that changed, a rule that was reversed, a fact restated), so that only the judge may say
+    whether they are one lesson, one superseding the other, or two? A key on the candidate's
+    subject (another error of the same tool) above the floor is, when the candidate says that
+    something was removed, replaced or inverted (``digest.reversal.signals_change``) or flips
+    the lesson's negation: a new error of a tool that states no change is another lesson, and
+    costs no model call. A key with no subject is when nearly the same words; another subject
+    never."""
+    fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
     if fp.same_subject(fingerprint, neighbour.fingerprint):
-        return neighbour.relevance >= floor
+        if neighbour.relevance < floor:
+            return False
+        text = " ".join(
+            filter(None, (candidate.situation, candidate.mistake, candidate.correction))
+        )
+        old = lesson_text(neighbour.situation, neighbour.correction)
+        return signals_change(text) or negation_flipped(candidate_text(candidate), old)
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
     return neighbour.relevance >= max(floor, CONTRADICTION_FLOOR)
@@ -117,9 +128,9 @@ def fast_path(
     Fingerprints find, they do not forbid (DESIGN §8a): a lesson with the candidate's own
     fingerprint is the same failure, edit rule or manual lesson → NOOP on it; the same
     owner's question with a new answer is left to the judge (an UPDATE, never a NOOP). A
-    lesson with another fingerprint of the same kind is never a free NOOP; when it is about
-    the same subject and close (``for_the_judge``: another error of the same tool, a fact
-    restated), the judge decides (a contradiction supersedes, a different fact is added).
+    lesson with another fingerprint of the same kind is never a free NOOP; when it may be
+    contradicted (``for_the_judge``: another error of the same tool that states a change, a
+    fact restated), the judge decides (a contradiction supersedes, a different fact is added).
     Otherwise, as before: nothing comparable above the floor → ADD; near-identical words with
     the same numbers and no negation flipped → NOOP."""
     fingerprint = candidate.fingerprint
@@ -139,7 +150,7 @@ def fast_path(
         if not fp.distinct(fingerprint, n.fingerprint)
         and n.relevance >= _floor_for(fingerprint, n, floor)
     ]
-    contested = [n for n in neighbours if for_the_judge(fingerprint, n, floor)]
+    contested = [n for n in neighbours if for_the_judge(candidate, n, floor)]
     if not comparable and not contested:
         reason = (
             "no similar lesson"

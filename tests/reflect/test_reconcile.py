@@ -504,7 +504,10 @@ def _keyed(lesson_id: int, key: str, relevance: float, identity: float = 0.5) ->
 def test_another_error_of_the_same_tool_close_by_goes_to_the_judge() -> None:
     old = fp.tool_key("api_call", "401: missing Authorization header")
     new = fp.tool_key("api_call", "400: Authorization is no longer accepted; send X-Api-Key")
-    cand = Candidate("Calling the `api_call` tool", "Send X-Api-Key.", fingerprint=new)
+    cand = Candidate(
+        "Calling the `api_call` tool", "Send X-Api-Key.", fingerprint=new,
+        mistake="Observed: «400: Authorization is no longer accepted; send X-Api-Key»",
+    )  # fmt: skip
     assert fast_path(0, cand, [_keyed(7, old, 0.6)], floor=FLOOR, identical=IDENTICAL) is None
     # far below the floor it is no candidate for a contradiction: a plain ADD
     far = fast_path(0, cand, [_keyed(7, old, 0.2)], floor=FLOOR, identical=IDENTICAL)
@@ -541,3 +544,14 @@ def test_the_judges_delete_of_another_key_stands() -> None:
     assert [(o.op, o.lesson_id, o.reason) for o in plan.operations] == [
         ("DELETE", 42, "the API changed")
     ]
+
+
+def test_a_new_error_of_a_tool_that_states_no_change_is_added_without_the_judge() -> None:
+    old = fp.tool_key("book", "Not enough seats on flight HAT1 for 3 passengers")
+    new = fp.tool_key("book", "Payment method card_7 not found")
+    cand = Candidate(
+        "Calling the `book` tool", "Confirm the payment method first.", fingerprint=new,
+        mistake="Observed: `book` failed with «Payment method card_7 not found»",
+    )  # fmt: skip
+    op = fast_path(0, cand, [_keyed(7, old, 0.8)], floor=FLOOR, identical=IDENTICAL)
+    assert op is not None and op.op == "ADD" and op.fast
