@@ -11,8 +11,9 @@ says what a lesson is *about*, the way error trackers group issues:
 - ``run:`` a failed run with no tool detail: its outcome and the template of its error;
 - ``answer:`` an owner's answer: the normalised question (a new answer to the same question
   is the same lesson, changed; another question is another lesson);
-- ``edit:`` an operator's edit: the rule the diff teaches (a promise removed, a greeting
-  dropped, the reply shortened, …), or the template of what changed when no rule is known;
+- ``edit:`` an operator's edit: one key per rule it teaches (``digest.edits``), the rule's
+  family as the subject: its content (what the final says, ids masked), a promise removed or
+  added, its tone (greeting, exclamation marks, emoji, length …, together), a rejected draft;
 - ``manual:`` a lesson a person wrote: its signature (the name before the colon).
 
 A key is ``kind:digest``, or ``kind:subject-digest`` when the key knows what it is about
@@ -34,6 +35,11 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from digest.edits import FAMILIES as edit_families
+from digest.edits import EditRule, taught
+from digest.edits import assign as assign_edits
+from digest.edits import edit_rules as edit_rules  # callers read an edit's shape here
 
 #: a template keeps at most this many characters of the error's first line
 TEMPLATE_MAX = 200
@@ -279,51 +285,37 @@ def run_failures(payload: dict[str, Any]) -> list[Failure]:
 
 
 # --- operator edits -------------------------------------------------------------------------
-
-_PROMISE = re.compile(
-    r"\b(guarantee[ds]?|promise[ds]?|definitely|certainly|for sure|100 ?%|will (?:arrive|be "
-    r"(?:delivered|there|shipped|refunded))|by (?:tomorrow|monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today)\b",
-    re.I,
-)
-_GREETING = re.compile(
-    r"^\W*(hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b", re.I
-)
-_SIGN_OFF = re.compile(
-    r"\b(regards|best wishes|kind regards|cheers|sincerely|thanks again|have a (?:great|nice) "
-    r"day)\W*$",
-    re.I,
-)
-_APOLOGY = re.compile(r"\b(sorry|apologi[sz]e|apologies|regret)\b", re.I)
-_EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
+# What an edit teaches is read in digest.edits (one rule per family: content, promise, tone);
+# each rule is keyed here, with its family as the subject.
 
 
-def _flag(name: str, before: bool, after: bool) -> list[str]:
-    if before and not after:
-        return [f"removed-{name}"]
-    if after and not before:
-        return [f"added-{name}"]
-    return []
+def edit_rule_key(rule: EditRule) -> str:
+    """A rule an edit teaches: ``edit:<family>-<digest>`` of its names, and for content of what
+    the final says (ids masked). The same tone rules across edits are one key; two contents
+    are two keys on one subject, which only the judge may call one lesson."""
+    return _key("edit", *rule.material, subject=rule.family)
 
 
-def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
-    """The rules an operator's edit teaches, as names: ``rejected``, ``removed-promise``,
-    ``added-greeting``, ``shorter``, … (empty when the diff shows none of them)."""
-    if final is None:
-        return ("rejected",)
-    rules: list[str] = []
-    rules += _flag("promise", bool(_PROMISE.search(original)), bool(_PROMISE.search(final)))
-    rules += _flag("greeting", bool(_GREETING.search(original)), bool(_GREETING.search(final)))
-    rules += _flag("sign-off", bool(_SIGN_OFF.search(original)), bool(_SIGN_OFF.search(final)))
-    rules += _flag("apology", bool(_APOLOGY.search(original)), bool(_APOLOGY.search(final)))
-    rules += _flag("exclamation", "!" in original, "!" in final)
-    rules += _flag("emoji", bool(_EMOJI.search(original)), bool(_EMOJI.search(final)))
-    a, b = len(original.split()), len(final.split())
-    if a and b <= 0.6 * a:
-        rules.append("shorter")
-    elif b and a <= 0.6 * b:
-        rules.append("longer")
-    return tuple(rules)
+#: the subject part of each family's keys (``subject_of``) → the family's name
+_EDIT_SUBJECTS = {subject_of(_key("edit", subject=family)): family for family in edit_families}
+
+
+def edit_family(key: str | None) -> str | None:
+    """The family (content, promise, tone, rejected) of an edit rule's key, else None."""
+    if kind_of(key) != "edit":
+        return None
+    return _EDIT_SUBJECTS.get(subject_of(key) or "")
+
+
+def edit_keys(original: str, final: str | None) -> list[str]:
+    """The keys of the rules an edit teaches, in the order its lessons are written."""
+    return [edit_rule_key(rule) for rule in taught(original, final)]
+
+
+def assign_edit(candidate_texts: Sequence[str], payload: dict[str, Any]) -> list[str | None]:
+    """Which rule of an edit each of its lessons is about (``digest.edits.assign``)."""
+    rules = taught(str(payload.get("original", "")), payload.get("final"))
+    return [edit_rule_key(rules[i]) for i in assign_edits(candidate_texts, rules)]
 
 
 def _changed_words(original: str, final: str) -> tuple[str, str]:
@@ -342,6 +334,8 @@ def _changed_words(original: str, final: str) -> tuple[str, str]:
 
 
 def edit_key(original: str, final: str | None) -> str:
+    """The whole shape of an edit (all its rules together, else the words it changed): a
+    topic of a report, not a lesson's identity (``edit_keys`` are)."""
     rules = edit_rules(original, final)
     if rules:
         return _key("edit", *rules)
@@ -366,7 +360,7 @@ def event_keys(kind: str, payload: dict[str, Any]) -> list[str]:
     if kind == "owner_answer":
         return [_key("answer", normalised_question(str(payload.get("question", ""))))]
     if kind == "operator_edit":
-        return [edit_key(str(payload.get("original", "")), payload.get("final"))]
+        return edit_keys(str(payload.get("original", "")), payload.get("final"))
     if kind == "manual_lesson":
         return [manual_key(str(payload.get("situation", "")), str(payload.get("correction", "")))]
     return []

@@ -88,6 +88,93 @@ def test_edit_rules() -> None:
     assert a == b != c
 
 
+REFUND = {
+    "original": "Hi Ana!!! Your order 41 will be refunded tomorrow for sure!!!",
+    "final": "Hello Ana. Refunds for order 41 take five business days.",
+}
+#: the same diff shape (greeting kept; a promise and exclamation marks removed), other content
+SHIPPING = {
+    "original": "Hi Bob!!! Your order 77 will be refunded tomorrow for sure!!!",
+    "final": "Hello Bob. Parcels leave our Oslo warehouse on weekdays.",
+}
+
+
+def test_an_edit_has_one_key_per_rule_it_teaches() -> None:
+    keys = fp.event_keys("operator_edit", REFUND)
+    assert [fp.edit_family(k) for k in keys] == ["content", "promise", "tone"]
+    assert len(set(keys)) == 3 and all(fp.kind_of(k) == "edit" for k in keys)
+    # tone rules across edits are one key; the content is not part of the tone's key
+    content, promise, tone = keys
+    other_content, other_promise, other_tone = fp.event_keys("operator_edit", SHIPPING)
+    assert (other_promise, other_tone) == (promise, tone)
+    assert other_content != content and fp.same_subject(content, other_content)
+    assert fp.other_subject(content, tone) and fp.other_subject(promise, tone)
+    # the shape alone (reports) is still one key for both
+    assert fp.edit_key(REFUND["original"], REFUND["final"]) == fp.edit_key(
+        SHIPPING["original"], SHIPPING["final"]
+    )
+
+
+def test_the_same_edit_with_other_ids_has_the_same_keys_and_signature() -> None:
+    again = {
+        "original": "Hi Kim!!! Your order 9321 will be refunded tomorrow for sure!!!",
+        "final": "Hello Kim. Refunds for order 9321 take five business days.",
+    }
+    assert fp.event_keys("operator_edit", again) == fp.event_keys("operator_edit", REFUND)
+    assert fp.event_signature("operator_edit", again, "high", "") == fp.event_signature(
+        "operator_edit", REFUND, "high", ""
+    )
+    # the same shape with other content is another judgement
+    assert fp.event_signature("operator_edit", SHIPPING, "high", "") != fp.event_signature(
+        "operator_edit", REFUND, "high", ""
+    )
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        pytest.param("Refunds take 5 business days.", "Refunds take 7 business days.", id="days"),
+        pytest.param("We ship to Norway.", "We do not ship to Norway.", id="negation"),
+        pytest.param("Parcels leave Oslo.", "Parcels leave Bergen.", id="place"),
+    ],
+)
+def test_two_content_rules_never_share_a_key(a: str, b: str) -> None:
+    draft = "Thanks for waiting."
+    key_a, key_b = (fp.edit_keys(draft, f"Thanks for waiting. {text}")[0] for text in (a, b))
+    assert fp.edit_family(key_a) == fp.edit_family(key_b) == "content"
+    assert key_a != key_b
+
+
+def test_a_content_key_masks_ids_not_facts() -> None:
+    def key(final: str) -> str:
+        return fp.edit_keys("Thanks.", final)[0]
+
+    assert key("Order 41 ships in 3 days.") == key("Order 9876 ships in 3 days.")
+    assert key("Ticket #4412: write to ana@x.com.") == key("Ticket #17: write to bo@y.org.")
+    assert key("Order 41 ships in 3 days.") != key("Order 41 ships in 4 days.")
+
+
+def test_a_rejected_draft_is_keyed_by_what_it_said() -> None:
+    one = fp.event_keys("operator_edit", {"original": "Refund order 41 now.", "final": None})
+    same = fp.event_keys("operator_edit", {"original": "Refund order 77 now.", "final": None})
+    other = fp.event_keys("operator_edit", {"original": "We ship tomorrow!", "final": None})
+    assert one == same != other and fp.edit_family(one[0]) == "rejected"
+
+
+def test_assign_edit_gives_a_models_lessons_the_rule_they_speak_of() -> None:
+    content, promise, tone = fp.event_keys("operator_edit", REFUND)
+    keys = fp.assign_edit(
+        [
+            "Avoid exclamation marks in replies; keep the tone calm.",
+            "Never promise a refund date that nobody has confirmed.",
+            "Tell customers that refunds take five business days.",
+            "Be helpful.",
+        ],
+        REFUND,
+    )
+    assert keys == [tone, promise, content, content]  # no rule named: the content
+
+
 def test_a_manual_key_is_its_signature() -> None:
     assert fp.manual_key("refunds", "confirm the amount") == fp.manual_key("Refunds", "other")
     assert fp.manual_key("refunds") != fp.manual_key("shipping")

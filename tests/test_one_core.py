@@ -1,8 +1,8 @@
 """One reflect core: the embedded default and a real worker with a remote model decide the same.
 
-The same scripted stream (tool failures, an operator edit, owner answers, exact repeats and a
-repeat with other ids, an API change that reverses a lesson, a reversed owner answer, a
-transient fault, a manual lesson) goes
+The same scripted stream (tool failures, two operator edits of one diff shape that teach two
+content rules, owner answers, exact repeats and a repeat with other ids, an API change that
+reverses a lesson, a reversed owner answer, a transient fault, a manual lesson) goes
 through ``digest drain`` + ``digest improve-now`` with ``offline/rules`` in this process (one
 held transaction per batch), and through a real Celery worker whose model is remote: an
 OpenAI-compatible server on 127.0.0.1 that answers what ``offline/rules`` answers
@@ -55,6 +55,13 @@ def _stream(tenant: str) -> list[int]:
             contact_id="c3",
             original="Hi!!! We will refund you tomorrow for sure!!! 😀",
             final="Hello. Refunds take five business days to reach your account.",
+        ),
+        digest.record_edit(  # the same diff shape, another content rule: its own lesson
+            tenant,
+            AGENT,
+            contact_id="c5",
+            original="Hi!!! Your parcel will be there today for sure!!! 😀",
+            final="Hello. Parcels leave our Oslo warehouse on weekdays.",
         ),
         digest.record_answer(
             tenant,
@@ -265,6 +272,11 @@ def test_drain_with_offline_rules_and_a_worker_with_a_remote_model_decide_the_sa
     superseded = [lesson for lesson in a["lessons"] if lesson[0] == "superseded"]
     assert len(superseded) == 1 and superseded[0][-1] is not None, a["lessons"]
     assert a["lessons"][superseded[0][-1]][0] == "active"
+    # the two edits: two content rules, and one promise and one tone rule supported by both
+    taught = [lesson for lesson in a["lessons"] if "operator-edit" in lesson[6]]
+    contents = [lesson for lesson in taught if "content" in lesson[6]]
+    assert len(contents) == 2 and all(lesson[9] == 1 for lesson in contents), taught
+    assert sorted(lesson[9] for lesson in taught if "content" not in lesson[6]) == [2, 2]
     assert a["versions"], "the embedded path published no version"
     for part in ("statuses", "operations", "lessons", "history", "versions"):
         assert a[part] == b[part], part

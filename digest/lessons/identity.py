@@ -218,6 +218,8 @@ def _fingerprints(session: Session, rows: Iterable[Any]) -> dict[int, str]:
             [key] = fp.assign(
                 [lesson_text(row.situation, row.correction)], fp.run_failures(event.payload)
             ) or [None]
+        elif event.kind == "operator_edit":  # the rule of the edit the lesson states
+            [key] = fp.assign_edit([lesson_text(row.situation, row.correction)], event.payload)
         else:
             keys = fp.event_keys(event.kind, event.payload)
             key = keys[0] if keys else None

@@ -78,27 +78,34 @@ def _tag(raw: str) -> str:
 TITLE_SHORT = 90
 
 
+def _unclosed(text: str) -> str:
+    """The mark that closes a quotation ``text`` leaves open ('"' or '»'), else ''."""
+    if text.count('"') % 2:
+        return '"'
+    return "»" if text.count("«") > text.count("»") else ""
+
+
 def derive_title(correction: str) -> str:
     """A short imperative signature from the correction (which prompts ask to be imperative):
     its first sentence; if that is long, its first clause; if that is long too, its first
-    words up to a word boundary. Never a sentence cut with an ellipsis. Quoted text is not
-    split, so a quote stays whole or goes."""
+    words up to a word boundary. Never a sentence cut with an ellipsis. Quoted text ("…" or
+    «…») is not split, so a quote stays whole or goes."""
     text = " ".join(correction.split())
     first = re.split(r"(?<=[.!?;])\s", text, maxsplit=1)[0]
-    if first.count('"') % 2:  # the sentence end was inside a quotation
+    if _unclosed(first):  # the sentence end was inside a quotation
         first = text
     first = first.rstrip(".;")
     if len(first) <= TITLE_SHORT:
         return first or text[:TITLE_SHORT]
     for clause in re.split(r"\s*(?:[,:;(—–]|\s-\s)\s*", first):
         clause = clause.strip()
-        if clause.count('"') % 2:  # the clause ends inside a quotation: close it there
-            clause += '"'
+        clause += _unclosed(clause)  # the clause ends inside a quotation: close it there
         if 12 <= len(clause) <= TITLE_SHORT:
             return clause[0].upper() + clause[1:]
     cut = first[: TITLE_SHORT - 1].rsplit(" ", 1)[0].rstrip(" ,;:(")
-    if cut.count('"') % 2:  # cut inside a quotation: close it
-        cut = cut.rstrip(' ,;:("') + '"'
+    closer = _unclosed(cut)
+    if closer:  # cut inside a quotation: close it
+        cut = cut.rstrip(' ,;:("«') + closer
     return cut or first[:TITLE_SHORT]
 
 

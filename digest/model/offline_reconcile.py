@@ -9,8 +9,15 @@ import json
 import re
 from typing import Any
 
-from digest.fingerprint import distinct, same, same_subject, states_a_fact, subject_of
-from digest.reversal import reverses
+from digest.fingerprint import (
+    distinct,
+    edit_family,
+    same,
+    same_subject,
+    states_a_fact,
+    subject_of,
+)
+from digest.reversal import reversal_terms, reverses
 from digest.text import NEGATION, lesson_text, negation_flipped, normalise, score
 
 #: rule thresholds on the relevance / identity scores of digest.text
@@ -53,7 +60,12 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
     found: list[tuple[float, int, dict[str, Any]]] = []
     for item in existing:
         theirs = item.get("fingerprint")
-        if same(mine, theirs) or not reverses(new, _all_text(item)):
+        if same(mine, theirs):
+            continue
+        if edit_family(mine) or edit_family(theirs):
+            if not _content_reversed(cand, item):
+                continue
+        elif not reverses(new, _all_text(item)):
             continue
         if subject_of(mine) or subject_of(theirs):
             if not same_subject(mine, theirs):
@@ -62,6 +74,34 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
             continue
         found.append((score(_text(cand), _text(item))[0], -int(item["id"]), item))
     return max(found, key=lambda f: f[:2])[2] if found else None
+
+
+#: what an operator's content rule says: the first quotation of its correction
+_SAID = re.compile(r"«([^»]{1,2000})»")
+
+
+_WORD = re.compile(r"[^\W\d_][\w-]{2,}")
+#: the words a reversal in new content must share with the old content it reverses
+CONTENT_REVERSAL_WORDS = 2
+
+
+def _said(item: dict[str, Any]) -> str:
+    found = _SAID.search(str(item.get("correction") or ""))
+    return found.group(1) if found else str(item.get("correction") or "")
+
+
+def _content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Among the rules of operators' edits only content is reversed, and only by content: what
+    the operator now says states that what the older content says was removed, replaced or
+    inverted, on the same topic ("Refunds are now sent within ten business days" after "Refunds
+    take five business days"). A tone or a promise rule, a rejected draft, or content that merely
+    mentions another rule's words supersedes nothing: distinct rules stay apart."""
+    families = {edit_family(cand.get("fingerprint")), edit_family(item.get("fingerprint"))}
+    if families != {"content"}:
+        return False
+    new, old = _said(cand), _said(item)
+    old_words = set(_WORD.findall(old.casefold()))
+    return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
 
 
 def _digits(text: str) -> list[str]:

@@ -4,7 +4,8 @@ the reflect output contract (``<skip>`` or up to three ``<lesson>`` blocks).
 - tool error → a lesson about that tool (missing parameter, bad format, unknown id, permission);
 - failure with an error but no tool detail → a lesson about that failure mode;
 - transient timeouts, rate limits and outages → ``<skip>`` (a retry fixes those, not a lesson);
-- operator edit → a preference lesson (rejected draft → what not to send);
+- operator edit → one lesson per rule it teaches: its content, a promise, its tone (rejected
+  draft → what not to send);
 - owner answer → a fact lesson.
 
 A run's text is untrusted: the lessons are written in the rules' own fixed words, and what
@@ -15,15 +16,15 @@ block.
 
 from __future__ import annotations
 
-import difflib
 import html
 import json
 import re
 from typing import Any
 
-from digest.fingerprint import edit_rules, mask_ids, run_failures, telling_line, tool_key
+from digest.edits import EditRule, mask_reply_ids, taught
+from digest.fingerprint import mask_ids, run_failures, telling_line, tool_key
 from digest.model.contracts import MAX_LESSONS
-from digest.text import is_tool_name, quoted, tool_label
+from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
 
 TRANSIENT = re.compile(
     r"time[ds]?[\s_-]?out|deadline exceeded|rate[\s_-]?limit|too many requests|\b429\b|"
@@ -177,19 +178,7 @@ def _run_error_lesson(payload: dict[str, Any], task: str, outcome: str) -> str:
     return _block(f"Working on a task like {task}", mistake, correction, [outcome, "failure"])
 
 
-def _word_changes(original: str, final: str) -> tuple[list[str], list[str]]:
-    a, b = original.split(), final.split()
-    removed: list[str] = []
-    added: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if op in ("replace", "delete"):
-            removed.append(" ".join(a[i1:i2]))
-        if op in ("replace", "insert"):
-            added.append(" ".join(b[j1:j2]))
-    return removed, added
-
-
-#: what each rule an edit shows (``edit_rules``) teaches, in the rules' own words
+#: what each shape rule an edit shows (``edit_rules``) teaches, in the rules' own words
 _EDIT_ADVICE = {
     "removed-promise": "Do not promise dates, refunds or outcomes nobody has confirmed.",
     "added-promise": "Give the concrete commitment the operator adds when it is confirmed.",
@@ -206,6 +195,44 @@ _EDIT_ADVICE = {
     "shorter": "Keep replies like this short: say only what the customer needs.",
     "longer": "Give fuller replies like this: the operator adds the detail the customer needs.",
 }
+#: what each tone rule asks for, as part of one sentence about the operator's tone
+_TONE_ASKS = {
+    "removed-greeting": "no greeting",
+    "added-greeting": "a greeting first",
+    "removed-sign-off": "no sign-off",
+    "added-sign-off": "a sign-off at the end",
+    "removed-apology": "no apology when nothing went wrong",
+    "added-apology": "an apology for the customer's trouble",
+    "removed-exclamation": "no exclamation marks",
+    "added-exclamation": "a warmer, enthusiastic tone",
+    "removed-emoji": "no emoji",
+    "added-emoji": "the emoji the operator adds",
+    "shorter": "short replies with only what the customer needs",
+    "longer": "fuller replies with the detail the customer needs",
+}
+#: what a tone rule changed, as a lesson's mistake says it
+_TONE_THING = {
+    "greeting": "the greeting",
+    "sign-off": "the sign-off",
+    "apology": "an apology",
+    "exclamation": "the exclamation marks",
+    "emoji": "the emoji",
+}
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _tone_done(names: tuple[str, ...]) -> str:
+    """What the tone rules changed: "removed the greeting and the emoji; made it shorter"."""
+    parts = []
+    for verb in ("removed", "added"):
+        things = [_TONE_THING[n.split("-", 1)[1]] for n in names if n.startswith(f"{verb}-")]
+        if things:
+            parts.append(f"{verb} {_and(things)}")
+    parts += [f"made it {n}" for n in names if n in ("shorter", "longer")]
+    return "; ".join(parts)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -217,15 +244,66 @@ def _short(text: str, limit: int = 60) -> str:
     return line[:limit].rsplit(" ", 1)[0].rstrip(",;:")
 
 
+def _words_of(text: str, limit: int = QUOTE_MAX) -> str:
+    """What an operator or a draft said, as a lesson quotes it: ids masked (``order <id>``),
+    sentence ends kept inside, bounded and escaped as an observed quotation."""
+    return quoted(mask_reply_ids(text).rstrip(" ."), limit)
+
+
+def _edit_lesson(rule: EditRule, situation: str) -> str:
+    """The lesson of one rule an edit teaches (``digest.edits``), in the rules' own words; the
+    operator's content as a quotation with its ids masked (an operator's edit is trusted)."""
+    if rule.family == "content" and rule.names == ("left-out",):
+        return _block(
+            situation,
+            f"The draft said {_words_of(rule.unsaid)}; the operator took it out.",
+            f"Leave out {_words_of(rule.unsaid)} in replies like this, as the operator does.",
+            ["operator-edit", "content", "left-out"],
+        )
+    if rule.family == "content":
+        mistake = (
+            f"The draft said {_words_of(rule.unsaid)}; the operator replaced it with "
+            f"{_words_of(rule.said)}."
+            if rule.unsaid
+            else f"The draft did not say what the operator added: {_words_of(rule.said)}."
+        )
+        return _block(
+            situation,
+            mistake,
+            f"Say {_words_of(rule.said)} in replies like this.",
+            ["operator-edit", "content"],
+        )
+    if rule.family == "promise":
+        [name] = rule.names
+        if rule.unsaid:
+            mistake = f"The draft promised {_words_of(rule.unsaid)}; the operator took it out."
+        elif rule.said:
+            mistake = f"The operator added a commitment: {_words_of(rule.said)}."
+        else:
+            mistake = f"The operator {name.split('-')[0]} a promise."
+        return _block(situation, mistake, _EDIT_ADVICE[name], ["operator-edit", "promise", name])
+    if len(rule.names) == 1:
+        advice = _EDIT_ADVICE[rule.names[0]]
+    else:
+        advice = f"Match the operator's tone: {_and([_TONE_ASKS[n] for n in rule.names])}."
+    return _block(
+        situation,
+        f"The operator edited the draft's tone: {_tone_done(rule.names)}.",
+        advice,
+        ["operator-edit", "tone", *rule.names],
+    )
+
+
 def _judge_edit(event: dict[str, Any]) -> str:
-    """An operator's edit teaches the rule its diff shows (``edit_rules``): what was removed
-    or added, in the rules' own words; the reply itself, with its ids, is not the lesson."""
+    """An operator's edit teaches each rule its diff shows (``digest.edits.taught``), one
+    lesson per rule: what the final says that the draft did not (content), a promise removed
+    or added, the tone and shape (greeting, exclamation marks, emoji, length: one lesson).
+    At most three, one per family, content first; a rejected draft teaches what not to send."""
     payload = event.get("payload", {})
     original = str(payload.get("original", ""))
     final = payload.get("final")
     context = _short(payload.get("context") or "", 120)
     situation = f"Drafting a reply: {context}" if context else "Drafting a reply like this one"
-    rules = edit_rules(original, final)
     if final is None:
         return _block(
             situation,
@@ -234,22 +312,13 @@ def _judge_edit(event: dict[str, Any]) -> str:
             f'Rejected: "{_short(original, 120)}"',
             ["operator-edit", "rejected-draft"],
         )
-    removed, added = _word_changes(original, str(final))
-    changes = []
-    if removed:
-        changes.append("removed " + "; ".join(f'"{_short(r)}"' for r in removed[:3]))
-    if added:
-        changes.append("added " + "; ".join(f'"{_short(a)}"' for a in added[:3]))
-    detail = ", ".join(changes) or "reworded it"
-    if rules:
-        advice = " ".join(_EDIT_ADVICE[rule] for rule in rules)
-        tags = ["operator-edit", "preference", *rules]
-    else:
-        advice = "Word replies like this the way the operator does."
-        if changes:
-            advice += f" The operator {detail}."
-        tags = ["operator-edit", "preference"]
-    return _block(situation, f"The operator edited the draft: {detail}.", advice, tags)
+    lessons = []
+    for rule in taught(original, str(final))[:MAX_LESSONS]:
+        about = situation
+        if not context and rule.family == "content" and rule.unsaid:
+            about = f"Drafting a reply that would say {_words_of(rule.unsaid, 100)}"
+        lessons.append(_edit_lesson(rule, about))
+    return "\n".join(lessons)
 
 
 def _judge_answer(event: dict[str, Any]) -> str:

@@ -91,12 +91,21 @@ Verdict = Skip | Failed | list[Candidate]
 
 def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Candidate]:
     """Each candidate with the fingerprint of what it is about: the failure of the run it
-    speaks of (a run that failed in three ways has three), the owner's question, the edit's
-    rule, the manual lesson's signature."""
+    speaks of (a run that failed in three ways has three), the rule of the edit it states (an
+    edit that fixes content and tone teaches two), the owner's question, the manual lesson's
+    signature."""
     if claimed.kind == "run_outcome":
         keys = fp.assign(
             [lesson_text(c.situation, f"{c.mistake or ''} {c.correction}") for c in candidates],
             fp.run_failures(claimed.payload),
+        )
+    elif claimed.kind == "operator_edit":
+        keys = fp.assign_edit(
+            [
+                f"{' '.join(c.tags)} {c.situation} {c.mistake or ''} {c.correction}"
+                for c in candidates
+            ],
+            claimed.payload,
         )
     elif claimed.kind == "manual_lesson":
         keys = [fp.manual_key(c.situation, c.correction) for c in candidates]

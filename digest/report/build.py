@@ -13,8 +13,9 @@ holds is ``digest.report.contents``; how event text reads in it, ``digest.report
   others), else the lesson most of the topic's runs are evidence of; with its measured effect
   (``digest.lessons.effect``, counted over ``DIGEST_EFFECT_WINDOW_DAYS``, not the report's
   weeks: the same verdict the sweep acts on).
-- An **edit** topic is an operator edit's fingerprint: the rule it teaches (a promise removed,
-  the reply shortened, …) or, with none, the words it changed.
+- An **edit** topic is an operator edit's shape (``edit_key``: its rules together, a promise
+  removed, the reply shortened, …) or, with none, the words it changed; its lesson is the
+  lesson of the shape's first rule (the promise, else the tone: ``edit_keys``).
 - **Weeks** are seven-day windows ending at ``now``, oldest first (none is a partial week).
   Only ``failure`` outcomes count as failed; ``escalated`` runs are counted apart.
 """
@@ -30,7 +31,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import InvalidArgument
-from digest.fingerprint import edit_key, run_failures
+from digest.fingerprint import edit_family, edit_key, edit_keys, run_failures
 from digest.lessons.effect.measure import LessonEffect, agent_effects
 from digest.models import Event, Lesson, LessonEvidence, as_utc, utcnow
 from digest.report.contents import EDITS_SHOWN, TOPICS_SHOWN, LessonRef, Report, Topic, WeekRuns
@@ -52,12 +53,18 @@ class _Topics:
         self.counts: dict[str, list[int]] = {}
         self.labels: dict[str, tuple[str, str]] = {}
         self.cited: defaultdict[str, Counter[int]] = defaultdict(Counter)
+        #: the fingerprint of a topic's lesson, where it is not the topic's own key
+        self.lesson_keys: dict[str, str] = {}
 
-    def add(self, key: str, kind: str, label: str, week: int, cited: list[int]) -> None:
+    def add(
+        self, key: str, kind: str, label: str, week: int, cited: list[int], lesson_key: str = ""
+    ) -> None:
         counts = self.counts.setdefault(key, [0] * self.weeks)
         counts[week] += 1
         self.labels.setdefault(key, (kind, label))
         self.cited[key].update(cited)
+        if lesson_key:
+            self.lesson_keys.setdefault(key, lesson_key)
 
     def ranked(self, limit: int) -> list[str]:
         """The ``limit`` keys counted most (ties by key, so the order is stable)."""
@@ -104,9 +111,10 @@ def _lesson_refs(
     effects: dict[int, LessonEffect],
 ) -> dict[str, LessonRef | None]:
     """Topic key → its lesson, for the ``shown`` keys: the agent's lesson with that
-    fingerprint (active first, then the most recently changed), else the lesson most of its
-    events are evidence of."""
-    keys = [key for key in shown if ":" in key and not key.startswith("lesson:")]
+    fingerprint (or the topic's ``lesson_keys``; active first, then the most recently
+    changed), else the lesson most of its events are evidence of."""
+    fingerprint_of = {key: topics.lesson_keys.get(key, key) for key in shown}
+    keys = [fingerprint_of[k] for k in shown if ":" in k and not k.startswith("lesson:")]
     by_fingerprint: dict[str, Lesson] = {}
     if keys:
         rank = {"active": 0}
@@ -119,7 +127,7 @@ def _lesson_refs(
             held = by_fingerprint.get(lesson.fingerprint)
             if held is None or rank.get(lesson.status, 1) < rank.get(held.status, 1):
                 by_fingerprint[lesson.fingerprint] = lesson
-    wanted = {key: by_fingerprint.get(key) for key in shown}
+    wanted = {key: by_fingerprint.get(fingerprint_of[key]) for key in shown}
     missing: dict[str, int] = {}
     for key in shown:
         if key.startswith("lesson:"):
@@ -228,9 +236,12 @@ def _edit_topics(session: Session, agent_id: int, start: datetime, weeks: int) -
             continue
         original, final = str(payload.get("original") or ""), payload.get("final")
         final = final if isinstance(final, str) else None
+        # the edit's shape is taught by its first rule that is not its content (the promise,
+        # else the tone), a lesson of its own (digest.edits)
+        shape = [k for k in edit_keys(original, final) if edit_family(k) != "content"]
         topics.add(
             edit_key(original, final), "edit", edit_label(original, final), week,
-            cited.get(event_id, []),
+            cited.get(event_id, []), lesson_key=shape[0] if shape else "",
         )  # fmt: skip
     return topics
 

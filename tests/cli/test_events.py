@@ -162,7 +162,7 @@ def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None
         statuses = list(session.scalars(select(Event.status)))
         lessons = list(session.scalars(select(Lesson)))
     assert statuses == ["reflected"] * 3
-    assert len(lessons) == 3
+    assert len(lessons) == 4  # the edit teaches its content and its tone, each a lesson
     assert any("issue_refund" in lesson.correction for lesson in lessons)
 
     again = run_cli("drain", "--json")

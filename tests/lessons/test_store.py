@@ -45,9 +45,14 @@ def edit_from(contact: str) -> None:
 
 
 def the_lesson() -> Lesson:
+    """The promise rule the edit teaches (it also teaches its content and its tone, each a
+    lesson promoted alike)."""
     with session_scope() as session:
         agent_id = find_agent(session, TENANT, AGENT).id
-        (lesson,) = session.scalars(select(Lesson).where(Lesson.agent_id == agent_id)).all()
+        lessons = session.scalars(select(Lesson).where(Lesson.agent_id == agent_id)).all()
+        assert len(lessons) == 3, [lesson.title for lesson in lessons]
+        assert len({(lesson.scope, lesson.support_count) for lesson in lessons}) == 1
+        (lesson,) = [lesson for lesson in lessons if "promise" in lesson.tags]
         return lesson
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from digest import fingerprint as fp
 from digest.errors import OfflineRulesError
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
@@ -188,16 +189,62 @@ def test_rejected_draft_gives_a_do_not_send_lesson() -> None:
     assert "Guaranteed delivery tomorrow" in lesson.mistake
 
 
-def test_rewritten_draft_gives_a_preference_lesson_with_what_changed() -> None:
-    event = {
-        "kind": "operator_edit",
-        "payload": {"original": "Your order ships tomorrow.", "final": "Your order ships Monday."},
-    }
-    [lesson] = _lessons(event)
-    assert "preference" in lesson.tags
-    # no rule this diff shows by name: the lesson states the change, not the whole reply
-    assert 'removed "tomorrow."' in lesson.correction
-    assert 'added "Monday."' in lesson.correction
+def _edit(original: str, final: str | None) -> dict[str, Any]:
+    return {"kind": "operator_edit", "payload": {"original": original, "final": final}}
+
+
+def test_a_rewritten_draft_teaches_what_the_final_says() -> None:
+    [lesson] = _lessons(_edit("Your order ships tomorrow.", "Your order ships Monday."))
+    # no shape rule: the content is the rule, in the operator's words, as a quotation
+    assert "content" in lesson.tags
+    assert lesson.correction.startswith("Say «Your order ships Monday»")
+    assert lesson.mistake is not None and "«Your order ships tomorrow»" in lesson.mistake
+
+
+def test_an_edit_that_fixes_tone_and_content_teaches_each_rule_apart() -> None:
+    lessons = _lessons(
+        _edit(
+            "Hi!!! We will refund you tomorrow for sure!!! 😀",
+            "Hello. Refunds take five business days to reach your account.",
+        )
+    )
+    content, promise, tone = lessons  # the most telling first; one lesson per rule
+    assert "content" in content.tags
+    assert "«Refunds take five business days to reach your account»" in content.correction
+    assert "exclamation" not in content.correction and "emoji" not in content.correction
+    assert {"promise", "removed-promise"} <= set(promise.tags)
+    assert "Do not promise" in promise.correction and "Refunds take" not in promise.correction
+    assert {"tone", "removed-exclamation", "removed-emoji"} <= set(tone.tags)
+    assert "no exclamation marks" in tone.correction and "no emoji" in tone.correction
+    assert "Refunds take" not in tone.correction
+
+
+def test_the_content_rule_quotes_the_operator_with_ids_masked() -> None:
+    lessons = _lessons(
+        _edit(
+            "Your order 41877 will be there by tomorrow, guaranteed.",
+            "Your order 41877 ships within 3 business days; tracking code HAT045 follows.",
+        )
+    )
+    content = lessons[0]
+    assert "content" in content.tags
+    assert "41877" not in content.correction and "HAT045" not in content.correction
+    assert "order ‹id› ships within 3 business days" in content.correction  # a fact's number stays
+
+
+def test_what_the_operator_took_out_is_a_rule_of_its_own() -> None:
+    content, tone = _lessons(
+        _edit("Sure thing, we include a free gift with every order.", "Sure thing.")
+    )
+    assert {"content", "left-out"} <= set(content.tags)
+    assert content.correction.startswith("Leave out «we include a free gift with every order»")
+    assert "shorter" in tone.tags
+
+
+def test_tone_alone_teaches_one_tone_lesson() -> None:
+    [lesson] = _lessons(_edit("Hi Ana, here it is!", "Here it is."))
+    assert {"tone", "removed-greeting", "removed-exclamation"} <= set(lesson.tags)
+    assert "Ana" not in lesson.correction
 
 
 def test_owner_answer_lesson_carries_the_answer() -> None:
@@ -346,6 +393,56 @@ def test_offline_shared_template_different_tool_is_add() -> None:
         ["issue_refund", "tool-error", "missing-parameter"],
     )
     assert _offline(EXISTING, [cand]) == [{"op": "ADD", "candidate": 0}]
+
+
+def _edit_blocks(original: str, final: str, first_id: int = 0) -> list[dict[str, Any]]:
+    """The offline judge's lessons of an edit, each with its rule's fingerprint, as the
+    reconcile request shows them (as existing lessons from ``first_id``, or as candidates)."""
+    event = _edit(original, final)
+    keys = fp.event_keys("operator_edit", event["payload"])
+    return [
+        {
+            "id": first_id + n,
+            "candidate": n,
+            "situation": block.situation,
+            "mistake": block.mistake,
+            "correction": block.correction,
+            "tags": list(block.tags),
+            "fingerprint": key,
+        }
+        for n, (block, key) in enumerate(zip(_lessons(event), keys, strict=True))
+    ]
+
+
+REFUND_EDIT = (
+    "Hi!!! We will refund you tomorrow for sure!!!",
+    "Hello. Refunds take five business days.",
+)
+
+
+def test_offline_edits_sharing_a_shape_share_only_their_shape_rules() -> None:
+    existing = _edit_blocks(*REFUND_EDIT, first_id=10)
+    # the same diff shape (greeting kept, a promise and exclamation marks removed), another
+    # content rule that reads alike: the content is ADDed, the promise and the tone are NOOPs
+    candidates = _edit_blocks(
+        "Hi!!! We will refund you tomorrow for sure!!!", "Hello. Refunds take ten business days."
+    )
+    assert _offline(existing, candidates) == [
+        {"op": "ADD", "candidate": 0},
+        {"op": "NOOP", "candidate": 1, "id": 11, "reason": "same fingerprint"},
+        {"op": "NOOP", "candidate": 2, "id": 12, "reason": "same fingerprint"},
+    ]
+
+
+def test_offline_content_that_mentions_a_change_supersedes_only_content_on_its_topic() -> None:
+    existing = _edit_blocks(*REFUND_EDIT, first_id=10)
+    reversed_ = _edit_blocks(
+        "We refund you soon.", "Refunds are now sent within ten business days."
+    )
+    assert _offline(existing, reversed_[:1])[0]["op"] == "DELETE"
+    assert _offline(existing, reversed_[:1])[0]["id"] == 10
+    unrelated = _edit_blocks("We refund you soon.", "The refund limit no longer applies.")
+    assert _offline(existing, unrelated[:1]) == [{"op": "ADD", "candidate": 0}]
 
 
 def test_offline_no_existing_lessons_is_add() -> None:

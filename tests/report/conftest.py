@@ -77,8 +77,9 @@ def _date(event_ids: list[int], moment: datetime) -> None:
         session.execute(update(Event).where(Event.id.in_(event_ids)).values(created_at=moment))
 
 
-def _lesson_of(event_id: int) -> int:
-    found = lessons_for_event(event_id)
+def _lesson_of(event_id: int, tag: str | None = None) -> int:
+    """The one lesson the event taught (with ``tag``: the one of its lessons tagged so)."""
+    found = [lesson for lesson in lessons_for_event(event_id) if not tag or tag in lesson.tags]
     assert len(found) == 1, found
     return int(found[0].id)
 
@@ -101,12 +102,15 @@ def scripted_stream(tenant: str) -> Stream:
         digest.record_edit(tenant, AGENT, original=PROMISE[0], final=PROMISE[1]),
     ]  # fmt: skip
     drain(tenant=tenant, agent=AGENT)
-    refund, address, promise = (_lesson_of(event_id) for event_id in taught)
+    # the edit teaches its content, the promise it removed and its tone: the promise is the
+    # rule of its shape that the report names first
+    refund, address = (_lesson_of(event_id) for event_id in taught[:2])
+    promise = _lesson_of(taught[2], tag="promise")
     _date(taught, now - timedelta(days=31))
     with session_scope() as session:
         session.execute(
             update(Lesson)
-            .where(Lesson.id.in_([refund, address, promise]))
+            .where(Lesson.id.in_([lesson.id for e in taught for lesson in lessons_for_event(e)]))
             .values(created_at=now - timedelta(days=30))
         )
 

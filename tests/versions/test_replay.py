@@ -49,7 +49,7 @@ def fail(tenant: str, what: str, task: str | None = None, number: int = 7) -> in
 
 def edit(tenant: str) -> int:
     return digest.record_edit(
-        tenant, AGENT, original="Your parcel will definitely arrive by tomorrow!",
+        tenant, AGENT, original="Your parcel is on its way, definitely.",
         final="Your parcel is on its way.", context="Customer asks when the parcel arrives",
     )  # fmt: skip
 

@@ -1,0 +1,311 @@
+"""What an operator's edit teaches (DESIGN §8a): the rules its diff shows, each one lesson.
+
+An edit can fix the tone and the content of a reply at once ("Hi!!! We will refund you
+tomorrow for sure!!! 😀" → "Hello. Refunds take five business days to reach your account.").
+Each rule is stated apart, in this order (the most telling first; the reflect contract allows
+three lessons per event, and there are at most three families):
+
+- ``content``: what the final reply says that the draft did not (the final's sentences that
+  carry the words the operator added, ids masked), or, when the edit adds nothing and no other
+  rule explains it, what the operator left out. Its identity is that content: two different
+  content rules never share a key, the same content with other ids does;
+- ``promise``: a promise (a date, a guarantee, a refund nobody confirmed) removed or added;
+- ``tone``: the reply's tone and shape together (greeting, sign-off, apology, exclamation
+  marks, emoji, shorter or longer): one lesson whose identity is that set of rules, so edits
+  that share a diff shape share their tone rule and nothing else;
+- ``rejected``: a draft rejected outright, alone, identified by the draft's content.
+
+Pure functions on text. ``digest.fingerprint`` keys each rule (``kind:subject-digest`` with
+the family as subject), the offline judge words each rule's lesson, and ``assign`` tells which
+rule a model's lesson speaks of.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: the families of rules, in the order an edit's lessons are written
+FAMILIES = ("content", "promise", "tone", "rejected")
+
+_PROMISE = re.compile(
+    r"\b(guarantee[ds]?|promise[ds]?|definitely|certainly|for sure|100 ?%|will (?:arrive|be "
+    r"(?:delivered|there|shipped|refunded))|by (?:tomorrow|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today)\b",
+    re.I,
+)
+_GREETING = re.compile(
+    r"^\W*(hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b", re.I
+)
+_SIGN_OFF = re.compile(
+    r"\b(regards|best wishes|kind regards|cheers|sincerely|thanks again|have a (?:great|nice) "
+    r"day)\W*$",
+    re.I,
+)
+_APOLOGY = re.compile(r"\b(sorry|apologi[sz]e|apologies|regret)\b", re.I)
+_EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+
+
+def _flag(name: str, before: bool, after: bool) -> list[str]:
+    if before and not after:
+        return [f"removed-{name}"]
+    if after and not before:
+        return [f"added-{name}"]
+    return []
+
+
+def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
+    """The shape rules an operator's edit shows, as names: ``rejected``, ``removed-promise``,
+    ``added-greeting``, ``shorter``, … (empty when the diff shows none of them). The content
+    of the edit is not among them: ``taught`` adds it."""
+    if final is None:
+        return ("rejected",)
+    rules: list[str] = []
+    rules += _flag("promise", bool(_PROMISE.search(original)), bool(_PROMISE.search(final)))
+    rules += _flag("greeting", bool(_GREETING.search(original)), bool(_GREETING.search(final)))
+    rules += _flag("sign-off", bool(_SIGN_OFF.search(original)), bool(_SIGN_OFF.search(final)))
+    rules += _flag("apology", bool(_APOLOGY.search(original)), bool(_APOLOGY.search(final)))
+    rules += _flag("exclamation", "!" in original, "!" in final)
+    rules += _flag("emoji", bool(_EMOJI.search(original)), bool(_EMOJI.search(final)))
+    a, b = len(original.split()), len(final.split())
+    if a and b <= 0.6 * a:
+        rules.append("shorter")
+    elif b and a <= 0.6 * b:
+        rules.append("longer")
+    return tuple(rules)
+
+
+# --- the content of an edit -------------------------------------------------------------------
+
+#: what varies from one reply to the next and is not the rule: addresses, links, dates, codes
+#: that mix letters and digits, long numbers, and the number after an id word ("order 41").
+#: Small numbers stay: "5 business days" and "7 business days" are two different rules.
+_REPLY_IDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<id>"),
+    (re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.[\w-]+\.\S+", re.I), "<id>"),
+    (
+        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        "<id>",
+    ),
+    (
+        re.compile(
+            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+        ),
+        "<id>",
+    ),
+    (
+        re.compile(
+            r"\b((?:order|ticket|case|invoice|parcel|package|booking|reservation|account"
+            r"|customer|tracking|item|sku|ref|reference|id|no|number)\b\.?\s*(?:number\s*)?#?\s*)"
+            r"\d[\w-]*",
+            re.I,
+        ),
+        r"\1<id>",
+    ),
+    (re.compile(r"#\s?\d[\w-]*"), "<id>"),
+    (
+        re.compile(
+            r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])(?!\d+(?:st|nd|rd|th|h|am|pm|x)\b)[\w-]{3,}\b"
+        ),
+        "<id>",
+    ),
+    (re.compile(r"\b\d{4,}\b"), "<id>"),
+)
+#: words that say nothing on their own: an edit that only adds these adds no content
+_FILLER = frozenset(
+    """a an the and or but to of in on at for with by from as is are was be been it its this
+    that these those you your we our us i me my they them their he she his her so just also
+    will would can could do does did has have had ok okay please thanks thank hi hello hey dear
+    sorry apologies apologise apologize regret inconvenience regards cheers sincerely wishes
+    there here""".split()  # noqa: SIM905
+)
+_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_LEADING_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^.!?,\n]{0,40}"
+    r"[.!?,\n]*\s*",
+    re.I,
+)
+_TRAILING_SIGN_OFF = re.compile(
+    r"(?:^|(?<=[.!?\n]))\s*(?:kind regards|best regards|best wishes|regards|cheers|sincerely"
+    r"|thanks again|have a (?:great|nice) day)\b[^.!?\n]{0,40}[.!?]*\s*$",
+    re.I,
+)
+
+
+def mask_reply_ids(text: str) -> str:
+    """``text`` with the ids of one reply masked, case kept: "Your order 41 ships in 5 days"
+    → "Your order <id> ships in 5 days"."""
+    masked = unicodedata.normalize("NFKC", text)
+    for pattern, mask in _REPLY_IDS:
+        masked = pattern.sub(mask, masked)
+    return " ".join(masked.split())
+
+
+def content_template(text: str) -> str:
+    """The identity of what a reply says: ids masked, case, punctuation and spacing removed."""
+    folded = mask_reply_ids(text).casefold()
+    return " ".join(re.sub(r"[^\w\s<>]+", " ", folded).split())
+
+
+def _plain(text: str) -> str:
+    """A reply without its tone: no greeting, sign-off or emoji; "!" read as "."."""
+    plain = _EMOJI.sub(" ", unicodedata.normalize("NFKC", text))
+    plain = _LEADING_GREETING.sub("", plain.strip())
+    plain = _TRAILING_SIGN_OFF.sub("", plain)
+    return re.sub(r"[.!]*![.!]*", ".", plain).strip()
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip(" .!?,;:")]
+
+
+def _substantive(token: str) -> bool:
+    return token not in _FILLER and (len(token) > 1 or token.isdigit())
+
+
+def content_change(original: str, final: str) -> tuple[str, str]:
+    """(what the final says that the draft did not, what the draft said that the final does
+    not): the sentences that carry the substantive words added or removed, tone aside."""
+    before, after = _sentences(_plain(original)), _sentences(_plain(final))
+    drafted = [(i, t) for i, s in enumerate(before) for t in _TOKEN.findall(s.casefold())]
+    sent = [(i, t) for i, s in enumerate(after) for t in _TOKEN.findall(s.casefold())]
+    matcher = difflib.SequenceMatcher(
+        a=[t for _, t in drafted], b=[t for _, t in sent], autojunk=False
+    )
+    removed: set[int] = set()
+    added: set[int] = set()
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op in ("replace", "delete"):
+            removed |= {drafted[k][0] for k in range(i1, i2) if _substantive(drafted[k][1])}
+        if op in ("replace", "insert"):
+            added |= {sent[k][0] for k in range(j1, j2) if _substantive(sent[k][1])}
+    said = [s for i, s in enumerate(after) if i in added]
+    unsaid = [s for i, s in enumerate(before) if i in removed]
+    return " ".join(said), " ".join(unsaid)
+
+
+def left_out(original: str, final: str) -> str:
+    """The phrases of the draft the operator took out (tone aside), joined by " … "."""
+    a, b = _plain(original).split(), _plain(final).split()
+    runs = []
+    bare_a, bare_b = ([w.strip(".,;:?").casefold() for w in words] for words in (a, b))
+    matcher = difflib.SequenceMatcher(a=bare_a, b=bare_b, autojunk=False)
+    for op, i1, i2, _, _ in matcher.get_opcodes():
+        words = a[i1:i2]
+        if op in ("delete", "replace") and any(
+            _substantive(t) for w in words for t in _TOKEN.findall(w.casefold())
+        ):
+            runs.append(" ".join(words).strip(" ,;:"))
+    return " … ".join(runs)
+
+
+def _promising(text: str) -> str:
+    """The sentences of a reply that make a promise (``_PROMISE``)."""
+    return " ".join(s for s in _sentences(_plain(text)) if _PROMISE.search(s))
+
+
+# --- the rules ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EditRule:
+    """One rule an edit teaches: its family, its names (``removed-promise``; the tone rules
+    together; ``said`` or ``left-out`` for content; ``rejected``), and for content the words
+    the final says (``said``) and the draft's words it replaces or the operator left out
+    (``unsaid``), as written."""
+
+    family: str
+    names: tuple[str, ...]
+    said: str = ""
+    unsaid: str = ""
+
+    @property
+    def material(self) -> tuple[str, ...]:
+        """What the rule's identity is made of: its names, and for content what it says."""
+        if self.family == "content":
+            return (*self.names, content_template(self.said or self.unsaid))
+        if self.family == "rejected":
+            return (*self.names, content_template(self.unsaid))
+        return self.names
+
+
+def taught(original: str, final: str | None) -> list[EditRule]:
+    """The rules an edit teaches, content first, then a promise, then the tone; a rejected
+    draft teaches one. Never empty: an edit that shows no rule teaches its rewording."""
+    if final is None:
+        return [EditRule("rejected", ("rejected",), unsaid=original)]
+    shape = edit_rules(original, final)
+    promise = tuple(n for n in shape if n.endswith("-promise"))
+    tone = tuple(n for n in shape if n not in promise)
+    said, unsaid = content_change(original, final)
+    rules: list[EditRule] = []
+    if said:
+        rules.append(EditRule("content", ("said",), said=said, unsaid=unsaid))
+    elif unsaid and not promise and set(tone) <= {"shorter"}:
+        # nothing added, and no promise or tone rule explains what was removed: what the
+        # operator took out is the rule ("shorter" says only that it was long)
+        gone = left_out(original, final)
+        if gone:
+            rules.append(EditRule("content", ("left-out",), unsaid=gone))
+    if promise:
+        removed = promise[0].startswith("removed")
+        rules.append(
+            EditRule("promise", promise, said="" if removed else _promising(final),
+                     unsaid=_promising(original) if removed else "")
+        )  # fmt: skip
+    if tone:
+        rules.append(EditRule("tone", tone))
+    if not rules:
+        rules.append(EditRule("content", ("reworded",), said=_plain(final) or final))
+    return rules
+
+
+#: the words a lesson about each family uses (a model words lessons its own way)
+_FAMILY_WORDS = {
+    "promise": frozenset(
+        """promise promises promised promising overpromise guarantee guarantees guaranteed
+        commit commitment commitments confirm confirmed unconfirmed""".split()  # noqa: SIM905
+    ),
+    "tone": frozenset(
+        """tone greeting greetings greet sign-off signoff sign-offs regards exclamation
+        exclamations emoji emojis emoticons apology apologies apologise apologize sorry short
+        shorter brief concise long longer length warm warmer calm formal casual friendly
+        enthusiastic punctuation""".split()  # noqa: SIM905
+    ),
+    "rejected": frozenset("reject rejected rejects rejection".split()),  # noqa: SIM905
+    "content": frozenset("content fact facts policy".split()),  # noqa: SIM905
+}
+
+
+def _tokens(text: str) -> set[str]:
+    found = set(_TOKEN.findall(text.casefold()))
+    return found | {part for token in found for part in token.split("-") if part}
+
+
+def assign(texts: Sequence[str], rules: Sequence[EditRule]) -> list[int]:
+    """Which rule each lesson of an edit is about (an index into ``rules``): the one it names
+    (a tag such as ``tone`` or ``removed-promise``), else the one whose words it uses most
+    (for content, the words the operator wrote), else the content rule, else the first."""
+    if len(rules) <= 1:
+        return [0] * len(texts)
+    fallback = next((i for i, r in enumerate(rules) if r.family == "content"), 0)
+    chosen: list[int] = []
+    for text in texts:
+        tokens = _tokens(text)
+        fits = []
+        for rule in rules:
+            words = _FAMILY_WORDS[rule.family]
+            if rule.family == "content":
+                words = words | {
+                    t for t in _tokens(f"{rule.said} {rule.unsaid}")
+                    if _substantive(t) and len(t) > 2
+                }  # fmt: skip
+            named = rule.family in tokens or any(name in tokens for name in rule.names)
+            fits.append(10 * int(named) + len(tokens & words))
+        best = max(fits)
+        chosen.append(fits.index(best) if best else fallback)
+    return chosen

@@ -1,0 +1,164 @@
+"""An edit can teach several rules (issue 24, DESIGN §8a), end to end through the one reflect
+core: each rule is its own lesson with its own identity; a shared diff shape merges only the
+rule it describes (the tone), never two different content rules; the same edit with other ids
+is a NOOP on every lesson it taught.
+
+Each property runs under the offline judge, and under a scripted model that words its lessons
+its own way (no tags, the operator's reply with its ids) and, asked to reconcile, NOOPs every
+candidate into the first lesson it is shown: fingerprints and the trust of a NOOP across keys
+keep every content rule anyway.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import select
+
+import digest
+from digest import fingerprint as fp
+from digest.db import session_scope
+from digest.model.scripted import Messages, event_of, rules, scripted_model, step_of
+from digest.models import DigestRun, Judgement, Lesson
+from digest.pipeline import drain
+from digest.tenants import find_agent
+from tests.conftest import lessons_for_event, use_model, with_batch_size
+
+AGENT = "bot"
+
+#: two edits with one diff shape (greeting kept; exclamation marks and emoji removed) that
+#: teach two different content rules
+REFUNDS = (
+    "Hi Ana!!! Your refund for order 4411 is on its way 😀",
+    "Hi Ana. Refunds for order 4411 take five business days to reach your account.",
+)
+PARCELS = (
+    "Hi Bob!!! Your parcel for order 5120 is on its way 😀",
+    "Hi Bob. Parcels for order 5120 leave our Oslo warehouse on weekdays.",
+)
+#: the refund edit again, for another customer and order
+REFUNDS_AGAIN = (
+    "Hi Kim!!! Your refund for order 98761 is on its way 😀",
+    "Hi Kim. Refunds for order 98761 take five business days to reach your account.",
+)
+
+
+def worded_model(messages: Messages) -> str:
+    """Reflect on an edit: a tone lesson and a content lesson in its own words (the reply
+    quoted with its ids, no tags naming a rule). Reconcile: NOOP every candidate into the
+    first lesson shown."""
+    step = step_of(messages)
+    if step == "reconcile":
+        text = messages[-1]["content"]
+        candidates = json.loads(
+            text.split("<candidates>")[1].split("</candidates>")[0].replace("\\u003c", "<")
+        )
+        return json.dumps(
+            {"operations": [{"op": "NOOP", "candidate": c["candidate"], "id": 0}
+                            for c in candidates]}
+        )  # fmt: skip
+    event = event_of(messages) if step == "reflect" else None
+    if event is None or event["kind"] != "operator_edit":
+        return rules(messages)
+    final = event["payload"]["final"]
+    return (
+        "<lesson><situation>Answering a customer</situation>"
+        "<correction>Keep the tone calm: never use exclamation marks or emoji.</correction>"
+        "<tags>style</tags></lesson>\n"
+        "<lesson><situation>Answering a customer</situation>"
+        f"<correction>Tell the customer what the operator told them: {final}</correction>"
+        "<tags>replies</tags></lesson>"
+    )
+
+
+@pytest.fixture(params=["offline", "scripted", "scripted-one-at-a-time"])
+def judge(
+    request: pytest.FixtureRequest, sqlite_env: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """The offline judge; a model of its own words in batches; and one event at a time,
+    judged and reconciled with no transaction open as a remote model's events are."""
+    if request.param == "offline":
+        yield "offline/rules"
+        return
+    if request.param == "scripted-one-at-a-time":
+        with_batch_size(monkeypatch, 1)
+    with scripted_model(worded_model) as model:
+        use_model(monkeypatch, model.name)
+        yield model.name
+
+
+def edit(tenant: str, reply: tuple[str, str]) -> int:
+    return digest.record_edit(tenant, AGENT, original=reply[0], final=reply[1])
+
+
+def active_lessons(tenant: str) -> list[Lesson]:
+    with session_scope() as session:
+        agent = find_agent(session, tenant, AGENT)
+        return list(
+            session.scalars(
+                select(Lesson)
+                .where(Lesson.agent_id == agent.id, Lesson.status == "active")
+                .order_by(Lesson.id)
+            )
+        )
+
+
+def by_family(lessons: list[Lesson]) -> dict[str, list[Lesson]]:
+    found: dict[str, list[Lesson]] = {}
+    for lesson in lessons:
+        found.setdefault(str(fp.edit_family(lesson.fingerprint)), []).append(lesson)
+    return found
+
+
+def test_an_edit_that_fixes_tone_and_content_teaches_two_lessons(judge: str, tenant: str) -> None:
+    event_id = edit(tenant, REFUNDS)
+    drain()
+    lessons = lessons_for_event(event_id)
+    assert len(lessons) == 2
+    families = by_family(lessons)
+    assert set(families) == {"content", "tone"}
+    [content], [tone] = families["content"], families["tone"]
+    assert "five business days" in content.correction
+    assert "exclamation" not in content.correction.lower()
+    assert "exclamation" in tone.correction and "five business days" not in tone.correction
+    if judge == "offline/rules":
+        # the operator's words as a quotation, its ids masked
+        assert "«Refunds for order ‹id› take five business days" in content.correction
+        assert "4411" not in content.correction
+
+
+def test_edits_sharing_a_shape_keep_their_content_rules_apart(judge: str, tenant: str) -> None:
+    refunds, parcels = edit(tenant, REFUNDS), edit(tenant, PARCELS)
+    drain()
+    families = by_family(active_lessons(tenant))
+    assert sorted(families) == ["content", "tone"]
+    contents = families["content"]
+    assert len(contents) == 2  # never NOOPed into each other, nor into the tone rule
+    assert any("five business days" in c.correction for c in contents)
+    assert any("Oslo warehouse" in c.correction for c in contents)
+    assert all(c.support_count == 1 for c in contents)
+    [tone] = families["tone"]  # the rule the shared shape describes: one lesson, both edits
+    assert tone.support_count == 2
+    assert {tone.id} == {lesson.id for lesson in lessons_for_event(refunds)} & {
+        lesson.id for lesson in lessons_for_event(parcels)
+    }
+
+
+def test_the_same_edit_with_other_ids_is_a_noop_on_every_lesson(judge: str, tenant: str) -> None:
+    edit(tenant, REFUNDS)
+    drain()
+    before = {lesson.id: lesson.support_count for lesson in active_lessons(tenant)}
+    again = edit(tenant, REFUNDS_AGAIN)
+    drain()
+    after = {lesson.id: lesson.support_count for lesson in active_lessons(tenant)}
+    assert set(after) == set(before) and len(after) == 2
+    assert all(after[i] == before[i] + 1 for i in after)
+    assert {lesson.id for lesson in lessons_for_event(again)} == set(after)
+    with session_scope() as session:
+        run = session.scalars(select(DigestRun).where(DigestRun.event_id == again)).one()
+        reused = session.scalars(select(Judgement.reused)).all()
+    assert (run.n_add, run.n_update, run.n_delete, run.n_noop) == (0, 0, 0, 2)
+    assert run.llm_calls == 0  # the stored judgement of the same edit stands
+    assert list(reused) == [1]
