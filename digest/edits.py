@@ -8,11 +8,15 @@ three lessons per event, and there are at most three families):
 - ``content``: what the final reply says that the draft did not (the final's sentences that
   carry the words the operator added, ids masked), or, when the edit adds nothing and no other
   rule explains it, what the operator left out. Its identity is that content: two different
-  content rules never share a key, the same content with other ids does;
-- ``promise``: a promise (a date, a guarantee, a refund nobody confirmed) removed or added;
-- ``tone``: the reply's tone and shape together (greeting, sign-off, apology, exclamation
-  marks, emoji, shorter or longer): one lesson whose identity is that set of rules, so edits
-  that share a diff shape share their tone rule and nothing else;
+  content rules never share a key, the same content with other ids does. What only serves
+  another rule is not content: an apology, a greeting, a sign-off, or a hedge written where a
+  promise was ("as soon as the engineer has checked it": the promise rule's example);
+- ``promise``: a promise (a date, a guarantee, a refund nobody confirmed) removed or added (a
+  term inside new content, "free within 90 days", is that content);
+- ``tone``: the reply's tone and shape together (a greeting dropped, added or another one
+  written, a sign-off, an apology dropped, added or cut down, exclamation marks, emoji,
+  shorter, or longer when no content explains it): one lesson whose identity is that set of
+  rules, so edits that share a diff shape share their tone rule and nothing else;
 - ``rejected``: a draft rejected outright, alone, identified by the draft's content.
 
 Pure functions on text. ``digest.fingerprint`` keys each rule (``kind:subject-digest`` with
@@ -28,6 +32,9 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+#: an apology of at least this many words, cut to half or less, is a rule of its own
+APOLOGY_LONG = 8
+
 #: the families of rules, in the order an edit's lessons are written
 FAMILIES = ("content", "promise", "tone", "rejected")
 
@@ -40,9 +47,10 @@ _PROMISE = re.compile(
 _GREETING = re.compile(
     r"^\W*(hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b", re.I
 )
+#: a sign-off ends the reply, maybe with a name after it ("Kind regards, the Lumen team")
 _SIGN_OFF = re.compile(
     r"\b(regards|best wishes|kind regards|cheers|sincerely|thanks again|have a (?:great|nice) "
-    r"day)\W*$",
+    r"day)\b[^.!?\n]{0,40}[.!?]*\s*$",
     re.I,
 )
 _APOLOGY = re.compile(r"\b(sorry|apologi[sz]e|apologies|regret)\b", re.I)
@@ -57,17 +65,34 @@ def _flag(name: str, before: bool, after: bool) -> list[str]:
     return []
 
 
+def _greeting(text: str) -> str:
+    found = _GREETING.search(text)
+    return " ".join(found.group(1).casefold().split()) if found else ""
+
+
+def _apology_words(text: str) -> int:
+    """How many words the reply's apologising sentences take."""
+    return sum(len(s.split()) for s in _SENTENCE_END.split(text) if _APOLOGY.search(s))
+
+
 def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     """The shape rules an operator's edit shows, as names: ``rejected``, ``removed-promise``,
-    ``added-greeting``, ``shorter``, … (empty when the diff shows none of them). The content
-    of the edit is not among them: ``taught`` adds it."""
+    ``added-greeting``, ``greeting-dear`` (another greeting), ``shorter-apology`` (a long
+    apology cut down), ``shorter``, … (empty when the diff shows none of them). The content of
+    the edit is not among them: ``taught`` adds it."""
     if final is None:
         return ("rejected",)
     rules: list[str] = []
     rules += _flag("promise", bool(_PROMISE.search(original)), bool(_PROMISE.search(final)))
-    rules += _flag("greeting", bool(_GREETING.search(original)), bool(_GREETING.search(final)))
+    greeted, greets = _greeting(original), _greeting(final)
+    rules += _flag("greeting", bool(greeted), bool(greets))
+    if greeted and greets and greeted != greets:
+        rules.append("greeting-" + greets.replace(" ", "-"))
     rules += _flag("sign-off", bool(_SIGN_OFF.search(original)), bool(_SIGN_OFF.search(final)))
     rules += _flag("apology", bool(_APOLOGY.search(original)), bool(_APOLOGY.search(final)))
+    sorry, sorry_now = _apology_words(original), _apology_words(final)
+    if sorry_now and sorry >= APOLOGY_LONG and sorry_now <= sorry / 2:
+        rules.append("shorter-apology")
     rules += _flag("exclamation", "!" in original, "!" in final)
     rules += _flag("emoji", bool(_EMOJI.search(original)), bool(_EMOJI.search(final)))
     a, b = len(original.split()), len(final.split())
@@ -108,7 +133,9 @@ _REPLY_IDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"#\s?\d[\w-]*"), "<id>"),
     (
         re.compile(
-            r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])(?!\d+(?:st|nd|rd|th|h|am|pm|x)\b)[\w-]{3,}\b"
+            # (not an ordinal, a time or a measure: 2nd, 24h, 5pm, 2-year, 30-day)
+            r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])(?!\d+(?:st|nd|rd|th|h|am|pm|x|-[A-Za-z]+)\b)"
+            r"[\w-]{3,}\b"
         ),
         "<id>",
     ),
@@ -156,7 +183,8 @@ def _plain(text: str) -> str:
     plain = _EMOJI.sub(" ", unicodedata.normalize("NFKC", text))
     plain = _LEADING_GREETING.sub("", plain.strip())
     plain = _TRAILING_SIGN_OFF.sub("", plain)
-    return re.sub(r"[.!]*![.!]*", ".", plain).strip()
+    plain = re.sub(r"[.!]*![.!]*", ".", plain).strip()
+    return plain[:1].upper() + plain[1:]
 
 
 def _sentences(text: str) -> list[str]:
@@ -167,10 +195,26 @@ def _substantive(token: str) -> bool:
     return token not in _FILLER and (len(token) > 1 or token.isdigit())
 
 
+#: what an apology says besides being sorry: a sentence of only these words is tone
+_APOLOGY_WORDS = frozenset(
+    """trouble inconvenience frustration confusion hassle delay delays wait waiting caused any
+    so very really truly deeply sincerely terribly sorry apologise apologize apologies regret
+    mix-up""".split()  # noqa: SIM905
+)
+
+
+def _only_apology(sentence: str) -> bool:
+    """Is the sentence an apology and nothing else ("Sorry for the trouble.")?"""
+    words = {t for t in _TOKEN.findall(sentence.casefold()) if _substantive(t)}
+    return bool(_APOLOGY.search(sentence)) and words <= _APOLOGY_WORDS
+
+
 def content_change(original: str, final: str) -> tuple[str, str]:
     """(what the final says that the draft did not, what the draft said that the final does
     not): the sentences that carry the substantive words added or removed, tone aside."""
-    before, after = _sentences(_plain(original)), _sentences(_plain(final))
+    before, after = (
+        [s for s in _sentences(_plain(text)) if not _only_apology(s)] for text in (original, final)
+    )
     drafted = [(i, t) for i, s in enumerate(before) for t in _TOKEN.findall(s.casefold())]
     sent = [(i, t) for i, s in enumerate(after) for t in _TOKEN.findall(s.casefold())]
     matcher = difflib.SequenceMatcher(
@@ -184,7 +228,8 @@ def content_change(original: str, final: str) -> tuple[str, str]:
         if op in ("replace", "insert"):
             added |= {sent[k][0] for k in range(j1, j2) if _substantive(sent[k][1])}
     said = [s for i, s in enumerate(after) if i in added]
-    unsaid = [s for i, s in enumerate(before) if i in removed]
+    # an apology taken out or cut down is the tone's rule, not content the draft said
+    unsaid = [s for i, s in enumerate(before) if i in removed and not _APOLOGY.search(s)]
     return " ".join(said), " ".join(unsaid)
 
 
@@ -206,6 +251,25 @@ def left_out(original: str, final: str) -> str:
 def _promising(text: str) -> str:
     """The sentences of a reply that make a promise (``_PROMISE``)."""
     return " ".join(s for s in _sentences(_plain(text)) if _PROMISE.search(s))
+
+
+#: how a reply says "when it is ready" without a date: what replaces a promise
+_HEDGE = re.compile(
+    r"\b(?:as soon as|as quickly as|shortly|we(?:'ll| will) (?:let you know|keep you (?:posted|"
+    r"updated)|update you|be in touch)|(?:cannot|can't|can not) (?:promise|guarantee)|no (?:exact|"
+    r"fixed) date)\b",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty)\b",
+    re.I,
+)
+
+
+def _hedges(said: str) -> bool:
+    """Does what the final says only hedge (no date, no number: "as soon as the engineer has
+    checked it")? Said in place of a promise, it is how the promise rule is kept, not a fact."""
+    return all(_HEDGE.search(s) and not _NUMBER.search(s) for s in _sentences(said))
 
 
 # --- the rules ----------------------------------------------------------------------------------
@@ -242,8 +306,14 @@ def taught(original: str, final: str | None) -> list[EditRule]:
     promise = tuple(n for n in shape if n.endswith("-promise"))
     tone = tuple(n for n in shape if n not in promise)
     said, unsaid = content_change(original, final)
-    rules: list[EditRule] = []
+    promised = _promising(final)
+    if promise == ("added-promise",) and said and promised and promised in said:
+        promise = ()  # a date or a term inside new content is that content, not a promise
     if said:
+        tone = tuple(n for n in tone if n != "longer")  # the content made it longer
+    hedge = promise == ("removed-promise",) and bool(said) and _hedges(said)
+    rules: list[EditRule] = []
+    if said and not hedge:
         rules.append(EditRule("content", ("said",), said=said, unsaid=unsaid))
     elif unsaid and not promise and set(tone) <= {"shorter"}:
         # nothing added, and no promise or tone rule explains what was removed: what the
@@ -252,9 +322,10 @@ def taught(original: str, final: str | None) -> list[EditRule]:
         if gone:
             rules.append(EditRule("content", ("left-out",), unsaid=gone))
     if promise:
+        # a removed promise may come with what the operator says in its place (a hedge)
         removed = promise[0].startswith("removed")
         rules.append(
-            EditRule("promise", promise, said="" if removed else _promising(final),
+            EditRule("promise", promise, said=said if hedge else "" if removed else promised,
                      unsaid=_promising(original) if removed else "")
         )  # fmt: skip
     if tone:

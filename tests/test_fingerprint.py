@@ -154,6 +154,45 @@ def test_a_content_key_masks_ids_not_facts() -> None:
     assert key("Order 41 ships in 3 days.") != key("Order 41 ships in 4 days.")
 
 
+@pytest.mark.parametrize(
+    ("original", "final", "rule"),
+    [
+        pytest.param("Hey Mark, it is covered.", "Dear Mark, it is covered.", "greeting-dear",
+                     id="another-greeting"),
+        pytest.param("Your plan is cancelled.",
+                     "Your plan is cancelled. Kind regards, the Lumen team",
+                     "added-sign-off", id="sign-off-with-a-name"),
+        pytest.param("We are so very sorry for the trouble, we truly apologise, this should never "
+                     "happen. Your code is below.", "Sorry for the trouble. Your code is below.",
+                     "shorter-apology", id="apology-cut-down"),
+    ],
+)  # fmt: skip
+def test_edit_rules_read_the_tone_an_operator_changes(original: str, final: str, rule: str) -> None:
+    assert rule in fp.edit_rules(original, final)
+    [tone] = fp.event_keys("operator_edit", {"original": original, "final": final})
+    assert fp.edit_family(tone) == "tone"  # nothing else was said: no content rule
+
+
+def test_what_only_serves_a_rule_is_not_content() -> None:
+    def families(original: str, final: str) -> list[str | None]:
+        keys = fp.event_keys("operator_edit", {"original": original, "final": final})
+        return [fp.edit_family(k) for k in keys]
+
+    # appended facts make a reply longer: the facts are the rule, not the length
+    assert families("Your order has shipped.", "Your order has shipped. Parcels over 20 kg "
+                    "need a signature.") == ["content"]  # fmt: skip
+    # a term inside new content ("within 90 days") is that content, not a promise added
+    assert families("We can fix it.", "We can fix it free of charge within 90 days.") == ["content"]
+    # a hedge in a removed promise's place keeps the promise rule; it is no fact of its own
+    assert families(
+        "It will be fixed by tomorrow, guaranteed.", "It will be fixed as soon as we can."
+    ) == ["promise"]
+    # a fact in its place is: "Refunds take five business days" is content
+    assert families(
+        "We will refund you tomorrow for sure.", "Refunds take five business days."
+    ) == ["content", "promise"]
+
+
 def test_a_rejected_draft_is_keyed_by_what_it_said() -> None:
     one = fp.event_keys("operator_edit", {"original": "Refund order 41 now.", "final": None})
     same = fp.event_keys("operator_edit", {"original": "Refund order 77 now.", "final": None})

@@ -445,7 +445,7 @@ def _check_corpus(tenant: str, corpus: Corpus) -> None:
         trusted.extend(lessons_for_event(event_id))
     with session_scope() as session:
         trusted.extend(session.get(Lesson, i) for i in corpus.manual_lessons)  # type: ignore[misc]
-    assert len(trusted) == 4  # the answer, the manual lesson, the edit's content and its tone
+    assert len(trusted) == 3  # the answer, the manual lesson and the edit's content
     assert all(lesson.status == "active" for lesson in trusted)
     assert "billing@acme.example" in " ".join(lesson.correction for lesson in trusted)
 

@@ -186,6 +186,7 @@ _EDIT_ADVICE = {
     "added-greeting": "Open the reply with a greeting.",
     "removed-sign-off": "Leave out the sign-off.",
     "added-sign-off": "Close the reply with a sign-off.",
+    "shorter-apology": "Keep an apology to one short sentence; then get to the point.",
     "removed-apology": "Do not apologise when nothing went wrong.",
     "added-apology": "Acknowledge the customer's trouble with an apology.",
     "removed-exclamation": "Keep a calm tone: no exclamation marks.",
@@ -201,6 +202,7 @@ _TONE_ASKS = {
     "added-greeting": "a greeting first",
     "removed-sign-off": "no sign-off",
     "added-sign-off": "a sign-off at the end",
+    "shorter-apology": "one short apology",
     "removed-apology": "no apology when nothing went wrong",
     "added-apology": "an apology for the customer's trouble",
     "removed-exclamation": "no exclamation marks",
@@ -224,6 +226,23 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _greeting_of(name: str) -> str:
+    """``greeting-dear`` → "Dear": the greeting the operator writes instead."""
+    return name.removeprefix("greeting-").replace("-", " ").capitalize()
+
+
+def _advice(name: str) -> str:
+    if name.startswith("greeting-"):
+        return f"Open the reply with «{_greeting_of(name)} …», as the operator does."
+    return _EDIT_ADVICE[name]
+
+
+def _asks(name: str) -> str:
+    if name.startswith("greeting-"):
+        return f"«{_greeting_of(name)} …» as the greeting"
+    return _TONE_ASKS[name]
+
+
 def _tone_done(names: tuple[str, ...]) -> str:
     """What the tone rules changed: "removed the greeting and the emoji; made it shorter"."""
     parts = []
@@ -231,6 +250,8 @@ def _tone_done(names: tuple[str, ...]) -> str:
         things = [_TONE_THING[n.split("-", 1)[1]] for n in names if n.startswith(f"{verb}-")]
         if things:
             parts.append(f"{verb} {_and(things)}")
+    parts += [f"greeted with «{_greeting_of(n)}»" for n in names if n.startswith("greeting-")]
+    parts += ["cut the apology short" for n in names if n == "shorter-apology"]
     parts += [f"made it {n}" for n in names if n in ("shorter", "longer")]
     return "; ".join(parts)
 
@@ -275,17 +296,20 @@ def _edit_lesson(rule: EditRule, situation: str) -> str:
         )
     if rule.family == "promise":
         [name] = rule.names
+        advice = _EDIT_ADVICE[name]
         if rule.unsaid:
             mistake = f"The draft promised {_words_of(rule.unsaid)}; the operator took it out."
+            if rule.said:  # what the operator wrote in the promise's place
+                advice += f" Say what it depends on, as the operator does: {_words_of(rule.said)}."
         elif rule.said:
             mistake = f"The operator added a commitment: {_words_of(rule.said)}."
         else:
             mistake = f"The operator {name.split('-')[0]} a promise."
-        return _block(situation, mistake, _EDIT_ADVICE[name], ["operator-edit", "promise", name])
+        return _block(situation, mistake, advice, ["operator-edit", "promise", name])
     if len(rule.names) == 1:
-        advice = _EDIT_ADVICE[rule.names[0]]
+        advice = _advice(rule.names[0])
     else:
-        advice = f"Match the operator's tone: {_and([_TONE_ASKS[n] for n in rule.names])}."
+        advice = f"Match the operator's tone: {_and([_asks(n) for n in rule.names])}."
     return _block(
         situation,
         f"The operator edited the draft's tone: {_tone_done(rule.names)}.",

@@ -17,6 +17,7 @@ _RULE_WORDS = {
     "rejected": "rejects the draft",
     "shorter": "shortens the reply",
     "longer": "lengthens the reply",
+    "shorter-apology": "shortens the apology",
 }
 _VERBS = {"removed": "removes", "added": "adds"}
 _THING = {
@@ -45,6 +46,8 @@ def edit_label(original: str, final: str | None) -> str:
             verb, _, thing = rule.partition("-")
             if rule in _RULE_WORDS:
                 words.append(_RULE_WORDS[rule])
+            elif verb == "greeting":  # another greeting: greeting-dear
+                words.append(f"greets with “{thing.replace('-', ' ').capitalize()}”")
             else:
                 words.append(f"{_VERBS.get(verb, verb)} {_THING.get(thing, thing)}")
         return short_label(", ".join(words))

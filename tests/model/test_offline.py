@@ -245,6 +245,22 @@ def test_tone_alone_teaches_one_tone_lesson() -> None:
     [lesson] = _lessons(_edit("Hi Ana, here it is!", "Here it is."))
     assert {"tone", "removed-greeting", "removed-exclamation"} <= set(lesson.tags)
     assert "Ana" not in lesson.correction
+    [greeting] = _lessons(_edit("Hey Mark, it is covered.", "Dear Mark, it is covered."))
+    assert "greeting-dear" in greeting.tags and "«Dear …»" in greeting.correction
+    assert "Mark" not in greeting.correction
+
+
+def test_a_hedge_in_a_promises_place_is_the_promise_rule_with_what_to_say() -> None:
+    promise, tone = _lessons(
+        _edit(
+            "Absolutely!!! It will be fixed by tomorrow, guaranteed!!!",
+            "Absolutely. It will be fixed as soon as the engineer has checked it.",
+        )
+    )
+    assert "removed-promise" in promise.tags
+    assert promise.correction.startswith("Do not promise")
+    assert "«It will be fixed as soon as the engineer has checked it»" in promise.correction
+    assert "removed-exclamation" in tone.tags
 
 
 def test_owner_answer_lesson_carries_the_answer() -> None:

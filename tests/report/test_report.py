@@ -135,6 +135,12 @@ def test_unknown_names_and_bad_weeks(embedded_pg: str, tenant: str) -> None:
         ),
         ("Hi Ann, the parcel left.", "The parcel left.", "removes a greeting, shortens the reply"),
         ("Your parcel ships Monday.", None, "rejects the draft"),
+        ("Hey Ann, it is covered.", "Dear Ann, it is covered.", "greets with “Dear”"),
+        (
+            "We are so very sorry for the trouble, we truly apologise, this should never happen.",
+            "Sorry for the trouble.",
+            "shortens the apology, shortens the reply",
+        ),
         (
             "Use carrier DHL for order 4412",
             "Use carrier UPS for order 4412",
