@@ -107,6 +107,36 @@ def signals_change(text: str) -> bool:
     return states_reversal(_substance(text))
 
 
+#: an answer that opens by saying yes, or no, in the languages the screen reads
+_YES = re.compile(
+    r"^\W*(?:yes|yeah|yep|sure|of course|sí|si|oui|ja|jawohl|sim|sì|да|tak|ano|evet|kyllä"
+    r"|igen|はい|是的|是|네|예)(?=\W|$)",
+    re.IGNORECASE,
+)
+_NO = re.compile(
+    r"^\W*(?:no|nope|not|never|non|nein|não|nao|нет|nie|ne|hayır|nej|ei|nem|いいえ|不是|不"
+    r"|아니요|아니오)(?=\W|$)",
+    re.IGNORECASE,
+)
+
+
+def answer_polarity(text: str) -> int:
+    """+1 for an answer that opens with a yes, -1 with a no, 0 for neither."""
+    if _YES.match(text):
+        return 1
+    if _NO.match(text):
+        return -1
+    return 0
+
+
+def answers_reversed(new: str, old: str) -> bool:
+    """Does a new answer to a question reverse the old one: a yes where there was a no (or
+    the other way round), or a statement that what the old answer says was removed, replaced
+    or inverted?"""
+    polarity = answer_polarity(new) * answer_polarity(old)
+    return polarity < 0 or reverses(new, old)
+
+
 def reverses(new: str, old: str) -> bool:
     """Does ``new`` state a reversal about something ``old`` speaks of (a requirement the old
     text asks for that the new says was removed, replaced or inverted)? Both are read for

@@ -9,7 +9,7 @@ import pytest
 
 from digest import fingerprint as fp
 from digest.model.offline_reconcile import reconcile
-from digest.reversal import reversal_terms, reverses, states_reversal
+from digest.reversal import answers_reversed, reversal_terms, reverses, states_reversal
 
 OLD = (
     "Before calling `api_call`, make sure every required parameter is present. Observed: "
@@ -76,3 +76,43 @@ def test_another_tools_lesson_is_never_superseded_by_a_reversal() -> None:
     candidate["candidate"] = candidate.pop("id")
     ops = json.loads(reconcile(existing, [candidate]))["operations"]
     assert ops[0]["op"] == "ADD"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reversed_"),
+    [
+        ("No, we are open on weekdays only.", "Yes: on Saturdays from 9 to 12.", True),
+        ("Yes, 3-5 working days.", "Yes, 4-6 working days.", False),
+        ("Ja, samstags bis 12 Uhr.", "Nein, nur werktags.", True),
+        (
+            "No, we do not ship to Norway.",
+            "Since May we ship to Norway; it is no longer excluded.",
+            True,
+        ),
+        ("Refunds take five days.", "Refunds take five to seven days.", False),
+    ],
+)
+def test_an_owners_new_answer_reverses_the_old_one_or_not(
+    old: str, new: str, reversed_: bool
+) -> None:
+    assert answers_reversed(new, old) is reversed_
+
+
+def _answer_item(i: int, question: str, answer: str) -> dict[str, object]:
+    key = fp.event_keys("owner_answer", {"question": question})[0]
+    return {"id": i, "situation": f"Asked: {question}", "mistake": None, "tags": [],
+            "correction": f'Answer "{question}" with the owner\'s facts. {answer}',
+            "fingerprint": key}  # fmt: skip
+
+
+def test_the_offline_judge_supersedes_a_reversed_answer_and_updates_a_refined_one() -> None:
+    question = "Do you take weekend appointments?"
+    existing = [_answer_item(4, question, "No, we are open on weekdays only.")]
+    reversal = _answer_item(0, question, "Yes: on Saturdays from 9 to 12.")
+    reversal["candidate"] = reversal.pop("id")
+    [op] = json.loads(reconcile(existing, [reversal]))["operations"]
+    assert (op["op"], op["id"]) == ("DELETE", 4) and "reversed" in op["reason"]
+    refined = _answer_item(0, question, "No, we are open on weekdays only, 8 to 18.")
+    refined["candidate"] = refined.pop("id")
+    [op] = json.loads(reconcile(existing, [refined]))["operations"]
+    assert (op["op"], op["id"]) == ("UPDATE", 4)

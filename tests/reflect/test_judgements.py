@@ -145,8 +145,10 @@ def test_an_owners_new_answer_is_not_answered_from_the_cache(counted: Any, tenan
     drain()
     assert reflect_calls(counted) == 2
     with session_scope() as session:
-        [lesson] = session.scalars(select(Lesson)).all()
-    assert "No, not now" in lesson.correction
+        [lesson] = session.scalars(select(Lesson).where(Lesson.status == "active")).all()
+        [old] = session.scalars(select(Lesson).where(Lesson.status == "superseded")).all()
+    assert "No, not now" in lesson.correction  # the reversed answer supersedes the old one
+    assert old.superseded_by_id == lesson.id
 
 
 def test_a_judgement_whose_lesson_is_retired_before_the_write_is_judged_afresh(
