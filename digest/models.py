@@ -198,6 +198,9 @@ class Lesson(Base):
     mistake: Mapped[str | None] = mapped_column(Text)
     correction: Mapped[str] = mapped_column(Text)
     tags: Mapped[list[str]] = mapped_column(Json, default=list)
+    #: the telling words of the tasks of the runs it was learned from (digest.lessons.cues):
+    #: retrieval matches prompts against them; nothing an agent reads renders them
+    cues: Mapped[list[str] | None] = mapped_column(Json, default=list)
     source: Mapped[str] = mapped_column(String(32))
     trust: Mapped[str] = mapped_column(String(12), default="untrusted", server_default="untrusted")
     outcome: Mapped[str] = mapped_column(String(16), default="failure")
@@ -221,6 +224,10 @@ class Lesson(Base):
     #: computed from (digest.identity.embedding.vector_key): a stale key means recompute
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     embedding_key: Mapped[str | None] = mapped_column(String(40))
+    #: what those tasks meant: up to four sums of their words' embeddings, one per kind of
+    #: task, and the model they are of (digest.lessons.vectors.add_task_meaning)
+    cue_embedding: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
+    cue_embedding_key: Mapped[str | None] = mapped_column(String(40))
 
 
 class Judgement(Base):

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 
 from digest.db import read_scope, session_scope
 from digest.errors import DatabaseUnavailable
-from digest.identity.index import AgentIndex, Entry
+from digest.identity.index import AgentIndex, Entry, keyword_weights
 from digest.lessons.neighbours import agent_view, probe_vector
 from digest.logs import get_logger
 from digest.models import Agent, LearningVersion, Lesson, Tenant, as_utc, utcnow
@@ -258,19 +258,24 @@ def ranked_parts(
     contact_id: str | None = None,
 ) -> list[list[tuple[Entry, float]]]:
     """Per index part, its ``count`` agent-wide entries (with ``contact_id``, that contact's
-    own too) most relevant to the prompt among those its mask allows, best first.
+    own too) most relevant to the prompt among those its mask allows, best first. Keywords
+    weigh by how few of all the visible entries hold them (``keyword_weights``).
 
     ``pitfalls`` ranks the parts of the agent's kept index (``View.parts``); a replay
     (``digest.versions.replay``) the same parts with the masks cut to versions' lessons."""
     if not words and vector is None:
         return []
-    ranked = []
+    seen = []
     for index, allowed in parts:
         visible = allowed & index.mask("agent-scope", _agent_wide)
         if contact_id is not None:
             visible |= allowed & index.mask(f"contact:{contact_id}", _of_contact(contact_id))
-        ranked.append(index.rank_for_prompt(words, vector, count, allowed=visible))
-    return ranked
+        seen.append((index, visible))
+    weights = keyword_weights(seen, words) if words else None
+    return [
+        index.rank_for_prompt(words, vector, count, allowed=visible, weights=weights)
+        for index, visible in seen
+    ]
 
 
 def merged_scores(ranked: Iterable[Iterable[tuple[Entry, float]]]) -> dict[int, float]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +71,24 @@ def terms(text: str) -> set[str]:
     return {w for w in _WORD.findall(normalise(text)) if len(w) >= MIN_TERM and w not in STOPWORDS}
 
 
+def keyword_weights(
+    parts: Iterable[tuple[AgentIndex, np.ndarray]], keywords: Sequence[str]
+) -> list[float]:
+    """How much each keyword tells, over the entries ``parts`` allow (each index with its
+    mask): for ``n`` of ``N`` entries matching it, ``ln(1 + (N - n + 0.5) / (n + 0.5))`` (the
+    inverse document frequency of BM25). A keyword no entry holds weighs most; one every
+    entry holds (a word of the lessons' own template) next to nothing."""
+    total = 0
+    found = [0] * len(keywords)
+    for index, allowed in parts:
+        total += int(allowed.sum())
+        for position, keyword in enumerate(keywords):
+            held = index.keyword_matches(keyword)
+            if held is not None:
+                found[position] += int((held & allowed).sum())
+    return [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in found]
+
+
 def semantic_relevance(cosine: float) -> float:
     return min(1.0, max(0.0, (cosine - COS_ZERO) / (COS_ONE - COS_ZERO)))
 
@@ -92,8 +111,11 @@ class Entry:
     vector: np.ndarray | None = None
     #: anything the caller wants back with a hit (title, trust, scope …)
     meta: Any = None
-    #: extra words a keyword search matches (title, tags)
+    #: extra words a keyword search matches (title, tags, cues)
     extra: str = ""
+    #: what the tasks it was learned from meant (``digest.lessons.cues``): unit rows, one per
+    #: kind of task; a prompt is compared with the closest as well as with the text
+    cue_vectors: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +177,16 @@ class AgentIndex:
             if self.dim and self.entries
             else np.zeros((len(self.entries), 0), np.float32)
         )
+        cues = [
+            (position, e.cue_vectors)
+            for position, e in enumerate(self.entries)
+            if e.cue_vectors is not None and e.cue_vectors.shape[1:] == (self.dim,)
+        ]
+        self._cue_matrix = np.vstack([rows for _, rows in cues]) if cues else None
+        #: the entry each row of the cue matrix belongs to
+        self._cue_owner = np.concatenate(
+            [np.full(len(rows), position, np.int64) for position, rows in cues]
+        ) if cues else None  # fmt: skip
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -265,22 +297,29 @@ class AgentIndex:
 
     # --- keyword search (pitfalls) ---------------------------------------------------------------
 
-    def _keyword_counts(self, keywords: Iterable[str]) -> np.ndarray:
-        """Per entry: how many of the keywords start one of its words ("refund" matches
-        "refunds" and "refunded")."""
-        counts = np.zeros(len(self.entries), dtype=np.int32)
+    def keyword_matches(self, keyword: str) -> np.ndarray | None:
+        """The entries a keyword matches (None: none): those holding a word it begins
+        ("refund" matches "refunds" and "refunded")."""
         held = np.zeros(len(self.entries), dtype=bool)
-        for keyword in keywords:
-            start = bisect.bisect_left(self._vocabulary, keyword)
-            matched = False
-            for word in itertools.islice(self._vocabulary, start, start + 256):
-                if not word.startswith(keyword):
-                    break  # (a very common stem: its first 256 words say enough)
-                held[self._postings[word]] = True
-                matched = True
-            if matched:
-                counts += held  # once per keyword, however many of its words an entry holds
-                held[:] = False
+        matched = False
+        start = bisect.bisect_left(self._vocabulary, keyword)
+        for word in itertools.islice(self._vocabulary, start, start + 256):
+            if not word.startswith(keyword):
+                break  # (a very common stem: its first 256 words say enough)
+            held[self._postings[word]] = True
+            matched = True
+        return held if matched else None
+
+    def _keyword_counts(
+        self, keywords: Sequence[str], weights: Sequence[float] | None = None
+    ) -> np.ndarray:
+        """Per entry: the keywords it matches (``keyword_matches``), each counted once
+        however many of its words it matches, and weighed by ``weights`` when given."""
+        counts = np.zeros(len(self.entries), dtype=np.float64)
+        for position, keyword in enumerate(keywords):
+            held = self.keyword_matches(keyword)
+            if held is not None:
+                counts += held * (weights[position] if weights is not None else 1.0)
         return counts
 
     def rank_for_prompt(
@@ -291,22 +330,35 @@ class AgentIndex:
         *,
         allowed: np.ndarray | None = None,
         min_cosine: float = 0.45,
+        weights: Sequence[float] | None = None,
     ) -> list[tuple[Entry, float]]:
         """The entries most relevant to a prompt, by the share of its keywords they hold and,
         with vectors, their cosine; an entry qualifies by one keyword or a cosine of at least
-        ``min_cosine``. At most ``k`` (entry, score), best first (ties: newest)."""
+        ``min_cosine``. With ``weights`` (one per keyword, ``keyword_weights``), the share is
+        of the keywords' weight: a rare word says more than one most lessons hold. The cosine
+        is the text's or, when closer, the tasks' the lesson was learned from (``cue_vectors``).
+        At most ``k`` (entry, score), best first (ties: newest)."""
         if not self.entries or k < 1:
             return []
-        counts = self._keyword_counts(keywords)
-        share = counts / max(1, len(keywords)) if keywords else counts.astype(np.float64)
+        counts = self._keyword_counts(keywords, weights)
+        total = float(sum(weights)) if weights is not None else float(len(keywords))
+        share = counts / total if keywords and total > 0 else counts
         cosines = self.cosines(vector)
         if cosines is None:
             score = share.astype(np.float64)
             qualifies = counts > 0
         else:
             semantic = np.clip((cosines - COS_ZERO) / (COS_ONE - COS_ZERO), 0.0, 1.0)
-            score = (1 - SEMANTIC_WEIGHT) * share + SEMANTIC_WEIGHT * semantic
             qualifies = (counts > 0) | (cosines >= min_cosine)
+            if self._cue_matrix is not None and self._cue_owner is not None and vector is not None:
+                # the closer of the lesson's text and the tasks it was learned from
+                cues = np.full(len(self.entries), -1.0, np.float32)
+                np.maximum.at(cues, self._cue_owner, self._cue_matrix @ vector.astype(np.float32))
+                semantic = np.maximum(
+                    semantic, np.clip((cues - COS_ZERO) / (COS_ONE - COS_ZERO), 0.0, 1.0)
+                )
+                qualifies |= cues >= min_cosine
+            score = (1 - SEMANTIC_WEIGHT) * share + SEMANTIC_WEIGHT * semantic
         if allowed is not None:
             qualifies &= allowed
         candidates = np.flatnonzero(qualifies)

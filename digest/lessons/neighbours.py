@@ -38,7 +38,7 @@ from digest.fingerprint import states_a_fact
 from digest.identity.embedding import Embedder, from_bytes
 from digest.identity.index import AgentIndex, Entry, Hit, sort_key
 from digest.lessons.transition import moved_in_transaction
-from digest.lessons.vectors import embedder, vector_key, vectors_for
+from digest.lessons.vectors import cue_vectors, embedder, vector_key, vectors_for
 from digest.models import Agent, Lesson, as_utc, utcnow
 from digest.runtime import runtime
 from digest.text import lesson_text
@@ -193,7 +193,7 @@ def _rows_query(agent_id: int) -> Any:
             Lesson.id, Lesson.title, Lesson.situation, Lesson.mistake, Lesson.correction,
             Lesson.tags, Lesson.fingerprint, Lesson.scope, Lesson.contact_id, Lesson.expires_at,
             Lesson.trust, Lesson.status, Lesson.embedding, Lesson.embedding_key,
-            Lesson.updated_at,
+            Lesson.updated_at, Lesson.cues, Lesson.cue_embedding, Lesson.cue_embedding_key,
         )
         .where(Lesson.agent_id == agent_id)
         .order_by(Lesson.id)
@@ -216,6 +216,7 @@ def _entries(
     model)."""
     active = [lesson for lesson in lessons if every_status or lesson.status == "active"]
     texts = [lesson_text(lesson.situation, lesson.correction) for lesson in active]
+    model = found.name if found is not None else None
     vectors: list[np.ndarray | None] = [None] * len(active)
     if found is not None:
         missing = []
@@ -236,7 +237,15 @@ def _entries(
             lesson.fingerprint,
             vector,
             meta=_row(lesson),
-            extra=f"{lesson.title} {' '.join(lesson.tags or ())}",
+            # what a keyword search matches besides the text: the title, the tags, and the
+            # cues (the tasks' words and meaning, which no agent reads: digest.lessons.cues)
+            extra=" ".join((lesson.title, *(lesson.tags or ()), *(lesson.cues or ()))),
+            cue_vectors=cue_vectors(
+                lesson.cue_embedding,
+                lesson.cue_embedding_key,
+                model,
+                vector.shape[0] if vector is not None else 0,
+            ),
         )
         for lesson, text, vector in zip(active, texts, vectors, strict=True)
     ]

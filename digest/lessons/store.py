@@ -17,6 +17,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from digest.lessons.cues import event_cues, merged
 from digest.lessons.transition import (
     CITED,
     bump_epoch,
@@ -193,6 +194,7 @@ def add_lesson(
         mistake=cand.mistake,
         correction=cand.correction,
         tags=list(cand.tags),
+        cues=event_cues(event.kind, event.payload),
         source=source,
         trust="trusted" if event.trust == "high" else "untrusted",
         outcome=outcome,
@@ -313,14 +315,16 @@ def _cite(
     prompt_hash: str | None,
     **changes: Any,
 ) -> None:
-    """What NOOP and UPDATE share: the event cited once (support + 1 the first time), the
-    lesson seen now, and the transition (history row, epoch moved)."""
+    """What NOOP and UPDATE share: the event cited once (support + 1 the first time), its
+    task's words added to the lesson's cues (``digest.lessons.cues``), the lesson seen now,
+    and the transition (history row, epoch moved)."""
     cited = add_evidence(session, lesson, event, note)
     now = utcnow()
     transition(
         session, lesson, op=op, reason=reason, event=event, model=model,
         prompt_hash=prompt_hash, support_count=lesson.support_count + (1 if cited else 0),
-        last_seen_at=now, updated_at=now, **changes,
+        last_seen_at=now, updated_at=now,
+        cues=merged(lesson.cues, event_cues(event.kind, event.payload)), **changes,
     )  # fmt: skip
 
 

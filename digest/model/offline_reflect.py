@@ -1,7 +1,9 @@
 """``offline/rules`` answering a reflect request: one event judged by fixed rules, answered in
 the reflect output contract (``<skip>`` or up to three ``<lesson>`` blocks).
 
-- tool error → a lesson about that tool (missing parameter, bad format, unknown id, permission);
+- tool error → a lesson about that error: its family (out of stock, balance too low, already
+  cancelled, status does not allow it, limit exceeded, not found, …; ``error_families``) picks
+  the remedy, which is the lesson's title; one lesson per distinct error of the run, up to three;
 - failure with an error but no tool detail → a lesson about that failure mode;
 - transient timeouts, rate limits and outages → ``<skip>`` (a retry fixes those, not a lesson);
 - operator edit → one lesson per rule it teaches: its content, a promise, its tone (rejected
@@ -9,7 +11,10 @@ the reflect output contract (``<skip>`` or up to three ``<lesson>`` blocks).
 - owner answer → a fact lesson.
 
 A run's text is untrusted: the lessons are written in the rules' own fixed words, and what
-they show of the run is a bounded, escaped quotation marked as observed (``digest.text.quoted``).
+they show of the run is a bounded, escaped quotation marked as observed (``digest.text.quoted``)
+of the error with its ids masked. The user's task never appears in a lesson: its telling
+words are the lesson's cues, which the pipeline keeps for retrieval whatever the judge
+(``digest.lessons.cues``) and no agent reads.
 Every field of every block is HTML-escaped, so quoted text can never close a field or open a
 block.
 """
@@ -24,24 +29,23 @@ from typing import Any
 from digest.edits import EditRule, mask_reply_ids, taught
 from digest.fingerprint import mask_ids, run_failures, telling_line, tool_key
 from digest.model.contracts import MAX_LESSONS
+from digest.model.error_families import TOOL_FAILURE, Family, family_of
+from digest.model.error_reading import named_argument, precondition, without_label
 from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
 
+#: a fault a retry fixes: timeouts, rate limits, outages. (An item "unavailable", or a date
+#: "not available", is a precondition, not an outage.)
 TRANSIENT = re.compile(
     r"time[ds]?[\s_-]?out|deadline exceeded|rate[\s_-]?limit|too many requests|\b429\b|"
-    r"\b50[234]\b|temporar(?:y|ily)|unavailable|overloaded|connection (?:reset|refused|aborted)|"
+    r"\b50[234]\b|temporar(?:y|ily) (?:unavailable|down|failure|error|outage|issue|problem)|"
+    r"(?:service|server|backend|upstream|gateway|api|endpoint|database|host)s? (?:is |are )?"
+    r"(?:temporarily |currently )?unavailable|overloaded|connection (?:reset|refused|aborted)|"
     r"try again later|econnreset",
     re.IGNORECASE,
 )
-
-_CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "permission",
-        re.compile(r"permission|forbidden|unauthori[sz]ed|\b40[13]\b|not allowed", re.I),
-    ),
-    ("missing-parameter", re.compile(r"missing|required|must provide|not provided", re.I)),
-    ("not-found", re.compile(r"not found|\b404\b|unknown|does not exist|no such", re.I)),
-    ("bad-format", re.compile(r"invalid|malformed|format|must be|expected|out of range", re.I)),
-)
+#: a title is the correction's first sentence when that has at most this many characters
+#: (``digest.lessons.store.TITLE_SHORT``), else its first clause: the remedy
+TITLE_ROOM = 90
 
 
 def _first_line(text: str, limit: int = 300) -> str:
@@ -49,35 +53,34 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _category(error: str) -> str:
-    for name, pattern in _CATEGORIES:
-        if pattern.search(error):
-            return name
-    return "tool-failure"
+def _correction(
+    remedy: str, failed: str, family: Family, error: str, advice: str, *more: str
+) -> str:
+    """The remedy and what the error states, as the first sentence (the lesson's title:
+    "Check that the item is in stock first: `place_order` fails with «item out of stock»"),
+    then ``advice``, ``more``, and the whole error when the title quoted only part of it.
+
+    ``failed`` is what failed ("`place_order` fails with"); ``error`` the error's line with
+    its ids masked. Both quotations are the run's text: bounded, escaped, marked as observed."""
+    head = f"{remedy}: {failed} "
+    said = precondition(error, family, TITLE_ROOM - len(head) - 3)
+    sentences = [f"{head}{quoted(said)}.", advice]
+    sentences += more
+    if said != without_label(error):
+        sentences.append(f"Observed: {failed.replace(' fails ', ' failed ')} {quoted(error)}.")
+    return " ".join(sentences)
 
 
-#: what the rules advise, per error category: their own fixed words, never the run's
-_ADVICE = {
-    "permission": "Do not retry {tool} after a permission error; escalate to a person.",
-    "missing-parameter": "Before calling {tool}, make sure every required parameter is present.",
-    "not-found": "Look up and confirm the identifier before calling {tool}; never guess it.",
-    "bad-format": "Check the arguments of {tool} against the expected format before calling it.",
-    "tool-failure": (
-        "When {tool} fails, change the arguments or the approach instead of calling it again "
-        "unchanged."
-    ),
-}
-
-
-def _tool_correction(tool: str, category: str, error: str, repeated: bool) -> str:
-    """The fixed advice for ``category``, then the error as an observed quotation."""
-    label = tool_label(tool)
-    advice = _ADVICE[category].format(tool=label)
-    if repeated:
-        advice = f"Do not repeat a failing {label} call with the same arguments; " + (
-            advice[0].lower() + advice[1:]
-        )
-    return f"{advice} Observed: {label} failed with {quoted(error)}."
+def _tool_correction(
+    label: str, family: Family, error: str, argument: str | None, repeated: bool
+) -> str:
+    """The family's remedy for a tool's error (naming the argument the error names, when the
+    call passed it), its advice, and the error as an observed quotation."""
+    remedy = family.remedy
+    if argument is not None and family.remedy_for is not None:
+        remedy = family.remedy_for.format(arg=f"`{argument}`")
+    more = [f"Do not repeat a failing {label} call with the same arguments."] if repeated else []
+    return _correction(remedy, f"{label} fails with", family, error, family.advice, *more)
 
 
 def _block(situation: str, mistake: str, correction: str, tags: list[str]) -> str:
@@ -109,7 +112,6 @@ def _judge_run(event: dict[str, Any]) -> str:
     own error), up to the contract's three: different errors of one tool are different
     lessons, and the same error with other ids is the same one (``run_failures``)."""
     payload = event.get("payload", {})
-    task = quoted(_first_line(payload.get("task", ""), 400), 100)
     outcome = payload.get("outcome")
     calls = [tc for tc in payload.get("tool_calls") or [] if isinstance(tc, dict)]
     failing = [tc for tc in calls if tc.get("error") or tc.get("ok") is False]
@@ -131,7 +133,7 @@ def _judge_run(event: dict[str, Any]) -> str:
         if failure.tool is None:
             if TRANSIENT.search(str(top_error)):
                 continue
-            lessons.append(_run_error_lesson(payload, task, str(outcome)))
+            lessons.append(_run_error_lesson(payload, str(outcome)))
             continue
         same = [
             tc for tc in failing
@@ -142,40 +144,55 @@ def _judge_run(event: dict[str, Any]) -> str:
         error = _first_line(telling_line(str(same[0].get("error") or "failed without a message")))
         if TRANSIENT.search(error):
             continue
-        lessons.append(_tool_lesson(failure.tool, same, error, task))
+        lessons.append(_tool_lesson(failure.tool, same, error))
     if not lessons:
         return _skip("only transient faults among the errors: a retry fixes them")
     return "\n".join(lessons)
 
 
-def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str, task: str) -> str:
+def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str) -> str:
+    """The lesson of one error of a tool: what to do about its family (``error_families``),
+    in the rules' words; the error only as an observed quotation, the task not at all."""
     args_seen = [json.dumps(c.get("args"), sort_keys=True) for c in calls]
     repeated = len(args_seen) != len(set(args_seen))
-    category = _category(error)
+    family = family_of(error)
     label = tool_label(tool)
-    mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(error)}"
+    masked = mask_ids(error)
+    mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(masked)}"
     if repeated:
         mistake += " (the same failing call was repeated)"
-    tags = [tool if is_tool_name(tool) else "tool", "tool-error", category]
+    argument = named_argument(error, calls[0].get("args"))
+    tags = [tool if is_tool_name(tool) else "tool", "tool-error", family.name]
     return _block(
-        f"Calling the {label} tool, e.g. while working on {task}",
+        f"Calling the {label} tool" + (f" when {family.when}" if family.when else ""),
         mistake,
-        _tool_correction(tool, category, error, repeated),
+        _tool_correction(label, family, masked, argument, repeated),
         tags,
     )
 
 
-def _run_error_lesson(payload: dict[str, Any], task: str, outcome: str) -> str:
-    error = quoted(_first_line(payload.get("error") or ""))
+def _run_error_lesson(payload: dict[str, Any], outcome: str) -> str:
+    """The lesson of the run's own error (no tool named): its family's remedy, or, for an
+    error of no known family, to catch the failure before finishing (or escalate early)."""
+    line = _first_line(payload.get("error") or "")
+    error = mask_ids(line)
+    family = family_of(line)
     summary = _first_line(payload.get("attempt_summary") or "", 400)
-    mistake = f"The run ended {outcome} with {error}"
+    mistake = f"The run ended {outcome} with {quoted(error)}"
     if summary:
         mistake += f"; the approach that failed: {quoted(summary, 120)}"
-    correction = "Check for this failure before finishing a task like this one."
-    if outcome == "escalated":
-        correction = "Recognise this case early and escalate with the reason."
-    correction += f" Observed: {error}."
-    return _block(f"Working on a task like {task}", mistake, correction, [outcome, "failure"])
+    remedy, advice = family.remedy, family.advice
+    situation = f"Working on a task when {family.when}"
+    if family is TOOL_FAILURE:
+        remedy = "Check for this failure before finishing the task"
+        advice = "Finishing without checking ends the same way."
+        if outcome == "escalated":
+            remedy = "Recognise this case early and escalate with the reason"
+            advice = "Finding it late costs the customer a wasted conversation."
+        situation = f"Working on a task that can end {outcome} with this error"
+    failed = f"the run ended {outcome} with"
+    correction = _correction(remedy, failed, family, error, advice)
+    return _block(situation, mistake, correction, [outcome, "failure", family.name])
 
 
 #: what each shape rule an edit shows (``edit_rules``) teaches, in the rules' own words

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings
 from digest.errors import LLMError, LLMOutputError, LLMTransientError
 from digest.lessons.store import Candidate, add_lesson, confidence_from_counts, support_lesson
-from digest.lessons.vectors import stored_vector
+from digest.lessons.vectors import add_task_meaning, stored_vector
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, as_utc, utcnow
 from digest.reflect import judgements
@@ -219,6 +219,9 @@ def apply_and_finish(
             applied.counts["NOOP"] += 1
         if held.id not in applied.lesson_ids:
             applied.lesson_ids.append(held.id)
+    # what the run's task meant, for retrieval (embedded before the write by prepare)
+    touched = [session.get(Lesson, lesson_id) for lesson_id in applied.lesson_ids]
+    add_task_meaning(filter(None, touched), claimed.kind, claimed.payload)
     _share_judgement(session, run, prepared, applied.by_candidate)
     _set_terminal(session, event, "reflected")
     event.last_error = None

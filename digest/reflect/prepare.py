@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from digest.lessons.store import Candidate
+from digest.lessons.vectors import warm as warm_cues
 from digest.model.offline import is_offline_model
 from digest.redact import redact
 from digest.reflect.ask import ModelAsker
@@ -65,6 +66,7 @@ class Prepared:
 def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
     settings, claimed = run.settings, run.claimed
     candidates = [without_secrets(c) for c in candidates]
+    warm_cues(claimed.kind, claimed.payload)  # embedded now: no model is asked in the write
     reasons = _screen(run, candidates)
     asker = ModelAsker(
         agent=claimed.agent,

@@ -76,7 +76,7 @@ def test_many_contacts_in_a_burst_count_once_until_the_runs_are_spread(
     body = _body(tenant)
     assert f"## {OBSERVED_HEADING}" in body
     observed = body.split(f"## {OBSERVED_HEADING}")[1]
-    assert "- Observed: Before calling `book_courier`" in observed
+    assert "- Observed: Pass every required argument: `book_courier` fails with" in observed
     assert "«ValidationError: field 'carrier_code' is required»" in observed
 
 

@@ -1,0 +1,143 @@
+"""A lesson's cues: the telling words of the tasks it was learned from, for retrieval only.
+
+A lesson from a failed run should come back when the agent meets a task like that run's
+(``digest.pitfalls`` with the user's first message), but the user's text must never reach an
+agent (DESIGN §8: "never the user's task text"). So the tasks' words live in the lesson's
+``cues`` column: the agent's index matches a prompt's keywords against them
+(``digest.lessons.neighbours``), and nothing renders them: not pitfalls, not the learning
+document or its summary, not an export, not the lesson's history.
+
+Every run that supports a lesson adds its task's words (``merged``), up to ``MAX_CUES``, and
+its task's meaning (an embedding of those words, ``digest.lessons.vectors.add_task_meaning``):
+a failure met in several kinds of task is found from each of them, whatever judge wrote it.
+
+What is kept of a task is a handful of words, not its text: ids, numbers, addresses and URLs
+masked away, common and conversational words of the languages the product reads left out,
+names (capitalised words inside a sentence, in a language that does not capitalise its
+nouns) left out, each word once, in the order the task says them. The task itself passed the
+screen before any lesson was drawn from it (``digest.reflect.screen.event_reason``; a run
+that fails it teaches only quarantined lessons, which no agent sees).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from digest.fingerprint import mask_ids
+
+#: at most this many words of one task are kept
+MAX_WORDS = 10
+#: at most this many cues a lesson keeps, from all the runs that support it
+MAX_CUES = 48
+#: the shortest word kept: pitfalls matches a prompt's keywords of four letters or more
+MIN_LETTERS = 4
+#: how much of a task is read
+READ_MAX = 600
+
+#: words that say nothing about what kind of task it is, in the languages the product reads:
+#: function and conversational words, numbers and times (when is not what)
+STOPWORDS = frozenset(
+    """
+    about above after again against also although always another anyone anything anyway
+    around away back because been before being below between both came cannot come could
+    couldn dear didn does doesn doing done down during each either else even ever every
+    everything evening from further gets getting give given goes going gone good great guys
+    have haven having hello help here hers herself himself hope however just know last like
+    look made make many maybe might mine more morning afternoon most much must myself need
+    needed needs never next none nothing okay only other ours ourselves over please possible
+    quite rather really recently right said same says should since some someone something
+    soon still such sure take tell than thank thanks that their them themselves then there
+    these they thing things think this those though through thus today together tomorrow
+    took under until upon very want wanted wants week well were what whatever when where
+    whether which while will with within without would yeah year yesterday your yours
+    yourself able asap already wondering trying tried hoping let's i'm i'd i've i'll can't
+    don't won't it's that's there's what's instead ones
+    three four five seven eight nine twelve twenty hundred couple days hours minutes month
+    months weeks years night weekend weekends monday tuesday wednesday thursday friday
+    saturday sunday january february march april june july august september october november
+    december
+    aber alle allem allen aller alles also auch bitte brauche danke dann dass deine dein denn
+    diese dieser dieses doch eine einem einen einer eines etwas euch guten habe haben hallo
+    hatte hier ihre ihren immer jetzt kann kein keine mein meine meinen meiner mich möchte
+    möchten nach nicht noch oder schon sehr sein seine sich sind über unser unsere viel vielen
+    weil wenn werde werden wieder wird wurde mehr
+    algo como cual cuando desde donde esta este esto estos hola gracias hace hacer hasta mucho
+    nada para pero poco porque puede puedo quiero quisiera sobre también tengo tiene todo
+    todos unos usted ustedes buenas buenos favor necesito mismo
+    aussi avec avoir bien bonjour cela cette comme dans donc elle elles encore être fait faire
+    leur mais merci même moi notre nous pour pouvez pourriez peux plus quand quel quelle sans
+    sont suis tout tous très votre vous voudrais veux
+    aqui assim está estou isso mais meus minha minhas muito obrigado obrigada olá pelo pela
+    pode posso quero seria você vocês
+    anche ancora buongiorno ciao della delle dello grazie hanno molto nostro perché però
+    quello questa questo sono sulla tutto vorrei voglio
+    """.split()  # noqa: SIM905
+)
+#: words of a language that capitalises its nouns (German): there a capital is not a name
+_NOUNS_CAPITALISED = frozenset(
+    "ich und die der das den dem nicht ist sie meine mein bitte möchte eine ein mit für".split()  # noqa: SIM905
+)
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[.!?]+")
+
+
+def _tokens(task: str) -> list[tuple[str, bool]]:
+    """The task's words, each with whether it opens a sentence."""
+    text = mask_ids(unicodedata.normalize("NFKC", str(task))[:READ_MAX])
+    text = re.sub(r"<\w+>", " ", text)  # what mask_ids left of an id, an address or a URL
+    found: list[tuple[str, bool]] = []
+    opens = True
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if token[0] in ".!?":
+            opens = True
+            continue
+        found.append((token.replace("’", "'"), opens))
+        opens = False
+    return found
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper()
+
+
+def telling_words(task: str, limit: int = MAX_WORDS) -> list[str]:
+    """At most ``limit`` words of ``task`` that say what kind of task it is, lowercased, in
+    the order the task says them (see the module's docstring)."""
+    tokens = _tokens(task)
+    names_are_capitalised = not any(word.casefold() in _NOUNS_CAPITALISED for word, _ in tokens)
+    kept: dict[str, None] = {}
+    for word, opens in tokens:
+        if names_are_capitalised and not opens and _capitalised(word):
+            continue  # a name: it tells nothing about the next task of this kind
+        lowered = word.casefold()
+        if lowered in STOPWORDS:
+            continue
+        lowered = lowered.split("'", 1)[0]  # "customer's" → "customer"
+        if len(lowered) < MIN_LETTERS or lowered in STOPWORDS:
+            continue
+        kept[lowered] = None
+        if len(kept) == limit:
+            break
+    return list(kept)
+
+
+def event_cues(kind: str, payload: dict[str, Any] | None) -> list[str]:
+    """The cues an event gives the lessons it teaches or supports: a run's task's telling
+    words; nothing for other events (an owner's question or an operator's draft is already
+    the lesson's own trusted text)."""
+    if kind != "run_outcome" or not isinstance(payload, dict):
+        return []
+    return telling_words(str(payload.get("task") or ""))
+
+
+def merged(cues: list[str] | None, more: list[str]) -> list[str]:
+    """``cues`` and then the words of ``more`` it lacks, at most ``MAX_CUES``."""
+    kept = dict.fromkeys(cues or ())
+    for word in more:
+        if len(kept) >= MAX_CUES:
+            break
+        kept.setdefault(word, None)
+    return list(kept)[:MAX_CUES]

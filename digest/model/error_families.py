@@ -1,0 +1,450 @@
+"""Error families: what a tool's error says went wrong, by class, and what to do about it.
+
+The offline judge reads an error as a support engineer would: not "``update_order`` failed"
+but "the item is out of stock", "the balance does not cover it". Each family is a class of
+precondition, state, limit, conflict, identity, permission, format or missing input,
+recognised by its phrasings (English, then the common phrasings of German, Spanish, French,
+Portuguese, Italian and a few others where they are cheap) and answered with the rules' own
+remedy. The error only picks the family; a lesson shows it as an observed quotation.
+
+Families are tried in order: business preconditions and states before the generic input
+classes (an order that "cannot be modified" is about its status, not its format), and the
+generic ``tool-failure`` when none fits. What an error states and the argument it names are
+read in ``digest.model.error_reading``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Family:
+    """A class of errors and the rules' own answer to it."""
+
+    #: its tag: what the lesson is about (``out-of-stock``, ``not-found`` …)
+    name: str
+    pattern: re.Pattern[str] | None
+    #: an imperative clause, the lesson's title: short, with no comma, colon or parenthesis
+    remedy: str
+    #: when the situation applies ("an item may be out of stock"); None: whenever it is called
+    when: str | None
+    #: what to do about it, one sentence
+    advice: str
+    #: the remedy naming the argument the error names (``{arg}``), when there is one
+    remedy_for: str | None = None
+
+
+def _any(*phrasings: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in phrasings), re.IGNORECASE)
+
+
+#: the families, most specific first
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        "authentication",
+        _any(
+            r"authenticat|\b401\b|not (?:logged|signed) in|sign[- ]?in required|re-?login",
+            r"(?:token|session|credentials?|api[ _-]?key|login)\b[^.;\n]{0,30}?\b(?:expired|"
+            r"invalid|revoked|missing)|(?:invalid|expired|missing|revoked) (?:access )?(?:token|"
+            r"session|credentials?|api[ _-]?key)",
+            r"nicht angemeldet|anmeldung erforderlich|no autenticado|sesión (?:expirada|caducada)"
+            r"|non authentifié|session expirée|não autenticado|sessão expirada|non autenticato"
+            r"|sessione scaduta",
+        ),
+        "Refresh the credentials or escalate",
+        "the tool's credentials or session may be invalid or expired",
+        "Retrying with the same credentials fails the same way; escalate to a person when they "
+        "cannot be refreshed.",
+    ),
+    Family(
+        "insufficient-funds",
+        _any(
+            r"insufficient\b[^.;\n]{0,25}?\b(?:funds|balance|credit|points)|not enough (?:funds|"
+            r"balance|credit|money|points)|balance (?:is )?(?:not enough|too low|insufficient)"
+            r"|(?:exceeds?|more than) (?:the )?(?:available |remaining )?(?:balance|credit)",
+            r"(?:unzureichend|nicht genügend|zu wenig)\w* (?:guthaben|deckung)|saldo insuficiente"
+            r"|fondos insuficientes|solde insuffisant|fonds insuffisants|saldo insufficiente"
+            r"|fondi insufficienti|残高不足|余额不足",
+        ),
+        "Check the balance first",
+        "a payment method's balance may not cover the amount",
+        "When it does not, ask the customer for another payment method or a smaller amount "
+        "instead of retrying.",
+    ),
+    Family(
+        "payment-declined",
+        _any(
+            r"(?:card|payment|transaction|charge)s? (?:was |were |has been |is )?(?:declined|"
+            r"refused|rejected)|\bdeclined\b|do not honou?r",
+            r"(?:zahlung|karte) abgelehnt|(?:pago|tarjeta) rechazad|(?:paiement|carte) refusée?"
+            r"|(?:pagamento|cartão) recusad|pagamento rifiutato",
+        ),
+        "Confirm the payment method",
+        "a payment may be declined",
+        "Do not retry a declined payment unchanged; ask the customer for another way to pay.",
+    ),
+    Family(
+        "not-combinable",
+        _any(
+            r"cannot be combined|can ?not be used (?:together |in combination )?with|not "
+            r"combinable|(?:is|are) not stackable|only one (?:coupon|discount|promo\w*|offer|"
+            r"voucher|code|certificate)s? (?:per|can|may|is)|mutually exclusive",
+            r"nicht kombinierbar|no (?:es )?acumulable|no se pueden? combinar|non cumulable"
+            r"|ne peu(?:t|vent) pas être combiné|não (?:é )?cumulativ|não pode(?:m)? ser combinad"
+            r"|non cumulabil",
+        ),
+        "Check that offers combine first",
+        "offers, codes or options may not combine",
+        "Apply the one that helps the customer most and say that the others cannot be added.",
+    ),
+    Family(
+        "out-of-stock",
+        _any(
+            r"out of stock|sold out|not in stock|no (?:stock|inventory)|insufficient (?:stock|"
+            r"inventory)|back-?order|discontinued",
+            r"(?:item|product|variant|article|size|colou?r)s?\b[^.;\n]{0,40}?\b(?:is |are )?"
+            r"(?:unavailable|not available|not found or available)",
+            r"nicht (?:auf lager|vorrätig|lieferbar)|ausverkauft|agotad|sin (?:stock|existencias)"
+            r"|rupture de stock|épuisé|esgotad|sem estoque|fora de estoque|esaurit|uitverkocht"
+            r"|niet op voorraad|在庫切れ|在庫なし|品切れ|缺货|库存不足|售罄",
+        ),
+        "Check stock first",
+        "an item may be out of stock or unavailable",
+        "When it is not, tell the customer and offer an available alternative instead of retrying.",
+    ),
+    Family(
+        "unavailable-date",
+        _any(
+            r"not available (?:on|for|at|in|from|between|during)|unavailable (?:on|for|at|"
+            r"between)|no (?:availability|seats?|rooms?|tables?|slots?|vacanc(?:y|ies)|"
+            r"appointments?|capacity|space)\b|not enough (?:seats?|rooms?|tables?|slots?|capacity"
+            r"|space|availability)|fully booked|booked up|(?:slot|seat|room|table|time) (?:is |"
+            r"was )?(?:taken|occupied|already booked)",
+            r"ausgebucht|keine (?:plätze|zimmer|termine|verfügbarkeit)|nicht verfügbar (?:am|für)"
+            r"|no hay (?:disponibilidad|plazas|asientos|habitaciones|mesas)|sin disponibilidad"
+            r"|no disponible (?:el|para)|aucune disponibilité|plus de places|(?:pas |in)disponible"
+            r" (?:le|pour)|sem disponibilidade|não há (?:vagas|lugares)|indisponível (?:em|para)"
+            r"|nessuna disponibilità|non disponibile (?:il|per)",
+        ),
+        "Check availability first",
+        "the date, time or seats asked for may be unavailable",
+        "Offer the customer other dates, times or options instead of retrying the same request.",
+    ),
+    Family(
+        "duplicate",
+        _any(
+            r"already exists?|duplicate|already (?:registered|taken|in use|added|on file|linked|"
+            r"subscribed|enrolled)|exists already|not unique",
+            r"existiert bereits|bereits vorhanden|ya existe|duplicad|existe déjà|en double"
+            r"|já existe|esiste già|duplicat",
+        ),
+        "Look for an existing record first",
+        "the record may already exist",
+        "Use or update the existing one instead of creating it again.",
+    ),
+    Family(
+        "already-done",
+        _any(
+            r"already (?:been )?(?:cancel+ed|refunded|returned|exchanged|shipped|delivered|"
+            r"processed|paid|completed|closed|used|redeemed|applied|confirmed|checked[ -]in|"
+            r"booked|submitted|approved|modified|archived|deleted|removed|activated|deactivated"
+            r"|paused|suspended|resumed)|(?:is|was|has) already",
+            r"bereits (?:storniert|erstattet|versandt|geliefert|bezahlt|verwendet|eingelöst|"
+            r"abgeschlossen|pausiert)|ya (?:ha sido |fue |está |estaba )?(?:cancelad|reembolsad|"
+            r"enviad|entregad|pagad|usad|canjead|procesad)|déjà (?:été )?(?:annul|rembours|"
+            r"expédi|livr|pay|utilis|trait)|já (?:foi |está )?(?:cancelad|reembolsad|enviad|"
+            r"entregue|pag|usad|processad)|già (?:stat[oa] )?(?:annullat|rimborsat|spedit|"
+            r"consegnat|pagat|usat)|既に|すでに|済み|已经?(?:取消|退款|发货|使用|支付)",
+        ),
+        "Check whether it is already done",
+        "the request may already be done",
+        "When it is already done, tell the customer instead of repeating it.",
+    ),
+    Family(
+        "must-differ",
+        _any(
+            r"must (?:be )?differ|(?:must|should) be different|same as (?:the )?(?:current|"
+            r"existing|original|old|previous)|identical to|nothing to (?:update|change)|cannot"
+            r" be the same|(?:must|should) not be the same|no changes? (?:to apply|detected|made)",
+            r"muss sich unterscheiden|(?:darf|dürfen) nicht (?:gleich|identisch)|deben? ser "
+            r"diferente|doi(?:t|vent) être différent|devem? ser diferente|devono essere divers"
+            r"|deve essere divers",
+        ),
+        "Change the value first",
+        "the change may repeat what is already set",
+        "Ask the customer what should change when the request matches what is already there.",
+        "Give {arg} a new value",
+    ),
+    Family(
+        "too-late",
+        _any(
+            r"after (?:booking|purchase|checkout|departure|check-?in|shipping|shipment|delivery|"
+            r"the deadline)|too late|(?:deadline|cut-?off|window|period)\b[^.;\n]{0,30}?\b"
+            r"(?:passed|expired|closed|over|elapsed|exceeded)|past (?:the )?(?:deadline|"
+            r"cut-?off)|outside (?:the )?(?:\w+ )?(?:window|period)|(?:require|need)s? (?:a |an )?"
+            r"\S+ notice|no longer (?:be )?(?:cancel|modif|chang|return|refund)",
+            r"zu spät|frist (?:abgelaufen|überschritten)|nach (?:der )?buchung|demasiado tarde"
+            r"|plazo (?:vencido|expirado)|después de (?:la )?reserva|trop tard|délai (?:dépassé|"
+            r"expiré)|après (?:la )?réservation|tarde demais|prazo (?:expirado|vencido)|após a "
+            r"reserva|troppo tardi|termine scaduto|dopo la prenotazione",
+        ),
+        "Check the time window first",
+        "the time window for the change may have passed",
+        "Past the window, explain the rule to the customer; retrying does not help.",
+    ),
+    Family(
+        "status-does-not-allow",
+        _any(
+            r"does not allow (?:changes|modifications|updates|cancel\w*)|(?:cannot|can't|can not"
+            r"|may not|could not) be (?:modified|changed|updated|edited|cancel+ed|refunded|"
+            r"returned|exchanged|upgraded|downgraded|transferred|resumed|paused)|not (?:modifiable|"
+            r"editable|changeable|refundable|cancel+able|returnable|exchangeable|transferable)"
+            r"|non-?(?:refundable|modifiable|changeable|returnable|transferable|cancel+able|"
+            r"pending|delivered)\b|(?:is|are) (?:locked|read-only|immutable|final)\b|in (?:status"
+            r"|state)\b|(?:status|state) (?:is|must be)|only \w+(?: \w+)? (?:orders?|bookings?|"
+            r"reservations?|items?|requests?|accounts?) can",
+            r"kann nicht (?:geändert|storniert|erstattet|zurückgegeben) werden|nicht (?:änderbar|"
+            r"stornierbar|erstattungsfähig)|no (?:se )?pueden? (?:ser )?(?:modificad|cambiad|"
+            r"cancelad|reembolsad|devuelt)|no (?:es )?(?:modificable|reembolsable|cancelable)"
+            r"|ne peu(?:t|vent) pas être (?:modifi|annul|rembours|retourn)|non (?:modifiable|"
+            r"remboursable|annulable)|não pode(?:m)? ser (?:alterad|cancelad|reembolsad|devolvid)"
+            r"|não reembolsável|non (?:può|possono) essere (?:modificat|annullat|rimborsat|"
+            r"restituit)|non rimborsabile",
+        ),
+        "Check the status allows it first",
+        "its current status may not allow the change",
+        "When it does not, explain the rule to the customer and offer what is still possible "
+        "instead of retrying.",
+    ),
+    Family(
+        "missing-prerequisite",
+        _any(
+            r"(?:has|have) no (?:active |valid )?(?:membership|subscription|account|plan|"
+            r"insurance|loyalty|coverage|license|refills?)|no (?:active |valid )?(?:membership|"
+            r"subscription|insurance|coverage|refills?)\b|not (?:a )?(?:member|subscriber|"
+            r"enrolled|registered|subscribed)\b|requires? (?:a |an )?(?:active |valid )?(?:\w+ )?"
+            r"(?:membership|subscription|account|plan|license)|(?:membership|subscription|plan) "
+            r"(?:is )?(?:required|needed)|without (?:a |an )?(?:active )?(?:membership|"
+            r"subscription)",
+            r"keine (?:aktive )?(?:mitgliedschaft|abonnement)|kein (?:mitglied|abo)|sin "
+            r"(?:membresía|suscripción)|no (?:es|tiene) (?:miembro|membresía|suscripción)"
+            r"|pas (?:d'abonnement|membre)|aucun abonnement|non (?:membre|abonné)|sem "
+            r"(?:assinatura|associação)|não é (?:membro|assinante)|nessun abbonamento|non è "
+            r"(?:membro|abbonato)",
+        ),
+        "Check the membership first",
+        "the customer may lack the membership, account or plan it requires",
+        "Explain what the customer is entitled to instead of retrying.",
+    ),
+    Family(
+        "not-eligible",
+        _any(
+            r"not eligible|ineligible|does not qualify|not covered|(?:policy|rules?) (?:does not|"
+            r"doesn't) (?:allow|permit)|cannot be used (?:to|for|on)|not valid for|not "
+            r"applicable|only (?:available|valid|applies) (?:for|to|on)|excluded from"
+            r"|(?:are|is) not accepted (?:for|on|here)",
+            r"nicht berechtigt|nicht anspruchsberechtigt|nicht gültig für|no (?:es )?elegible"
+            r"|no válid[oa] para|no aplica|non éligible|pas éligible|non valable pour|não "
+            r"elegível|não é válid[oa] para|não se aplica|non idone[oa]|non valid[oa] per"
+            r"|non applicabile",
+        ),
+        "Check eligibility first",
+        "the request may not qualify under the policy",
+        "When it does not qualify, explain why and offer what the policy allows.",
+    ),
+    Family(
+        "expired",
+        _any(
+            r"\bexpired\b|no longer valid|(?:past|beyond) (?:its |the )?(?:expiry|expiration|"
+            r"validity)|validity (?:period )?(?:has )?(?:ended|passed)",
+            r"abgelaufen|nicht mehr gültig|caducad|vencid|expirad|ya no es válid|expiré|périmé"
+            r"|n'est plus valable|não é mais válid|scadut|non è più valid|期限切れ|已过期",
+        ),
+        "Check the expiry date first",
+        "a code, card, offer or document may have expired",
+        "Ask the customer for a valid one instead of retrying.",
+    ),
+    Family(
+        "limit-exceeded",
+        _any(
+            r"exceed(?:s|ed)?(?: the)? (?:\w+ )?(?:maximum|max|limit|allowed|allowance|quota|"
+            r"amount)|(?:maximum|max|limit|quota|cap)\b[^.;\n]{0,30}?\b(?:exceeded|reached|"
+            r"surpassed)|too (?:many|much|large|long|big|high)|more than (?:the )?(?:allowed|"
+            r"maximum|permitted)|(?:cannot|can't|may not|must not) exceed|\bat most\b|above the "
+            r"(?:maximum|limit)|over the limit|(?:maximum|limit) (?:of|is)",
+            r"überschreitet|überschritten|zu viele|höchstens|excede|supera(?:do)? el (?:límite|"
+            r"máximo)|demasiad[oa]s|dépasse|trop de|ultrapassa|supera il|troppi",
+        ),
+        "Stay within the limit",
+        "a quantity or amount may exceed a limit",
+        "Tell the customer the limit and reduce or split the request instead of retrying.",
+        "Keep {arg} within the limit",
+    ),
+    Family(
+        "below-minimum",
+        _any(
+            r"below (?:the )?(?:minimum|min)\b|less than (?:the )?(?:minimum|required)|(?:must|"
+            r"should) be (?:at least|greater than|more than|positive)|minimum (?:order|amount|"
+            r"quantity|age|of)|too (?:small|short|few|low|young)|\bat least\b",
+            r"mindestens|unter dem minimum|al menos|por debajo del mínimo|au moins|inférieur au "
+            r"minimum|pelo menos|abaixo do mínimo|almeno|sotto il minimo",
+        ),
+        "Meet the minimum first",
+        "a value may be below the minimum allowed",
+        "Tell the customer the minimum instead of retrying.",
+        "Check {arg} meets the minimum",
+    ),
+    Family(
+        "delivery-area",
+        _any(
+            r"(?:cannot|can't|unable to|does not|do not|don't) (?:ship|deliver)|outside (?:the |"
+            r"our )?(?:delivery|service|shipping|coverage) (?:area|zone|region)|not (?:deliverable"
+            r"|serviceable)|undeliverable|no (?:delivery|shipping) to|(?:invalid|incomplete) "
+            r"(?:shipping |delivery |postal )?address",
+            r"außerhalb des liefergebiet|lieferung nicht möglich|fuera de(?:l área| la zona) de "
+            r"(?:entrega|reparto)|hors (?:de la )?zone de livraison|fora da área de entrega"
+            r"|fuori dall'area di consegna",
+        ),
+        "Check the delivery address first",
+        "the address may be outside the delivery area or incomplete",
+        "Confirm the address with the customer or offer another option.",
+    ),
+    Family(
+        "mismatch",
+        _any(
+            r"does not match|doesn't match|do not match|mismatch|(?:should|must) match"
+            r"|incorrect (?:pin|code|password|zip|postcode|name|date of birth|answer|details|cvv"
+            r"|otp)|verification failed|could not (?:be )?verif|(?:wrong|invalid) (?:pin|otp|"
+            r"verification code|cvv)|belongs to (?:another|a different)",
+            r"stimmt nicht überein|no coincide|no corresponde|ne correspond pas|não corresponde"
+            r"|não confere|non corrisponde",
+        ),
+        "Confirm the details first",
+        "the details given may not match the record",
+        "Ask the customer to confirm them instead of retrying with guesses.",
+    ),
+    Family(
+        "conflict",
+        _any(
+            r"\bconflict|\b409\b|overlap|double[- ]?book|concurrent (?:modification|update)"
+            r"|modified by another|version mismatch|precondition failed|\b412\b|locked by",
+            r"konflikt|überschneid|conflicto|se superpone|conflit|chevauche|conflito|conflitto",
+        ),
+        "Re-read the record first",
+        "the change may conflict with an existing record",
+        "Resolve the conflict with what the record says now instead of retrying the same call.",
+    ),
+    Family(
+        "requirement-changed",
+        _any(
+            r"no longer (?:accepts?|accepted|supports?|supported|allows?|allowed|requires?|"
+            r"exists?)|(?:is|was|has been) (?:deprecated|removed|replaced|renamed|retired)"
+            r"|deprecated|\S+ instead\b|instead of|replaced (?:by|with)|now (?:requires?|expects?"
+            r"|only accepts?|accepts only)|renamed to|moved to",
+            r"nicht mehr (?:unterstützt|akzeptiert|erlaubt)|stattdessen|ersetzt durch|veraltet"
+            r"|ya no se (?:acepta|admite|permite)|en su lugar|reemplazad[oa] por|obsolet"
+            r"|n'est plus (?:accepté|pris en charge|supporté)|désormais|à la place|remplacé par"
+            r"|não é mais (?:aceit|suportad)|em vez de|substituíd[oa] por|non è più "
+            r"(?:accettat|support)|invece di|sostituit[oa] da|deprecat",
+        ),
+        "Send what the tool now asks for",
+        "the tool's requirements may have changed",
+        "Give the tool what its error asks for; the earlier way of calling it fails the same way.",
+    ),
+    Family(
+        "permission",
+        _any(
+            r"permission|forbidden|unauthori[sz]ed|\b403\b|not (?:allowed|permitted|authori[sz]ed)"
+            r"|access (?:is )?denied|insufficient (?:privileges|rights|scope)|lacks? (?:the )?"
+            r"(?:scope|permission|right|role)|\bdenied\b",
+            r"keine berechtigung|zugriff verweigert|nicht erlaubt|sin permiso|acceso denegado"
+            r"|no autorizad|no (?:está )?permitido|prohibido|accès refusé|non autorisé|interdit"
+            r"|acesso negado|não autorizad|sem permissão|proibido|não permitido|accesso negato"
+            r"|non autorizzat|vietato|non consentito|権限|アクセス拒否|权限|拒绝访问|无权",
+        ),
+        "Escalate permission errors to a person",
+        "the agent may lack permission for the action",
+        "Do not retry it: the same call is refused again.",
+    ),
+    Family(
+        "not-found",
+        _any(
+            r"not found|\b404\b|does not exist|doesn't exist|no such|\bunknown\b|no (?:matching|"
+            r"record|results?|entry|user|order|customer|account)s? (?:found|for|with|matching)"
+            r"|(?:could not|couldn't|cannot|can't|unable to) (?:find|locate)|not recogni[sz]ed",
+            r"nicht gefunden|existiert nicht|unbekannt|no (?:se )?(?:encontr|encuentra)|no existe"
+            r"|desconocid|introuvable|n'existe pas|non trouvé|inconnu|não encontrad|não existe"
+            r"|desconhecid|non trovat|non esiste|sconosciut|niet gevonden|bestaat niet|onbekend"
+            r"|見つかりません|存在しません|找不到|未找到|不存在",
+        ),
+        "Look up the id instead of guessing",
+        "an id may be wrong, mistyped or unknown",
+        "Search with what the customer gave and use an id exactly as a lookup returned it.",
+    ),
+    Family(
+        "missing-parameter",
+        _any(
+            r"missing|(?:is|are) required|required (?:field|parameter|argument|param|property|"
+            r"value)|must (?:provide|specify|include|supply)|not provided|(?:is|are|was|were) "
+            r"(?:empty|blank|null)\b|(?:cannot|can't|must not|may not) be (?:empty|blank|null)"
+            r"|no \w+ (?:provided|given|specified)",
+            r"fehlt|erforderlich|pflichtfeld|darf nicht leer|falta|obligatori|requerid|no puede "
+            r"estar vací|manquant|requis|ne peut pas être vide|ausente|faltando|não pode (?:estar"
+            r"|ser) vazi|mancant|non può essere vuot|必須|缺少|必填|不能为空",
+        ),
+        "Pass every required argument",
+        "a required argument may be missing or empty",
+        "Ask the customer for what is missing instead of calling without it.",
+        "Pass a value for {arg}",
+    ),
+    Family(
+        "out-of-range",
+        _any(
+            r"out of range|(?:must|should) be (?:between|one of|within|either|before|after|later "
+            r"than|earlier than)|not (?:one of|a valid option|in the "
+            r"list|an allowed value)|unsupported|not supported|invalid (?:value|option|choice|"
+            r"status|type|enum|currency|country|size|class|cabin|reason)|(?:unknown|unrecogni[sz]ed)"
+            r" (?:value|option)|expected one of|allowed values",
+            r"nicht unterstützt|ungültiger wert|außerhalb des bereichs|no soportad|fuera de rango"
+            r"|valor no válido|non pris en charge|hors (?:de la )?plage|valeur invalide|não "
+            r"suportad|fora do intervalo|valor inválido|non support|fuori intervallo|valore non "
+            r"valido",
+        ),
+        "Use a supported value",
+        "a value may be outside what the tool accepts",
+        "Check the allowed values before calling instead of trying others at random.",
+        "Give {arg} a supported value",
+    ),
+    Family(
+        "bad-format",
+        _any(
+            r"invalid|malformed|format|must be (?:a|an) |expected|not a valid|could not (?:parse|"
+            r"decode)|cannot parse|parse error|unparseable|type ?error|wrong type|not (?:a|an) "
+            r"(?:number|integer|string|date)|syntax|must be \d|digits",
+            r"ungültig|falsches format|inválid|no válid|formato|invalide|non valide|non valid"
+            r"|無効|形式|无效|格式",
+        ),
+        "Check the argument format first",
+        "an argument may be in the wrong format",
+        "Convert it to the format the error asks for before calling again.",
+        "Check the format of {arg}",
+    ),
+)
+
+#: no family fits: the generic answer to a failing call
+TOOL_FAILURE = Family(
+    "tool-failure", None, "Change the arguments or the approach", None,
+    "Calling it again unchanged fails the same way.",
+)  # fmt: skip
+
+
+def family_of(error: str) -> Family:
+    """The first family whose phrasings the error shows, else ``TOOL_FAILURE``."""
+    text = unicodedata.normalize("NFKC", str(error))
+    for family in FAMILIES:
+        if family.pattern is not None and family.pattern.search(text):
+            return family
+    return TOOL_FAILURE

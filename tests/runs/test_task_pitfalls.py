@@ -1,0 +1,254 @@
+"""Pitfalls finds the lesson for the task (issue 24 points 4 and 5), end to end with the offline
+judge: realistic multi-error runs of a tool-using agent are reflected, then, for a later task
+of the same kind in other words and with other ids, ``digest.pitfalls`` of the user's first
+message must show the lesson of every error the earlier trials hit, each recurring error must
+end at exactly one active lesson, and nothing of the users' tasks may reach what an agent
+reads (pitfalls, the learning document, its summary; DESIGN §8).
+
+The runs are data (``tests/runs/data``), measured with keywords alone and with the local
+embedding model (a real deployment's default). The held-out split, which nothing was tuned
+on, must reach the target (90%). The tuned split was written to be harder (later messages
+that share few or no words with the earlier tasks: "the plate I received is cracked" for
+"the mug arrived broken") and is held at what it reached, so that it cannot slide back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import pytest
+from sqlalchemy import select
+
+import digest
+from digest.db import session_scope
+from digest.fingerprint import error_template, subject_of, tool_key
+from digest.lessons.cues import telling_words
+from digest.model.error_families import FAMILIES
+from digest.models import Lesson, LessonEvidence
+from digest.pipeline import drain, improve_now
+from digest.retrieve import OBSERVED_HEAD, PITFALLS_END, PITFALLS_HEAD
+from digest.tenants import find_agent, set_tenant
+from digest.versions.document import OBSERVED_HEADING
+from tests.conftest import _reset_process_state
+from tests.runs.corpus import Kind, load
+
+AGENT = "shop-agent"
+#: the share of (later task, error) pairs whose lesson pitfalls must show, on held-out runs
+TARGET = 0.9
+#: …and on the tuned split, per embedder: what it reached (78% and 88%), to hold it there
+TUNED_FLOOR = {"none": 0.75, "local": 0.85}
+_ID = re.compile(r"\(#(\d+)\)")
+_WORD = re.compile(r"[^\W\d_]+")
+#: per kind: each error its trials hit (tool and error template) → the lesson teaching it
+Families = dict[str, dict[str, Lesson | None]]
+
+
+@dataclass
+class Measured:
+    """What one split gave: hits per (later message, family), and the misses."""
+
+    pairs: int = 0
+    hits: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.hits / self.pairs if self.pairs else 0.0
+
+    def line(self, label: str) -> str:
+        return f"{label}: {self.hits}/{self.pairs} = {self.rate:.0%}"
+
+
+def _record(tenant: str, kinds: list[Kind]) -> dict[str, list[int]]:
+    """Every trial as a failed run; the event ids per kind."""
+    events: dict[str, list[int]] = defaultdict(list)
+    for kind in kinds:
+        for trial in kind.trials:
+            events[kind.name].append(
+                digest.record_run(
+                    tenant, AGENT, task=trial.task, outcome="failure",
+                    tool_calls=trial.calls(), contact_id=trial.contact,
+                )
+            )  # fmt: skip
+    return events
+
+
+def _active(tenant: str) -> list[Lesson]:
+    with session_scope() as session:
+        agent = find_agent(session, tenant, AGENT)
+        return list(
+            session.scalars(
+                select(Lesson).where(Lesson.agent_id == agent.id, Lesson.status == "active")
+            )
+        )
+
+
+def _families(tenant: str, kinds: list[Kind], events: dict[str, list[int]]) -> Families:
+    """Per kind, the lesson that teaches each error its trials hit (tool and error template),
+    in order. A lesson teaches a failure when it cites the failing run, is about the same
+    tool, and is the one keyed by that error or else quotes most of its words (a judge may
+    call two templates one family: "voucher SPRING20" and "voucher BDAY-CASA")."""
+    active = {lesson.id: lesson for lesson in _active(tenant)}
+    with session_scope() as session:
+        cited = defaultdict(list)
+        for event_id, lesson_id in session.execute(
+            select(LessonEvidence.event_id, LessonEvidence.lesson_id)
+        ):
+            if lesson_id in active:
+                cited[event_id].append(active[lesson_id])
+    found: Families = {}
+    for kind in kinds:
+        taught: dict[str, Lesson | None] = {}
+        for trial, event_id in zip(kind.trials, events[kind.name], strict=True):
+            for call in trial.failures():
+                key = tool_key(str(call["tool"]), str(call["error"]))
+                same_tool = [
+                    lesson
+                    for lesson in cited[event_id]
+                    if subject_of(lesson.fingerprint) == subject_of(key)
+                ]
+                words = set(_WORD.findall(error_template(str(call["error"]))))
+                best = max(
+                    same_tool,
+                    key=lambda lesson: (
+                        lesson.fingerprint == key,
+                        len(words & set(_WORD.findall(lesson.correction.casefold()))),
+                    ),
+                    default=None,
+                )
+                taught.setdefault(key, best)
+        found[kind.name] = taught
+    return found
+
+
+def _measure(tenant: str, kinds: list[Kind], families: Families) -> tuple[Measured, list[str]]:
+    """Pitfalls of every later first message against the lessons of its kind's errors; and
+    every pitfalls block shown (for the check that no task text is in them)."""
+    measured, blocks = Measured(), []
+    for kind in kinds:
+        for message in kind.later:
+            block = digest.pitfalls(tenant, AGENT, message)
+            blocks.append(block)
+            shown = {int(found) for found in _ID.findall(block)}
+            for key, lesson in families[kind.name].items():
+                measured.pairs += 1
+                if lesson is not None and lesson.id in shown:
+                    measured.hits += 1
+                else:
+                    title = lesson.title if lesson is not None else f"(no lesson for {key})"
+                    measured.misses.append(f"{kind.name}: {message!r} did not show {title!r}")
+    return measured, blocks
+
+
+def _learn(tenant: str, *splits: str) -> tuple[list[Kind], Families]:
+    """Every trial of ``splits`` recorded and reflected; the kinds and their errors' lessons."""
+    # The release rule: one independent source releases a run's lesson in this tenant, so
+    # what pitfalls and the document show is decided by retrieval alone.
+    set_tenant(tenant, frequency_gate=1, independent_spread_s=0)
+    kinds = [kind for split in splits for kind in load(split)]
+    events = _record(tenant, kinds)
+    drain()
+    return kinds, _families(tenant, kinds, events)
+
+
+@pytest.fixture(params=["none", "local"])
+def embedder(
+    request: pytest.FixtureRequest, sqlite_env: str, monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """Retrieval by keywords alone, and hybrid with the local embedding model (the default
+    of a real deployment)."""
+    monkeypatch.setenv("DIGEST_EMBEDDING_MODEL", request.param)
+    _reset_process_state()
+    return str(request.param)
+
+
+def test_pitfalls_of_a_later_first_message_shows_the_errors_of_its_kind(
+    embedder: str, tenant: str
+) -> None:
+    kinds, families = _learn(tenant, "tuned")
+    measured, _blocks = _measure(tenant, kinds, families)
+    print(measured.line(f"tuned, embeddings {embedder}"), *measured.misses, sep="\n  ")
+    assert measured.pairs >= 40
+    assert measured.rate >= TUNED_FLOOR[embedder], "\n".join(measured.misses)
+
+
+def test_held_out_runs_are_measured(embedder: str, tenant: str) -> None:
+    """The held-out split, as it comes: printed for the record, and gated at the target."""
+    kinds, families = _learn(tenant, "held-out")
+    measured, _blocks = _measure(tenant, kinds, families)
+    print(measured.line(f"held-out, embeddings {embedder}"), *measured.misses, sep="\n  ")
+    assert measured.pairs >= 15
+    assert measured.rate >= TARGET, "\n".join(measured.misses)
+
+
+def test_each_recurring_error_family_is_one_active_lesson(sqlite_env: str, tenant: str) -> None:
+    """An error met again, with other ids or in another kind of task, is one lesson: the
+    lesson of its first run, which every later run supports; and every lesson is one error's."""
+    kinds, families = _learn(tenant, "tuned", "held-out")
+    seen = Counter(
+        tool_key(str(call["tool"]), str(call["error"]))
+        for kind in kinds
+        for trial in kind.trials
+        for call in trial.failures()
+    )
+    lessons: dict[str, set[int]] = defaultdict(set)
+    for taught in families.values():
+        for key, lesson in taught.items():
+            assert lesson is not None, f"no lesson teaches {key}"
+            lessons[key].add(lesson.id)
+    recurring = [key for key, count in seen.items() if count > 1]
+    assert len(recurring) >= 10
+    assert {key: len(lessons[key]) for key in recurring} == dict.fromkeys(recurring, 1)
+    active = _active(tenant)
+    assert len({lesson.fingerprint for lesson in active}) == len(active)
+    taught_by = {lesson_id for ids in lessons.values() for lesson_id in ids}
+    assert {lesson.id for lesson in active} == taught_by  # nothing but the runs' errors
+
+
+def _rule_words() -> set[str]:
+    """Words the judge says in its own words, or a run's tools and errors say."""
+    words: set[str] = set()
+    for family in FAMILIES:
+        for text in (family.remedy, family.remedy_for, family.when, family.advice):
+            words |= {w.casefold() for w in _WORD.findall(text or "")}
+    return words
+
+
+def test_no_task_text_reaches_what_an_agent_reads(sqlite_env: str, tenant: str) -> None:
+    """The tasks' telling words are the lessons' cues (they found the lessons above); none of
+    the words only a user said is in pitfalls, the document or its summary, nor in a lesson's
+    title, situation, mistake, correction or tags."""
+    kinds, families = _learn(tenant, "tuned", "held-out")
+    improve_now(tenant, AGENT)
+    _measured, blocks = _measure(tenant, kinds, families)
+    learning = digest.current_learning(tenant, AGENT)
+    assert learning is not None and "Observed in past runs" in learning.body
+    shown = " ".join([*blocks, learning.body, learning.summary, learning.change_summary])
+    shown_words = {w.casefold() for w in _WORD.findall(shown)}
+    said_by_runs = _rule_words() | {
+        w.casefold()
+        for heading in (PITFALLS_HEAD, PITFALLS_END, OBSERVED_HEAD, OBSERVED_HEADING)
+        for w in _WORD.findall(heading)
+    }
+    for kind in kinds:
+        for trial in kind.trials:
+            said_by_runs |= {w.casefold() for w in _WORD.findall(str(trial.tool_calls))}
+    user_only = {
+        word
+        for kind in kinds
+        for trial in kind.trials
+        for word in telling_words(trial.task)
+        if word not in said_by_runs
+    }
+    assert len(user_only) >= 60  # the check has something to find
+    assert not user_only & shown_words, sorted(user_only & shown_words)
+    lessons = _active(tenant)
+    for lesson in lessons:
+        fields = (lesson.title, lesson.situation, lesson.mistake, lesson.correction, *lesson.tags)
+        said = {w.casefold() for w in _WORD.findall(" ".join(filter(None, fields)))}
+        assert not user_only & said, (lesson.title, sorted(user_only & said))
+    # …while the lessons hold them where retrieval reads them
+    cues = {cue for lesson in lessons for cue in lesson.cues or ()}
+    assert len(user_only & cues) >= 60
