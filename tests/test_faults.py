@@ -45,10 +45,13 @@ def worker_idle(worker: WorkerProcess, env: dict[str, str]) -> bool:
 
 def test_broker_unreachable_capture_returns_fast_and_relay_delivers_later(
     services_env: dict[str, str],
-    shared_worker: WorkerProcess,
+    own_database: str,
+    start_worker: Any,
     tenant: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The relay below reads the whole database: one of the test's own holds only its events
+    (other tests' stranded events would go to its worker too)."""
     monkeypatch.setenv("DIGEST_BROKER_URL", CLOSED_PORT_BROKER)
     _reset_process_state()
     started = time.monotonic()
@@ -68,11 +71,11 @@ def test_broker_unreachable_capture_returns_fast_and_relay_delivers_later(
     monkeypatch.setenv("DIGEST_BROKER_URL", services_env["DIGEST_BROKER_URL"])
     monkeypatch.setenv("DIGEST_RELAY_PENDING_AGE_S", "0")
     _reset_process_state()
-    worker = shared_worker
+    worker = start_worker(DIGEST_DATABASE_URL=own_database)
     # Nothing was published: the events stay pending while a worker runs (tests/edges/
     # test_heal.py covers the relay a worker runs when it connects). Proof that it had its
     # chance: a later answer of another agent is reflected, then the queue is empty and every
-    # reflect task the worker took during this test has ended.
+    # reflect task the worker took has ended.
     later = digest.record_answer(tenant, "other-bot", question="Open on Monday?", answer="Yes.")
     assert wait_for_event(later, DONE)["status"] == "reflected"
     wait_until(lambda: worker_idle(worker, services_env), 30, "an idle worker")

@@ -161,11 +161,14 @@ def test_improve_now_cli_waits_for_the_worker(shared_worker: WorkerProcess, tena
 
 
 def test_beat_sweep_fans_out_one_compose_task_per_due_agent(
-    shared_worker: WorkerProcess, tenant: str
+    own_database: str, start_worker: Any, tenant: str
 ) -> None:
+    """On a database of the test's own: the sweep fans out a compose for every due agent, and
+    in the test process's database that would be every agent earlier tests left lessons to."""
     from digest.outbox.publish import TASK_WEEKLY_SWEEP, publish_task
 
     configure(tenant, threshold_signals=100)
+    start_worker(concurrency=2, DIGEST_DATABASE_URL=own_database)
     for event_id in answers(tenant, 2):
         wait_for_event(event_id, DONE)
     assert counts(tenant) == (0, 0)
