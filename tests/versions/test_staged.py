@@ -44,7 +44,7 @@ def test_adds_activate_and_a_changed_trusted_lesson_waits(
     v2 = improve_now(tenant, AGENT)
     assert (v2.number, v2.version_status, v2.hold_reason) == (2, "active", None)
 
-    answer(tenant, "No, not since March.")  # the same question: the owner's fact UPDATEd
+    answer(tenant, "Yes, from Oslo, and since March from Bergen too.")  # the fact UPDATEd
     v3 = improve_now(tenant, AGENT)
     fact = fact_lesson(first)
     assert fact.trust == "trusted" and "March" in fact.correction
