@@ -12,7 +12,6 @@ from typing import Any
 from digest.fingerprint import (
     distinct,
     edit_family,
-    kind_of,
     same,
     same_subject,
     states_a_fact,
@@ -49,26 +48,16 @@ def _all_text(item: dict[str, Any]) -> str:
 
 #: how close a lesson of no common subject must read to be the one a reversal speaks of
 REVERSAL_TOPIC = 0.5
-#: how close two owners' questions must read to be one question asked in other words
-SAME_QUESTION = 0.75
 
 
 def _answer(item: dict[str, Any]) -> str:
     """What an owner's answer lesson says, without the rules' frame around it (``Answer "…"
-    with the owner's facts.``); a lesson in other words is all answer."""
+    with the owner's facts.``); a lesson in other words is all answer. Only an answer to the
+    same question is compared (a yes to Finland and a no to Norway reverse nothing): whether a
+    question in other words is the same one is for a model to say, not for these rules."""
     correction = str(item.get("correction") or "")
     _, framed, rest = correction.partition("with the owner's facts.")
     return (rest if framed else correction).strip()
-
-
-def _one_question(cand: dict[str, Any], item: dict[str, Any]) -> bool:
-    """Two owners' answers to one question in other words: both answers, their situations
-    (the questions) close."""
-    kinds = {kind_of(cand.get("fingerprint")), kind_of(item.get("fingerprint"))}
-    if kinds != {"answer"}:
-        return False
-    asked = (str(cand.get("situation", "")), str(item.get("situation", "")))
-    return score(*asked)[0] >= SAME_QUESTION
 
 
 def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -85,9 +74,6 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
             continue
         if edit_family(mine) or edit_family(theirs):
             if not _content_reversed(cand, item):
-                continue
-        elif _one_question(cand, item):
-            if not answers_reversed(_answer(cand), _answer(item)):
                 continue
         elif not reverses(new, _all_text(item)):
             continue
@@ -176,10 +162,6 @@ def _by_words(
     if cand.get("fingerprint") and old.get("fingerprint"):
         if same_words:
             return {"op": "NOOP", "candidate": index, "id": old["id"]}
-        if _one_question(cand, old) and normalise(_answer(cand)) == normalise(_answer(old)):
-            # one question in other words, answered the same: one fact
-            return {"op": "NOOP", "candidate": index, "id": old["id"],
-                    "reason": "the same answer to the same question in other words"}  # fmt: skip
         return {"op": "ADD", "candidate": index}
     if relevance < SAME_TOPIC or identity < SAME_TOPIC_IDENTITY:
         return {"op": "ADD", "candidate": index}
