@@ -36,13 +36,32 @@ from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
 #: a fault a retry fixes: timeouts, rate limits, outages. (An item "unavailable", or a date
 #: "not available", is a precondition, not an outage.)
 TRANSIENT = re.compile(
-    r"time[ds]?[\s_-]?out|deadline exceeded|rate[\s_-]?limit|too many requests|\b429\b|"
+    # a timeout that happened, not a parameter named timeout ("invalid value for timeout_s")
+    r"(?<![\w'\"`])time[ds]?[\s-]?out(?:error|exception)?(?![\w'\"`=])|timed out|"
+    r"deadline exceeded|"
+    r"rate[\s_-]?limit|too many requests|\b429\b|"
     r"\b50[234]\b|temporar(?:y|ily) (?:unavailable|down|failure|error|outage|issue|problem)|"
     r"(?:service|server|backend|upstream|gateway|api|endpoint|database|host)s? (?:is |are )?"
     r"(?:temporarily |currently )?unavailable|overloaded|connection (?:reset|refused|aborted)|"
-    r"try again later|econnreset",
+    r"closed the connection unexpectedly|server has gone away|deadlock (?:detected|found)|"
+    r"try (?:again later|restarting (?:the )?transaction)|upstream connect error|"
+    r"disconnect/reset before headers|econnreset|econnrefused|etimedout|broken pipe",
     re.IGNORECASE,
 )
+#: an error about a timeout setting (a parameter, a field, a value), not a timeout that happened
+TIMEOUT_SETTING = re.compile(
+    r"(?:parameter|field|argument|option|value|setting)\W+(?:for\W+|of\W+)?\S*time[ds]?[\s_-]?out"
+    r"|time[ds]?[\s_-]?out\S*\W+(?:must|should|is (?:required|invalid|not)|expects?|cannot)",
+    re.IGNORECASE,
+)
+
+
+def transient(error: str) -> bool:
+    """A fault that a retry fixes (timeouts, rate limits, outages, dropped connections,
+    deadlocks), not an error about a timeout setting."""
+    return bool(TRANSIENT.search(error)) and not TIMEOUT_SETTING.search(error)
+
+
 #: a title is the correction's first sentence when that has at most this many characters
 #: (``digest.lessons.store.TITLE_SHORT``), else its first clause: the remedy
 TITLE_ROOM = 90
@@ -123,7 +142,7 @@ def _judge_run(event: dict[str, Any]) -> str:
         if outcome == "success":
             return _skip("successful run with no errors: nothing to correct")
         return _skip(f"{outcome} run without an error message: nothing specific to learn")
-    if all(TRANSIENT.search(e) for e in errors):
+    if all(transient(e) for e in errors):
         return _skip(f"transient fault ({_first_line(errors[0], 120)}): a retry fixes it")
 
     lessons: list[str] = []
@@ -131,7 +150,7 @@ def _judge_run(event: dict[str, Any]) -> str:
         if len(lessons) == MAX_LESSONS:
             break
         if failure.tool is None:
-            if TRANSIENT.search(str(top_error)):
+            if transient(str(top_error)):
                 continue
             lessons.append(_run_error_lesson(payload, str(outcome)))
             continue
@@ -142,7 +161,7 @@ def _judge_run(event: dict[str, Any]) -> str:
             == failure.key
         ]  # fmt: skip
         error = _first_line(telling_line(str(same[0].get("error") or "failed without a message")))
-        if TRANSIENT.search(error):
+        if transient(error):
             continue
         lessons.append(_tool_lesson(failure.tool, same, error))
     if not lessons:

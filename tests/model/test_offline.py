@@ -564,3 +564,26 @@ def test_token_estimate_is_about_four_characters_a_token() -> None:
     messages = [{"role": "system", "content": "x" * 40}, {"role": "user", "content": "y" * 40}]
     assert token_estimate(messages, "z" * 20) == (21, 6)
     assert token_estimate([], "") == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("error", "passes"),
+    [
+        ("upstream request timed out after 30 s", True),
+        ("TimeoutError: read", True),
+        ("server closed the connection unexpectedly", True),
+        ("Deadlock found when trying to get lock; try restarting transaction", True),
+        ("upstream connect error or disconnect/reset before headers", True),
+        ("503 Service Unavailable", True),
+        ("invalid value for parameter timeout_s: must be positive", False),
+        ("unknown field 'timeout'", False),
+        ("timeout must be an integer", False),
+        ("item 8277 out of stock", False),
+    ],
+)
+def test_a_fault_that_passes_is_told_from_an_error_about_a_timeout_setting(
+    error: str, passes: bool
+) -> None:
+    from digest.model.offline_reflect import transient
+
+    assert transient(error) is passes
