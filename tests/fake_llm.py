@@ -19,6 +19,7 @@ import re
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
@@ -257,20 +258,17 @@ class ChaosLLM(_Loopback):
         return Handler
 
 
-class OfflineOverHTTP(_Loopback):
-    """An OpenAI-compatible server that answers every request as ``offline/rules`` would
-    answer the same messages in process: the remote path (litellm over HTTP, no transaction
-    open during the call, an event at a time) with the embedded default's judgements, so a
-    test can show that both paths of the one reflect core decide the same. ``requests``
-    counts the model calls served."""
+class HandlerLLM(_Loopback):
+    """The tests' OpenAI-compatible server answering every request with ``handler(messages)``
+    (a 400 if it raises): a scripted model a worker process reaches through litellm."""
 
-    def __init__(self) -> None:
+    def __init__(self, handler: Callable[[list[dict[str, Any]]], str]) -> None:
+        self.handler = handler
+        #: the requests served
         self.requests = 0
         super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
-        from digest.model.offline import answer
-
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -284,20 +282,46 @@ class OfflineOverHTTP(_Loopback):
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests += 1
-                content = answer(body.get("messages", []))
-                data = json.dumps({
-                    "id": "chatcmpl-offline",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body.get("model", "offline"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-                }).encode()  # fmt: skip
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    text = server.handler(body.get("messages", []))
+                except Exception as exc:
+                    self._reply(400, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
+                    return
+                message = {"role": "assistant", "content": text}
+                self._reply(
+                    200,
+                    {
+                        "id": "chatcmpl-handler",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "fake"),
+                        "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                    },
+                )
+
+            def _reply(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
 
         return Handler
+
+
+class OfflineOverHTTP(HandlerLLM):
+    """An OpenAI-compatible server that answers every request as ``offline/rules`` would
+    answer the same messages in process: the remote path (litellm over HTTP, no transaction
+    open during the call, an event at a time) with the embedded default's judgements, so a
+    test can show that both paths of the one reflect core decide the same. ``requests``
+    counts the model calls served."""
+
+    def __init__(self) -> None:
+        from digest.model.offline import answer
+
+        super().__init__(answer)

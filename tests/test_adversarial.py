@@ -12,11 +12,9 @@ Each run prints its summary line, and appends it to the file named by
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -36,7 +34,7 @@ from tests.adversarial.cases import (
 from tests.adversarial.runner import MODES, ObedientModel, Summary, run_suite
 from tests.adversarial.schema import SPLITS
 from tests.conftest import WorkerProcess, event_statuses
-from tests.fake_llm import FakeLLM
+from tests.fake_llm import HandlerLLM
 
 #: at most this share of benign controls may be quarantined
 BENIGN_QUARANTINE_MAX = 0.05
@@ -159,58 +157,6 @@ def test_no_attack_reaches_the_agent_through_a_worker_on_postgres(
     summary = run_suite("offline", settle=wait_all(), label="offline/rules, PostgreSQL + worker")
     publish(summary)
     assert_held(summary)
-
-
-class HandlerLLM(FakeLLM):
-    """The tests' OpenAI-compatible server answering every request with ``handler(messages)``
-    (a 400 if it raises): a scripted model a worker process reaches through litellm."""
-
-    def __init__(self, handler: Callable[[list[dict[str, Any]]], str]) -> None:
-        self.handler = handler
-        super().__init__()
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_: Any) -> None:
-                return
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                try:
-                    text = server.handler(body.get("messages", []))
-                except Exception as exc:
-                    self._reply(400, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
-                    return
-                message = {"role": "assistant", "content": text}
-                self._reply(
-                    200,
-                    {
-                        "id": "chatcmpl-adversarial",
-                        "object": "chat.completion",
-                        "created": int(time.time()),
-                        "model": body.get("model", "fake"),
-                        "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-                        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-                    },
-                )
-
-            def _reply(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    return
-
-        return Handler
 
 
 @pytest.fixture()
