@@ -59,13 +59,16 @@ _COMMON = frozenset(
     parameter parameters argument arguments header headers please version""".split()  # noqa: SIM905
 )
 _WORD = re.compile(r"[^\W\d_][\w-]{2,}", re.UNICODE)
+#: a short name in quotes: a parameter or a field an error names ('q', "sku")
+_NAMED = re.compile(r"""['"]([\w.-]{1,40})['"]""")
 #: a name in backticks (a tool's label): the subject both texts share, not what changed
 _LABEL = re.compile(r"`[^`\n]{1,80}`")
 
 
 def _words(text: str) -> set[str]:
     folded = unicodedata.normalize("NFKC", _LABEL.sub(" ", text)).casefold()
-    words: set[str] = set()
+    # a name the text quotes is what it is about, however short ('q', "id")
+    words: set[str] = set(_NAMED.findall(folded))
     for word in _WORD.findall(folded):
         # a compound names its parts too ("Authorization-Header", "X-Api-Key")
         words.update(part for part in (word, *word.split("-")) if len(part) >= 3)

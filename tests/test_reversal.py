@@ -116,3 +116,10 @@ def test_the_offline_judge_supersedes_a_reversed_answer_and_updates_a_refined_on
     refined["candidate"] = refined.pop("id")
     [op] = json.loads(reconcile(existing, [refined]))["operations"]
     assert (op["op"], op["id"]) == ("UPDATE", 4)
+
+
+def test_a_short_name_the_error_quotes_is_what_a_rename_is_about() -> None:
+    old = "Observed: `search` failed with «400: parameter 'q' is required»."
+    renamed = "Observed: `search` failed with «parameter 'q' was renamed to 'query' in v2»."
+    assert reverses(renamed, old)
+    assert not reverses("Observed: «parameter 'page' was renamed to 'cursor'»", old)
