@@ -11,7 +11,6 @@ keep every content rule anyway.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import pytest
@@ -25,6 +24,7 @@ from digest.models import DigestRun, Judgement, Lesson
 from digest.pipeline import drain
 from digest.tenants import find_agent
 from tests.conftest import lessons_for_event, use_model, with_batch_size
+from tests.reflect.helpers import noop_into_the_first
 
 AGENT = "bot"
 
@@ -51,14 +51,7 @@ def worded_model(messages: Messages) -> str:
     first lesson shown."""
     step = step_of(messages)
     if step == "reconcile":
-        text = messages[-1]["content"]
-        candidates = json.loads(
-            text.split("<candidates>")[1].split("</candidates>")[0].replace("\\u003c", "<")
-        )
-        return json.dumps(
-            {"operations": [{"op": "NOOP", "candidate": c["candidate"], "id": 0}
-                            for c in candidates]}
-        )  # fmt: skip
+        return noop_into_the_first(messages)
     event = event_of(messages) if step == "reflect" else None
     if event is None or event["kind"] != "operator_edit":
         return rules(messages)

@@ -23,6 +23,7 @@ from digest.models import DigestRun, Judgement, Lesson, LessonHistory
 from digest.pipeline import drain
 from digest.tenants import find_agent
 from tests.conftest import WorkerProcess, use_model, wait_for_event, with_batch_size
+from tests.reflect.helpers import noop_into_the_first
 
 AGENT = "bot"
 DONE = {"reflected", "skipped", "failed", "dead"}
@@ -77,14 +78,7 @@ def greedy_model(messages: Messages) -> str:
     whenever it is asked."""
     step = step_of(messages)
     if step == "reconcile":
-        text = messages[-1]["content"]
-        candidates = json.loads(
-            text.split("<candidates>")[1].split("</candidates>")[0].replace("\\u003c", "<")
-        )
-        return json.dumps(
-            {"operations": [{"op": "NOOP", "candidate": c["candidate"], "id": 0}
-                            for c in candidates]}
-        )  # fmt: skip
+        return noop_into_the_first(messages)
     if step != "reflect":
         return rules(messages)
     event = event_of(messages)

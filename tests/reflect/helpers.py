@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from digest.config import Settings, get_settings
 from digest.reflect.claims import Claimed, ReflectResult, claim_batch
 
@@ -14,3 +17,12 @@ def claim_one(event_id: int, settings: Settings | None = None) -> Claimed | Refl
     outcomes: list[Claimed | ReflectResult] = [*batch.claimed, *batch.results]
     [outcome] = outcomes
     return outcome
+
+
+def noop_into_the_first(messages: list[dict[str, Any]]) -> str:
+    """A greedy judge's reconcile answer: every candidate NOOPed into the first lesson shown,
+    whatever it says (it merges distinct facts whenever it is asked)."""
+    text = str(messages[-1]["content"])
+    shown = text.split("<candidates>")[1].split("</candidates>")[0].replace("\\u003c", "<")
+    operations = [{"op": "NOOP", "candidate": c["candidate"], "id": 0} for c in json.loads(shown)]
+    return json.dumps({"operations": operations})
