@@ -270,11 +270,14 @@ def ranked_parts(
         visible = allowed & index.mask("agent-scope", _agent_wide)
         if contact_id is not None:
             visible |= allowed & index.mask(f"contact:{contact_id}", _of_contact(contact_id))
-        seen.append((index, visible))
-    weights = keyword_weights(seen, words) if words else None
+        # each keyword looked up once per part: for its weight and for the ranking
+        seen.append((index, visible, index.all_keyword_matches(words)))
+    weights = keyword_weights((m, visible) for _, visible, m in seen) if words else None
     return [
-        index.rank_for_prompt(words, vector, count, allowed=visible, weights=weights)
-        for index, visible in seen
+        index.rank_for_prompt(
+            words, vector, count, allowed=visible, weights=weights, matches=matches
+        )
+        for index, visible, matches in seen
     ]
 
 

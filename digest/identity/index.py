@@ -71,19 +71,22 @@ def terms(text: str) -> set[str]:
     return {w for w in _WORD.findall(normalise(text)) if len(w) >= MIN_TERM and w not in STOPWORDS}
 
 
-def keyword_weights(
-    parts: Iterable[tuple[AgentIndex, np.ndarray]], keywords: Sequence[str]
-) -> list[float]:
-    """How much each keyword tells, over the entries ``parts`` allow (each index with its
-    mask): for ``n`` of ``N`` entries matching it, ``ln(1 + (N - n + 0.5) / (n + 0.5))`` (the
-    inverse document frequency of BM25). A keyword no entry holds weighs most; one every
-    entry holds (a word of the lessons' own template) next to nothing."""
+#: per keyword, the entries of one index it matches (``AgentIndex.keyword_matches``)
+Matches = list[np.ndarray | None]
+
+
+def keyword_weights(parts: Iterable[tuple[Matches, np.ndarray]]) -> list[float]:
+    """How much each keyword tells, over the entries ``parts`` allow (each index's keyword
+    matches with its mask): for ``n`` of ``N`` entries matching it,
+    ``ln(1 + (N - n + 0.5) / (n + 0.5))`` (the inverse document frequency of BM25). A keyword
+    no entry holds weighs most; one every entry holds (a word of the lessons' own template)
+    next to nothing."""
     total = 0
-    found = [0] * len(keywords)
-    for index, allowed in parts:
+    found: list[int] = []
+    for matches, allowed in parts:
         total += int(allowed.sum())
-        for position, keyword in enumerate(keywords):
-            held = index.keyword_matches(keyword)
+        found += [0] * (len(matches) - len(found))
+        for position, held in enumerate(matches):
             if held is not None:
                 found[position] += int((held & allowed).sum())
     return [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in found]
@@ -310,14 +313,15 @@ class AgentIndex:
             matched = True
         return held if matched else None
 
-    def _keyword_counts(
-        self, keywords: Sequence[str], weights: Sequence[float] | None = None
-    ) -> np.ndarray:
-        """Per entry: the keywords it matches (``keyword_matches``), each counted once
-        however many of its words it matches, and weighed by ``weights`` when given."""
+    def all_keyword_matches(self, keywords: Sequence[str]) -> Matches:
+        """``keyword_matches`` of each keyword, in order."""
+        return [self.keyword_matches(keyword) for keyword in keywords]
+
+    def _keyword_counts(self, matches: Matches, weights: Sequence[float] | None) -> np.ndarray:
+        """Per entry: the keywords it matches, each counted once however many of its words it
+        matches, and weighed by ``weights`` when given."""
         counts = np.zeros(len(self.entries), dtype=np.float64)
-        for position, keyword in enumerate(keywords):
-            held = self.keyword_matches(keyword)
+        for position, held in enumerate(matches):
             if held is not None:
                 counts += held * (weights[position] if weights is not None else 1.0)
         return counts
@@ -331,16 +335,20 @@ class AgentIndex:
         allowed: np.ndarray | None = None,
         min_cosine: float = 0.45,
         weights: Sequence[float] | None = None,
+        matches: Matches | None = None,
     ) -> list[tuple[Entry, float]]:
         """The entries most relevant to a prompt, by the share of its keywords they hold and,
         with vectors, their cosine; an entry qualifies by one keyword or a cosine of at least
         ``min_cosine``. With ``weights`` (one per keyword, ``keyword_weights``), the share is
         of the keywords' weight: a rare word says more than one most lessons hold. The cosine
         is the text's or, when closer, the tasks' the lesson was learned from (``cue_vectors``).
+        ``matches`` are the keywords' matches when the caller has them (``all_keyword_matches``).
         At most ``k`` (entry, score), best first (ties: newest)."""
         if not self.entries or k < 1:
             return []
-        counts = self._keyword_counts(keywords, weights)
+        if matches is None:
+            matches = self.all_keyword_matches(keywords)
+        counts = self._keyword_counts(matches, weights)
         total = float(sum(weights)) if weights is not None else float(len(keywords))
         share = counts / total if keywords and total > 0 else counts
         cosines = self.cosines(vector)
