@@ -27,7 +27,7 @@ from digest.db import read_scope, session_scope
 from digest.errors import DatabaseUnavailable, InvalidArgument, NotFound
 from digest.models import API_KEY_KINDS, ApiKey, Tenant, as_utc, utcnow
 from digest.redact import driver_line
-from digest.tenants import configure_tenant, tenant_named, unknown_key
+from digest.tenants import configure_tenant, tenant_named, tenant_names, unknown_key
 
 #: random characters after ``dg_<kind>_``: 24 random bytes, url-safe base64
 SECRET_BYTES = 24
@@ -83,8 +83,12 @@ def _info(row: ApiKey, tenant: str) -> KeyInfo:
     )
 
 
-def create_key(tenant: str, kind: str = "agent", label: str | None = None) -> NewKey:
-    """A new key of ``kind`` for ``tenant`` (created if needed, like ``digest tenant set``)."""
+def create_key(
+    tenant: str, kind: str = "agent", label: str | None = None, *, create: bool = True
+) -> NewKey:
+    """A new key of ``kind`` for ``tenant``, created if needed (with ``create=False``, as
+    ``digest tenant key create`` does, an unknown tenant is ``NotFound`` suggesting the
+    closest name)."""
     if kind not in API_KEY_KINDS:
         raise InvalidArgument(f"key kind {kind!r} is not one of {list(API_KEY_KINDS)}")
     if label is not None and (len(label) > LABEL_MAX or "\x00" in label):
@@ -92,7 +96,7 @@ def create_key(tenant: str, kind: str = "agent", label: str | None = None) -> Ne
     random_part = secrets.token_urlsafe(SECRET_BYTES)
     secret = f"dg_{kind}_{random_part}"
     with session_scope() as session:
-        row = configure_tenant(session, tenant)
+        row = configure_tenant(session, tenant, create=create)
         key = ApiKey(
             tenant_id=row.id,
             kind=kind,
@@ -111,7 +115,7 @@ def list_keys(tenant: str) -> list[KeyInfo]:
     with read_scope() as session:
         row = session.scalars(select(Tenant).where(tenant_named(tenant))).first()
         if row is None:
-            raise unknown_key("tenant", tenant)
+            raise unknown_key("tenant", tenant, known=tenant_names(session))
         keys = session.scalars(select(ApiKey).where(ApiKey.tenant_id == row.id).order_by(ApiKey.id))
         return [_info(key, row.name) for key in keys]
 
@@ -123,7 +127,7 @@ def revoke_key(tenant: str, which: str) -> KeyInfo:
     with session_scope() as session:
         row = session.scalars(select(Tenant).where(tenant_named(tenant))).first()
         if row is None:
-            raise unknown_key("tenant", tenant)
+            raise unknown_key("tenant", tenant, known=tenant_names(session))
         wanted = ApiKey.prefix == which
         if which.isdigit() and int(which) < 2**63:
             wanted = or_(wanted, ApiKey.id == int(which))

@@ -18,17 +18,19 @@ settings (``DIGEST_THRESHOLD_SIGNALS``, ``DIGEST_QUIET_SECONDS``, ``DIGEST_FREQU
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import DigestError, InvalidArgument, InvalidEvent, NotFound
-from digest.models import APPLY_MODES, Agent, Tenant, utcnow
+from digest.models import APPLY_MODES, Agent, ApiKey, Event, Tenant, utcnow
 
 #: the keys a tenant may override, with their lower bounds
 TENANT_KEYS = {
@@ -120,14 +122,45 @@ def agent_named(name: str) -> ColumnElement[bool]:
     return Agent.name == lookup_key(name)
 
 
-def unknown_key(field: str, name: str, where: str = "") -> DigestError:
+def unknown_key(
+    field: str, name: str, where: str = "", *, known: Iterable[str] = (), hint: str = ""
+) -> DigestError:
     """The error for a tenant or agent ``name`` that is not there: ``NotFound``, or
     ``InvalidArgument`` when ``name`` is not a valid key at all (a look-alike of the key meant,
-    which a person should be told about rather than search for)."""
+    which a person should be told about rather than search for). With ``known`` (the names
+    there are), it suggests the closest one (a typo: "did you mean 'acme'?"); ``hint`` says
+    what to do otherwise."""
     problem = key_problem(name)
     if problem is not None:
         return InvalidArgument(f"{field} {name!r} is not a valid key: it {problem}")
-    return NotFound(f"unknown {field} {name!r}{where}")
+    closest = closest_name(name, known)
+    guess = f"; did you mean {closest!r}?" if closest else ""
+    return NotFound(f"unknown {field} {name!r}{where}{guess}{hint}")
+
+
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """The existing name ``name`` most likely mistypes (difflib's ratio ≥ 0.6), if any."""
+    names = [x for x in known if x != name]
+    found = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    if found:
+        return found[0]
+    folded = {x.casefold(): x for x in names}
+    return folded.get(name.casefold())
+
+
+def tenant_names(session: Session) -> list[str]:
+    return list(session.scalars(select(Tenant.name).order_by(Tenant.name)))
+
+
+def agent_names(session: Session, tenant_id: int) -> list[str]:
+    return list(session.scalars(select(Agent.name).where(Agent.tenant_id == tenant_id)))
+
+
+def missing_tenant(session: Session, name: str) -> DigestError:
+    """``unknown tenant 'acmee'; did you mean 'acme'?``, and how to create a new one: owner
+    commands never create a tenant (a typo would make one); capture does, on first use."""
+    hint = f" (a new tenant: `digest tenant create --tenant {name}`)"
+    return unknown_key("tenant", name, known=tenant_names(session), hint=hint)
 
 
 @dataclass(frozen=True)
@@ -168,16 +201,18 @@ def configure_tenant(
     name: str,
     *,
     learning_apply_mode: str | None = None,
+    create: bool = True,
     **overrides: int | None,
 ) -> Tenant:
-    """Create the tenant if needed and set its apply mode and trigger overrides.
+    """Set the tenant's apply mode and trigger overrides, creating it if needed (with
+    ``create=False``, an unknown tenant is ``NotFound`` suggesting the closest name).
 
     Raises ``InvalidEvent`` naming the field for an unknown mode, key or out-of-range value,
     and ``InvalidArgument`` for a tenant key that may not be created (``normal_key``; an
     existing tenant is found by its stored name whatever it is).
     """
     if learning_apply_mode is not None and learning_apply_mode not in APPLY_MODES:
-        raise InvalidEvent("learning_apply_mode", f"one of {list(APPLY_MODES)}")
+        raise InvalidEvent("learning_apply_mode", f"must be one of {', '.join(APPLY_MODES)}")
     for key, value in overrides.items():
         if key not in TENANT_KEYS:
             raise InvalidEvent(key, f"unknown tenant setting; one of {sorted(TENANT_KEYS)}")
@@ -190,6 +225,8 @@ def configure_tenant(
                 key, f"must be an integer from {TENANT_KEYS[key]} to {TENANT_VALUE_MAX}"
             )
     tenant = session.scalars(select(Tenant).where(tenant_named(name))).first()
+    if tenant is None and not create:
+        raise missing_tenant(session, name)
     if tenant is None:
         tenant = Tenant(
             name=normal_key(name, "tenant"),
@@ -209,15 +246,17 @@ def configure_tenant(
 
 def find_agent(session: Session, tenant: str, agent: str) -> Agent:
     """The agent ``agent`` of tenant ``tenant``, or ``NotFound`` naming which one is unknown
-    (``InvalidArgument`` when that name is not a valid key: see ``unknown_key``)."""
+    and the closest existing name (``InvalidArgument`` when that name is not a valid key: see
+    ``unknown_key``)."""
     tenant_row = session.scalars(select(Tenant).where(tenant_named(tenant))).first()
     if tenant_row is None:
-        raise unknown_key("tenant", tenant)
+        raise unknown_key("tenant", tenant, known=tenant_names(session))
     agent_row = session.scalars(
         select(Agent).where(Agent.tenant_id == tenant_row.id, agent_named(agent))
     ).first()
     if agent_row is None:
-        raise unknown_key("agent", agent, f" in tenant {tenant!r}")
+        known = agent_names(session, tenant_row.id)
+        raise unknown_key("agent", agent, f" in tenant {tenant!r}", known=known)
     return agent_row
 
 
@@ -236,14 +275,102 @@ def set_tenant(
     *,
     learning_apply_mode: str | None = None,
     settings: Settings | None = None,
+    create: bool = True,
     **overrides: int | None,
 ) -> TenantSettings:
     """Set a tenant's apply mode (``auto``, ``approval`` or ``staged``) and trigger overrides,
-    creating the tenant if needed. ``InvalidEvent`` naming the field for a value it cannot use;
-    ``InvalidArgument`` for a new tenant's key that is not valid (``normal_key``)."""
+    creating the tenant if needed (``create=False``, as ``digest tenant set`` does: an unknown
+    tenant is ``NotFound`` suggesting the closest name). ``InvalidEvent`` naming the field for
+    a value it cannot use; ``InvalidArgument`` for a new tenant's key that is not valid
+    (``normal_key``)."""
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
         row = configure_tenant(
-            session, tenant, learning_apply_mode=learning_apply_mode, **overrides
+            session, tenant, learning_apply_mode=learning_apply_mode, create=create, **overrides
         )
         return TenantSettings(row.name, row.learning_apply_mode, dict(row.settings or {}))
+
+
+def create_tenant(tenant: str, settings: Settings | None = None) -> tuple[TenantSettings, bool]:
+    """Create the tenant ``tenant`` (its key must be valid: ``normal_key``); also whether it
+    was new (an existing one is left as it is)."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        existing = session.scalars(select(Tenant).where(tenant_named(tenant))).first()
+        row = existing or configure_tenant(session, tenant)
+        shown = TenantSettings(row.name, row.learning_apply_mode, dict(row.settings or {}))
+        return shown, existing is None
+
+
+@dataclass(frozen=True)
+class TenantRow:
+    """One tenant as ``digest tenant list`` shows it."""
+
+    name: str
+    learning_apply_mode: str
+    overrides: dict[str, int]
+    agents: int
+    events: int
+    keys: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tenant": self.name,
+            "apply_mode": self.learning_apply_mode,
+            "overrides": self.overrides,
+            "agents": self.agents,
+            "events": self.events,
+            "active_keys": self.keys,
+        }
+
+
+def list_tenants(settings: Settings | None = None) -> list[TenantRow]:
+    """Every tenant by name, with its apply mode, overrides and how many agents, events and
+    unrevoked API keys it has."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+
+        def counts(column: Any, *where: Any) -> dict[int, int]:
+            query = select(column, func.count()).where(*where).group_by(column)
+            return {tenant_id: n for tenant_id, n in session.execute(query)}
+
+        agents = counts(Agent.tenant_id)
+        events = counts(Event.tenant_id)
+        keys = counts(ApiKey.tenant_id, ApiKey.revoked_at.is_(None))
+        return [
+            TenantRow(
+                row.name,
+                row.learning_apply_mode,
+                dict(row.settings or {}),
+                agents.get(row.id, 0),
+                events.get(row.id, 0),
+                keys.get(row.id, 0),
+            )
+            for row in session.scalars(select(Tenant).order_by(Tenant.name))
+        ]
+
+
+def require_existing(
+    tenant: str,
+    agent: str | None = None,
+    *,
+    new_agent: bool = False,
+    settings: Settings | None = None,
+) -> None:
+    """``NotFound`` (suggesting the closest name) unless the tenant exists and, when ``agent``
+    is given and ``new_agent`` is not, the agent does too: an owner command checks this
+    before it writes anything, so a typo never makes a tenant or an agent."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        row = session.scalars(select(Tenant).where(tenant_named(tenant))).first()
+        if row is None:
+            raise missing_tenant(session, tenant)
+        if agent is None or new_agent:
+            return
+        found = session.scalar(
+            select(Agent.id).where(Agent.tenant_id == row.id, agent_named(agent))
+        )
+        if found is None:
+            known = agent_names(session, row.id)
+            hint = " (to import into a new agent, add --new-agent)"
+            raise unknown_key("agent", agent, f" in tenant {tenant!r}", known=known, hint=hint)

@@ -185,7 +185,9 @@ def test_cli_export_import_and_compact(sqlite_env: str, tmp_path: Path) -> None:
     assert len(json.loads(exported.stdout)["files"]) == 4
     (out / "broken").mkdir()
     (out / "broken" / "LESSON.md").write_text("no front matter")
-    imported = run("import", str(out), "--tenant", TENANT, "--agent", "copy", "--json")
+    imported = run(
+        "import", str(out), "--tenant", TENANT, "--agent", "copy", "--new-agent", "--json"
+    )
     assert imported.returncode == 1  # one bad file
     report = json.loads(imported.stdout)
     assert len(report["imported"]) == 3 and report["errors"][0]["file"] == "broken/LESSON.md"

@@ -1,16 +1,17 @@
-"""Commands that look after the installation: db upgrade, tenant set, stats, export, import."""
+"""Commands that look after the installation: db upgrade, tenant create|list|set, stats, export,
+import."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from digest.cli import render
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, db_app, tenant_app
 from digest.config import get_settings
-from digest.errors import DigestError
+from digest.errors import DigestError, InvalidArgument
 
 
 def shown_url() -> str:
@@ -70,15 +71,61 @@ def tenant_set(
         typer.Option(help="Seconds an untrusted lesson's sources must span to count apart."),
     ] = None,
 ) -> None:
-    """Set a tenant's apply mode and trigger overrides (creates the tenant if needed)."""
+    """Set an existing tenant's apply mode and trigger overrides (a new tenant: `digest tenant
+    create`)."""
+    from digest.errors import InvalidEvent
     from digest.tenants import set_tenant
 
-    row = set_tenant(
-        tenant, learning_apply_mode=apply_mode, threshold_signals=threshold,
-        quiet_seconds=quiet, frequency_gate=gate, promotion_contacts=promotion,
-        independent_spread_s=spread,
-    )  # fmt: skip
-    render.say(f"{row.name}: {row.learning_apply_mode}, {row.overrides}")
+    try:
+        row = set_tenant(
+            tenant, learning_apply_mode=apply_mode, threshold_signals=threshold,
+            quiet_seconds=quiet, frequency_gate=gate, promotion_contacts=promotion,
+            independent_spread_s=spread, create=False,
+        )  # fmt: skip
+    except InvalidEvent as exc:  # the setting as the person typed it, not the column
+        option = TENANT_OPTIONS.get(exc.field, exc.field)
+        raise InvalidArgument(f"{option} ({exc.field}): {exc.message}") from None
+    render.say(f"tenant {row.name!r}: apply mode {tenant_settings_line(row)}")
+
+
+#: ``digest tenant set``'s option for each tenant setting
+TENANT_OPTIONS = {
+    "learning_apply_mode": "--apply-mode",
+    "threshold_signals": "--threshold",
+    "quiet_seconds": "--quiet",
+    "frequency_gate": "--gate",
+    "promotion_contacts": "--promotion",
+    "independent_spread_s": "--spread",
+}
+
+
+def tenant_settings_line(row: Any) -> str:
+    """``approval; --gate 2, --spread 0``: the apply mode and the settings overridden."""
+    own = ", ".join(f"{TENANT_OPTIONS.get(k, k)} {v}" for k, v in sorted(row.overrides.items()))
+    return f"{row.learning_apply_mode}; {own or 'no overrides (DIGEST_* apply)'}"
+
+
+@tenant_app.command("create")
+def tenant_create(tenant: TenantOpt) -> None:
+    """Create a tenant (capture creates one on first use; owner commands never do)."""
+    from digest.tenants import create_tenant
+
+    row, created = create_tenant(tenant)
+    render.say(f"{'created' if created else 'already there:'} tenant {row.name!r}")
+
+
+@tenant_app.command("list")
+def tenant_list(as_json: JsonOpt = False) -> None:
+    """Every tenant: apply mode, overrides, agents, events and unrevoked API keys."""
+    from digest.tenants import list_tenants
+
+    rows = list_tenants()
+    if as_json:
+        render.json([row.to_json() for row in rows])
+    elif rows:
+        render.tenants(rows, tenant_settings_line)
+    else:
+        render.say("no tenants (capture creates one on first use, or `digest tenant create`)")
 
 
 @app.command()
@@ -143,15 +190,23 @@ def import_command(
             "untrusted, screened like run text and shown as observations).",
         ),
     ] = False,
+    new_agent: Annotated[
+        bool,
+        typer.Option(
+            "--new-agent", help="The agent may be new: create it (the tenant must exist)."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Import AIP-11 LESSON.md files through reconciliation (counts in files are ignored).
-    Untrusted unless --trusted. Bad files are reported one per line; exit 1 if any failed."""
+    Untrusted unless --trusted. The tenant must exist, and the agent too unless --new-agent.
+    Bad files are reported one per line; exit 1 if any failed."""
     from digest.interop import import_lessons
-    from digest.tenants import normal_key
+    from digest.tenants import normal_key, require_existing
 
     # one sentence for a key no lesson could be stored under, rather than one per file
     tenant, agent = normal_key(tenant, "tenant"), normal_key(agent, "agent")
+    require_existing(tenant, agent, new_agent=new_agent)  # a typo never makes a tenant
     report = import_lessons(tenant, agent, directory, trusted=trusted)
     if as_json:
         render.json(

@@ -34,10 +34,10 @@ def key_create(
     label: Annotated[str | None, typer.Option("--label", help="What the key is for.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Create a key (and the tenant, if needed) and print it once: only its hash is kept."""
+    """Create a key for an existing tenant and print it once: only its hash is kept."""
     from digest.apikeys import create_key
 
-    new = create_key(tenant, kind, label)
+    new = create_key(tenant, kind, label, create=False)
     if as_json:
         render.json({**_shown(new.info), "key": new.secret})
         return

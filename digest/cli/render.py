@@ -377,3 +377,13 @@ def api_keys(rows: list[dict[str, Any]]) -> None:
             when(row["created_at"]), when(row["revoked_at"]),
         )  # fmt: skip
     out.print(table)
+
+
+def tenants(rows: list[Any], settings_line: Callable[[Any], str]) -> None:
+    """``tenant list``: each tenant's settings and how much it holds."""
+    table = _table(
+        ("tenant", "settings", "agents", "events", "keys"), right=("agents", "events", "keys")
+    )
+    for row in rows:
+        _row(table, row.name, settings_line(row), row.agents, row.events, row.keys)
+    out.print(table)

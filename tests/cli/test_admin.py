@@ -49,11 +49,55 @@ def test_db_upgrade_to_an_unknown_revision_is_one_line(tmp_path: Path) -> None:
 
 
 def test_tenant_set_prints_the_mode_and_overrides(sqlite_env: str) -> None:
+    assert ok("tenant", "create", "--tenant", "acme").strip() == "created tenant 'acme'"
     out = ok("tenant", "set", "--tenant", "acme", "--apply-mode", "approval", "--threshold", "3")
-    assert out.strip() == "acme: approval, {'threshold_signals': 3}"
+    assert out.strip() == "tenant 'acme': apply mode approval; --threshold 3"
     out = ok("tenant", "set", "--tenant", "acme", "--quiet", "0")
-    assert out.strip() == "acme: approval, {'threshold_signals': 3, 'quiet_seconds': 0}"
-    one_error_line(run_cli("tenant", "set", "--tenant", "acme", "--gate", "0"), "frequency_gate")
+    assert out.strip() == "tenant 'acme': apply mode approval; --quiet 0, --threshold 3"
+    one_error_line(run_cli("tenant", "set", "--tenant", "acme", "--gate", "0"), "--gate")
+    bad_mode = run_cli("tenant", "set", "--tenant", "acme", "--apply-mode", "sometimes")
+    one_error_line(bad_mode, "--apply-mode", "auto, approval, staged")
+    assert "invalid event" not in bad_mode.stderr
+
+
+# --- owner commands never create a tenant (issue 26 point 3) ---------------------------------
+
+
+def test_a_mistyped_tenant_is_an_error_that_suggests_the_real_one(
+    sqlite_env: str, tmp_path: Path
+) -> None:
+    ok("tenant", "create", "--tenant", "acme")
+    ok("tenant", "set", "--tenant", "acme", "--gate", "2")
+    for argv in (
+        ("tenant", "set", "--tenant", "acmee", "--apply-mode", "approval"),
+        ("tenant", "key", "create", "--tenant", "acmme"),
+        ("import", str(tmp_path), "--tenant", "acmme", "--agent", "bot"),
+    ):
+        one_error_line(run_cli(*argv), "unknown tenant", "did you mean 'acme'?", "tenant create")
+    rows = run_json("tenant", "list", "--json")
+    assert [(r["tenant"], r["apply_mode"], r["overrides"]) for r in rows] == [
+        ("acme", "auto", {"frequency_gate": 2})
+    ]  # the typos made nothing, and the real tenant kept its mode
+    assert ok("tenant", "create", "--tenant", "acme").strip() == "already there: tenant 'acme'"
+    table = ok("tenant", "list")
+    assert "acme" in table and "--gate 2" in table
+
+
+def test_import_into_an_unknown_agent_needs_new_agent(sqlite_env: str, tmp_path: Path) -> None:
+    ok("tenant", "create", "--tenant", "acme")
+    folder = tmp_path / "lessons"
+    (folder / "refunds").mkdir(parents=True)
+    (folder / "refunds" / "LESSON.md").write_text(
+        '---\nschema: agentlearning/v1\ntitle: "Confirm the amount"\n---\n\n'
+        "## What to do (or avoid)\n\nAsk before refunding.\n"
+    )
+    refused = run_cli("import", str(folder), "--tenant", "acme", "--agent", "bot")
+    one_error_line(refused, "unknown agent 'bot'", "--new-agent")
+    ok("import", str(folder), "--tenant", "acme", "--agent", "bot", "--new-agent")
+    again = ok("import", str(folder), "--tenant", "acme", "--agent", "bot")
+    assert "imported 0, already there 1" in again
+    typo = run_cli("import", str(folder), "--tenant", "acme", "--agent", "bob")
+    one_error_line(typo, "unknown agent 'bob'", "did you mean 'bot'?")
 
 
 # --- stats -----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ KEY = re.compile(r"^dg_(agent|owner)_[A-Za-z0-9_-]{32}$")
 
 
 def test_create_list_revoke(services_env: dict[str, str], tenant: str) -> None:
+    ok("tenant", "create", "--tenant", tenant)
     created = run_cli("tenant", "key", "create", "--tenant", tenant, "--label", "bot one")
     assert created.returncode == 0, created.stderr
     secret = created.stdout.strip()
@@ -42,6 +43,7 @@ def test_create_list_revoke(services_env: dict[str, str], tenant: str) -> None:
 
 
 def test_refusals_are_one_line(services_env: dict[str, str], tenant: str) -> None:
+    ok("tenant", "create", "--tenant", tenant)
     ok("tenant", "key", "create", "--tenant", tenant)
     bad_kind = run_cli("tenant", "key", "create", "--tenant", tenant, "--kind", "root")
     one_error_line(bad_kind, "root")

@@ -52,5 +52,8 @@ def test_markup_in_an_error_is_printed_literally(sqlite_env: str) -> None:
     assert "[/]" in line and "\x1b" not in line
     result = run_cli("lesson", "list", "--tenant", "[/]", "--agent", "x")
     one_error_line(result, "unknown tenant '[/]'")
+    assert run_cli("tenant", "create", "--tenant", "[red]t[/]").returncode == 0
     tenant = run_cli("tenant", "set", "--tenant", "[red]t[/]", "--threshold", "2")
-    assert tenant.stdout.strip() == "[red]t[/]: auto, {'threshold_signals': 2}", tenant.stderr
+    assert tenant.stdout.strip() == "tenant '[red]t[/]': apply mode auto; --threshold 2", (
+        tenant.stderr
+    )

@@ -32,9 +32,10 @@ def fail(task: str, tool: str, error: str) -> int:
 
 
 def test_replay_show_and_a_held_version_through_the_cli(sqlite_env: str) -> None:
+    ok("tenant", "create", "--tenant", T)
     assert ok("tenant", "set", "--tenant", T, "--apply-mode", "staged", "--gate", "1",
               "--spread", "0").strip() == (
-        "acme: staged, {'frequency_gate': 1, 'independent_spread_s': 0}"
+        "tenant 'acme': apply mode staged; --gate 1, --spread 0"
     )  # fmt: skip
     for n in range(3):
         ok("lesson", "add", *WHO, f"rule-{n}: always do thing {n} first")

@@ -13,6 +13,7 @@ WHO = ("--tenant", T, "--agent", A)
 
 
 def test_version_lifecycle_through_the_cli(sqlite_env: str) -> None:
+    ok("tenant", "create", "--tenant", T)
     ok("tenant", "set", "--tenant", T, "--apply-mode", "approval", "--threshold", "3")
     ok("lesson", "add", *WHO, "refunds: ask a manager above 200 EUR")
     first = json.loads(ok("improve-now", *WHO, "--json"))
@@ -60,6 +61,7 @@ def test_version_lifecycle_through_the_cli(sqlite_env: str) -> None:
 
 
 def test_approve_with_a_missing_body_file_is_one_line(sqlite_env: str) -> None:
+    ok("tenant", "create", "--tenant", T)
     ok("tenant", "set", "--tenant", T, "--apply-mode", "approval")
     ok("lesson", "add", *WHO, "refunds: ask a manager above 200 EUR")
     ok("improve-now", *WHO)

@@ -69,6 +69,8 @@ ARGUMENTS: dict[str, list[str]] = {
     "version reject": [*WHO, "--by", "me", "--", "{id}"],
     "version rollback": [*WHO, "--by", "me", "--", "{id}"],
     "tenant set": ["--tenant", TENANT, "--threshold", "3"],
+    "tenant create": ["--tenant", TENANT],
+    "tenant list": [],
     "tenant key create": ["--tenant", TENANT],
     "tenant key list": ["--tenant", TENANT],
     "tenant key revoke": ["--tenant", TENANT, "--", "dg_agent_abcdefgh"],

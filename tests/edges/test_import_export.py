@@ -482,7 +482,8 @@ def test_cli_import_reports_each_bad_file_and_exits_1(folder: Path) -> None:
     (folder / "mm-fifo").mkdir()
     os.mkfifo(folder / "mm-fifo" / "LESSON.md")
     write(folder, "mm-long", lesson_md("T" * 250, "Do it."))
-    result = run_cli("import", str(folder), "--tenant", TENANT, "--agent", AGENT)
+    assert run_cli("tenant", "create", "--tenant", TENANT).returncode == 0
+    result = run_cli("import", str(folder), "--tenant", TENANT, "--agent", AGENT, "--new-agent")
     assert result.returncode == 1, result.stderr
     lines = result.stderr.strip().splitlines()
     assert lines == [
@@ -500,7 +501,8 @@ def test_cli_import_reports_each_bad_file_and_exits_1(folder: Path) -> None:
 
 
 def test_cli_import_of_good_files_exits_0(folder: Path) -> None:
-    result = run_cli("import", str(folder), "--tenant", TENANT, "--agent", AGENT)
+    assert run_cli("tenant", "create", "--tenant", TENANT).returncode == 0
+    result = run_cli("import", str(folder), "--tenant", TENANT, "--agent", AGENT, "--new-agent")
     assert result.returncode == 0, result.stderr
     assert result.stderr == "" and "imported 2, already there 0, rejected 0" in result.stdout
 

@@ -145,7 +145,10 @@ SHOWING: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "improve-now": (["improve-now", *WHO], ("no change",)),
     "drain": (["drain", "--tenant", TENANT], ("processed 0 event(s)",)),
     "requeue": (["requeue", *WHO], ("nothing to requeue",)),
-    "tenant set": (["tenant", "set", "--tenant", TENANT, "--gate", "2"], (f"{TENANT}: auto",)),
+    "tenant set": (
+        ["tenant", "set", "--tenant", TENANT, "--gate", "2"],
+        (f"tenant {TENANT!r}: apply mode auto",),
+    ),
     "lesson add": (["lesson", "add", *WHO, f"new [b]x[/b] {NASTY}: do {NASTY}"], ("[b]x[/b]",)),
     "export": (["export", *WHO, "--out", "{out}"], ("wrote 4 lesson(s)",)),
     "old names in stats": (["stats"], ("old-sh", "old-bot")),
