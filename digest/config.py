@@ -8,6 +8,9 @@ runtime (``digest.runtime``) until it is reset; code that changes the environmen
 
 from __future__ import annotations
 
+import difflib
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -310,6 +313,38 @@ def forget_settings() -> None:
 # The name it had as an ``lru_cache``, which tests and benchmarks call after changing the
 # environment.
 get_settings.cache_clear = forget_settings  # type: ignore[attr-defined]
+
+
+#: ``DIGEST_*`` variables of this repository's own test suite and benchmarks: not settings, and
+#: not worth a warning
+HARNESS_PREFIXES = ("DIGEST_TEST_", "DIGEST_BENCH_", "DIGEST_FAULT_", "DIGEST_SECURITY_SUMMARY")
+
+
+def setting_names() -> list[str]:
+    """Every setting's variable, ``DIGEST_DATABASE_URL`` …"""
+    return sorted(f"DIGEST_{name.upper()}" for name in Settings.model_fields)
+
+
+def unknown_names(environ: Mapping[str, str] | None = None) -> list[str]:
+    """One sentence per ``DIGEST_*`` variable of ``environ`` (the process's by default) that is
+    no setting, so it is ignored: a typo (``DIGEST_THRESHOLD`` for
+    ``DIGEST_THRESHOLD_SIGNALS``) would otherwise change nothing, silently. Says the closest
+    setting when there is one."""
+    environ = os.environ if environ is None else environ
+    known = setting_names()
+    found = []
+    for name in sorted(environ):
+        if not name.startswith("DIGEST_") or name in known or name.startswith(HARNESS_PREFIXES):
+            continue
+        # compared without the prefix they share, which would make any two names look alike
+        short = {x.removeprefix("DIGEST_"): x for x in known}
+        bare = name.removeprefix("DIGEST_")
+        close = [short[x] for x in difflib.get_close_matches(bare, list(short), n=1, cutoff=0.7)]
+        if not close:  # a prefix of a setting's name: DIGEST_THRESHOLD
+            close = [x for x in known if x.startswith(name + "_")][:1]
+        guess = f"; did you mean {close[0]}?" if close else ""
+        found.append(f"{name} is not a setting and is ignored{guess}")
+    return found
 
 
 def _read_settings() -> Settings:

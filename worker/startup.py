@@ -19,7 +19,7 @@ from typing import Any
 
 from celery import Celery, bootsteps, signals
 
-from digest.config import get_settings
+from digest.config import get_settings, unknown_names
 from digest.errors import ConfigError
 from digest.logs import get_logger
 from worker.config import check_budget
@@ -28,6 +28,8 @@ log = get_logger("digest.worker")
 
 
 def _refuse_a_budget_that_does_not_fit(**_: Any) -> None:
+    for sentence in unknown_names():  # a mistyped setting would change nothing, silently
+        sys.stderr.write(f"warning: {sentence}\n")
     try:
         check_budget(get_settings())
     except ConfigError as exc:

@@ -188,6 +188,11 @@ def _configure(
     if ctx.meta.get(_HELP_ASKED):
         return  # a command's help needs no settings: it works whatever DIGEST_* holds
     level = "INFO" if verbose else "WARNING"
+    if ctx.invoked_subcommand != "doctor":  # doctor reports them as a check of its own
+        from digest.config import unknown_names
+
+        for sentence in unknown_names():
+            render.warn(sentence)
     try:
         settings = get_settings()  # an invalid DIGEST_* value stops here, as one sentence
     except ConfigError:

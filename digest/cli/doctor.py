@@ -3,7 +3,8 @@ it found, in plain words, and what to change when it is wrong.
 
 Checks, in order (a check that needs an earlier one that failed is reported as skipped):
 
-1. **settings**: every ``DIGEST_*`` value is valid;
+1. **settings**: every ``DIGEST_*`` value is valid; **setting names**: no ``DIGEST_*``
+   variable is an unknown name, which would be ignored (a warning naming the closest setting);
 2. **time budget**: the model budget of one reflection fits the reflect task's soft limit
    (the worker refuses to start otherwise);
 3. **database**: reachable;
@@ -48,6 +49,15 @@ def _settings() -> tuple[Check, Any]:
     except ConfigError as exc:
         return Check("settings", FAIL, str(exc)), None
     return Check("settings", OK, f"valid ({settings!r})"), settings
+
+
+def _names() -> Check:
+    from digest.config import unknown_names
+
+    unknown = unknown_names()
+    if unknown:
+        return Check("setting names", WARN, "; ".join(unknown))
+    return Check("setting names", OK, "every DIGEST_* variable is a setting")
 
 
 def _budget(settings: Any) -> Check:
@@ -180,7 +190,7 @@ def _relay(settings: Any) -> Check:
 def run_checks() -> list[Check]:
     """Every check, in order; the ones that depend on a failed one are skipped."""
     first, settings = _settings()
-    checks = [first]
+    checks = [first, _names()]
     if settings is None:
         rest = ("time budget", "database", "schema", "broker", "model", "embeddings", "relay")
         return checks + [Check(name, SKIP, "needs valid settings") for name in rest]
@@ -195,7 +205,7 @@ def run_checks() -> list[Check]:
     checks.append(_broker(settings))
     checks.extend(_models(settings))
     checks.append(_embeddings(settings))
-    schema_ok = checks[3].status == OK
+    schema_ok = checks[4].status == OK
     checks.append(_relay(settings) if schema_ok else Check("relay", SKIP, "needs the schema"))
     return checks
 
