@@ -176,10 +176,36 @@ def read_text_file(path: Path, what: str, limit: int = TEXT_FILE_MAX) -> str:
         raise InvalidArgument(f"{what}: {path} is not UTF-8 text (byte {exc.start})") from None
 
 
+def package_version() -> str:
+    """This installation's version (the package's metadata; the source tree's when it is not
+    installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lesson-digest")
+    except PackageNotFoundError:  # pragma: no cover - run from a checkout never installed
+        return "unknown (not installed)"
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        render.say(f"lesson digest {package_version()}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _configure(
     ctx: typer.Context,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show info logs.")] = False,
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the installed version and exit.",
+        ),
+    ] = False,
 ) -> None:
     from digest.config import get_settings
     from digest.errors import ConfigError

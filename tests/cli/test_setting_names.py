@@ -1,6 +1,7 @@
-"""A ``DIGEST_*`` variable that is no setting is ignored, so a typo (``DIGEST_THRESHOLD`` for
-``DIGEST_THRESHOLD_SIGNALS``) would change nothing without a word: ``digest doctor`` flags it
-as a warning, every command and the worker say so as they start (issue 26 point 5)."""
+"""Issue 26 points 5 and 6. A ``DIGEST_*`` variable that is no setting is ignored, so a typo
+(``DIGEST_THRESHOLD`` for ``DIGEST_THRESHOLD_SIGNALS``) would change nothing without a word:
+``digest doctor`` flags it as a warning, every command and the worker say so as they start.
+``digest --version`` says what is installed."""
 
 from __future__ import annotations
 
@@ -61,3 +62,11 @@ def test_the_worker_says_it_as_it_starts(
     err = capsys.readouterr().err
     assert "warning: DIGEST_QUIET_SECOND is not a setting" in err
     assert "did you mean DIGEST_QUIET_SECONDS?" in err
+
+
+def test_digest_version_prints_the_installed_version() -> None:
+    from importlib.metadata import version
+
+    shown = run_cli("--version", env={"DIGEST_DATABASE_URL": "nope://"})  # no settings read
+    assert shown.returncode == 0 and shown.stderr == ""
+    assert shown.stdout.strip() == f"lesson digest {version('lesson-digest')}"
