@@ -23,6 +23,9 @@ from digest.runtime import runtime
 DEFAULT_DATABASE_URL = "sqlite:///digest.db"
 DEFAULT_LLM_MODEL = "offline/rules"
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+#: database URLs lesson digest can open (``postgres://`` and ``postgresql://`` are rewritten
+#: to name psycopg 3)
+DATABASE_SCHEMES = ("postgresql+psycopg://", "sqlite://", "sqlite+pysqlite://")
 #: model steps of one reflection (judge, reconcile) in the time budget
 REFLECT_STEPS = 2
 #: seconds of a task's soft limit kept for everything but model calls (database, embeddings):
@@ -188,7 +191,22 @@ class Settings(BaseSettings):
         for prefix in ("postgres://", "postgresql://"):
             if value.startswith(prefix):
                 return "postgresql+psycopg://" + value[len(prefix) :]
-        return value
+        if value.startswith(DATABASE_SCHEMES):
+            return value
+        scheme, found, _ = value.partition("://")
+        if not found:
+            raise ValueError("must be a URL: postgresql://user@host:5432/name or sqlite:///path")
+        kind, _, driver = scheme.partition("+")
+        if kind in ("postgresql", "postgres", "sqlite"):
+            raise ValueError(
+                f"the driver {driver!r} is not the one lesson digest uses: write "
+                f"{'postgresql://' if kind != 'sqlite' else 'sqlite:///'}… (psycopg 3 for "
+                "PostgreSQL, Python's sqlite3 for SQLite)"
+            )
+        raise ValueError(
+            f"the database {kind!r} is not supported: use PostgreSQL "
+            "(postgresql://user@host:5432/name) or SQLite (sqlite:///path/to/file.db)"
+        )
 
     @field_validator("broker_url")
     @classmethod

@@ -23,9 +23,16 @@ def shown_url() -> str:
 
 def upgrade_schema(revision: str = "head") -> None:
     """Run the migrations up to ``revision``; a failure becomes one ``DigestError`` sentence."""
+    from digest.cli.app import sqlite_file
     from digest.migrate import upgrade
     from digest.redact import redact
 
+    path = sqlite_file(get_settings().database_url)
+    if path is not None and not path.parent.is_dir():
+        raise DigestError(
+            f"cannot make the database {path}: the folder {path.parent} does not exist "
+            "(create it, or point DIGEST_DATABASE_URL elsewhere)"
+        )
     try:
         upgrade(revision=revision)
     except DigestError:

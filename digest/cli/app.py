@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -47,15 +48,45 @@ def failure(exc: Exception) -> tuple[str, int]:
     return f"unexpected {type(exc).__name__}: {exc}", 2
 
 
+#: what a database's own message means, and what to do about it: (pattern, sentence)
+_DATABASE_HINTS = (
+    (
+        re.compile(r'database "([^"]+)" does not exist'),
+        "the database {0!r} does not exist on that server: create it (`createdb {0}`), then "
+        "run `digest db upgrade` (DIGEST_DATABASE_URL names it)",
+    ),
+    (
+        re.compile(r'role "([^"]+)" does not exist'),
+        "the server has no user {0!r}: fix the user in DIGEST_DATABASE_URL",
+    ),
+    (
+        re.compile(r'password authentication failed for user "([^"]+)"'),
+        "the server refused the password of user {0!r}: fix DIGEST_DATABASE_URL",
+    ),
+    (
+        re.compile(r"no such table|relation \"[^\"]+\" does not exist"),
+        "the schema is missing: run `digest db upgrade`",
+    ),
+    (
+        re.compile(r"unable to open database file"),
+        "cannot open the SQLite file of DIGEST_DATABASE_URL: does its folder exist, and may "
+        "this user write there?",
+    ),
+)
+
+
 def database_failure(exc: Exception) -> str:
-    """A database fault (schema missing, server down) as one sentence, credentials masked."""
+    """A database fault (schema missing, server down, no such database or user) as one
+    sentence that says what to do, credentials masked."""
     from digest.redact import redact
 
     lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
     message = redact(lines[0]) if lines else type(exc).__name__
-    missing = "no such table" in message or "does not exist" in message
-    hint = " (schema missing: run `digest db upgrade`)" if missing else ""
-    return f"database error: {message}{hint}"
+    for pattern, sentence in _DATABASE_HINTS:
+        found = pattern.search(message)
+        if found:
+            return f"database error: {sentence.format(*found.groups())} ({message})"
+    return f"database error: {message}"
 
 
 def report_failure(exc: Exception) -> int:
@@ -226,10 +257,39 @@ def _configure(
             raise
         configure_logging(level, json=False)  # doctor reports the setting itself
         return
+    if ctx.invoked_subcommand not in MAKES_THE_DATABASE:
+        refuse_a_missing_sqlite_file(settings.database_url)
     configure_logging(level, json=False if sys.stderr.isatty() else settings.log_json)
     if not verbose:
         for handler in logging.getLogger().handlers:
             handler.addFilter(_not_reported_twice)
+
+
+#: the commands that may create a SQLite file (the others would leave an empty one behind)
+MAKES_THE_DATABASE = ("db", "demo", "doctor")
+
+
+def refuse_a_missing_sqlite_file(url: str) -> None:
+    """``DatabaseUnavailable`` when ``url`` names a SQLite file that is not there: a command
+    that only reads or adds to the database would otherwise create an empty file (and fail on
+    its missing schema)."""
+    from digest.errors import DatabaseUnavailable
+
+    path = sqlite_file(url)
+    if path is not None and not path.exists():
+        raise DatabaseUnavailable(
+            f"no database at {path}: make it with `digest db upgrade` (or run `digest demo`), "
+            "or point DIGEST_DATABASE_URL at the right file"
+        )
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names; None for another database or SQLite in memory."""
+    for prefix in ("sqlite:///", "sqlite+pysqlite:///"):
+        if url.startswith(prefix):
+            name = url.removeprefix(prefix).split("?", 1)[0]
+            return Path(name) if name and name != ":memory:" else None
+    return None
 
 
 def _not_reported_twice(record: logging.LogRecord) -> bool:

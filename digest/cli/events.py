@@ -188,8 +188,14 @@ def improve_now_command(
     tenant: TenantOpt,
     agent: AgentOpt,
     wait: Annotated[
-        bool, typer.Option(help="With a broker: wait for the worker's result.")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--wait/--no-wait",
+            help="With a broker: wait for the worker's result (default: wait when the output "
+            "is a terminal, so a person sees what happened; a script gets the queued line).",
+            show_default=False,
+        ),
+    ] = None,
     timeout: Annotated[
         float, typer.Option(min=0.0, max=86400.0, help="Seconds to wait with --wait.")
     ] = 300.0,
@@ -207,12 +213,15 @@ def improve_now_command(
     if settings.embedded:
         render.compose_result(improve_now(tenant, agent, settings), as_json)
         return
-    asked = request_improve_now(tenant, agent, settings)
+    with render.unlogged("digest.publish"):  # its failure is this command's one line
+        asked = request_improve_now(tenant, agent, settings)
     if asked is None:
         raise DigestError("the broker did not take the task; is Redis up? (nothing was changed)")
-    if not wait:
-        render.say(f"queued improve-now for {tenant}/{agent}")
+    if not (render.out.is_terminal if wait is None else wait):
+        render.say(f"queued improve-now for {tenant}/{agent} (--wait to see what it does)")
         return
+    if not as_json:
+        render.note(f"waiting up to {timeout:.0f} s for a worker on queue {settings.queue!r}…")
     # The worker writes a manual compose run once it has composed (or found nothing new).
     waiting = Retrying(
         stop=stop_after_delay(timeout),

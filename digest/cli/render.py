@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json as jsonlib
+import logging
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -67,6 +68,30 @@ def rule(title: str = "") -> None:
 def error(message: str) -> None:
     """``error: <message>`` as exactly one line on stderr."""
     err.print(Text.assemble(("error:", "red"), " ", " ".join(clean(message).split())))
+
+
+def note(message: str) -> None:
+    """A progress line on stderr, only when stderr is a terminal (a script's log stays quiet)."""
+    if err.is_terminal:
+        err.print(Text(" ".join(clean(message).split()), style="dim"))
+
+
+@contextmanager
+def unlogged(logger: str) -> Iterator[None]:
+    """Keep ``logger``'s records (and its children's) off the console while the block runs:
+    for a failure the command reports as its own one line."""
+
+    def other(record: logging.LogRecord) -> bool:
+        return not (record.name == logger or record.name.startswith(logger + "."))
+
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(other)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(other)
 
 
 def warn(message: str) -> None:

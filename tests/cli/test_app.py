@@ -27,6 +27,7 @@ def test_an_invalid_setting_is_one_sentence_naming_the_variable(sqlite_env: str)
 
 def test_a_database_without_the_schema_says_to_upgrade(tmp_path: Path) -> None:
     env = sqlite_env_for(tmp_path / "empty.db")
+    (tmp_path / "empty.db").touch()  # there, but never migrated (no file: test_database_errors)
     commands = [["stats"], ["lesson", "list", *WHO], ["version", "list", *WHO], ["requeue",
                 "--tenant", "acme"], ["tenant", "set", "--tenant", "acme"]]  # fmt: skip
     for result in [run_cli(*command, env=env) for command in commands]:

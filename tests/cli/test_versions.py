@@ -93,7 +93,9 @@ def test_improve_now_wait_gives_up_after_the_timeout(
     digest.record_lesson(tenant, A, "refunds: ask a manager above 200 EUR")
     who = ("--tenant", tenant, "--agent", A)
     queued = run_cli("improve-now", *who, env={"DIGEST_QUEUE": own_queue})
-    assert queued.stdout.strip() == f"queued improve-now for {tenant}/{A}", queued.stderr
+    # not a terminal: the queued line (a person at a terminal waits by default)
+    expected = f"queued improve-now for {tenant}/{A} (--wait to see what it does)"
+    assert queued.stdout.strip() == expected, queued.stderr
     waited = run_cli(
         "improve-now", *who, "--wait", "--timeout", "1", env={"DIGEST_QUEUE": own_queue}
     )

@@ -606,8 +606,9 @@ def test_current_learning_on_an_unmigrated_database_says_to_upgrade(
 @pytest.mark.parametrize(
     ("env", "error"),
     [
-        ({"DIGEST_DATABASE_URL": "garbage://"}, DatabaseUnavailable),
-        ({"DIGEST_DATABASE_URL": "not a url"}, DatabaseUnavailable),
+        # a URL lesson digest cannot open is an invalid setting, said before any connection
+        ({"DIGEST_DATABASE_URL": "garbage://"}, ConfigError),
+        ({"DIGEST_DATABASE_URL": "not a url"}, ConfigError),
         ({"DIGEST_LLM_TIMEOUT_S": "abc"}, ConfigError),
     ],
     ids=["unknown-driver", "not-a-url", "bad-setting"],
