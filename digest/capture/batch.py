@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from digest.capture.api import capture_event
+from digest.capture.api import capture_new_event
 from digest.errors import InvalidEvent
 
 
@@ -28,9 +28,14 @@ class LineError:
 
 @dataclass
 class BatchReport:
+    #: ids of the events this run stored
     stored: list[int] = field(default_factory=list)
+    #: ids of events stored before under the same idempotency key (nothing stored again)
+    repeated: list[int] = field(default_factory=list)
     errors: list[LineError] = field(default_factory=list)
     blank: int = 0
+    #: stored lines that had no idempotency_key: capturing the file again stores them again
+    unkeyed: int = 0
 
 
 def capture_file(path: Path, on_progress: Callable[[int], None] | None = None) -> BatchReport:
@@ -71,8 +76,11 @@ def _capture_line(raw: bytes, number: int, report: BatchReport) -> LineError | N
             "kind",
             "missing; one of run_outcome, operator_edit, owner_answer, manual_lesson",
         )
+    keyed = data.get("idempotency_key") is not None
     try:
-        report.stored.append(capture_event(kind, data))
+        event_id, created = capture_new_event(kind, data)
     except InvalidEvent as exc:
         return LineError(number, exc.field, exc.message)
+    (report.stored if created else report.repeated).append(event_id)
+    report.unkeyed += 0 if keyed or not created else 1
     return None

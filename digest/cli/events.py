@@ -26,20 +26,33 @@ def capture(
     ],
     as_json: JsonOpt = False,
 ) -> None:
-    """Store events from a JSON Lines file; each bad line is reported with its field."""
+    """Store events from a JSON Lines file; each bad line is reported with its field. A line
+    whose idempotency_key was stored before is counted as already stored, not stored again."""
     report = _capture_with_progress(file, quiet=as_json)
     if as_json:
         render.json(
             {
                 "stored": len(report.stored),
                 "event_ids": report.stored,
+                "already_stored": len(report.repeated),
+                "already_stored_ids": report.repeated,
+                "without_idempotency_key": report.unkeyed,
                 "errors": [vars(e) for e in report.errors],
             }
         )
     else:
         for line_error in report.errors:
             render.rejected(str(line_error))
-        render.say(f"stored {len(report.stored)} event(s); rejected {len(report.errors)} line(s)")
+        again = f"; already stored {len(report.repeated)}" if report.repeated else ""
+        render.say(
+            f"stored {len(report.stored)} new event(s){again}; "
+            f"rejected {len(report.errors)} line(s)"
+        )
+        if report.unkeyed:
+            render.warn(
+                f"{report.unkeyed} stored line(s) have no idempotency_key: capturing this file "
+                "again would store them again and count their support twice"
+            )
     if report.errors:
         raise typer.Exit(1)
 

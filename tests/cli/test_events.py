@@ -101,7 +101,7 @@ def test_capture_reports_each_bad_line_and_stores_the_good_ones(
     assert "line 6: kind: missing" in result.stderr
     for clean in ("line 1", "line 3", "line 5", "line 7"):
         assert clean not in result.stderr
-    assert "stored 3 event(s); rejected 3 line(s)" in result.stdout
+    assert "stored 3 new event(s); rejected 3 line(s)" in result.stdout
     assert _event_count() == 3
 
 
@@ -127,9 +127,31 @@ def test_capture_all_good_lines_exits_zero(sqlite_env: str, tmp_path: Path) -> N
     path = _write_lines(tmp_path / "good.jsonl", [GOOD_ANSWER, GOOD_RUN, GOOD_EDIT])
     result = run_cli("capture", "--file", str(path))
     assert result.returncode == 0, result.stderr
-    assert "stored 3 event(s); rejected 0 line(s)" in result.stdout
+    assert "stored 3 new event(s); rejected 0 line(s)" in result.stdout
     assert "rejected line" not in result.stderr
     assert _event_count() == 3
+
+
+def test_capturing_a_file_again_says_what_was_already_stored(
+    sqlite_env: str, tmp_path: Path
+) -> None:
+    """Issue 26 point 5: a repeat is reported as one, in the table and in JSON; a line with no
+    idempotency key would be stored again, and the first capture says so."""
+    keyed = [{**GOOD_ANSWER, "idempotency_key": "a-1"}, {**GOOD_RUN, "idempotency_key": "r-1"}]
+    path = _write_lines(tmp_path / "events.jsonl", [*keyed, GOOD_EDIT])
+    first = run_cli("capture", "--file", str(path))
+    assert "stored 3 new event(s); rejected 0 line(s)" in first.stdout
+    assert "1 stored line(s) have no idempotency_key" in first.stderr
+
+    again = run_cli("capture", "--file", str(path), "--json")
+    report = json.loads(again.stdout)
+    assert (report["stored"], report["already_stored"]) == (1, 2)  # the edit had no key
+    assert report["without_idempotency_key"] == 1
+    assert _event_count() == 4
+    keyed_only = _write_lines(tmp_path / "keyed.jsonl", keyed)
+    third = run_cli("capture", "--file", str(keyed_only))
+    assert "stored 0 new event(s); already stored 2; rejected 0 line(s)" in third.stdout
+    assert third.stderr == "" and _event_count() == 4
 
 
 def test_capture_missing_file_exits_two_with_one_line(sqlite_env: str, tmp_path: Path) -> None:

@@ -238,7 +238,7 @@ def test_a_host_with_structlogs_logger_factory_gets_the_calling_line(
 
 RUN_LINE = {
     "kind": "run_outcome", "agent": "bot", "task": "refund order 1182", "outcome": "failure",
-    "error": "amount is required",
+    "error": "amount is required", "idempotency_key": "run-1182",
 }  # fmt: skip
 
 
@@ -263,7 +263,7 @@ def test_the_cli_prints_readable_warnings_and_no_info_by_default(
     env = host_env(pg_url, queue, DIGEST_LOG_JSON="false")
     done = run_cli("capture", "--file", str(run_file), env=env)
     assert done.returncode == 0, done.stderr
-    assert "stored 1 event(s)" in done.stdout
+    assert "stored 1 new event(s)" in done.stdout
     (line,) = done.stderr.splitlines()
     assert "[warning  ] publish_failed task=digest.reflect_batch" in line
     assert line.endswith("[digest.publish]")
