@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from celery.schedules import crontab
@@ -58,6 +61,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # Task events feed Flower and Prometheus exporters (celery-exporter).
         "worker_send_task_events": True,
         "task_send_sent_event": True,
+        # beat's record of when each periodic task last ran; Celery's default is a file in the
+        # working directory (a checkout). Losing it costs nothing: the relay runs every
+        # interval anyway, and a beat without it waits for the sweep's next cron time.
+        "beat_schedule_filename": beat_schedule_file(),
         "beat_schedule": {
             "relay-pending": {
                 "task": "digest.relay_pending",
@@ -70,6 +77,13 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             },
         },
     }
+
+
+def beat_schedule_file() -> str:
+    """Where beat keeps its schedule state: the temporary folder, one file per user
+    (``celery -A worker beat -s PATH`` chooses another)."""
+    user = os.getuid() if hasattr(os, "getuid") else "user"
+    return str(Path(tempfile.gettempdir()) / f"digest-celerybeat-schedule-{user}")
 
 
 #: the relay reads and publishes; it never waits on a model

@@ -52,6 +52,15 @@ def test_beat_relays_every_interval_and_sweeps_weekly() -> None:
     assert sweep["schedule"] == sweep_schedule("15 4 * * 0")
 
 
+def test_beat_keeps_its_schedule_file_out_of_the_checkout() -> None:
+    from pathlib import Path
+
+    from tests.conftest import ROOT
+
+    where = Path(celery_config(Settings())["beat_schedule_filename"])
+    assert where.is_absolute() and ROOT not in where.parents  # issue 26 point 7
+
+
 def test_a_crontab_needs_five_fields() -> None:
     cron = sweep_schedule("0 3 * * 1")
     assert cron.minute == {0} and cron.hour == {3} and cron.day_of_week == {1}
