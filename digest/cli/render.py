@@ -282,8 +282,14 @@ def versions(rows: list[dict[str, Any]]) -> None:
     table = _table(("#", "status", "trigger", "by", "created", "change summary"))
     for row in rows:
         summary = (row["change_summary"] or "").splitlines()
+        # who decided, when a person did (approved or rejected it); else who proposed it
+        by = row["proposed_by"]
+        if row.get("approved_by"):
+            act = {"rejected": "rejected"}.get(row["status"], "approved")
+            act = "rolled back" if row["trigger"] == "rollback" else act
+            by = f"{row['approved_by']} ({act})"
         _row(
-            table, row["number"], row["status"], row["trigger"], row["proposed_by"],
+            table, row["number"], row["status"], row["trigger"], by,
             (row["created_at"] or "")[:19], summary[0] if summary else "",
         )  # fmt: skip
     out.print(table)

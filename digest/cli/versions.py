@@ -97,10 +97,16 @@ def version_diff(
     old: Annotated[int, id_argument("Older version number.")],
     new: Annotated[int, id_argument("Newer version number.")],
 ) -> None:
-    """Unified diff of two versions' bodies."""
+    """Unified diff of two versions' bodies (says so when they are the same)."""
     from digest.versions.queries import diff_versions
 
-    render.plain(diff_versions(tenant, agent, old, new))
+    diff = diff_versions(tenant, agent, old, new)
+    if diff.strip():
+        render.plain(diff)
+    elif old == new:
+        render.say(f"version {old} compared with itself: no difference")
+    else:
+        render.say(f"versions {old} and {new} have the same body")
 
 
 @version_app.command("approve")
@@ -118,7 +124,8 @@ def version_approve(
 
     body = read_text_file(body_file, "--body-file") if body_file else None
     version = approve(tenant, agent, number, by=by, body=body)
-    render.say(f"version {version.number} is active ({version.proposed_by})")
+    edited = ", with the body you edited" if body is not None else ""
+    render.say(f"version {version.number} is active: approved by {by}{edited}")
 
 
 @version_app.command("reject")

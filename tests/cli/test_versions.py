@@ -24,7 +24,10 @@ def test_version_lifecycle_through_the_cli(sqlite_env: str) -> None:
     shown = json.loads(ok("version", "show", *WHO, "1", "--json"))
     assert "ask a manager above 200 EUR" in shown["body_markdown"]
     assert ok("version", "approve", *WHO, "1", "--by", "owner").strip() == (
-        "version 1 is active (digest)"
+        "version 1 is active: approved by owner"
+    )
+    assert ok("version", "diff", *WHO, "1", "1").strip() == (
+        "version 1 compared with itself: no difference"
     )
 
     ok("lesson", "add", *WHO, "shipping: Norway ships from Oslo")
@@ -40,6 +43,8 @@ def test_version_lifecycle_through_the_cli(sqlite_env: str) -> None:
     table = ok("version", "list", *WHO)
     for part in ("status", "change summary", "Rolled back to version 1 by owner."):
         assert part in table
+    for by in ("owner (rejected)", "owner (rolled back)", "owner (approved)"):
+        assert by in table  # who decided, not the composer that proposed it
     shown_text = ok("version", "show", *WHO, "3")
     assert shown_text.startswith("version 3 (active, rollback)")
     assert "ask a manager above 200 EUR" in shown_text
