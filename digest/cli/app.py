@@ -146,14 +146,21 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help: paragraphs rewrapped to the terminal (rich's boxes kept a docstring's line
+    # breaks, mid-sentence) and no <bool> placeholder beside a flag
+    rich_markup_mode=None,
 )
-db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
+db_app = typer.Typer(rich_markup_mode=None, help="Database schema.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
-version_app = typer.Typer(help="Learning document versions of one agent.", no_args_is_help=True)
+version_app = typer.Typer(
+    rich_markup_mode=None, help="Learning document versions of one agent.", no_args_is_help=True
+)
 app.add_typer(version_app, name="version")
-tenant_app = typer.Typer(help="Tenant settings.", no_args_is_help=True)
+tenant_app = typer.Typer(rich_markup_mode=None, help="Tenant settings.", no_args_is_help=True)
 app.add_typer(tenant_app, name="tenant")
-lesson_app = typer.Typer(help="The lessons of one agent, for their owner.", no_args_is_help=True)
+lesson_app = typer.Typer(
+    rich_markup_mode=None, help="The lessons of one agent, for their owner.", no_args_is_help=True
+)
 app.add_typer(lesson_app, name="lesson")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]

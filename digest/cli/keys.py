@@ -9,7 +9,11 @@ import typer
 from digest.cli import render
 from digest.cli.app import JsonOpt, TenantOpt, tenant_app
 
-key_app = typer.Typer(help="API keys of one tenant, for the HTTP service.", no_args_is_help=True)
+key_app = typer.Typer(
+    rich_markup_mode=None,
+    help="API keys of one tenant, for the HTTP service.",
+    no_args_is_help=True,
+)
 tenant_app.add_typer(key_app, name="key")
 
 
