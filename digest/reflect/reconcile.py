@@ -31,7 +31,7 @@ from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
 from digest.reversal import signals_change
-from digest.text import lesson_text, negation_flipped, normalise
+from digest.text import lesson_text, negation_flipped, normalise, observed
 
 log = get_logger("digest.reconcile")
 
@@ -90,15 +90,37 @@ def _floor_for(fingerprint: str | None, neighbour: Neighbour, floor: float) -> f
     return floor
 
 
+#: words that say nothing of what an observation is about: negations, articles, auxiliaries
+_NOT_ABOUT = frozenset(
+    """the and for with that this not never longer don't doesn't cannot can't stop was were
+    are has have had been from any more does did will would should must its""".split()  # noqa: SIM905
+)
+_ABOUT_WORD = re.compile(r"[^\W\d_][\w'-]{2,}")
+
+
+def _about(text: str) -> set[str]:
+    return {w for w in _ABOUT_WORD.findall(text.casefold()) if w not in _NOT_ABOUT}
+
+
+def negation_flips(new: str, old: str) -> bool:
+    """Does one lesson negate what the other asserts, about the same thing? Each is read in
+    what it observed (``digest.text.observed``: its quotations, not a template's "Do not retry
+    it"), and the two must share a word beside the negation: «bopa is required» against
+    «order ‹id› not found» is two errors, «the header is required» against «the header is not
+    accepted» one rule turned round."""
+    a, b = observed(new), observed(old)
+    return negation_flipped(a, b) and bool(_about(a) & _about(b))
+
+
 def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
     """Is a lesson with another key of the candidate's kind a contradiction candidate (an API
     that changed, a rule that was reversed, a fact restated), so that only the judge may say
     whether they are one lesson, one superseding the other, or two? A key on the candidate's
     subject (another error of the same tool) above the floor is, when the candidate says that
     something was removed, replaced or inverted (``digest.reversal.signals_change``) or flips
-    the lesson's negation: a new error of a tool that states no change is another lesson, and
-    costs no model call. A key with no subject is when nearly the same words; another subject
-    never."""
+    the lesson's negation about the same thing (``negation_flips``): a new error of a tool
+    that states no change is another lesson, and costs no model call. A key with no subject
+    is when nearly the same words; another subject never."""
     fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
@@ -109,7 +131,7 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             filter(None, (candidate.situation, candidate.mistake, candidate.correction))
         )
         old = lesson_text(neighbour.situation, neighbour.correction)
-        return signals_change(text) or negation_flipped(candidate_text(candidate), old)
+        return signals_change(text) or negation_flips(text, old)
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
     return neighbour.relevance >= max(floor, CONTRADICTION_FLOOR)
