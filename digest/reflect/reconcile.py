@@ -31,7 +31,7 @@ from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
 from digest.reversal import signals_change
-from digest.text import lesson_text, negation_flipped, normalise, observed
+from digest.text import lesson_text, negation_flipped, normalise, observed, score
 
 log = get_logger("digest.reconcile")
 
@@ -120,7 +120,9 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     something was removed, replaced or inverted (``digest.reversal.signals_change``) or flips
     the lesson's negation about the same thing (``negation_flips``): a new error of a tool
     that states no change is another lesson, and costs no model call. A key with no subject
-    is when nearly the same words; another subject never."""
+    is when nearly the same words, read in what both observed when both quote it (two runs'
+    own errors in a template's words read alike whatever the errors say); another subject
+    never."""
     fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
@@ -134,7 +136,11 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         return signals_change(text) or negation_flips(text, old)
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
-    return neighbour.relevance >= max(floor, CONTRADICTION_FLOOR)
+    relevance = neighbour.relevance
+    mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
+    if observed(mine) != mine and observed(theirs) != theirs:
+        relevance = min(relevance, score(observed(mine), observed(theirs))[0])
+    return relevance >= max(floor, CONTRADICTION_FLOOR)
 
 
 def fast_path(

@@ -602,3 +602,25 @@ def test_negation_flips_reads_observations_and_needs_a_shared_subject() -> None:
     assert negation_flips("Never send the Authorization header.", "Send the Authorization header.")
     assert not negation_flips("Do not retry it: «order 4 not found»", "Retry: «bopa is required»")
     assert negation_flips("Retry: «bopa is not accepted»", "Do not retry it: «bopa is required»")
+
+
+def test_runs_own_errors_in_template_words_are_compared_by_what_they_observed() -> None:
+    def run_lesson(error: str) -> Candidate:
+        return Candidate(
+            "Working on a task that can end escalated with this error",
+            "Recognise this case early and escalate with the reason: the run ended escalated"
+            f" with «{error}».",
+            fingerprint=fp.run_key("escalated", error),
+        )
+
+    known = run_lesson("the voucher was rejected by the bank")
+    neighbour = Neighbour(
+        lesson_id=5, relevance=0.93, identity=0.9, title="t", situation=known.situation,
+        mistake=None, correction=known.correction, tags=(), fingerprint=known.fingerprint,
+    )  # fmt: skip
+    other = fast_path(0, run_lesson("address unknown to the courier"), [neighbour],
+                      floor=FLOOR, identical=IDENTICAL)  # fmt: skip
+    assert other is not None and (other.op, other.fast) == ("ADD", True)
+    # the same error reworded a little is still for the judge
+    close = run_lesson("the voucher was rejected by the bank today")
+    assert fast_path(0, close, [neighbour], floor=FLOOR, identical=IDENTICAL) is None
