@@ -93,8 +93,11 @@ def _floor_for(fingerprint: str | None, neighbour: Neighbour, floor: float) -> f
 #: words that say nothing of what an observation is about: negations, articles, auxiliaries
 _NOT_ABOUT = frozenset(
     """the and for with that this not never longer don't doesn't cannot can't stop was were
-    are has have had been from any more does did will would should must its""".split()  # noqa: SIM905
+    are has have had been from any more does did will would should must its you your our
+    they them their can may""".split()  # noqa: SIM905
 )
+#: the words two operators' content rules must share (beside a number) to be shown together
+RESTATED_WORDS = 2
 _ABOUT_WORD = re.compile(r"[^\W\d_][\w'-]{2,}")
 
 
@@ -110,6 +113,26 @@ def negation_flips(new: str, old: str) -> bool:
     accepted» one rule turned round."""
     a, b = observed(new), observed(old)
     return negation_flipped(a, b) and bool(_about(a) & _about(b))
+
+
+def restates(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
+    """Might an operator's content rule say what another content rule says, in other words
+    (two edits adding one fact to different drafts: "call back between 8:00 and 18:00 CET" and
+    "phone back during support hours, 8:00 to 18:00 CET")? Content is keyed by its words, so
+    only the judge can call two of them one fact; it is asked when the two are above the
+    reconcile floor and what they quote shares a number or ``RESTATED_WORDS`` words (a
+    sentence's letters alone make any two replies read half alike). Two different facts stay
+    two lessons because the judge says so (DESIGN §8a)."""
+    if fp.edit_family(candidate.fingerprint) != "content":
+        return False
+    if fp.edit_family(neighbour.fingerprint) != "content":
+        return False
+    if neighbour.relevance < floor:
+        return False
+    mine = observed(candidate_text(candidate))
+    theirs = observed(lesson_text(neighbour.situation, neighbour.correction))
+    shared = _about(mine) & _about(theirs)
+    return len(shared) >= RESTATED_WORDS or bool(set(digits(mine)) & set(digits(theirs)))
 
 
 def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
@@ -133,7 +156,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             filter(None, (candidate.situation, candidate.mistake, candidate.correction))
         )
         old = lesson_text(neighbour.situation, neighbour.correction)
-        return signals_change(text) or negation_flips(text, old)
+        changed = signals_change(text) or negation_flips(text, old)
+        return changed or restates(candidate, neighbour, floor)
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
     relevance = neighbour.relevance

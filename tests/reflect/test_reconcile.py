@@ -624,3 +624,27 @@ def test_runs_own_errors_in_template_words_are_compared_by_what_they_observed() 
     # the same error reworded a little is still for the judge
     close = run_lesson("the voucher was rejected by the bank today")
     assert fast_path(0, close, [neighbour], floor=FLOOR, identical=IDENTICAL) is None
+
+
+def _content(said: str, lesson_id: int = 0) -> tuple[Candidate, Neighbour]:
+    """An operator's content rule in a template's words, as a candidate and as a lesson."""
+    key = fp.edit_keys("Thanks.", f"Thanks. {said}")[0]
+    cand = Candidate("Drafting a reply: callback request", f"Say «{said}» in replies like this.",
+                     fingerprint=key)  # fmt: skip
+    lesson = Neighbour(
+        lesson_id=lesson_id, relevance=0.8, identity=0.6, title="t", situation=cand.situation,
+        mistake=None, correction=cand.correction, tags=(), fingerprint=key,
+    )  # fmt: skip
+    return cand, lesson
+
+
+def test_content_rules_that_may_state_one_fact_go_to_the_judge() -> None:
+    cand, _ = _content("We will phone you back during support hours, 8:00 to 18:00 CET.")
+    _, known = _content("Someone will call you back between 8:00 and 18:00 CET on a weekday.", 4)
+    assert fp.edit_family(cand.fingerprint) == "content"
+    assert cand.fingerprint != known.fingerprint
+    assert fast_path(0, cand, [known], floor=FLOOR, identical=IDENTICAL) is None
+    # another fact with no number or words in common: a free ADD, the judge is not asked
+    other, _ = _content("Replacements always travel by tracked post.")
+    op = fast_path(0, other, [known], floor=FLOOR, identical=IDENTICAL)
+    assert op is not None and (op.op, op.fast) == ("ADD", True)
