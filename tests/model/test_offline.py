@@ -237,12 +237,33 @@ def test_the_content_rule_quotes_the_operator_with_ids_masked() -> None:
 
 
 def test_what_the_operator_took_out_is_a_rule_of_its_own() -> None:
-    content, tone = _lessons(
+    [content] = _lessons(
         _edit("Sure thing, we include a free gift with every order.", "Sure thing.")
     )
     assert {"content", "left-out"} <= set(content.tags)
     assert content.correction.startswith("Leave out «we include a free gift with every order»")
-    assert "shorter" in tone.tags
+    # shorter because of what was taken out: no tone rule of its own (as "longer" beside
+    # new content)
+
+
+def test_a_claim_taken_out_with_the_tone_is_a_rule_of_its_own() -> None:
+    content, tone = _lessons(
+        _edit(
+            "Great news!!! Delivery is free to every country!!! Your order is on its way.",
+            "Great news. Your order is on its way.",
+        )
+    )
+    assert {"content", "left-out"} <= set(content.tags)
+    assert content.correction.startswith("Leave out «Delivery is free to every country")
+    assert "removed-exclamation" in tone.tags
+    # courtesy taken out with the tone states nothing: the tone alone
+    [only] = _lessons(
+        _edit(
+            "Thanks so much for reaching out, we really appreciate it!!! It ships Monday.",
+            "It ships Monday.",
+        )
+    )
+    assert "tone" in only.tags
 
 
 def test_tone_alone_teaches_one_tone_lesson() -> None:
