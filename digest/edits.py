@@ -6,8 +6,9 @@ Each rule is stated apart, in this order (the most telling first; the reflect co
 three lessons per event, and there are at most three families):
 
 - ``content``: what the final reply says that the draft did not (the final's sentences that
-  carry the words the operator added, ids masked), or, when the edit adds nothing and no other
-  rule explains it, what the operator left out. Its identity is that content: two different
+  carry the words the operator added, ids masked), or, when the edit adds nothing and no
+  promise explains it, what the operator left out that states something (an apology or a
+  courtesy taken out with the tone is the tone's). Its identity is that content: two different
   content rules never share a key, the same content with other ids does. What only serves
   another rule is not content: an apology, a greeting, a sign-off, or a hedge written where a
   promise was ("as soon as the engineer has checked it": the promise rule's example);
@@ -15,7 +16,7 @@ three lessons per event, and there are at most three families):
   term inside new content, "free within 90 days", is that content);
 - ``tone``: the reply's tone and shape together (a greeting dropped, added or another one
   written, a sign-off, an apology dropped, added or cut down, exclamation marks, emoji,
-  shorter, or longer when no content explains it): one lesson whose identity is that set of
+  shorter or longer when no content explains it): one lesson whose identity is that set of
   rules, so edits that share a diff shape share their tone rule and nothing else;
 - ``rejected``: a draft rejected outright, alone, identified by the draft's content.
 
@@ -209,6 +210,26 @@ def _only_apology(sentence: str) -> bool:
     return bool(_APOLOGY.search(sentence)) and words <= _APOLOGY_WORDS
 
 
+#: what courtesy says: a sentence of only these words (and filler) states nothing of the world
+_COURTESY_WORDS = frozenset(
+    """appreciate appreciated reaching reach out contacting contact glad happy help helps hope
+    pleasure welcome great news wonderful awesome amazing fantastic lovely nice good day week
+    today patience understanding let know questions question anything else feel free ask
+    again really much very hear""".split()  # noqa: SIM905
+)
+
+
+def _claims(text: str) -> str:
+    """The sentences of ``text`` that state something: neither an apology nor courtesy
+    ("Thanks so much for reaching out!") alone."""
+    kept = []
+    for sentence in _sentences(text):
+        words = {t for t in _TOKEN.findall(sentence.casefold()) if _substantive(t)}
+        if words and not _only_apology(sentence) and not words <= _COURTESY_WORDS:
+            kept.append(sentence)
+    return " ".join(kept)
+
+
 def content_change(original: str, final: str) -> tuple[str, str]:
     """(what the final says that the draft did not, what the draft said that the final does
     not): the sentences that carry the substantive words added or removed, tone aside."""
@@ -317,10 +338,19 @@ def taught(original: str, final: str | None) -> list[EditRule]:
         rules.append(EditRule("content", ("said",), said=said, unsaid=unsaid))
     elif unsaid and not promise and set(tone) <= {"shorter"}:
         # nothing added, and no promise or tone rule explains what was removed: what the
-        # operator took out is the rule ("shorter" says only that it was long)
+        # operator took out is the rule ("shorter" says only that it was long, and the rule
+        # says why: like "longer" beside new content, it is no tone rule of its own)
         gone = left_out(original, final)
         if gone:
             rules.append(EditRule("content", ("left-out",), unsaid=gone))
+            tone = tuple(n for n in tone if n != "shorter")  # what was left out made it shorter
+    elif unsaid and not promise and _claims(unsaid):
+        # the tone changed too, and a sentence that states something went with it ("Shipping
+        # is free to every country."): the tone does not explain a claim taken out
+        gone = " … ".join(p for p in left_out(original, final).split(" … ") if _claims(p))
+        if gone:
+            rules.append(EditRule("content", ("left-out",), unsaid=gone))
+            tone = tuple(n for n in tone if n != "shorter")
     if promise:
         # a removed promise may come with what the operator says in its place (a hedge)
         removed = promise[0].startswith("removed")

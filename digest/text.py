@@ -108,6 +108,15 @@ def quoted(text_value: str, limit: int = QUOTE_MAX) -> str:
     return f"{OPEN_QUOTE}{flat}{CLOSE_QUOTE}"
 
 
+def observed(text_value: str) -> str:
+    """What a lesson reports of the world: its «…» quotations (the run's own words, as data)
+    joined by newlines when it has any, else all of it. A lesson worded from a template
+    (the offline judge's "Do not retry it", "instead of guessing") states its advice in
+    fixed words that say nothing about what changed; its quotations do."""
+    quotes = [span[1:-1] for span in _QUOTED_SPAN.findall(text_value)]
+    return "\n".join(quotes) if quotes else text_value
+
+
 def without_quotes(text_value: str) -> str:
     """``text_value`` with every «…» quotation removed: the lesson's own words."""
     return _QUOTED_SPAN.sub(" ", text_value)

@@ -155,3 +155,43 @@ def test_the_same_edit_with_other_ids_is_a_noop_on_every_lesson(judge: str, tena
     assert (run.n_add, run.n_update, run.n_delete, run.n_noop) == (0, 0, 0, 2)
     assert run.llm_calls == 0  # the stored judgement of the same edit stands
     assert list(reused) == [1]
+
+
+#: two edits of different drafts that add one fact in other words (and calm the tone)
+CALLBACK_HOURS = (
+    (
+        "Thanks for your patience!!! Someone will call you back!!!",
+        "Thanks for your patience. Someone will call you back between 8:00 and 18:00 CET on a"
+        " weekday, when our support line is open.",
+    ),
+    (
+        "We got your message!!! We will phone you back!!!",
+        "We got your message. We will phone you back during support hours, 8:00 to 18:00 CET,"
+        " Monday to Friday.",
+    ),
+)
+
+
+def test_the_same_fact_added_to_two_drafts_reaches_the_judge(judge: str, tenant: str) -> None:
+    first, second = (
+        digest.record_edit(tenant, AGENT, original=o, final=f, context="callback request")
+        for o, f in CALLBACK_HOURS
+    )
+    drain()
+    with session_scope() as session:
+        run = session.scalars(select(DigestRun).where(DigestRun.event_id == second)).one()
+    # the content keys differ (other words): the judge was asked whether they are one fact
+    assert run.n_fast_path < run.n_add + run.n_update + run.n_delete + run.n_noop
+    families = by_family(active_lessons(tenant))
+    [tone] = families["tone"]
+    assert tone.support_count == 2
+    if judge == "offline/rules":
+        # one fact, one lesson, citing both edits (in the newer words)
+        [content] = families["content"]
+        assert {content.id} <= {lesson.id for lesson in lessons_for_event(first)}
+        assert {content.id} <= {lesson.id for lesson in lessons_for_event(second)}
+        assert "8:00 to 18:00 CET" in content.correction
+    else:
+        # the scripted judge NOOPs it into the first lesson shown, which a NOOP across keys in
+        # other words would lose: both facts are kept
+        assert len(families["content"]) == 2

@@ -96,3 +96,13 @@ def test_a_quotation_is_bounded_escaped_and_hands_out_no_destination() -> None:
         assert absent not in inner, absent
     assert "‹address›" in inner and "‹url›" in inner and "‹number›" in inner
     assert without_quotes(f"Check it. Observed: {shown}.") == "Check it. Observed:  ."
+
+
+def test_observed_is_a_lessons_quotations_else_all_of_it() -> None:
+    from digest.text import observed
+
+    assert observed("Do not retry it: `x` fails with «order ‹id› not found».") == (
+        "order ‹id› not found"
+    )
+    assert observed("«a» then «b»") == "a\nb"
+    assert observed("Send the header.") == "Send the header."

@@ -114,6 +114,31 @@ def _content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
 
 
+#: what pins a fact down: its numbers and times, and codes in capitals (CET, EUR, SKU names)
+_VALUE = re.compile(r"\d+|\b[A-Z]{2,5}\b")
+
+
+def _values(text: str) -> set[str]:
+    return set(_VALUE.findall(text))
+
+
+def _same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Do two operators' content rules state one fact in other words? Both are content, what
+    they say carries the same values (every number, time and code of one is the other's, and
+    there is one), and they were taught for the same kind of reply (their situations, the
+    edits' context, read alike). "Callbacks between 8:00 and 18:00 CET" and "phone back during
+    support hours, 8:00 to 18:00 CET" for a callback request are one rule; card refunds and
+    bank transfers that both take 5 to 7 days, asked about apart, stay two."""
+    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
+    if same(mine, theirs) or {edit_family(mine), edit_family(theirs)} != {"content"}:
+        return False
+    new, old = _values(_said(cand)), _values(_said(item))
+    if not new or new != old:
+        return False
+    situations = (str(cand.get("situation") or ""), str(item.get("situation") or ""))
+    return score(*situations)[0] >= SAME_TOPIC
+
+
 def _digits(text: str) -> list[str]:
     return sorted(re.findall(r"\d+", text))
 
@@ -205,6 +230,10 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
                     "was removed, replaced or inverted",
                 }
             )
+            continue
+        restated = next((item for item in existing if _same_content(cand, item)), None)
+        if restated is not None:
+            operations.append(_update(cand, restated, "the same fact in the operator's words"))
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]

@@ -31,7 +31,7 @@ from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
 from digest.reversal import signals_change
-from digest.text import lesson_text, negation_flipped, normalise
+from digest.text import lesson_text, negation_flipped, normalise, observed, score
 
 log = get_logger("digest.reconcile")
 
@@ -90,14 +90,61 @@ def _floor_for(fingerprint: str | None, neighbour: Neighbour, floor: float) -> f
     return floor
 
 
+#: words that say nothing of what an observation is about: negations, articles, auxiliaries
+_NOT_ABOUT = frozenset(
+    """the and for with that this not never longer don't doesn't cannot can't stop was were
+    are has have had been from any more does did will would should must its you your our
+    they them their can may""".split()  # noqa: SIM905
+)
+#: the words two operators' content rules must share (beside a number) to be shown together
+RESTATED_WORDS = 2
+_ABOUT_WORD = re.compile(r"[^\W\d_][\w'-]{2,}")
+
+
+def _about(text: str) -> set[str]:
+    return {w for w in _ABOUT_WORD.findall(text.casefold()) if w not in _NOT_ABOUT}
+
+
+def negation_flips(new: str, old: str) -> bool:
+    """Does one lesson negate what the other asserts, about the same thing? Each is read in
+    what it observed (``digest.text.observed``: its quotations, not a template's "Do not retry
+    it"), and the two must share a word beside the negation: «bopa is required» against
+    «order ‹id› not found» is two errors, «the header is required» against «the header is not
+    accepted» one rule turned round."""
+    a, b = observed(new), observed(old)
+    return negation_flipped(a, b) and bool(_about(a) & _about(b))
+
+
+def restates(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
+    """Might an operator's content rule say what another content rule says, in other words
+    (two edits adding one fact to different drafts: "call back between 8:00 and 18:00 CET" and
+    "phone back during support hours, 8:00 to 18:00 CET")? Content is keyed by its words, so
+    only the judge can call two of them one fact; it is asked when the two are above the
+    reconcile floor and what they quote shares a number or ``RESTATED_WORDS`` words (a
+    sentence's letters alone make any two replies read half alike). Two different facts stay
+    two lessons because the judge says so (DESIGN §8a)."""
+    if fp.edit_family(candidate.fingerprint) != "content":
+        return False
+    if fp.edit_family(neighbour.fingerprint) != "content":
+        return False
+    if neighbour.relevance < floor:
+        return False
+    mine = observed(candidate_text(candidate))
+    theirs = observed(lesson_text(neighbour.situation, neighbour.correction))
+    shared = _about(mine) & _about(theirs)
+    return len(shared) >= RESTATED_WORDS or bool(set(digits(mine)) & set(digits(theirs)))
+
+
 def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
     """Is a lesson with another key of the candidate's kind a contradiction candidate (an API
     that changed, a rule that was reversed, a fact restated), so that only the judge may say
     whether they are one lesson, one superseding the other, or two? A key on the candidate's
     subject (another error of the same tool) above the floor is, when the candidate says that
     something was removed, replaced or inverted (``digest.reversal.signals_change``) or flips
-    the lesson's negation: a new error of a tool that states no change is another lesson, and
-    costs no model call. A key with no subject is when nearly the same words; another subject
+    the lesson's negation about the same thing (``negation_flips``): a new error of a tool
+    that states no change is another lesson, and costs no model call. A key with no subject
+    is when nearly the same words, read in what both observed when both quote it (two runs'
+    own errors in a template's words read alike whatever the errors say); another subject
     never."""
     fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
@@ -109,10 +156,15 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             filter(None, (candidate.situation, candidate.mistake, candidate.correction))
         )
         old = lesson_text(neighbour.situation, neighbour.correction)
-        return signals_change(text) or negation_flipped(candidate_text(candidate), old)
+        changed = signals_change(text) or negation_flips(text, old)
+        return changed or restates(candidate, neighbour, floor)
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
-    return neighbour.relevance >= max(floor, CONTRADICTION_FLOOR)
+    relevance = neighbour.relevance
+    mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
+    if observed(mine) != mine and observed(theirs) != theirs:
+        relevance = min(relevance, score(observed(mine), observed(theirs))[0])
+    return relevance >= max(floor, CONTRADICTION_FLOOR)
 
 
 def fast_path(

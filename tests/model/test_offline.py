@@ -237,12 +237,33 @@ def test_the_content_rule_quotes_the_operator_with_ids_masked() -> None:
 
 
 def test_what_the_operator_took_out_is_a_rule_of_its_own() -> None:
-    content, tone = _lessons(
+    [content] = _lessons(
         _edit("Sure thing, we include a free gift with every order.", "Sure thing.")
     )
     assert {"content", "left-out"} <= set(content.tags)
     assert content.correction.startswith("Leave out «we include a free gift with every order»")
-    assert "shorter" in tone.tags
+    # shorter because of what was taken out: no tone rule of its own (as "longer" beside
+    # new content)
+
+
+def test_a_claim_taken_out_with_the_tone_is_a_rule_of_its_own() -> None:
+    content, tone = _lessons(
+        _edit(
+            "Great news!!! Delivery is free to every country!!! Your order is on its way.",
+            "Great news. Your order is on its way.",
+        )
+    )
+    assert {"content", "left-out"} <= set(content.tags)
+    assert content.correction.startswith("Leave out «Delivery is free to every country")
+    assert "removed-exclamation" in tone.tags
+    # courtesy taken out with the tone states nothing: the tone alone
+    [only] = _lessons(
+        _edit(
+            "Thanks so much for reaching out, we really appreciate it!!! It ships Monday.",
+            "It ships Monday.",
+        )
+    )
+    assert "tone" in only.tags
 
 
 def test_tone_alone_teaches_one_tone_lesson() -> None:
@@ -463,6 +484,45 @@ def test_offline_content_that_mentions_a_change_supersedes_only_content_on_its_t
     assert _offline(existing, reversed_[:1])[0]["id"] == 10
     unrelated = _edit_blocks("We refund you soon.", "The refund limit no longer applies.")
     assert _offline(existing, unrelated[:1]) == [{"op": "ADD", "candidate": 0}]
+
+
+CALLBACK_HOURS = (
+    (
+        "Thanks for waiting!!! Someone will call you back!!!",
+        "Thanks for waiting. Someone will call you back between 8:00 and 18:00 CET on a weekday.",
+    ),
+    (
+        "We got your message!!! We will phone you back!!!",
+        "We got your message. We will phone you back during support hours, 8:00 to 18:00 CET.",
+    ),
+)
+
+
+def _in_context(blocks: list[dict[str, Any]], context: str) -> list[dict[str, Any]]:
+    return [{**b, "situation": f"Drafting a reply: {context}"} for b in blocks]
+
+
+def test_offline_the_same_fact_added_to_two_drafts_is_one_content_rule() -> None:
+    existing = _in_context(_edit_blocks(*CALLBACK_HOURS[0], first_id=10), "callback request")
+    again = _in_context(_edit_blocks(*CALLBACK_HOURS[1]), "callback request")
+    assert existing[0]["fingerprint"] != again[0]["fingerprint"]  # other words, other key
+    ops = _offline(existing, again)
+    assert [(o["op"], o.get("id")) for o in ops] == [("UPDATE", 10), ("NOOP", 11)]
+    assert ops[0]["reason"] == "the same fact in the operator's words"
+
+
+def test_offline_content_with_the_same_numbers_asked_about_apart_stays_two_rules() -> None:
+    card = ("Your card refund is done.", "Your card refund is done; it takes 5 to 7 days.")
+    bank = ("We sent the transfer.", "We sent the transfer; supplier payments take 5 to 7 days.")
+    existing = _in_context(_edit_blocks(*card, first_id=10), "customer asks where her refund is")
+    other = _in_context(_edit_blocks(*bank), "supplier asks about an unpaid invoice")
+    assert _offline(existing, other)[0] == {"op": "ADD", "candidate": 0}
+    # other numbers in the same context: another fact too
+    later = _in_context(
+        _edit_blocks("Your card refund is done.", "Your card refund is done; it takes 3 days."),
+        "customer asks where her refund is",
+    )
+    assert _offline(existing, later)[0] == {"op": "ADD", "candidate": 0}
 
 
 def test_offline_no_existing_lessons_is_add() -> None:

@@ -555,3 +555,96 @@ def test_a_new_error_of_a_tool_that_states_no_change_is_added_without_the_judge(
     )  # fmt: skip
     op = fast_path(0, cand, [_keyed(7, old, 0.8)], floor=FLOOR, identical=IDENTICAL)
     assert op is not None and op.op == "ADD" and op.fast
+
+
+def _templated(lesson_id: int, tool: str, error: str, advice: str) -> Neighbour:
+    """A lesson in a template judge's words: fixed advice, the error quoted as observed."""
+    return Neighbour(
+        lesson_id=lesson_id, relevance=0.7, identity=0.6, title="t",
+        situation=f"Calling the `{tool}` tool", mistake=None,
+        correction=f"{advice}: `{tool}` fails with «{error}».", tags=(tool,),
+        fingerprint=fp.tool_key(tool, error),
+    )  # fmt: skip
+
+
+def test_two_error_families_in_template_words_flip_no_negation_and_cost_no_call() -> None:
+    # "Do not retry it" is the template's advice, "not found" another error: neither turns
+    # round what the other lesson observed, so a new family of the tool is a free ADD.
+    known = [
+        _templated(1, "charge", "bopa is required", "Pass a value for `bopa`"),
+        _templated(2, "charge", "invalid filbomo: expected a number", "Check the format"),
+    ]
+    for error, advice in (
+        ("permission denied for kaco", "Escalate permission errors. Do not retry it"),
+        ("order 70765 not found", "Look up the id instead of guessing"),
+    ):
+        cand = Candidate(
+            "Calling the `charge` tool", f"{advice}: `charge` fails with «{error}».",
+            fingerprint=fp.tool_key("charge", error),
+        )  # fmt: skip
+        op = fast_path(0, cand, known, floor=FLOOR, identical=IDENTICAL)
+        assert op is not None and (op.op, op.fast) == ("ADD", True), error
+
+
+def test_an_error_that_negates_what_a_lesson_observed_goes_to_the_judge() -> None:
+    known = _templated(1, "api_call", "the X-Trace header is required", "Pass a value")
+    error = "the X-Trace header is not accepted"
+    cand = Candidate(
+        "Calling the `api_call` tool", f"Check the request: `api_call` fails with «{error}».",
+        fingerprint=fp.tool_key("api_call", error),
+    )  # fmt: skip
+    assert fast_path(0, cand, [known], floor=FLOOR, identical=IDENTICAL) is None
+
+
+def test_negation_flips_reads_observations_and_needs_a_shared_subject() -> None:
+    from digest.reflect.reconcile import negation_flips
+
+    assert negation_flips("Never send the Authorization header.", "Send the Authorization header.")
+    assert not negation_flips("Do not retry it: «order 4 not found»", "Retry: «bopa is required»")
+    assert negation_flips("Retry: «bopa is not accepted»", "Do not retry it: «bopa is required»")
+
+
+def test_runs_own_errors_in_template_words_are_compared_by_what_they_observed() -> None:
+    def run_lesson(error: str) -> Candidate:
+        return Candidate(
+            "Working on a task that can end escalated with this error",
+            "Recognise this case early and escalate with the reason: the run ended escalated"
+            f" with «{error}».",
+            fingerprint=fp.run_key("escalated", error),
+        )
+
+    known = run_lesson("the voucher was rejected by the bank")
+    neighbour = Neighbour(
+        lesson_id=5, relevance=0.93, identity=0.9, title="t", situation=known.situation,
+        mistake=None, correction=known.correction, tags=(), fingerprint=known.fingerprint,
+    )  # fmt: skip
+    other = fast_path(0, run_lesson("address unknown to the courier"), [neighbour],
+                      floor=FLOOR, identical=IDENTICAL)  # fmt: skip
+    assert other is not None and (other.op, other.fast) == ("ADD", True)
+    # the same error reworded a little is still for the judge
+    close = run_lesson("the voucher was rejected by the bank today")
+    assert fast_path(0, close, [neighbour], floor=FLOOR, identical=IDENTICAL) is None
+
+
+def _content(said: str, lesson_id: int = 0) -> tuple[Candidate, Neighbour]:
+    """An operator's content rule in a template's words, as a candidate and as a lesson."""
+    key = fp.edit_keys("Thanks.", f"Thanks. {said}")[0]
+    cand = Candidate("Drafting a reply: callback request", f"Say «{said}» in replies like this.",
+                     fingerprint=key)  # fmt: skip
+    lesson = Neighbour(
+        lesson_id=lesson_id, relevance=0.8, identity=0.6, title="t", situation=cand.situation,
+        mistake=None, correction=cand.correction, tags=(), fingerprint=key,
+    )  # fmt: skip
+    return cand, lesson
+
+
+def test_content_rules_that_may_state_one_fact_go_to_the_judge() -> None:
+    cand, _ = _content("We will phone you back during support hours, 8:00 to 18:00 CET.")
+    _, known = _content("Someone will call you back between 8:00 and 18:00 CET on a weekday.", 4)
+    assert fp.edit_family(cand.fingerprint) == "content"
+    assert cand.fingerprint != known.fingerprint
+    assert fast_path(0, cand, [known], floor=FLOOR, identical=IDENTICAL) is None
+    # another fact with no number or words in common: a free ADD, the judge is not asked
+    other, _ = _content("Replacements always travel by tracked post.")
+    op = fast_path(0, other, [known], floor=FLOOR, identical=IDENTICAL)
+    assert op is not None and (op.op, op.fast) == ("ADD", True)
