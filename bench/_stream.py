@@ -8,9 +8,12 @@ same agent again under a new idempotency key, in one of two ways (``repeats``):
 - ``"exact"`` (the default): a copy of its content, the same incident reported again;
 - ``"other_ids"``: the same signature (``digest.fingerprint.event_signature``) from another
   run: a tool failure keeps its tool and error template while the order number changes in the
-  error, the args and the task, and the task is worded anew; a run's own error and an operator
-  edit's rule stay, their other words change; an owner's answer stays as it was (its
-  signature is its exact question and answer).
+  error, the args and the task, and the task is worded anew; a run's own error stays, its
+  other words change; an operator edit is the same edit of a reply about another order (the
+  order number changes in the draft and the final: what the operator changed, its tone and
+  its content, is the same rule, and since issue 24 an edit's content is a rule of its own, so
+  other words would be another rule); an owner's answer stays as it was (its signature is its
+  exact question and answer).
 """
 
 from __future__ import annotations
@@ -73,10 +76,10 @@ def _unique(rng: random.Random, vocabulary: list[str]) -> tuple[str, dict[str, A
             "error": rng.choice(TRANSIENT),
         }
     if roll < 0.9:
-        original = f"Hello, {_words(rng, vocabulary, 8)}."
+        original = f"Hello, {_words(rng, vocabulary, 8)} (order {n})."
         return "operator_edit", {
             "original": original,
-            "final": f"Hi there, {_words(rng, vocabulary, 9)}. Best regards.",
+            "final": f"Hi there, {_words(rng, vocabulary, 9)} (order {n}). Best regards.",
             "context": f"customer asks about {field}",
         }
     return "owner_answer", {
@@ -106,11 +109,12 @@ def _other_ids(
                 for call in fields["tool_calls"]
             ]
         return varied
-    if kind == "operator_edit":  # the same frame (greeting kept, sign-off added), other words
+    if kind == "operator_edit":  # the same edit of a reply about another order: same rules
+        n = str(rng.randint(1000, 99999))
         return {
             **fields,
-            "original": f"Hello, {_words(rng, vocabulary, 8)}.",
-            "final": f"Hi there, {_words(rng, vocabulary, 9)}. Best regards.",
+            "original": _NUMBER.sub(n, fields["original"]),
+            "final": _NUMBER.sub(n, fields["final"]),
         }
     return fields
 
