@@ -77,7 +77,8 @@ def drain(
     whose reflection raises is reported and the others go on; exit 1 if any did."""
     from digest.pipeline import drain as drain_events
 
-    results = drain_events(tenant=tenant, agent=agent)
+    with render.count_progress("reflecting", disable=as_json) as advance:
+        results = drain_events(tenant=tenant, agent=agent, on_result=lambda _: advance())
     by_status = Counter(r.status for r in results)
     errors = [r for r in results if r.status == "error"]
     if as_json:

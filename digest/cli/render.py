@@ -382,6 +382,22 @@ def byte_progress(label: str, total: int, *, disable: bool) -> Iterator[Callable
 
 
 @contextmanager
+def count_progress(label: str, *, disable: bool = False) -> Iterator[Callable[[], None]]:
+    """A transient counter on stderr while long work runs, only at a terminal (a script's
+    output stays what it was); yields ``advance()``."""
+    with Progress(
+        TextColumn(label),
+        TextColumn("{task.completed} event(s)"),
+        TimeElapsedColumn(),
+        console=err,
+        disable=disable or not err.is_terminal,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(label, total=None)
+        yield lambda: progress.advance(task)
+
+
+@contextmanager
 def event_progress(label: str) -> Iterator[Callable[[], None]]:
     """A bar on stdout counting events as they come, left in place; yields ``advance()``."""
     with Progress(
