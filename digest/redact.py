@@ -123,7 +123,7 @@ def _replace_keyed(match: re.Match[str]) -> str:
     else:
         quote = "\\" + value[1] if value[0] == "\\" else value[0]
         inner = value[len(quote) : len(value) - len(quote)]
-        kept = re.match(_SCHEMES + r"[ \t]+", inner, re.I)
+        kept = _scheme_prefix().match(inner)
         if not inner or inner == MASK or (kept is not None and inner[kept.end() :] == MASK):
             return match[0]
         masked = quote + (kept[0] if kept else "") + MASK + quote
@@ -287,7 +287,16 @@ def _masked_entry(key: Any, item: Any) -> Any:
         return _masked(item)
     if not secret_named(key):
         return _masked(item)
-    return item if isinstance(item, str) and item == MASK else MASK
+    if not isinstance(item, str):
+        return MASK
+    scheme = _scheme_prefix().match(item)  # {"Authorization": "Bearer ***"}: the shape stays
+    masked = (scheme[0] if scheme else "") + MASK
+    return item if item == masked else masked
+
+
+@cache
+def _scheme_prefix() -> re.Pattern[str]:
+    return re.compile(_SCHEMES + r"[ \t]+", re.I)
 
 
 def driver_line(exc: BaseException, limit: int = 300) -> str:
