@@ -231,7 +231,7 @@ def _compiled() -> tuple[tuple[re.Pattern[str], Any], ...]:
 
 def redact(text: str) -> str:
     """``text`` with every recognised credential masked; anything else is left as it was."""
-    if len(text) < 8:
+    if not text or len(text) < 8:
         return text  # too short to hold a credential and what says it is one
     if not _has_sign(text.lower()):
         return text

@@ -278,8 +278,9 @@ def _secrets_masked(data: dict[str, Any]) -> dict[str, Any]:
     content = {name: value for name, value in data.items() if name not in ROUTING_FIELDS}
     try:
         masked = redact_value(content)
-    except RecursionError:
-        raise InvalidEvent("(event)", "nested too deeply to read") from None
+    except RecursionError:  # only arguments may nest, and they are checked first
+        field = next((name for name, value in content.items() if _depth(value) > MAX_DEPTH), "")
+        raise InvalidEvent(field or "(event)", "nested too deeply to read") from None
     return data if masked is content else {**data, **masked}
 
 

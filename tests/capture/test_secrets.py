@@ -25,6 +25,7 @@ from digest.capture.batch import capture_file
 from digest.capture.schemas import parse_event
 from digest.capture.store import event_values
 from digest.db import session_scope
+from digest.errors import InvalidEvent
 from digest.logs import capture_logs
 from tests.conftest import DONE, WorkerProcess, lessons_for_event, wait_for_event, wait_until
 
@@ -142,6 +143,16 @@ def test_an_event_without_secrets_is_stored_as_given() -> None:
     }  # fmt: skip
     parsed = parse_event("run_outcome", {"tenant": "acme", "agent": AGENT, **fields})
     assert parsed.model_dump(include=set(fields), exclude_none=True) == fields
+
+
+def test_a_text_field_nested_past_reading_is_refused_naming_the_field() -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(InvalidEvent) as raised:
+        parse_event("run_outcome", {"tenant": "acme", "agent": AGENT, "task": deep,
+                                    "outcome": "failure"})  # fmt: skip
+    assert raised.value.field == "task"
 
 
 def test_masking_a_repeat_keeps_it_the_same_event(
