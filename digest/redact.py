@@ -107,6 +107,9 @@ def _has_sign(lowered: str) -> bool:
 _SCHEMES = r"(?:bearer|basic|token|digest|negotiate|ntlm|apikey|sso-key|aws4-hmac-sha256)"
 #: a value that looks like a credential rather than a word: a digit and 6+ characters, or 20+
 _CREDENTIAL_LIKE = re.compile(r"(?=.*\d).{6,}|.{20,}", re.S)
+#: after a scheme ("Bearer header" is prose): 8+ characters with a digit, a symbol tokens use or
+#: a capital after a small letter (base64, camel-cased keys), or 20+
+_SCHEMED_CREDENTIAL = re.compile(r"(?=.*(?:[\d._~+/=-]|[a-z][A-Z])).{8,}|.{20,}", re.S)
 
 
 def _replace_keyed(match: re.Match[str]) -> str:
@@ -114,11 +117,13 @@ def _replace_keyed(match: re.Match[str]) -> str:
     value, scheme, sep = match["value"], match["scheme"] or "", match["sep"]
     quoted = value[0] in "\"'\\"
     if not quoted:
-        if value.lower() in ("null", "none", "true", "false") or value == MASK:
-            return match[0]
+        stripped = value.rstrip(".,)]}")  # sentence punctuation after the value stays
+        if stripped.lower() in ("", "null", "none", "true", "false") or stripped == MASK:
+            return match[0]  # a flag or an empty value holds no secret
+        if scheme and not _SCHEMED_CREDENTIAL.fullmatch(stripped):
+            return match[0]  # "authenticates with an Authorization: Bearer header"
         if ":" in sep and not match["q"] and not scheme and not _CREDENTIAL_LIKE.fullmatch(value):
             return match[0]  # prose: "password: at least 8 characters", "token: expired"
-        stripped = value.rstrip(".,)]}")  # sentence punctuation after the value stays
         masked = MASK + value[len(stripped) :]
     else:
         quote = "\\" + value[1] if value[0] == "\\" else value[0]
