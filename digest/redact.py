@@ -14,8 +14,9 @@ needs to learn from it, never the secret: the scheme and user of a URL
 kind of token (``ghp_***``, ``AKIA***``). Masking is idempotent: ``MASK`` holds no character
 any pattern takes for a secret.
 
-It sits on the agent's hot path, so a text is first checked for any sign of a credential (one
-search over its lower-cased copy); texts without one, nearly all of them, cost that one search.
+It sits on the agent's hot path, so a text (or a whole event: its names and texts at once) is
+first checked for any sign of a credential, a few substring tests of its lower-cased copy;
+one without, nearly all of them, costs that check and is returned as it is.
 
 Where the pattern facts come from (facts, not code): the token formats their issuers publish
 (GitHub's "About authentication to GitHub" token prefixes; GitLab's "Token overview" prefixes;
@@ -79,17 +80,8 @@ _SIGNS = (
 )  # fmt: skip
 #: signs of the token shapes that hold a '-' or a '_', looked for only when the text has one
 _DASHED_SIGNS = (
-    "gh",
-    "github_pat_",
-    "gl",
-    "xox",
-    "xapp-",
-    "sk-",
-    "sk_",
-    "rk_",
-    "whsec_",
-    "-----begin",
-)
+    "gh", "github_pat_", "gl", "xox", "xapp-", "sk-", "sk_", "rk_", "whsec_", "-----begin",
+)  # fmt: skip
 
 
 def _has_sign(lowered: str) -> bool:
