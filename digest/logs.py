@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,22 +21,15 @@ import structlog
 from structlog.types import EventDict, Processor
 
 from digest._log import stdlib_logger
-from digest.redact import MASK, redact
-
-# A field holds a secret when a whole word of its name says so: "api_key", "db_password",
-# "access_token", but not "prompt_tokens" (a count we want to see).
-_SECRET_KEY = re.compile(
-    r"(?:^|[_\-.])(password|passwd|secret|token|authorization|api[_-]?key|apikey|credentials?)"
-    r"(?:$|[_\-.])",
-    re.I,
-)
+from digest.redact import MASK, redact, secret_named
 
 
 def redact_secrets(_logger: Any, _name: str, event_dict: EventDict) -> EventDict:
-    """Secrets never reach logs: blank any field whose name says it holds one, and mask
+    """Secrets never reach logs: blank any field whose name says it holds one ("api_key",
+    "db_password", "access_token", not "prompt_tokens": ``digest.redact.secret_named``), and mask
     credentials found inside every other value (``digest.redact``), nested ones included."""
     for key in list(event_dict):
-        if _SECRET_KEY.search(key):
+        if secret_named(key):
             event_dict[key] = MASK
         else:
             event_dict[key] = _redact_value(event_dict[key])
@@ -48,9 +40,7 @@ def _redact_value(value: Any) -> Any:
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {
-            k: MASK if _SECRET_KEY.search(str(k)) else _redact_value(v) for k, v in value.items()
-        }
+        return {k: MASK if secret_named(str(k)) else _redact_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return type(value)(_redact_value(v) for v in value)
     if isinstance(value, BaseException):

@@ -1,5 +1,12 @@
 """Validated shapes of what agents report. Every capture goes through one of these models.
 
+``parse_event`` is the one gate every capture passes (``record_*``, ``digest.aio``, the HTTP
+service, ``digest capture --file``, LESSON.md import): it masks secrets first
+(``digest.redact``: keys, tokens, passwords in URLs and connection strings, private keys, and
+any value of a field named like a secret), so no later step — the INSERT, the judge, a log line,
+a lesson — ever holds one. What routes an event (tenant, agent, idempotency key, thread and
+contact ids) is kept as sent.
+
 Pydantic does the typing (strict: ``"3"`` is not an int), these validators add what pydantic
 does not know: NUL bytes and lone surrogates never reach the database, required text is not
 blank, the text caps of DESIGN §3 hold, and tenant and agent keys are NFC-normalised and
@@ -24,6 +31,7 @@ from pydantic import (
 
 from digest.errors import InvalidEvent
 from digest.models import BODY_MAX, TITLE_MAX
+from digest.redact import redact_value
 from digest.tenants import key_problem, lookup_key
 
 KEY_MAX = 200
@@ -31,6 +39,10 @@ MAX_TOOL_CALLS = 50
 MAX_PAYLOAD_BYTES = 64 * 1024
 #: tool arguments nested deeper than this are refused (a structure, not a text to trim)
 MAX_DEPTH = 32
+
+#: fields that route an event rather than tell what happened: never masked (an idempotency key
+#: must stay the caller's, whatever it looks like)
+ROUTING_FIELDS = frozenset({"tenant", "agent", "idempotency_key", "thread_id", "contact_id"})
 
 #: free text an agent reports, by kind: trimmed to fit rather than refused (issue 14)
 FREE_TEXT: dict[str, tuple[str, ...]] = {
@@ -260,6 +272,18 @@ def _trimmed(kind: str, data: dict[str, Any], tool_limit: int) -> tuple[dict[str
     return out, done
 
 
+def _secrets_masked(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with every secret masked (``digest.redact.redact_value``), routing fields
+    aside. Before trimming, so a cut never leaves half a secret the rules cannot see."""
+    content = {name: value for name, value in data.items() if name not in ROUTING_FIELDS}
+    try:
+        masked = redact_value(content)
+    except RecursionError:  # only arguments may nest, and they are checked first
+        field = next((name for name, value in content.items() if _depth(value) > MAX_DEPTH), "")
+        raise InvalidEvent(field or "(event)", "nested too deeply to read") from None
+    return data if masked is content else {**data, **masked}
+
+
 def _check_depth(data: dict[str, Any]) -> None:
     calls = data.get("tool_calls")
     for i, call in enumerate(calls if isinstance(calls, list) else []):
@@ -272,7 +296,8 @@ def _check_depth(data: dict[str, Any]) -> None:
 def parse_event(kind: str, data: dict[str, Any]) -> EventCommon:
     """Validate ``data`` as an event of ``kind``; raise ``InvalidEvent`` naming the field.
 
-    Free text that is too long (a task, an error, a tool's output, an answer, an edit) is
+    Secrets are masked first, in every field but the routing ones (``_secrets_masked``). Free
+    text that is too long (a task, an error, a tool's output, an answer, an edit) is
     trimmed to fit, head and tail kept around a marker stating the original length, and the
     event's ``trimmed`` lists the fields; tool texts shrink further, down to
     ``TOOL_TEXT_MIN`` characters each, until the whole payload fits its cap. Structure is
@@ -284,6 +309,7 @@ def parse_event(kind: str, data: dict[str, Any]) -> EventCommon:
     if not isinstance(data, dict):
         raise InvalidEvent("(event)", f"must be a mapping of fields, not {type(data).__name__}")
     _check_depth(data)
+    data = _secrets_masked(data)
     tool_limit = BODY_MAX
     while True:
         given, trimmed = _trimmed(kind, data, tool_limit)
