@@ -44,34 +44,35 @@ STEM = 7
 #: words that say nothing about what a question asks: function words, and the scaffolding of
 #: questions ("do you offer", "is there", "available", "my order"), by language
 _STOP = frozenset(
-    """a an the and or but if of to in on at by for from with without about into over under
-    as per via than then so do does did done doing you your yours we our ours us i me my
-    mine they them their he she it its this that these those there here is are was were be
-    been being am have has had having can could will would shall should may might must not
-    no yes what which who whom whose when where why how also still just only any some all
-    every each much many more most very too please get gets got offer offers offered provide
-    provides available possible allowed able option options anyone someone somebody people
-    customer customers client clients guest guests visitor visitors order orders item items
-    product products purchase purchases thing things way kind sort let ok okay
-    der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an
-    auf bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden
-    sie wir ihr ich du es gibt mein meine unser unsere ihre ihren auch noch nur kein keine
+    """a an the and or but if of to in on at by for from with without about into over under as per
+    via than then so do does did done doing you your yours we our ours us i me my mine they them
+    their he she it its this that these those there here is are was were be been being am have
+    has had having can could will would shall should may might must not no yes what which who
+    whom whose when where why how also still just only any some all every each much many more
+    most very too please get gets got offer offers offered provide provides available possible
+    allowed able option options anyone someone somebody people customer customers client clients
+    guest guests visitor visitors order orders item items product products purchase purchases
+    thing things way kind sort let ok okay
+    der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
+    bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
+    ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
     nicht ja nein wie was wann wo welche welcher welches
     le la les un une des du de d l et ou mais si à au aux en dans sur par pour avec sans est
-    sont être avez avons ont vous nous je tu il elle ils elles on ce cette ces mon ma mes
-    votre vos notre nos leur leurs y a-t-il est-ce que qui quoi quand où comment combien pas
-    ne oui non aussi encore seulement
-    el la los las un una unos unas y o pero si de del al en con sin por para es son está
-    están ser hay tiene tienen usted ustedes nosotros yo mi mis su sus nuestro nuestra qué
-    cuál cuándo dónde cómo cuánto cuánta no sí también todavía solo
-    o a os as um uma e ou mas se do da dos das no na nos nas em com sem por para é são
-    está estão ser há tem têm você vocês nós eu meu minha seu sua nosso nossa quê qual quando
-    onde como quanto não sim também ainda só
-    il lo gli i una uno e o ma se di del della dei delle al alla in con senza per è sono
-    avete abbiamo voi noi io mio mia suo sua nostro nostra cosa quale quando dove come
-    quanto non sì anche ancora solo
-    de het een en of maar als van voor met zonder op in is zijn was waren heeft hebben u
-    jullie wij ik mijn ons onze wat welke wanneer waar hoe hoeveel niet ja nee ook nog alleen
+    sont être avez avons ont vous nous je tu il elle ils elles on ce cette ces mon ma mes votre
+    vos notre nos leur leurs y peut peux pouvez pouvons faites fait faire a-t-il est-ce que qui
+    quoi quand où comment combien pas ne oui non aussi encore seulement
+    el la los las un una unos unas y o pero si de del al en con sin por para es son está están
+    ser hay tiene tienen se puede pueden puedo hace hacen hacer usted ustedes nosotros yo mi mis
+    su sus nuestro nuestra qué cuál cuándo dónde cómo cuánto cuánta no sí también todavía solo
+    o a os as um uma e ou mas se do da dos das no na nos nas em com sem por para é são está
+    estão ser há tem têm pode podem posso faz fazem fazer você vocês nós eu meu minha seu sua
+    nosso nossa quê qual quando onde como quanto não sim também ainda só
+    il lo gli i una uno e o ma se di del della dei delle al alla in con senza per è sono può
+    possono posso fate fa fare avete abbiamo voi noi io mio mia suo sua nostro nostra cosa quale
+    quando dove come quanto non sì anche ancora solo
+    de het een en of maar als van voor met zonder op in is zijn was waren heeft hebben u kan
+    kunt kunnen doet doen jullie wij ik mijn ons onze wat welke wanneer waar hoe hoeveel niet ja
+    nee ook nog alleen
     """.split()  # noqa: SIM905
 )
 
@@ -116,7 +117,7 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,:]\d+)*", re.UNICO
 #: scripts written without spaces: their words are read as overlapping pairs of characters
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“«(]\s*)(\w+)", re.UNICODE)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“«(¿¡]\s*)(\w+)", re.UNICODE)
 
 
 def _stem(word: str) -> str:
@@ -248,6 +249,24 @@ class Relation(enum.Enum):
     SAME = "same"
     #: one question asks a little more than the other; one fact only if the answers agree
     NARROWER = "narrower"
+
+
+#: how the offline rules frame an owner's answer as a lesson (``digest.model.offline_reflect``)
+_ANSWERED = re.compile(
+    r'Answer "(?P<question>.*)" with the owner\'s facts\.\s*(?P<answer>.*)', re.DOTALL
+)
+#: a situation that says a question was asked: "Asked: …", "A customer asks: …"
+_ASKED = re.compile(r"^[^:?]{0,40}\bask(?:s|ed)?\b[^:?]{0,20}:\s*", re.IGNORECASE)
+
+
+def lesson_fact(situation: str, correction: str) -> Fact:
+    """The fact an owner's answer lesson states: its question and its answer, read from the
+    rules' frame (``Answer "…" with the owner's facts. …``); a lesson in other words is its
+    situation asked ("A customer asks: …") and its correction answered."""
+    framed = _ANSWERED.search(str(correction))
+    if framed:
+        return fact(framed["question"], framed["answer"].strip())
+    return fact(_ASKED.sub("", str(situation)), str(correction))
 
 
 def relation(new: Fact, old: Fact) -> Relation:

@@ -52,22 +52,8 @@ def _all_text(item: dict[str, Any]) -> str:
 REVERSAL_TOPIC = 0.5
 
 
-#: how the rules frame an owner's answer (``digest.model.offline_reflect``)
-_ANSWERED = re.compile(
-    r'Answer "(?P<question>.*)" with the owner\'s facts\.\s*(?P<answer>.*)', re.DOTALL
-)
-_ASKED = re.compile(r"^\s*Asked:\s*")
-
-
 def _fact(item: dict[str, Any]) -> facts.Fact:
-    """What an owner's answer lesson states: its question and its answer, read from the rules'
-    frame around it (``Answer "…" with the owner's facts. …``); a lesson in other words is
-    its situation asked and its correction answered."""
-    correction = str(item.get("correction") or "")
-    framed = _ANSWERED.search(correction)
-    if framed:
-        return facts.fact(framed["question"], framed["answer"].strip())
-    return facts.fact(_ASKED.sub("", str(item.get("situation") or "")), correction)
+    return facts.lesson_fact(str(item.get("situation") or ""), str(item.get("correction") or ""))
 
 
 def _is_answer(item: dict[str, Any]) -> bool:
