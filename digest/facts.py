@@ -52,11 +52,13 @@ _STOP = frozenset(
     most very too please get gets got offer offers offered provide provides available possible
     allowed able option options anyone someone somebody people customer customers client clients
     guest guests visitor visitors order orders item items product products purchase purchases
-    thing things way kind sort let ok okay
+    thing things way kind sort let ok okay use used using until
     der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
     bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
     ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
-    nicht ja nein wie was wann wo welche welcher welches
+    nicht ja nein wie was wann wo welche welcher welches darf dürfen meinen meinem meiner erlaubt
+    möglich verfügbar autorisé autorisée permis possible disponible permitido permitida posible
+    possível permesso permessa possibile disponibile toegestaan mogelijk beschikbaar
     le la les un une des du de d l et ou mais si à au aux en dans sur par pour avec sans est
     sont être avez avons ont vous nous je tu il elle ils elles on ce cette ces mon ma mes votre
     vos notre nos leur leurs y peut peux pouvez pouvons faites fait faire a-t-il est-ce que qui
@@ -113,6 +115,7 @@ _PHRASES = (
     (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),
 )
 
+_JOINED = re.compile(r"['’-]")
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,:]\d+)*", re.UNICODE)
 #: scripts written without spaces: their words are read as overlapping pairs of characters
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -120,16 +123,27 @@ _WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“«(¿¡]\s*)(\w+)", re.UNICODE)
 
 
+#: endings stripped, longest first, as long as four letters stay: plurals, verb forms, and
+#: the German and Dutch plural and verb endings
+_ENDINGS = ("sses", "ies", "ing", "es", "ed", "en", "er", "s")
+
+
 def _stem(word: str) -> str:
-    """A light stem good enough to make plural and verb forms meet in the languages above."""
-    for ending, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "")):
-        if word.endswith(ending) and len(word) - len(ending) >= 4:
-            word = word[: -len(ending)] + keep
-            break
-    else:
-        if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+    """A light stem good enough to make plural and verb forms meet in the languages above
+    ("deliveries", "delivered", "delivery"; "Hunde", "Hund"), cut at ``STEM`` characters."""
+    while True:
+        before = word
+        for ending in _ENDINGS:
+            if word.endswith(ending) and len(word) - len(ending) >= 4:
+                if ending == "s" and word.endswith(("ss", "us", "is")):
+                    continue
+                word = word[: -len(ending)] + ("y" if ending == "ies" else "")
+                break
+        # a final e or y after a consonant: "store"/"stores", "expiry"/"expire"
+        if len(word) > 4 and word[-1] in "ey" and word[-2] not in "aeiouy":
             word = word[:-1]
-    return word[:STEM]
+        if word == before:
+            return word[:STEM]
 
 
 def _fold(text: str) -> str:
@@ -161,10 +175,21 @@ def _signed_terms(text: str) -> dict[str, int]:
             pairs = [token[i : i + 2] for i in range(max(1, len(token) - 1))]
             found.update(dict.fromkeys(pairs, 1))
             continue
-        term = _term(token)
-        if term is not None:
-            found.setdefault(term[0], term[1])
+        parts = _JOINED.split(token)
+        # "gluten-free" is without gluten, not without cost
+        parts = [parts[0], *(part for part in parts[1:] if _CONCEPTS.get(part) != "-cost")]
+        for part in parts:
+            term = _term(part)
+            if term is not None:
+                found.setdefault(term[0], term[1])
     return found
+
+
+#: words only German text has: there every noun is capitalised, so capitals mark no name
+_CAPITALISED_NOUNS = frozenset(
+    """sind ist und der das dem den im ich nicht für eine einen einem darf dürfen kann können
+    gibt wir mein meine meinen bitte auch werden wird haben habe""".split()  # noqa: SIM905
+)
 
 
 def names(question: str) -> set[str]:
@@ -176,7 +201,9 @@ def names(question: str) -> set[str]:
     starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
     words = [m for m in _WORD.finditer(text) if not any(ch.isdigit() for ch in m.group(0))]
     inside = [m for m in words if m.start() not in starts]
-    capitals_mark_names = sum(1 for m in inside if m.group(0)[0].isupper()) * 2 <= len(inside)
+    capitals_mark_names = not _CAPITALISED_NOUNS & {m.group(0).casefold() for m in words} and sum(
+        1 for m in inside if m.group(0)[0].isupper()
+    ) * 2 <= len(inside)
     found: set[str] = set()
     for match in _WORD.finditer(text):
         word, inside_a_sentence = match.group(0), match.start() not in starts
