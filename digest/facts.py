@@ -343,3 +343,8 @@ def same_fact(new: Fact, old: Fact) -> bool:
 def says_more(new: Fact, old: Fact) -> bool:
     """Does the new answer add something to the old one (words or numbers it lacks)?"""
     return bool(new.answer_terms - old.said) or bool(set(new.numbers) - set(old.numbers))
+
+
+def repeats(new: Fact, old: Fact) -> bool:
+    """Does the new answer restate the old fact, in any words, and add nothing to it?"""
+    return same_fact(new, old) and agree(new, old) and not says_more(new, old)

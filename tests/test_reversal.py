@@ -146,10 +146,10 @@ def test_an_answer_reversed_under_another_wording_supersedes_the_old_one() -> No
 def test_the_same_answer_to_a_reworded_question_is_one_lesson() -> None:
     existing = [_answer_item(3, "Do you deliver on Sundays?", "No, Monday to Saturday only.")]
     op = _judged(existing, "Is Sunday delivery available?", "No, we deliver Monday to Saturday.")
-    # an UPDATE, not a NOOP: another key's NOOP would be refused as losing the candidate
-    # (digest.reflect.ask); the lesson keeps its own text, the new event is cited
+    assert (op["op"], op["id"]) == ("NOOP", 3)
+    # saying more (a number the lesson lacks) is an UPDATE of the same lesson
+    op = _judged(existing, "Is Sunday delivery available?", "No; orders arrive by 10 am Monday.")
     assert (op["op"], op["id"]) == ("UPDATE", 3)
-    assert op["lesson"]["correction"] == existing[0]["correction"]  # type: ignore[index]
 
 
 @pytest.mark.parametrize(

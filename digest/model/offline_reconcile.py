@@ -94,10 +94,11 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
 
     The same question (its fingerprint), or another wording of one subject: a reversal (the
     stance flipped, or the answer says what held was removed or changed) supersedes the old
-    fact (DELETE, with why); the same text is a NOOP; anything else is an UPDATE of the one
-    lesson (the candidate's text when it says more, else the lesson's own, with the
-    candidate cited). A question whose subject differs in a name (Finland, Norway) or in a
-    term on both sides (students, seniors) is another fact: it is not touched here."""
+    fact (DELETE, with why); the same text, or the same answer in other words that adds
+    nothing, is a NOOP; anything else is an UPDATE of the one lesson with the candidate's
+    text (the old one stays in its history). A question whose subject differs in a name
+    (Finland, Norway) or in a term on both sides (students, seniors) is another fact: it is
+    not touched here."""
     mine, new = cand.get("fingerprint"), _fact(cand)
     index = cand.get("candidate")
     found: list[tuple[bool, int, float, int, dict[str, Any], facts.Fact]] = []
@@ -128,9 +129,10 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
             "reason": f"reversed: the owner's new answer to {about} (about {subject}) says the "
             "opposite of this one, or that it changed",
         }
-    if facts.says_more(new, old) or twin:
-        return _update(cand, item, f"a new answer to {about}")
-    return _update(cand, item, f"the same answer to {about}", keep_old=True)
+    if facts.repeats(new, old) and not twin:
+        return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": f"{about}, "
+                "answered the same"}  # fmt: skip
+    return _update(cand, item, f"a new answer to {about}")
 
 
 #: what an operator's content rule says: the first quotation of its correction
@@ -165,21 +167,16 @@ def _digits(text: str) -> list[str]:
     return sorted(re.findall(r"\d+", text))
 
 
-def _update(
-    cand: dict[str, Any], old: dict[str, Any], reason: str, *, keep_old: bool = False
-) -> dict[str, Any]:
-    """UPDATE ``old`` with the candidate's text (or, ``keep_old``, with its own: the candidate
-    adds nothing to it but its citation)."""
+def _update(cand: dict[str, Any], old: dict[str, Any], reason: str) -> dict[str, Any]:
     merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
-    text = old if keep_old else cand
     return {
         "op": "UPDATE",
         "candidate": cand.get("candidate"),
         "id": old["id"],
         "lesson": {
-            "situation": text.get("situation"),
-            "mistake": text.get("mistake") or old.get("mistake"),
-            "correction": text.get("correction"),
+            "situation": cand.get("situation"),
+            "mistake": cand.get("mistake") or old.get("mistake"),
+            "correction": cand.get("correction"),
             "tags": merged_tags,
         },
         "reason": reason,

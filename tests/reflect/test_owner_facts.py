@@ -9,12 +9,18 @@ of its own, even when its answer says "no longer".
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 import digest
+from digest import fingerprint as fp
 from digest.db import session_scope
+from digest.lessons.neighbours import Neighbour
+from digest.lessons.store import Candidate
 from digest.models import Event, Lesson, LessonEvidence, LessonHistory
 from digest.pipeline import drain
+from digest.reflect.ask import resolve
+from digest.reflect.reconcile import for_the_judge
 from digest.tenants import find_agent
 from tests.conftest import WorkerProcess, wait_for_event
 
@@ -36,6 +42,53 @@ STREAM = [
         "Since 1 May they do: return shipping now costs €4.95, deducted from the refund.",
     ),
 ]
+
+
+def _owner_lesson(question: str, answer: str) -> tuple[str, str, str]:
+    """A lesson in a model's own words (not the offline rules' frame), with its key."""
+    [key] = fp.event_keys("owner_answer", {"question": question})
+    return f"A customer asks: {question}", f"Reply with what the owner said: {answer}", key
+
+
+def _neighbour(question: str, answer: str, relevance: float = 0.3) -> Neighbour:
+    situation, correction, key = _owner_lesson(question, answer)
+    return Neighbour(
+        lesson_id=41, relevance=relevance, identity=0.3, title="t", situation=situation,
+        mistake=None, correction=correction, tags=(), fingerprint=key,
+    )  # fmt: skip
+
+
+def _candidate(question: str, answer: str) -> Candidate:
+    situation, correction, key = _owner_lesson(question, answer)
+    return Candidate(situation=situation, correction=correction, fingerprint=key)
+
+
+@pytest.mark.parametrize(
+    ("asked", "shown"),
+    [
+        (("Are returns free?", "Yes."), ("Do customers pay for return shipping?", "Since May.")),
+        (("Do you deliver on Sundays?", "No."), ("Is Sunday delivery available?", "No.")),
+        (("Do you ship to Norway?", "Yes."), ("Do you ship to Finland?", "Yes.")),
+        (("Student discount?", "Yes, 15%."), ("Senior discount?", "Yes, 10%.")),
+    ],
+)
+def test_an_owner_question_on_the_same_subject_goes_to_the_judge_however_unlike_its_words(
+    asked: tuple[str, str], shown: tuple[str, str]
+) -> None:
+    same_subject = asked[0] in ("Are returns free?", "Do you deliver on Sundays?")
+    assert for_the_judge(_candidate(*asked), _neighbour(*shown), 0.5) is same_subject
+
+
+def test_the_judges_noop_on_a_reworded_question_with_the_same_answer_stands() -> None:
+    lesson = _neighbour("Do you deliver on Sundays?", "No, Monday to Saturday only.")
+    noop = [{"op": "NOOP", "candidate": 0, "id": 0}]
+    same = _candidate("Is Sunday delivery available?", "No, we deliver Monday to Saturday.")
+    [op] = resolve(noop, {0: same}, [41], [lesson]).operations
+    assert (op.op, op.lesson_id) == ("NOOP", 41)
+    # another entity's answer NOOPed into the lesson would lose it: it is added
+    other = _candidate("Do you deliver on Saturdays?", "Yes, until noon.")
+    [op] = resolve(noop, {0: other}, [41], [lesson]).operations
+    assert op.op == "ADD"
 
 
 def _check(tenant: str, ids: list[int]) -> None:
