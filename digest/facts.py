@@ -52,7 +52,8 @@ _STOP = frozenset(
     most very too please get gets got offer offers offered provide provides available possible
     allowed able option options anyone someone somebody people customer customers client clients
     guest guests visitor visitors order orders item items product products purchase purchases
-    thing things way kind sort let ok okay use used using until
+    thing things way kind sort let ok okay use used using until accept accepts accepted
+    take takes taken
     der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
     bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
     ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
@@ -99,6 +100,8 @@ for _concept, _words in {
     "return": """return returns returned returning rücksendung rückgabe retoure
         retour retours retourner renvoyer devolución devoluciones devolver devolução
         devoluções devolver reso resi restituzione restituire retourneren""",
+    "duration": """long time times quick quickly fast soon lange dauer dauert délai longtemps
+        temps plazo tiempo tarda prazo demora tempo quanto durata tijd duurt""",
     "discount": """discount discounts discounted reduction reductions rebate rabatt
         ermäßigung réduction réductions remise descuento descuentos desconto descontos
         sconto sconti korting""",
@@ -112,6 +115,7 @@ for _concept, _words in {
 _PHRASES = (
     (re.compile(r"\breturn (?:shipping|postage|delivery|label)s?\b"), "return"),
     (re.compile(r"\bhow much\b"), "cost"),
+    (re.compile(r"\b(?:at )?any ?time\b"), " "),
     (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),
 )
 
@@ -296,13 +300,32 @@ def lesson_fact(situation: str, correction: str) -> Fact:
     return fact(_ASKED.sub("", str(situation)), str(correction))
 
 
+#: a term this long that begins another is the same word ("cancel", "cancellation")
+PREFIX_MATCH = 5
+
+
+def _meets(term: str, pool: frozenset[str]) -> bool:
+    """Is ``term`` in ``pool``, or one of its words the beginning of the other?"""
+    if term in pool:
+        return True
+    return any(
+        min(len(term), len(word)) >= PREFIX_MATCH
+        and (word.startswith(term) or term.startswith(word))
+        for word in pool
+    )
+
+
+def _missing(terms_: frozenset[str], pool: frozenset[str]) -> set[str]:
+    return {term for term in terms_ if not _meets(term, pool)}
+
+
 def relation(new: Fact, old: Fact) -> Relation:
     """Are two owner facts about one subject? (see the module's docstring)"""
-    if new.names - old.subject or old.names - new.subject:
+    if _missing(new.names, old.subject) or _missing(old.names, new.subject):
         return Relation.DISTINCT
-    if not new.subject & old.subject:
+    if len(_missing(new.subject, old.subject)) == len(new.subject):
         return Relation.DISTINCT
-    extra_new, extra_old = new.subject - old.said, old.subject - new.said
+    extra_new, extra_old = _missing(new.subject, old.said), _missing(old.subject, new.said)
     if extra_new and extra_old:
         return Relation.DISTINCT
     if extra_new or extra_old:
