@@ -48,33 +48,33 @@ _STOP = frozenset(
     via than then so do does did done doing you your yours we our ours us i me my mine they them
     their he she it its this that these those there here is are was were be been being am have
     has had having can could will would shall should may might must not no yes what which who
-    whom whose when where why how also still just only any some all every each much many more
+    whom whose where why how also still just only any some all every each much many more
     most very too please get gets got offer offers offered provide provides available possible
     allowed able option options anyone someone somebody people customer customers client clients
     guest guests visitor visitors order orders item items product products purchase purchases
     thing things way kind sort let ok okay use used using until accept accepts accepted
-    take takes taken
+    take takes taken shop shops store stores
     der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
     bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
     ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
-    nicht ja nein wie was wann wo welche welcher welches darf dürfen meinen meinem meiner erlaubt
+    nicht ja nein wie was wo welche welcher welches darf dürfen meinen meinem meiner erlaubt
     möglich verfügbar autorisé autorisée permis possible disponible permitido permitida posible
     possível permesso permessa possibile disponibile toegestaan mogelijk beschikbaar
     le la les un une des du de d l et ou mais si à au aux en dans sur par pour avec sans est
     sont être avez avons ont vous nous je tu il elle ils elles on ce cette ces mon ma mes votre
     vos notre nos leur leurs y peut peux pouvez pouvons faites fait faire a-t-il est-ce que qui
-    quoi quand où comment combien pas ne oui non aussi encore seulement
+    quoi où comment combien pas ne oui non aussi encore seulement
     el la los las un una unos unas y o pero si de del al en con sin por para es son está están
     ser hay tiene tienen se puede pueden puedo hace hacen hacer usted ustedes nosotros yo mi mis
-    su sus nuestro nuestra qué cuál cuándo dónde cómo cuánto cuánta no sí también todavía solo
+    su sus nuestro nuestra qué cuál dónde cómo cuánto cuánta no sí también todavía solo
     o a os as um uma e ou mas se do da dos das no na nos nas em com sem por para é são está
     estão ser há tem têm pode podem posso faz fazem fazer você vocês nós eu meu minha seu sua
-    nosso nossa quê qual quando onde como quanto não sim também ainda só
+    nosso nossa quê qual onde como quanto não sim também ainda só
     il lo gli i una uno e o ma se di del della dei delle al alla in con senza per è sono può
     possono posso fate fa fare avete abbiamo voi noi io mio mia suo sua nostro nostra cosa quale
-    quando dove come quanto non sì anche ancora solo
+    dove come quanto non sì anche ancora solo
     de het een en of maar als van voor met zonder op in is zijn was waren heeft hebben u kan
-    kunt kunnen doet doen jullie wij ik mijn ons onze wat welke wanneer waar hoe hoeveel niet ja
+    kunt kunnen doet doen jullie wij ik mijn ons onze wat welke waar hoe hoeveel niet ja
     nee ook nog alleen
     """.split()  # noqa: SIM905
 )
@@ -100,14 +100,24 @@ for _concept, _words in {
     "return": """return returns returned returning rücksendung rückgabe retoure
         retour retours retourner renvoyer devolución devoluciones devolver devolução
         devoluções devolver reso resi restituzione restituire retourneren""",
-    "duration": """long time times quick quickly fast soon lange dauer dauert délai longtemps
+    "duration": """when long time times quick quickly fast soon wann quand cuándo quando
+        wanneer lange dauer dauert délai longtemps
         temps plazo tiempo tarda prazo demora tempo quanto durata tijd duurt""",
     "discount": """discount discounts discounted reduction reductions rebate rabatt
         ermäßigung réduction réductions remise descuento descuentos desconto descontos
         sconto sconti korting""",
-    "open": """open opens opened opening hours closed close closes öffnungszeiten geöffnet
-        ouvert ouverture horaires abierto horario aberto horário aperto orario
+    "open": """open opens opened opening hours öffnungszeiten geöffnet offen ouvert ouverte
+        ouverture horaires abierto abierta horario aberto aberta horário aperto aperta orario
         openingstijden""",
+    "-open": """closed close closes shut geschlossen fermé fermée cerrado cerrada fechado
+        fechada chiuso chiusa gesloten""",
+    "phone": """phone phones telephone call calls ring telefon anrufen téléphone appeler
+        teléfono llamar telefone ligar telefono chiamare bellen""",
+    "refund": """refund refunds refunded reimburse reimbursed reimbursement erstattung
+        rückerstattung erstatten remboursement rembourser reembolso reembolsar rimborso
+        terugbetaling""",
+    "exchange": """exchange exchanges exchanged swap swaps umtausch umtauschen échange
+        échanger cambio cambiar troca trocar ruilen""",
 }.items():
     _CONCEPTS.update(dict.fromkeys(_words.split(), _concept))
 
@@ -115,6 +125,7 @@ for _concept, _words in {
 _PHRASES = (
     (re.compile(r"\breturn (?:shipping|postage|delivery|label)s?\b"), "return"),
     (re.compile(r"\bhow much\b"), "cost"),
+    (re.compile(r"\bmoney back\b"), "refund"),
     (re.compile(r"\b(?:at )?any ?time\b"), " "),
     (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),
 )
