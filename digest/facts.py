@@ -53,7 +53,8 @@ _STOP = frozenset(
     allowed able option options anyone someone somebody people customer customers client clients
     guest guests visitor visitors order orders item items product products purchase purchases
     thing things way kind sort let ok okay use used using until accept accepts accepted
-    take takes taken shop shops store stores
+    take takes taken shop shops store stores anything something everything friendly bring
+    need needs needed require requires required necessary mandatory
     der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
     bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
     ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
@@ -149,13 +150,17 @@ def _stem(word: str) -> str:
     while True:
         before = word
         for ending in _ENDINGS:
-            if word.endswith(ending) and len(word) - len(ending) >= 4:
+            # a plural s may leave three letters ("dogs"), other endings four
+            if word.endswith(ending) and len(word) - len(ending) >= (3 if ending == "s" else 4):
                 if ending == "s" and word.endswith(("ss", "us", "is")):
                     continue
                 word = word[: -len(ending)] + ("y" if ending == "ies" else "")
                 break
         # a final e or y after a consonant: "store"/"stores", "expiry"/"expire"
         if len(word) > 4 and word[-1] in "ey" and word[-2] not in "aeiouy":
+            word = word[:-1]
+        # a doubled consonant an ending left: "wrapping", "cancelled"
+        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
             word = word[:-1]
         if word == before:
             return word[:STEM]
@@ -348,15 +353,22 @@ def relation(new: Fact, old: Fact) -> Relation:
 AGREE_OVERLAP = 0.5
 
 
+#: …or this much, when both say the same yes or no
+AGREE_OVERLAP_SAME_STANCE = 0.25
+
+
 def agree(new: Fact, old: Fact) -> bool:
     """Do two answers say the same thing: no stance against the other, the same numbers, and
-    most of their words shared?"""
+    most of their words shared (or the same numbers, or the same yes or no, and some words)?"""
     if new.stance * old.stance < 0 or new.numbers != old.numbers:
         return False
     union = new.answer_terms | old.answer_terms
-    if not union:
+    if not union or new.numbers:
         return True
-    return len(new.answer_terms & old.answer_terms) / len(union) >= AGREE_OVERLAP
+    shared = len(new.answer_terms & old.answer_terms) / len(union)
+    if new.stance and new.stance == old.stance:
+        return shared >= AGREE_OVERLAP_SAME_STANCE
+    return shared >= AGREE_OVERLAP
 
 
 def reverses(new: Fact, old: Fact) -> bool:

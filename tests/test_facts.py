@@ -19,6 +19,11 @@ from digest.facts import Relation, agree, fact, names, relation, reverses, same_
         ("Do you offer a military discount?", "Is there a discount for the military?"),
         ("Liefern Sie auch an Feiertagen?", "Gibt es eine Lieferung an Feiertagen?"),
         ("¿Hacen envíos a Canarias?", "¿Se puede enviar a Canarias?"),
+        # a verb and its noun, a doubled consonant, "when" as "how long", modal scaffolding
+        ("Can I cancel my subscription?", "Is subscription cancellation possible?"),
+        ("Do you do gift wrapping?", "Can you gift-wrap it?"),
+        ("How long does a refund take?", "When do I get my money back?"),
+        ("Can I bring my dog?", "Are dogs allowed?"),
     ],
 )
 def test_one_subject_asked_in_other_words_is_the_same(old: str, new: str) -> None:
@@ -80,6 +85,12 @@ def test_a_question_and_its_answer_are_read_for_their_content_terms() -> None:
             ("Is delivery free?", "Yes, on every order."),
             ("Do customers pay for delivery?", "No, it is still free on every order."),
             False,
+        ),
+        # closed is not open: a yes to "closed?" then a yes to "open?" flips
+        (
+            ("Are you closed on bank holidays?", "Yes, on all of them."),
+            ("Do you open on bank holidays?", "Yes: since this year from 10 to 16."),
+            True,
         ),
         # the answer says what held no longer does
         (
