@@ -103,7 +103,7 @@ for _concept, _words in {
         devoluções devolver reso resi restituzione restituire retourneren""",
     "duration": """when long time times quick quickly fast soon wann quand cuándo quando
         wanneer lange dauer dauert délai longtemps
-        temps plazo tiempo tarda prazo demora tempo quanto durata tijd duurt""",
+        temps plazo tiempo tarda prazo demora tempo durata tijd duurt""",
     "discount": """discount discounts discounted reduction reductions rebate rabatt
         ermäßigung réduction réductions remise descuento descuentos desconto descontos
         sconto sconti korting""",
@@ -139,8 +139,8 @@ _WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“«(¿¡]\s*)(\w+)", re.UNICODE)
 
 
-#: endings stripped, longest first, as long as four letters stay: plurals, verb forms, and
-#: the German and Dutch plural and verb endings
+#: endings stripped, longest first, while four letters stay (three for a plural s): plurals,
+#: verb forms, and the German and Dutch plural and verb endings
 _ENDINGS = ("sses", "ies", "ing", "es", "ed", "en", "er", "s")
 
 
@@ -221,9 +221,9 @@ def names(question: str) -> set[str]:
     starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
     words = [m for m in _WORD.finditer(text) if not any(ch.isdigit() for ch in m.group(0))]
     inside = [m for m in words if m.start() not in starts]
-    capitals_mark_names = not _CAPITALISED_NOUNS & {m.group(0).casefold() for m in words} and sum(
-        1 for m in inside if m.group(0)[0].isupper()
-    ) * 2 <= len(inside)
+    german = bool(_CAPITALISED_NOUNS & {m.group(0).casefold() for m in words})
+    capitalised = sum(1 for m in inside if m.group(0)[0].isupper())
+    capitals_mark_names = not german and capitalised * 2 <= len(inside)
     found: set[str] = set()
     for match in _WORD.finditer(text):
         word, inside_a_sentence = match.group(0), match.start() not in starts
