@@ -123,3 +123,48 @@ def test_a_short_name_the_error_quotes_is_what_a_rename_is_about() -> None:
     renamed = "Observed: `search` failed with «parameter 'q' was renamed to 'query' in v2»."
     assert reverses(renamed, old)
     assert not reverses("Observed: «parameter 'page' was renamed to 'cursor'»", old)
+
+
+def _judged(existing: list[dict[str, object]], question: str, answer: str) -> dict[str, object]:
+    candidate = _answer_item(0, question, answer)
+    candidate["candidate"] = candidate.pop("id")
+    [op] = json.loads(reconcile(existing, [candidate]))["operations"]
+    return dict(op)
+
+
+def test_an_answer_reversed_under_another_wording_supersedes_the_old_one() -> None:
+    existing = [_answer_item(3, "Is gift wrapping free?", "Yes, for every order.")]
+    op = _judged(
+        existing,
+        "Do customers pay for gift wrapping?",
+        "Since 1 March they do: gift wrapping now costs €2.",
+    )
+    assert (op["op"], op["id"]) == ("DELETE", 3)
+    assert "reversed" in str(op["reason"]) and "other words" in str(op["reason"])
+
+
+def test_the_same_answer_to_a_reworded_question_is_one_lesson() -> None:
+    existing = [_answer_item(3, "Do you deliver on Sundays?", "No, Monday to Saturday only.")]
+    op = _judged(existing, "Is Sunday delivery available?", "No, we deliver Monday to Saturday.")
+    assert (op["op"], op["id"]) == ("NOOP", 3)
+    # saying more (a number the lesson lacks) is an UPDATE of the same lesson
+    op = _judged(existing, "Is Sunday delivery available?", "No; orders arrive by 10 am Monday.")
+    assert (op["op"], op["id"]) == ("UPDATE", 3)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Do you ship to Switzerland?", "Not any more: since January we no longer ship there."),
+        ("Do you offer senior discounts?", "Yes, 10% off for customers over 65."),
+        ("Do you ship to Finland?", "Yes, in 5 to 7 working days."),
+    ],
+)
+def test_a_look_alike_question_about_another_entity_is_another_fact(
+    question: str, answer: str
+) -> None:
+    existing = [
+        _answer_item(3, "Do you ship to Norway?", "Yes, in 4 to 6 working days."),
+        _answer_item(4, "Do you offer student discounts?", "Yes, 15% off with a student card."),
+    ]
+    assert _judged(existing, question, answer)["op"] == "ADD"

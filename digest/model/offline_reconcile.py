@@ -9,9 +9,11 @@ import json
 import re
 from typing import Any
 
+from digest import facts
 from digest.fingerprint import (
     distinct,
     edit_family,
+    kind_of,
     same,
     same_subject,
     states_a_fact,
@@ -50,14 +52,12 @@ def _all_text(item: dict[str, Any]) -> str:
 REVERSAL_TOPIC = 0.5
 
 
-def _answer(item: dict[str, Any]) -> str:
-    """What an owner's answer lesson says, without the rules' frame around it (``Answer "…"
-    with the owner's facts.``); a lesson in other words is all answer. Only an answer to the
-    same question is compared (a yes to Finland and a no to Norway reverse nothing): whether a
-    question in other words is the same one is for a model to say, not for these rules."""
-    correction = str(item.get("correction") or "")
-    _, framed, rest = correction.partition("with the owner's facts.")
-    return (rest if framed else correction).strip()
+def _fact(item: dict[str, Any]) -> facts.Fact:
+    return facts.lesson_fact(str(item.get("situation") or ""), str(item.get("correction") or ""))
+
+
+def _is_answer(item: dict[str, Any]) -> bool:
+    return kind_of(item.get("fingerprint")) == "answer"
 
 
 def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -65,13 +65,14 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
     the lesson speaks of was removed, replaced or inverted (``digest.reversal``), and the two
     are about one subject (another error of the same tool; or, with no subject known, the
     same topic). A lesson with the candidate's own fingerprint is not reversed here: the same
-    failure or question is judged by the rules for twins."""
+    failure or question is judged by the rules for twins; nor is an owner's answer by
+    another (``_owner_answer`` compares their subjects)."""
     mine, new = cand.get("fingerprint"), _all_text(cand)
     found: list[tuple[float, int, dict[str, Any]]] = []
     for item in existing:
         theirs = item.get("fingerprint")
-        if same(mine, theirs):
-            continue
+        if same(mine, theirs) or (_is_answer(cand) and _is_answer(item)):
+            continue  # twins, and two owner facts (``_owner_answer``), are judged apart
         if edit_family(mine) or edit_family(theirs):
             if not _content_reversed(cand, item):
                 continue
@@ -84,6 +85,54 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
             continue
         found.append((score(_text(cand), _text(item))[0], -int(item["id"]), item))
     return max(found, key=lambda f: f[:2])[2] if found else None
+
+
+def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """An owner's answer against the owner's facts already known (``digest.facts``), or None
+    when it states none of them (then the other rules run: it may still repeat a lesson of
+    another kind).
+
+    The same question (its fingerprint), or another wording of one subject: a reversal (the
+    stance flipped, or the answer says what held was removed or changed) supersedes the old
+    fact (DELETE, with why); the same text, or the same answer in other words that adds
+    nothing, is a NOOP; anything else is an UPDATE of the one lesson with the candidate's
+    text (the old one stays in its history). A question whose subject differs in a name
+    (Finland, Norway) or in a term on both sides (students, seniors) is another fact: it is
+    not touched here."""
+    mine, new = cand.get("fingerprint"), _fact(cand)
+    index = cand.get("candidate")
+    found: list[tuple[bool, int, float, int, dict[str, Any], facts.Fact]] = []
+    for item in existing:
+        if not _is_answer(item):
+            continue
+        old = _fact(item)
+        twin = same(mine, item.get("fingerprint"))
+        if not twin and not facts.same_fact(new, old):
+            continue
+        same_subject_asked = twin or facts.relation(new, old) is facts.Relation.SAME
+        shared = len(new.subject & old.subject)
+        relevance = score(_text(cand), _text(item))[0]
+        found.append((same_subject_asked, shared, relevance, -int(item["id"]), item, old))
+    if not found:
+        return None
+    strong, _shared, _relevance, _newest, item, old = max(found, key=lambda f: f[:4])
+    twin = same(mine, item.get("fingerprint"))
+    about = "the same question" if twin else "the same question in other words"
+    if normalise(_text(cand)) == normalise(_text(item)):
+        return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": about}
+    if strong and facts.reverses(new, old):
+        subject = ", ".join(sorted(new.subject & old.subject)) or "its question"
+        return {
+            "op": "DELETE",
+            "candidate": index,
+            "id": item["id"],
+            "reason": f"reversed: the owner's new answer to {about} (about {subject}) says the "
+            "opposite of this one, or that it changed",
+        }
+    if facts.repeats(new, old) and not twin:
+        return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": f"{about}, "
+                "answered the same"}  # fmt: skip
+    return _update(cand, item, f"a new answer to {about}")
 
 
 #: what an operator's content rule says: the first quotation of its correction
@@ -209,16 +258,22 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
     was removed, replaced or inverted ("no longer accepts", "deprecated in favour of", "ya
     no") supersedes it (DELETE, with why), whatever their fingerprints. Then fingerprints
     (``digest.fingerprint``): a lesson with another fingerprint of the same kind is another
-    lesson and is not touched. With the candidate's own fingerprint: an owner's answer is
-    NOOP only if it is the same text and otherwise an UPDATE (the old text stays in history);
-    a failure or edit rule is NOOP, unless it negates the old lesson (DELETE). Without a
-    shared fingerprint, the words decide (``_by_words``).
+    lesson and is not touched. An owner's answer is judged by meaning (``_owner_answer``):
+    the same fact asked in any words is NOOP or UPDATE, or DELETE when the answer reversed.
+    With the candidate's own fingerprint, a person's rule is NOOP if it is the same text,
+    otherwise an UPDATE (the old text stays in history); a failure or edit rule is NOOP,
+    unless it negates the old lesson (DELETE). Without a shared fingerprint, the words decide
+    (``_by_words``).
     """
     operations: list[dict[str, Any]] = []
     for cand in candidates:
         text = _text(cand)
         index = cand.get("candidate")
         mine = cand.get("fingerprint")
+        owner = _owner_answer(cand, existing) if _is_answer(cand) else None
+        if owner is not None:
+            operations.append(owner)
+            continue
         reversed_lesson = _reversed(cand, existing)
         if reversed_lesson is not None:
             operations.append(
@@ -245,18 +300,18 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
             if states_a_fact(mine):
                 if normalise(text) == normalise(old_text):
                     operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
-                elif answers_reversed(_answer(cand), _answer(old)):
+                elif answers_reversed(str(cand.get("correction")), str(old.get("correction"))):
                     operations.append(
                         {
                             "op": "DELETE",
                             "candidate": index,
                             "id": old["id"],
-                            "reason": "reversed: the owner's new answer to the same question "
-                            "says the opposite of the old one",
+                            "reason": "reversed: the new statement of the same rule says the "
+                            "opposite of the old one",
                         }
                     )
                 else:
-                    operations.append(_update(cand, old, "a new answer to the same question"))
+                    operations.append(_update(cand, old, "a new statement of the same rule"))
             elif _contradicts(text, old_text):
                 operations.append(
                     {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from digest import facts
 from digest import fingerprint as fp
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
@@ -33,9 +34,15 @@ NOOP_ACROSS_KEYS_IDENTITY = 0.8
 
 def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     """Would a NOOP of ``candidate`` on ``lesson`` (another key of its kind) lose what the
-    candidate says: its words differ from the lesson's, or its numbers do?"""
+    candidate says: its words differ from the lesson's, or its numbers do? Between two
+    owners' questions meaning decides (``digest.facts``): only an answer to the lesson's
+    question in other words that says no more than it loses nothing."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
         return False
+    if fp.kind_of(candidate.fingerprint) == fp.kind_of(lesson.fingerprint) == "answer":
+        asked = facts.lesson_fact(candidate.situation, candidate.correction)
+        known = facts.lesson_fact(lesson.situation, lesson.correction)
+        return not facts.repeats(asked, known)
     new, old = candidate_text(candidate), lesson_text(lesson.situation, lesson.correction)
     if digits(new) != digits(old) or negation_flipped(new, old):
         return True

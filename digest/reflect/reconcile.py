@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from digest import facts
 from digest import fingerprint as fp
 from digest.lessons.neighbours import Neighbour, find_neighbours
 from digest.lessons.store import Candidate
@@ -142,10 +143,12 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     subject (another error of the same tool) above the floor is, when the candidate says that
     something was removed, replaced or inverted (``digest.reversal.signals_change``) or flips
     the lesson's negation about the same thing (``negation_flips``): a new error of a tool
-    that states no change is another lesson, and costs no model call. A key with no subject
-    is when nearly the same words, read in what both observed when both quote it (two runs'
-    own errors in a template's words read alike whatever the errors say); another subject
-    never."""
+    that states no change is another lesson, and costs no model call. Two owners' questions
+    are when they ask about one subject in other words (``digest.facts``: "Are returns
+    free?", "Do customers pay for return shipping?"), however unlike their words read. A key
+    with no subject is when nearly the same words, read in what both observed when both quote
+    it (two runs' own errors in a template's words read alike whatever the errors say);
+    another subject never."""
     fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
@@ -160,6 +163,11 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         return changed or restates(candidate, neighbour, floor)
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
+    if fp.kind_of(fingerprint) == fp.kind_of(neighbour.fingerprint) == "answer":
+        asked = facts.lesson_fact(candidate.situation, candidate.correction)
+        known = facts.lesson_fact(neighbour.situation, neighbour.correction)
+        if facts.relation(asked, known) is not facts.Relation.DISTINCT:
+            return True
     relevance = neighbour.relevance
     mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
     if observed(mine) != mine and observed(theirs) != theirs:

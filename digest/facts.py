@@ -1,0 +1,396 @@
+"""Owner facts compared by meaning: is a new answer about the same fact as an old one, and
+does it reverse it? (issue 24, DESIGN §8a)
+
+An owner's question is keyed by its words (``digest.fingerprint``), so "Are returns free?"
+and "Do customers pay for return shipping?" get two keys while they ask about one fact, and
+"Do you ship to Finland?" and "Do you ship to Norway?" read nearly alike while they are two.
+What decides is the question's **subject**: the thing and the attribute asked about
+(returns + cost, delivery + Sunday, discount + students), whatever the wording.
+
+- A question becomes its content terms: case and accents' forms folded, stop words and the
+  scaffolding of questions out ("do you", "is there", "available"), a light stem (plural
+  and verb endings, cut at ``STEM``) so "deliveries" and "delivery" meet, and a small table
+  of concepts for the words people use for one thing (pay, cost, charge, fee, free; ship,
+  deliver, arrive), in the languages the product screens most.
+- Names and numbers the question holds (a capitalised word inside a sentence, a code with a
+  digit, a single capital letter such as a size) name one entity: a name one question has and
+  the other lacks is another entity of the same kind (Finland and Norway, Aero and Aero Pro,
+  size M and size L), so another fact.
+- Two questions are one subject when each content term of one is found in the other (its
+  question or its answer): an extra term on both sides is a differing pair (students and
+  seniors, pad thai and green curry), so another fact. An extra term on one side only is a
+  narrower question (``Relation.NARROWER``): the same fact only when the two answers agree.
+- A new answer about the same subject **reverses** the old one when its stance flips (a yes
+  where there was a no, read against the question: a yes to "free?" is a no to "pay?") or it
+  states that what the old answer said was removed, replaced or inverted
+  (``digest.reversal``, with stemmed words).
+
+Pure functions on text, like ``digest.reversal``; the offline judge answers a reconcile
+request with them. Nothing here decides what a real model is asked.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from digest.reversal import answer_polarity, reversal_terms
+
+#: a content term is cut to this many characters after its endings are stripped
+STEM = 7
+
+#: words that say nothing about what a question asks: function words, and the scaffolding of
+#: questions ("do you offer", "is there", "available", "my order"), by language
+_STOP = frozenset(
+    """a an the and or but if of to in on at by for from with without about into over under as per
+    via than then so do does did done doing you your yours we our ours us i me my mine they them
+    their he she it its this that these those there here is are was were be been being am have
+    has had having can could will would shall should may might must not no yes what which who
+    whom whose where why how also still just only any some all every each much many more
+    most very too please get gets got offer offers offered provide provides available possible
+    allowed able option options anyone someone somebody people customer customers client clients
+    guest guests visitor visitors order orders item items product products purchase purchases
+    thing things way kind sort let ok okay use used using until accept accepts accepted
+    take takes taken shop shops store stores anything something everything friendly bring
+    need needs needed require requires required necessary mandatory
+    der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
+    bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
+    ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
+    nicht ja nein wie was wo welche welcher welches darf dürfen meinen meinem meiner erlaubt
+    möglich verfügbar autorisé autorisée permis possible disponible permitido permitida posible
+    possível permesso permessa possibile disponibile toegestaan mogelijk beschikbaar
+    le la les un une des du de d l et ou mais si à au aux en dans sur par pour avec sans est
+    sont être avez avons ont vous nous je tu il elle ils elles on ce cette ces mon ma mes votre
+    vos notre nos leur leurs y peut peux pouvez pouvons faites fait faire a-t-il est-ce que qui
+    quoi où comment combien pas ne oui non aussi encore seulement
+    el la los las un una unos unas y o pero si de del al en con sin por para es son está están
+    ser hay tiene tienen se puede pueden puedo hace hacen hacer usted ustedes nosotros yo mi mis
+    su sus nuestro nuestra qué cuál dónde cómo cuánto cuánta no sí también todavía solo
+    o a os as um uma e ou mas se do da dos das no na nos nas em com sem por para é são está
+    estão ser há tem têm pode podem posso faz fazem fazer você vocês nós eu meu minha seu sua
+    nosso nossa quê qual onde como quanto não sim também ainda só
+    il lo gli i una uno e o ma se di del della dei delle al alla in con senza per è sono può
+    possono posso fate fa fare avete abbiamo voi noi io mio mia suo sua nostro nostra cosa quale
+    dove come quanto non sì anche ancora solo
+    de het een en of maar als van voor met zonder op in is zijn was waren heeft hebben u kan
+    kunt kunnen doet doen jullie wij ik mijn ons onze wat welke waar hoe hoeveel niet ja
+    nee ook nog alleen
+    """.split()  # noqa: SIM905
+)
+
+#: concepts: the words people use for one thing, each mapped to one term. A word mapped to
+#: ``-concept`` names its absence (free = no cost): it turns the question's stance around.
+_CONCEPTS: dict[str, str] = {}
+for _concept, _words in {
+    "cost": """pay pays paid paying payment cost costs costing price prices priced pricing
+        charge charges charged fee fees expensive cheap tariff kosten kostet gebühr
+        gebühren bezahlen zahlen zahlt preis payer payez payant payante frais prix coût coûte
+        tarif pagar paga pago precio cuesta costo coste tarifa preço custa custo pagare
+        prezzo costa tariffa betalen kost prijs""",
+    "-cost": """free gratis kostenlos kostenfrei umsonst gratuit gratuite gratuits gratuites
+        gratuito gratuita grátis gratuitamente gratuiti""",
+    "deliver": """deliver delivers delivered delivering delivery deliveries ship ships shipped
+        shipping shipment shipments dispatch dispatched arrive arrives arrival send sends sent
+        post posted postage courier liefern liefert lieferung lieferungen versand versenden
+        versendet zustellung livrer livrez livré livraison livraisons expédier expédition
+        envoyer envoi envoyez enviar envían envío envíos entrega entregas entregar entregan
+        enviamos envio spedire spedizione spedizioni consegna consegne consegnare
+        leveren levering bezorgen bezorging verzenden verzending""",
+    "return": """return returns returned returning rücksendung rückgabe retoure
+        retour retours retourner renvoyer devolución devoluciones devolver devolução
+        devoluções devolver reso resi restituzione restituire retourneren""",
+    "duration": """when long time times quick quickly fast soon wann quand cuándo quando
+        wanneer lange dauer dauert délai longtemps
+        temps plazo tiempo tarda prazo demora tempo durata tijd duurt""",
+    "discount": """discount discounts discounted reduction reductions rebate rabatt
+        ermäßigung réduction réductions remise descuento descuentos desconto descontos
+        sconto sconti korting""",
+    "open": """open opens opened opening hours öffnungszeiten geöffnet offen ouvert ouverte
+        ouverture horaires abierto abierta horario aberto aberta horário aperto aperta orario
+        openingstijden""",
+    "-open": """closed close closes shut geschlossen fermé fermée cerrado cerrada fechado
+        fechada chiuso chiusa gesloten""",
+    "phone": """phone phones telephone call calls ring telefon anrufen téléphone appeler
+        teléfono llamar telefone ligar telefono chiamare bellen""",
+    "refund": """refund refunds refunded reimburse reimbursed reimbursement erstattung
+        rückerstattung erstatten remboursement rembourser reembolso reembolsar rimborso
+        terugbetaling""",
+    "exchange": """exchange exchanges exchanged swap swaps umtausch umtauschen échange
+        échanger cambio cambiar troca trocar ruilen""",
+}.items():
+    _CONCEPTS.update(dict.fromkeys(_words.split(), _concept))
+
+#: word pairs read as one concept ("return shipping" is what a return costs, not a delivery)
+_PHRASES = (
+    (re.compile(r"\breturn (?:shipping|postage|delivery|label)s?\b"), "return"),
+    (re.compile(r"\bhow much\b"), "cost"),
+    (re.compile(r"\bmoney back\b"), "refund"),
+    (re.compile(r"\b(?:at )?any ?time\b"), " "),
+    (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),
+)
+
+_JOINED = re.compile(r"['’-]")
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,:]\d+)*", re.UNICODE)
+#: scripts written without spaces: their words are read as overlapping pairs of characters
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"“«(¿¡]\s*)(\w+)", re.UNICODE)
+
+
+#: endings stripped, longest first, while four letters stay (three for a plural s): plurals,
+#: verb forms, and the German and Dutch plural and verb endings
+_ENDINGS = ("sses", "ies", "ing", "es", "ed", "en", "er", "s")
+
+
+def _stem(word: str) -> str:
+    """A light stem good enough to make plural and verb forms meet in the languages above
+    ("deliveries", "delivered", "delivery"; "Hunde", "Hund"), cut at ``STEM`` characters."""
+    while True:
+        before = word
+        for ending in _ENDINGS:
+            # a plural s may leave three letters ("dogs"), other endings four
+            if word.endswith(ending) and len(word) - len(ending) >= (3 if ending == "s" else 4):
+                if ending == "s" and word.endswith(("ss", "us", "is")):
+                    continue
+                word = word[: -len(ending)] + ("y" if ending == "ies" else "")
+                break
+        # a final e or y after a consonant: "store"/"stores", "expiry"/"expire"
+        if len(word) > 4 and word[-1] in "ey" and word[-2] not in "aeiouy":
+            word = word[:-1]
+        # a doubled consonant an ending left: "wrapping", "cancelled"
+        if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+            word = word[:-1]
+        if word == before:
+            return word[:STEM]
+
+
+def _fold(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", str(text)).casefold()
+    for pattern, replacement in _PHRASES:
+        folded = pattern.sub(replacement, folded)
+    return folded
+
+
+def _term(word: str) -> tuple[str, int] | None:
+    """A word as a content term and its sign (-1 for a word naming an absence), or None."""
+    if word in _STOP or (len(word) < 2 and not word.isdigit()):
+        return None
+    concept = _CONCEPTS.get(word) or _CONCEPTS.get(_stem(word))
+    if concept is not None:
+        return (concept[1:], -1) if concept.startswith("-") else (concept, 1)
+    return _stem(word), 1
+
+
+def terms(text: str) -> set[str]:
+    """The content terms of ``text`` (see the module's docstring)."""
+    return set(_signed_terms(text))
+
+
+def _signed_terms(text: str) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for token in _TOKEN.findall(_fold(text)):
+        if _UNSPACED.search(token):
+            pairs = [token[i : i + 2] for i in range(max(1, len(token) - 1))]
+            found.update(dict.fromkeys(pairs, 1))
+            continue
+        parts = _JOINED.split(token)
+        # "gluten-free" is without gluten, not without cost
+        parts = [parts[0], *(part for part in parts[1:] if _CONCEPTS.get(part) != "-cost")]
+        for part in parts:
+            term = _term(part)
+            if term is not None:
+                found.setdefault(term[0], term[1])
+    return found
+
+
+#: words only German text has: there every noun is capitalised, so capitals mark no name
+_CAPITALISED_NOUNS = frozenset(
+    """sind ist und der das dem den im ich nicht für eine einen einem darf dürfen kann können
+    gibt wir mein meine meinen bitte auch werden wird haben habe""".split()  # noqa: SIM905
+)
+
+
+def names(question: str) -> set[str]:
+    """The names and numbers ``question`` gives, as terms: what makes it about one entity (a
+    capitalised word inside a sentence, a single capital letter such as a size, a word with a
+    digit). Capitals count only where they mark names: not where most words inside sentences
+    are capitalised (German nouns), and never on a sentence's first word."""
+    text = unicodedata.normalize("NFKC", str(question))
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
+    words = [m for m in _WORD.finditer(text) if not any(ch.isdigit() for ch in m.group(0))]
+    inside = [m for m in words if m.start() not in starts]
+    german = bool(_CAPITALISED_NOUNS & {m.group(0).casefold() for m in words})
+    capitalised = sum(1 for m in inside if m.group(0)[0].isupper())
+    capitals_mark_names = not german and capitalised * 2 <= len(inside)
+    found: set[str] = set()
+    for match in _WORD.finditer(text):
+        word, inside_a_sentence = match.group(0), match.start() not in starts
+        letter = len(word) == 1 and word.isupper() and word != "I" and inside_a_sentence
+        if letter or any(ch.isdigit() for ch in word):
+            found.add(word.casefold())
+        elif word[0].isupper() and capitals_mark_names and inside_a_sentence:
+            found |= terms(word)
+    return found
+
+
+#: the answer's opening that says yes or no without the word: "they do", "we don't"
+_SHORT_ANSWER = re.compile(
+    r"\b(?:they|we|you|it|customers?|i)\s+(?:do|does|can|will|are|is|have|has|charge|pay)"
+    r"(?P<negated>\s*(?:n[o'’]t|not)\b)?",
+    re.IGNORECASE,
+)
+_FIRST_CLAUSE = re.compile(r"^[^:;.!?\n]*")
+
+
+def _polarity(answer: str) -> int:
+    opening = answer_polarity(answer)
+    if opening:
+        return opening
+    clause = _FIRST_CLAUSE.match(answer.strip())
+    found = _SHORT_ANSWER.search(clause.group(0) if clause else "")
+    if found is None:
+        return 0
+    return -1 if found.group("negated") else 1
+
+
+@dataclass(frozen=True)
+class Fact:
+    """An owner's answer as compared: the question's subject and names, all its terms, and
+    its stance (+1 yes, -1 no, 0 unknown) read against the question's sense."""
+
+    question: str
+    answer: str
+    subject: frozenset[str]
+    names: frozenset[str]
+    said: frozenset[str]
+    answer_terms: frozenset[str]
+    stance: int
+    numbers: tuple[str, ...]
+
+
+def fact(question: str, answer: str) -> Fact:
+    """An owner's answer to ``question``, read for comparison."""
+    signed = _signed_terms(question)
+    sense = -1 if any(sign < 0 for sign in signed.values()) else 1
+    answer_terms = terms(answer)
+    return Fact(
+        question=question,
+        answer=answer,
+        subject=frozenset(signed),
+        names=frozenset(names(question)),
+        said=frozenset(signed) | answer_terms,
+        answer_terms=frozenset(answer_terms),
+        stance=_polarity(answer) * sense,
+        numbers=tuple(sorted(re.findall(r"\d+(?:[.,]\d+)?", answer))),
+    )
+
+
+class Relation(enum.Enum):
+    """How a new owner fact relates to an old one."""
+
+    #: another entity, or another attribute: two facts
+    DISTINCT = "distinct"
+    #: the same subject asked in other words
+    SAME = "same"
+    #: one question asks a little more than the other; one fact only if the answers agree
+    NARROWER = "narrower"
+
+
+#: how the offline rules frame an owner's answer as a lesson (``digest.model.offline_reflect``)
+_ANSWERED = re.compile(
+    r'Answer "(?P<question>.*)" with the owner\'s facts\.\s*(?P<answer>.*)', re.DOTALL
+)
+#: a situation that says a question was asked: "Asked: …", "A customer asks: …"
+_ASKED = re.compile(r"^[^:?]{0,40}\bask(?:s|ed)?\b[^:?]{0,20}:\s*", re.IGNORECASE)
+
+
+def lesson_fact(situation: str, correction: str) -> Fact:
+    """The fact an owner's answer lesson states: its question and its answer, read from the
+    rules' frame (``Answer "…" with the owner's facts. …``); a lesson in other words is its
+    situation asked ("A customer asks: …") and its correction answered."""
+    framed = _ANSWERED.search(str(correction))
+    if framed:
+        return fact(framed["question"], framed["answer"].strip())
+    return fact(_ASKED.sub("", str(situation)), str(correction))
+
+
+#: a term this long that begins another is the same word ("cancel", "cancellation")
+PREFIX_MATCH = 5
+
+
+def _meets(term: str, pool: frozenset[str]) -> bool:
+    """Is ``term`` in ``pool``, or one of its words the beginning of the other?"""
+    if term in pool:
+        return True
+    return any(
+        min(len(term), len(word)) >= PREFIX_MATCH
+        and (word.startswith(term) or term.startswith(word))
+        for word in pool
+    )
+
+
+def _missing(terms_: frozenset[str], pool: frozenset[str]) -> set[str]:
+    return {term for term in terms_ if not _meets(term, pool)}
+
+
+def relation(new: Fact, old: Fact) -> Relation:
+    """Are two owner facts about one subject? (see the module's docstring)"""
+    if _missing(new.names, old.subject) or _missing(old.names, new.subject):
+        return Relation.DISTINCT
+    if len(_missing(new.subject, old.subject)) == len(new.subject):
+        return Relation.DISTINCT
+    extra_new, extra_old = _missing(new.subject, old.said), _missing(old.subject, new.said)
+    if extra_new and extra_old:
+        return Relation.DISTINCT
+    if extra_new or extra_old:
+        return Relation.NARROWER
+    return Relation.SAME
+
+
+#: how much of their terms two answers must share to say the same thing
+AGREE_OVERLAP = 0.5
+
+
+#: …or this much, when both say the same yes or no
+AGREE_OVERLAP_SAME_STANCE = 0.25
+
+
+def agree(new: Fact, old: Fact) -> bool:
+    """Do two answers say the same thing: no stance against the other, the same numbers, and
+    most of their words shared (or the same numbers, or the same yes or no, and some words)?"""
+    if new.stance * old.stance < 0 or new.numbers != old.numbers:
+        return False
+    union = new.answer_terms | old.answer_terms
+    if not union or new.numbers:
+        return True
+    shared = len(new.answer_terms & old.answer_terms) / len(union)
+    if new.stance and new.stance == old.stance:
+        return shared >= AGREE_OVERLAP_SAME_STANCE
+    return shared >= AGREE_OVERLAP
+
+
+def reverses(new: Fact, old: Fact) -> bool:
+    """Does the new answer reverse the old one: its stance flips against the question's sense,
+    or it states that something the old fact speaks of was removed, replaced or inverted?"""
+    if new.stance * old.stance < 0:
+        return True
+    stated = terms(" ".join(reversal_terms(new.answer)))
+    return bool(stated & old.said)
+
+
+def same_fact(new: Fact, old: Fact) -> bool:
+    """Is the new answer about the fact the old one states (whether it agrees or not)?"""
+    found = relation(new, old)
+    return found is Relation.SAME or (found is Relation.NARROWER and agree(new, old))
+
+
+def says_more(new: Fact, old: Fact) -> bool:
+    """Does the new answer add something to the old one (words or numbers it lacks)?"""
+    return bool(new.answer_terms - old.said) or bool(set(new.numbers) - set(old.numbers))
+
+
+def repeats(new: Fact, old: Fact) -> bool:
+    """Does the new answer restate the old fact, in any words, and add nothing to it?"""
+    return same_fact(new, old) and agree(new, old) and not says_more(new, old)

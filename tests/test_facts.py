@@ -1,0 +1,114 @@
+"""digest.facts: two owner answers are one fact when their questions ask about one subject
+(the thing and the attribute), whatever the wording; a name or a term that differs on both
+sides is another entity of the same kind, so another fact."""
+
+from __future__ import annotations
+
+import pytest
+
+from digest.facts import Relation, agree, fact, names, relation, reverses, same_fact, terms
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the words people use for one thing meet: deliver/delivery/arrive, pay/cost/free
+        ("Do we dispatch orders on Saturdays?", "Is Saturday shipping possible?"),
+        ("Is gift wrapping free?", "Do you charge for gift wrapping?"),
+        ("How much does the express courier cost?", "What is the price of express delivery?"),
+        ("Do you offer a military discount?", "Is there a discount for the military?"),
+        ("Liefern Sie auch an Feiertagen?", "Gibt es eine Lieferung an Feiertagen?"),
+        ("¿Hacen envíos a Canarias?", "¿Se puede enviar a Canarias?"),
+        # a verb and its noun, a doubled consonant, "when" as "how long", modal scaffolding
+        ("Can I cancel my subscription?", "Is subscription cancellation possible?"),
+        ("Do you do gift wrapping?", "Can you gift-wrap it?"),
+        ("How long does a refund take?", "When do I get my money back?"),
+        ("Can I bring my dog?", "Are dogs allowed?"),
+    ],
+)
+def test_one_subject_asked_in_other_words_is_the_same(old: str, new: str) -> None:
+    assert relation(fact(new, "Yes."), fact(old, "Yes.")) is Relation.SAME
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # another entity of the same kind: a name, a number, a size, a model
+        ("Do you ship to Portugal?", "Do you ship to Spain?"),
+        ("When does the Bristol shop open?", "When does the Bath shop open?"),
+        ("Is the linen shirt in size S in stock?", "Is the linen shirt in size XL in stock?"),
+        ("What warranty has the Nimbus kettle?", "What warranty has the Nimbus Max kettle?"),
+        ("Can I return items after 14 days?", "Can I return items after 60 days?"),
+        # a differing term on both sides: the same attribute of another thing
+        ("Do you offer a discount for teachers?", "Do you offer a discount for nurses?"),
+        ("Does the lentil soup contain gluten?", "Does the beef stew contain gluten?"),
+        # the same thing, another attribute
+        ("Is shipping free?", "Are returns free?"),
+    ],
+)
+def test_another_entity_or_attribute_is_another_fact(old: str, new: str) -> None:
+    assert relation(fact(new, "Yes."), fact(old, "Yes.")) is Relation.DISTINCT
+
+
+def test_a_narrower_question_is_the_same_fact_only_when_the_answers_agree() -> None:
+    old = fact("Do you deliver on Sundays?", "No, we deliver Monday to Saturday.")
+    agreeing = fact("Will a parcel come on Sunday?", "No - deliveries are Monday to Saturday.")
+    other = fact("Will a parcel come on Sunday?", "Yes, by courier for €9.")
+    assert relation(agreeing, old) is Relation.NARROWER
+    assert agree(agreeing, old) and same_fact(agreeing, old)
+    assert not same_fact(other, old)
+    military = fact("Do you offer a military discount?", "Yes, 10% with a service card.")
+    personnel = fact("Is there a discount for military personnel?", "Yes: 10% with a service card.")
+    assert same_fact(personnel, military)
+
+
+def test_a_question_and_its_answer_are_read_for_their_content_terms() -> None:
+    assert terms("Do customers pay for the deliveries?") == {"cost", "deliver"}
+    assert terms("Are returns free?") == {"return", "cost"}
+    # capitals mark names in English, not in German, where every noun has one
+    assert names("Do you ship to New Zealand?") == {"new", "zealand"}
+    assert names("Liefern Sie an Sonntagen nach Österreich?") == set()
+    assert names("Is the jacket in size M?") == {"m"}
+    assert names("Can order 1042 still be changed?") == {"1042"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reversed_"),
+    [
+        # a yes to "free?" is a no to "pay?": the stance flips against the question's sense
+        (
+            ("Is delivery free?", "Yes, on every order."),
+            ("Do customers pay for delivery?", "Since June they do: €3.50 per order."),
+            True,
+        ),
+        (
+            ("Is delivery free?", "Yes, on every order."),
+            ("Do customers pay for delivery?", "No, it is still free on every order."),
+            False,
+        ),
+        # closed is not open: a yes to "closed?" then a yes to "open?" flips
+        (
+            ("Are you closed on bank holidays?", "Yes, on all of them."),
+            ("Do you open on bank holidays?", "Yes: since this year from 10 to 16."),
+            True,
+        ),
+        # the answer says what held no longer does
+        (
+            ("Do you deliver to the islands?", "Yes, in 5 days."),
+            ("Is island delivery available?", "We no longer deliver to the islands."),
+            True,
+        ),
+        # a changed detail without a reversal is not one (an UPDATE of the fact)
+        (
+            ("Do you deliver to the islands?", "Yes, in 5 days."),
+            ("Is island delivery available?", "Yes, in 4 to 6 days."),
+            False,
+        ),
+    ],
+)
+def test_an_answer_about_the_same_subject_reverses_the_old_one_or_not(
+    old: tuple[str, str], new: tuple[str, str], reversed_: bool
+) -> None:
+    then, now = fact(*old), fact(*new)
+    assert same_fact(now, then)
+    assert reverses(now, then) is reversed_
