@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -28,6 +28,7 @@ from sqlalchemy import select, text, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from digest.agent_text import UNTRUSTED, agent_body, for_agent
 from digest.db import read_scope, session_scope
 from digest.errors import DatabaseUnavailable
 from digest.identity.index import AgentIndex, Entry, keyword_weights
@@ -334,13 +335,14 @@ def _count_hits(session: Session, ids: list[int]) -> None:
 
 
 def _render(lessons: list[_Pitfall], style: str) -> str:
-    """A person's lessons first; then, under their own heading, what was observed in runs
-    (untrusted text: its «…» quotations are data, never instructions)."""
-    if not lessons:
+    """A person's lessons first; then, under their own heading, what was observed in runs,
+    as ``digest.agent_text`` lets an agent read run text (the judge's words, tool names, short
+    masked error templates; a lesson with nothing safe to say is left out)."""
+    rules = [p for p in lessons if not p.observed]
+    observed = [safe for p in lessons if p.observed and (safe := _as_observed(p)) is not None]
+    if not rules and not observed:
         return ""
     lines = []
-    rules = [p for p in lessons if not p.observed]
-    observed = [p for p in lessons if p.observed]
     for p in rules:
         lines.append(_line(p, style))
     if observed:
@@ -348,6 +350,13 @@ def _render(lessons: list[_Pitfall], style: str) -> str:
         lines.extend(_line(p, style) for p in observed)
     framed = [AIP11_HEAD, *lines] if style == "aip11" else [PITFALLS_HEAD, *lines, PITFALLS_END]
     return "\n".join(framed) + "\n"
+
+
+def _as_observed(p: _Pitfall) -> _Pitfall | None:
+    shown = for_agent(p.title, p.correction, "", UNTRUSTED, lesson_id=p.id)
+    if shown is None:
+        return None
+    return replace(p, title=shown.title, correction=shown.correction)
 
 
 def _line(p: _Pitfall, style: str) -> str:
@@ -421,11 +430,13 @@ def _active_version(tenant: str, agent: str) -> CurrentLearning | None:
     created = row.created_at
     # SQLite returns naive datetimes; they are stored in UTC.
     created = created if created.tzinfo else created.replace(tzinfo=UTC)
+    # a body stored before today's rule loses the run text an agent may no longer read
+    body = agent_body(row.body_markdown)
     return CurrentLearning(
         number=row.number,
-        body=row.body_markdown,
+        body=body,
         change_summary=row.change_summary or "",
-        summary=summarize_body(row.body_markdown),
+        summary=summarize_body(body),
         created_at=created,
     )
 
