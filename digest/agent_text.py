@@ -206,7 +206,7 @@ _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|nr|z\.b|p\.ex|p\. ex)\.)$", re.I
 )
 #: a tool's name as agents name tools: one identifier
-_TOOL = re.compile(r"[A-Za-z_][\w.:/-]{0,63}")
+_TOOL = re.compile(r"[^\W\d][\w.:/-]{0,63}")
 
 
 def _sentences(text_value: str) -> list[str]:
@@ -294,7 +294,14 @@ def _secret_placeholder(match: re.Match[str]) -> str:
     token = match.group(0)
     digits = sum(ch.isdigit() for ch in token)
     letters = sum(ch.isalpha() for ch in token)
-    return "‹secret›" if digits >= 4 and letters >= 4 else token
+    if digits >= 4 and letters >= 4:
+        return "‹secret›"
+    # a long base64 run in both cases with a digit or a base64 sign (a cloud secret key); a
+    # camelCase identifier has neither
+    mixed = any(ch.isupper() for ch in token) and any(ch.islower() for ch in token)
+    if len(token) >= 32 and mixed and (digits or any(ch in "+/=" for ch in token)):
+        return "‹secret›"
+    return token
 
 
 def _masked_destinations(text_value: str) -> str:

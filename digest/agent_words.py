@@ -113,7 +113,12 @@ NOT_AN_ERROR = re.compile(
     r"\b(?:task|request(?:ed)?|prompt|asked|asking|question|instruction|page|document|"
     r"website|web ?site|article|user (?:wrote|said|typed|asked)|customer (?:wrote|"
     r"said|typed|asked)|wrote|typed|said|says|saying|told|working on|content|input|query|"
-    r"contents|reads|read:|text|comment|review|ticket|note)\b",
+    r"contents|reads|read:|text|comment|review|ticket|note|"
+    r"demande|tâche|requête|document|a écrit|a dit|en travaillant sur|"
+    r"Aufgabe|Anfrage|Seite|Dokument|Nachricht|schrieb|sagte|Arbeit an|"
+    r"tarea|petición|solicitud|página|documento|mensaje|escribió|dijo|trabajando en)\b"
+    r"|任务|任務|请求|請求|页面|頁面|文档|文件|消息|用户说|用戶說|写道|寫道|要求"
+    r"|المهمة|الطلب|الصفحة|المستند|الرسالة|كتب|قال",
     re.IGNORECASE,
 )
 
