@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from digest.agent_words import (
@@ -41,7 +42,7 @@ from digest.agent_words import (
 )
 from digest.fingerprint import mask_ids
 from digest.logs import get_logger
-from digest.redact import redact
+from digest.redact import MASK, redact
 from digest.text import DESTINATION
 
 log = get_logger("digest.agent_text")
@@ -70,21 +71,28 @@ class AgentLesson:
 
 
 def for_agent(
-    title: str, correction: str, situation: str, trust: str, *, lesson_id: int | None = None
+    title: str,
+    correction: str,
+    situation: str,
+    trust: str,
+    *,
+    lesson_id: int | None = None,
+    called: Collection[str] | None = None,
 ) -> AgentLesson | None:
     """The lesson as an agent may read it, or None when nothing of it is safe to say.
 
     A trusted lesson comes back as it is. A lesson from run text keeps only its safe sentences
-    (``run_text``); without a correction left it is not rendered (and that is logged); its
-    title, when nothing of it is left, is the correction's first sentence."""
+    (``run_text``; ``called``: the tools its runs called and the argument names they passed,
+    when the caller knows them); without a correction left it is not rendered (and that is
+    logged); its title, when nothing of it is left, is the correction's first sentence."""
     if trust == TRUSTED:
         return AgentLesson(title, correction, situation)
-    said = run_text(correction)
+    said = run_text(correction, called)
     if not said:
         log.warning("lesson_not_rendered", lesson_id=lesson_id, reason="nothing safe to say")
         return None
-    head = run_text(title) or _sentences(said)[0]
-    return AgentLesson(head, said, run_text(situation))
+    head = run_text(title, called) or _sentences(said)[0]
+    return AgentLesson(head, said, run_text(situation, called))
 
 
 #: a change note's name for a lesson from run text of which nothing can be shown
@@ -99,10 +107,16 @@ def agent_title(title: str, trust: str) -> str:
     return run_text(title) or UNSHOWN_TITLE
 
 
-def run_text(text_value: str) -> str:
+def run_text(text_value: str, called: Collection[str] | None = None) -> str:
     """The sentences of run-derived ``text_value`` an agent may read, on one line: the others
-    dropped, destinations and secrets masked, quotations reduced to error templates."""
-    kept = [s for s in (_safe_sentence(part) for part in _sentences(text_value)) if s]
+    dropped, destinations and secrets masked, quotations reduced to error templates.
+
+    A name in backticks is kept as a tool's (or argument's) name; with ``called`` (the names
+    the source runs called or passed), only when it is one of them. A name outside backticks
+    (``snake_case``, a call ``f(…)``, an assignment ``x=1``) cannot be vouched for: its
+    sentence is dropped."""
+    names = None if called is None else frozenset(n.casefold() for n in called)
+    kept = [s for s in (_safe_sentence(part, names) for part in _sentences(text_value)) if s]
     # a sentence cut at a line end gets its period, so that the text reads (and, read again,
     # splits) the same
     return " ".join(
@@ -130,7 +144,7 @@ def error_template(quotation: str) -> str | None:
     placeholders, quoted free-text values ``‹value›`` (an identifier such as a field's name
     stays), secrets are masked, and the template is cut at ``TEMPLATE_MAX`` characters."""
     flat = " ".join(_visible(unicodedata.normalize("NFKC", quotation)).split())
-    masked = mask_ids(_masked_destinations(redact(flat)))
+    masked = mask_ids(_masked_destinations(_unsaid(flat)))
     masked = _VALUE.sub(_value_placeholder, masked).translate(_QUOTE_SAFE)
     masked = masked.strip(" .")
     if not any(ch.isalpha() for ch in _PLACEHOLDER.sub("", masked)):
@@ -147,7 +161,7 @@ def error_template(quotation: str) -> str | None:
 def safe_prose(text_value: str) -> str:
     """The judge's own words with every address, URL, e-mail, phone or account number and
     secret masked (``‹address›``, ``‹url›``, ``‹number›``, ``‹secret›``)."""
-    return _SECRET_SHAPED.sub(_secret_placeholder, _masked_destinations(redact(text_value)))
+    return _SECRET_SHAPED.sub(_secret_placeholder, _masked_destinations(_unsaid(text_value)))
 
 
 def agent_body(body: str) -> str:
@@ -205,6 +219,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？؟])\s*|\s*\n\s*")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|nr|z\.b|p\.ex|p\. ex)\.)$", re.I
 )
+#: code in prose: a snake_case name, a call, an assignment
+_CODE_LIKE = re.compile(r"[^\W\d_]\w*_\w+|\b\w+\((?!\s)|\b\w+=[^\s=]")
 #: a tool's name as agents name tools: one identifier
 _TOOL = re.compile(r"[^\W\d][\w.:/-]{0,63}")
 
@@ -229,35 +245,39 @@ def _sentences(text_value: str) -> list[str]:
     return [s for s in out if s]
 
 
-def _safe_sentence(sentence: str) -> str | None:
+def _safe_sentence(sentence: str, called: frozenset[str] | None) -> str | None:
     """One sentence as an agent may read it, or None when it must not. A sentence that only
     fails by a quotation that is not an error template keeps its clauses before that one
     ("Calling `refund` when the order is missing, while working on «…»")."""
-    said = _checked(sentence)
+    said = _checked(sentence, called)
     if said is not None or addresses_reader(" ".join(_QUOTE.split(sentence))):
         return said
     clauses = _CLAUSE.split(sentence)
     for end in range(len(clauses) - 1, 0, -1):
         head = "".join(clauses[:end]).rstrip(" ,;:—–-")
-        said = _checked(head)
+        said = _checked(head, called)
         if said is not None:
             return said
     return None
 
 
-def _checked(sentence: str) -> str | None:
+def _checked(sentence: str, called: frozenset[str] | None) -> str | None:
     """``sentence`` made safe, or None when a part of it may not reach an agent."""
     parts = _QUOTE.split(sentence)
     quotes = _QUOTE.findall(sentence)
     words = " ".join(parts)
     if any(ch in words for ch in _OPENERS):
         return None  # a quotation opened and never closed: nothing tells data from words
+    if _CODE_LIKE.search(words):
+        return None  # a name outside backticks: nothing says the run called it
     if addresses_reader(" tool ".join(parts)) is not None:
         return None
     out = [safe_prose(parts[0])]
     for n, quote in enumerate(quotes):
         inner = quote[1:-1]
         if quote.startswith("`") and _TOOL.fullmatch(inner):
+            if called is not None and inner.casefold() not in called:
+                return None  # a tool the runs never called
             out.append(quote)  # a tool's name
         else:
             before = " ".join(parts[: n + 1]).split()[-INTRODUCTION:]
@@ -281,6 +301,8 @@ _QUOTE_SAFE = str.maketrans({"<": "‹", ">": "›", "«": "‹", "»": "›", "
 #: a long token mixing letters and digits: a key without a vendor's prefix
 _SECRET_SHAPED = re.compile(r"(?<![\w`‹])[A-Za-z0-9+/=_-]{24,}(?![\w`›])")
 _INVISIBLE_CATEGORIES = ("Cc", "Cf", "Co", "Cs")
+#: what ``redact`` left of a secret: the token holding its mask
+_REDACTED = re.compile(rf"[^\s«»‹›]*{re.escape(MASK)}[^\s«»‹›]*")
 
 
 def _value_placeholder(match: re.Match[str]) -> str:
@@ -302,6 +324,12 @@ def _secret_placeholder(match: re.Match[str]) -> str:
     if len(token) >= 32 and mixed and (digits or any(ch in "+/=" for ch in token)):
         return "‹secret›"
     return token
+
+
+def _unsaid(text_value: str) -> str:
+    """Every secret ``digest.redact`` recognises as ``‹secret›``, the kind it keeps too (an
+    agent has no use for "AKIA***")."""
+    return _REDACTED.sub("‹secret›", redact(text_value))
 
 
 def _masked_destinations(text_value: str) -> str:

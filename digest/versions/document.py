@@ -20,6 +20,7 @@ out of the text (it is still folded in).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import datetime
 
 from sqlalchemy import or_, select
@@ -108,16 +109,44 @@ def lesson_candidate(lesson: Lesson) -> Candidate:
     return Candidate(lesson.situation, lesson.correction, lesson.mistake, tuple(lesson.tags or ()))
 
 
-def render_body(agent_name: str, lessons: list[Lesson]) -> str:
+def called_names(session: Session, lesson_ids: list[int]) -> dict[int, frozenset[str]]:
+    """Per lesson with run evidence: the tools its runs called and the argument names they
+    passed (the names a lesson from run text may say, ``digest.agent_text.run_text``)."""
+    found: dict[int, set[str]] = defaultdict(set)
+    rows = session.execute(
+        select(LessonEvidence.lesson_id, Event.payload)
+        .join(Event, Event.id == LessonEvidence.event_id)
+        .where(LessonEvidence.lesson_id.in_(lesson_ids), Event.kind == "run_outcome")
+    )
+    for lesson_id, payload in rows:
+        names = found[lesson_id]
+        calls = payload.get("tool_calls") if isinstance(payload, dict) else None
+        for call in calls if isinstance(calls, list) else ():
+            if isinstance(call, dict) and call.get("tool"):
+                names.add(str(call["tool"]))
+                args = call.get("args")
+                names.update(str(key) for key in (args if isinstance(args, dict) else ()))
+    return {lesson_id: frozenset(names) for lesson_id, names in found.items()}
+
+
+def render_body(
+    agent_name: str, lessons: list[Lesson], called: Mapping[int, frozenset[str]] | None = None
+) -> str:
     """The document: a person's words grouped by source, then what was observed in runs, each
-    ordered by slug, no volatile data (same lessons → same bytes). A lesson that failed more
-    often than it helped is marked as a caution."""
+    ordered by slug, no volatile data (same lessons and evidence → same bytes). A lesson that
+    failed more often than it helped is marked as a caution. ``called`` (``called_names``):
+    per lesson from run text, the names its runs called, the only ones it may say."""
+    known = called or {}
     lines = [f"# What {agent_name} has learned", ""]
     groups = [
         (heading, [x for x in lessons if x.source == source and x.trust == "trusted"])
         for source, heading in SECTIONS
     ]
-    shown = {x.id: said for x in lessons if x.trust != TRUSTED and (said := _shown(x))}
+    shown = {
+        x.id: said
+        for x in lessons
+        if x.trust != TRUSTED and (said := _shown(x, known.get(x.id))) is not None
+    }
     groups.append((OBSERVED_HEADING, [x for x in lessons if x.id in shown]))
     if not any(group for _, group in groups):
         lines += ["No lessons are in force.", ""]
@@ -142,10 +171,15 @@ def render_body(agent_name: str, lessons: list[Lesson]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _shown(lesson: Lesson) -> AgentLesson | None:
+def _shown(lesson: Lesson, called: frozenset[str] | None) -> AgentLesson | None:
     """A lesson from run text as an agent may read it (``digest.agent_text``), or None."""
     return for_agent(
-        lesson.title, lesson.correction, lesson.situation, lesson.trust, lesson_id=lesson.id
+        lesson.title,
+        lesson.correction,
+        lesson.situation,
+        lesson.trust,
+        lesson_id=lesson.id,
+        called=called,
     )
 
 

@@ -17,7 +17,7 @@ from digest.errors import NotFound
 from digest.models import Agent, LearningVersion, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import TenantPolicy, policy_for
 from digest.versions.chain import latest_pending
-from digest.versions.document import eligible_lessons, render_body
+from digest.versions.document import called_names, eligible_lessons, render_body
 
 
 @dataclass
@@ -61,7 +61,9 @@ def read_draft(
                 )
             )
         )
-    draft = Draft(render_body(agent.name, lessons), sorted(ids), event_ids)
+    observed = [lesson.id for lesson in lessons if lesson.trust != "trusted"]
+    called = called_names(session, observed) if observed else {}
+    draft = Draft(render_body(agent.name, lessons, called), sorted(ids), event_ids)
     before = set(current.folded_lesson_ids or []) if current else set()
     # the change note is returned with the version (``current_learning``): titles of lessons
     # from run text as an agent may read them
