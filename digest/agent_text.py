@@ -272,7 +272,7 @@ def _checked(sentence: str, called: frozenset[str] | None) -> str | None:
         return None  # a name outside backticks: nothing says the run called it
     if addresses_reader(" tool ".join(parts)) is not None:
         return None
-    out = [safe_prose(parts[0])]
+    out = [_own_words(parts[0])]
     for n, quote in enumerate(quotes):
         inner = quote[1:-1]
         if quote.startswith("`") and _TOOL.fullmatch(inner):
@@ -287,8 +287,18 @@ def _checked(sentence: str, called: frozenset[str] | None) -> str | None:
             if template is None:
                 return None
             out.append(f"«{template}»")
-        out.append(safe_prose(parts[n + 1]))
+        out.append(_own_words(parts[n + 1]))
     return " ".join("".join(out).split()) or None
+
+
+def _own_words(part: str) -> str:
+    """The judge's words between quotations: destinations and secrets masked, and ids,
+    numbers, codes, dates and paths as placeholders (the judge is asked to leave them out:
+    an amount, an account or a discount code is what a run's text would have it say)."""
+    if not part.strip():
+        return part
+    lead, tail = part[: len(part) - len(part.lstrip())], part[len(part.rstrip()) :]
+    return f"{lead}{mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)}{tail}"
 
 
 # --- masks ---------------------------------------------------------------------------------------
