@@ -109,33 +109,14 @@ def lesson_candidate(lesson: Lesson) -> Candidate:
     return Candidate(lesson.situation, lesson.correction, lesson.mistake, tuple(lesson.tags or ()))
 
 
-def called_names(session: Session, lesson_ids: list[int]) -> dict[int, frozenset[str]]:
-    """Per lesson with run evidence: the tools its runs called and the argument names they
-    passed (the names a lesson from run text may say, ``digest.agent_text.run_text``)."""
-    found: dict[int, set[str]] = defaultdict(set)
-    rows = session.execute(
-        select(LessonEvidence.lesson_id, Event.payload)
-        .join(Event, Event.id == LessonEvidence.event_id)
-        .where(LessonEvidence.lesson_id.in_(lesson_ids), Event.kind == "run_outcome")
-    )
-    for lesson_id, payload in rows:
-        names = found[lesson_id]
-        calls = payload.get("tool_calls") if isinstance(payload, dict) else None
-        for call in calls if isinstance(calls, list) else ():
-            if isinstance(call, dict) and call.get("tool"):
-                names.add(str(call["tool"]))
-                args = call.get("args")
-                names.update(str(key) for key in (args if isinstance(args, dict) else ()))
-    return {lesson_id: frozenset(names) for lesson_id, names in found.items()}
-
-
 def render_body(
     agent_name: str, lessons: list[Lesson], called: Mapping[int, frozenset[str]] | None = None
 ) -> str:
     """The document: a person's words grouped by source, then what was observed in runs, each
     ordered by slug, no volatile data (same lessons and evidence → same bytes). A lesson that
-    failed more often than it helped is marked as a caution. ``called`` (``called_names``):
-    per lesson from run text, the names its runs called, the only ones it may say."""
+    failed more often than it helped is marked as a caution. ``called``
+    (``digest.lessons.called``): per lesson from run text, the names its runs called, the
+    only ones it may say."""
     known = called or {}
     lines = [f"# What {agent_name} has learned", ""]
     groups = [

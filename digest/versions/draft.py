@@ -14,10 +14,11 @@ from sqlalchemy.orm import Session
 from digest.agent_text import agent_title
 from digest.config import Settings
 from digest.errors import NotFound
+from digest.lessons.called import called_names
 from digest.models import Agent, LearningVersion, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import TenantPolicy, policy_for
 from digest.versions.chain import latest_pending
-from digest.versions.document import called_names, eligible_lessons, render_body
+from digest.versions.document import eligible_lessons, render_body
 
 
 @dataclass
@@ -62,7 +63,7 @@ def read_draft(
             )
         )
     observed = [lesson.id for lesson in lessons if lesson.trust != "trusted"]
-    called = called_names(session, observed) if observed else {}
+    called = called_names(session, observed)
     draft = Draft(render_body(agent.name, lessons, called), sorted(ids), event_ids)
     before = set(current.folded_lesson_ids or []) if current else set()
     # the change note is returned with the version (``current_learning``): titles of lessons
