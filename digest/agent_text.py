@@ -26,6 +26,7 @@ idempotent: text already made safe comes back unchanged.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection
@@ -116,7 +117,14 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
     (``snake_case``, a call ``f(…)``, an assignment ``x=1``) cannot be vouched for: its
     sentence is dropped."""
     names = None if called is None else frozenset(n.casefold() for n in called)
-    kept = [s for s in (_safe_sentence(part, names) for part in _sentences(text_value)) if s]
+    return _run_text(text_value, names)
+
+
+@functools.lru_cache(maxsize=8192)
+def _run_text(text_value: str, called: frozenset[str] | None) -> str:
+    # A lesson's text is rendered again on every turn that surfaces it: judged once per
+    # process (the screen keeps its verdicts the same way).
+    kept = [s for s in (_safe_sentence(part, called) for part in _sentences(text_value)) if s]
     # a sentence cut at a line end gets its period, so that the text reads (and, read again,
     # splits) the same
     return " ".join(
@@ -164,6 +172,7 @@ def safe_prose(text_value: str) -> str:
     return _SECRET_SHAPED.sub(_secret_placeholder, _masked_destinations(_unsaid(text_value)))
 
 
+@functools.lru_cache(maxsize=64)
 def agent_body(body: str) -> str:
     """A learning document as an agent may read it: the lines of its observed section
     (``OBSERVED_HEADING``) made safe as ``run_text``, an observation with nothing safe left
