@@ -215,7 +215,7 @@ def safe_draft(draft: str) -> str | None:
 #: character either side (an apostrophe is not a quote)
 _QUOTE = re.compile(
     r"«[^«»\n]*»|“[^“”\n]*”|„[^“”\n]*[“”]|\"[^\"\n]*\"|「[^」\n]*」|『[^』\n]*』|`[^`\n]*`"
-    r"|(?<![\w'])'[^'\n]*\s[^'\n]*'(?![\w'])"
+    r"|(?<![\w'])'[^'\s]*\s[^'\n]*'(?![\w'])"
 )
 _OPENERS = '«“„"「『`'
 _ENDS = (".", "!", "?", "…", "。", "！", "？", "؟")
