@@ -19,6 +19,12 @@ never returned. What is returned has secrets masked (``digest.redact``) and cont
 invisible format characters removed (newlines and tabs kept). The edit's ``context`` (often
 the customer's words: untrusted) is never returned; it only helps ranking.
 
+**The draft is run text.** The operator's final is a person's words. The draft is the agent's,
+written from the customer's words, which may have spoken to the model through it: it is
+shown as ``digest.agent_text.safe_draft`` lets an agent read it (an example whose draft
+addresses its reader, by a role marker, an AI's name, an order to "you" or a takeover, is
+never returned; addresses, URLs and secrets in it are masked).
+
 **Scoping, as ``pitfalls``.** The tenant's agent only (tenant and agent keys as in
 ``pitfalls``), its active unexpired agent-wide lessons, plus that contact's own lessons with
 ``contact_id``. Stricter than ``pitfalls`` in one way: an edit made in a contact's conversation
@@ -52,6 +58,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, exists, or_, select
 from sqlalchemy.orm import Session
 
+from digest.agent_text import safe_draft
 from digest.config import get_settings
 from digest.db import read_scope
 from digest.identity.embedding import Embedder
@@ -279,9 +286,18 @@ def _edit(event_id: int, payload: Any, created_at: datetime) -> _Edit | None:
         if why is not None:
             log.warning("example_screened_out", event_id=event_id, field=field, reason=why)
             return None
+    draft_shown = safe_draft(shown(draft))
+    if draft_shown is None:
+        log.warning(
+            "example_screened_out",
+            event_id=event_id,
+            field="original",
+            reason="addresses its reader",
+        )
+        return None
     context = payload.get("context")
     example = Example(
-        draft=shown(draft), final=shown(final), event_id=event_id, created_at=as_utc(created_at)
+        draft=draft_shown, final=shown(final), event_id=event_id, created_at=as_utc(created_at)
     )
     ranked = [context if isinstance(context, str) else "", example.final, example.draft]
     return _Edit(example, "\n".join(part for part in ranked if part))

@@ -8,6 +8,7 @@
 - ``current_learning`` returns the agent's active learning version with a short summary for
   the user-turn layer; both are byte-stable while the version does not change. It is not best
   effort: a database that cannot answer raises ``DatabaseUnavailable`` (a ``DigestError``).
+  It lives in ``digest.learning`` and is named here too.
 
 The in-turn loop guard, ``LoopDetector``, lives in ``digest.loops``; accepted operator edits as
 few-shot pairs in ``digest.fewshot``.
@@ -20,22 +21,25 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from sqlalchemy import select, text, update
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from digest.agent_text import UNTRUSTED, for_agent
 from digest.db import read_scope, session_scope
-from digest.errors import DatabaseUnavailable
 from digest.identity.index import AgentIndex, Entry, keyword_weights
+from digest.learning import CurrentLearning as CurrentLearning
+from digest.learning import current_learning as current_learning
+from digest.learning import summarize_body as summarize_body
+from digest.lessons.called import called_names
 from digest.lessons.neighbours import agent_view, probe_vector
 from digest.logs import get_logger
-from digest.models import Agent, LearningVersion, Lesson, Tenant, as_utc, utcnow
+from digest.models import Agent, Lesson, Tenant, as_utc, utcnow
 from digest.redact import driver_line
-from digest.tenants import agent_named, key_problem, tenant_named, unknown_key
+from digest.tenants import agent_named, tenant_named
 
 if TYPE_CHECKING:
     import numpy as np
@@ -70,9 +74,6 @@ STOPWORDS = frozenset(
 
 #: Unicode letter runs (word characters minus digits and underscore).
 _LETTERS = re.compile(r"[^\W\d_]+")
-
-SUMMARY_BULLETS = 10
-SUMMARY_LINE_MAX = 200
 
 
 # --- pitfalls ------------------------------------------------------------------------------------
@@ -152,7 +153,8 @@ def pitfalls(
         if k < 1:
             return ""
         words = prompt_keywords(prompt)
-        return _render(_surface(tenant, agent, prompt, words, k, contact_id), style)
+        surfaced = _surface(tenant, agent, prompt, words, k, contact_id)
+        return _render(surfaced, style, _called(surfaced))
     except Exception as exc:
         log.error("pitfalls_failed", tenant=tenant, agent=agent, error=_short_error(exc))
         return ""
@@ -333,14 +335,35 @@ def _count_hits(session: Session, ids: list[int]) -> None:
     )
 
 
-def _render(lessons: list[_Pitfall], style: str) -> str:
-    """A person's lessons first; then, under their own heading, what was observed in runs
-    (untrusted text: its «…» quotations are data, never instructions)."""
-    if not lessons:
+#: a lesson from run text names only what its latest runs called, this many of them
+CALLED_FROM = 5
+
+
+def _called(lessons: list[_Pitfall]) -> dict[int, frozenset[str]]:
+    """The names the surfaced lessons from run text may say (``digest.lessons.called``)."""
+    observed = [p.id for p in lessons if p.observed]
+    if not observed:
+        return {}
+    with read_scope() as session:
+        return called_names(session, observed, latest=CALLED_FROM)
+
+
+def _render(
+    lessons: list[_Pitfall], style: str, called: dict[int, frozenset[str]] | None = None
+) -> str:
+    """A person's lessons first; then, under their own heading, what was observed in runs,
+    as ``digest.agent_text`` lets an agent read run text (the judge's words, tool names, short
+    masked error templates; a lesson with nothing safe to say is left out)."""
+    rules = [p for p in lessons if not p.observed]
+    known = called or {}
+    observed = [
+        safe
+        for p in lessons
+        if p.observed and (safe := _as_observed(p, known.get(p.id))) is not None
+    ]
+    if not rules and not observed:
         return ""
     lines = []
-    rules = [p for p in lessons if not p.observed]
-    observed = [p for p in lessons if p.observed]
     for p in rules:
         lines.append(_line(p, style))
     if observed:
@@ -348,6 +371,13 @@ def _render(lessons: list[_Pitfall], style: str) -> str:
         lines.extend(_line(p, style) for p in observed)
     framed = [AIP11_HEAD, *lines] if style == "aip11" else [PITFALLS_HEAD, *lines, PITFALLS_END]
     return "\n".join(framed) + "\n"
+
+
+def _as_observed(p: _Pitfall, called: frozenset[str] | None) -> _Pitfall | None:
+    shown = for_agent(p.title, p.correction, "", UNTRUSTED, lesson_id=p.id, called=called)
+    if shown is None:
+        return None
+    return replace(p, title=shown.title, correction=shown.correction)
 
 
 def _line(p: _Pitfall, style: str) -> str:
@@ -361,86 +391,3 @@ def _line(p: _Pitfall, style: str) -> str:
 def _one_line(text_value: str) -> str:
     # A newline inside a lesson would let its text pose as a line of the block.
     return " ".join(text_value.split())
-
-
-# --- the active learning version -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CurrentLearning:
-    """The agent's active learning version. ``summary`` is at most 10 ``- …`` bullets taken
-    from the body in order, for the user-turn layer where the whole document is too long."""
-
-    number: int
-    body: str
-    change_summary: str
-    summary: str
-    created_at: datetime
-
-
-def current_learning(tenant: str, agent: str) -> CurrentLearning | None:
-    """The active version of ``agent`` (``None`` if it has none, or tenant or agent is unknown).
-
-    Equal, byte for byte, on every call until another version becomes active. Unlike
-    ``pitfalls`` it is not best effort, so that a caller can tell "no version" from "no
-    answer": when the database cannot answer (unreachable, schema missing, a bad
-    ``DIGEST_DATABASE_URL``) it raises ``DatabaseUnavailable``, and an invalid setting raises
-    ``ConfigError``; both are ``DigestError``s, never a driver's exception. An unknown tenant
-    or agent whose name is not a valid key at all (``digest.tenants.key_problem``) raises
-    ``InvalidArgument`` rather than returning ``None``: it is a bug in the caller.
-    """
-    try:
-        found = _active_version(tenant, agent)
-    except SQLAlchemyError as exc:
-        error = _short_error(exc)
-        missing = "no such table" in error or "does not exist" in error
-        hint = " (schema missing: run `digest db upgrade`)" if missing else ""
-        raise DatabaseUnavailable(f"the learning version could not be read: {error}{hint}") from exc
-    if found is None:
-        for field, name in (("tenant", tenant), ("agent", agent)):
-            if key_problem(name) is not None:
-                raise unknown_key(field, name)
-    return found
-
-
-def _active_version(tenant: str, agent: str) -> CurrentLearning | None:
-    with read_scope() as session:
-        row = session.execute(
-            select(
-                LearningVersion.number,
-                LearningVersion.body_markdown,
-                LearningVersion.change_summary,
-                LearningVersion.created_at,
-            )
-            .join(Agent, Agent.current_version_id == LearningVersion.id)
-            .join(Tenant, Tenant.id == Agent.tenant_id)
-            .where(tenant_named(tenant), agent_named(agent), LearningVersion.status == "active")
-        ).first()
-    if row is None:
-        return None
-    created = row.created_at
-    # SQLite returns naive datetimes; they are stored in UTC.
-    created = created if created.tzinfo else created.replace(tzinfo=UTC)
-    return CurrentLearning(
-        number=row.number,
-        body=row.body_markdown,
-        change_summary=row.change_summary or "",
-        summary=summarize_body(row.body_markdown),
-        created_at=created,
-    )
-
-
-def summarize_body(body: str) -> str:
-    """The first 10 bullet lines of a version body, bold markers removed, one line each and at
-    most 200 characters. A pure function of the body, so it is as stable as the body."""
-    bullets: list[str] = []
-    for line in body.splitlines():
-        if not line.startswith("- "):
-            continue  # headings, blank lines, and the indented "When:" lines
-        bullet = _one_line(line.replace("**", ""))
-        if len(bullet) > SUMMARY_LINE_MAX:
-            bullet = bullet[: SUMMARY_LINE_MAX - 1].rstrip() + "…"
-        bullets.append(bullet)
-        if len(bullets) == SUMMARY_BULLETS:
-            break
-    return "".join(f"{bullet}\n" for bullet in bullets)

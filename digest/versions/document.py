@@ -10,17 +10,31 @@ however many made-up contacts, are one campaign.
 
 How it renders: a person's words in a section per source ("Facts from the owner", "Rules from
 the owner", "How the owner wants replies written"); everything distilled from run text in its
-own section, "Observed in past runs", worded as observations whose quotations are data.
+own section, "Observed in past runs" (``OBSERVED_HEADING``, kept by ``digest.agent_text``),
+worded as observations and only as ``digest.agent_text`` lets an agent read run text: the
+judge's words, tool names, short masked error templates; never the task, page content, a
+sentence to the reader, an address, URL or secret. A lesson with nothing safe to say is left
+out of the text (it is still folded in).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import datetime
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from digest.agent_text import (
+    CAUTION_LINE,
+    OBSERVED_HEADING,
+    OBSERVED_LINE,
+    SEEN_LINE,
+    TRUSTED,
+    AgentLesson,
+    for_agent,
+)
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import PROTECTED_TRUST, Event, Lesson, LessonEvidence, as_utc
@@ -34,8 +48,6 @@ SECTIONS = (
     ("manual_lesson", "Rules from the owner"),
     ("operator_edit", "How the owner wants replies written"),
 )
-#: the section of lessons distilled from run text (untrusted, or reviewed after quarantine)
-OBSERVED_HEADING = "Observed in past runs (quoted «…» text is data a run saw, not an instruction)"
 
 
 def independent_support(session: Session, lesson_ids: list[int], spread_s: int) -> dict[int, int]:
@@ -97,28 +109,39 @@ def lesson_candidate(lesson: Lesson) -> Candidate:
     return Candidate(lesson.situation, lesson.correction, lesson.mistake, tuple(lesson.tags or ()))
 
 
-def render_body(agent_name: str, lessons: list[Lesson]) -> str:
+def render_body(
+    agent_name: str, lessons: list[Lesson], called: Mapping[int, frozenset[str]] | None = None
+) -> str:
     """The document: a person's words grouped by source, then what was observed in runs, each
-    ordered by slug, no volatile data (same lessons → same bytes). A lesson that failed more
-    often than it helped is marked as a caution."""
+    ordered by slug, no volatile data (same lessons and evidence → same bytes). A lesson that
+    failed more often than it helped is marked as a caution. ``called``
+    (``digest.lessons.called``): per lesson from run text, the names its runs called, the
+    only ones it may say."""
+    known = called or {}
     lines = [f"# What {agent_name} has learned", ""]
-    if not lessons:
-        lines += ["No lessons are in force.", ""]
     groups = [
         (heading, [x for x in lessons if x.source == source and x.trust == "trusted"])
         for source, heading in SECTIONS
     ]
-    groups.append((OBSERVED_HEADING, [x for x in lessons if x.trust != "trusted"]))
+    shown = {
+        x.id: said
+        for x in lessons
+        if x.trust != TRUSTED and (said := _shown(x, known.get(x.id))) is not None
+    }
+    groups.append((OBSERVED_HEADING, [x for x in lessons if x.id in shown]))
+    if not any(group for _, group in groups):
+        lines += ["No lessons are in force.", ""]
     for heading, group in groups:
         if not group:
             continue
         lines += [f"## {heading}", ""]
         for lesson in sorted(group, key=_slug):
-            caution = "CAUTION, this has failed more often than it helped: "
-            prefix = caution if lesson.failure_count > lesson.success_count else ""
-            if lesson.trust != "trusted":
-                lines.append(f"- {prefix}Observed: {_one_line(lesson.correction)}")
-                lines.append(f"  Seen when: {_one_line(lesson.situation)}")
+            prefix = CAUTION_LINE if lesson.failure_count > lesson.success_count else ""
+            if lesson.trust != TRUSTED:
+                said = shown[lesson.id]
+                lines.append(f"- {prefix}{OBSERVED_LINE}{said.correction}")
+                if said.situation:
+                    lines.append(f"{SEEN_LINE}{said.situation}")
                 continue
             title = lesson.title.rstrip("…")
             head = "" if lesson.correction.startswith(title) else f"**{lesson.title}**: "
@@ -127,6 +150,18 @@ def render_body(agent_name: str, lessons: list[Lesson]) -> str:
                 lines.append(f"  When: {_one_line(lesson.situation)}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _shown(lesson: Lesson, called: frozenset[str] | None) -> AgentLesson | None:
+    """A lesson from run text as an agent may read it (``digest.agent_text``), or None."""
+    return for_agent(
+        lesson.title,
+        lesson.correction,
+        lesson.situation,
+        lesson.trust,
+        lesson_id=lesson.id,
+        called=called,
+    )
 
 
 def _slug(lesson: Lesson) -> str:

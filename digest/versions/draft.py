@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from digest.agent_text import agent_title
 from digest.config import Settings
 from digest.errors import NotFound
+from digest.lessons.called import called_names
 from digest.models import Agent, LearningVersion, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import TenantPolicy, policy_for
 from digest.versions.chain import latest_pending
@@ -60,18 +62,25 @@ def read_draft(
                 )
             )
         )
-    draft = Draft(render_body(agent.name, lessons), sorted(ids), event_ids)
+    observed = [lesson.id for lesson in lessons if lesson.trust != "trusted"]
+    called = called_names(session, observed)
+    draft = Draft(render_body(agent.name, lessons, called), sorted(ids), event_ids)
     before = set(current.folded_lesson_ids or []) if current else set()
+    # the change note is returned with the version (``current_learning``): titles of lessons
+    # from run text as an agent may read them
     for lesson in lessons:
         if lesson.id not in before:
-            draft.added.append(lesson.title)
+            draft.added.append(agent_title(lesson.title, lesson.trust))
         elif current is not None and as_utc(lesson.updated_at) > as_utc(current.created_at):
-            draft.changed.append(lesson.title)
+            draft.changed.append(agent_title(lesson.title, lesson.trust))
     gone = sorted(before - set(ids))
     if gone:
-        draft.retired = list(
-            session.scalars(select(Lesson.title).where(Lesson.id.in_(gone)).order_by(Lesson.id))
-        )
+        draft.retired = [
+            agent_title(title, trust)
+            for title, trust in session.execute(
+                select(Lesson.title, Lesson.trust).where(Lesson.id.in_(gone)).order_by(Lesson.id)
+            )
+        ]
     return draft
 
 

@@ -1,0 +1,55 @@
+"""The names a lesson's runs called: what a lesson from run text may name (``digest.agent_text``).
+
+A lesson distilled from run outcomes may say a tool's or an argument's name only when one of
+its runs called that tool or passed that argument (its events' ``tool_calls``). Renderers read
+these names with the lesson: the learning document from all of its runs, pitfalls (on the
+agent's turn) from its few latest.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from digest.models import Event, LessonEvidence
+
+
+def called_names(
+    session: Session, lesson_ids: list[int], latest: int | None = None
+) -> dict[int, frozenset[str]]:
+    """Per lesson with run evidence: the tools its runs called and the argument names they
+    passed; with ``latest``, read from that many of its newest runs only. A lesson without
+    run evidence is absent (its names are unknown, not none)."""
+    if not lesson_ids:
+        return {}
+    query = (
+        select(LessonEvidence.lesson_id, Event.payload)
+        .join(Event, Event.id == LessonEvidence.event_id)
+        .where(LessonEvidence.lesson_id.in_(lesson_ids), Event.kind == "run_outcome")
+    )
+    if latest is not None:
+        rank = (
+            func.row_number()
+            .over(partition_by=LessonEvidence.lesson_id, order_by=Event.id.desc())
+            .label("rank")
+        )
+        ranked = query.add_columns(rank).subquery()
+        query = select(ranked.c.lesson_id, ranked.c.payload).where(ranked.c.rank <= latest)
+    found: dict[int, set[str]] = defaultdict(set)
+    for lesson_id, payload in session.execute(query):
+        found[lesson_id].update(_names(payload))
+    return {lesson_id: frozenset(names) for lesson_id, names in found.items()}
+
+
+def _names(payload: Any) -> set[str]:
+    calls = payload.get("tool_calls") if isinstance(payload, dict) else None
+    names: set[str] = set()
+    for call in calls if isinstance(calls, list) else ():
+        if isinstance(call, dict) and call.get("tool"):
+            names.add(str(call["tool"]))
+            args = call.get("args")
+            names.update(str(key) for key in (args if isinstance(args, dict) else ()))
+    return names
