@@ -206,6 +206,8 @@ def improve_now_command(
     settings = get_settings()
     if settings.embedded:
         render.compose_result(improve_now(tenant, agent, settings), as_json)
+        if not as_json:
+            render.held_lessons(tenant, agent)
         return
     asked = request_improve_now(tenant, agent, settings)
     if asked is None:
@@ -226,6 +228,8 @@ def improve_now_command(
             f"no result after {timeout:.0f} s; is a worker running on queue {settings.queue!r}?"
         ) from None
     render.compose_result(result, as_json)
+    if not as_json:
+        render.held_lessons(tenant, agent)
 
 
 @app.command()
