@@ -179,6 +179,7 @@ def demo(
             render.say(f"   | {line}")
         render.rule(f"version {version.number}")
         render.block(version.body_markdown)
+    render.held_lessons(DEMO_TENANT, DEMO_AGENT)
     if report.errors:
         raise typer.Exit(1)
 

@@ -137,7 +137,6 @@ def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
             "status",
             "source",
             "trust",
-            "agent reads",
             "support",
             "success/failure",
             "hits",
@@ -148,11 +147,12 @@ def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
     table.columns[1].ratio = 1
     held = 0
     for row in rows:
-        reads = row.release if row.status == "active" else "-"
-        held += reads.startswith("held")
+        # a held lesson says so under its trust: a column more would squeeze the titles
+        waits = row.status == "active" and row.held is not None
+        held += waits
         _row(
             table, row.id, row.title, _status(row.status, row.status_reason), row.source,
-            row.trust, reads, row.support_count,
+            f"{row.trust}\n{row.release}" if waits else row.trust, row.support_count,
             f"{row.success_count}/{row.failure_count}", row.hit_count,
             when(row.to_json()["last_seen_at"]),
         )  # fmt: skip

@@ -171,8 +171,22 @@ def note_cited(session: Session, lesson_id: int) -> None:
     held[1].add(lesson_id)
 
 
+@event.listens_for(Session, "after_flush")
+def _note_new_evidence(session: Session, _context: Any) -> None:
+    """Citations written as ORM rows, by whatever code: their lessons are counted again too
+    (``add_evidence``'s single statement notes its own)."""
+    for row in session.new:
+        if isinstance(row, LessonEvidence):
+            note_cited(session, row.lesson_id)
+
+
 @event.listens_for(Session, "before_commit")
 def _recount_cited(session: Session) -> None:
+    if _CITED not in session.info and not any(
+        isinstance(row, LessonEvidence) for row in session.new
+    ):
+        return
+    session.flush()  # citations still pending are noted by the flush
     held: tuple[object, set[Any]] | None = session.info.pop(_CITED, None)
     if held is not None and held[1]:
         recount(session, held[1])
