@@ -297,7 +297,7 @@ def held_sentence(held: int, gate: int, spread_s: int) -> str:
     """Why some lessons reach no agent yet, and what releases them."""
     spread = f" whose runs span {spread_s} s" if spread_s and gate > 1 else ""
     return (
-        f"{held} active lesson(s) held: learned from run text, an agent reads each once "
+        f"{held} lesson(s) held: learned from run text, an agent reads each once "
         f"{gate} independent sources (distinct contacts, else threads){spread} report it, or "
         "once you release it (`digest lesson list` shows how far each has come; "
         "`digest lesson release`)"
