@@ -27,18 +27,21 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from sqlalchemy import ColumnElement, and_, case, event, func, literal, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
-from digest.identity.index import AgentIndex, Entry
 from digest.lessons.transition import transition
 from digest.models import PROTECTED_TRUST, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import policy_for
+
+if TYPE_CHECKING:  # types only: the capture path imports this module and stays light
+    import numpy as np
+
+    from digest.identity.index import AgentIndex, Entry
 
 
 @dataclass(frozen=True)
