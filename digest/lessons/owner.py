@@ -387,7 +387,7 @@ def release_lesson(
     trust = "reviewed" if lesson.trust == "untrusted" else lesson.trust
     transition(
         session, lesson, op="UPDATE", reason=text, status="active", status_reason=text,
-        trust=trust,
+        trust=trust, released_by=by.strip(), released_at=utcnow(),
     )  # fmt: skip
     return StatusChange(lesson.id, lesson.title, "quarantined", "active", changed=True)
 

@@ -62,20 +62,6 @@ def set_lesson_status(
         return owner.set_lesson_status(session, tenant, agent, lesson_id, status, reason, by)
 
 
-def release_lesson(
-    tenant: str,
-    agent: str,
-    lesson_id: int,
-    *,
-    by: str,
-    reason: str | None = None,
-    settings: Settings | None = None,
-) -> StatusChange:
-    """Put a quarantined lesson in use after review (see ``owner.release_lesson``)."""
-    with session_scope(_url(settings)) as session:
-        return owner.release_lesson(session, tenant, agent, lesson_id, by=by, reason=reason)
-
-
 def release_lessons(
     tenant: str,
     agent: str,
