@@ -161,7 +161,7 @@ def lesson_release(
     tenant: TenantOpt,
     agent: AgentOpt,
     by: Annotated[str, typer.Option("--by", help="Who reviewed it (recorded in its history).")],
-    lesson_ids: Annotated[
+    lesson_id: Annotated[
         list[int] | None,
         typer.Argument(
             min=1,
@@ -181,7 +181,7 @@ def lesson_release(
     from digest.lessons.service import release_lessons
 
     done = release_lessons(
-        tenant, agent, lesson_ids or [], every_held=every_held, by=by, reason=reason
+        tenant, agent, lesson_id or [], every_held=every_held, by=by, reason=reason
     )
     if as_json:
         render.json([row.to_json() for row in done])
