@@ -229,7 +229,7 @@ def _fill_bank(
                 "COPY lessons (tenant_id, agent_id, scope, slug, title, situation, correction,"
                 " tags, source, outcome, confidence, support_count, success_count,"
                 " failure_count, hit_count, status, last_seen_at, created_at, updated_at,"
-                " fingerprint, embedding, embedding_key) FROM STDIN"
+                " fingerprint, embedding, embedding_key, independent_sources) FROM STDIN"
             ) as copy,
         ):
             for i, row in enumerate(rows):
@@ -239,6 +239,7 @@ def _fill_bank(
                     row["correction"], row["tags"], "run_outcome", "failure", 0.5, 2, 0, 0,
                     row["hits"], "active", now, now, now,
                     manual_key(row["situation"], row["correction"]), vector, key,
+                    2,  # corroborated by two contacts: released to the agent (issue 25)
                 ))  # fmt: skip
         conn.execute("UPDATE agents SET lesson_epoch = lesson_epoch + 1 WHERE id = %s", (agent_id,))
         conn.execute("ANALYZE lessons")

@@ -117,13 +117,14 @@ class Settings(BaseSettings):
     # --- versions and their triggers (tenants may override the first four) -------------------
     threshold_signals: int = Field(default=5, ge=1)
     quiet_seconds: int = Field(default=120, ge=0)
-    #: a lesson enters the document at this support, or at once if it is trusted; an untrusted
-    #: lesson's support counts independent sources only (see independent_spread_s)
+    #: the release rule (digest.lessons.release): an untrusted lesson reaches an agent
+    #: (pitfalls, examples, the document) once this many independent sources corroborate it
+    #: (distinct contacts, else threads); a trusted one at once
     frequency_gate: int = Field(default=2, ge=1)
-    #: untrusted support counts distinct sources (contacts, else threads; events with neither
-    #: are one source) only when the citing events span at least this many seconds: a burst
-    #: of runs is one campaign, however many contacts it claims
-    independent_spread_s: int = Field(default=3600, ge=0)
+    #: those sources count apart only when their runs span at least this many seconds (0: at
+    #: once). Raising it makes a burst from many contacts one source, and makes a trial in a
+    #: burst wait that long too (docs/security.md)
+    independent_spread_s: int = Field(default=0, ge=0)
     keep_versions: int = Field(default=20, ge=2)
     #: a contact-scoped lesson supported by this many distinct contacts becomes agent-wide
     promotion_contacts: int = Field(default=3, ge=2)

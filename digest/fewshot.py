@@ -6,7 +6,8 @@ its operators want replies written. Retrieval only: no model call, nothing writt
 
 **Accepted.** An operator's edit is a person's answer, so trusted (DESIGN §8); it is accepted
 while what it taught stands: the edit was reflected, and an active, unexpired lesson of this
-agent still cites it (the lesson it added, or the one it supported). So an edit leaves the
+agent that the release rule lets an agent read (``digest.lessons.release``) still cites it
+(the lesson it added, or the one it supported). So an edit leaves the
 examples with the lesson: when the owner deletes or disables it, when a later edit contradicts
 it (the old lesson is superseded), when it expires. An edit still waiting for reflection is
 not an example yet, an edit the trigger policy skipped (a near-identical final) is none, and a
@@ -63,6 +64,7 @@ from digest.config import get_settings
 from digest.db import read_scope
 from digest.identity.embedding import Embedder
 from digest.identity.index import AgentIndex, Entry
+from digest.lessons.release import Gate, released_clause
 from digest.lessons.vectors import embedder, vectors_for
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
@@ -142,14 +144,15 @@ def _examples(
     if not words and (found is None or not prompt.strip()):
         return []  # nothing to rank by: no need to read anything
     with read_scope(settings.database_url) as session:
-        agent_id = session.scalar(
-            select(Agent.id)
+        found_agent = session.execute(
+            select(Agent.id, Tenant)
             .join(Tenant, Tenant.id == Agent.tenant_id)
             .where(tenant_named(tenant), agent_named(agent))
-        )
-        if agent_id is None:
+        ).first()
+        if found_agent is None:
             return []
-        ids = tuple(sorted(session.scalars(_accepted(agent_id, contact_id))))
+        agent_id, gate = found_agent[0], Gate.of(found_agent[1], settings)
+        ids = tuple(sorted(session.scalars(_accepted(agent_id, contact_id, gate))))
         if not ids:
             return []
         url = session.get_bind().engine.url.render_as_string(hide_password=True)
@@ -170,8 +173,9 @@ def _examples(
     return [entry.meta for entry, _score in ranked]
 
 
-def _accepted(agent_id: int, contact_id: str | None) -> Any:
-    """The ids of the agent's accepted edits this conversation may see, newest first."""
+def _accepted(agent_id: int, contact_id: str | None, gate: Gate) -> Any:
+    """The ids of the agent's accepted edits this conversation may see, newest first: cited
+    by a standing lesson the release rule lets an agent read (``digest.lessons.release``)."""
     now = utcnow()
     lesson_scope: ColumnElement[bool] = Lesson.scope == "agent"
     event_scope: ColumnElement[bool] = Event.contact_id.is_(None)
@@ -189,6 +193,7 @@ def _accepted(agent_id: int, contact_id: str | None) -> Any:
             Lesson.status == "active",
             or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
             lesson_scope,
+            released_clause(gate),
         )
     )
     return (

@@ -228,6 +228,17 @@ class Lesson(Base):
     #: task, and the model they are of (digest.lessons.vectors.add_task_meaning)
     cue_embedding: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     cue_embedding_key: Mapped[str | None] = mapped_column(String(40))
+    #: the release state (issue 25, ``digest.lessons.release``), kept where evidence is
+    #: written so no agent's read joins evidence: the distinct sources (contacts, else threads)
+    #: among the untrusted events citing it since ``sources_since``, and how many whole seconds
+    #: those events span
+    independent_sources: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    source_span_s: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: counting starts here: when an untrusted event last rewrote its text (None: from birth)
+    sources_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: who released it before it was corroborated, and when (None: nobody)
+    released_by: Mapped[str | None] = mapped_column(String(200))
+    released_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Judgement(Base):

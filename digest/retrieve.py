@@ -29,6 +29,7 @@ from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
 from digest.agent_text import UNTRUSTED, for_agent
+from digest.config import get_settings
 from digest.db import read_scope, session_scope
 from digest.identity.index import AgentIndex, Entry, keyword_weights
 from digest.learning import CurrentLearning as CurrentLearning
@@ -36,6 +37,7 @@ from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.called import called_names
 from digest.lessons.neighbours import agent_view, probe_vector
+from digest.lessons.release import Gate, released_clause, released_parts
 from digest.logs import get_logger
 from digest.models import Agent, Lesson, Tenant, as_utc, utcnow
 from digest.redact import driver_line
@@ -131,10 +133,12 @@ def pitfalls(
     (``DIGEST_EMBEDDING_MODEL``), the cosine between the prompt's and the lesson's
     embeddings, weighed together; a lesson qualifies by one keyword or a close enough cosine,
     so a prompt in other words still finds it. The candidates are the active, unexpired lessons
-    of this tenant's agent that are agent-wide, plus, with ``contact_id``, that contact's own;
-    quarantined lessons never are. The best are read back from the database (status, counts
-    and text as of now) and ordered by relevance, then the lesson surfaced more often, then the
-    one seen most recently. Surfaced lessons get ``hit_count + 1`` and ``last_seen_at = now``.
+    of this tenant's agent that are agent-wide, plus, with ``contact_id``, that contact's own,
+    and that the release rule lets an agent read (``digest.lessons.release``: trusted, or
+    corroborated by independent sources, or released by a person). The best are read back
+    from the database (status, counts and text as of now) and ordered by relevance, then the
+    lesson surfaced more often, then the one seen most recently. Surfaced lessons get
+    ``hit_count + 1`` and ``last_seen_at = now``.
 
     ``style="block"`` gives the KNOWN PITFALLS block, one ``  - [title] correction (#id)`` line
     per lesson, trusted lessons first and those distilled from run text (untrusted or
@@ -169,25 +173,22 @@ def _short_error(exc: BaseException) -> str:
 def _surface(
     tenant: str, agent: str, prompt: str, words: list[str], k: int, contact_id: str | None
 ) -> list[_Pitfall]:
-    """Rank the agent's lessons for the prompt and count the hits, in one transaction.
-
-    The ranking is the agent's in-memory index (``digest.lessons.neighbours``), kept per
-    process and refreshed by the lesson epoch: the share of the prompt's keywords a lesson
-    holds (a keyword matches the words it begins: "refund" matches "refunds") and, with
-    embeddings, its cosine to the prompt. The few best are read back from the database
-    (status, counts and text as of now) and ordered there: ties go to the lesson surfaced
-    more often, then the one seen most recently."""
+    """Rank the agent's released lessons for the prompt over its in-memory index (see
+    ``pitfalls``), read the few best back as of now, and count the hits, in one
+    transaction."""
     with session_scope() as session:
-        agent_id = session.scalar(
-            select(Agent.id)
+        found = session.execute(
+            select(Agent.id, Tenant)
             .join(Tenant, Tenant.id == Agent.tenant_id)
             .where(tenant_named(tenant), agent_named(agent))
-        )
-        if agent_id is None:
+        ).first()
+        if found is None:
             return []
+        agent_id, gate = found[0], Gate.of(found[1], get_settings())
         view = agent_view(session, agent_id)
         vector = probe_vector(view, prompt) if view.embedder is not None and prompt else None
-        scores = prompt_scores(view.parts(), words, vector, k, contact_id)
+        # only what the release rule lets an agent read (digest.lessons.release)
+        scores = prompt_scores(released_parts(view.parts(), gate), words, vector, k, contact_id)
         if not scores:
             return []
         rows = [
@@ -204,7 +205,9 @@ def _surface(
                     Lesson.last_seen_at,
                     Lesson.status,
                     Lesson.expires_at,
-                ).where(Lesson.id.in_(list(scores)), Lesson.agent_id == agent_id)
+                ).where(
+                    Lesson.id.in_(list(scores)), Lesson.agent_id == agent_id, released_clause(gate)
+                )
             )
             if row.status == "active"
             and (row.expires_at is None or as_utc(row.expires_at) > utcnow())

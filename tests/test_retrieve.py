@@ -456,7 +456,8 @@ def test_lessons_from_run_text_are_shown_apart_as_observations(
     owner = add(tenant, "Parcel refunds: refund a lost parcel only after the carrier confirms")
     observed = add(tenant, "Parcel tracking: parcel refunds need the parcel tracking id first")
     reviewed = add(tenant, "Parcel labels: print the parcel label before booking")
-    set_lesson(observed, trust="untrusted", source="run_outcome")
+    # corroborated by two independent sources (the default gate): released to the agent
+    set_lesson(observed, trust="untrusted", source="run_outcome", independent_sources=2)
     set_lesson(reviewed, trust="reviewed", source="run_outcome")
     block = digest.pitfalls(tenant, AGENT, "refund the lost parcel: tracking, label", k=3)
     lines = block.splitlines()

@@ -193,6 +193,7 @@ def demo(
             render.say(f"   | {line}")
         render.rule(f"version {version.number}")
         render.block(version.body_markdown)
+    render.held_lessons(DEMO_TENANT, DEMO_AGENT)
     if report.errors:
         raise typer.Exit(1)
 
@@ -226,6 +227,8 @@ def improve_now_command(
     settings = get_settings()
     if settings.embedded:
         render.compose_result(improve_now(tenant, agent, settings), as_json)
+        if not as_json:
+            render.held_lessons(tenant, agent)
         return
     with render.unlogged("digest.publish"):  # its failure is this command's one line
         asked = request_improve_now(tenant, agent, settings)
@@ -249,6 +252,8 @@ def improve_now_command(
             f"no result after {timeout:.0f} s; is a worker running on queue {settings.queue!r}?"
         ) from None
     render.compose_result(result, as_json)
+    if not as_json:
+        render.held_lessons(tenant, agent)
 
 
 @app.command()

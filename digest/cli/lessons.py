@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from digest.cli import render
-from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, id_argument, lesson_app
+from digest.cli.app import ID_MAX, AgentOpt, JsonOpt, TenantOpt, id_argument, lesson_app
 
 LessonIdArg = Annotated[int, id_argument("Lesson id (see `digest lesson list`).")]
 ReasonOpt = Annotated[
@@ -160,20 +160,39 @@ def lesson_enable(
 def lesson_release(
     tenant: TenantOpt,
     agent: AgentOpt,
-    lesson_id: LessonIdArg,
     by: Annotated[str, typer.Option("--by", help="Who reviewed it (recorded in its history).")],
+    lesson_id: Annotated[
+        list[int] | None,
+        typer.Argument(
+            min=1,
+            max=ID_MAX,
+            show_default=False,
+            help="Ids of held or quarantined lessons (see `digest lesson list`).",
+        ),
+    ] = None,
+    every_held: Annotated[
+        bool, typer.Option("--all", help="Every held lesson of the agent (never quarantined).")
+    ] = False,
     reason: ReasonOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Put a quarantined lesson in use after you reviewed it (`lesson show` says why it was
-    held)."""
-    from digest.lessons.service import release_lesson
+    """Let the agent read lessons you reviewed: held ones (run text that independent sources
+    have not corroborated yet) or quarantined ones (`lesson show` says why each waits)."""
+    from digest.lessons.service import release_lessons
 
-    change = release_lesson(tenant, agent, lesson_id, by=by, reason=reason)
+    done = release_lessons(
+        tenant, agent, lesson_id or [], every_held=every_held, by=by, reason=reason
+    )
     if as_json:
-        render.json(change.to_json())
-    else:
-        render.say(f"lesson {change.lesson_id} {change.before} → {change.after}: {change.title}")
+        render.json([row.to_json() for row in done])
+        return
+    if not done:
+        render.say("no held lesson: nothing to release")
+    for row in done:
+        if row.changed:
+            render.say(f"lesson {row.lesson_id} {row.before} → released: {row.title}")
+        else:
+            render.say(f"lesson {row.lesson_id} is already released; nothing changed")
 
 
 @lesson_app.command("reset")

@@ -170,14 +170,35 @@ def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
         right=numbers,
     )
     table.columns[1].ratio = 1
+    held = 0
     for row in rows:
+        # a held lesson says so under its trust: a column more would squeeze the titles
+        waits = row.status == "active" and row.held is not None
+        held += waits
         _row(
             table, row.id, row.title, _status(row.status, row.status_reason), row.source,
-            row.trust, row.support_count,
+            f"{row.trust}\n{row.release}" if waits else row.trust, row.support_count,
             f"{row.success_count}/{row.failure_count}", row.hit_count,
             when(row.to_json()["last_seen_at"]),
         )  # fmt: skip
     out.print(table)
+    if held:
+        say(
+            f"{held} held: learned from run text, not yet corroborated by enough independent "
+            "sources (`held 1/2`: 1 of the 2 the gate asks); no agent reads them until then, or "
+            "until you release them (`digest lesson release ID… --by WHO`, or `--all`)"
+        )
+
+
+def _reads(data: dict[str, Any]) -> str:
+    """``lesson show``: whether an agent reads the lesson, and if not, why it waits."""
+    if data["held"]:
+        return f"no, {data['held']}; `digest lesson release {data['id']} --by WHO` releases it"
+    if data["released_by"]:
+        return f"yes, released by {data['released_by']} {when(data['released_at'])}"
+    if data["trust"] == "untrusted":
+        return f"yes, corroborated by {data['independent_sources']} independent sources"
+    return "yes" if data["trust"] == "trusted" else "yes, reviewed by a person"
 
 
 def similar(key: str | None, rows: list[Any]) -> None:
@@ -211,6 +232,7 @@ def lesson(data: dict[str, Any]) -> None:
         ("status", status),
         ("source", f"{data['source']}, outcome {data['outcome']}, scope {data['scope']}"),
         ("trust", data["trust"]),
+        ("agent reads", _reads(data)),
         (
             "counts",
             f"support {data['support_count']}, success {data['success_count']}, "
@@ -244,12 +266,22 @@ def learned(rows: list[Any]) -> None:
     """``demo``: the lessons an agent learned, oldest first, with where each came from."""
     table = _table(("#", "lesson", "learned from", "evidence"), right=("#", "evidence"))
     table.columns[1].ratio = 1
+    held = 0
     for row in sorted(rows, key=lambda r: r.id):
         title = Text(clean(row.title))
         if row.status != "active":
             title.append(f" ({clean(row.status)})", style="yellow")
+        elif row.held:
+            held += 1
+            title.append(f" ({row.release})", style="yellow")
         _row(table, row.id, title, row.source, row.evidence_count)
     out.print(table)
+    if held:
+        say(
+            f"   {held} held (`held 1/2`: 1 of the 2 independent sources the gate asks): "
+            "learned from run text, no agent reads them until other contacts or threads "
+            "report the same, or until you release them (`digest lesson release`)"
+        )
 
 
 def agent_stats(rows: list[Any]) -> None:
@@ -272,6 +304,29 @@ def agent_stats(rows: list[Any]) -> None:
         hidden = row.events.get("waiting", 0) - len(row.waiting)
         if hidden > 0:
             say(f"{row.tenant}/{row.agent}: and {hidden} more waiting event(s)")
+        if row.held:
+            say(f"{row.tenant}/{row.agent}: {held_sentence(row.held, row.gate, row.spread_s)}")
+
+
+def held_lessons(tenant: str, agent: str) -> None:
+    """After a listing of versions or a compose: the agent's held lessons, if it has any (they
+    are in no version), and what releases them."""
+    from digest.lessons.service import agent_stats
+
+    [row] = agent_stats(tenant, agent)
+    if row.held:
+        say(f"{held_sentence(row.held, row.gate, row.spread_s)}; they are in no version")
+
+
+def held_sentence(held: int, gate: int, spread_s: int) -> str:
+    """Why some lessons reach no agent yet, and what releases them."""
+    spread = f" whose runs span {spread_s} s" if spread_s and gate > 1 else ""
+    return (
+        f"{held} lesson(s) held: learned from run text, an agent reads each once "
+        f"{gate} independent sources (distinct contacts, else threads){spread} report it, or "
+        "once you release it (`digest lesson list` shows how far each has come; "
+        "`digest lesson release`)"
+    )
 
 
 # --- versions ---------------------------------------------------------------------------------

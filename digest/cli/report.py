@@ -165,6 +165,8 @@ def _topic_rows(topics: list[Topic], weeks: list[str], title: str, effect: bool)
     for number, topic in enumerate(topics, start=1):
         lesson = topic.lesson
         named = f"#{lesson.id} {lesson.title} ({lesson.status})" if lesson else "no lesson yet"
+        if lesson and lesson.held:
+            named += f" ({lesson.held}, no agent reads it yet)"
         cells: list[object] = [number, topic.label, *topic.counts, topic.total, named]
         if effect:
             cells.append(_verdict(lesson.verdict) if lesson else Text(""))

@@ -24,6 +24,7 @@ def version_list(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -
         render.json(rows)
     else:
         render.versions(rows)
+        render.held_lessons(tenant, agent)
 
 
 @version_app.command("show")

@@ -111,6 +111,9 @@ class Row:
     contact_id: str | None
     expires_at: datetime | None
     trust: str
+    #: the release state's counts (``digest.lessons.release``): pitfalls filters on them
+    independent_sources: int = 0
+    source_span_s: int = 0
 
 
 #: overlay rows beyond which the index is rebuilt from the whole bank
@@ -194,6 +197,7 @@ def _rows_query(agent_id: int) -> Any:
             Lesson.tags, Lesson.fingerprint, Lesson.scope, Lesson.contact_id, Lesson.expires_at,
             Lesson.trust, Lesson.status, Lesson.embedding, Lesson.embedding_key,
             Lesson.updated_at, Lesson.cues, Lesson.cue_embedding, Lesson.cue_embedding_key,
+            Lesson.independent_sources, Lesson.source_span_s,
         )
         .where(Lesson.agent_id == agent_id)
         .order_by(Lesson.id)
@@ -205,6 +209,7 @@ def _row(lesson: Any) -> Row:
         lesson.id, lesson.title, lesson.situation, lesson.mistake, lesson.correction,
         tuple(lesson.tags or ()), lesson.fingerprint, lesson.scope, lesson.contact_id,
         as_utc(lesson.expires_at) if lesson.expires_at is not None else None, lesson.trust,
+        lesson.independent_sources or 0, lesson.source_span_s or 0,
     )  # fmt: skip
 
 

@@ -19,14 +19,18 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
+from digest.config import get_settings
 from digest.errors import LessonStateError, NotFound, OwnerInputError
+from digest.lessons.release import Gate, held_note, release_word
 from digest.lessons.transition import lock_agent_lessons, transition
 from digest.models import (
     LESSON_STATUSES,
+    Agent,
     Event,
     Lesson,
     LessonEvidence,
     LessonHistory,
+    Tenant,
     as_utc,
     utcnow,
 )
@@ -55,6 +59,16 @@ class LessonSummary:
     source: str
     #: trusted (a person's words), untrusted (run text, untrusted import) or reviewed
     trust: str
+    #: may an agent read it (``digest.lessons.release``): ``released`` or ``held 1/2``
+    release: str
+    #: why it waits, in words ("held: 1 of 2 independent sources"); None when released
+    held: str | None
+    #: its independent sources as counted (``independent_sources``, their runs' span in s)
+    independent_sources: int
+    source_span_s: int
+    #: the person who released it before it was corroborated, and when
+    released_by: str | None
+    released_at: datetime | None
     scope: str
     tags: list[str]
     confidence: float
@@ -72,12 +86,13 @@ class LessonSummary:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("last_seen_at", "created_at", "updated_at"):
+        for key in ("last_seen_at", "created_at", "updated_at", "released_at"):
             data[key] = _iso(data[key])
         return data
 
 
-def _summary(lesson: Lesson, evidence_count: int) -> LessonSummary:
+def _summary(lesson: Lesson, evidence_count: int, gate: Gate) -> LessonSummary:
+    counts = (lesson.trust, lesson.independent_sources, lesson.source_span_s, gate)
     return LessonSummary(
         id=lesson.id,
         slug=lesson.slug,
@@ -86,6 +101,12 @@ def _summary(lesson: Lesson, evidence_count: int) -> LessonSummary:
         status_reason=lesson.status_reason,
         source=lesson.source,
         trust=lesson.trust,
+        release=release_word(*counts),
+        held=held_note(*counts),
+        independent_sources=lesson.independent_sources,
+        source_span_s=lesson.source_span_s,
+        released_by=lesson.released_by,
+        released_at=_aware(lesson.released_at),
         scope=lesson.scope,
         tags=list(lesson.tags or []),
         confidence=lesson.confidence,
@@ -118,7 +139,16 @@ def _summaries(session: Session, agent_id: int, *where: ColumnElement[bool]) -> 
         .where(Lesson.agent_id == agent_id, *where)
         .order_by(Lesson.last_seen_at.desc().nulls_last(), Lesson.id.desc())
     ).all()
-    return [_summary(lesson, int(count)) for lesson, count in rows]
+    gate = agent_gate(session, agent_id)
+    return [_summary(lesson, int(count), gate) for lesson, count in rows]
+
+
+def agent_gate(session: Session, agent_id: int) -> Gate:
+    """The release gate of the agent's tenant (its overrides, else DIGEST_*)."""
+    tenant = session.scalars(
+        select(Tenant).join(Agent, Agent.tenant_id == Tenant.id).where(Agent.id == agent_id)
+    ).one()
+    return Gate.of(tenant, get_settings())
 
 
 def list_lessons_for(
@@ -228,7 +258,7 @@ def lesson_detail(session: Session, tenant: str, agent: str, lesson_id: int) -> 
         select(LessonHistory).where(LessonHistory.lesson_id == lesson.id).order_by(LessonHistory.id)
     ).all()
     return LessonDetail(
-        lesson=_summary(lesson, len(evidence)),
+        lesson=_summary(lesson, len(evidence), agent_gate(session, lesson.agent_id)),
         outcome=lesson.outcome,
         status_reason=lesson.status_reason,
         superseded_by_id=lesson.superseded_by_id,
@@ -357,7 +387,7 @@ def release_lesson(
     trust = "reviewed" if lesson.trust == "untrusted" else lesson.trust
     transition(
         session, lesson, op="UPDATE", reason=text, status="active", status_reason=text,
-        trust=trust,
+        trust=trust, released_by=by.strip(), released_at=utcnow(),
     )  # fmt: skip
     return StatusChange(lesson.id, lesson.title, "quarantined", "active", changed=True)
 

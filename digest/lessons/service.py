@@ -9,12 +9,14 @@ back before it reaches the caller.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from digest import heartbeats
 from digest.config import Settings, get_settings
 from digest.db import session_scope
-from digest.lessons import owner, stats
+from digest.lessons import owner, releasing, stats
 from digest.lessons.owner import LessonDetail, LessonSummary, StatusChange
+from digest.lessons.release import Released
 from digest.lessons.stats import AgentStats
 
 
@@ -60,18 +62,22 @@ def set_lesson_status(
         return owner.set_lesson_status(session, tenant, agent, lesson_id, status, reason, by)
 
 
-def release_lesson(
+def release_lessons(
     tenant: str,
     agent: str,
-    lesson_id: int,
+    lesson_ids: Sequence[int] = (),
     *,
+    every_held: bool = False,
     by: str,
     reason: str | None = None,
     settings: Settings | None = None,
-) -> StatusChange:
-    """Put a quarantined lesson in use after review (see ``owner.release_lesson``)."""
+) -> list[Released]:
+    """Release held or quarantined lessons on a person's word (see
+    ``releasing.release_lessons``), all in one transaction."""
     with session_scope(_url(settings)) as session:
-        return owner.release_lesson(session, tenant, agent, lesson_id, by=by, reason=reason)
+        return releasing.release_lessons(
+            session, tenant, agent, lesson_ids, every_held=every_held, by=by, reason=reason
+        )
 
 
 def resettable_count(tenant: str, agent: str, settings: Settings | None = None) -> int:

@@ -8,9 +8,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import ColumnElement, Select, func, not_, select
 from sqlalchemy.orm import Session
 
+from digest.config import get_settings
+from digest.lessons.release import Gate, released_clause
 from digest.models import (
     EVENT_STATUSES,
     LESSON_STATUSES,
@@ -43,6 +45,11 @@ class AgentStats:
     #: events put back after a model fault, soonest first (at most WAITING_SHOWN): id, reason,
     #: next attempt (ISO 8601) and since when its faults have lasted
     waiting: list[dict[str, Any]] = field(default_factory=list)
+    #: active lessons no agent reads yet (``digest.lessons.release``), and what releases them:
+    #: ``gate`` independent sources whose runs span ``spread_s`` seconds, or a person
+    held: int = 0
+    gate: int = 0
+    spread_s: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -145,6 +152,7 @@ def agent_stats(
                     "waiting_since": as_utc(since).isoformat() if since else None,
                 }
             )
+    gates, held = _held(session, [a for a, _ in selected])
     result = []
     for agent_row, tenant_name in selected:
         counts = events[agent_row.id]
@@ -163,9 +171,33 @@ def agent_stats(
                 cost_usd=round(cost, 6),
                 active_version=numbers.get(agent_row.id),
                 waiting=waiting[agent_row.id],
+                held=held.get(agent_row.id, 0),
+                gate=gates[agent_row.id].gate,
+                spread_s=gates[agent_row.id].spread_s,
             )
         )
     return result
+
+
+def _held(session: Session, agents: list[Agent]) -> tuple[dict[int, Gate], dict[int, int]]:
+    """Each agent's release gate, and how many of its active lessons it holds: one count per
+    distinct gate among their tenants."""
+    settings = get_settings()
+    tenants = {
+        t.id: t
+        for t in session.scalars(select(Tenant).where(Tenant.id.in_({a.tenant_id for a in agents})))
+    }
+    gates = {a.id: Gate.of(tenants[a.tenant_id], settings) for a in agents}
+    held: dict[int, int] = {}
+    for gate in set(gates.values()):
+        ids = [agent_id for agent_id, g in gates.items() if g == gate]
+        for agent_id, n in session.execute(
+            select(Lesson.agent_id, func.count())
+            .where(Lesson.agent_id.in_(ids), Lesson.status == "active", not_(released_clause(gate)))
+            .group_by(Lesson.agent_id)
+        ):
+            held[agent_id] = int(n)
+    return gates, held
 
 
 def skip_reasons(session: Session, tenant: str, agent: str) -> Counter[str]:

@@ -18,6 +18,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from digest.lessons.cues import event_cues, merged
+from digest.lessons.release import note_cited
 from digest.lessons.transition import (
     CITED,
     bump_epoch,
@@ -205,6 +206,9 @@ def add_lesson(
         hit_count=0,
         status=status,
         status_reason=status_reason,
+        # its one citation is its one source (digest.lessons.release)
+        independent_sources=1 if event.trust == "low" else 0,
+        source_span_s=0,
         last_seen_at=now,
         created_at=now,
         updated_at=now,
@@ -243,6 +247,7 @@ def add_evidence(session: Session, lesson: Lesson, event: Event, note: str) -> b
         if not first_in_transaction(session, CITED, (lesson.id, event.id)):
             return False
         session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
+        _counts_toward_release(session, lesson, event)
         return True
     session.flush()  # the lesson row must exist before its citation
     values = {
@@ -261,7 +266,16 @@ def add_evidence(session: Session, lesson: Lesson, event: Event, note: str) -> b
             sqlite_insert(LessonEvidence).values(**values).on_conflict_do_nothing()
             .returning(LessonEvidence.id)
         )  # fmt: skip
+    if inserted is not None:
+        _counts_toward_release(session, lesson, event)
     return inserted is not None
+
+
+def _counts_toward_release(session: Session, lesson: Lesson, event: Event) -> None:
+    """An untrusted citation may corroborate the lesson: recount its independent sources when
+    the transaction commits (``digest.lessons.release``)."""
+    if event.trust == "low":
+        note_cited(session, lesson.id)
 
 
 def support_lesson(
@@ -292,8 +306,17 @@ def update_lesson(
     lesson to another tenant, agent or scope."""
     cand = merged.normalised()
     note = f"enriched by {event.kind} event {event.id}"
+    restart: dict[str, Any] = {}
+    rewritten = (cand.situation, cand.correction, cand.mistake or lesson.mistake) != (
+        lesson.situation, lesson.correction, lesson.mistake,
+    )  # fmt: skip
+    if event.trust == "low" and rewritten:
+        # Corroboration vouched for the old words: the new ones count their sources afresh,
+        # from this citation on, so one run cannot swap the text of a released lesson.
+        restart["sources_since"] = utcnow()
+        note_cited(session, lesson.id)
     _cite(
-        session, lesson, "UPDATE", note, event, reason, model, prompt_hash,
+        session, lesson, "UPDATE", note, event, reason, model, prompt_hash, **restart,
         situation=cand.situation,
         correction=cand.correction,
         mistake=cand.mistake or lesson.mistake,

@@ -33,6 +33,8 @@ from digest.db import session_scope
 from digest.errors import InvalidArgument
 from digest.fingerprint import edit_family, edit_key, edit_keys, run_failures
 from digest.lessons.effect.measure import LessonEffect, agent_effects
+from digest.lessons.owner import agent_gate
+from digest.lessons.release import Gate, held_note
 from digest.models import Event, Lesson, LessonEvidence, as_utc, utcnow
 from digest.report.contents import EDITS_SHOWN, TOPICS_SHOWN, LessonRef, Report, Topic, WeekRuns
 from digest.report.labels import edit_label, short_label
@@ -145,16 +147,20 @@ def _lesson_refs(
         }
         for key, lesson_id in missing.items():
             wanted[key] = found.get(lesson_id)
-    return {key: _ref(lesson, effects) if lesson else None for key, lesson in wanted.items()}
+    gate = agent_gate(session, agent_id)
+    return {key: _ref(lesson, effects, gate) if lesson else None for key, lesson in wanted.items()}
 
 
-def _ref(lesson: Lesson, effects: dict[int, LessonEffect]) -> LessonRef:
+def _ref(lesson: Lesson, effects: dict[int, LessonEffect], gate: Gate) -> LessonRef:
     effect = effects.get(lesson.id)
     return LessonRef(
         id=lesson.id,
         title=lesson.title,
         status=lesson.status,
         trust=lesson.trust,
+        held=held_note(lesson.trust, lesson.independent_sources, lesson.source_span_s, gate)
+        if lesson.status == "active"
+        else None,
         verdict=effect.verdict if effect else None,
         applied_runs=effect.applied.runs if effect else 0,
         success_rate=effect.applied.rate if effect else None,

@@ -28,6 +28,8 @@ class LessonRef:
     title: str
     status: str
     trust: str
+    #: why no agent reads it yet ("held: 1 of 2 independent sources"); None: released
+    held: str | None
     #: the effect verdict (``digest.lessons.effect.verdict.VERDICTS``); None: never applied in a
     #: counted run
     verdict: str | None
@@ -41,6 +43,7 @@ class LessonRef:
             "title": self.title,
             "status": self.status,
             "trust": self.trust,
+            "held": self.held,
             "verdict": self.verdict,
             "applied_runs": self.applied_runs,
             "success_rate": _rounded(self.success_rate),

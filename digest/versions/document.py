@@ -1,12 +1,10 @@
 """The learning document: which lessons it folds in and how it renders them, byte-stable for the
 same lessons.
 
-What enters (issue 12): active, unexpired, agent-wide lessons that are trusted or reviewed, or
-untrusted ones whose *independent* support reaches the frequency gate and whose text still
-passes the screen. Independent support counts distinct sources among the untrusted events that
-cite a lesson (a contact, else a thread; events with neither are one source together), and only
-when those events span the tenant's ``independent_spread_s``: five forged runs in a burst, from
-however many made-up contacts, are one campaign.
+What enters (issues 12 and 25): active, unexpired, agent-wide lessons that the one release
+rule lets an agent read (``digest.lessons.release``: trusted or reviewed, or untrusted and
+corroborated by independent sources reaching the tenant's frequency gate), untrusted ones only
+while their text still passes the screen.
 
 How it renders: a person's words in a section per source ("Facts from the owner", "Rules from
 the owner", "How the owner wants replies written"); everything distilled from run text in its
@@ -19,7 +17,6 @@ out of the text (it is still folded in).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from datetime import datetime
 
@@ -35,9 +32,10 @@ from digest.agent_text import (
     AgentLesson,
     for_agent,
 )
+from digest.lessons.release import Gate, released_clause
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
-from digest.models import PROTECTED_TRUST, Event, Lesson, LessonEvidence, as_utc
+from digest.models import PROTECTED_TRUST, Lesson
 from digest.reflect.screen import lesson_reason
 
 log = get_logger("digest.versions")
@@ -50,33 +48,12 @@ SECTIONS = (
 )
 
 
-def independent_support(session: Session, lesson_ids: list[int], spread_s: int) -> dict[int, int]:
-    """Per lesson: how many independent sources among the untrusted events citing it."""
-    rows = session.execute(
-        select(LessonEvidence.lesson_id, Event.contact_id, Event.thread_id, Event.created_at)
-        .join(Event, Event.id == LessonEvidence.event_id)
-        .where(LessonEvidence.lesson_id.in_(lesson_ids), Event.trust == "low")
-    )
-    sources: dict[int, set[str]] = defaultdict(set)
-    times: dict[int, list[datetime]] = defaultdict(list)
-    for lesson_id, contact, thread, created in rows:
-        sources[lesson_id].add(f"c:{contact}" if contact else f"t:{thread}" if thread else "-")
-        times[lesson_id].append(as_utc(created))
-    counted: dict[int, int] = {}
-    for lesson_id in lesson_ids:
-        moments = times.get(lesson_id) or []
-        spread = (max(moments) - min(moments)).total_seconds() if moments else 0.0
-        distinct = len(sources.get(lesson_id) or ())
-        counted[lesson_id] = distinct if spread >= spread_s else min(distinct, 1)
-    return counted
-
-
-def eligible_lessons(
-    session: Session, agent_id: int, gate: int, now: datetime, spread_s: int = 0
-) -> list[Lesson]:
-    """Active, unexpired, agent-wide lessons that are trusted or reviewed, or untrusted with
-    independent support ≥ ``gate`` and a text that passes the screen, by slug. (A contact's
-    own preference stays out of the shared document until it is promoted.)"""
+def eligible_lessons(session: Session, agent_id: int, gate: Gate, now: datetime) -> list[Lesson]:
+    """Active, unexpired, agent-wide lessons the release rule lets an agent read
+    (``digest.lessons.release``: trusted or reviewed, or untrusted and corroborated by
+    independent sources reaching the gate) whose text, if untrusted, passes the screen, by
+    slug. (A contact's own preference stays out of the shared document until it is
+    promoted.)"""
     rows = list(
         session.scalars(
             select(Lesson)
@@ -85,18 +62,14 @@ def eligible_lessons(
                 Lesson.status == "active",
                 Lesson.scope == "agent",
                 or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
-                or_(Lesson.support_count >= gate, Lesson.trust.in_(PROTECTED_TRUST)),
+                released_clause(gate),
             )
             .order_by(Lesson.slug)
         )
     )
-    untrusted = [lesson.id for lesson in rows if lesson.trust not in PROTECTED_TRUST]
-    support = independent_support(session, untrusted, spread_s) if untrusted else {}
     kept = []
     for lesson in rows:
         if lesson.trust not in PROTECTED_TRUST:
-            if support.get(lesson.id, 0) < gate:
-                continue
             why = lesson_reason(lesson_candidate(lesson), None)
             if why is not None:  # stored before today's screen knew better
                 log.warning("lesson_kept_out", lesson_id=lesson.id, reason=why)

@@ -15,6 +15,7 @@ from digest.agent_text import agent_title
 from digest.config import Settings
 from digest.errors import NotFound
 from digest.lessons.called import called_names
+from digest.lessons.release import Gate
 from digest.models import Agent, LearningVersion, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import TenantPolicy, policy_for
 from digest.versions.chain import latest_pending
@@ -49,9 +50,8 @@ def read_draft(
     session: Session, agent: Agent, policy: TenantPolicy, current: LearningVersion | None
 ) -> Draft:
     """The document the agent's lessons make now, and how it differs from ``current``."""
-    lessons = eligible_lessons(
-        session, agent.id, policy.frequency_gate, utcnow(), policy.independent_spread_s
-    )
+    gate = Gate(policy.frequency_gate, policy.independent_spread_s)
+    lessons = eligible_lessons(session, agent.id, gate, utcnow())
     ids = [lesson.id for lesson in lessons]
     event_ids: list[int] = []
     if ids:

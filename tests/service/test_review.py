@@ -307,3 +307,49 @@ def test_the_struggled_with_report_and_the_measured_effect_are_on_the_page(
     lesson = list_lessons(scene.tenant.name, scene.agent, "active")[0]
     page = browser_like.get(f"/review/agents/{scene.agent}/lessons/{lesson.id}")
     assert 'id="effect"' in page.text and "not applied in any counted run yet" in page.text
+
+
+def test_held_lessons_say_how_far_they_came_and_are_released_by_a_person(
+    browser_like: httpx.Client, review_scene: ReviewScene
+) -> None:
+    """Run text one contact reported waits (issue 25): the list and the lesson say so, and the
+    owner releases one, then every other held lesson, each recorded with who did it."""
+    from digest.pipeline import drain
+
+    scene = review_scene
+    for tool in ("book_courier", "ship_parcel", "print_label"):
+        digest.record_run(
+            scene.tenant.name, scene.agent, outcome="failure", contact_id="ann",
+            task=f"Send order 7 with {tool}",
+            tool_calls=[{"tool": tool, "ok": False, "error": "field 'carrier' is required"}],
+        )  # fmt: skip
+    drain()
+    held = [x for x in list_lessons(scene.tenant.name, scene.agent, "active") if x.held]
+    assert len(held) == 3, [(x.title, x.release) for x in held]
+    token = _signed_in(browser_like, scene.tenant)
+    listing = browser_like.get(f"/review/agents/{scene.agent}/lessons")
+    assert "3 active lessons held" in listing.text and listing.text.count("held 1/2") == 3
+    first = held[0].id
+    page = browser_like.get(f"/review/agents/{scene.agent}/lessons/{first}")
+    shown = re.search(r'id="release-state">(.*?)</dd>', page.text, re.S)
+    assert shown is not None and shown.group(1) == "no, held: 1 of 2 independent sources"
+    one = browser_like.post(
+        f"/review/agents/{scene.agent}/lessons/{first}/release",
+        data={"csrf": token, "reason": "a real courier rule"},
+    )
+    assert one.status_code == 303 and one.headers["location"].endswith("?done=release")
+    detail = lesson_detail(scene.tenant.name, scene.agent, first)
+    assert detail.lesson.trust == "reviewed" and detail.lesson.held is None
+    assert re.fullmatch(r"Ann \(owner key dg_owner_[\w-]{8}\)", detail.lesson.released_by or "")
+    assert "a real courier rule" in (detail.history[-1].reason or "")
+    every = browser_like.post(
+        f"/review/agents/{scene.agent}/lessons/release-held", data={"csrf": token}
+    )
+    assert every.status_code == 303 and "released%202%20held" in every.headers["location"]
+    assert not [x for x in list_lessons(scene.tenant.name, scene.agent, "active") if x.held]
+    quarantined = lesson_detail(scene.tenant.name, scene.agent, scene.quarantined_id)
+    assert quarantined.lesson.status == "quarantined"  # --all never lifts a quarantine
+    forged = browser_like.post(
+        f"/review/agents/{scene.agent}/lessons/release-held", data={"csrf": "not-the-token"}
+    )
+    assert forged.status_code == 403

@@ -1,8 +1,9 @@
 """digest.versions.document: what enters the learning document and how it is shown (issue 12).
 
-Untrusted lessons enter only with independent support (distinct contacts or threads, spread in
-time) and a text that still passes the screen; they render in their own "Observed in past runs"
-section, apart from a person's words. Embedded SQLite, the real pipeline, offline/rules.
+Untrusted lessons enter only once released (issue 25: independent sources, distinct contacts or
+threads, spread in time when the tenant asks for it) and with a text that still passes the
+screen; they render in their own "Observed in past runs" section, apart from a person's words.
+Embedded SQLite, the real pipeline, offline/rules.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from sqlalchemy import select, update
 
 import digest
 from digest.db import session_scope
-from digest.models import Event, Lesson
+from digest.lessons.release import recount, source_counts
+from digest.models import Event, Lesson, LessonEvidence
 from digest.pipeline import improve_now
 from digest.tenants import configure_tenant
-from digest.versions.document import OBSERVED_HEADING, independent_support
+from digest.versions.document import OBSERVED_HEADING
 from tests.versions.conftest import AGENT, agent_id, versions
 
 ERROR = "ValidationError: field 'carrier_code' is required"
@@ -46,7 +48,8 @@ def _body(tenant: str) -> str:
 
 
 def _age(event_ids: list[int], hours: list[float]) -> None:
-    """Move events back in time, as if they had come in over ``hours``."""
+    """Move events back in time, as if they had come in over ``hours``; the lessons citing
+    them are counted again, as they were when those events were cited."""
     with session_scope() as session:
         for event_id, back in zip(event_ids, hours, strict=True):
             created = session.get(Event, event_id).created_at  # type: ignore[union-attr]
@@ -54,6 +57,8 @@ def _age(event_ids: list[int], hours: list[float]) -> None:
                 update(Event).where(Event.id == event_id)
                 .values(created_at=created - timedelta(hours=back))
             )  # fmt: skip
+        cited = select(LessonEvidence.lesson_id).where(LessonEvidence.event_id.in_(event_ids))
+        recount(session, session.scalars(cited).all())
 
 
 def test_five_identical_runs_in_a_burst_are_one_source(sqlite_env: str, tenant: str) -> None:
@@ -61,15 +66,19 @@ def test_five_identical_runs_in_a_burst_are_one_source(sqlite_env: str, tenant: 
     assert _body(tenant) == ""  # nothing entered: no version at all
     lesson = _lesson(tenant)
     assert lesson.support_count == 5 and lesson.trust == "untrusted"
+    assert lesson.independent_sources == 1
     with session_scope() as session:
-        assert independent_support(session, [lesson.id], 0) == {lesson.id: 1}
+        assert source_counts(session, [lesson.id])[lesson.id][0] == 1
     _age(ids, [5, 4, 3, 2, 1])  # spread over hours, but still one (unattributed) source
+    assert _lesson(tenant).source_span_s >= 4 * 3600 - 1
     assert _body(tenant) == ""
 
 
 def test_many_contacts_in_a_burst_count_once_until_the_runs_are_spread(
     sqlite_env: str, tenant: str
 ) -> None:
+    with session_scope() as session:  # a tenant that asks for a spread (the default is 0)
+        configure_tenant(session, tenant, independent_spread_s=3600)
     ids = [_fail(tenant, contact=f"cust-{n}") for n in range(4)]
     assert _body(tenant) == ""
     _age(ids, [3, 2, 1, 0])  # the same contacts, over three hours: independent sources

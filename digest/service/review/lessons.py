@@ -1,6 +1,7 @@
 """The review page's lesson pages: an agent's lessons, filtered by status (quarantined too),
 source and trust; one lesson with its evidence, history and measured effect; and the owner's
-decisions on it: release from quarantine, disable, enable.
+decisions on it: release (a held lesson, before independent sources corroborate it, or a
+quarantined one after review), disable, enable; and releasing every held lesson at once.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from fastapi.responses import Response
 
 from digest.errors import NotFound
 from digest.lessons.effect.measure import effect_report
-from digest.lessons.service import lesson_detail, list_lessons, release_lesson, set_lesson_status
+from digest.lessons.service import lesson_detail, list_lessons, release_lessons, set_lesson_status
 from digest.models import LESSON_STATUSES, LESSON_TRUST
 from digest.service.review.access import owner_decision, owner_page
 from digest.service.review.pages import Refused, agent_url, error_page, page
@@ -59,10 +60,11 @@ async def lessons_page(request: Request, agent: str) -> Response:
             if (not filters.source or lesson.source == filters.source)
             and (not filters.trust or lesson.trust == filters.trust)
         ]
+        held = sum(1 for x in every if x.status == "active" and x.held)
         return page(
             "lessons.html", owner, agent=agent, lessons=shown[:LESSONS_SHOWN], total=len(shown),
             filters=filters, statuses=LESSON_STATUSES, sources=sources, trusts=LESSON_TRUST,
-            agent_url=agent_url,
+            agent_url=agent_url, held=held, note=request.query_params.get("done"),
         )  # fmt: skip
 
     return await owner_page(request, render)
@@ -82,12 +84,23 @@ async def lesson_page(request: Request, agent: str, lesson_id: int) -> Response:
     return await owner_page(request, render)
 
 
+@router.post("/agents/{agent}/lessons/release-held")
+async def release_every_held(request: Request, agent: str) -> Response:
+    def act(owner: Owner, form: dict[str, str]) -> str:
+        reason = form.get("reason", "").strip() or None
+        done = release_lessons(owner.tenant, agent, every_held=True, by=owner.who, reason=reason)
+        released = sum(row.changed for row in done)
+        return agent_url(agent, "lessons") + f"?done={quote(f'released {released} held')}"
+
+    return await owner_decision(request, act)
+
+
 @router.post("/agents/{agent}/lessons/{lesson_id}/{action}")
 async def lesson_decision(request: Request, agent: str, lesson_id: int, action: str) -> Response:
     def act(owner: Owner, form: dict[str, str]) -> str:
         reason = form.get("reason", "").strip() or None
         if action == "release":
-            release_lesson(owner.tenant, agent, lesson_id, by=owner.who, reason=reason)
+            release_lessons(owner.tenant, agent, [lesson_id], by=owner.who, reason=reason)
         elif action in _LESSON_STATUS_ACTIONS:
             status = _LESSON_STATUS_ACTIONS[action]
             set_lesson_status(owner.tenant, agent, lesson_id, status, reason, by=owner.who)
