@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from digest.cli import render
+from digest.cli import progress, render
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, regular_file
 from digest.config import get_settings, resource_dir
 from digest.errors import DigestError
@@ -61,7 +61,7 @@ def _capture_with_progress(file: Path, *, quiet: bool) -> Any:
     from digest.capture.batch import capture_file
 
     total = regular_file(file, "--file").stat().st_size
-    with render.byte_progress(
+    with progress.byte_progress(
         "capturing", total, disable=quiet or total < PROGRESS_FROM_BYTES
     ) as advance:
         return capture_file(file, on_progress=advance)
@@ -77,7 +77,7 @@ def drain(
     whose reflection raises is reported and the others go on; exit 1 if any did."""
     from digest.pipeline import drain as drain_events
 
-    with render.count_progress("reflecting", disable=as_json) as advance:
+    with progress.count_progress("reflecting", disable=as_json) as advance:
         results = drain_events(tenant=tenant, agent=agent, on_result=lambda _: advance())
     by_status = Counter(r.status for r in results)
     errors = [r for r in results if r.status == "error"]
@@ -154,7 +154,7 @@ def demo(
 
     statuses: Counter[str] = Counter()
     errors: list[Any] = []
-    with render.event_progress("2. reflecting") as advance:
+    with progress.event_progress("2. reflecting") as advance:
 
         def tick(result: Any) -> None:
             statuses[result.status] += 1
@@ -230,7 +230,7 @@ def improve_now_command(
         if not as_json:
             render.held_lessons(tenant, agent)
         return
-    with render.unlogged("digest.publish"):  # its failure is this command's one line
+    with progress.unlogged("digest.publish"):  # its failure is this command's one line
         asked = request_improve_now(tenant, agent, settings)
     if asked is None:
         raise DigestError("the broker did not take the task; is Redis up? (nothing was changed)")

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json as jsonlib
-import logging
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rich.console import Console
 from rich.highlighter import JSONHighlighter
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -74,24 +71,6 @@ def note(message: str) -> None:
     """A progress line on stderr, only when stderr is a terminal (a script's log stays quiet)."""
     if err.is_terminal:
         err.print(Text(" ".join(clean(message).split()), style="dim"))
-
-
-@contextmanager
-def unlogged(logger: str) -> Iterator[None]:
-    """Keep ``logger``'s records (and its children's) off the console while the block runs:
-    for a failure the command reports as its own one line."""
-
-    def other(record: logging.LogRecord) -> bool:
-        return not (record.name == logger or record.name.startswith(logger + "."))
-
-    handlers = logging.getLogger().handlers
-    for handler in handlers:
-        handler.addFilter(other)
-    try:
-        yield
-    finally:
-        for handler in handlers:
-            handler.removeFilter(other)
 
 
 def warn(message: str) -> None:
@@ -415,56 +394,6 @@ def compose_result(result: Any, as_json: bool) -> None:
         )
     if in_flight:
         say(f"{in_flight} event(s) were still being reflected by a worker; not included")
-
-
-# --- progress ---------------------------------------------------------------------------------
-
-
-@contextmanager
-def byte_progress(label: str, total: int, *, disable: bool) -> Iterator[Callable[[int], None]]:
-    """A transient bar on stderr over ``total`` bytes; yields ``advance(n_bytes)``."""
-    with Progress(
-        TextColumn(label),
-        BarColumn(),
-        DownloadColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        disable=disable,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(label, total=total)
-        yield lambda n: progress.advance(task, n)
-
-
-@contextmanager
-def count_progress(label: str, *, disable: bool = False) -> Iterator[Callable[[], None]]:
-    """A transient counter on stderr while long work runs, only at a terminal (a script's
-    output stays what it was); yields ``advance()``."""
-    with Progress(
-        TextColumn(label),
-        TextColumn("{task.completed} event(s)"),
-        TimeElapsedColumn(),
-        console=err,
-        disable=disable or not err.is_terminal,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(label, total=None)
-        yield lambda: progress.advance(task)
-
-
-@contextmanager
-def event_progress(label: str) -> Iterator[Callable[[], None]]:
-    """A bar on stdout counting events as they come, left in place; yields ``advance()``."""
-    with Progress(
-        TextColumn(label),
-        BarColumn(),
-        TextColumn("{task.completed} event(s)"),
-        console=out,
-        transient=False,
-    ) as progress:
-        task = progress.add_task(label, total=None)
-        yield lambda: progress.advance(task)
-        progress.update(task, total=progress.tasks[0].completed)
 
 
 # --- API keys ---------------------------------------------------------------------------------
