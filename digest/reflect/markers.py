@@ -71,6 +71,10 @@ SQUASHED: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:reveal|print|show|output|leak|dump|repeat)(?:me|us|your|the|full|entire|hidden)*"
         r"(?:systemprompt|initialinstructions|hiddeninstructions|apikeys?|credentials|secrets)"
     )),
+    ("asks to send data out", re.compile(
+        r"(?:bcc|cc|copy|forward|send)\w{0,60}?(?:oneveryreply|oneachreply|everyreply|allreplies|everymessage"
+        r"|allmessages|everyemail|allemails|eachreply|eachmessage)"
+    )),
     ("changes whom the agent obeys", re.compile(
         r"youarenow(?:dan|jailbroken|unrestricted|unfiltered|admin|root|evil)"
     )),

@@ -41,7 +41,8 @@ _HIDDEN_ENGLISH = frozenset({"reversed", "reversed-lines", "rot13", "deobfuscate
 _ATTACK_WORD = re.compile(
     r"ignor|disregard|forget|instruction|prompt|system|reveal|passw|secret|token|\bkeys?\b|send|forward|"
     r"e-?mail|copy|delete|drop|wipe|purge|approv|verif|refund|transfer|admin|obey|you|assistant|\bai\b|"
-    r"polic|rule|always|never|from now|curl|wget|http|@|bypass|skip|discount|<|\[|\{",
+    r"polic|rule|always|never|from now|curl|wget|http|@|bypass|skip|discount|disabl|fraud|limit|"
+    r"check|every|\bb?cc\b|<|\[|\{",
     re.I,
 )
 

@@ -81,8 +81,8 @@ _has["ROLE"] = re.compile(ROLE, re.I)
 _ADDRESS = _re(
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?|ftp|wss?)://\S+|www\.[\w-]+\.\S+|\+\d[\d ()-]{7,}\d"
 )
-#: a sending verb used as one: followed by a space ("email=x@y", "(email)=(x@y)" are data)
-_SEND_VERB = re.compile(rf"{_W['SEND']}(?=\s)", re.I)
+#: a sending verb used as one, not as a name ("email=x@y", "(email)=(x@y)" are data)
+_SEND_VERB = re.compile(rf"(?<![-.@/]){_W['SEND']}(?![-.@/=:)\"'])", re.I)
 _CONTACT = _re(r"\b(?:contact|message|notify|ping|text|reach)\b|\bwith (?:the|your|all|its)\b")
 _STATUS = re.compile(r"(?<![\w.])[45]\d\d(?![\w.])")
 _PERSONA = _re(rf"{_W['PERSONA']}(?:[^.!?]{{0,40}}?(?:{ROLE}|{_W['UNBOUND']}))?")
@@ -92,6 +92,7 @@ _PERSONA_ALONE = _re(
     r"|(?:^|[.!:\[(>]\s*)(?:developer|god|dan|sudo) mode (?:is |has been )?(?:now )?"
     r"(?:on|enabled|activated)"
 )
+_HELD_BUT_NO = _re(_class(words.HELD.replace("|no|", "|")))
 _RELAXED = _re(rf"{_W['RELAX']}(?:\s+\w+){{0,2}}")
 _GUEST = _re(
     rf"{_W['ALL']}|\b(?:guest|anonymous|external|public|unverified)\w*"
@@ -112,7 +113,9 @@ _REMEMBER_AS = _re(
     r"(?:system|owner|operator|admin|trusted|permanent|standing|core|official)\s+"
     r"(?:directive|instruction|rule|message|prompt|policy|lesson|memory|order)"
 )  # fmt: skip
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|[。！？|؟]+|(?<=[:])\s+(?=[A-Z])")
+_SENTENCE = re.compile(
+    r"(?<=[.!?;])\s+|[。！？|؟]+|(?<=[:])\s+(?=[A-Z])|(?<=[\u3000-\u9fff\uac00-\ud7af]):\s*"
+)
 _CLAUSE = re.compile(r"[,;:(]|\b(?:but|except|and|which|whose)\b")
 _PAST = _re(r"\b(?:was|were|had|did)\b|^\s*\w+ed\b")
 
@@ -217,9 +220,9 @@ def _policy(s: str, run_text: bool) -> str | None:
     if _has["API"].search(s):
         return None  # a tool's own interface changed: data
     for clause in [s, *_CLAUSE.split(s)]:
-        if _near(clause, "GUARD", "RELAX", 40) and not _has["HELD"].search(
-            _RELAXED.sub(" ", clause)
-        ):
+        # "no approval step now" relaxes too: there a "no" restricts nothing
+        relaxed = _near(clause, "GUARD", "RELAX", 40)
+        if relaxed and not _HELD_BUT_NO.search(_RELAXED.sub(" ", clause)):
             return "asserts a policy change"
         if _near(clause, "WITHOUT", "GUARD", 25) and (
             _has["PERMIT"].search(clause)
