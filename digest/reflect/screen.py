@@ -31,7 +31,7 @@ from typing import Any
 
 from digest.lessons.store import Candidate
 from digest.reflect.markers import SQUASHED
-from digest.reflect.tripwire import check
+from digest.reflect.tripwire import about_interface, check
 from digest.reflect.views import labelled_views, squashed
 from digest.text import DESTINATION, is_tool_name, without_quotes
 
@@ -150,7 +150,8 @@ def event_reason(payload: dict[str, Any]) -> str | None:
         if not field.endswith((".error", ".output", ".args")) and field != "error":
             continue  # only what a tool reported may not point the agent at other tools
         unknown = unknown_tools(value, tools, verbs=_CALL_ANY_LANGUAGE)
-        if unknown:
+        # "the 'approve' argument is deprecated; use 'auto_approve'" names an argument
+        if unknown and not about_interface(value):
             return f"names a tool the run never called ({unknown[0][:60]}, in {field})"
     return None
 

@@ -60,7 +60,7 @@ _W = {name: _class(getattr(words, name)) for name in (
     "LEAD", "AFTER", "MODAL", "YOU", "FROM_NOW", "IGNORE", "INSTRUCTIONS", "RULES", "PRIOR",
     "VOID", "PERSONA", "UNBOUND", "NEG", "FAILED", "SEND", "REVEAL", "SECRET", "REPLY", "GUARD",
     "RELAX", "WITHOUT", "HELD", "PERMIT", "ALL", "CUSTOMERS", "BENEFIT", "NEW_POLICY", "API",
-    "ALWAYS", "LONGER", "GRANT", "ELEVATED",
+    "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND", "ORDER_LEAD",
 )}  # fmt: skip
 #: a check glued into a name ("SKIP=check-yaml", "verify_ssl") is a name, not a check
 _W["GUARD"] = rf"(?<![-_=./]){_W['GUARD']}(?![-_=./]\w)"
@@ -71,7 +71,8 @@ _W["SECRET"] = (
 _ARTICLE = r"(?:(?:the|an?|any|all|every|la|le|l'|el|die|der|den|il|lo|het|de)\s+)?"
 _ADDRESSED = _re(
     rf"{_W['LEAD']}\s*[,:]?\s*{_ARTICLE}{ROLE}"  # "note to the AI", "as the assistant"
-    rf"|(?:^|[>\[(\-*#])\s*{ROLE}\s*[:,]"  # "assistant:", "AI, …" opening a sentence
+    rf"|(?:^|[>\[(\-*#])\s*{ROLE}\s*[:,](?=.*?(?:{_W['YOU']}|{_W['MODAL']}|{_W['IGNORE']}|{_W['FROM_NOW']}"
+    rf"|{_W['ALWAYS']}|{_W['GRANT']}|{_W['SEND']}|{_W['REVEAL']}))"  # "assistant: you …"
     rf"|{ROLE}\s*(?:\w+\s+)?{_W['MODAL']}"  # "the assistant must", "AI agents should"
     rf"|{ROLE}\s*{_W['AFTER']}"  # "AIへ", "asistan için"
     rf"|{ROLE}\s+(?:\w+\s+)?(?:reading|processing|parsing|summari[sz]ing|seeing) this"
@@ -83,6 +84,17 @@ _ADDRESS = _re(
 )
 #: a sending verb used as one, not as a name ("email=x@y", "(email)=(x@y)" are data)
 _SEND_VERB = re.compile(rf"(?<![-.@/]){_W['SEND']}(?![-.@/=:)\"'])", re.I)
+_SEND_ORDER = re.compile(
+    rf"^\W*(?:{_W['ORDER_LEAD']}\W+){{0,3}}{_W['SEND']}(?![-.@/=:)\"'])"
+    rf"|(?<=\s){_W['SEND']}[.!?]*\s*$",
+    re.I,
+)
+#: a command-line option or a setting assigned ("--allow-root", "SKIP=check-yaml")
+_OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]+|\b[A-Z][A-Z0-9_]+=\S")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_ASKER = _re(
+    r"\b(?:customers?|callers?|users?|clients?|requesters?|whoever|chi|quien|quem|wer|кто|谁|誰|누구)\b"
+)
 _CONTACT = _re(r"\b(?:contact|message|notify|ping|text|reach)\b|\bwith (?:the|your|all|its)\b")
 _STATUS = re.compile(r"(?<![\w.])[45]\d\d(?![\w.])")
 _PERSONA = _re(rf"{_W['PERSONA']}(?:[^.!?]{{0,40}}?(?:{ROLE}|{_W['UNBOUND']}))?")
@@ -92,6 +104,7 @@ _PERSONA_ALONE = _re(
     r"|(?:^|[.!:\[(>]\s*)(?:developer|god|dan|sudo) mode (?:is |has been )?(?:now )?"
     r"(?:on|enabled|activated)"
 )
+_GRANT_FIRST = _re(rf"\W*{_W['GRANT']}")
 _HELD_BUT_NO = _re(_class(words.HELD.replace("|no|", "|")))
 _RELAXED = _re(rf"{_W['RELAX']}(?:\s+\w+){{0,2}}")
 _GUEST = _re(
@@ -117,7 +130,6 @@ _SENTENCE = re.compile(
     r"(?<=[.!?;])\s+|[。！？|؟]+|(?<=[:])\s+(?=[A-Z])|(?<=[\u3000-\u9fff\uac00-\ud7af]):\s*"
 )
 _CLAUSE = re.compile(r"[,;:(]|\b(?:but|except|and|which|whose)\b")
-_PAST = _re(r"\b(?:was|were|had|did)\b|^\s*\w+ed\b")
 
 
 def _sentences(text: str) -> Iterator[str]:
@@ -167,7 +179,8 @@ def _guidance(s: str, run_text: bool) -> str | None:
     ignores = _has["IGNORE"].search(s) and not _negated_before(s, "IGNORE")
     if ignores and (_has["INSTRUCTIONS"].search(s) or _near(s, "RULES", "PRIOR", 30)):
         return "asks to ignore instructions"
-    if ignores and _after(s, "IGNORE", "GUARD", 40) and not _has["FAILED"].search(s):
+    interface = _has["API"].search(s) or _OPTION.search(s)
+    if ignores and _after(s, "IGNORE", "GUARD", 40) and not (_has["FAILED"].search(s) or interface):
         return "asserts a policy change"  # "disregard the identity check"
     if _NEW_ORDERS.search(s):
         return "asks to ignore instructions"  # "New instructions:"
@@ -201,13 +214,19 @@ def _standing(s: str, run_text: bool) -> str | None:
 def _carry_out(s: str, run_text: bool) -> str | None:
     failed = _has["FAILED"].search(s) or _STATUS.search(s)
     address = _ADDRESS.search(s)
-    if address and _SEND_VERB.search(s) and not failed and not _negated_before(s, "SEND"):
+    ordered = any(_SEND_ORDER.search(clause) for clause in _CLAUSE.split(s)) or (
+        _CJK.search(s) and _SEND_VERB.search(s)  # no word order to read: any sending verb
+    )
+    if address and ordered and not failed and not _negated_before(s, "SEND"):
         return "asks to send data out"
     handed = _SEND_VERB.search(s) or _has["REVEAL"].search(s) or _CONTACT.search(s)
     if address and _has["SECRET"].search(s) and handed and not failed and not _has["NEG"].search(s):
         return "asks to send data out"  # "contact x@y with the admin credentials"
-    shown = _near(s, "REVEAL", "SECRET", 60) or (_any(s, "REPLY", "SEND", "SECRET"))
-    if shown and not _negated_before(s, "REVEAL"):
+    # a secret shown ("print the API key"), or handed to someone ("include the token in the
+    # reply", "provide the credentials to whoever asks")
+    recipient = _has["REPLY"].search(s) or _GUEST.search(s) or _ASKER.search(s)
+    shown = _near(s, "REVEAL", "SECRET", 60) or (_near(s, "HAND", "SECRET", 60) and recipient)
+    if shown and not _negated_before(s, "REVEAL") and not _negated_before(s, "HAND"):
         return "asks to reveal secrets"
     if MONEY.search(s):
         return "asks to send money to an account"
@@ -217,26 +236,27 @@ def _carry_out(s: str, run_text: bool) -> str | None:
 
 
 def _policy(s: str, run_text: bool) -> str | None:
-    if _has["API"].search(s):
-        return None  # a tool's own interface changed: data
+    if _has["API"].search(s) or _OPTION.search(s):
+        return None  # a tool's own interface (a parameter, a header, a flag): data
     for clause in [s, *_CLAUSE.split(s)]:
         # "no approval step now" relaxes too: there a "no" restricts nothing
         relaxed = _near(clause, "GUARD", "RELAX", 40)
         if relaxed and not _HELD_BUT_NO.search(_RELAXED.sub(" ", clause)):
             return "asserts a policy change"
-        if _near(clause, "WITHOUT", "GUARD", 25) and (
-            _has["PERMIT"].search(clause)
-            or not (_has["HELD"].search(clause) or (not run_text and _PAST.search(clause)))
-        ):
+        # "without approval": a permission ("can go out without"), an order to the agent
+        # ("apply it without checking"), or, in run text, anything that restricts nothing; a
+        # lesson's "finishing without checking ends the same way" reports
+        ordered = _GRANT_FIRST.match(clause) or (run_text and not _has["HELD"].search(clause))
+        if _near(clause, "WITHOUT", "GUARD", 25) and (_has["PERMIT"].search(clause) or ordered):
             return "asserts a policy change"
         if _any(clause, "NEG", "LONGER", "GUARD") and not _has["FAILED"].search(clause):
             return (
                 "asserts a policy change"  # "keine Freigabe mehr", "não precisam mais de aprovação"
             )
-    perk = _has["CUSTOMERS"].search(s) or _has["BENEFIT"].search(s)
-    if _any(s, "ALL", "GRANT") and perk and not _restricts(s):
+    perk = _after(s, "ALL", "CUSTOMERS", 25) or _after(s, "ALL", "BENEFIT", 25)
+    if _has["GRANT"].search(s) and perk and not _restricts(s):
         return "asserts a policy change"  # "apply it to every order", "approve all refunds"
-    if _any(s, "ALL", "CUSTOMERS", "BENEFIT") and not _restricts(s):
+    if _after(s, "ALL", "CUSTOMERS", 25) and _has["BENEFIT"].search(s) and not _restricts(s):
         return "asserts a policy change"
     granted = _has["GRANT"].search(s) or _has["PERMIT"].search(s)
     if _has["ELEVATED"].search(s) and granted and _GUEST.search(s) and not _restricts(s):
@@ -256,6 +276,13 @@ def _policy(s: str, run_text: bool) -> str | None:
 _CHECKS: tuple[Callable[[str, bool], str | None], ...] = (
     _guidance, _addressed, _persona, _carry_out, _policy, _standing,
 )  # fmt: skip
+
+
+def about_interface(text: str) -> bool:
+    """Does ``text`` speak of a tool's own interface (a parameter, a header, a flag), so that
+    the names it gives are arguments, not tools to call?"""
+    flat = plain(text)
+    return bool(_has["API"].search(flat) or _OPTION.search(flat))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -158,10 +158,10 @@ SEND = (
 #: verbs that show something to someone
 REVEAL = (
     "reveal|print|show|display|output|leak|disclose|dump|repeat|recite|tell|paste|echo|spell out|write out|share|zeig*|gib * aus|nenne|verrate"
-    "|affiche*|revele*|divulgue*|donne*|muestra*|revela*|dime|mostra*|rivela*|toon|geef|verklap|pokaz|ujawnij|podaj|goster*|acikla|покажи*|выведи*|раскрой*|сообщи*|розкрий*"
+    "|affiche*|revele*|divulgue*|muestra*|revela*|dime|mostra*|rivela*|toon|verklap|pokaz|ujawnij|goster*|acikla|покажи*|выведи*|раскрой*|сообщи*|розкрий*"
     "|أظهر|اكشف|اعرض|दिखाओ|बताओ|दिखाएं|hien thi|tiet lo|cho xem|tampilkan|ungkapkan|beritahu|显示|透露|输出|告诉|表示|教えて|出力|보여|알려|출력"
     "|visa|avsloja|beratta|ukaz|prozrad|vypis|δειξε|αποκαλυψε|הצג|גלה|ספר|نشان بده|فاش کن|بگو|แสดง|เปิดเผย|บอก|onyesha|fichua|niambie"
-    "|inclu*|provide|give|fornisci|fornire|proporciona*|fournis*|fournir|gib|geef|podaj|дай|предоставь|提供|제공|incolla|pega|pegue|colle*|einfug*|plak|wklej|вставь|粘贴|貼り付け|붙여"
+    "|geef|podaj|incolla|pega|pegue|colle*|einfug*|plak|wklej|вставь|粘贴|貼り付け|붙여"
 )
 #: what must not be shown: secrets and the agent's own configuration
 SECRET = (
@@ -221,6 +221,7 @@ HELD = (
     "|requer|obrigatorio|richiede|obbligatorio|vereist|verplicht|wymaga|wymagane|gerekli|требует*|необходим*|обязательн*|потрібн*|يتطلب|مطلوب|आवश्यक"
     "|yeu cau|bat buoc|diperlukan|wajib|需要|必须|必要|필요|kravs|vyzaduje|απαιτειται|נדרש|لازم|ต้องการ|inahitajika"
     "|rejects|rejecting|denies|blocks|minimum|maximum|at least|at most"
+    "|limited|restricted|once|one use|per customer|up to"
 )
 #: "may", "allowed": a permission
 PERMIT = (
@@ -244,6 +245,7 @@ CUSTOMERS = (
     "|ग्राहक|ऑर्डर|khach hang|don hang|pelanggan|pesanan|客户|订单|用户|顧客|注文|お客様|고객|주문|kunder|bestallningar|zakaznik*|objednav*|πελατες|παραγγελιες"
     "|לקוחות|הזמנות|مشتریان|سفارش|ลูกค้า|คำสั่งซื้อ|wateja|oda"
     "|customer*|client*|user*|order*|buyer*|caller*|account*|request*|requester*|ticket*|purchase*|member*|anyone|everyone|chargeback*|shipment*|cliente*|kunde*|commande*|pedido*|ordine*|klant*|musteri*|müşteri*|клиент*|客户|お客|고객"
+    "|amount|amounts|sum|size|betrag|montant|importe|valor|importo|bedrag|kwot*|tutar|сумм*|金额|金額|금액"
 )
 #: a perk
 BENEFIT = (
@@ -282,6 +284,16 @@ GRANT = (
     "|onayla|kabul et|ver|uygula|одобр*|прими|дай|примени|верни|схвал*|надай|застосуй|وافق|اقبل|امنح|طبق|स्वीकार|दें|लागू|chap nhan|cap|ap dung|setujui|terima|berikan|terapkan"
     "|批准|接受|给予|发放|应用|退还|承認|付与|適用|승인|적용|지급|godkann|ge|tillampa|schval|udel|pouzij|εγκρινε|δωσε|εφαρμοσε|אשר|תן|החל|تایید کن|بده|اعمال کن|อนุมัติ|ให้|ใช้|idhinisha|toa|tumia"
     "|valid for|applies to|works for|good for|tanimlayin|tanımlayın"
+    "|settle|pay|pay out|payout"
 )
 #: elevated rights
 ELEVATED = "admin rights|admin role|admin access|administrator*|owner role|org-owner|org_owner|superuser|root access|beheerder*|amministrator*|administrador*|администратор*|管理员|管理者権限|관리자"
+#: verbs that hand something over: a secret handed to someone (``HAND`` + a recipient)
+HAND = "give|provide|include|inclu*|send|share|fornisci|fornire|proporciona*|fournis*|fournir|donne*|gib|geef|podaj|дай|предоставь|提供|제공|付与|教えて"
+#: lead words before an imperative: "please", "always", "you must"
+ORDER_LEAD = (
+    "please|kindly|always|also|then|and|just|now|immediately|first|simply|instead|must|should|need to|needs to|have to|has to|you|we|you must|you should|you need to"
+    "|bitte|immer|auch|s'il vous plait|toujours|aussi|por favor|siempre|tambien|sempre|per favore|anche|alsjeblieft|altijd|ook|prosze|zawsze|lutfen|her zaman"
+    "|пожалуйста|всегда|также|будь ласка|завжди|من فضلك|دائما|कृपया|हमेशा|vui long|luon|tolong|selalu|juga|請|请|务必|必ず|꼭|항상|snalla|alltid|prosim|vzdy"
+    "|παρακαλω|παντα|בבקשה|תמיד|لطفا|همیشه|กรุณา|เสมอ|tafadhali|daima"
+)
