@@ -84,8 +84,13 @@ _ADDRESS = _re(
 )
 #: a sending verb used as one, not as a name ("email=x@y", "(email)=(x@y)" are data)
 _SEND_VERB = re.compile(rf"(?<![-.@/]){_W['SEND']}(?![-.@/=:)\"'])", re.I)
+#: after a sending word, a noun: the word names a thing ("forward rule created", "send failed")
+_NOUN_AFTER = (
+    r"(?:rules?|address\w*|requests?|queue|failed|failure|error|limit|header|settings|policy|of|is"
+    r"|was|has)\b"
+)
 _SEND_ORDER = re.compile(
-    rf"^\W*(?:{_W['ORDER_LEAD']}\W+){{0,3}}{_W['SEND']}(?![-.@/=:)\"'])"
+    rf"^\W*(?:{_W['ORDER_LEAD']}\W+){{0,3}}{_W['SEND']}(?![-.@/=:)\"'])(?!\s+{_NOUN_AFTER})"
     rf"|(?<=\s){_W['SEND']}[.!?]*\s*$",
     re.I,
 )
