@@ -60,7 +60,7 @@ _W = {name: _class(getattr(words, name)) for name in (
     "LEAD", "AFTER", "MODAL", "YOU", "FROM_NOW", "IGNORE", "INSTRUCTIONS", "RULES", "PRIOR",
     "VOID", "PERSONA", "UNBOUND", "NEG", "FAILED", "SEND", "REVEAL", "SECRET", "REPLY", "GUARD",
     "RELAX", "WITHOUT", "HELD", "PERMIT", "ALL", "CUSTOMERS", "BENEFIT", "NEW_POLICY", "API",
-    "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND", "ORDER_LEAD",
+    "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND",
 )}  # fmt: skip
 #: a check glued into a name ("SKIP=check-yaml", "verify_ssl") is a name, not a check
 _W["GUARD"] = rf"(?<![-_=./]){_W['GUARD']}(?![-_=./]\w)"
@@ -82,21 +82,15 @@ _has["ROLE"] = re.compile(ROLE, re.I)
 _ADDRESS = _re(
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?|ftp|wss?)://\S+|www\.[\w-]+\.\S+|\+\d[\d ()-]{7,}\d"
 )
-#: a sending verb used as one, not as a name ("email=x@y", "(email)=(x@y)" are data)
-_SEND_VERB = re.compile(rf"(?<![-.@/]){_W['SEND']}(?![-.@/=:)\"'])", re.I)
 #: after a sending word, a noun: the word names a thing ("forward rule created", "send failed")
 _NOUN_AFTER = (
     r"(?:rules?|address\w*|requests?|queue|failed|failure|error|limit|header|settings|policy|of|is"
     r"|was|has)\b"
 )
-_SEND_ORDER = re.compile(
-    rf"^\W*(?:{_W['ORDER_LEAD']}\W+){{0,3}}{_W['SEND']}(?![-.@/=:)\"'])(?!\s+{_NOUN_AFTER})"
-    rf"|(?<=\s){_W['SEND']}[.!?]*\s*$",
-    re.I,
-)
+#: a sending verb used as one, not as a name ("email=x@y", "(email)=(x@y)" are data)
+_SEND_VERB = re.compile(rf"(?<![-.@/]){_W['SEND']}(?![-.@/=:)\"'])(?!\s+{_NOUN_AFTER})", re.I)
 #: a command-line option or a setting assigned ("--allow-root", "SKIP=check-yaml")
 _OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]+|\b[A-Z][A-Z0-9_]+=\S")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _ASKER = _re(
     r"\b(?:customers?|callers?|users?|clients?|requesters?|whoever|chi|quien|quem|wer|кто|谁|誰|누구)\b"
 )
@@ -219,9 +213,8 @@ def _standing(s: str, run_text: bool) -> str | None:
 def _carry_out(s: str, run_text: bool) -> str | None:
     failed = _has["FAILED"].search(s) or _STATUS.search(s)
     address = _ADDRESS.search(s)
-    ordered = any(_SEND_ORDER.search(clause) for clause in _CLAUSE.split(s)) or (
-        _CJK.search(s) and _SEND_VERB.search(s)  # no word order to read: any sending verb
-    )
+    # a sending verb used as one (not a name, not a noun: "forward rule created")
+    ordered = _SEND_VERB.search(s)
     if address and ordered and not failed and not _negated_before(s, "SEND"):
         return "asks to send data out"
     handed = _SEND_VERB.search(s) or _has["REVEAL"].search(s) or _CONTACT.search(s)

@@ -290,10 +290,3 @@ GRANT = (
 ELEVATED = "admin rights|admin role|admin access|administrator*|owner role|org-owner|org_owner|superuser|root access|beheerder*|amministrator*|administrador*|администратор*|管理员|管理者権限|관리자"
 #: verbs that hand something over: a secret handed to someone (``HAND`` + a recipient)
 HAND = "give|provide|include|inclu*|send|share|fornisci|fornire|proporciona*|fournis*|fournir|donne*|gib|geef|podaj|дай|предоставь|提供|제공|付与|教えて"
-#: lead words before an imperative: "please", "always", "you must"
-ORDER_LEAD = (
-    "please|kindly|always|also|then|and|just|now|immediately|first|simply|instead|must|should|need to|needs to|have to|has to|you|we|you must|you should|you need to"
-    "|bitte|immer|auch|s'il vous plait|toujours|aussi|por favor|siempre|tambien|sempre|per favore|anche|alsjeblieft|altijd|ook|prosze|zawsze|lutfen|her zaman"
-    "|пожалуйста|всегда|также|будь ласка|завжди|من فضلك|دائما|कृपया|हमेशा|vui long|luon|tolong|selalu|juga|請|请|务必|必ず|꼭|항상|snalla|alltid|prosim|vzdy"
-    "|παρακαλω|παντα|בבקשה|תמיד|لطفا|همیشه|กรุณา|เสมอ|tafadhali|daima"
-)
