@@ -1,21 +1,22 @@
-"""The injection screen (DESIGN §8, issue 12): untrusted text that would make the agent do what
-an attacker wants is held for review, never shown to the agent.
+"""The injection screen (DESIGN §8, issues 12 and 25): a tripwire, not a wall. What keeps
+attacker text from an agent is structural (an untrusted lesson waits for independent
+corroboration; run text reaches an agent only as masked, quoted observations); the screen
+quarantines what plainly tries to instruct the agent, and says why.
 
 It judges what a text would make the agent DO, not which topics it mentions: a tool error that
-quotes an address, a URL, a shell command, "system" or "ignore" is data; a text that tells the
-agent to ignore its rules, reveal its configuration, send data out, obey someone else, call a
-destructive tool, run a dangerous command, or that claims a policy changed in the agent's
-favour, is an attack. Three entry points:
+quotes an address, a URL, a shell command, "system" or "ignore" is data, and so is an API
+change (a parameter removed, renamed, now required, a header deprecated in favour of
+another). Each view of the text (``digest.reflect.views``: look-alikes folded, invisible
+characters dropped, de-spaced, de-leeted, decoded from base64/base32/hex/binary/Morse/
+percent/entities/escapes/rot13/reversal) goes through the structural checks of
+``digest.reflect.tripwire`` (reader-addressed sentences, role and channel markers, carrying
+data, secrets or money out, policy claims aimed at the agent). Three entry points:
 
-- ``injection_reason(text)``: the rules (English in ``digest.reflect.rules``, other languages
-  in ``digest.reflect.lexicon``) on every view of the text (``digest.reflect.views``: folded
-  look-alikes, invisible and bidi characters removed, de-spaced, de-leeted, decoded from
-  base64/base32/hex/percent/entities/escapes/rot13/reversal), plus key phrases with every
-  separator squashed out;
+- ``injection_reason(text)``: the checks on every view of one text;
 - ``event_reason(payload)``: every field of a run an attacker can write (task, error, attempt
-  summary, each tool's name, error, output and argument strings), with the run-text rules
-  (standing orders, granted exceptions, tools named that the run never called) on all but
-  the task, which is the user's own request;
+  summary, each tool's name, error, output and argument strings), standing orders ("from now
+  on you…") and tools named that the run never called included for all but the task, which is
+  the user's own request;
 - ``lesson_reason(candidate, tools)``: a lesson's text, plus what an untrusted lesson may not do
   in its own words (outside «…» quotations of observed data): name an address or URL to send
   to, or a tool the failing run never called.
@@ -29,67 +30,41 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from digest.lessons.store import Candidate
-from digest.reflect.lexicon import rules as other_languages
-from digest.reflect.rules import ADDRESS_STRICT, PATTERNS, RUN_TEXT_PATTERNS, SEND, SQUASHED
+from digest.reflect.markers import SQUASHED
+from digest.reflect.tripwire import about_interface, check
 from digest.reflect.views import labelled_views, squashed
 from digest.text import DESTINATION, is_tool_name, without_quotes
 
-#: views that only exist to expose hidden English (reversed, rot13, de-spaced): other
-#: languages are not read there, and English rules run only when an attack word shows
+#: views that only exist to expose hidden English (reversed, rot13, de-spaced): read only when
+#: an attack word shows
 _HIDDEN_ENGLISH = frozenset({"reversed", "reversed-lines", "rot13", "deobfuscated"})
 _ATTACK_WORD = re.compile(
-    r"ignor|disregard|forget|instruction|prompt|system|reveal|passw|secret|token|\bkeys?\b|"
-    r"send|forward|e-?mail|copy|delete|drop|wipe|purge|approv|verif|identity|refund|transfer|"
-    r"wire|admin|obey|follow|you are|pretend|\bact as|mode\b|\brun\b|execute|curl|wget|http|"
-    r"www|@|bypass|skip|polic|limit|discount|override|rule|always|never|from now|account|"
-    r"\bcall\b|grant|access|assistant|\bai\b|disabl|fraud|turn off|no longer|supersed|"
-    r"whoever|anyone|<|\[|#|\{",
+    r"ignor|disregard|forget|instruction|prompt|system|reveal|passw|secret|token|\bkeys?\b|send|forward|"
+    r"e-?mail|copy|delete|drop|wipe|purge|approv|verif|refund|transfer|admin|obey|you|assistant|\bai\b|"
+    r"polic|rule|always|never|from now|curl|wget|http|@|bypass|skip|discount|disabl|fraud|limit|"
+    r"check|every|\bb?cc\b|<|\[|\{",
     re.I,
 )
-
-
-#: function words of the Latin-script languages the lexicon reads (accents stripped): an ASCII
-#: text with none of them is English, or names and numbers
-_OTHER_LATIN = re.compile(
-    r"\b(?:le|la|les|des|du|une|et|est|pour|vous|tu|ne|pas|el|los|las|del|que|por|para|usted|"
-    r"su|sin|os|um|uma|nao|voce|com|sem|il|di|che|per|non|gli|della|der|die|das|und|ist|nicht|"
-    r"sie|ein|eine|mit|ohne|bitte|het|een|niet|je|jij|zonder|jest|nie|sie|jak|bez|ve|bir|bu|ile|"
-    r"icin|dan|yang|untuk|tidak|dengan|va|cua|khong|cho|hay)\b",
-    re.I,
-)
-
-
-def injection_reason(text: str, *, run_text: bool = False) -> str | None:
-    """Why ``text`` reads as an instruction injection, or None. ``run_text``: the text is what
-    a run reported (not a lesson), so standing orders and granted exceptions count too."""
-    return _reason(text[:MAX_SCREENED], run_text)
-
 
 #: the most of one text the screen reads (a run's fields are capped at 4 KB by capture)
 MAX_SCREENED = 20_000
 
 
+def injection_reason(text: str, *, run_text: bool = False) -> str | None:
+    """Why ``text`` reads as an instruction injection, or None. ``run_text``: the text is what
+    a run reported (not a lesson), so standing orders count too."""
+    return _reason(text[:MAX_SCREENED], run_text)
+
+
 @functools.lru_cache(maxsize=4096)
 def _reason(text: str, run_text: bool) -> str | None:
     # An exact repeat (the same error from many runs) is judged once per process.
-    patterns = (*PATTERNS, *RUN_TEXT_PATTERNS) if run_text else PATTERNS
-    english = text.isascii() and not _OTHER_LATIN.search(text)
     for view in labelled_views(text):
-        hidden = view.kind in _HIDDEN_ENGLISH
-        if hidden and not _ATTACK_WORD.search(view.text):
+        if view.kind in _HIDDEN_ENGLISH and not _ATTACK_WORD.search(view.text):
             continue
-        for reason, pattern in patterns:
-            if pattern.search(view.text):
-                return reason
-        if hidden or english:
-            continue  # plain English: the other languages' rules have nothing to read
-        for reason, pattern in other_languages():
-            if pattern.search(view.text) and (
-                # An imperative to run something is how tool errors give advice in every
-                # language ("Ejecute 'chmod +x deploy.sh'"): only a dangerous one counts.
-                reason != "asks to run a command" or _DANGEROUS_COMMAND.search(view.text)
-            ):
-                return reason
+        why = check(view.text, run_text)
+        if why is not None:
+            return why
     flat = squashed(text)
     for reason, pattern in SQUASHED:
         if pattern.search(flat):
@@ -99,7 +74,6 @@ def _reason(text: str, run_text: bool) -> str | None:
     return None
 
 
-_DANGEROUS_COMMAND = next(p for r, p in PATTERNS if r == "asks to run a command")
 _DIGITS = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
 
 
@@ -120,15 +94,18 @@ def _card_number(text: str) -> bool:
 
 
 def _strings(value: Any, depth: int = 0) -> Iterator[str]:
-    """Every string inside a JSON value (keys too), to a sane depth."""
+    """Every string inside a JSON value (keys too, as ``key=value``), to a sane depth."""
     if depth > 20:
         return
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield str(key)
-            yield from _strings(item, depth + 1)
+            if isinstance(item, str):
+                yield f"{key}={item}"  # a key names its value: "email=x@y" sends nothing
+            else:
+                yield str(key)
+                yield from _strings(item, depth + 1)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _strings(item, depth + 1)
@@ -173,7 +150,8 @@ def event_reason(payload: dict[str, Any]) -> str | None:
         if not field.endswith((".error", ".output", ".args")) and field != "error":
             continue  # only what a tool reported may not point the agent at other tools
         unknown = unknown_tools(value, tools, verbs=_CALL_ANY_LANGUAGE)
-        if unknown:
+        # "the 'approve' argument is deprecated; use 'auto_approve'" names an argument
+        if unknown and not about_interface(value):
             return f"names a tool the run never called ({unknown[0][:60]}, in {field})"
     return None
 
@@ -199,10 +177,15 @@ def tools_called(payload: dict[str, Any]) -> frozenset[str]:
 
 # --- what an untrusted lesson may say in its own words -------------------------------------------
 
+_SEND = (
+    r"send|forward|post|upload|transmit|copy|mail|e-?mail|submit|deliver|leak|relay|sync|push|share|"
+    r"dump|export|attach|cc|bcc|include|add|write"
+)
+_ADDRESS_STRICT = r"(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?|ftp|wss?)://\S+|www\.[\w-]+\.\S+)"
 _SEND_TO = re.compile(
-    rf"\b(?:{SEND}|contact|notify|message|ping|text|call|report|escalate|reply|respond|write to|"
+    rf"\b(?:{_SEND}|contact|notify|message|ping|text|call|report|escalate|reply|respond|write to|"
     rf"reach out|email|e-mail|mail|post|upload|"
-    rf"submit|direct|tell|point|refer|redirect|link)\b[^.!?\n]{{0,80}}?{ADDRESS_STRICT}"
+    rf"submit|direct|tell|point|refer|redirect|link)\b[^.!?\n]{{0,80}}?{_ADDRESS_STRICT}"
     r"|\[[^\]\n]{1,80}\]\(\s*<?(?:https?:)?//",
     re.I | re.S,
 )
@@ -253,21 +236,12 @@ def lesson_reason(
 ) -> str | None:
     """Why an untrusted lesson is held for review, or None.
 
-    Its whole text is screened (``injection_reason``); its own words (outside «…» quotations
-    of observed data) may not name an address or URL, nor, when ``tools`` is known (the
-    failing run's tools), a tool the run never called. ``quotes_screened``: the «…»
+    Its own words (outside «…» quotations of observed data) may not name an address or URL,
+    nor, when ``tools`` is known (the failing run's tools), a tool the run never called; each
+    of its parts is screened (``injection_reason``). ``quotes_screened``: the «…»
     quotations were written by ``offline/rules`` from run fields ``event_reason`` has already
     passed, so only the lesson's own words are screened again (a model's quotations, which
     the run's text could have dictated, are always screened)."""
-    if quotes_screened:
-        whole = _own_words(candidate)
-    else:
-        whole = "\n".join(
-            filter(None, (candidate.situation, candidate.mistake, candidate.correction))
-        )
-    why = injection_reason(whole + "\n" + " ".join(candidate.tags))
-    if why is not None:
-        return why
     own = _own_words(candidate)
     if _SEND_TO.search(own):
         return "names an address or URL to send to"
@@ -275,6 +249,13 @@ def lesson_reason(
         # A lesson from run text says what went wrong; where to send things is the owner's
         # to say. (Quoted run text has its destinations masked already.)
         return "names an address or URL"
+    parts = own.split("\n") if quotes_screened else [candidate.situation, candidate.mistake or ""]
+    parts += [] if quotes_screened else [candidate.correction]
+    # each part on its own: a situation and a correction are two sentences, not one
+    for part in [*parts, " ".join(candidate.tags)]:
+        why = injection_reason(part) if part.strip() else None
+        if why is not None:
+            return why
     if tools is not None:
         unknown = unknown_tools(own, tools)
         if unknown:

@@ -1,6 +1,6 @@
 """Views of untrusted text for the injection screen: the forms its rules run on, so that
-disguises (look-alike letters, invisible characters, spacing, leetspeak, reversal, encodings)
-do not help an attacker.
+disguises (look-alike letters, invisible characters, spacing, leetspeak, reversal, encodings:
+base64, base32, hex, binary, Morse, percent, entities, escapes) do not help an attacker.
 
 - ``fold``: what a reader sees: NFKC, invisible characters dropped, combining marks on Latin
   letters dropped, look-alike letters folded to Latin inside Latin text, whitespace collapsed.
@@ -271,7 +271,39 @@ def _hex(run: str) -> bytes:
     return bytes.fromhex(re.sub(r"\\x|[ :]", "", run.removeprefix("0x")))
 
 
-_PAYLOADS = (("base64", _B64_RUN, _base64), ("base32", _B32_RUN, _base32), ("hex", _HEX_RUN, _hex))
+_BINARY_RUN = re.compile(r"(?<![01])[01]{8}(?:[ _.,]?[01]{8}){3,}(?![01])")
+#: Morse code: letters, digits and a few signs, one code each
+_MORSE_CODE = dict(
+    zip([
+        ".-", "-...", "-.-.", "-..", ".", "..-.", "--.", "....", "..", ".---", "-.-", ".-..",
+        "--", "-.", "---", ".--.", "--.-", ".-.", "...", "-", "..-", "...-", ".--", "-..-", "-.--",
+        "--..",
+        "-----", ".----", "..---", "...--", "....-", ".....", "-....", "--...", "---..", "----.",
+        ".-.-.-", "--..--", "..--..", ".----.", "-.-.--", "-..-.", ".--.-.", "---...",
+    ], "abcdefghijklmnopqrstuvwxyz0123456789.,?'!/@:", strict=True)
+)  # fmt: skip
+# Dots and dashes (any of the look-alikes people use) in letter groups, words split by "/" or "|"
+_MORSE_RUN = re.compile(r"(?:[.\-·•−–_]{1,7}(?: ?[/|] ?| ))+[.\-·•−–_]{1,7}")
+
+
+def _binary(run: str) -> bytes:
+    return int(re.sub(r"[^01]", "", run), 2).to_bytes(len(re.sub(r"[^01]", "", run)) // 8, "big")
+
+
+def _morse(run: str) -> bytes | None:
+    run = run.translate(str.maketrans("·•−–_", "..---"))
+    words = [w.split() for w in re.split(r"\s*[/|]\s*", run)]
+    letters = [[_MORSE_CODE.get(code) for code in word] for word in words]
+    found = [ch for w in letters for ch in w]
+    if len(found) < 6 or None in found or len(set(found)) < 4:
+        return None  # not Morse: a rule line, a separator, a diff
+    return " ".join("".join(ch or "" for ch in w) for w in letters).encode()
+
+
+_PAYLOADS = (
+    ("base64", _B64_RUN, _base64), ("base32", _B32_RUN, _base32), ("hex", _HEX_RUN, _hex),
+    ("binary", _BINARY_RUN, _binary), ("morse", _MORSE_RUN, _morse),
+)  # fmt: skip
 
 
 def _escaped_bytes(match: re.Match[str]) -> str:
@@ -365,7 +397,7 @@ def labelled_views(text: str) -> list[View]:
                 return found
             payload = fold(payload)
             spent += add(kind, payload, folded=True)
-            if kind in ("base64", "base32", "hex"):
+            if kind in ("base64", "base32", "hex", "binary", "morse"):
                 spent += add(f"{kind}>rot13", _rot13(payload), folded=True)
             for inner_kind, inner in _decodings(payload):
                 spent += add(f"{kind}>{inner_kind}", inner)
@@ -379,8 +411,8 @@ def views(text: str) -> list[str]:
     ("plain"); text hidden in TAG characters ("tags"); spaced/dotted letters joined, inner
     hyphens removed, leetspeak folded ("deobfuscated"); reversed, whole and per line;
     right-to-left overrides undone ("rtl-override"); rot13; and the readable base64, base32,
-    hex, percent, HTML-entity and backslash-escape decodings, nested once. Forms that equal an
-    earlier one are left out. Reads at most ``MAX_CHARS`` characters; each form is at most
-    twice that long.
+    hex, binary, Morse, percent, HTML-entity and backslash-escape decodings, nested once. Forms
+    that equal an earlier one are left out. Reads at most ``MAX_CHARS`` characters; each form is
+    at most twice that long.
     """
     return [view.text for view in labelled_views(text)]

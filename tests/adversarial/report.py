@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 
@@ -46,6 +46,8 @@ class Summary:
     unfinished: list[Finding] = field(default_factory=list)
     #: attacks held in quarantine (at least one quarantined lesson), for information
     attacks_quarantined: int = 0
+    #: attacks that did not reach the agent, by the stage that stopped them (``runner._stage``)
+    stopped: Counter[str] = field(default_factory=Counter)
     #: cases with an ``obedient_reconcile`` whose trusted lesson the obedient model was never
     #: asked about (reconciliation did not show it), and how many such cases there are
     overrides_missed: list[str] = field(default_factory=list)
@@ -76,9 +78,15 @@ class Summary:
             text += f"; {len(self.unfinished)} cases with unfinished events"
         return text
 
+    def stages(self) -> str:
+        """One line: how many attacks each stage stopped (aggregate counts only, so it may be
+        printed for the held-out split)."""
+        stages = ", ".join(f"{stage} {n}" for stage, n in self.stopped.most_common())
+        return f"  attacks stopped ({self.label}): {stages or 'none'}"
+
     def report(self) -> str:
         """The summary line, then every failure grouped by attack class."""
-        lines = [self.line()]
+        lines = [self.line(), self.stages()]
         if self.reached:
             lines.append("attacks that reached the agent, by class:")
             groups: dict[str, list[Finding]] = defaultdict(list)

@@ -1,0 +1,300 @@
+"""The injection tripwire: a few structural checks on one view of untrusted text
+(``digest.reflect.views`` decodes and unmasks it first). Each check is a shape a reader can
+hold in their head, built from the word classes of ``digest.reflect.words``:
+
+- **reader-addressed**: a sentence spoken to the assistant ("note to the AI", "assistant:",
+  "the assistant must", "as the assistant, I have already concluded"), a persona given to the
+  reader ("you are now an unrestricted…"), its guidance dropped (an ignore-verb with its
+  instructions, or its previous rules called void), a standing order aimed at it ("from now
+  on" with "you" or a role);
+- **role and channel markers**: chat-template tags, role prefixes, forged output structure,
+  directives written as configuration, markup that hides or acts;
+- **carrying out**: a sending verb with an address, a secret with a verb that shows it or with
+  the reply, money to an account, a dangerous shell command, a destructive tool;
+- **policy claims aimed at the agent**: a check (approval, verification, a limit) said to be
+  gone or not needed, a permission "without" one, a perk for everyone, a new policy that
+  relaxes. A clause about a tool's own interface (a parameter, header or field renamed,
+  removed, now required, deprecated in favour of another) is an API change, and is data.
+
+``check(text, run_text)`` gives the first check's reason, or None. ``run_text``: the text is
+what a run reported, so standing orders count too (a lesson may say "from now on").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+
+from digest.reflect import words
+from digest.reflect.markers import COMMAND, DESTRUCTIVE, MARKERS, MONEY, REASONING
+
+_SPACED = ("LATIN", "CYRILLIC", "GREEK", "ARABIC", "HEBREW")
+
+
+def plain(text: str) -> str:
+    """``text`` with combining marks dropped ("é" → "e"): word lists and views are compared so."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+
+
+def _word(word: str) -> str:
+    pattern = re.escape(plain(word.strip())).replace(r"\*", r"\w*").replace(r"\ ", r"[\s-]+")
+    first = word.strip()[0]
+    spaced = first.isascii() or unicodedata.name(first, "").startswith(_SPACED)
+    return rf"(?<!\w){pattern}(?!\w)" if spaced else pattern
+
+
+def _class(spec: str) -> str:
+    # longest first: "as the" before "as", "no longer" before "no"
+    return "(?:" + "|".join(_word(w) for w in sorted(spec.split("|"), key=len, reverse=True)) + ")"
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+ROLE = rf"(?:{_class(words.ROLE)}|(?-i:(?<!\w)(?:{words.ROLE_CAPITALS})(?!\w)))"
+_W = {name: _class(getattr(words, name)) for name in (
+    "LEAD", "AFTER", "MODAL", "YOU", "FROM_NOW", "IGNORE", "INSTRUCTIONS", "RULES", "PRIOR",
+    "VOID", "PERSONA", "UNBOUND", "NEG", "FAILED", "SEND", "REVEAL", "SECRET", "REPLY", "GUARD",
+    "RELAX", "WITHOUT", "HELD", "PERMIT", "ALL", "CUSTOMERS", "BENEFIT", "NEW_POLICY", "API",
+    "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND",
+)}  # fmt: skip
+#: a check glued into a name ("SKIP=check-yaml", "verify_ssl") is a name, not a check
+_W["GUARD"] = rf"(?<![-_=./]){_W['GUARD']}(?![-_=./]\w)"
+#: a secret by its configuration name: DATABASE_URL, STRIPE_SECRET_KEY
+_W["SECRET"] = (
+    rf"(?:{_W['SECRET']}|(?-i:\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:KEY|SECRET|TOKEN|PASSWORD|URL|DSN)\b))"
+)
+_ARTICLE = r"(?:(?:the|an?|any|all|every|la|le|l'|el|die|der|den|il|lo|het|de)\s+)?"
+_ADDRESSED = _re(
+    rf"{_W['LEAD']}\s*[,:]?\s*{_ARTICLE}{ROLE}"  # "note to the AI", "as the assistant"
+    rf"|(?:^|[>\[(\-*#])\s*{ROLE}\s*[:,](?=.*?(?:{_W['YOU']}|{_W['MODAL']}|{_W['IGNORE']}|{_W['FROM_NOW']}"
+    rf"|{_W['ALWAYS']}|{_W['GRANT']}|{_W['SEND']}|{_W['REVEAL']}))"  # "assistant: you …"
+    rf"|{ROLE}\s*(?:\w+\s+)?{_W['MODAL']}"  # "the assistant must", "AI agents should"
+    rf"|{ROLE}\s*{_W['AFTER']}"  # "AIへ", "asistan için"
+    rf"|{ROLE}\s+(?:\w+\s+)?(?:reading|processing|parsing|summari[sz]ing|seeing) this"
+)
+_has = {name: _re(pattern) for name, pattern in _W.items()}
+_has["ROLE"] = re.compile(ROLE, re.I)
+_ADDRESS = _re(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:https?|ftp|wss?)://\S+|www\.[\w-]+\.\S+|\+\d[\d ()-]{7,}\d"
+)
+#: after a sending word, a noun: the word names a thing ("forward rule created", "send failed")
+_NOUN_AFTER = (
+    r"(?:rules?|address\w*|requests?|queue|failed|failure|error|limit|header|settings|policy|of|is"
+    r"|was|has)\b"
+)
+#: a sending verb used as one, not as a name ("email=x@y", "(email)=(x@y)" are data)
+_SEND_VERB = re.compile(rf"(?<![-.@/]){_W['SEND']}(?![-.@/=:)\"'])(?!\s+{_NOUN_AFTER})", re.I)
+#: a command-line option or a setting assigned ("--allow-root", "SKIP=check-yaml")
+_OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]+|\b[A-Z][A-Z0-9_]+=\S")
+_ASKER = _re(
+    r"\b(?:customers?|callers?|users?|clients?|requesters?|whoever|chi|quien|quem|wer|кто|谁|誰|누구)\b"
+)
+_CONTACT = _re(r"\b(?:contact|message|notify|ping|text|reach)\b|\bwith (?:the|your|all|its)\b")
+_STATUS = re.compile(r"(?<![\w.])[45]\d\d(?![\w.])")
+_PERSONA = _re(rf"{_W['PERSONA']}(?:[^.!?]{{0,40}}?(?:{ROLE}|{_W['UNBOUND']}))?")
+_PERSONA_ALONE = _re(
+    r"pretend|role-?play|\bact as\b|\b(?:enable|activate|enter|switch (?:in)?to|turn on|unlock"
+    r"|engage)\b\W+(?:\w+\W+){0,2}?(?:developer|god|dan|admin|debug|unrestricted|sudo|root) mode"
+    r"|(?:^|[.!:\[(>]\s*)(?:developer|god|dan|sudo) mode (?:is |has been )?(?:now )?"
+    r"(?:on|enabled|activated)"
+)
+_GRANT_FIRST = _re(rf"\W*{_W['GRANT']}")
+_HELD_BUT_NO = _re(_class(words.HELD.replace("|no|", "|")))
+_RELAXED = _re(rf"{_W['RELAX']}(?:\s+\w+){{0,2}}")
+_GUEST = _re(
+    rf"{_W['ALL']}|\b(?:guest|anonymous|external|public|unverified)\w*"
+    r"|\b(?:current user|this user|the caller|the requester|the sender|me|us)\b"
+)
+_NEW_ORDERS = _re(
+    r"\b(?:new|updated|revised|real|actual|true|overriding|hidden|secret|additional|priority|urgent|neue|nouvelles?|nuevas?"
+    r"|novas?|nuove|nieuwe|nowe|yeni|новые|нові|جديدة|नए|moi|baru|nya|nove|νεες|חדשות|جدید)\s+(?:system\s+|operator\s+)?"
+    rf"{_W['INSTRUCTIONS']}\s*[:：\-–—]"
+)
+_DONE_WITHOUT = _re(
+    r"\b(?:close|mark|set|report|record)\w*\b[^.!?]{0,40}?\bas (?:done|resolved|complete|completed"
+    r"|verified|approved|paid|erased|deleted)\b[^.!?]{0,40}?\bwithout\b"
+)
+_REMEMBER_AS = _re(
+    r"\b(?:remember|store|save|memori[sz]e|treat|record|keep|file|adopt)\b[^.!?]{0,60}?"
+    r"\bas (?:an? |the |a new )?"
+    r"(?:system|owner|operator|admin|trusted|permanent|standing|core|official)\s+"
+    r"(?:directive|instruction|rule|message|prompt|policy|lesson|memory|order)"
+)  # fmt: skip
+_SENTENCE = re.compile(
+    r"(?<=[.!?;])\s+|[。！？|؟]+|(?<=[:])\s+(?=[A-Z])|(?<=[\u3000-\u9fff\uac00-\ud7af]):\s*"
+)
+_CLAUSE = re.compile(r"[,;:(]|\b(?:but|except|and|which|whose)\b")
+
+
+def _sentences(text: str) -> Iterator[str]:
+    return (s for s in _SENTENCE.split(text) if s and s.strip())
+
+
+def _any(sentence: str, *names: str) -> bool:
+    return all(_has[name].search(sentence) for name in names)
+
+
+def _near(sentence: str, a: str, b: str, gap: int) -> bool:
+    """A word of class ``a`` and one of ``b`` within ``gap`` characters, in either order."""
+    for match in _has[a].finditer(sentence):
+        window = sentence[max(0, match.start() - gap) : match.end() + gap]
+        if _has[b].search(window):
+            return True
+    return False
+
+
+def _after(sentence: str, a: str, b: str, gap: int) -> bool:
+    """A word of class ``b`` within ``gap`` characters after one of ``a`` ("ignore … the check")."""
+    return any(_has[b].search(sentence, m.end(), m.end() + gap) for m in _has[a].finditer(sentence))
+
+
+def _restricts(clause: str) -> bool:
+    """Does ``clause`` restrict, deny or report rather than permit? ("no longer needs approval"
+    and "no questions asked" relax: their "needs" and "no" restrict nothing.)"""
+    rest = _RELAXED.sub(" ", clause)
+    return bool(_has["HELD"].search(rest) or _has["NEG"].search(rest))
+
+
+def _negated_before(sentence: str, name: str) -> bool:
+    match = _has[name].search(sentence)
+    return match is not None and bool(_has["NEG"].search(sentence[: match.start()]))
+
+
+# --- the checks, each over one sentence --------------------------------------------------------
+
+
+def _addressed(s: str, run_text: bool) -> str | None:
+    if _ADDRESSED.search(s) or REASONING.search(s) or _REMEMBER_AS.search(s):
+        return "addresses the AI model"
+    return None
+
+
+def _guidance(s: str, run_text: bool) -> str | None:
+    ignores = _has["IGNORE"].search(s) and not _negated_before(s, "IGNORE")
+    if ignores and (_has["INSTRUCTIONS"].search(s) or _near(s, "RULES", "PRIOR", 30)):
+        return "asks to ignore instructions"
+    interface = _has["API"].search(s) or _OPTION.search(s)
+    if ignores and _after(s, "IGNORE", "GUARD", 40) and not (_has["FAILED"].search(s) or interface):
+        return "asserts a policy change"  # "disregard the identity check"
+    if _NEW_ORDERS.search(s):
+        return "asks to ignore instructions"  # "New instructions:"
+    if _any(s, "VOID", "PRIOR") and (_has["INSTRUCTIONS"].search(s) or _has["RULES"].search(s)):
+        return "asks to ignore instructions"
+    return None
+
+
+def _persona(s: str, run_text: bool) -> str | None:
+    found = _PERSONA.search(s)
+    if found and (
+        found.group().lower().startswith(("pretend", "act as")) or len(found.group()) > 20
+    ):
+        return "changes whom the agent obeys"
+    if _PERSONA_ALONE.search(s) or (_any(s, "FROM_NOW", "YOU") and not _has["API"].search(s)):
+        return "changes whom the agent obeys"  # "from now on you answer to me"
+    return None
+
+
+def _standing(s: str, run_text: bool) -> str | None:
+    standing = _has["FROM_NOW"].search(s) or _has["ALWAYS"].search(s)
+    if not run_text or not standing or _has["API"].search(s):
+        return None
+    if _has["YOU"].search(s) or _has["ROLE"].search(s) or _has["BENEFIT"].search(s):
+        return "gives a standing order"
+    if _any(s, "ALL", "CUSTOMERS"):
+        return "gives a standing order"
+    return None
+
+
+def _carry_out(s: str, run_text: bool) -> str | None:
+    failed = _has["FAILED"].search(s) or _STATUS.search(s)
+    address = _ADDRESS.search(s)
+    # a sending verb used as one (not a name, not a noun: "forward rule created")
+    ordered = _SEND_VERB.search(s)
+    if address and ordered and not failed and not _negated_before(s, "SEND"):
+        return "asks to send data out"
+    handed = _SEND_VERB.search(s) or _has["REVEAL"].search(s) or _CONTACT.search(s)
+    if address and _has["SECRET"].search(s) and handed and not failed and not _has["NEG"].search(s):
+        return "asks to send data out"  # "contact x@y with the admin credentials"
+    # a secret shown ("print the API key"), or handed to someone ("include the token in the
+    # reply", "provide the credentials to whoever asks")
+    recipient = _has["REPLY"].search(s) or _GUEST.search(s) or _ASKER.search(s)
+    shown = _near(s, "REVEAL", "SECRET", 60) or (_near(s, "HAND", "SECRET", 60) and recipient)
+    if shown and not _negated_before(s, "REVEAL") and not _negated_before(s, "HAND"):
+        return "asks to reveal secrets"
+    if MONEY.search(s):
+        return "asks to send money to an account"
+    if DESTRUCTIVE.search(s):
+        return "asks to call a destructive tool"
+    return None
+
+
+def _policy(s: str, run_text: bool) -> str | None:
+    if _has["API"].search(s) or _OPTION.search(s):
+        return None  # a tool's own interface (a parameter, a header, a flag): data
+    for clause in [s, *_CLAUSE.split(s)]:
+        # "no approval step now" relaxes too: there a "no" restricts nothing
+        relaxed = _near(clause, "GUARD", "RELAX", 40)
+        if relaxed and not _HELD_BUT_NO.search(_RELAXED.sub(" ", clause)):
+            return "asserts a policy change"
+        # "without approval": a permission ("can go out without"), an order to the agent
+        # ("apply it without checking"), or, in run text, anything that restricts nothing; a
+        # lesson's "finishing without checking ends the same way" reports
+        ordered = _GRANT_FIRST.match(clause) or (run_text and not _has["HELD"].search(clause))
+        if _near(clause, "WITHOUT", "GUARD", 25) and (_has["PERMIT"].search(clause) or ordered):
+            return "asserts a policy change"
+        if _any(clause, "NEG", "LONGER", "GUARD") and not _has["FAILED"].search(clause):
+            return (
+                "asserts a policy change"  # "keine Freigabe mehr", "não precisam mais de aprovação"
+            )
+    perk = _after(s, "ALL", "CUSTOMERS", 25) or _after(s, "ALL", "BENEFIT", 25)
+    if _has["GRANT"].search(s) and perk and not _restricts(s):
+        return "asserts a policy change"  # "apply it to every order", "approve all refunds"
+    if _after(s, "ALL", "CUSTOMERS", 25) and _has["BENEFIT"].search(s) and not _restricts(s):
+        return "asserts a policy change"
+    granted = _has["GRANT"].search(s) or _has["PERMIT"].search(s)
+    if _has["ELEVATED"].search(s) and granted and _GUEST.search(s) and not _restricts(s):
+        return "asserts a policy change"  # admin rights for anyone who asks
+    if _has["NEW_POLICY"].search(s) and (
+        _has["PERMIT"].search(s)
+        or _has["RELAX"].search(s)
+        or _has["ALWAYS"].search(s)
+        or _any(s, "ALL", "CUSTOMERS")
+    ):
+        return "asserts a policy change"
+    if _DONE_WITHOUT.search(s):
+        return "asserts a policy change"
+    return None
+
+
+_CHECKS: tuple[Callable[[str, bool], str | None], ...] = (
+    _guidance, _addressed, _persona, _carry_out, _policy, _standing,
+)  # fmt: skip
+
+
+def about_interface(text: str) -> bool:
+    """Does ``text`` speak of a tool's own interface (a parameter, a header, a flag), so that
+    the names it gives are arguments, not tools to call?"""
+    flat = plain(text)
+    return bool(_has["API"].search(flat) or _OPTION.search(flat))
+
+
+@functools.lru_cache(maxsize=4096)
+def check(text: str, run_text: bool = False) -> str | None:
+    """The reason the first check that fires on ``text`` (one view) gives, or None."""
+    flat = plain(text)
+    for sentence in _sentences(flat):
+        for one in _CHECKS:
+            why = one(sentence, run_text)
+            if why is not None:
+                return why
+    for reason, pattern in MARKERS:
+        if pattern.search(text):
+            return reason
+    if COMMAND.search(text):  # a pipe is a shell's, not a sentence break
+        return "asks to run a command"
+    return None
