@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
-from digest.lessons.service import release_lesson
+from digest.lessons.service import release_lessons
 from digest.model.scripted import event_of, rules, scripted_model, step_of
 from digest.models import Lesson
 from digest.pipeline import improve_now
@@ -102,7 +102,7 @@ def test_a_released_lesson_that_copies_run_text_shows_none_of_it(
         assert copied and all(ATTACK in x.correction for x in copied)  # the model obeyed
         for lesson in copied:  # the screen's verdict aside: a person releases what it held
             if lesson.status == "quarantined":
-                release_lesson(tenant, AGENT, lesson.id, by="reviewer")
+                release_lessons(tenant, AGENT, [lesson.id], by="reviewer")
         improve_now(tenant, AGENT)
 
     body = versions(tenant)[-1].body_markdown
