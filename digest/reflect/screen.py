@@ -131,6 +131,9 @@ def _fields(payload: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield f"tool_calls[{index}].args", args
 
 
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
 def event_reason(payload: dict[str, Any]) -> str | None:
     """Why a run's own text reads as an injection attempt (naming the field), or None."""
     for index, call in enumerate(payload.get("tool_calls") or []):
@@ -144,7 +147,10 @@ def event_reason(payload: dict[str, Any]) -> str | None:
     for field, value in _fields(payload):
         # A task is the user's request: it may well say "from now on" to the agent. What a
         # tool or the run itself reported never gives standing orders.
-        why = injection_reason(value, run_text=field != "task")
+        # The task may name the user's own address ("email ethan@x.com, I want to return …"):
+        # where a user can be reached is not data sent out, so it is screened as a placeholder.
+        text = _EMAIL.sub("their address", value) if field == "task" else value
+        why = injection_reason(text, run_text=field != "task")
         if why is not None:
             return f"{why} (in {field})"
         if not field.endswith((".error", ".output", ".args")) and field != "error":

@@ -157,7 +157,17 @@ def _restricts(clause: str) -> bool:
     """Does ``clause`` restrict, deny or report rather than permit? ("no longer needs approval"
     and "no questions asked" relax: their "needs" and "no" restrict nothing.)"""
     rest = _RELAXED.sub(" ", clause)
-    return bool(_has["HELD"].search(rest) or _has["NEG"].search(rest))
+    if _has["HELD"].search(rest) or _has["NEG"].search(rest):
+        return True
+    # a check asked for first: "ask a manager to approve any refund above 200 EUR before
+    # issuing it" adds a guard, it grants nothing
+    return bool(_has["GUARD"].search(rest) and _CHECK_FIRST.search(rest))
+
+
+#: words that put a check before an act ("ask a manager …", "… before issuing it")
+_CHECK_FIRST = re.compile(
+    r"\b(?:ask|get|obtain|request|wait for|before|first|until|above|over|exceeding)\b", re.I
+)
 
 
 def _negated_before(sentence: str, name: str) -> bool:
