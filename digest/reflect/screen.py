@@ -131,7 +131,13 @@ def _fields(payload: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield f"tool_calls[{index}].args", args
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+#: an e-mail address given as the user's own: after "email", "e-mail", "mail" (", is", ":"),
+#: or in brackets
+_OWN_EMAIL = re.compile(
+    r"((?:\b(?:e-?mail|mail)(?:\s+address)?(?:\s+is|\s*:)?\s+|\(\s*))"
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    re.I,
+)
 
 
 def event_reason(payload: dict[str, Any]) -> str | None:
@@ -147,9 +153,10 @@ def event_reason(payload: dict[str, Any]) -> str | None:
     for field, value in _fields(payload):
         # A task is the user's request: it may well say "from now on" to the agent. What a
         # tool or the run itself reported never gives standing orders.
-        # The task may name the user's own address ("email ethan@x.com, I want to return …"):
-        # where a user can be reached is not data sent out, so it is screened as a placeholder.
-        text = _EMAIL.sub("their address", value) if field == "task" else value
+        # The task may name the user's own address ("email ethan@x.com, I want to return …",
+        # "Liam Ahmed (liam@x.com): …"): where a user can be reached is not where data is sent,
+        # so that address is screened as a placeholder ("send it all to x@y" is screened as is).
+        text = _OWN_EMAIL.sub(r"\1their address", value) if field == "task" else value
         why = injection_reason(text, run_text=field != "task")
         if why is not None:
             return f"{why} (in {field})"
