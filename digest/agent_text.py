@@ -44,7 +44,7 @@ from digest.agent_words import (
 from digest.fingerprint import mask_ids
 from digest.logs import get_logger
 from digest.redact import MASK, redact
-from digest.text import DESTINATION
+from digest.text import DESTINATION, destination_placeholder
 
 log = get_logger("digest.agent_text")
 
@@ -352,15 +352,7 @@ def _unsaid(text_value: str) -> str:
 
 
 def _masked_destinations(text_value: str) -> str:
-    def placeholder(match: re.Match[str]) -> str:
-        found = match.group(0)
-        if "@" in found:
-            return "‹address›"
-        if "://" in found or found.lower().startswith("www."):
-            return "‹url›"
-        return "‹number›"
-
-    return POSTAL.sub("‹address›", DESTINATION.sub(placeholder, text_value))
+    return POSTAL.sub("‹address›", DESTINATION.sub(destination_placeholder, text_value))
 
 
 def _visible(text_value: str, *, keep_newlines: bool = False) -> str:

@@ -82,7 +82,8 @@ DESTINATION = re.compile(
 )
 
 
-def _masked(match: re.Match[str]) -> str:
+def destination_placeholder(match: re.Match[str]) -> str:
+    """What a ``DESTINATION`` match becomes: ``‹address›``, ``‹url›`` or ``‹number›``."""
     found = match.group(0)
     if "@" in found:
         return "‹address›"
@@ -102,7 +103,7 @@ def quoted(text_value: str, limit: int = QUOTE_MAX) -> str:
     kept = "".join(
         ch if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs") else " " for ch in text_value
     )
-    flat = DESTINATION.sub(_masked, " ".join(kept.split())).translate(_QUOTE_SAFE)
+    flat = DESTINATION.sub(destination_placeholder, " ".join(kept.split())).translate(_QUOTE_SAFE)
     if len(flat) > limit:
         flat = flat[: limit - 1].rstrip() + "…"
     return f"{OPEN_QUOTE}{flat}{CLOSE_QUOTE}"
