@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 from digest.config import get_settings
 from digest.errors import LessonStateError, NotFound, OwnerInputError
 from digest.lessons.release import Gate, held_note, release_word
-from digest.lessons.transition import lock_agent_lessons, transition
+from digest.lessons.transition import StatusChange, lock_agent_lessons, transition
 from digest.models import (
     LESSON_STATUSES,
     Agent,
@@ -287,18 +287,6 @@ _ALLOWED_FROM: dict[str, frozenset[str]] = {
 
 
 _VERB = {"deleted": "deleted", "disabled": "disabled", "active": "enabled"}
-
-
-@dataclass(frozen=True)
-class StatusChange:
-    lesson_id: int
-    title: str
-    before: str
-    after: str
-    changed: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _refusal(lesson: Lesson, status: str) -> str:

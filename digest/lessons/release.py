@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
-from digest.lessons.transition import transition
+from digest.lessons.transition import StatusChange, transition
 from digest.models import PROTECTED_TRUST, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.tenants import policy_for
 
@@ -198,21 +198,8 @@ def _recount_cited(session: Session) -> None:
 # --- a person releases held lessons ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Released:
-    """One lesson a person asked to release: ``changed`` False when it needed no release."""
-
-    lesson_id: int
-    title: str
-    before: str
-    after: str
-    changed: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "lesson_id": self.lesson_id, "title": self.title, "before": self.before,
-            "after": self.after, "changed": self.changed,
-        }  # fmt: skip
+#: a release is a person's status change like any other (``lessons.owner``'s disable, enable)
+Released = StatusChange
 
 
 def release_held(

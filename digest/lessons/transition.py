@@ -10,12 +10,28 @@ concurrent reconciliation to read its neighbours again.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from digest.models import Agent, Event, Lesson, LessonHistory, utcnow
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """One lesson a person asked to change (disable, enable, delete, release): its status
+    before and after, ``changed`` False when it needed no change."""
+
+    lesson_id: int
+    title: str
+    before: str
+    after: str
+    changed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def transition(
