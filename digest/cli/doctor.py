@@ -22,13 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from digest.cli import render
-from digest.cli.app import JsonOpt, app, failure
+from digest.cli.app import JsonOpt, app, failure, sqlite_file
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "FAIL", "skip"
 
@@ -73,18 +72,17 @@ def _budget(settings: Any) -> Check:
 
 
 def _database(settings: Any) -> Check:
-    from sqlalchemy import make_url, text
+    from sqlalchemy import text
 
     from digest.db import get_engine
     from digest.redact import redact
 
-    url = make_url(settings.database_url)
-    on_file = url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
-    if on_file and not Path(str(url.database)).is_file():  # connecting would create it
+    path = sqlite_file(settings.database_url)
+    if path is not None and not path.is_file():  # connecting would create it
         return Check(
             "database",
             FAIL,
-            f"no database file at {url.database}: run `digest db upgrade` to create it "
+            f"no database file at {path}: run `digest db upgrade` to create it "
             "(or set DIGEST_DATABASE_URL)",
         )
     try:
