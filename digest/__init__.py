@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     )
     from digest.fewshot import Example, examples
     from digest.loops import LoopDetector
+    from digest.questions.ask import Asked, ask
     from digest.retrieve import CurrentLearning, current_learning, pitfalls
 
 #: public name → the module that defines it. ``import digest`` loads none of them: each is
@@ -75,11 +76,14 @@ _SOURCES = {
     "Example": "digest.fewshot",
     "examples": "digest.fewshot",
     "LoopDetector": "digest.loops",
+    "Asked": "digest.questions.ask",
+    "ask": "digest.questions.ask",
     "current_learning": "digest.retrieve",
     "pitfalls": "digest.retrieve",
 }
 
 __all__ = [
+    "Asked",
     "CaptureUnavailable",
     "ConfigError",
     "CurrentLearning",
@@ -94,6 +98,7 @@ __all__ = [
     "LLMTransientError",
     "LoopDetector",
     "NotFound",
+    "ask",
     "current_learning",
     "examples",
     "lesson_for_event",

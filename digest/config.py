@@ -114,6 +114,16 @@ class Settings(BaseSettings):
     #: (same agent, model, prompt version and input) needs no model call; 0 turns it off.
     llm_cache_size: int = Field(default=4096, ge=0)
 
+    # --- the agent asks its owner (digest.ask, issue 28) --------------------------------------
+    #: new questions an agent may put in its owner's queue per rolling 24 hours; a question
+    #: asked beyond it is kept (``held``) and opens when the budget frees. A repeat of an open
+    #: question never counts
+    ask_agent_daily: int = Field(default=10, ge=0)
+    #: the same across all of a tenant's agents
+    ask_tenant_daily: int = Field(default=50, ge=0)
+    #: an open question nobody asked again for this many days expires (0: never)
+    question_ttl_days: int = Field(default=30, ge=0)
+
     # --- versions and their triggers (tenants may override the first four) -------------------
     threshold_signals: int = Field(default=5, ge=1)
     quiet_seconds: int = Field(default=120, ge=0)

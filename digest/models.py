@@ -433,3 +433,62 @@ class ReviewSession(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+#: an owner question's state (issue 28): ``open`` waits in the owner's queue; ``held`` was
+#: asked while the agent's question budget was spent (kept, opened when the budget frees);
+#: ``answered`` an owner answered it (that answer is an owner_answer event, and so a trusted
+#: lesson); ``dismissed`` an owner set it aside with a reason; ``expired`` nobody asked again
+#: within the question time-to-live
+QUESTION_STATUSES = ("open", "held", "answered", "dismissed", "expired")
+#: a question's text as stored and shown: screened run text, a quotation, never a lesson
+QUESTION_MAX = 1000
+
+
+class Question(Base):
+    """A question an agent asked its owner (``digest.ask``). Repeats and paraphrases from any
+    thread join one row (``ask_count``); each ask is a ``QuestionAsk``. Only the owner's answer
+    becomes a lesson: the question's own words never do."""
+
+    __tablename__ = "questions"
+    __table_args__ = (
+        _one_of("status", QUESTION_STATUSES, "status"),
+        Index("ix_questions_agent_id_status", "agent_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
+    text: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    ask_count: Mapped[int] = mapped_column(Integer, default=1)
+    #: when it entered the owner's queue (None while ``held``): the question budget counts these
+    opened_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    closed_by: Mapped[str | None] = mapped_column(String(200))
+    #: the owner's answer, or why it was dismissed or expired
+    answer: Mapped[str | None] = mapped_column(Text)
+    reason: Mapped[str | None] = mapped_column(Text)
+    #: the owner_answer event the answer was captured as (its lesson cites it)
+    answer_event_id: Mapped[int | None] = mapped_column(
+        ForeignKey("events.id", ondelete="SET NULL")
+    )
+
+
+class QuestionAsk(Base):
+    """One time an agent asked a question: the thread and contact it came from, and the
+    context it gave (screened, secrets masked), so the owner sees where it matters."""
+
+    __tablename__ = "question_asks"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("questions.id", ondelete="CASCADE"), index=True
+    )
+    text: Mapped[str] = mapped_column(Text)
+    context: Mapped[str | None] = mapped_column(Text)
+    thread_id: Mapped[str | None] = mapped_column(String(200))
+    contact_id: Mapped[str | None] = mapped_column(String(200))
+    asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -418,3 +418,37 @@ def tenants(rows: list[Any], settings_line: Callable[[Any], str]) -> None:
     for row in rows:
         _row(table, row.name, settings_line(row), row.agents, row.events, row.keys)
     out.print(table)
+
+
+# --- questions --------------------------------------------------------------------------------
+
+
+def questions(rows: list[Any]) -> None:
+    """``question list``: the queue, most asked first. A question is the agent's (often a
+    user's) words: a quotation, flagged when it reads as an instruction."""
+    table = _table(("id", "agent", "asked", "threads", "status", "question"),
+                   right=("id", "asked", "threads"))  # fmt: skip
+    for row in rows:
+        text = f"«{row.text}»" + (f" [flagged: {row.flagged}]" if row.flagged else "")
+        _row(table, row.id, row.agent, row.count, row.threads, row.status, text)
+    out.print(table)
+
+
+def question(row: Any) -> None:
+    """``question show``: one question with the threads it came from and how it ended."""
+    say(f"question {row.id} of agent {row.agent!r}: {row.status}, asked {row.count}× "
+        f"from {row.threads} threads")  # fmt: skip
+    say(f"  «{row.text}»")
+    if row.flagged:
+        warn(f"the screen reads it as an instruction ({row.flagged}): it is only a quotation")
+    if row.answer:
+        say(f"  answered by {row.closed_by} at {when(row.closed_at.isoformat())}: {row.answer}")
+    elif row.reason:
+        say(f"  {row.status} at {when(row.closed_at.isoformat() if row.closed_at else None)}: "
+            f"{row.reason}")  # fmt: skip
+    for ask in row.asks:
+        parts = (ask.thread_id and f"thread {ask.thread_id}",
+                 ask.contact_id and f"contact {ask.contact_id}")  # fmt: skip
+        where = ", ".join(x for x in parts if x)
+        context = f": {ask.context}" if ask.context else ""
+        say(f"  - {when(ask.asked_at.isoformat())} {where or 'no thread'}{context}")

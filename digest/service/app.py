@@ -33,7 +33,14 @@ from digest.apikeys import KeyHolder, authenticate
 from digest.capture.api import capture_new_event
 from digest.capture.schemas import parse_event
 from digest.db import read_scope
-from digest.errors import DatabaseUnavailable, IdempotencyConflict, InvalidEvent, NotFound
+from digest.errors import (
+    DatabaseUnavailable,
+    IdempotencyConflict,
+    InvalidArgument,
+    InvalidEvent,
+    NotFound,
+    StateError,
+)
 from digest.models import Agent
 from digest.redact import driver_line, redact
 from digest.retrieve import current_learning, pitfalls
@@ -52,6 +59,7 @@ from digest.service.models import (
     Readiness,
     event_schemas,
 )
+from digest.service.questions import routes as question_routes
 from digest.service.review import router as review_router
 from digest.tenants import agent_named, key_problem
 
@@ -321,6 +329,14 @@ def _request_invalid(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": problems}, status_code=422)
 
 
+def _argument(_request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, status_code=422)
+
+
+def _conflict(_request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(exc)}, status_code=409)
+
+
 def _too_large(_request: Request, _exc: Exception) -> JSONResponse:
     detail = f"the body is larger than {BODY_MAX_BYTES} bytes; nothing was stored"
     return JSONResponse({"detail": detail}, status_code=413)
@@ -349,6 +365,8 @@ def create_app() -> FastAPI:
     app.add_exception_handler(NotFound, _not_found)
     app.add_exception_handler(BodyTooLarge, _too_large)
     app.add_exception_handler(DatabaseUnavailable, _unavailable)
+    app.add_exception_handler(InvalidArgument, _argument)
+    app.add_exception_handler(StateError, _conflict)
 
     components, body_schema = event_schemas()
     app.post(
@@ -372,6 +390,14 @@ def create_app() -> FastAPI:
     app.get("/v1/agents/{agent}/pitfalls", responses=_AGENT_ERRORS)(get_pitfalls)
     app.get("/v1/agents/{agent}/examples", responses=_AGENT_ERRORS)(get_examples)
     app.get("/v1/agents/{agent}/learning", responses=_AGENT_ERRORS)(get_learning)
+    question_errors = {
+        **_AUTH_ERRORS,
+        403: {"model": Problem, "description": "The other kind of key."},
+        404: {"model": Problem, "description": "No such question in the key's tenant."},
+        409: {"model": Problem, "description": "Answered or dismissed already."},
+    }
+    for method, path, endpoint in question_routes(Depends(key_holder)):
+        app.add_api_route(path, endpoint, methods=[method], responses=question_errors)
     app.get("/healthz")(healthz)
     app.get(
         "/readyz",

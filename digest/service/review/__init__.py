@@ -25,12 +25,12 @@ from importlib import resources
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from digest.service.review import agents, lessons, login, versions
+from digest.service.review import agents, lessons, login, questions, versions
 
 __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
-for _part in (login, agents, lessons, versions):
+for _part in (login, agents, lessons, questions, versions):
     router.include_router(_part.router, prefix="/review")
 
 

@@ -1,0 +1,329 @@
+"""``digest.ask``: an agent asks its owner, and learns at once whether it needs to (issue 28).
+
+An agent that meets an unknown it cannot resolve ("Do you take weekend appointments?") calls
+``ask`` instead of guessing. The answer comes back on the capture path's budget (no model call,
+a few statements on one connection), as one of:
+
+- ``known``: the owner already answered it: an active owner-answer lesson says so (its id and
+  text), or an owner's answer given in the queue waits for the worker to make it a lesson (its
+  text, no lesson id yet). The agent uses it instead of asking;
+- ``asked``: the question is in the owner's queue. A repeat or paraphrase of a question already
+  there joins it (its count rises; every thread it came from is kept), and costs no budget;
+- ``limited``: the agent's (or its tenant's) question budget for the last 24 hours is spent
+  (``DIGEST_ASK_AGENT_DAILY``, ``DIGEST_ASK_TENANT_DAILY``). The question is kept (``held``)
+  and opens in the queue when the budget frees (``frees_at``); nothing is lost.
+
+Identity is ``digest.questions.same`` (meaning, not words). The question's wording is the
+agent's, often a user's: it is stored with secrets masked and only ever shown as a quotation
+(the owner's page screens it); it never becomes a lesson by itself, only the owner's answer does.
+
+Creating a question takes a lock per tenant (PostgreSQL advisory lock), so ten threads asking
+paraphrases at once make one question; joining one needs no lock (the count is an increment).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from sqlalchemy import and_, func, insert, or_, select, text, update
+from sqlalchemy.engine import Connection
+
+from digest.capture.store import agent_ids_for, storage_errors
+from digest.config import Settings, get_settings
+from digest.db import get_engine
+from digest.errors import InvalidEvent
+from digest.models import (
+    QUESTION_MAX,
+    Event,
+    Lesson,
+    Question,
+    QuestionAsk,
+    as_utc,
+    utcnow,
+)
+from digest.questions.same import answered_by, question_fact, same_question
+from digest.redact import redact
+from digest.tenants import key_problem, lookup_key
+
+#: the budget's window
+WINDOW = timedelta(hours=24)
+#: an answer event still on its way to becoming a lesson
+_UNREFLECTED = ("pending", "processing", "waiting")
+#: context kept per ask (the rest is cut)
+CONTEXT_MAX = 2000
+ID_MAX = 200
+
+Status = Literal["known", "asked", "limited"]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What ``ask`` found. ``question_id`` is the queue's question (None when a lesson answered
+    it); ``count`` how many times it has been asked; ``answer`` and ``lesson_id`` say what the
+    owner answered (``known``); ``frees_at`` when the budget lets a new question in
+    (``limited``; None when the budget is 0)."""
+
+    status: Status
+    question_id: int | None = None
+    count: int = 0
+    answer: str | None = None
+    lesson_id: int | None = None
+    frees_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "question_id": self.question_id,
+            "count": self.count,
+            "answer": self.answer,
+            "lesson_id": self.lesson_id,
+            "frees_at": self.frees_at.isoformat() if self.frees_at else None,
+        }
+
+
+def ask(
+    tenant: str,
+    agent: str,
+    question: str,
+    *,
+    contact_id: str | None = None,
+    thread_id: str | None = None,
+    context: str | None = None,
+) -> Asked:
+    """Ask the agent's owner ``question``, unless the owner already answered it (see the
+    module's docstring). Raises ``InvalidEvent`` naming the field for bad input (nothing
+    stored) and ``CaptureUnavailable`` when the database cannot be reached."""
+    given = _validated(tenant, agent, question, contact_id, thread_id, context)
+    return _ask(given, get_settings())
+
+
+@dataclass(frozen=True)
+class _Given:
+    tenant: str
+    agent: str
+    question: str
+    contact_id: str | None
+    thread_id: str | None
+    context: str | None
+
+
+def _validated(
+    tenant: Any, agent: Any, question: Any, contact_id: Any, thread_id: Any, context: Any
+) -> _Given:
+    for field, value in (("tenant", tenant), ("agent", agent)):
+        problem = key_problem(value)
+        if problem is not None:
+            raise InvalidEvent(field, problem)
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidEvent("question", "must be a non-empty string")
+    if len(question) > QUESTION_MAX:
+        raise InvalidEvent("question", f"is {len(question)} characters; at most {QUESTION_MAX}")
+    for field, value in (("contact_id", contact_id), ("thread_id", thread_id)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise InvalidEvent(field, "must be a non-empty string when given")
+        if isinstance(value, str) and len(value) > ID_MAX:
+            raise InvalidEvent(field, f"is {len(value)} characters; at most {ID_MAX}")
+    if context is not None and not isinstance(context, str):
+        raise InvalidEvent("context", "must be a string when given")
+    return _Given(
+        tenant=lookup_key(tenant),
+        agent=lookup_key(agent),
+        question=redact(" ".join(question.split())),
+        contact_id=contact_id,
+        thread_id=thread_id,
+        context=redact(context[:CONTEXT_MAX]) if context else None,
+    )
+
+
+@storage_errors("the question")
+def _ask(given: _Given, settings: Settings) -> Asked:
+    url = settings.database_url
+    engine = get_engine(url)
+    asked = question_fact(given.question)
+    now = utcnow()
+    with engine.begin() as conn:
+        tenant_id, agent_id = agent_ids_for(conn, url, given.tenant, given.agent)
+        known = _known(conn, agent_id, asked, now)
+        if known is not None:
+            return known
+        found = _queued(conn, agent_id, asked)
+        if found is not None:
+            return _join(conn, found, given, now, settings, tenant_id, agent_id)
+        _lock(conn, tenant_id)
+        found = _queued(conn, agent_id, asked)  # another process may have opened it meanwhile
+        if found is not None:
+            return _join(conn, found, given, now, settings, tenant_id, agent_id)
+        return _open(conn, given, now, settings, tenant_id, agent_id)
+
+
+def _known(conn: Connection, agent_id: int, asked: Any, now: datetime) -> Asked | None:
+    """The owner's answer to ``asked``, if the agent has one: an active owner-answer lesson,
+    else an answer given in the queue whose event the worker has not reflected yet."""
+    from digest.facts import lesson_fact
+
+    lessons = conn.execute(
+        select(Lesson.id, Lesson.situation, Lesson.correction, Lesson.support_count).where(
+            Lesson.agent_id == agent_id,
+            Lesson.status == "active",
+            Lesson.source == "owner_answer",
+            or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
+        )
+    ).all()
+    for row in sorted(lessons, key=lambda r: -r.id):  # the newest answer first
+        if answered_by(asked, lesson_fact(row.situation, row.correction)):
+            return Asked("known", answer=row.correction, lesson_id=row.id, count=0)
+    waiting = conn.execute(
+        select(Question.id, Question.text, Question.answer, Question.ask_count)
+        .join(Event, Event.id == Question.answer_event_id)
+        .where(
+            Question.agent_id == agent_id,
+            Question.status == "answered",
+            Event.status.in_(_UNREFLECTED),
+        )
+    ).all()
+    for given in waiting:
+        if same_question(asked, question_fact(given.text)):
+            return Asked("known", question_id=given.id, answer=given.answer, count=given.ask_count)
+    return None
+
+
+def _queued(conn: Connection, agent_id: int, asked: Any) -> Any:
+    """The agent's open or held question that ``asked`` repeats, if any (the most asked)."""
+    rows = conn.execute(
+        select(Question.id, Question.text, Question.status, Question.ask_count).where(
+            Question.agent_id == agent_id, Question.status.in_(("open", "held"))
+        )
+    ).all()
+    matching = [r for r in rows if same_question(asked, question_fact(r.text))]
+    return max(matching, key=lambda r: (r.ask_count, -r.id), default=None)
+
+
+def _record_ask(conn: Connection, question_id: int, given: _Given, now: datetime) -> None:
+    conn.execute(
+        insert(QuestionAsk).values(
+            question_id=question_id,
+            text=given.question,
+            context=given.context,
+            thread_id=given.thread_id,
+            contact_id=given.contact_id,
+            asked_at=now,
+        )
+    )
+
+
+def _join(
+    conn: Connection,
+    found: Any,
+    given: _Given,
+    now: datetime,
+    settings: Settings,
+    tenant_id: int,
+    agent_id: int,
+) -> Asked:
+    count = conn.execute(
+        update(Question)
+        .where(Question.id == found.id)
+        .values(ask_count=Question.ask_count + 1, last_asked_at=now)
+        .returning(Question.ask_count, Question.status)
+    ).one()
+    _record_ask(conn, found.id, given, now)
+    if count.status == "open":
+        return Asked("asked", question_id=found.id, count=count.ask_count)
+    frees_at = _budget(conn, settings, tenant_id, agent_id, now)[1]
+    return Asked("limited", question_id=found.id, count=count.ask_count, frees_at=frees_at)
+
+
+def _open(
+    conn: Connection,
+    given: _Given,
+    now: datetime,
+    settings: Settings,
+    tenant_id: int,
+    agent_id: int,
+) -> Asked:
+    promote_held(conn, settings, tenant_id, agent_id, now)  # older held questions go first
+    room, frees_at = _budget(conn, settings, tenant_id, agent_id, now)
+    status = "open" if room > 0 else "held"
+    question_id = conn.execute(
+        insert(Question)
+        .values(
+            tenant_id=tenant_id,
+            agent_id=agent_id,
+            text=given.question,
+            status=status,
+            ask_count=1,
+            opened_at=now if status == "open" else None,
+            created_at=now,
+            last_asked_at=now,
+        )
+        .returning(Question.id)
+    ).scalar_one()
+    _record_ask(conn, question_id, given, now)
+    if status == "open":
+        return Asked("asked", question_id=question_id, count=1)
+    return Asked("limited", question_id=question_id, count=1, frees_at=frees_at)
+
+
+def promote_held(
+    conn: Connection, settings: Settings, tenant_id: int, agent_id: int, now: datetime
+) -> int:
+    """Open the agent's held questions, oldest first, as far as the budget now allows. How
+    many opened."""
+    room, _ = _budget(conn, settings, tenant_id, agent_id, now)
+    if room <= 0:
+        return 0
+    held = conn.scalars(
+        select(Question.id)
+        .where(Question.agent_id == agent_id, Question.status == "held")
+        .order_by(Question.created_at, Question.id)
+        .limit(room)
+    ).all()
+    if held:
+        conn.execute(
+            update(Question)
+            .where(Question.id.in_(held), Question.status == "held")
+            .values(status="open", opened_at=now)
+        )
+    return len(held)
+
+
+def _budget(
+    conn: Connection, settings: Settings, tenant_id: int, agent_id: int, now: datetime
+) -> tuple[int, datetime | None]:
+    """(how many new questions may open now, when the next one may if none can). Questions
+    opened within the last 24 hours count, per agent and per tenant."""
+    since = now - WINDOW
+    counted = and_(Question.tenant_id == tenant_id, Question.opened_at > since)
+    row = conn.execute(
+        select(
+            func.count().filter(Question.agent_id == agent_id),
+            func.min(Question.opened_at).filter(Question.agent_id == agent_id),
+            func.count(),
+            func.min(Question.opened_at),
+        ).where(counted)
+    ).one()
+    agent_n, agent_first, tenant_n, tenant_first = row
+    room = min(settings.ask_agent_daily - agent_n, settings.ask_tenant_daily - tenant_n)
+    if room > 0:
+        return room, None
+    if settings.ask_agent_daily == 0 or settings.ask_tenant_daily == 0:
+        return 0, None
+    frees = [
+        as_utc(first) + WINDOW
+        for n, limit, first in (
+            (agent_n, settings.ask_agent_daily, agent_first),
+            (tenant_n, settings.ask_tenant_daily, tenant_first),
+        )
+        if n >= limit and first is not None
+    ]
+    return 0, max(frees) if frees else None
+
+
+def _lock(conn: Connection, tenant_id: int) -> None:
+    """Serialise the opening of questions within a tenant (PostgreSQL; SQLite has one writer)."""
+    if conn.dialect.name == "postgresql":
+        key = int.from_bytes(hashlib.sha256(f"digest.ask:{tenant_id}".encode()).digest()[:8])
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key - 2**63})
