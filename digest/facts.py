@@ -55,6 +55,7 @@ _STOP = frozenset(
     thing things way kind sort let ok okay use used using until accept accepts accepted
     take takes taken shop shops store stores anything something everything friendly bring
     need needs needed require requires required necessary mandatory
+    make makes made during within throughout
     der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
     bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
     ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
@@ -117,6 +118,10 @@ for _concept, _words in {
     "refund": """refund refunds refunded reimburse reimbursed reimbursement erstattung
         rückerstattung erstatten remboursement rembourser reembolso reembolsar rimborso
         terugbetaling""",
+    "appointment": """appointment appointments book books booked booking bookings reserve
+        reserved reservation reservations termin termine buchen buchung rendez-vous réserver
+        réservation cita citas reservar reserva marcação marcar agendamento appuntamento
+        prenotare prenotazione afspraak reserveren reservering""",
     "exchange": """exchange exchanges exchanged swap swaps umtausch umtauschen échange
         échanger cambio cambiar troca trocar ruilen""",
 }.items():

@@ -39,6 +39,7 @@ from digest.models import (
     QUESTION_MAX,
     Event,
     Lesson,
+    LessonEvidence,
     Question,
     QuestionAsk,
     as_utc,
@@ -160,12 +161,13 @@ def _ask(given: _Given, settings: Settings) -> Asked:
 
 
 def _known(conn: Connection, agent_id: int, asked: Any, now: datetime) -> Asked | None:
-    """The owner's answer to ``asked``, if the agent has one: an active owner-answer lesson,
-    else an answer given in the queue whose event the worker has not reflected yet."""
+    """The owner's answer to ``asked``, if the agent has one: an active owner-answer lesson
+    about the same subject; else a question the owner answered in the queue that ``asked``
+    repeats, while its answer is on its way to the worker or its lesson is still active."""
     from digest.facts import lesson_fact
 
     lessons = conn.execute(
-        select(Lesson.id, Lesson.situation, Lesson.correction, Lesson.support_count).where(
+        select(Lesson.id, Lesson.situation, Lesson.correction).where(
             Lesson.agent_id == agent_id,
             Lesson.status == "active",
             Lesson.source == "owner_answer",
@@ -173,20 +175,38 @@ def _known(conn: Connection, agent_id: int, asked: Any, now: datetime) -> Asked 
         )
     ).all()
     for row in sorted(lessons, key=lambda r: -r.id):  # the newest answer first
-        if answered_by(asked, lesson_fact(row.situation, row.correction)):
-            return Asked("known", answer=row.correction, lesson_id=row.id, count=0)
-    waiting = conn.execute(
-        select(Question.id, Question.text, Question.answer, Question.ask_count)
-        .join(Event, Event.id == Question.answer_event_id)
-        .where(
-            Question.agent_id == agent_id,
-            Question.status == "answered",
-            Event.status.in_(_UNREFLECTED),
+        stated = lesson_fact(row.situation, row.correction)
+        if answered_by(asked, stated):
+            return Asked("known", answer=stated.answer, lesson_id=row.id)
+    answered = conn.execute(
+        select(
+            Question.id,
+            Question.text,
+            Question.answer,
+            Question.ask_count,
+            Event.status.label("event_status"),
+            Lesson.id.label("lesson_id"),
+            Lesson.status.label("lesson_status"),
+            Lesson.situation,
+            Lesson.correction,
         )
+        .join(Event, Event.id == Question.answer_event_id)
+        .outerjoin(LessonEvidence, LessonEvidence.event_id == Event.id)
+        .outerjoin(Lesson, Lesson.id == LessonEvidence.lesson_id)
+        .where(Question.agent_id == agent_id, Question.status == "answered")
+        .order_by(Question.closed_at.desc(), Question.id.desc())
     ).all()
-    for given in waiting:
-        if same_question(asked, question_fact(given.text)):
+    for given in answered:
+        if not same_question(asked, question_fact(given.text)):
+            continue
+        if given.event_status in _UNREFLECTED:
             return Asked("known", question_id=given.id, answer=given.answer, count=given.ask_count)
+        if given.lesson_status == "active":
+            stated = lesson_fact(given.situation, given.correction)
+            return Asked(
+                "known", question_id=given.id, answer=stated.answer,
+                lesson_id=given.lesson_id, count=given.ask_count,
+            )  # fmt: skip
     return None
 
 

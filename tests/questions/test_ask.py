@@ -1,6 +1,7 @@
 """``digest.ask`` and the owner's queue in this process on the test PostgreSQL: validation,
 the question budget (held, never lost, opened when it frees), expiry, answers and dismissals,
-and the ``digest question`` commands. The worker and HTTP paths are tests/service/test_questions.py."""
+and the ``digest question`` commands. The worker and HTTP paths are in
+tests/service/test_questions.py."""
 
 from __future__ import annotations
 
