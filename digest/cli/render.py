@@ -285,6 +285,8 @@ def agent_stats(rows: list[Any]) -> None:
             say(f"{row.tenant}/{row.agent}: and {hidden} more waiting event(s)")
         if row.held:
             say(f"{row.tenant}/{row.agent}: {held_sentence(row.held, row.gate, row.spread_s)}")
+        if row.edit_rate and row.edit_rate["drafts"]:
+            say(f"{row.tenant}/{row.agent}: drafts {row.edit_rate['summary']}")
 
 
 def held_lessons(tenant: str, agent: str) -> None:

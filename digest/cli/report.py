@@ -194,6 +194,15 @@ def report_tables(report: Report) -> None:
             render.say(f"and {rarer} rarer topic(s)")
     else:
         render.say("no failed runs in these weeks")
+    if report.edit_rate is not None:
+        render.say(f"drafts: {report.edit_rate.sentence()}")
+        if report.edit_rate.drafts:
+            heads = ("drafts", "edited", "rejected", "needed editing")
+            edited = _table("week of", *heads, right=heads)
+            for label, w in zip(weeks, report.edit_rate.weeks, strict=True):
+                rate = "-" if w.rate is None else f"{w.rate:.0%}"
+                edited.add_row(*_cells(label, w.drafts, w.edited, w.rejected, rate))
+            render.out.print(edited)
     if report.edits:
         render.out.print(_topic_rows(report.edits, weeks, "edits operators keep making", False))
     else:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, func, not_, select
 from sqlalchemy.orm import Session
 
 from digest.config import get_settings
+from digest.lessons.edit_rate import edit_rate
 from digest.lessons.release import Gate, released_clause
 from digest.models import (
     EVENT_STATUSES,
@@ -23,11 +25,14 @@ from digest.models import (
     Lesson,
     Tenant,
     as_utc,
+    utcnow,
 )
 from digest.tenants import agent_named, find_agent, tenant_named, unknown_key
 
 #: waiting events listed per agent (the count is in ``events["waiting"]``)
 WAITING_SHOWN = 5
+#: the weeks ``stats`` measures the edit rate over
+EDIT_RATE_WEEKS = 4
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,9 @@ class AgentStats:
     held: int = 0
     gate: int = 0
     spread_s: int = 0
+    #: how much the agent's drafts needed editing over the last EDIT_RATE_WEEKS weeks
+    #: (``digest.lessons.edit_rate``): the weeks, and ``summary`` in words
+    edit_rate: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -153,6 +161,9 @@ def agent_stats(
                 }
             )
     gates, held = _held(session, [a for a, _ in selected])
+    now = utcnow()
+    since = now - timedelta(days=7 * EDIT_RATE_WEEKS)
+    threshold = get_settings().edit_ratio_threshold
     result = []
     for agent_row, tenant_name in selected:
         counts = events[agent_row.id]
@@ -174,6 +185,9 @@ def agent_stats(
                 held=held.get(agent_row.id, 0),
                 gate=gates[agent_row.id].gate,
                 spread_s=gates[agent_row.id].spread_s,
+                edit_rate=edit_rate(
+                    session, agent_row.id, since, EDIT_RATE_WEEKS, threshold
+                ).to_json(),
             )
         )
     return result

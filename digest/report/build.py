@@ -32,6 +32,7 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import InvalidArgument
 from digest.fingerprint import edit_family, edit_key, edit_keys, run_failures
+from digest.lessons.edit_rate import edit_rate
 from digest.lessons.effect.measure import LessonEffect, agent_effects
 from digest.lessons.owner import agent_gate
 from digest.lessons.release import Gate, held_note
@@ -283,6 +284,7 @@ def build_report(
         by_lesson = {effect.lesson_id: effect for effect in effects}
         runs, failed = _failure_topics(session, agent_row.id, start, weeks)
         edited = _edit_topics(session, agent_row.id, start, weeks)
+        rate = edit_rate(session, agent_row.id, start, weeks, settings.edit_ratio_threshold)
         shown_failures, shown_edits = failed.ranked(TOPICS_SHOWN), edited.ranked(EDITS_SHOWN)
         failed_refs = _lesson_refs(session, agent_row.id, failed, shown_failures, by_lesson)
         edit_refs = _lesson_refs(session, agent_row.id, edited, shown_edits, by_lesson)
@@ -303,4 +305,5 @@ def build_report(
         effect_window_days=settings.effect_window_days,
         effect_confidence=settings.effect_confidence,
         effect_min_runs=settings.effect_min_runs,
+        edit_rate=rate,
     )

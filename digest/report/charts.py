@@ -197,6 +197,32 @@ def _legend_dot(colour: str, label: str) -> Any:
     return Line2D([], [], marker="o", linestyle="", color=colour, label=label)
 
 
+def edit_rate_chart(report: Report) -> str | None:
+    """Bars: the share of reviewed drafts operators edited or rejected, week by week, each
+    labelled with how many drafts were reviewed."""
+    rate = report.edit_rate
+    if rate is None or not rate.drafts:
+        return None
+    with _drawing():
+        figure = _figure(8.0, 2.6)
+        axes = figure.add_subplot()
+        labels = [week_label(week.start) for week in rate.weeks]
+        values = [week.rate or 0.0 for week in rate.weeks]
+        bars = axes.bar(labels, values, color="#5d6d7e")
+        for bar, week in zip(bars, rate.weeks, strict=True):
+            if week.drafts:
+                axes.annotate(
+                    f"{week.rate:.0%} of {week.drafts}", (bar.get_x() + bar.get_width() / 2,
+                    bar.get_height()), ha="center", va="bottom", fontsize=8,
+                )  # fmt: skip
+        axes.set_ylim(0, 1.1)
+        axes.yaxis.set_major_formatter(_percent())
+        axes.set_ylabel("drafts edited")
+        axes.set_title(f"Drafts operators edited or rejected: {rate.sentence()}", loc="left")
+        axes.spines[["top", "right"]].set_visible(False)
+        return _png(figure)
+
+
 def charts(report: Report) -> dict[str, str]:
     """Every chart the report has data for: ``runs``, ``topics``, ``edits``, ``effect``
     (name → PNG data URI)."""
@@ -208,5 +234,6 @@ def charts(report: Report) -> dict[str, str]:
             report.edits, starts, "Operator edits by kind, week by week", colours="Blues"
         ),
         "effect": effect_chart(report.effects),
+        "edit_rate": edit_rate_chart(report),
     }
     return {name: uri for name, uri in drawn.items() if uri is not None}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from digest.lessons.edit_rate import EditRate
 from digest.lessons.effect.measure import LessonEffect
 from digest.lessons.effect.verdict import Tally
 
@@ -124,6 +125,8 @@ class Report:
     effect_window_days: int = 0
     effect_confidence: float = 0.95
     effect_min_runs: int = 10
+    #: how much the agent's drafts needed editing, week by week (None: not measured)
+    edit_rate: EditRate | None = None
 
     @property
     def week_starts(self) -> list[datetime]:
@@ -150,6 +153,7 @@ class Report:
             "effect_window_days": self.effect_window_days,
             "effect_confidence": self.effect_confidence,
             "effect_min_runs": self.effect_min_runs,
+            "edit_rate": self.edit_rate.to_json() if self.edit_rate else None,
         }
 
 

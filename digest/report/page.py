@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from jinja2 import Template
 
 #: the page's charts (``digest.report.charts.charts``), in the order it shows them
-CHARTS = ("runs", "topics", "edits", "effect")
+CHARTS = ("runs", "topics", "edits", "effect", "edit_rate")
 #: how each verdict reads
 VERDICT_TEXT = {
     "harms": "harms",
@@ -123,4 +123,15 @@ def render_html(report: Report) -> str:
         charts=_charts(report),
         level=f"{report.effect_confidence:.0%}",
         min_runs=report.effect_min_runs,
+        edit_weeks=[
+            {
+                "week": f"{w.start:%b %d}",
+                "drafts": w.drafts,
+                "edited": w.edited,
+                "rejected": w.rejected,
+                "rate": percent(w.rate),
+                "changed": percent(w.changed),
+            }
+            for w in (report.edit_rate.weeks if report.edit_rate else [])
+        ],
     )
