@@ -40,6 +40,7 @@ from _report import Figure  # noqa: E402
 
 MODULES = (
     "capture_latency",
+    "ask_latency",
     "async_capture",
     "http_capture",
     "import_time",

@@ -38,6 +38,7 @@ from digest.outbox import aio as _publish
 
 if TYPE_CHECKING:
     from digest.fewshot import Example
+    from digest.questions.ask import Asked
     from digest.retrieve import CurrentLearning
 
 __all__ = [
@@ -205,6 +206,25 @@ async def current_learning(tenant: str, agent: str) -> CurrentLearning | None:
     """``digest.current_learning``, awaited: the active version or None; raises
     ``DatabaseUnavailable`` when the database cannot answer. Runs in a worker thread."""
     return await asyncio.to_thread(_sync_current_learning, tenant, agent)
+
+
+async def ask(
+    tenant: str,
+    agent: str,
+    question: str,
+    *,
+    contact_id: str | None = None,
+    thread_id: str | None = None,
+    context: str | None = None,
+) -> Asked:
+    """``digest.ask``, awaited: ``known``, ``asked`` or ``limited``, with the same errors. Runs
+    in a worker thread (a few statements in one transaction)."""
+    from digest.questions.ask import ask as sync_ask
+
+    return await asyncio.to_thread(
+        sync_ask, tenant, agent, question,
+        contact_id=contact_id, thread_id=thread_id, context=context,
+    )  # fmt: skip
 
 
 async def aclose() -> None:

@@ -24,11 +24,25 @@ paraphrases at once make one question; joining one needs no lock (the count is a
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import and_, func, insert, or_, select, text, update
+from sqlalchemy import (
+    Integer,
+    String,
+    and_,
+    func,
+    insert,
+    literal,
+    null,
+    or_,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.engine import Connection
 
 from digest.capture.store import agent_ids_for, storage_errors
@@ -45,7 +59,7 @@ from digest.models import (
     as_utc,
     utcnow,
 )
-from digest.questions.same import answered_by, question_fact, same_question
+from digest.questions.same import answered_by, lesson_fact_of, question_fact, same_question
 from digest.redact import redact
 from digest.tenants import key_problem, lookup_key
 
@@ -147,39 +161,49 @@ def _ask(given: _Given, settings: Settings) -> Asked:
     now = utcnow()
     with engine.begin() as conn:
         tenant_id, agent_id = agent_ids_for(conn, url, given.tenant, given.agent)
-        known = _known(conn, agent_id, asked, now)
+        rows = conn.execute(_candidates(agent_id, now)).all()  # one round trip for every read
+        known = _known(rows, asked)
         if known is not None:
             return known
-        found = _queued(conn, agent_id, asked)
+        found = _queued(rows, asked)
         if found is not None:
             return _join(conn, found, given, now, settings, tenant_id, agent_id)
         _lock(conn, tenant_id)
-        found = _queued(conn, agent_id, asked)  # another process may have opened it meanwhile
+        # another process may have opened it meanwhile (this statement sees its commit)
+        found = _queued(conn.execute(_candidates(agent_id, now, queued_only=True)).all(), asked)
         if found is not None:
             return _join(conn, found, given, now, settings, tenant_id, agent_id)
         return _open(conn, given, now, settings, tenant_id, agent_id)
 
 
-def _known(conn: Connection, agent_id: int, asked: Any, now: datetime) -> Asked | None:
-    """The owner's answer to ``asked``, if the agent has one: an active owner-answer lesson
-    about the same subject; else a question the owner answered in the queue that ``asked``
-    repeats, while its answer is on its way to the worker or its lesson is still active."""
-    from digest.facts import lesson_fact
-
-    lessons = conn.execute(
-        select(Lesson.id, Lesson.situation, Lesson.correction).where(
-            Lesson.agent_id == agent_id,
-            Lesson.status == "active",
-            Lesson.source == "owner_answer",
-            or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
-        )
-    ).all()
-    for row in sorted(lessons, key=lambda r: -r.id):  # the newest answer first
-        stated = lesson_fact(row.situation, row.correction)
-        if answered_by(asked, stated):
-            return Asked("known", answer=stated.answer, lesson_id=row.id)
-    answered = conn.execute(
+def _candidates(agent_id: int, now: datetime, *, queued_only: bool = False) -> Any:
+    """Everything ``ask`` compares a question with, as one statement: the agent's active
+    owner-answer lessons (``kind`` 'lesson'), the questions its owner answered in the queue
+    with their answer's event and lesson ('answered'), and its open and held questions."""
+    text_, number = String(), Integer()
+    queued = select(
+        Question.status.label("kind"), Question.id, Question.text,
+        null().cast(text_).label("answer"), Question.ask_count,
+        null().cast(text_).label("event_status"), null().cast(number).label("lesson_id"),
+        null().cast(text_).label("lesson_status"), null().cast(text_).label("situation"),
+        null().cast(text_).label("correction"),
+    ).where(Question.agent_id == agent_id, Question.status.in_(("open", "held")))  # fmt: skip
+    if queued_only:
+        return queued
+    lessons = select(
+        literal("lesson", text_).label("kind"), Lesson.id, Lesson.situation.label("text"),
+        Lesson.correction.label("answer"), literal(0, number).label("ask_count"),
+        null().cast(text_).label("event_status"), Lesson.id.label("lesson_id"),
+        Lesson.status.label("lesson_status"), Lesson.situation, Lesson.correction,
+    ).where(
+        Lesson.agent_id == agent_id,
+        Lesson.status == "active",
+        Lesson.source == "owner_answer",
+        or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
+    )  # fmt: skip
+    answered = (
         select(
+            literal("answered", text_).label("kind"),
             Question.id,
             Question.text,
             Question.answer,
@@ -194,15 +218,26 @@ def _known(conn: Connection, agent_id: int, asked: Any, now: datetime) -> Asked 
         .outerjoin(LessonEvidence, LessonEvidence.event_id == Event.id)
         .outerjoin(Lesson, Lesson.id == LessonEvidence.lesson_id)
         .where(Question.agent_id == agent_id, Question.status == "answered")
-        .order_by(Question.closed_at.desc(), Question.id.desc())
-    ).all()
-    for given in answered:
+    )
+    return union_all(lessons, answered, queued)
+
+
+def _known(rows: Sequence[Any], asked: Any) -> Asked | None:
+    """The owner's answer to ``asked``, if the agent has one: an active owner-answer lesson
+    about the same subject (the newest first); else a question the owner answered in the queue
+    that ``asked`` repeats, while its answer is on its way to the worker or its lesson is still
+    active (the queue's decision that they are one question stands)."""
+    for row in sorted((r for r in rows if r.kind == "lesson"), key=lambda r: -r.id):
+        stated = lesson_fact_of(row.situation, row.correction)
+        if answered_by(asked, stated):
+            return Asked("known", answer=stated.answer, lesson_id=row.id)
+    for given in sorted((r for r in rows if r.kind == "answered"), key=lambda r: -r.id):
         if not same_question(asked, question_fact(given.text)):
             continue
         if given.event_status in _UNREFLECTED:
             return Asked("known", question_id=given.id, answer=given.answer, count=given.ask_count)
         if given.lesson_status == "active":
-            stated = lesson_fact(given.situation, given.correction)
+            stated = lesson_fact_of(given.situation, given.correction)
             return Asked(
                 "known", question_id=given.id, answer=stated.answer,
                 lesson_id=given.lesson_id, count=given.ask_count,
@@ -210,14 +245,13 @@ def _known(conn: Connection, agent_id: int, asked: Any, now: datetime) -> Asked 
     return None
 
 
-def _queued(conn: Connection, agent_id: int, asked: Any) -> Any:
+def _queued(rows: Sequence[Any], asked: Any) -> Any:
     """The agent's open or held question that ``asked`` repeats, if any (the most asked)."""
-    rows = conn.execute(
-        select(Question.id, Question.text, Question.status, Question.ask_count).where(
-            Question.agent_id == agent_id, Question.status.in_(("open", "held"))
-        )
-    ).all()
-    matching = [r for r in rows if same_question(asked, question_fact(r.text))]
+    matching = [
+        r
+        for r in rows
+        if r.kind in ("open", "held") and same_question(asked, question_fact(r.text))
+    ]
     return max(matching, key=lambda r: (r.ask_count, -r.id), default=None)
 
 
@@ -264,8 +298,9 @@ def _open(
     tenant_id: int,
     agent_id: int,
 ) -> Asked:
-    promote_held(conn, settings, tenant_id, agent_id, now)  # older held questions go first
     room, frees_at = _budget(conn, settings, tenant_id, agent_id, now)
+    if room > 0:  # older held questions go first
+        room -= promote_held(conn, settings, tenant_id, agent_id, now, room=room)
     status = "open" if room > 0 else "held"
     question_id = conn.execute(
         insert(Question)
@@ -288,11 +323,18 @@ def _open(
 
 
 def promote_held(
-    conn: Connection, settings: Settings, tenant_id: int, agent_id: int, now: datetime
+    conn: Connection,
+    settings: Settings,
+    tenant_id: int,
+    agent_id: int,
+    now: datetime,
+    *,
+    room: int | None = None,
 ) -> int:
-    """Open the agent's held questions, oldest first, as far as the budget now allows. How
-    many opened."""
-    room, _ = _budget(conn, settings, tenant_id, agent_id, now)
+    """Open the agent's held questions, oldest first, as far as the budget now allows (or
+    ``room``, already measured). How many opened."""
+    if room is None:
+        room = _budget(conn, settings, tenant_id, agent_id, now)[0]
     if room <= 0:
         return 0
     held = conn.scalars(

@@ -10,11 +10,23 @@ about the same subject, or the question's extra words are in the answer.
 
 from __future__ import annotations
 
+import functools
+
 from digest import facts
 
+#: parsed texts each process keeps (a question is compared with every open one on each ask)
+CACHED = 8192
 
+
+@functools.lru_cache(maxsize=CACHED)
 def question_fact(question: str) -> facts.Fact:
     return facts.fact(question, "")
+
+
+@functools.lru_cache(maxsize=CACHED)
+def lesson_fact_of(situation: str, correction: str) -> facts.Fact:
+    """The fact an owner-answer lesson states (``facts.lesson_fact``), parsed once."""
+    return facts.lesson_fact(situation, correction)
 
 
 def same_question(new: facts.Fact, old: facts.Fact) -> bool:

@@ -171,3 +171,17 @@ def test_the_question_commands(tenant: str) -> None:
     known = run_json("question", "ask", "--tenant", tenant, "--agent", "bot",
                      "Are weekend appointments available?")  # fmt: skip
     assert (known["status"], known["answer"]) == ("known", "Yes, Saturdays.")
+
+
+def test_the_asyncio_ask_is_the_same_call(tenant: str) -> None:
+    import asyncio
+
+    import digest.aio
+
+    first = asyncio.run(digest.aio.ask(tenant, "bot", "Do you ship to Norway?", thread_id="a"))
+    again = asyncio.run(digest.aio.ask(tenant, "bot", "Do you deliver to Norway?", thread_id="b"))
+    assert (first.status, again.status, again.question_id, again.count) == (
+        "asked", "asked", first.question_id, 2,
+    )  # fmt: skip
+    with pytest.raises(InvalidEvent):
+        asyncio.run(digest.aio.ask(tenant, "bot", ""))

@@ -16,7 +16,7 @@ from tests.browser import chromium, screenshot_path
 from tests.cli.conftest import invoke
 from tests.report.conftest import AGENT, HOSTILE, scripted_stream
 
-CHARTS = ["chart-runs", "chart-topics", "chart-edits", "chart-effect"]
+CHARTS = ["chart-runs", "chart-topics", "chart-edit-rate", "chart-edits", "chart-effect"]
 
 
 def _colours(png: bytes) -> int:

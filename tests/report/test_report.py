@@ -178,7 +178,7 @@ def test_report_command_writes_the_page(embedded_pg: str, tenant: str, tmp_path:
     result = invoke("report", "--tenant", tenant, "--agent", AGENT, "--html", str(page))
     assert result.exit_code == 0, result.output
     assert f"wrote{page}:4topic(s)" in "".join(result.stdout.split())  # wrapped at 80 columns
-    assert page.read_text(encoding="utf-8").count('class="chart"') == 4
+    assert page.read_text(encoding="utf-8").count('class="chart"') == 5
     assert list(page.parent.iterdir()) == [page]  # no partial file left behind
     one_error(
         invoke("report", "--tenant", tenant, "--agent", AGENT, "--html", str(tmp_path)),
