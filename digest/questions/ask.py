@@ -30,8 +30,10 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import (
+    DateTime,
     Integer,
     String,
+    Text,
     and_,
     func,
     insert,
@@ -45,7 +47,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from digest.capture.store import agent_ids_for, storage_errors
+from digest.capture.store import agent_ids_for, cached_agent_ids, storage_errors
 from digest.config import Settings, get_settings
 from digest.db import get_engine
 from digest.errors import InvalidEvent
@@ -159,21 +161,68 @@ def _ask(given: _Given, settings: Settings) -> Asked:
     engine = get_engine(url)
     asked = question_fact(given.question)
     now = utcnow()
-    with engine.begin() as conn:
-        tenant_id, agent_id = agent_ids_for(conn, url, given.tenant, given.agent)
-        rows = conn.execute(_candidates(agent_id, now)).all()  # one round trip for every read
+    ids = cached_agent_ids(url, given.tenant, given.agent)
+    if ids is None:
+        with engine.begin() as conn:
+            ids = agent_ids_for(conn, url, given.tenant, given.agent)
+    tenant_id, agent_id = ids
+    # The usual asks (known; a repeat of an open question) are one read and at most one write,
+    # each its own transaction: the read sees every commit before it.
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        rows = conn.execute(_candidates(agent_id, now)).all()
         known = _known(rows, asked)
         if known is not None:
             return known
         found = _queued(rows, asked)
-        if found is not None:
-            return _join(conn, found, given, now, settings, tenant_id, agent_id)
-        _lock(conn, tenant_id)
-        # another process may have opened it meanwhile (this statement sees its commit)
-        found = _queued(conn.execute(_candidates(agent_id, now, queued_only=True)).all(), asked)
+        if found is not None and conn.dialect.name == "postgresql":
+            joined = _join_at_once(conn, found.id, given, now)
+            if joined is not None and joined.status == "open":
+                return Asked("asked", question_id=found.id, count=joined.ask_count)
+            if joined is not None:
+                frees_at = _budget(conn, settings, tenant_id, agent_id, now)[1]
+                return Asked("limited", question_id=found.id, count=joined.ask_count,
+                             frees_at=frees_at)  # fmt: skip
+            found = None  # it closed meanwhile: decide again below
+    with engine.begin() as conn:
+        if found is None:
+            _lock(conn, tenant_id)
+            # another process may have opened it meanwhile (this statement sees its commit)
+            queued = conn.execute(_candidates(agent_id, now, queued_only=True)).all()
+            found = _queued(queued, asked)
         if found is not None:
             return _join(conn, found, given, now, settings, tenant_id, agent_id)
         return _open(conn, given, now, settings, tenant_id, agent_id)
+
+
+def _join_at_once(conn: Connection, question_id: int, given: _Given, now: datetime) -> Any:
+    """PostgreSQL: count the ask and record it in one statement (one round trip, one
+    transaction). (ask_count, status) after it, or None when the question is no longer open
+    or held."""
+    joined = (
+        update(Question)
+        .where(Question.id == question_id, Question.status.in_(("open", "held")))
+        .values(ask_count=Question.ask_count + 1, last_asked_at=now)
+        .returning(Question.id, Question.ask_count, Question.status)
+        .cte("joined")
+    )
+    text_ = Text()
+    added = (
+        insert(QuestionAsk)
+        .from_select(
+            ["question_id", "text", "context", "thread_id", "contact_id", "asked_at"],
+            select(
+                joined.c.id,
+                literal(given.question, text_),
+                literal(given.context, text_),
+                literal(given.thread_id, String()),
+                literal(given.contact_id, String()),
+                literal(now, DateTime(timezone=True)),
+            ),
+        )
+        .returning(QuestionAsk.id)
+        .cte("added")
+    )
+    return conn.execute(select(joined.c.ask_count, joined.c.status).add_cte(added)).first()
 
 
 def _candidates(agent_id: int, now: datetime, *, queued_only: bool = False) -> Any:
