@@ -9,7 +9,7 @@
 - A command ends where the shell would end it: a line that ends in ``\\`` or leaves a quote
   open continues on the next one. Full-line ``#`` comments and blank lines are not commands.
   A ``a && b`` chain is one command per part (the shell would stop at the first failure, and
-  so does the run), so a directive can name one part.
+  so does the run), so a directive can name one part. Heredocs are not supported.
 
 Exceptions are written in the document, in an HTML comment just before the block they are
 about (``<!-- doc-run: … -->``, several per comment separated by ``;``). A quoted PREFIX names
@@ -38,6 +38,7 @@ a document uses names its earlier commands create (``KEY=$(digest tenant key cre
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -194,10 +195,12 @@ def parse(path: Path) -> Document:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if "<!--" in line and "doc-run:" in line:
+        if line.lstrip().startswith("<!--") and "doc-run:" in line:
             end = i
             while "-->" not in lines[end]:
                 end += 1
+                if end == len(lines):
+                    raise DocRunError(f"{path.name}:{i + 1}: a doc-run comment never ends")
             for match in _DIRECTIVE.finditer("\n".join(lines[i : end + 1])):
                 for directive in _directives(match["body"]):
                     if not _document_directive(document, directive):
@@ -219,7 +222,9 @@ def parse(path: Path) -> Document:
                 _apply(block, directive, f"{path.name}:{at}")
             document.commands.extend(block)
         elif pending:
-            raise DocRunError(f"{path.name}:{pending[0][1]}: doc-run directive before a {lang!r} block")
+            raise DocRunError(
+                f"{path.name}:{pending[0][1]}: doc-run directive before a {lang!r} block"
+            )
         pending = []
         i = close + 1
     if pending:
@@ -336,9 +341,9 @@ class Shell:
         )
         try:
             status = int(self._wait_for_file(Path(f"{base}.rc"), timeout, repr(text)))
-        finally:
-            out, err = _read(Path(f"{base}.out")), _read(Path(f"{base}.err"))
-        return status, out, err
+        except DocRunError as exc:
+            raise DocRunError(f"{exc}\n--- stderr\n{_read(Path(f'{base}.err'))[-3000:]}") from None
+        return status, _read(Path(f"{base}.out")), _read(Path(f"{base}.err"))
 
     def start(self, text: str, until: str, timeout: float) -> str:
         """Start ``text`` in the background and wait until it is ready; what it printed."""
@@ -406,10 +411,8 @@ def _stop_group(pid: int, grace: float = 20) -> None:
     while _group_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     if _group_alive(pid):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _group_alive(pgid: int) -> bool:

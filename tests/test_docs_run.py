@@ -29,7 +29,15 @@ import psycopg
 import pytest
 
 from tests.conftest import ROOT
-from tests.docrun import Document, DocRunError, Shell, StandIns, Step, free_port, parse, run_document
+from tests.docrun import (
+    DocRunError,
+    Shell,
+    StandIns,
+    Step,
+    free_port,
+    parse,
+    run_document,
+)
 
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: left out of the reader's folder: ours, or what the documents' commands write there
