@@ -19,6 +19,7 @@ import json
 import os
 import re
 import resource
+import subprocess
 import sys
 import time
 import uuid
@@ -40,16 +41,19 @@ from tests.docrun import (
 )
 
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-#: left out of the reader's folder: ours, or what the documents' commands write there
-NOT_LINKED = frozenset({".git", ".venv", "digest.db", "lessons", "report.html"})
 
 
 def reader_folder(folder: Path) -> Path:
-    """A folder that looks like this checkout to a command, and keeps what commands write."""
+    """A folder that looks like this checkout to a command, and keeps what commands write:
+    every top-level entry git tracks is linked in (not a ``digest.db`` or ``lessons/`` left
+    in the checkout, which a command would otherwise write through), ``.venv`` is this venv."""
     folder.mkdir()
-    for entry in ROOT.iterdir():
-        if entry.name not in NOT_LINKED and not entry.name.startswith("celerybeat-schedule"):
-            (folder / entry.name).symlink_to(entry)
+    tracked = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    for name in sorted({path.split("/", 1)[0] for path in tracked}):
+        if (ROOT / name).exists():
+            (folder / name).symlink_to(ROOT / name)
     (folder / ".venv").symlink_to(Path(sys.prefix))
     return folder
 
@@ -136,7 +140,7 @@ def check_readme(steps: list[Step]) -> None:
     assert "database: sqlite:///digest.db" in demo  # the embedded default, no setting
     assert re.search(r"captured \d+ event\(s\)", demo), demo
     # the lessons learned from run text wait for a second independent source, and say so
-    assert re.search(r"\d+ held \(`held 1/2`: 1 of the 2 independent sources", demo), demo
+    assert re.search(r"\d+ held\b", demo) and "independent sources" in demo, demo
     assert "learning document composed version 1 (active)" in demo
     doctor = step(steps, "digest doctor").stdout
     assert "database: reachable at postgresql" in doctor and "schema: at the head" in doctor
