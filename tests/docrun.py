@@ -327,7 +327,10 @@ class Shell:
             if self.proc.poll() is not None:
                 raise DocRunError(f"the shell exited during {what}")
             if time.monotonic() > deadline:
-                raise DocRunError(f"{what} did not end within {timeout:.0f} s")
+                raise DocRunError(
+                    f"{what} did not end within {timeout:.0f} s (a command that runs until"
+                    " stopped needs a `background` directive)"
+                )
             time.sleep(0.05)
         return path.read_text()
 
@@ -367,16 +370,22 @@ class Shell:
         return _read(Path(f"{base}.out"))
 
     def close(self) -> None:
-        """Stop every background command (its whole process group), then the shell."""
+        """Stop every background command (its whole process group, SIGTERM first, as a
+        person would stop it), then the shell and whatever it still runs: the shell leads a
+        session of its own, and nothing started in it outlives the run."""
         for pid in self.background:
             _stop_group(pid)
+        for pid in _session_members(self.proc.pid):
+            if pid != self.proc.pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         if self.proc.poll() is None:
             assert self.proc.stdin is not None
             self.proc.stdin.close()
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.kill()
                 self.proc.wait()
 
 
@@ -415,15 +424,22 @@ def _stop_group(pid: int, grace: float = 20) -> None:
             os.killpg(pid, signal.SIGKILL)
 
 
-def _group_alive(pgid: int) -> bool:
+def _processes() -> Iterator[tuple[int, str, int, int]]:
+    """Every process: its pid, state, process group and session."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except (FileNotFoundError, IndexError, ProcessLookupError):
             continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
+        yield int(stat.parent.name), fields[0], int(fields[2]), int(fields[3])
+
+
+def _group_alive(pgid: int) -> bool:
+    return any(group == pgid and state != "Z" for _, state, group, _ in _processes())
+
+
+def _session_members(sid: int) -> list[int]:
+    return [pid for pid, state, _, session in _processes() if session == sid and state != "Z"]
 
 
 def run_document(

@@ -122,13 +122,13 @@ def test_stand_ins_replace_the_named_database_port_and_redis_db() -> None:
         "export B=redis://127.0.0.1:6379/28")  # fmt: skip
 
 
-def run(tmp_path: Path, text: str) -> list[Step]:
+def run(tmp_path: Path, text: str, timeout: float = 30) -> list[Step]:
     stand_ins = StandIns({}, {}, "redis://127.0.0.1:6379/28")
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
     shell = Shell(tmp_path, env, tmp_path / "steps")
     steps: list[Step] = []
     try:
-        for step in run_document(parse(write(tmp_path, text)), shell, stand_ins, timeout=30):
+        for step in run_document(parse(write(tmp_path, text)), shell, stand_ins, timeout):
             steps.append(step)
     finally:
         shell.close()
@@ -174,4 +174,11 @@ cat server.pid
     server, cat = steps
     assert server.returncode is None and "listening" in server.stdout
     pid = int(cat.stdout)
+    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text()
+
+
+def test_a_command_that_never_ends_fails_and_is_stopped(tmp_path: Path) -> None:
+    with pytest.raises(DocRunError, match=r"did not end within 1 s .*`background` directive"):
+        run(tmp_path, "```bash\nsh -c 'echo $$ > sleeper.pid; exec sleep 600'\n```\n", timeout=1)
+    pid = int((tmp_path / "sleeper.pid").read_text())
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text()
