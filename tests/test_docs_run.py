@@ -48,10 +48,11 @@ def reader_folder(folder: Path) -> Path:
     every top-level entry git tracks is linked in (not a ``digest.db`` or ``lessons/`` left
     in the checkout, which a command would otherwise write through), ``.venv`` is this venv."""
     folder.mkdir()
-    tracked = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True
-    ).stdout.splitlines()
-    for name in sorted({path.split("/", 1)[0] for path in tracked}):
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True)
+    tracked = {path.split("/", 1)[0] for path in listed.stdout.splitlines()}
+    if listed.returncode != 0:  # not a git checkout: what a checkout of it would hold
+        tracked = {entry.name for entry in ROOT.iterdir()} - {".git", ".venv", "digest.db"}
+    for name in sorted(tracked):
         if (ROOT / name).exists():
             (folder / name).symlink_to(ROOT / name)
     (folder / ".venv").symlink_to(Path(sys.prefix))
