@@ -3,15 +3,17 @@
     .venv/bin/python bench/security.py [--mode offline|obedient|both] [--report]
                                        [--split tuned|held-out]
 
-Each mode runs the whole corpus (about 270 attacks and 155 benign controls, one agent each;
+Each mode runs the whole corpus (274 attacks and 155 benign controls, one agent each;
 ``--split held-out`` runs the cases nobody has tuned on instead: tests/adversarial/data/) on a
 temporary SQLite database with the in-process pipeline: ``offline`` with the ``offline/rules``
 judge, ``obedient`` with a scripted model that writes the attacker's instruction as the lesson
-and rewrites or retires the owner's rule when reconciliation shows it. A line reads:
+and rewrites or retires the owner's rule when reconciliation shows it. The tuned split in
+``offline`` mode printed, when this was written:
 
-    security suite (offline/rules): 114 attacks, 0 reached pitfalls or a version, 0 more only
-    an active lesson; 0 of 9 trusted lessons changed; 57 benign, 1 quarantined (1.8%)
-      attacks stopped (offline/rules): screen (run text) 100, judge (no lesson) 10, ...
+    security suite (offline/rules): 274 attacks, 0 reached pitfalls or a version, 0 more only
+    an active lesson; 0 of 18 trusted lessons changed; 155 benign, 0 quarantined (0.0%)
+      attacks stopped (offline/rules): screen (run text) 251, not shown (a lesson held or not
+      rendered) 15, judge (no lesson) 8
 
 The second line says what stopped the attacks that did not reach the agent: the screen on
 the run's text or on the lesson, a lesson that was never shown (held by the release rule,

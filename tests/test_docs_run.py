@@ -1,0 +1,188 @@
+"""Every shell command of README.md and docs/*.md runs as written, in order, on a fresh database.
+
+Each document runs in one ``bash`` session in a folder of its own that looks like a checkout
+(every top-level entry of this one linked in, ``.venv`` the venv running the tests, its ``bin``
+on PATH as after ``. .venv/bin/activate``), with no ``DIGEST_*`` setting but what the
+document's commands set: the README's quick start runs on the embedded default (a SQLite file
+in that folder), its production part and docs/production.md on a fresh PostgreSQL database
+with this test's Redis DB and a real worker started as the document says. Exceptions are
+directives in the documents themselves (``tests/docrun.py`` says how to write them).
+
+For the README and the production walk-through the test also checks what is printed at the
+steps a new user reads: what the demo learned and holds back, what a capture says when it
+stores nothing new, and what the worker learned from a capture and why no agent reads it yet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.conftest import ROOT
+from tests.docrun import (
+    DocRunError,
+    Shell,
+    StandIns,
+    Step,
+    free_port,
+    parse,
+    run_document,
+)
+
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def reader_folder(folder: Path) -> Path:
+    """A folder that looks like this checkout to a command, and keeps what commands write:
+    every top-level entry git tracks is linked in (not a ``digest.db`` or ``lessons/`` left
+    in the checkout, which a command would otherwise write through), ``.venv`` is this venv."""
+    folder.mkdir()
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True)
+    tracked = {path.split("/", 1)[0] for path in listed.stdout.splitlines()}
+    if listed.returncode != 0:  # not a git checkout: what a checkout of it would hold
+        tracked = {entry.name for entry in ROOT.iterdir()} - {".git", ".venv", "digest.db"}
+    for name in sorted(tracked):
+        if (ROOT / name).exists():
+            (folder / name).symlink_to(ROOT / name)
+    (folder / ".venv").symlink_to(Path(sys.prefix))
+    return folder
+
+
+def reader_env() -> dict[str, str]:
+    """A reader's environment: no DIGEST_* setting, the venv's bin first on PATH. PYTHONPATH
+    names this checkout, which the venv's editable install may not point at."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("DIGEST_", "PYTEST_", "VIRTUAL_ENV"))}  # fmt: skip
+    env["PATH"] = f"{Path(sys.prefix) / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+@pytest.fixture()
+def fresh_databases(pg_admin: str) -> Iterator[Callable[[list[str]], dict[str, str]]]:
+    """Names for the databases a document creates; each is dropped after the test."""
+    made: list[str] = []
+
+    def names(wanted: list[str]) -> dict[str, str]:
+        chosen = {name: f"docrun_{uuid.uuid4().hex[:10]}" for name in wanted}
+        made.extend(chosen.values())
+        return chosen
+
+    yield names
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        for name in made:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's ended children (the shell counts every command's)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def step(steps: list[Step], prefix: str, nth: int = 0) -> Step:
+    """The ``nth`` step whose command starts with ``prefix``."""
+    found = [s for s in steps if s.command.text.startswith(prefix)]
+    assert len(found) > nth, f"no step {nth} starting with {prefix!r}: {[s.text for s in steps]}"
+    return found[nth]
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda path: path.name)
+def test_document_runs_as_written(
+    path: Path,
+    tmp_path: Path,
+    redis_url: str,
+    fresh_databases: Callable[[list[str]], dict[str, str]],
+) -> None:
+    document = parse(path)
+    if not document.commands:
+        return  # nothing to run; its directives parsed
+    stand_ins = StandIns(
+        databases=fresh_databases(document.databases),
+        ports={port: free_port() for port in document.ports},
+        redis_url=redis_url,
+    )
+    shell = Shell(reader_folder(tmp_path / "reader"), reader_env(), tmp_path / "steps")
+    steps: list[Step] = []
+    began, cpu = time.monotonic(), _children_cpu()
+    try:
+        for done in run_document(document, shell, stand_ins):
+            steps.append(done)
+    except DocRunError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    finally:
+        shell.close()
+        print(f"{path.name}: {len(steps)} commands in {time.monotonic() - began:.1f} s, "
+              f"{_children_cpu() - cpu:.1f} s of CPU")  # fmt: skip
+        for done in sorted(steps, key=lambda s: -s.seconds)[:6]:
+            print(f"  {done.seconds:6.1f} s  {done.text.splitlines()[0][:90]}")
+    CHECKS.get(path.name, lambda steps: None)(steps)
+
+
+def check_readme(steps: list[Step]) -> None:
+    """The quick start on the embedded default, then the production part: PostgreSQL, Redis,
+    a worker and beat, and the HTTP API."""
+    demo = step(steps, ".venv/bin/digest demo").stdout
+    assert "database: sqlite:///digest.db" in demo  # the embedded default, no setting
+    assert re.search(r"captured \d+ event\(s\)", demo), demo
+    # the lessons learned from run text wait for a second independent source, and say so
+    assert re.search(r"\d+ held\b", demo) and "independent sources" in demo, demo
+    assert "learning document composed version 1 (active)" in demo
+    doctor = step(steps, "digest doctor").stdout
+    assert "database: reachable at postgresql" in doctor and "schema: at the head" in doctor
+    assert "broker: Redis answers" in doctor
+    capture = step(steps, "curl -sS -X POST").stdout
+    assert json.loads(capture)["created"] is True, capture
+    pitfalls = json.loads(step(steps, "curl -sS -H").stdout)
+    assert pitfalls["agent"] == "support-bot", pitfalls
+
+
+def check_production(steps: list[Step]) -> None:
+    """The walk-through by hand: a real worker learns from a capture; improve-now waits for it
+    and says what is held; the same file again stores nothing."""
+    first = step(steps, "digest capture --file examples/events.jsonl").stdout
+    assert re.search(r"stored 28 new event\(s\)", first), first
+    improve = step(steps, "digest improve-now").stdout
+    assert "version 1 (active)" in improve, improve
+    held = re.search(r"(\d+) lesson\(s\) held: learned from run text", improve)
+    assert held and int(held[1]) > 0, improve
+    assert "2 independent" in improve, improve
+    listing = step(steps, "digest lesson list").stdout
+    assert "held" in listing and "1/2" in listing, listing
+    again = step(steps, "digest capture --file examples/events.jsonl", 1).stdout
+    assert re.search(r"stored 0 new event\(s\); already stored 28\b", again), again
+    assert "apply mode approval" in step(steps, "digest tenant set").stdout
+
+
+def check_cli(steps: list[Step]) -> None:
+    """The walk-through after the demo: the demo file captured again stores nothing twice, so
+    the drain after it has nothing to do; approval mode makes version 3 wait for ana."""
+    again = step(steps, "digest capture --file examples/events.jsonl").stdout
+    assert re.search(r"stored 0 new event\(s\); already stored 28\b", again), again
+    drained = json.loads(step(steps, "digest drain --json").stdout)
+    assert drained["processed"] == 0 and not drained["errors"], drained
+    waits = step(steps, "digest improve-now", 1).stdout
+    assert "version 3 (pending)" in waits and "apply mode is approval" in waits, waits
+    assert "version 3 is active: approved by ana" in step(steps, "digest version approve").stdout
+
+
+CHECKS: dict[str, Callable[[list[Step]], None]] = {
+    "README.md": check_readme,
+    "production.md": check_production,
+    "cli.md": check_cli,
+}
