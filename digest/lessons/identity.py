@@ -15,7 +15,7 @@ from digest import fingerprint as fp
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
 from digest.errors import OwnerInputError
-from digest.identity.embedding import to_bytes
+from digest.identity.embedding import require_installed, to_bytes
 from digest.identity.index import MODES
 from digest.lessons.neighbours import find_neighbours, forget
 from digest.lessons.transition import bump_epoch, lock_agent_lessons
@@ -129,6 +129,7 @@ def reindex_lessons(
     if agent is not None and tenant is None:
         raise OwnerInputError("--agent needs --tenant")
     settings = settings or get_settings()
+    require_installed(settings, "digest lesson reindex")
     found = embedder(settings)
     report = Reindexed(model=found.name if found else None)
     for agent_id in _agents(settings, tenant, agent):

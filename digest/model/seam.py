@@ -146,7 +146,7 @@ def complete(
         return _complete_in_process(answer, messages, usage)
     if is_scripted_model(model):
         return _complete_in_process(partial(scripted.answer, model), messages, usage)
-    litellm = load_litellm()
+    litellm = load_litellm(f"the model {model!r}")
     timeout = settings.llm_timeout_s
     left = time_left()
     if left is not None:
@@ -193,7 +193,7 @@ def ping(model: str, settings: Settings) -> str:
     ``LLMError`` with the reason it did not. No retry, no fleet slot: a health check."""
     if answered_in_process(model):
         return "answered in this process (no provider)"
-    litellm = load_litellm()
+    litellm = load_litellm(f"the model {model!r}")
     kwargs = call_args(
         model,
         timeout=min(settings.llm_timeout_s, 15.0),
