@@ -20,7 +20,7 @@ import tomllib
 import uuid
 from collections.abc import Iterable, Iterator
 from functools import cache
-from importlib.metadata import PackageNotFoundError, distribution, packages_distributions
+from importlib.metadata import distributions, packages_distributions
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,12 @@ def _extras() -> list[str]:
     return [e for e in _pyproject()["project"]["optional-dependencies"] if e not in GATHERING]
 
 
+@cache
+def _installed() -> dict[str, list[str]]:
+    """Each installed distribution's requirements, by normalised name (one scan)."""
+    return {_normal(d.metadata["Name"]): d.requires or [] for d in distributions()}
+
+
 def _closure(requirements: Iterable[Requirement]) -> set[str]:
     """Every distribution these requirements install (normalised names), through this
     project's own extras (``lesson-digest[cli]``) and the installed metadata of the others."""
@@ -76,11 +82,9 @@ def _closure(requirements: Iterable[Requirement]) -> set[str]:
         if (name, frozenset(req.extras)) in asked:
             continue
         asked.add((name, frozenset(req.extras)))
-        try:
-            dist = distribution(req.name)
-        except PackageNotFoundError:
+        if name not in _installed():
             continue  # not installed here, so nothing of it can be imported either
-        for line in dist.requires or []:
+        for line in _installed()[name]:
             sub = Requirement(line)
             if sub.marker is None or any(
                 sub.marker.evaluate({"extra": e}) for e in ("", *req.extras)
@@ -103,6 +107,7 @@ def _modules(dists: Iterable[str]) -> set[str]:
     return {module for dist in dists for module in by_dist.get(dist, ())}
 
 
+@cache
 def _refused(*installed: str) -> list[str]:
     """The top-level modules of an installation with the base and the extras ``installed``
     only: whatever the other extras install and these do not."""
@@ -166,6 +171,7 @@ def _imports(module: str, path: Path) -> Iterator[str]:
     yield from walk(ast.parse(path.read_text(encoding="utf-8")))
 
 
+@cache
 def _client_third_party() -> dict[str, set[str]]:
     """Third-party top-level module → the client modules that import it: from the client's
     entry points through every digest module they import (lazily too), except across the

@@ -354,12 +354,13 @@ def get_embedder(settings: Settings | None = None) -> Embedder | None:
         raise ConfigError(
             "DIGEST_EMBEDDING_MODEL", f"unknown local model {model!r} (use 'local' or 'none')"
         )
-    require_installed(settings, f"DIGEST_EMBEDDING_MODEL={model}")
     key = (LOCAL_MODEL, None) if local else (model, settings.embedding_api_base)
     embedders = runtime().piece(_Embedders)
     with embedders.lock:
         embedder = embedders.by_model.get(key)
         if embedder is None:
+            # checked when made: an embedder whose extra is missing is never kept
+            require_installed(settings, f"DIGEST_EMBEDDING_MODEL={model}")
             embedder = LocalEmbedder() if local else LiteLLMEmbedder(model, settings)
             embedders.by_model[key] = embedder
         return embedder
