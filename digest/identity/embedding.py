@@ -332,19 +332,10 @@ class _Embedders:
         self.by_model: dict[tuple[str, str | None], Embedder] = {}
 
 
-def require_installed(settings: Settings, needed_by: str) -> None:
-    """``MissingExtra`` when the model ``DIGEST_EMBEDDING_MODEL`` names needs an extra this
-    installation lacks: ``embeddings`` for ``local``, ``llm`` (litellm) for a provider's
-    model. Imports neither."""
-    model = settings.embedding_model.strip()
-    if model.lower() == "none":
-        return
-    require("embeddings" if model in ("local", LOCAL_MODEL) else "llm", needed_by)
-
-
 def get_embedder(settings: Settings | None = None) -> Embedder | None:
     """The embedder ``DIGEST_EMBEDDING_MODEL`` names, one per (model, api base) and process;
-    None for ``none``."""
+    None for ``none``. ``MissingExtra`` when its backend's extra is not installed
+    (``embeddings`` for ``local``, ``llm`` for a provider's model)."""
     settings = settings or get_settings()
     model = settings.embedding_model.strip()
     if model.lower() == "none":
@@ -359,9 +350,13 @@ def get_embedder(settings: Settings | None = None) -> Embedder | None:
     with embedders.lock:
         embedder = embedders.by_model.get(key)
         if embedder is None:
-            # checked when made: an embedder whose extra is missing is never kept
-            require_installed(settings, f"DIGEST_EMBEDDING_MODEL={model}")
-            embedder = LocalEmbedder() if local else LiteLLMEmbedder(model, settings)
+            # each backend's extra is checked when it is made (MissingExtra, nothing kept)
+            if local:
+                require("embeddings", f"DIGEST_EMBEDDING_MODEL={model}")
+                embedder = LocalEmbedder()
+            else:
+                require("llm", f"DIGEST_EMBEDDING_MODEL={model}")
+                embedder = LiteLLMEmbedder(model, settings)
             embedders.by_model[key] = embedder
         return embedder
 
