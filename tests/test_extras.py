@@ -450,3 +450,23 @@ def test_any_module_of_a_missing_extra_is_reported_as_that_extra() -> None:
     )
     other = ModuleNotFoundError("No module named 'nowhere'", name="nowhere")
     assert failure(other)[0].startswith("unexpected ModuleNotFoundError")
+
+
+def test_drain_with_a_providers_model_and_no_litellm_stops_before_claiming_anything(
+    sqlite_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import digest
+    from digest.db import session_scope
+    from digest.models import Event
+    from tests.cli.conftest import one_error_line, run_cli
+
+    event_id = digest.record_run("extras-t", "bot", task="refund order 1", outcome="failure")
+    monkeypatch.setitem(sys.modules, "litellm", None)  # not importable, as if not installed
+    done = run_cli("drain", env={"DIGEST_LLM_REFLECT_MODEL": "openai/gpt-4o-mini"})
+    assert one_error_line(done, code=2) == (
+        "error: digest drain with DIGEST_LLM_REFLECT_MODEL=openai/gpt-4o-mini needs litellm: "
+        "pip install 'lesson-digest[llm]'"
+    )
+    with session_scope(sqlite_env) as session:
+        event = session.get(Event, event_id)
+        assert event is not None and (event.status, event.attempts) == ("pending", 0)
