@@ -470,3 +470,23 @@ def test_drain_with_a_providers_model_and_no_litellm_stops_before_claiming_anyth
     with session_scope(sqlite_env) as session:
         event = session.get(Event, event_id)
         assert event is not None and (event.status, event.attempts) == ("pending", 0)
+
+
+def test_doctor_names_the_extras_a_model_lacks(
+    sqlite_env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.cli.conftest import run_cli
+
+    for absent in ("litellm", "onnxruntime"):
+        monkeypatch.setitem(sys.modules, absent, None)  # not importable, as if not installed
+    done = run_cli(
+        "doctor", "--json",
+        env={"DIGEST_LLM_MODEL": "openai/gpt-4o-mini", "DIGEST_EMBEDDING_MODEL": "local"},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    checks = {c["name"]: c for c in json.loads(done.stdout)}
+    model = checks["model openai/gpt-4o-mini"]
+    assert model["status"] == "FAIL"
+    assert "needs litellm: pip install 'lesson-digest[llm]'" in model["detail"]
+    assert checks["embeddings"]["status"] == "FAIL"
+    assert "pip install 'lesson-digest[embeddings]'" in checks["embeddings"]["detail"]
