@@ -7,7 +7,11 @@ COPY worker ./worker
 COPY prompts ./prompts
 COPY migrations ./migrations
 COPY examples ./examples
-RUN pip install --no-cache-dir .
+# The extras the image installs (pyproject.toml): the worker (Celery, litellm, the local
+# embedding model, the command line for `digest db upgrade`) and the HTTP service (with the
+# review page's report). An image for agents alone: --build-arg EXTRAS= (the base install).
+ARG EXTRAS=worker,service
+RUN pip install --no-cache-dir ".[${EXTRAS}]"
 # `celery -A worker` imports the worker package from the working directory or site-packages.
 RUN useradd --create-home digest
 USER digest

@@ -4,6 +4,7 @@
 
     DigestError
      ├── ConfigError            a DIGEST_* setting (or the worker's configuration) is invalid
+     ├── MissingExtra           what was asked for needs an extra that is not installed
      ├── InvalidEvent           bad input to a capture call; names the field, nothing written
      │    └── IdempotencyConflict   a key this agent already used for an event with other content
      ├── InvalidArgument        bad input to any other call (a search, a threshold, a file)
@@ -49,6 +50,17 @@ class ConfigError(DigestError):
         self.field = field
         self.message = message
         super().__init__(f"invalid setting {field}: {message}")
+
+
+class MissingExtra(DigestError):
+    """What was asked for needs a part of lesson digest that this installation lacks (an
+    extra: ``pip install 'lesson-digest[EXTRA]'``). ``extra`` names it, ``needed_by`` says
+    what needs it."""
+
+    def __init__(self, needed_by: str, extra: str, what: str) -> None:
+        self.needed_by = needed_by
+        self.extra = extra
+        super().__init__(f"{needed_by} needs {what}: pip install 'lesson-digest[{extra}]'")
 
 
 class InvalidEvent(DigestError, ValueError):

@@ -165,3 +165,22 @@ def test_the_api_serves_what_the_command_line_has(compose: dict[str, Any]) -> No
 
     result = CliRunner().invoke(app, ["serve", "--help"])
     assert result.exit_code == 0 and "--host" in result.output and "--port" in result.output
+
+
+def test_the_image_installs_the_extras_its_services_run(compose: dict[str, Any]) -> None:
+    """One image for migrate, worker, beat and api: its extras (the Dockerfile's ``EXTRAS``,
+    which compose sets) hold the command line (`digest db upgrade`), Celery and the HTTP
+    service; an extra it names must exist."""
+    from digest.extras import EXTRAS, INCLUDES
+
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert 'pip install --no-cache-dir ".[${EXTRAS}]"' in dockerfile
+    default = re.search(r"^ARG EXTRAS=(\S*)$", dockerfile, re.MULTILINE)
+    assert default is not None
+    for extras in (default.group(1), compose["x-digest-image"]["build"]["args"]["EXTRAS"]):
+        named = [e.strip() for e in extras.split(",") if e.strip()]
+        assert set(named) <= set(EXTRAS), named
+        installed = set(named).union(*(INCLUDES[e] for e in named))
+        assert {"cli", "worker", "service"} <= installed, extras
+    for name in ("migrate", "worker", "beat", "api"):
+        assert compose["services"][name]["build"] == compose["x-digest-image"]["build"]

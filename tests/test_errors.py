@@ -23,6 +23,7 @@ from digest.errors import (
     LLMError,
     LLMOutputError,
     LLMTransientError,
+    MissingExtra,
     NotFound,
     OfflineRulesError,
     OwnerInputError,
@@ -33,6 +34,7 @@ from digest.errors import (
 
 TREE = {
     ConfigError: DigestError,
+    MissingExtra: DigestError,
     InvalidEvent: DigestError,
     InvalidArgument: DigestError,
     OwnerInputError: InvalidArgument,

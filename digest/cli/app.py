@@ -35,10 +35,16 @@ def failure(exc: Exception) -> tuple[str, int]:
 
     Exit codes: 0 success, 1 some input was rejected (``capture``, ``import``) or a
     confirmation was declined, 2 an error that stopped the command (unknown tenant or agent,
-    invalid setting, database unavailable, file missing): ``DigestError.exit_code``.
+    invalid setting, database unavailable, file missing, an extra not installed):
+    ``DigestError.exit_code``.
     """
     if isinstance(exc, DigestError):
         return str(exc), exc.exit_code
+    from digest.extras import missing_extra
+
+    extra = missing_extra(exc, "this command")
+    if extra is not None:  # a module of an extra this installation lacks
+        return str(extra), extra.exit_code
     from sqlalchemy.exc import SQLAlchemyError
 
     if isinstance(exc, SQLAlchemyError):

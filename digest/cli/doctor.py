@@ -140,7 +140,7 @@ def _broker(settings: Any) -> Check:
 
 
 def _models(settings: Any) -> list[Check]:
-    from digest.errors import LLMError
+    from digest.errors import LLMError, MissingExtra
     from digest.model.seam import ping
 
     checks = []
@@ -149,6 +149,8 @@ def _models(settings: Any) -> list[Check]:
         name = f"model {model}"
         try:
             how = ping(model, settings)
+        except MissingExtra as exc:  # litellm is not installed
+            checks.append(Check(name, FAIL, str(exc)))
         except LLMError as exc:
             where = f" at {settings.llm_api_base}" if settings.llm_api_base else ""
             checks.append(Check(name, FAIL, f"no answer{where}: {exc}"))

@@ -75,8 +75,10 @@ def drain(
 ) -> None:
     """Reflect pending events in this process (embedded mode: no broker, no worker). An agent
     whose reflection raises is reported and the others go on; exit 1 if any did."""
+    from digest.model.seam import require_litellm
     from digest.pipeline import drain as drain_events
 
+    require_litellm(get_settings(), "digest drain")  # before any event is claimed
     with progress.count_progress("reflecting", disable=as_json) as advance:
         results = drain_events(tenant=tenant, agent=agent, on_result=lambda _: advance())
     by_status = Counter(r.status for r in results)
@@ -226,6 +228,9 @@ def improve_now_command(
 
     settings = get_settings()
     if settings.embedded:
+        from digest.model.seam import require_litellm
+
+        require_litellm(settings, "digest improve-now")  # before any event is claimed
         render.compose_result(improve_now(tenant, agent, settings), as_json)
         if not as_json:
             render.held_lessons(tenant, agent)

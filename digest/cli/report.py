@@ -49,6 +49,10 @@ def report_command(
     lesson exists for each and its measured effect, and the edits operators keep making."""
     from digest.report import build_report, render_html
 
+    if html is not None:
+        from digest.extras import require
+
+        require("report", "digest report --html")
     report = build_report(tenant, agent, weeks)
     if html is not None:
         write_page(html, render_html(report))

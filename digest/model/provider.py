@@ -24,8 +24,9 @@ _setup_lock = threading.Lock()
 _litellm: Any = None
 
 
-def load_litellm() -> Any:
-    """litellm, imported and configured by the first call in this process.
+def load_litellm(needed_by: str = "a provider's model") -> Any:
+    """litellm, imported and configured by the first call in this process; ``MissingExtra``
+    (``{needed_by} needs litellm: pip install 'lesson-digest[llm]'``) when it is not installed.
 
     Its process-wide settings are made here, once, before any call is made: litellm's own
     retries off (``num_retries``, and ``DEFAULT_MAX_RETRIES``, which its OpenAI and Azure
@@ -38,6 +39,9 @@ def load_litellm() -> Any:
     global _litellm
     if _litellm is not None:
         return _litellm
+    from digest.extras import require
+
+    require("llm", needed_by)
     with _setup_lock:
         if _litellm is None:
             # Read before litellm's import, which would otherwise fetch the cost map.

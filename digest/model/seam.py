@@ -38,6 +38,7 @@ from tenacity import Retrying as _Retrying
 
 from digest.config import Settings, get_settings
 from digest.errors import LLMError, LLMOutputError, LLMTransientError
+from digest.extras import require
 from digest.logs import get_logger
 from digest.model import limits, scripted
 from digest.model.offline import answer, is_offline_model, token_estimate
@@ -66,6 +67,7 @@ __all__ = [
     "ping",
     "provider_args",
     "provider_fault",
+    "require_litellm",
     "retry_after",
     "time_budget",
     "time_left",
@@ -146,7 +148,7 @@ def complete(
         return _complete_in_process(answer, messages, usage)
     if is_scripted_model(model):
         return _complete_in_process(partial(scripted.answer, model), messages, usage)
-    litellm = load_litellm()
+    litellm = load_litellm(f"the model {model!r}")
     timeout = settings.llm_timeout_s
     left = time_left()
     if left is not None:
@@ -193,7 +195,7 @@ def ping(model: str, settings: Settings) -> str:
     ``LLMError`` with the reason it did not. No retry, no fleet slot: a health check."""
     if answered_in_process(model):
         return "answered in this process (no provider)"
-    litellm = load_litellm()
+    litellm = load_litellm(f"the model {model!r}")
     kwargs = call_args(
         model,
         timeout=min(settings.llm_timeout_s, 15.0),
@@ -209,6 +211,19 @@ def ping(model: str, settings: Settings) -> str:
     except Exception as exc:
         raise _model_error(exc) from exc
     return "answered"
+
+
+def require_litellm(settings: Settings, needed_by: str) -> None:
+    """``MissingExtra`` before any work when a model the settings name (``DIGEST_LLM_MODEL``
+    or a step's own) needs litellm and the ``llm`` extra is not installed, naming the setting:
+    ``digest drain with DIGEST_LLM_MODEL=openai/gpt-4o-mini needs litellm: pip install
+    'lesson-digest[llm]'``. An agent's own model override is checked when it is called."""
+    for step in ("reflect", "reconcile", "summarize"):
+        model = settings.model_for(step)
+        if not answered_in_process(model):
+            own = getattr(settings, f"llm_{step}_model", None)
+            setting = f"DIGEST_LLM_{step.upper()}_MODEL" if own else "DIGEST_LLM_MODEL"
+            require("llm", f"{needed_by} with {setting}={model}")
 
 
 def answered_in_process(model: str) -> bool:

