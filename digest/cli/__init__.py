@@ -25,7 +25,15 @@ else:
     # order ``digest --help`` lists them in).
     # isort: off
     from digest.cli import (  # noqa: F401
-        events, admin, keys, versions, lessons, questions, report, doctor, serve,
+        events,
+        admin,
+        keys,
+        versions,
+        lessons,
+        questions,
+        report,
+        doctor,
+        serve,
     )
     # isort: on
 
