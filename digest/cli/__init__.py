@@ -5,7 +5,7 @@ from digest.cli.app import app, main
 # Importing the command modules registers their commands on ``app``, in this order (the order
 # ``digest --help`` lists them in).
 # isort: off
-from digest.cli import events, admin, keys, versions, lessons, report, doctor, serve  # noqa: F401
+from digest.cli import events, admin, agents, keys, versions, lessons, report, doctor, serve  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]

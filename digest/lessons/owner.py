@@ -412,3 +412,69 @@ def reset_lessons(
             updated_at=now,
         )  # fmt: skip
     return len(lessons)
+
+
+@dataclass(frozen=True)
+class ExpiryChange:
+    """A lesson's expiry set by a person: before and after (``None``: never expires)."""
+
+    lesson_id: int
+    title: str
+    status: str
+    before: datetime | None
+    after: datetime | None
+    changed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lesson_id": self.lesson_id,
+            "title": self.title,
+            "status": self.status,
+            "before": _iso(self.before),
+            "expires_at": _iso(self.after),
+            "changed": self.changed,
+        }
+
+
+#: lessons whose expiry an owner may set: the others are out of use for good
+_EXPIRY_STATUSES = frozenset({"active", "disabled", "quarantined"})
+
+
+def set_lesson_expiry(
+    session: Session,
+    tenant: str,
+    agent: str,
+    lesson_id: int,
+    expires_at: datetime | None,
+    reason: str | None = None,
+    by: str | None = None,
+) -> ExpiryChange:
+    """Set when a lesson leaves the bank (``None``: never). From that moment no agent reads it
+    and the weekly sweep disables it. A moment in the past is refused (``OwnerInputError``:
+    disable the lesson instead), and so is a deleted or superseded lesson
+    (``LessonStateError``). The same expiry again changes nothing and writes no history."""
+    now = utcnow()
+    if expires_at is not None:
+        if expires_at.tzinfo is None:
+            raise OwnerInputError("expires_at: give a time zone (or a date, read as UTC)")
+        if as_utc(expires_at) <= now:
+            raise OwnerInputError(
+                f"expires_at: {as_utc(expires_at).isoformat()} has passed; to take the lesson "
+                "out of use now, disable it"
+            )
+        expires_at = as_utc(expires_at)
+    agent_row = find_agent(session, tenant, agent)
+    lock_agent_lessons(session, agent_row.id)
+    lesson = _agent_lesson(session, tenant, agent, lesson_id)
+    before = _aware(lesson.expires_at)
+    if lesson.status not in _EXPIRY_STATUSES:
+        raise LessonStateError(
+            f"lesson {lesson.id} is {lesson.status}; it is out of use for good, so it has no "
+            "expiry to set"
+        )
+    if before == expires_at:
+        return ExpiryChange(lesson.id, lesson.title, lesson.status, before, before, False)
+    said = f"expiry {'set to ' + expires_at.isoformat() if expires_at else 'removed'}"
+    text = f"{said} by {by or 'the owner'}" + (f": {reason}" if reason else "")
+    transition(session, lesson, op="UPDATE", reason=text, expires_at=expires_at, updated_at=now)
+    return ExpiryChange(lesson.id, lesson.title, lesson.status, before, expires_at, True)
