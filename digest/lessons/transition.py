@@ -113,6 +113,10 @@ def record_history(
 #: the history reason of a lesson the weekly sweep disabled because its expiry date passed
 EXPIRED_REASON = "expired"
 
+#: how the history reason begins of an untrusted lesson the weekly sweep disabled because
+#: nothing corroborated it within DIGEST_UNCONFIRMED_TTL_DAYS (``unconfirmed: …``)
+UNCONFIRMED_REASON = "unconfirmed"
+
 #: first key of the two-key advisory lock space that lesson writes use (ASCII "ld").
 _LOCK_CLASS = 0x6C64
 
