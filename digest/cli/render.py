@@ -221,6 +221,11 @@ def lesson(data: dict[str, Any]) -> None:
         ("tags", ", ".join(data["tags"]) or "-"),
         ("last seen", when(data["last_seen_at"]) or "never"),
         ("expires", when(data["expires_at"]) or "never"),
+        *(
+            [("retires", _unconfirmed(data["unconfirmed_until"]))]
+            if data.get("unconfirmed_until")
+            else []
+        ),
         ("situation", data["situation"]),
         ("mistake", data["mistake"] or "-"),
         ("correction", data["correction"]),
@@ -240,6 +245,13 @@ def lesson(data: dict[str, Any]) -> None:
             row["model"] or "",
         )  # fmt: skip
     out.print(history)
+
+
+def _unconfirmed(until: str) -> str:
+    return (
+        f"after {when(until)} (weekly sweep, DIGEST_UNCONFIRMED_TTL_DAYS) unless independent "
+        "sources corroborate it or a person releases it first"
+    )
 
 
 def learned(rows: list[Any]) -> None:

@@ -13,7 +13,7 @@ the epoch move and reads its neighbours again.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
@@ -216,6 +216,9 @@ class LessonDetail:
     superseded_by_id: int | None
     contact_id: str | None
     expires_at: datetime | None
+    #: when the weekly sweep retires it unless independent sources corroborate it or a person
+    #: releases it first (a held untrusted lesson; ``DIGEST_UNCONFIRMED_TTL_DAYS``)
+    unconfirmed_until: datetime | None = None
     evidence: list[EvidenceRow] = field(default_factory=list)
     history: list[HistoryRow] = field(default_factory=list)
 
@@ -227,6 +230,7 @@ class LessonDetail:
             "superseded_by_id": self.superseded_by_id,
             "contact_id": self.contact_id,
             "expires_at": _iso(self.expires_at),
+            "unconfirmed_until": _iso(self.unconfirmed_until),
             "evidence": [
                 {**asdict(row), "created_at": _iso(row.created_at)} for row in self.evidence
             ],
@@ -257,8 +261,10 @@ def lesson_detail(session: Session, tenant: str, agent: str, lesson_id: int) -> 
     history = session.scalars(
         select(LessonHistory).where(LessonHistory.lesson_id == lesson.id).order_by(LessonHistory.id)
     ).all()
+    summary = _summary(lesson, len(evidence), agent_gate(session, lesson.agent_id))
     return LessonDetail(
-        lesson=_summary(lesson, len(evidence), agent_gate(session, lesson.agent_id)),
+        lesson=summary,
+        unconfirmed_until=unconfirmed_until(lesson, summary.held is not None),
         outcome=lesson.outcome,
         status_reason=lesson.status_reason,
         superseded_by_id=lesson.superseded_by_id,
@@ -273,6 +279,16 @@ def lesson_detail(session: Session, tenant: str, agent: str, lesson_id: int) -> 
             for h in history
         ],
     )
+
+
+def unconfirmed_until(lesson: Lesson, held: bool) -> datetime | None:
+    """When the weekly sweep retires ``lesson`` as unconfirmed (``DIGEST_UNCONFIRMED_TTL_DAYS``
+    after it began waiting), if it is an active untrusted lesson still ``held``; else None."""
+    days = get_settings().unconfirmed_ttl_days
+    if not held or days <= 0 or lesson.status != "active" or lesson.trust != "untrusted":
+        return None
+    since = _aware(lesson.sources_since or lesson.created_at)
+    return since + timedelta(days=days) if since is not None else None
 
 
 #: target status → the statuses an owner may move a lesson from. Quarantine is never lifted by

@@ -12,7 +12,7 @@ from sqlalchemy import select
 import digest
 from digest.config import get_settings
 from digest.db import session_scope
-from digest.lessons.service import release_lessons
+from digest.lessons.service import lesson_detail, release_lessons
 from digest.models import Lesson, LessonHistory, utcnow
 from digest.pipeline import drain
 from digest.versions.triggers import sweep
@@ -63,6 +63,13 @@ def test_the_sweep_retires_held_lessons_nobody_confirmed(sqlite_env: str) -> Non
     for lesson_id in (old_held, released, trusted):
         _age(lesson_id, ttl + 1)
     _age(fresh_held, ttl - 1)
+
+    shown = lesson_detail(T, AGENT, old_held).to_json()["unconfirmed_until"]
+    assert shown is not None and shown < utcnow().isoformat()
+    assert lesson_detail(T, AGENT, released).unconfirmed_until is None
+    assert lesson_detail(T, AGENT, trusted).unconfirmed_until is None
+    fresh = lesson_detail(T, AGENT, fresh_held).unconfirmed_until
+    assert fresh is not None and timedelta(0) < fresh - utcnow() < timedelta(days=1, minutes=1)
 
     report = sweep()
 
