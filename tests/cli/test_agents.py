@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 import digest
 from digest.db import session_scope
-from digest.models import Agent, Tenant
+from digest.models import Agent, Event, Tenant
 from tests.cli.conftest import AGENT, OTHER_AGENT, ok, one_error_line, run_cli, run_json
 from tests.conftest import manual_lesson
 
@@ -93,6 +93,9 @@ def test_learning_off_is_obeyed_by_reflection(bank: Shop) -> None:
     )  # fmt: skip
     drained = run_json("drain", "--tenant", bank.tenant)
     assert drained["by_status"] == {"skipped": 1}, drained
+    with session_scope() as session:
+        reason = session.scalar(select(Event.skip_reason).order_by(Event.id.desc()).limit(1))
+    assert reason == "learning is disabled for this agent (`digest agent set --learning on`)"
     assert len(run_json("lesson", "list", *who)) == len(before)
 
 
