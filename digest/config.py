@@ -141,6 +141,19 @@ class Settings(BaseSettings):
     #: crontab of the weekly sweep: minute hour day-of-month month day-of-week (UTC)
     sweep_cron: str = "0 3 * * 1"
 
+    # --- lessons nobody confirms or needs -------------------------------------------------------
+    #: the weekly sweep disables an active untrusted lesson that no independent source has
+    #: corroborated and no person released (held by the release rule) this many days after it
+    #: began waiting (its creation, or the untrusted rewrite that restarted its count); 0: never.
+    #: Trusted and reviewed lessons are never retired this way (``digest lesson expire`` sets
+    #: an owner's own expiry)
+    unconfirmed_ttl_days: int = Field(default=30, ge=0, le=36_500)
+    #: ranking fades unused lessons: a lesson's relevance to a prompt is weighed by 1/2 per this
+    #: many days since it was last surfaced, supported or learned (``last_seen_at``, in whole
+    #: days), so a lesson nobody needed for months yields to an equally relevant fresh one;
+    #: 0: no fading
+    lesson_half_life_days: float = Field(default=90.0, ge=0, le=36_500)
+
     # --- replay before publishing (digest.versions.replay) -----------------------------------
     #: the agent's most recent failed or edited events every compose replays against the
     #: active version and the proposed one (0: no replay; the shrink check still holds)

@@ -136,8 +136,10 @@ def pitfalls(
     of this tenant's agent that are agent-wide, plus, with ``contact_id``, that contact's own,
     and that the release rule lets an agent read (``digest.lessons.release``: trusted, or
     corroborated by independent sources, or released by a person). The best are read back
-    from the database (status, counts and text as of now) and ordered by relevance, then the
-    lesson surfaced more often, then the one seen most recently. Surfaced lessons get
+    from the database (status, counts and text as of now) and ordered by relevance faded by
+    how long the lesson went unused (1/2 per ``DIGEST_LESSON_HALF_LIFE_DAYS`` since it was last
+    surfaced, supported or learned: ``best_of``), then the lesson surfaced more often, then the
+    one seen most recently. Surfaced lessons get
     ``hit_count + 1`` and ``last_seen_at = now``.
 
     ``style="block"`` gives the KNOWN PITFALLS block, one ``  - [title] correction (#id)`` line
@@ -212,7 +214,7 @@ def _surface(
             if row.status == "active"
             and (row.expires_at is None or as_utc(row.expires_at) > utcnow())
         ]
-        rows = best_of(rows, scores, k)
+        rows = best_of(rows, scores, k, get_settings().lesson_half_life_days)
         if rows:
             _count_hits(session, [row.id for row in rows])
     return [
@@ -295,13 +297,29 @@ def merged_scores(ranked: Iterable[Iterable[tuple[Entry, float]]]) -> dict[int, 
     return scores
 
 
-def best_of(rows: Iterable[R], scores: dict[int, float], k: int) -> list[R]:
-    """The ``k`` best of the candidates' ``rows``: by relevance (``scores``), ties to the lesson
-    surfaced more often, then the one seen most recently, then the oldest."""
+def faded(last_seen_at: datetime | None, half_life_days: float, now: datetime) -> float:
+    """The weight of a lesson last surfaced, supported or learned at ``last_seen_at``: 1/2 per
+    ``half_life_days`` whole days since (1 on the day itself; ``half_life_days`` 0: always 1).
+    Every lesson is written with the moment it was learned, so ``None`` is a row from before
+    that: unknown, not stale, so it weighs 1 (fading it to nothing would bury an old bank's
+    lessons after an upgrade)."""
+    if half_life_days <= 0 or last_seen_at is None:
+        return 1.0
+    days = int((now - as_utc(last_seen_at)).total_seconds() // 86_400)
+    return 1.0 if days <= 0 else float(0.5 ** (days / half_life_days))
+
+
+def best_of(
+    rows: Iterable[R], scores: dict[int, float], k: int, half_life_days: float = 0.0
+) -> list[R]:
+    """The ``k`` best of the candidates' ``rows``: by relevance (``scores``) faded by how long
+    each lesson went unused (``faded``, with ``half_life_days``), ties to the lesson surfaced
+    more often, then the one seen most recently, then the oldest."""
+    now = utcnow()
     return sorted(
         rows,
         key=lambda r: (
-            -round(scores[r.id], 6),
+            -round(scores[r.id] * faded(r.last_seen_at, half_life_days, now), 6),
             -r.hit_count,
             -(as_utc(r.last_seen_at).timestamp() if r.last_seen_at else float("-inf")),
             r.id,

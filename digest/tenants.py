@@ -372,5 +372,5 @@ def require_existing(
         )
         if found is None:
             known = agent_names(session, row.id)
-            hint = " (to import into a new agent, add --new-agent)"
+            hint = " (for a new agent, add --new-agent)"
             raise unknown_key("agent", agent, f" in tenant {tenant!r}", known=known, hint=hint)

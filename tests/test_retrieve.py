@@ -468,3 +468,30 @@ def test_lessons_from_run_text_are_shown_apart_as_observations(
     assert {observed, reviewed} == {
         int(m.group(4)) for line in lines[head + 1 : -1] if (m := LINE.match(line))
     }
+
+
+def test_unused_lessons_fade_from_the_ranking(
+    services_env: dict[str, str], tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Equally relevant: the lesson nobody needed for 200 days yields to a fresh one, whatever
+    its hits; with DIGEST_LESSON_HALF_LIFE_DAYS=0 the hits decide again."""
+    stale = add(tenant, "parcel-a: parcels above 30 kg go by freight")
+    fresh = add(tenant, "parcel-b: parcels to islands take two more days")
+    set_lesson(stale, hit_count=40, last_seen_at=utcnow() - timedelta(days=200))
+    set_lesson(fresh, hit_count=1, last_seen_at=utcnow())
+    assert surfaced(digest.pitfalls(tenant, AGENT, "a parcel question", k=1)) == [fresh]
+
+    monkeypatch.setenv("DIGEST_LESSON_HALF_LIFE_DAYS", "0")
+    _reset_process_state()
+    assert surfaced(digest.pitfalls(tenant, AGENT, "a parcel question", k=1)) == [stale]
+
+
+def test_faded_halves_per_half_life_in_whole_days() -> None:
+    from digest.retrieve import faded
+
+    now = utcnow()
+    assert faded(now - timedelta(hours=23), 90, now) == 1.0
+    assert faded(now - timedelta(days=90), 90, now) == pytest.approx(0.5)
+    assert faded(now - timedelta(days=180, hours=5), 90, now) == pytest.approx(0.25)
+    assert faded(None, 90, now) == 1.0  # a row from before every lesson had the moment
+    assert faded(now - timedelta(days=900), 0, now) == faded(None, 0, now) == 1.0

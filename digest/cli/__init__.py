@@ -27,6 +27,7 @@ else:
     from digest.cli import (  # noqa: F401
         events,
         admin,
+        agents,
         keys,
         versions,
         lessons,

@@ -168,6 +168,12 @@ lesson_app = typer.Typer(
     rich_markup_mode=None, help="The lessons of one agent, for their owner.", no_args_is_help=True
 )
 app.add_typer(lesson_app, name="lesson")
+agent_app = typer.Typer(
+    rich_markup_mode=None,
+    help="An agent's settings: learning on or off, instructions, model.",
+    no_args_is_help=True,
+)
+app.add_typer(agent_app, name="agent")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 TenantOpt = Annotated[str, typer.Option("--tenant", help="Tenant key.")]

@@ -263,8 +263,9 @@ def improve_now_command(
 
 @app.command()
 def sweep(as_json: JsonOpt = False) -> None:
-    """Run the weekly sweep now: expire lessons, retire lessons measured as harmful, prune
-    versions, compose every due agent."""
+    """Run the weekly sweep now: expire lessons, retire held lessons nothing corroborated in
+    DIGEST_UNCONFIRMED_TTL_DAYS and lessons measured as harmful, prune versions, compose every
+    due agent."""
     from digest.versions.triggers import sweep as run_sweep
 
     report = run_sweep()
@@ -273,7 +274,8 @@ def sweep(as_json: JsonOpt = False) -> None:
     else:
         render.say(
             f"composed {len(report.composed)}, unchanged {len(report.unchanged)}, "
-            f"expired {report.expired} lesson(s), retired {len(report.retired)} harmful "
+            f"expired {report.expired} lesson(s), retired {len(report.unconfirmed)} "
+            f"unconfirmed and {len(report.retired)} harmful "
             f"lesson(s), pruned {report.pruned} version(s), "
             f"relayed {report.relayed} event(s)"
         )

@@ -1,14 +1,17 @@
-"""``digest lesson …`` (list, search, show, add, delete, disable, enable, reset, compact,
-effect)."""
+"""``digest lesson …`` (list, search, show, add, delete, disable, enable, expire, reset,
+compact, effect)."""
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 import typer
 
 from digest.cli import render
 from digest.cli.app import ID_MAX, AgentOpt, JsonOpt, TenantOpt, id_argument, lesson_app
+from digest.errors import InvalidArgument
 
 LessonIdArg = Annotated[int, id_argument("Lesson id (see `digest lesson list`).")]
 ReasonOpt = Annotated[
@@ -72,14 +75,25 @@ def lesson_add(
             help="'signature: lesson text', or a signature line followed by body lines."
         ),
     ],
+    new_agent: Annotated[
+        bool,
+        typer.Option(
+            "--new-agent", help="The agent may be new: create it (the tenant must exist)."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Add a lesson by hand (no model call). Creates the tenant and agent on first use. A
-    lesson the agent already has, word for word, gets one more support instead of a copy."""
+    """Add a lesson by hand (no model call). The tenant must exist, and the agent too unless
+    --new-agent (a typo never makes one). A lesson the agent already has, word for word, gets
+    one more support instead of a copy."""
     from digest.capture.api import lesson_for_event, record_lesson
     from digest.errors import DigestError
     from digest.lessons.service import lesson_detail
+    from digest.tenants import normal_key, require_existing
 
+    if new_agent:  # a key no lesson could be stored under is refused before anything is made
+        agent = normal_key(agent, "agent")
+    require_existing(tenant, agent, new_agent=new_agent)
     event_id = record_lesson(tenant, agent, text)
     lesson_id = lesson_for_event(tenant, agent, event_id)
     if lesson_id is None:  # record_lesson writes its lesson before it returns
@@ -318,3 +332,75 @@ def lesson_reindex(
             f"{report.embedded} embedded with {report.model or 'no model (none)'}, "
             f"{report.fingerprinted} fingerprinted"
         )
+
+
+#: ``--in`` units: a duration as a whole number of hours, days or weeks
+_UNITS = {"h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def expiry_moment(within: str | None, at: str | None, never: bool) -> datetime | None:
+    """The moment ``lesson expire`` asks for: ``--in 30d`` (hours ``h``, days ``d``, weeks
+    ``w``) from now, ``--at`` a date (midnight UTC) or an ISO time (UTC unless it says
+    otherwise), or ``None`` for ``--never``. ``InvalidArgument`` naming the option."""
+    given = [name for name, value in (("--in", within), ("--at", at), ("--never", never)) if value]
+    if len(given) != 1:
+        raise InvalidArgument(
+            "give one of --in DURATION (30d, 12h, 2w), --at DATE or --never"
+            + (f", not {' and '.join(given)}" if given else "")
+        )
+    if never:
+        return None
+    if within is not None:
+        found = re.fullmatch(r"\s*(\d{1,6})\s*([hdw])\s*", within.lower())
+        if found is None or int(found.group(1)) == 0:
+            raise InvalidArgument(f"--in: {within!r}; a whole number of h, d or w (e.g. 30d)")
+        seconds = int(found.group(1)) * _UNITS[found.group(2)]
+        return datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=seconds)
+    assert at is not None
+    try:
+        moment = datetime.fromisoformat(at.strip())
+    except ValueError:
+        raise InvalidArgument(
+            f"--at: {at!r} is not a date (2027-01-31) or an ISO time (2027-01-31T09:00+01:00)"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@lesson_app.command("expire")
+def lesson_expire(
+    tenant: TenantOpt,
+    agent: AgentOpt,
+    lesson_id: LessonIdArg,
+    within: Annotated[
+        str | None, typer.Option("--in", help="Expire after this long: 30d, 12h or 2w.")
+    ] = None,
+    at: Annotated[
+        str | None,
+        typer.Option("--at", help="Expire at this date (midnight UTC) or ISO time."),
+    ] = None,
+    never: Annotated[bool, typer.Option("--never", help="Never expire.")] = False,
+    reason: ReasonOpt = None,
+    by: WhoOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Set when a lesson leaves the bank, or --never. From then no agent reads it and the
+    weekly sweep disables it (its history says so)."""
+    from digest.errors import OwnerInputError
+    from digest.lessons.service import set_lesson_expiry
+
+    moment = expiry_moment(within, at, never)
+    try:
+        change = set_lesson_expiry(tenant, agent, lesson_id, moment, reason, by)
+    except OwnerInputError as exc:  # the option as the person typed it, not the column
+        option = "--in" if within is not None else "--at"
+        raise OwnerInputError(str(exc).replace("expires_at:", f"{option}:", 1)) from None
+    if as_json:
+        render.json(change.to_json())
+        return
+    after = "never expires"
+    if change.after is not None:
+        after = f"expires {change.after.isoformat(timespec='seconds')}"
+    if change.changed:
+        render.say(f"lesson {change.lesson_id} {after}: {change.title}")
+    else:
+        render.say(f"lesson {change.lesson_id} already {after}; nothing changed")

@@ -220,6 +220,12 @@ def lesson(data: dict[str, Any]) -> None:
         ),
         ("tags", ", ".join(data["tags"]) or "-"),
         ("last seen", when(data["last_seen_at"]) or "never"),
+        ("expires", when(data["expires_at"]) or "never"),
+        *(
+            [("retires", _unconfirmed(data["unconfirmed_until"]))]
+            if data.get("unconfirmed_until")
+            else []
+        ),
         ("situation", data["situation"]),
         ("mistake", data["mistake"] or "-"),
         ("correction", data["correction"]),
@@ -239,6 +245,13 @@ def lesson(data: dict[str, Any]) -> None:
             row["model"] or "",
         )  # fmt: skip
     out.print(history)
+
+
+def _unconfirmed(until: str) -> str:
+    return (
+        f"after {when(until)} (weekly sweep, DIGEST_UNCONFIRMED_TTL_DAYS) unless independent "
+        "sources corroborate it or a person releases it first"
+    )
 
 
 def learned(rows: list[Any]) -> None:
@@ -454,3 +467,42 @@ def question(row: Any) -> None:
         where = ", ".join(x for x in parts if x)
         context = f": {ask.context}" if ask.context else ""
         say(f"  - {when(ask.asked_at.isoformat())} {where or 'no thread'}{context}")
+
+
+# --- agents -----------------------------------------------------------------------------------
+
+
+def _model_words(row: Any) -> str:
+    return row.llm_model or f"default ({row.model_in_use})"
+
+
+def agents(rows: list[Any]) -> None:
+    """``agent list``: each agent's settings, lessons and version."""
+    table = _table(
+        ("agent", "learning", "model", "instructions", "lessons", "version"),
+        right=("lessons", "version"),
+    )
+    for row in rows:
+        said = row.learning_instructions or "-"
+        _row(
+            table, row.agent, "on" if row.enable_learning else "off", row.llm_model or "default",
+            said if len(said) <= 40 else said[:39] + "…", row.active_lessons,
+            row.current_version or "-",
+        )  # fmt: skip
+    out.print(table)
+
+
+def agent(row: Any) -> None:
+    """``agent show`` and ``agent set``: one agent's settings."""
+    learning = "on" if row.enable_learning else "off (events are captured, not reflected)"
+    facts = [
+        ("tenant", row.tenant),
+        ("agent", row.agent),
+        ("learning", learning),
+        ("model", _model_words(row)),
+        ("instructions", row.learning_instructions or "none"),
+        ("lessons", f"{row.active_lessons} active"),
+        ("version", row.current_version or "none yet"),
+    ]
+    for name, value in facts:
+        say(f"{name:>12}: {value}")

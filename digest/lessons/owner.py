@@ -13,7 +13,7 @@ the epoch move and reads its neighbours again.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
@@ -216,6 +216,9 @@ class LessonDetail:
     superseded_by_id: int | None
     contact_id: str | None
     expires_at: datetime | None
+    #: when the weekly sweep retires it unless independent sources corroborate it or a person
+    #: releases it first (a held untrusted lesson; ``DIGEST_UNCONFIRMED_TTL_DAYS``)
+    unconfirmed_until: datetime | None = None
     evidence: list[EvidenceRow] = field(default_factory=list)
     history: list[HistoryRow] = field(default_factory=list)
 
@@ -227,6 +230,7 @@ class LessonDetail:
             "superseded_by_id": self.superseded_by_id,
             "contact_id": self.contact_id,
             "expires_at": _iso(self.expires_at),
+            "unconfirmed_until": _iso(self.unconfirmed_until),
             "evidence": [
                 {**asdict(row), "created_at": _iso(row.created_at)} for row in self.evidence
             ],
@@ -257,8 +261,10 @@ def lesson_detail(session: Session, tenant: str, agent: str, lesson_id: int) -> 
     history = session.scalars(
         select(LessonHistory).where(LessonHistory.lesson_id == lesson.id).order_by(LessonHistory.id)
     ).all()
+    summary = _summary(lesson, len(evidence), agent_gate(session, lesson.agent_id))
     return LessonDetail(
-        lesson=_summary(lesson, len(evidence), agent_gate(session, lesson.agent_id)),
+        lesson=summary,
+        unconfirmed_until=unconfirmed_until(lesson, summary.held is not None),
         outcome=lesson.outcome,
         status_reason=lesson.status_reason,
         superseded_by_id=lesson.superseded_by_id,
@@ -273,6 +279,16 @@ def lesson_detail(session: Session, tenant: str, agent: str, lesson_id: int) -> 
             for h in history
         ],
     )
+
+
+def unconfirmed_until(lesson: Lesson, held: bool) -> datetime | None:
+    """When the weekly sweep retires ``lesson`` as unconfirmed (``DIGEST_UNCONFIRMED_TTL_DAYS``
+    after it began waiting), if it is an active untrusted lesson still ``held``; else None."""
+    days = get_settings().unconfirmed_ttl_days
+    if not held or days <= 0 or lesson.status != "active" or lesson.trust != "untrusted":
+        return None
+    since = _aware(lesson.sources_since or lesson.created_at)
+    return since + timedelta(days=days) if since is not None else None
 
 
 #: target status → the statuses an owner may move a lesson from. Quarantine is never lifted by
@@ -412,3 +428,69 @@ def reset_lessons(
             updated_at=now,
         )  # fmt: skip
     return len(lessons)
+
+
+@dataclass(frozen=True)
+class ExpiryChange:
+    """A lesson's expiry set by a person: before and after (``None``: never expires)."""
+
+    lesson_id: int
+    title: str
+    status: str
+    before: datetime | None
+    after: datetime | None
+    changed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lesson_id": self.lesson_id,
+            "title": self.title,
+            "status": self.status,
+            "before": _iso(self.before),
+            "expires_at": _iso(self.after),
+            "changed": self.changed,
+        }
+
+
+#: lessons whose expiry an owner may set: the others are out of use for good
+_EXPIRY_STATUSES = frozenset({"active", "disabled", "quarantined"})
+
+
+def set_lesson_expiry(
+    session: Session,
+    tenant: str,
+    agent: str,
+    lesson_id: int,
+    expires_at: datetime | None,
+    reason: str | None = None,
+    by: str | None = None,
+) -> ExpiryChange:
+    """Set when a lesson leaves the bank (``None``: never). From that moment no agent reads it
+    and the weekly sweep disables it. A moment in the past is refused (``OwnerInputError``:
+    disable the lesson instead), and so is a deleted or superseded lesson
+    (``LessonStateError``). The same expiry again changes nothing and writes no history."""
+    now = utcnow()
+    if expires_at is not None:
+        if expires_at.tzinfo is None:
+            raise OwnerInputError("expires_at: give a time zone (or a date, read as UTC)")
+        if as_utc(expires_at) <= now:
+            raise OwnerInputError(
+                f"expires_at: {as_utc(expires_at).isoformat()} has passed; to take the lesson "
+                "out of use now, disable it"
+            )
+        expires_at = as_utc(expires_at)
+    agent_row = find_agent(session, tenant, agent)
+    lock_agent_lessons(session, agent_row.id)
+    lesson = _agent_lesson(session, tenant, agent, lesson_id)
+    before = _aware(lesson.expires_at)
+    if lesson.status not in _EXPIRY_STATUSES:
+        raise LessonStateError(
+            f"lesson {lesson.id} is {lesson.status}; it is out of use for good, so it has no "
+            "expiry to set"
+        )
+    if before == expires_at:
+        return ExpiryChange(lesson.id, lesson.title, lesson.status, before, before, False)
+    said = f"expiry {'set to ' + expires_at.isoformat() if expires_at else 'removed'}"
+    text = f"{said} by {by or 'the owner'}" + (f": {reason}" if reason else "")
+    transition(session, lesson, op="UPDATE", reason=text, expires_at=expires_at, updated_at=now)
+    return ExpiryChange(lesson.id, lesson.title, lesson.status, before, expires_at, True)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 
 from digest import heartbeats
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.lessons import owner, releasing, stats
-from digest.lessons.owner import LessonDetail, LessonSummary, StatusChange
+from digest.lessons.owner import ExpiryChange, LessonDetail, LessonSummary, StatusChange
 from digest.lessons.release import Released
 from digest.lessons.stats import AgentStats
 
@@ -118,3 +119,17 @@ def skip_reasons(tenant: str, agent: str, settings: Settings | None = None) -> C
     """How many of the agent's events were skipped, by reason."""
     with session_scope(_url(settings)) as session:
         return stats.skip_reasons(session, tenant, agent)
+
+
+def set_lesson_expiry(
+    tenant: str,
+    agent: str,
+    lesson_id: int,
+    expires_at: datetime | None,
+    reason: str | None = None,
+    by: str | None = None,
+    settings: Settings | None = None,
+) -> ExpiryChange:
+    """Set or remove one lesson's expiry (see ``owner.set_lesson_expiry``)."""
+    with session_scope(_url(settings)) as session:
+        return owner.set_lesson_expiry(session, tenant, agent, lesson_id, expires_at, reason, by)

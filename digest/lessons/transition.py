@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from digest.models import Agent, Event, Lesson, LessonHistory, utcnow
+from digest.models import Agent, Event, Lesson, LessonHistory, as_utc, utcnow
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,7 @@ def snapshot(lesson: Lesson) -> dict[str, Any]:
         "status": lesson.status,
         "support_count": lesson.support_count,
         "superseded_by_id": lesson.superseded_by_id,
+        "expires_at": as_utc(lesson.expires_at).isoformat() if lesson.expires_at else None,
     }
 
 
@@ -111,6 +112,10 @@ def record_history(
 
 #: the history reason of a lesson the weekly sweep disabled because its expiry date passed
 EXPIRED_REASON = "expired"
+
+#: how the history reason begins of an untrusted lesson the weekly sweep disabled because
+#: nothing corroborated it within DIGEST_UNCONFIRMED_TTL_DAYS (``unconfirmed: …``)
+UNCONFIRMED_REASON = "unconfirmed"
 
 #: first key of the two-key advisory lock space that lesson writes use (ASCII "ld").
 _LOCK_CLASS = 0x6C64

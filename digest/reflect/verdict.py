@@ -127,7 +127,7 @@ def verdict_for(run: RunInfo, session: Session | None = None, *, share: bool = T
     if claimed.kind == "manual_lesson":
         return with_fingerprints(claimed, [manual_candidate(claimed.payload)])
     reason = (
-        "learning is disabled for this agent"
+        "learning is disabled for this agent (`digest agent set --learning on`)"
         if not claimed.enable_learning
         else policy_skip_reason(claimed.kind, claimed.payload, claimed.edit_ratio, settings)
     )

@@ -7,10 +7,14 @@ agent is 404 like one that does not exist. Capture is ``digest.capture`` unchang
 row, then a best-effort publish); reads are ``digest.pitfalls`` and ``digest.current_learning``.
 The blocking library calls run in the server's thread pool. Nothing here logs a header.
 
-Errors: 401 no, bad or revoked key; 403 an owner key on capture (``digest.apikeys``); 404
-unknown agent; 409 an idempotency key used before for other content; 422 invalid input,
-naming the field (``{"detail": [{"field", "message"}]}``, nothing stored); 503 the database
-cannot answer (with ``Retry-After``).
+Owner keys also read and change an agent's settings (``/v1/agents``, ``digest.agents``) and a
+lesson's expiry; agent keys get 403 there.
+
+Errors: 401 no, bad or revoked key; 403 an owner key on capture, an agent key on settings
+(``digest.apikeys``); 404 unknown agent or lesson; 409 an idempotency key used before for
+other content, or a lesson out of use for good; 422 invalid input, naming the field
+(``{"detail": [{"field", "message"}]}``, nothing stored); 503 the database cannot answer
+(with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ from digest.redact import driver_line, redact
 from digest.retrieve import current_learning, pitfalls
 from digest.service.models import (
     BATCH_MAX,
+    AgentSettings,
+    AgentSettingsChange,
     Captured,
     CapturedBatch,
     Examples,
@@ -54,6 +60,8 @@ from digest.service.models import (
     InvalidInput,
     Learning,
     LearningVersion,
+    LessonExpiry,
+    LessonExpiryChange,
     Pitfalls,
     Problem,
     Readiness,
@@ -270,6 +278,66 @@ def get_learning(agent: AgentName, holder: Holder) -> Learning:
     return Learning(agent=agent, version=version)
 
 
+# --- the owner's settings ------------------------------------------------------------------
+
+
+def _owner(holder: KeyHolder) -> None:
+    if holder.kind != "owner":
+        raise HTTPException(403, "settings take an owner key; agent keys capture and read")
+
+
+def get_agents(holder: Holder) -> list[AgentSettings]:
+    """The key's tenant's agents and their settings (owner key)."""
+    from digest.agents import list_agents
+
+    _owner(holder)
+    return [AgentSettings(**row.to_json()) for row in list_agents(holder.tenant)]
+
+
+def get_agent(agent: AgentName, holder: Holder) -> AgentSettings:
+    """One agent's settings: learning on or off, instructions, model (owner key)."""
+    from digest.agents import agent_settings
+
+    _owner(holder)
+    return AgentSettings(**agent_settings(holder.tenant, agent).to_json())
+
+
+def patch_agent(agent: AgentName, holder: Holder, change: AgentSettingsChange) -> AgentSettings:
+    """Change an existing agent's settings (owner key): the fields sent change, the others
+    stay; `learning_instructions: null` removes them, `llm_model: null` goes back to the
+    DIGEST_LLM_* models. Never creates an agent (404 suggests the closest name)."""
+    from digest.agents import KEEP, set_agent
+
+    _owner(holder)
+    sent = change.model_fields_set
+    if "enable_learning" in sent and change.enable_learning is None:
+        raise InvalidArgument("enable_learning: must be true or false")
+    row = set_agent(
+        holder.tenant, agent, enable_learning=change.enable_learning,
+        learning_instructions=change.learning_instructions
+        if "learning_instructions" in sent else KEEP,
+        llm_model=change.llm_model if "llm_model" in sent else KEEP,
+    )  # fmt: skip
+    return AgentSettings(**row.to_json())
+
+
+LessonId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The lesson's id.")]
+
+
+def put_lesson_expiry(
+    agent: AgentName, lesson_id: LessonId, holder: Holder, expiry: LessonExpiry
+) -> LessonExpiryChange:
+    """Set when one lesson leaves the bank, or `null` for never (owner key). A moment already
+    past is 422 (disable the lesson instead); a deleted or superseded lesson is 409."""
+    from digest.lessons.service import set_lesson_expiry
+
+    _owner(holder)
+    done = set_lesson_expiry(
+        holder.tenant, agent, lesson_id, expiry.expires_at, by=f"owner key {holder.key_id}"
+    )
+    return LessonExpiryChange(**done.to_json())
+
+
 # --- probes --------------------------------------------------------------------------------
 
 
@@ -329,17 +397,19 @@ def _request_invalid(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": problems}, status_code=422)
 
 
-def _argument(_request: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse({"detail": str(exc)}, status_code=422)
+def _too_large(_request: Request, _exc: Exception) -> JSONResponse:
+    detail = f"the body is larger than {BODY_MAX_BYTES} bytes; nothing was stored"
+    return JSONResponse({"detail": detail}, status_code=413)
+
+
+def _bad_argument(_request: Request, exc: Exception) -> JSONResponse:
+    field, found, message = str(exc).partition(": ")
+    problem = {"field": field, "message": message} if found else {"field": "", "message": field}
+    return JSONResponse({"detail": [problem]}, status_code=422)
 
 
 def _conflict(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, status_code=409)
-
-
-def _too_large(_request: Request, _exc: Exception) -> JSONResponse:
-    detail = f"the body is larger than {BODY_MAX_BYTES} bytes; nothing was stored"
-    return JSONResponse({"detail": detail}, status_code=413)
 
 
 def _not_found(_request: Request, exc: Exception) -> JSONResponse:
@@ -363,10 +433,10 @@ def create_app() -> FastAPI:
     app.add_exception_handler(InvalidEvent, _invalid)
     app.add_exception_handler(RequestValidationError, _request_invalid)
     app.add_exception_handler(NotFound, _not_found)
+    app.add_exception_handler(InvalidArgument, _bad_argument)
+    app.add_exception_handler(StateError, _conflict)  # LessonStateError, a closed question
     app.add_exception_handler(BodyTooLarge, _too_large)
     app.add_exception_handler(DatabaseUnavailable, _unavailable)
-    app.add_exception_handler(InvalidArgument, _argument)
-    app.add_exception_handler(StateError, _conflict)
 
     components, body_schema = event_schemas()
     app.post(
@@ -398,6 +468,21 @@ def create_app() -> FastAPI:
     }
     for method, path, endpoint in question_routes(Depends(key_holder)):
         app.add_api_route(path, endpoint, methods=[method], responses=question_errors)
+    owner_errors = {
+        **_AGENT_ERRORS,
+        403: {"model": Problem, "description": "An agent key: settings take an owner key."},
+    }
+    app.get("/v1/agents", responses={**_AUTH_ERRORS, 403: owner_errors[403]})(get_agents)
+    app.get("/v1/agents/{agent}", responses=owner_errors)(get_agent)
+    app.patch("/v1/agents/{agent}", responses=owner_errors)(patch_agent)
+    app.put(
+        "/v1/agents/{agent}/lessons/{lesson_id}/expiry",
+        responses={
+            **owner_errors,
+            404: {"model": Problem, "description": "No such agent, or lesson of it."},
+            409: {"model": Problem, "description": "The lesson is deleted or superseded."},
+        },
+    )(put_lesson_expiry)
     app.get("/healthz")(healthz)
     app.get(
         "/readyz",

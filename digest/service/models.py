@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from pydantic.json_schema import models_json_schema
 
 from digest.capture.schemas import EVENT_MODELS
@@ -114,3 +114,49 @@ def event_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     }
     body = {"anyOf": [*refs, {"$ref": "#/components/schemas/EventBatch"}]}
     return components, body
+
+
+class AgentSettings(BaseModel):
+    """An agent's settings (``digest agent show --json``)."""
+
+    tenant: str
+    agent: str
+    enable_learning: bool = Field(description="False: events are captured, not reflected.")
+    learning_instructions: str | None = Field(description="Text the reflection reads.")
+    llm_model: str | None = Field(description="The agent's own model; null: DIGEST_LLM_*.")
+    model_in_use: str = Field(description="The model its reflection uses now.")
+    active_lessons: int
+    current_version: int | None
+    created_at: datetime | None
+    changed: list[str] = Field(description="The settings this request changed.")
+
+
+class AgentSettingsChange(BaseModel):
+    """What to change; a field left out stays as it is."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enable_learning: bool | None = Field(default=None, description="Learning on or off.")
+    learning_instructions: str | None = Field(
+        default=None, max_length=4096, description="null removes them."
+    )
+    llm_model: str | None = Field(
+        default=None, max_length=200, description="null goes back to the DIGEST_LLM_* models."
+    )
+
+
+class LessonExpiry(BaseModel):
+    """When the lesson leaves the bank; null: never."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expires_at: AwareDatetime | None = Field(description="A future moment with its zone.")
+
+
+class LessonExpiryChange(BaseModel):
+    lesson_id: int
+    title: str
+    status: str
+    before: datetime | None
+    expires_at: datetime | None
+    changed: bool = Field(description="False when it already had this expiry.")

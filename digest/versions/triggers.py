@@ -11,7 +11,8 @@
   weekly sweep catches up anyway. Countdowns stay below the broker's visibility timeout.
 - **Sweep**: a weekly beat task. It is a catch-up query (agents whose lessons changed since
   their last compose), so a missed week is caught once by the next run. It also expires
-  lessons past ``expires_at``, retires lessons measured as harmful
+  lessons past ``expires_at``, retires held untrusted lessons nothing corroborated within
+  ``DIGEST_UNCONFIRMED_TTL_DAYS``, retires lessons measured as harmful
   (``digest.lessons.effect``; before the catch-up query, so the next version drops them),
   prunes versions and relays stranded events.
 - **Improve now** (``digest.pipeline.improve_now``; ``request_improve_now`` asks a worker
@@ -27,15 +28,21 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import exists, func, select, update
+from sqlalchemy import exists, func, not_, select, update
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
 from digest.lessons.effect.retire import retire_harmful_lessons
-from digest.lessons.transition import EXPIRED_REASON, lock_agent_lessons, transition
+from digest.lessons.release import Gate, held_note, released_clause
+from digest.lessons.transition import (
+    EXPIRED_REASON,
+    UNCONFIRMED_REASON,
+    lock_agent_lessons,
+    transition,
+)
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.outbox import publish
@@ -214,6 +221,8 @@ class SweepReport:
     #: due agents handed to workers as separate compose tasks (``fan_out``)
     scheduled: list[int] = field(default_factory=list)
     expired: int = 0
+    #: ids of held untrusted lessons retired unconfirmed (``DIGEST_UNCONFIRMED_TTL_DAYS``)
+    unconfirmed: list[int] = field(default_factory=list)
     #: ids of active lessons retired as measured harmful (``digest.lessons.effect``)
     retired: list[int] = field(default_factory=list)
     pruned: int = 0
@@ -259,6 +268,51 @@ def expire_lessons(session: Session) -> int:
     return count
 
 
+def retire_unconfirmed_lessons(session: Session, settings: Settings) -> list[int]:
+    """Active untrusted lessons still held by the release rule (no independent sources enough,
+    no person's release) ``DIGEST_UNCONFIRMED_TTL_DAYS`` after they began waiting (created,
+    or rewritten by run text, which restarts the count: ``sources_since``) leave the bank:
+    disabled, with a history row saying why. Agent by agent under the lesson lock, each lesson
+    checked again once locked. Their ids; none when the setting is 0."""
+    days = settings.unconfirmed_ttl_days
+    if days <= 0:
+        return []
+    cutoff = utcnow() - timedelta(days=days)
+    waiting_since = func.coalesce(Lesson.sources_since, Lesson.created_at)
+    retired: list[int] = []
+    for tenant in session.scalars(select(Tenant).order_by(Tenant.id)).all():
+        gate = Gate.of(tenant, settings)
+        stale = (
+            Lesson.tenant_id == tenant.id,
+            Lesson.status == "active",
+            Lesson.trust == "untrusted",
+            not_(released_clause(gate)),
+            waiting_since <= cutoff,
+        )
+        agent_ids = session.scalars(select(Lesson.agent_id).where(*stale).distinct()).all()
+        for agent_id in sorted(agent_ids):
+            lock_agent_lessons(session, agent_id)
+            lessons = session.scalars(
+                select(Lesson)
+                .where(Lesson.agent_id == agent_id, *stale)
+                .order_by(Lesson.id)
+                .execution_options(populate_existing=True)
+            ).all()
+            for lesson in lessons:
+                counted = (lesson.trust, lesson.independent_sources, lesson.source_span_s)
+                note = held_note(*counted, gate) or "held"
+                why = (
+                    f"{UNCONFIRMED_REASON}: {note.removeprefix('held: ')} after {days} days "
+                    "(DIGEST_UNCONFIRMED_TTL_DAYS); it was never shown to an agent"
+                )
+                transition(
+                    session, lesson, op="UPDATE", reason=why, status="disabled",
+                    status_reason=why,
+                )  # fmt: skip
+                retired.append(lesson.id)
+    return retired
+
+
 def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepReport:
     """The weekly catch-up. Running it twice in a row composes nothing the second time.
 
@@ -270,6 +324,7 @@ def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepRe
     report = SweepReport()
     with session_scope(settings.database_url) as session:
         report.expired = expire_lessons(session)
+        report.unconfirmed = retire_unconfirmed_lessons(session, settings)
     report.retired = [effect.lesson_id for effect in retire_harmful_lessons(settings)]
     with session_scope(settings.database_url) as session:
         for agent in session.scalars(select(Agent)).all():
@@ -292,6 +347,7 @@ def sweep(settings: Settings | None = None, *, fan_out: bool = False) -> SweepRe
         unchanged=len(report.unchanged),
         scheduled=len(report.scheduled),
         expired=report.expired,
+        unconfirmed=len(report.unconfirmed),
         retired=len(report.retired),
         pruned=report.pruned,
         relayed=report.relayed,

@@ -404,3 +404,62 @@ def test_postgres_list_search_and_disable(pg_bank: Bank) -> None:
     one_error_line(
         run_cli("lesson", "show", *bank.mine, str(bank.other_tenant_lesson)), "not found"
     )
+
+
+# --- expire ----------------------------------------------------------------------------------
+
+
+def test_expire_sets_and_removes_a_lessons_expiry_with_history(bank: Bank) -> None:
+    from digest.versions.triggers import sweep
+
+    start = datetime.now(UTC)
+    done = run_json("lesson", "expire", *bank.mine, str(bank.manual), "--in", "30d", "--by", "ann")
+    assert done["changed"] and done["before"] is None
+    moment = datetime.fromisoformat(done["expires_at"])
+    assert abs(moment - start - timedelta(days=30)) < timedelta(seconds=5)
+    assert "expires: 20" in ok("lesson", "show", *bank.mine, str(bank.manual))
+    at = run_json("lesson", "expire", *bank.mine, str(bank.manual), "--at", "2031-05-01")
+    assert at["expires_at"] == "2031-05-01T00:00:00+00:00"
+    same = ok("lesson", "expire", *bank.mine, str(bank.manual), "--at", "2031-05-01")
+    assert "nothing changed" in same
+    history = _history(bank.manual)[-2:]
+    assert [h.reason for h in history] == [
+        f"expiry set to {moment.isoformat()} by ann",
+        "expiry set to 2031-05-01T00:00:00+00:00 by the owner",
+    ]
+    assert history[-1].after is not None and history[-1].after["expires_at"] == at["expires_at"]
+    never = run_json("lesson", "expire", *bank.mine, str(bank.manual), "--never")
+    assert never["expires_at"] is None and lesson_row(bank.manual).expires_at is None
+
+    # a short expiry, then time passes: the agent stops reading it at once, the sweep retires it
+    ok("lesson", "expire", *bank.mine, str(bank.manual), "--in", "1h")
+    assert "refunds above 200 EUR" in digest.pitfalls(bank.tenant, AGENT, "refund above 200 EUR")
+    set_lesson(bank.manual, expires_at=datetime.now(UTC) - timedelta(seconds=1))
+    assert "refunds above 200 EUR" not in digest.pitfalls(
+        bank.tenant, AGENT, "refund above 200 EUR"
+    )
+    sweep()
+    assert lesson_row(bank.manual).status == "disabled"
+
+
+def test_expire_refuses_bad_moments_and_dead_lessons(bank: Bank) -> None:
+    lesson = str(bank.manual)
+    bad = [
+        ((), "give one of --in"),
+        (("--in", "3x"), "--in: '3x'"),
+        (("--in", "0d"), "--in"),
+        (("--at", "tomorrow"), "--at: 'tomorrow' is not a date"),
+        (("--at", "2001-01-01"), "--at: 2001-01-01T00:00:00+00:00 has passed"),
+        (("--never", "--in", "3d"), "not --in and --never"),
+    ]
+    for args, needle in bad:
+        one_error_line(run_cli("lesson", "expire", *bank.mine, lesson, *args), needle)
+    one_error_line(
+        run_cli("lesson", "expire", *bank.mine, str(bank.other_agent_lesson), "--in", "1d"),
+        "not found",
+    )
+    ok("lesson", "delete", *bank.mine, lesson)
+    one_error_line(
+        run_cli("lesson", "expire", *bank.mine, lesson, "--in", "1d"), "is deleted", code=2
+    )
+    assert lesson_row(bank.manual).expires_at is None

@@ -25,7 +25,8 @@ def test_markup_and_escapes_in_data_are_printed_literally(sqlite_env: str) -> No
     tenant, agent = "[bold]shop", "bot[/]"
     who = ("--tenant", tenant, "--agent", agent)
     text = f"{MARKUP_TITLE}\ndo \x1b[31mthis\x1b[0m [link=http://x]now[/link]"
-    added = ok("lesson", "add", *who, text)
+    ok("tenant", "create", "--tenant", tenant)
+    added = ok("lesson", "add", *who, "--new-agent", text)
     assert added.startswith(f"added lesson 1: {MARKUP_TITLE}")
 
     for command in (("lesson", "list", *who), ("lesson", "show", *who, "1")):

@@ -38,7 +38,7 @@ def test_replay_show_and_a_held_version_through_the_cli(sqlite_env: str) -> None
         "tenant 'acme': apply mode staged; --gate 1, --spread 0"
     )  # fmt: skip
     for n in range(3):
-        ok("lesson", "add", *WHO, f"rule-{n}: always do thing {n} first")
+        ok("lesson", "add", *WHO, "--new-agent", f"rule-{n}: always do thing {n} first")
     courier = fail("Book a courier for order 7", "book_courier", "field 'carrier_code' is required")
     refund = fail("Refund the customer for order 12", "refund", "amount is required")
     assert ok("improve-now", *WHO).splitlines()[0] == "version 1 (active)"
@@ -86,7 +86,8 @@ def test_replay_show_and_a_held_version_through_the_cli(sqlite_env: str) -> None
 
 
 def test_replay_errors_are_one_sentence(sqlite_env: str) -> None:
-    ok("lesson", "add", *WHO, "rule: always do the thing")
+    ok("tenant", "create", "--tenant", T)
+    ok("lesson", "add", *WHO, "--new-agent", "rule: always do the thing")
     one_error(invoke("version", "replay", "--tenant", T, "--agent", "nobody"), "unknown agent")
     one_error(invoke("version", "replay", *WHO, "0"), "events", "version replay --help")
     one_error(invoke("tenant", "set", "--tenant", T, "--apply-mode", "sometimes"), "staged")

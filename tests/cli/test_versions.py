@@ -15,7 +15,7 @@ WHO = ("--tenant", T, "--agent", A)
 def test_version_lifecycle_through_the_cli(sqlite_env: str) -> None:
     ok("tenant", "create", "--tenant", T)
     ok("tenant", "set", "--tenant", T, "--apply-mode", "approval", "--threshold", "3")
-    ok("lesson", "add", *WHO, "refunds: ask a manager above 200 EUR")
+    ok("lesson", "add", *WHO, "--new-agent", "refunds: ask a manager above 200 EUR")
     first = json.loads(ok("improve-now", *WHO, "--json"))
     assert (first["status"], first["number"], first["version_status"]) == ("created", 1, "pending")
     listed = json.loads(ok("version", "list", *WHO, "--json"))
@@ -68,7 +68,7 @@ def test_version_lifecycle_through_the_cli(sqlite_env: str) -> None:
 def test_approve_with_a_missing_body_file_is_one_line(sqlite_env: str) -> None:
     ok("tenant", "create", "--tenant", T)
     ok("tenant", "set", "--tenant", T, "--apply-mode", "approval")
-    ok("lesson", "add", *WHO, "refunds: ask a manager above 200 EUR")
+    ok("lesson", "add", *WHO, "--new-agent", "refunds: ask a manager above 200 EUR")
     ok("improve-now", *WHO)
     result = run_cli("version", "approve", *WHO, "1", "--by", "x", "--body-file", "/no/body.md")
     one_error_line(result, "--body-file: no such file: /no/body.md")
@@ -76,7 +76,8 @@ def test_approve_with_a_missing_body_file_is_one_line(sqlite_env: str) -> None:
 
 
 def test_improve_now_when_the_broker_does_not_take_it(sqlite_env: str) -> None:
-    ok("lesson", "add", *WHO, "refunds: ask a manager above 200 EUR")
+    ok("tenant", "create", "--tenant", T)
+    ok("lesson", "add", *WHO, "--new-agent", "refunds: ask a manager above 200 EUR")
     down = {"DIGEST_BROKER_URL": CLOSED_PORT_BROKER}
     result = run_cli("improve-now", *WHO, env=down)
     assert result.returncode == 2, result.stderr

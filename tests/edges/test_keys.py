@@ -178,7 +178,7 @@ def test_set_tenant_refuses_a_bad_new_key(sqlite_env: str) -> None:
     "args",
     [
         ["tenant", "set", "--tenant", "ac\u200bme", "--threshold", "3"],
-        ["lesson", "add", "--tenant", "acme", "--agent", "b\u043et", "refunds: confirm"],
+        ["lesson", "add", "--tenant", "acme", "--agent", "b\u043et", "--new-agent", "x: y"],
         ["import", "--tenant", "acme\u00a0eu", "--agent", "bot", "--", "{folder}"],
     ],
     ids=["tenant-set", "lesson-add", "import"],

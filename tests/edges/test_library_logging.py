@@ -275,7 +275,19 @@ def test_the_cli_shows_info_lines_with_verbose(
     services_env: dict[str, str], pg_url: str, queue: str, tenant: str
 ) -> None:
     env = host_env(pg_url, queue, DIGEST_LOG_JSON="false")
-    done = run_cli("-v", "lesson", "add", "--tenant", tenant, "--agent", "bot", "x: y z", env=env)
+    assert run_cli("tenant", "create", "--tenant", tenant, env=env).returncode == 0
+    done = run_cli(
+        "-v",
+        "lesson",
+        "add",
+        "--tenant",
+        tenant,
+        "--agent",
+        "bot",
+        "--new-agent",
+        "x: y z",
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     (line,) = done.stderr.splitlines()
     assert "[info     ] manual_lesson_added" in line and not line.startswith("{")

@@ -353,3 +353,39 @@ def test_held_lessons_say_how_far_they_came_and_are_released_by_a_person(
         f"/review/agents/{scene.agent}/lessons/release-held", data={"csrf": "not-the-token"}
     )
     assert forged.status_code == 403
+
+
+def test_bad_settings_and_expiry_forms_change_nothing(
+    browser_like: httpx.Client, make_tenant: Callable[[], Tenant]
+) -> None:
+    from digest.agents import agent_settings
+    from tests.conftest import manual_lesson
+
+    tenant = make_tenant()
+    lesson_id = manual_lesson(tenant.name, "bot", "refunds: ask a manager above 200 EUR")
+    token = _signed_in(browser_like, tenant)
+    base = "/review/agents/bot"
+    for form, needle in (
+        ({"learning": "sometimes"}, "learning: on or off"),
+        ({"learning": "off", "model": "gpt 4"}, "llm_model"),
+    ):
+        refused = browser_like.post(f"{base}/settings", data={"csrf": token, **form})
+        assert refused.status_code == 422 and needle in refused.text, refused.text
+    missing = browser_like.post(
+        "/review/agents/bott/settings", data={"csrf": token, "learning": "off"}
+    )
+    assert missing.status_code == 404 and "did you mean" in missing.text
+    no_token = browser_like.post(f"{base}/settings", data={"learning": "off"})
+    assert no_token.status_code == 403
+    for form, status in (
+        ({"expires_on": "soon"}, 422),
+        ({"expires_on": "2001-01-01"}, 422),
+        ({}, 422),
+    ):
+        refused = browser_like.post(
+            f"{base}/lessons/{lesson_id}/expire", data={"csrf": token, **form}
+        )
+        assert refused.status_code == status, refused.text
+    settings = agent_settings(tenant.name, "bot")
+    assert settings.enable_learning and settings.llm_model is None
+    assert lesson_detail(tenant.name, "bot", lesson_id).expires_at is None

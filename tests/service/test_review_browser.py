@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 import digest
+from digest.agents import agent_settings
 from digest.lessons.service import lesson_detail
 from digest.versions.queries import list_versions
 from tests.browser import chromium, screenshot_path
@@ -90,6 +91,32 @@ def test_an_owner_releases_a_quarantined_lesson(page: object, review_scene: Revi
     detail = lesson_detail(scene.tenant.name, scene.agent, scene.quarantined_id)
     assert detail.lesson.status == "active" and detail.lesson.trust == "reviewed"
     assert "Ann (owner key dg_owner_" in (detail.history[-1].reason or "")
+
+    # its expiry: a date, then never again
+    expect(page.locator("#expiry")).to_have_text("never")
+    page.fill("#expires-on", "2031-05-01")
+    page.click("#set-expiry")
+    expect(page.locator("#expiry")).to_have_text("2031-05-01 00:00 UTC")
+    detail = lesson_detail(scene.tenant.name, scene.agent, scene.quarantined_id)
+    assert detail.expires_at is not None and detail.expires_at.year == 2031
+    assert (detail.history[-1].reason or "").startswith("expiry set to 2031-05-01")
+    page.click("#never-expire")
+    expect(page.locator("#expiry")).to_have_text("never")
+    assert lesson_detail(scene.tenant.name, scene.agent, scene.quarantined_id).expires_at is None
+
+    # the agent's settings, on its page
+    page.goto(f"/review/agents/{scene.agent}")
+    expect(page.locator("#learning-state")).to_have_text("on")
+    page.select_option("#learning", "off")
+    page.fill("#instructions", "Learn only about refunds.")
+    page.click("#save-settings")
+    expect(page.locator(".note")).to_contain_text("changed learning, instructions")
+    expect(page.locator("#learning-state")).to_contain_text("off")
+    expect(page.locator("#instructions-state")).to_have_text("Learn only about refunds.")
+    page.screenshot(path=str(screenshot_path("review-agent-settings")), full_page=True)
+    settings = agent_settings(scene.tenant.name, scene.agent)
+    assert not settings.enable_learning
+    assert settings.learning_instructions == "Learn only about refunds."
 
 
 def test_a_post_without_the_csrf_token_is_refused(page: object, review_scene: ReviewScene) -> None:

@@ -1,5 +1,7 @@
 """The review page's agent pages: the tenant's agents (with the versions waiting for a
-decision), one agent (its statistics and versions), and an agent's struggled-with report.
+decision), one agent (its statistics, settings and versions) and the owner's change of its
+settings (learning on or off, instructions, model: ``digest.agents``), and an agent's
+struggled-with report.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from digest.db import read_scope
 from digest.lessons.service import agent_stats
 from digest.models import Agent, LearningVersion
 from digest.report import build_report, render_html
-from digest.service.review.access import owner_page
+from digest.service.review.access import owner_decision, owner_page
 from digest.service.review.pages import REPORT_POLICY, agent_url, error_page, headers, page
 from digest.service.sessions import Owner
 from digest.versions.queries import list_versions
@@ -44,14 +46,44 @@ async def agents_page(request: Request) -> Response:
 @router.get("/agents/{agent}")
 async def agent_page(request: Request, agent: str) -> Response:
     def render(owner: Owner) -> Response:
+        from digest.agents import agent_settings
+
         versions = list_versions(owner.tenant, agent)
         stats = agent_stats(owner.tenant, agent)[0]
+        settings = agent_settings(owner.tenant, agent)
         return page(
             "agent.html", owner, agent=agent, stats=stats, versions=versions,
-            agent_url=agent_url,
+            settings=settings, agent_url=agent_url, note=request.query_params.get("done"),
         )  # fmt: skip
 
     return await owner_page(request, render)
+
+
+@router.post("/agents/{agent}/settings")
+async def agent_settings_decision(request: Request, agent: str) -> Response:
+    """The settings form: learning on or off, instructions (empty: none) and model (empty:
+    the DIGEST_LLM_* models)."""
+
+    def act(owner: Owner, form: dict[str, str]) -> str:
+        from urllib.parse import quote
+
+        from digest.agents import set_agent
+        from digest.errors import InvalidArgument
+
+        learning = form.get("learning", "")
+        if learning not in ("on", "off"):
+            raise InvalidArgument("learning: on or off")
+        instructions = form.get("instructions", "").strip() or None
+        model = form.get("model", "").strip() or None
+        row = set_agent(
+            owner.tenant, agent, enable_learning=learning == "on",
+            learning_instructions=instructions, llm_model=model,
+        )  # fmt: skip
+        words = {"enable_learning": "learning", "learning_instructions": "instructions"}
+        changed = ", ".join(words.get(name, "model") for name in row.changed) or "nothing"
+        return agent_url(agent) + f"?done={quote('changed ' + changed)}"
+
+    return await owner_decision(request, act)
 
 
 @router.get("/agents/{agent}/report")

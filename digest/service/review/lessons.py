@@ -1,12 +1,14 @@
 """The review page's lesson pages: an agent's lessons, filtered by status (quarantined too),
 source and trust; one lesson with its evidence, history and measured effect; and the owner's
 decisions on it: release (a held lesson, before independent sources corroborate it, or a
-quarantined one after review), disable, enable; and releasing every held lesson at once.
+quarantined one after review), disable, enable, set or remove its expiry; and releasing every
+held lesson at once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
@@ -14,7 +16,13 @@ from fastapi.responses import Response
 
 from digest.errors import NotFound
 from digest.lessons.effect.measure import effect_report
-from digest.lessons.service import lesson_detail, list_lessons, release_lessons, set_lesson_status
+from digest.lessons.service import (
+    lesson_detail,
+    list_lessons,
+    release_lessons,
+    set_lesson_expiry,
+    set_lesson_status,
+)
 from digest.models import LESSON_STATUSES, LESSON_TRUST
 from digest.service.review.access import owner_decision, owner_page
 from digest.service.review.pages import Refused, agent_url, error_page, page
@@ -101,6 +109,9 @@ async def lesson_decision(request: Request, agent: str, lesson_id: int, action: 
         reason = form.get("reason", "").strip() or None
         if action == "release":
             release_lessons(owner.tenant, agent, [lesson_id], by=owner.who, reason=reason)
+        elif action == "expire":
+            expires_at = _expiry(form)
+            set_lesson_expiry(owner.tenant, agent, lesson_id, expires_at, reason, by=owner.who)
         elif action in _LESSON_STATUS_ACTIONS:
             status = _LESSON_STATUS_ACTIONS[action]
             set_lesson_status(owner.tenant, agent, lesson_id, status, reason, by=owner.who)
@@ -112,3 +123,14 @@ async def lesson_decision(request: Request, agent: str, lesson_id: int, action: 
 
 
 _LESSON_STATUS_ACTIONS = {"disable": "disabled", "enable": "active"}
+
+
+def _expiry(form: dict[str, str]) -> datetime | None:
+    """The expiry form: ``never`` set, or a date ``expires_on`` (its midnight, UTC)."""
+    if form.get("never"):
+        return None
+    day = form.get("expires_on", "").strip()
+    try:
+        return datetime.combine(date.fromisoformat(day), time(), tzinfo=UTC)
+    except ValueError:
+        raise Refused(422, "expires_on: a date (2027-01-31), or choose never") from None

@@ -33,6 +33,8 @@ class ReplayPlan:
     embedding of new probes may call a provider)."""
 
     k: int
+    #: ``DIGEST_LESSON_HALF_LIFE_DAYS``: the replay ranks as ``pitfalls`` does
+    half_life_days: float
     current_number: int | None
     current_ids: frozenset[int]
     proposed_ids: frozenset[int]
@@ -128,7 +130,7 @@ class ReplayPlan:
             return FOLDED, min(relevant)  # not even a candidate: no need to order them
         scores = merged_scores(own)
         candidates = [self.lessons[i] for i in scores if i in self.lessons]
-        for row in best_of(candidates, scores, self.k):
+        for row in best_of(candidates, scores, self.k, self.half_life_days):
             if row.id in relevant:
                 return SURFACED, row.id
         return FOLDED, min(relevant)
@@ -195,6 +197,7 @@ def prepare(
         parts.append((extra, np.ones(len(extra), dtype=bool), _ids(extra)))
     return ReplayPlan(
         k=settings.replay_k,
+        half_life_days=settings.lesson_half_life_days,
         current_number=current.number if current is not None else None,
         current_ids=current_ids,
         proposed_ids=proposed,

@@ -15,17 +15,18 @@ from sqlalchemy.orm import Session
 
 from digest.config import Settings
 from digest.lessons.effect.retire import RETIRED_REASON
-from digest.lessons.transition import EXPIRED_REASON
+from digest.lessons.transition import EXPIRED_REASON, UNCONFIRMED_REASON
 from digest.models import LearningVersion, Lesson, LessonHistory
 from digest.versions.replay.report import ReplayReport
 
 
 def withdrawn_lessons(session: Session, lesson_ids: Iterable[int]) -> frozenset[int]:
     """Those of ``lesson_ids`` the sweep withdrew on the evidence: retired as measured harmful
-    (``digest.lessons.effect``) or expired. A proposal without them has not lost what they
-    covered, since the outcomes (or the owner's expiry date) decided they should go. Every
-    other drop counts, a person's own disable included: the replay then shows that person
-    what the decision costs before the next version goes live."""
+    (``digest.lessons.effect``), expired, or unconfirmed (``DIGEST_UNCONFIRMED_TTL_DAYS``). A
+    proposal without them has not lost what they covered, since the outcomes (or the owner's
+    expiry date, or the lack of corroboration) decided they should go. Every other drop
+    counts, a person's own disable included: the replay then shows that person what the
+    decision costs before the next version goes live."""
     ids = list(lesson_ids)
     if not ids:
         return frozenset()
@@ -46,6 +47,7 @@ def withdrawn_lessons(session: Session, lesson_ids: Iterable[int]) -> frozenset[
             or_(
                 LessonHistory.reason.startswith(RETIRED_REASON, autoescape=True),
                 LessonHistory.reason == EXPIRED_REASON,
+                LessonHistory.reason.startswith(f"{UNCONFIRMED_REASON}:", autoescape=True),
             ),
         )
     )
