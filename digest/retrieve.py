@@ -300,11 +300,11 @@ def merged_scores(ranked: Iterable[Iterable[tuple[Entry, float]]]) -> dict[int, 
 def faded(last_seen_at: datetime | None, half_life_days: float, now: datetime) -> float:
     """The weight of a lesson last surfaced, supported or learned at ``last_seen_at``: 1/2 per
     ``half_life_days`` whole days since (1 on the day itself; ``half_life_days`` 0: always 1).
-    Every lesson is written with the moment it was learned, so ``None`` is a row from before
-    that: unknown, not stale, so it weighs 1 (fading it to nothing would bury an old bank's
-    lessons after an upgrade)."""
-    if half_life_days <= 0 or last_seen_at is None:
+    A lesson never seen weighs 0."""
+    if half_life_days <= 0:
         return 1.0
+    if last_seen_at is None:
+        return 0.0
     days = int((now - as_utc(last_seen_at)).total_seconds() // 86_400)
     return 1.0 if days <= 0 else float(0.5 ** (days / half_life_days))
 

@@ -493,5 +493,5 @@ def test_faded_halves_per_half_life_in_whole_days() -> None:
     assert faded(now - timedelta(hours=23), 90, now) == 1.0
     assert faded(now - timedelta(days=90), 90, now) == pytest.approx(0.5)
     assert faded(now - timedelta(days=180, hours=5), 90, now) == pytest.approx(0.25)
-    assert faded(None, 90, now) == 1.0  # a row from before every lesson had the moment
+    assert faded(None, 90, now) == 0.0
     assert faded(now - timedelta(days=900), 0, now) == faded(None, 0, now) == 1.0
