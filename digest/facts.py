@@ -237,8 +237,8 @@ def names(question: str) -> set[str]:
 
 #: the answer's opening that says yes or no without the word: "they do", "we don't"
 _SHORT_ANSWER = re.compile(
-    r"\b(?:they|we|you|it|customers?|i)\s+(?:do|does|can|will|are|is|have|has|charge|pay)"
-    r"(?P<negated>\s*(?:n[o'’]t|not)\b)?",
+    r"\b(?:they|we|you|it|customers?|i)(?:\s+(?:do|does|can|will|are|is|have|has|charge|pay)"
+    r"|['’](?:re|s|ve|ll))(?P<negated>\s*(?:n[o'’]t|not)\b)?",
     re.IGNORECASE,
 )
 _FIRST_CLAUSE = re.compile(r"^[^:;.!?\n]*")

@@ -102,7 +102,13 @@ RESTATED_WORDS = 2
 _ABOUT_WORD = re.compile(r"[^\W\d_][\w'-]{2,}")
 
 
+#: an id a reply or an error masked, with the word that names it ("order ‹id›", "#‹id›"):
+#: which order a reply is about is not what its rule says
+_MASKED_ID = re.compile(r"(?:[^\W\d_][\w'-]*\s*#?\s*)?[‹<][a-z]{1,10}[›>]")
+
+
 def _about(text: str) -> set[str]:
+    text = _MASKED_ID.sub(" ", text)
     return {w for w in _ABOUT_WORD.findall(text.casefold()) if w not in _NOT_ABOUT}
 
 
@@ -163,14 +169,18 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         return changed or restates(candidate, neighbour, floor)
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
+    relevance = neighbour.relevance
+    mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
     if fp.kind_of(fingerprint) == fp.kind_of(neighbour.fingerprint) == "answer":
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
         known = facts.lesson_fact(neighbour.situation, neighbour.correction)
         if facts.relation(asked, known) is not facts.Relation.DISTINCT:
             return True
-    relevance = neighbour.relevance
-    mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
-    if observed(mine) != mine and observed(theirs) != theirs:
+        # two facts of other subjects: read in the owner's words, not the lessons' frame
+        # ("Answer … with the owner's facts", the same in every answer's lesson)
+        said = (f"{asked.question} {asked.answer}", f"{known.question} {known.answer}")
+        relevance = min(relevance, score(*said)[0])
+    elif observed(mine) != mine and observed(theirs) != theirs:
         relevance = min(relevance, score(observed(mine), observed(theirs))[0])
     return relevance >= max(floor, CONTRADICTION_FLOOR)
 
