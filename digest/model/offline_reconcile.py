@@ -171,19 +171,35 @@ def _values(text: str) -> set[str]:
     return set(_VALUE.findall(text))
 
 
+#: the share of their content terms two operators' content rules without figures must share
+SAME_CONTENT_TERMS = 0.75
+
+
 def _same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     """Do two operators' content rules state one fact in other words? Both are content, what
     they say carries the same values (every number, time and code of one is the other's, and
     there is one), and they were taught for the same kind of reply (their situations, the
     edits' context, read alike). "Callbacks between 8:00 and 18:00 CET" and "phone back during
     support hours, 8:00 to 18:00 CET" for a callback request are one rule; card refunds and
-    bank transfers that both take 5 to 7 days, asked about apart, stay two."""
+    bank transfers that both take 5 to 7 days, asked about apart, stay two. Content with no
+    figure is one fact when nearly all its content terms are the other's, neither negated
+    ("We refund the shipping cost" and "the shipping cost is refunded")."""
     mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
     if same(mine, theirs) or {edit_family(mine), edit_family(theirs)} != {"content"}:
         return False
-    new, old = _values(_said(cand)), _values(_said(item))
-    if not new or new != old:
+    said, stored = _said(cand), _said(item)
+    new, old = _values(said), _values(stored)
+    if new != old:
         return False
+    if not new:
+        # no figure pins either down: the same content words (stemmed, one word per concept:
+        # "we refund the shipping cost" and "the shipping cost is refunded"), none negated
+        mine_terms, their_terms = facts.terms(said), facts.terms(stored)
+        union = mine_terms | their_terms
+        if not union or len(mine_terms & their_terms) / len(union) < SAME_CONTENT_TERMS:
+            return False
+        if negation_flipped(said, stored):
+            return False
     situations = (str(cand.get("situation") or ""), str(item.get("situation") or ""))
     return score(*situations)[0] >= SAME_TOPIC
 
