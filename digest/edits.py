@@ -3,10 +3,11 @@
 An edit can fix the tone and the content of a reply at once ("Hi!!! We will refund you
 tomorrow for sure!!! 😀" → "Hello. Refunds take five business days to reach your account.").
 Each rule is stated apart, in this order (the most telling first; the reflect contract allows
-three lessons per event, and there are at most three families):
+three lessons per event: content takes what its promise and tone rules leave):
 
 - ``content``: what the final reply says that the draft did not (the final's sentences that
-  carry the words the operator added, ids masked), or, when the edit adds nothing and no
+  carry the words the operator added, ids masked), one rule per sentence that states
+  something new (``content_statements``), or, when the edit adds nothing and no
   promise explains it, what the operator left out that states something (an apology or a
   courtesy taken out with the tone is the tone's). Its identity is that content: two different
   content rules never share a key, the same content with other ids does. What only serves
