@@ -96,3 +96,18 @@ def test_greetings_and_sign_offs_in_other_languages_are_tone() -> None:
 def test_a_removed_promise_explains_the_shortening_it_made() -> None:
     rules = taught("We will definitely deliver it by Friday, I promise. Order 5512.", "Order 5512.")
     assert [r.family for r in rules] == ["promise"]
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "same"),
+    [
+        ("No order found with id #‹id›", "Order #‹id› not found", True),
+        ("Quantity ‹id› exceeds the per-order limit of ‹id›", "Quantity exceeds limit", True),
+        ("field 'sku' is required", "field 'sku' is not allowed", False),  # negated
+        ("field 'amount_cents' is required", "field 'amount' is required", False),
+        ("Payment method ‹id› not found", "Order ‹id› not found", False),
+        ("Coupon ‹q› has expired", "Coupon ‹q› cannot be combined with other discounts", False),
+    ],
+)
+def test_an_error_in_other_words_is_the_same_error(new: str, old: str, same: bool) -> None:
+    assert facts.rewords(new, old) is same

@@ -20,7 +20,7 @@ from digest.fingerprint import (
     subject_of,
 )
 from digest.reversal import answers_reversed, reversal_terms, reverses
-from digest.text import NEGATION, lesson_text, negation_flipped, normalise, score
+from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed, score
 
 #: rule thresholds on the relevance / identity scores of digest.text
 SAME_IDENTITY = 0.85
@@ -204,6 +204,22 @@ def _same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     return score(*situations)[0] >= SAME_TOPIC
 
 
+def _same_error(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Is the candidate an error its tool gave before, in other words: another key on the same
+    subject whose observed error says the same (``digest.facts.rewords``: "Order #‹id› not
+    found", "No order found with id ‹id›")? One lesson, in the newer wording."""
+    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
+    if same(mine, theirs) or not subject_of(mine) or not same_subject(mine, theirs):
+        return False
+    if edit_family(mine) or edit_family(theirs):
+        return False
+    # what both lessons quote of the error (not the arguments a mistake may quote)
+    new, old = observed(_text(cand)), observed(_text(item))
+    if new == _text(cand) or old == _text(item):
+        return False
+    return facts.rewords(new, old)
+
+
 def _digits(text: str) -> list[str]:
     return sorted(re.findall(r"\d+", text))
 
@@ -305,6 +321,10 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         restated = next((item for item in existing if _same_content(cand, item)), None)
         if restated is not None:
             operations.append(_update(cand, restated, "the same fact in the operator's words"))
+            continue
+        reworded = next((item for item in existing if _same_error(cand, item)), None)
+        if reworded is not None:
+            operations.append(_update(cand, reworded, "the same error in other words"))
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]

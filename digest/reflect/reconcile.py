@@ -142,14 +142,25 @@ def restates(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
     return len(shared) >= RESTATED_WORDS or bool(set(digits(mine)) & set(digits(theirs)))
 
 
+def rewords(new: str, old: str) -> bool:
+    """Might a new error of a tool be an error the lesson observed, in other words (one
+    service's "Order #‹id› not found", another's "No order found with id ‹id›")? Read in what
+    both quote (``digest.facts.rewords``); a lesson that quotes nothing is not compared."""
+    mine, theirs = observed(new), observed(old)
+    if mine == new or theirs == old:
+        return False
+    return facts.rewords(mine, theirs)
+
+
 def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
     """Is a lesson with another key of the candidate's kind a contradiction candidate (an API
     that changed, a rule that was reversed, a fact restated), so that only the judge may say
     whether they are one lesson, one superseding the other, or two? A key on the candidate's
     subject (another error of the same tool) above the floor is, when the candidate says that
-    something was removed, replaced or inverted (``digest.reversal.signals_change``) or flips
-    the lesson's negation about the same thing (``negation_flips``): a new error of a tool
-    that states no change is another lesson, and costs no model call. Two owners' questions
+    something was removed, replaced or inverted (``digest.reversal.signals_change``), flips
+    the lesson's negation about the same thing (``negation_flips``) or says what the lesson
+    observed in other words (``rewords``): a new error of a tool that states no change and
+    reads otherwise is another lesson, and costs no model call. Two owners' questions
     are when they ask about one subject in other words (``digest.facts``: "Are returns
     free?", "Do customers pay for return shipping?"), however unlike their words read. A key
     with no subject is when nearly the same words, read in what both observed when both quote
@@ -166,7 +177,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         )
         old = lesson_text(neighbour.situation, neighbour.correction)
         changed = signals_change(text) or negation_flips(text, old)
-        return changed or restates(candidate, neighbour, floor)
+        reworded = rewords(candidate_text(candidate), old)
+        return changed or restates(candidate, neighbour, floor) or reworded
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
     relevance = neighbour.relevance
