@@ -3,10 +3,11 @@
 An edit can fix the tone and the content of a reply at once ("Hi!!! We will refund you
 tomorrow for sure!!! 😀" → "Hello. Refunds take five business days to reach your account.").
 Each rule is stated apart, in this order (the most telling first; the reflect contract allows
-three lessons per event, and there are at most three families):
+three lessons per event: content takes what its promise and tone rules leave):
 
 - ``content``: what the final reply says that the draft did not (the final's sentences that
-  carry the words the operator added, ids masked), or, when the edit adds nothing and no
+  carry the words the operator added, ids masked), one rule per sentence that states
+  something new (``content_statements``), or, when the edit adds nothing and no
   promise explains it, what the operator left out that states something (an apology or a
   courtesy taken out with the tone is the tone's). Its identity is that content: two different
   content rules never share a key, the same content with other ids does. What only serves
@@ -45,15 +46,26 @@ _PROMISE = re.compile(
     r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today)\b",
     re.I,
 )
-_GREETING = re.compile(
-    r"^\W*(hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b", re.I
+#: greetings in the languages the product screens (a closed class of words)
+_GREETINGS = (
+    r"hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|guten (?:tag|morgen|abend)"
+    r"|hallo|liebe[rs]?|sehr geehrte[rs]?|bonjour|bonsoir|salut|cher|chère|hola|buenos días"
+    r"|buenas tardes|estimad[oa]|olá|bom dia|boa tarde|prezad[oa]|buongiorno|buonasera|ciao"
+    r"|gentile|beste|geachte|goedemorgen|goedemiddag|hej|hejsan|dzień dobry|szanown[aye]|merhaba"
 )
+_GREETING = re.compile(rf"^\W*({_GREETINGS})\b", re.I)
 #: a sign-off ends the reply, maybe with a name after it ("Kind regards, the Lumen team")
-_SIGN_OFF = re.compile(
-    r"\b(regards|best wishes|kind regards|cheers|sincerely|thanks again|have a (?:great|nice) "
-    r"day)\b[^.!?\n]{0,40}[.!?]*\s*$",
-    re.I,
+#: sign-offs in the languages the product screens (a closed class of phrases)
+_SIGN_OFFS = (
+    r"kind regards|best regards|best wishes|regards|cheers|sincerely|thanks again"
+    r"|have a (?:great|nice) day|mit freundlichen grüßen|freundliche grüße|viele grüße"
+    r"|beste grüße|liebe grüße|bien cordialement|cordialement|salutations|atentamente"
+    r"|un saludo|saludos|atenciosamente|cumprimentos|cordiali saluti|distinti saluti"
+    r"|met vriendelijke groet(?:en)?|vriendelijke groet(?:en)?|med vänliga hälsningar"
+    r"|vänliga hälsningar|pozdrawiam|z poważaniem|saygılarımla"
 )
+#: the name after a sign-off may stand on the next line ("Kind regards,\nthe Lumen team")
+_SIGN_OFF = re.compile(rf"\b({_SIGN_OFFS})\b[^.!?]{{0,40}}[.!?]*\s*$", re.I)
 _APOLOGY = re.compile(r"\b(sorry|apologi[sz]e|apologies|regret)\b", re.I)
 _EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
@@ -152,15 +164,9 @@ _FILLER = frozenset(
 )
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_LEADING_GREETING = re.compile(
-    r"^\W*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings)\b[^.!?,\n]{0,40}"
-    r"[.!?,\n]*\s*",
-    re.I,
-)
+_LEADING_GREETING = re.compile(rf"^\W*(?:{_GREETINGS})\b[^.!?,\n]{{0,40}}[.!?,\n]*\s*", re.I)
 _TRAILING_SIGN_OFF = re.compile(
-    r"(?:^|(?<=[.!?\n]))\s*(?:kind regards|best regards|best wishes|regards|cheers|sincerely"
-    r"|thanks again|have a (?:great|nice) day)\b[^.!?\n]{0,40}[.!?]*\s*$",
-    re.I,
+    rf"(?:^|(?<=[.!?\n]))\s*(?:{_SIGN_OFFS})\b[^.!?]{{0,40}}[.!?]*\s*$", re.I
 )
 
 
@@ -215,7 +221,7 @@ _COURTESY_WORDS = frozenset(
     """appreciate appreciated reaching reach out contacting contact glad happy help helps hope
     pleasure welcome great news wonderful awesome amazing fantastic lovely nice good day week
     today patience understanding let know questions question anything else feel free ask
-    again really much very hear""".split()  # noqa: SIM905
+    again really much very hear sure thing absolutely yay wow omg yeah yep""".split()  # noqa: SIM905
 )
 
 
@@ -252,6 +258,47 @@ def content_change(original: str, final: str) -> tuple[str, str]:
     # an apology taken out or cut down is the tone's rule, not content the draft said
     unsaid = [s for i, s in enumerate(before) if i in removed and not _APOLOGY.search(s)]
     return " ".join(said), " ".join(unsaid)
+
+
+#: a sentence that adds at least this many substantive words states a rule of its own; one
+#: that adds fewer goes with the statement beside it
+STATEMENT_WORDS = 3
+#: the lessons one event may teach (the reflect contract's ``MAX_LESSONS``)
+RULES_PER_EDIT = 3
+
+
+def content_statements(original: str, final: str) -> list[str]:
+    """What the final says that the draft did not, as separate statements: each sentence of
+    the final that adds ``STATEMENT_WORDS`` substantive words is one ("You can
+    return it within 30 days." and "Sale items are exchanged, not refunded." are two rules);
+    one that adds fewer ("Your refund has been issued.") goes with its neighbour. Empty when
+    the edit adds nothing."""
+    said, _unsaid = content_change(original, final)
+    if not said:
+        return []
+    drafted = set()
+    for sentence in _sentences(_plain(original)):
+        drafted |= {t for t in _TOKEN.findall(sentence.casefold()) if _substantive(t)}
+    parts: list[tuple[str, int]] = []
+    for sentence in _sentences(said):
+        new = {t for t in _TOKEN.findall(sentence.casefold()) if _substantive(t)} - drafted
+        parts.append((sentence, len(new)))
+    statements: list[str] = []
+    pending = ""
+    for text, weight in parts:
+        if weight >= STATEMENT_WORDS or not statements:
+            if weight >= STATEMENT_WORDS and pending and not statements:
+                text = f"{pending} {text}"
+                pending = ""
+            if weight >= STATEMENT_WORDS:
+                statements.append(text)
+            else:
+                pending = f"{pending} {text}".strip()
+        else:
+            statements[-1] = f"{statements[-1]} {text}"
+    if pending:
+        statements = [f"{pending} {statements[0]}", *statements[1:]] if statements else [pending]
+    return statements if len(statements) > 1 else [said]
 
 
 def left_out(original: str, final: str) -> str:
@@ -332,10 +379,21 @@ def taught(original: str, final: str | None) -> list[EditRule]:
         promise = ()  # a date or a term inside new content is that content, not a promise
     if said:
         tone = tuple(n for n in tone if n != "longer")  # the content made it longer
+    if promise == ("removed-promise",) and "shorter" in tone:
+        # the promise taken out made it shorter: without it, is the draft still long?
+        kept = len(original.split()) - len(_promising(original).split())
+        if len(final.split()) > 0.6 * kept:
+            tone = tuple(n for n in tone if n != "shorter")
     hedge = promise == ("removed-promise",) and bool(said) and _hedges(said)
     rules: list[EditRule] = []
     if said and not hedge:
-        rules.append(EditRule("content", ("said",), said=said, unsaid=unsaid))
+        # each statement the operator added is a rule of its own, as many as the event's
+        # lessons allow beside its promise and tone rules (the rest go with the last one)
+        room = max(1, RULES_PER_EDIT - bool(promise) - bool(tone))
+        statements = content_statements(original, final)
+        if len(statements) > room:
+            statements = [*statements[: room - 1], " ".join(statements[room - 1 :])]
+        rules += [EditRule("content", ("said",), said=s, unsaid=unsaid) for s in statements]
     elif unsaid and not promise and set(tone) <= {"shorter"}:
         # nothing added, and no promise or tone rule explains what was removed: what the
         # operator took out is the rule ("shorter" says only that it was long, and the rule

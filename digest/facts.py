@@ -242,8 +242,8 @@ def names(question: str) -> set[str]:
 
 #: the answer's opening that says yes or no without the word: "they do", "we don't"
 _SHORT_ANSWER = re.compile(
-    r"\b(?:they|we|you|it|customers?|i)\s+(?:do|does|can|will|are|is|have|has|charge|pay)"
-    r"(?P<negated>\s*(?:n[o'’]t|not)\b)?",
+    r"\b(?:they|we|you|it|customers?|i)(?:\s+(?:do|does|can|will|are|is|have|has|charge|pay)"
+    r"|['’](?:re|s|ve|ll))(?P<negated>\s*(?:n[o'’]t|not)\b)?",
     re.IGNORECASE,
 )
 _FIRST_CLAUSE = re.compile(r"^[^:;.!?\n]*")
@@ -399,3 +399,42 @@ def says_more(new: Fact, old: Fact) -> bool:
 def repeats(new: Fact, old: Fact) -> bool:
     """Does the new answer restate the old fact, in any words, and add nothing to it?"""
     return same_fact(new, old) and agree(new, old) and not says_more(new, old)
+
+
+#: a value a template masked ("‹id›", "<date>")
+_PLACEHOLDER = re.compile(r"[‹<][a-z]{1,10}[›>]")
+#: what says "not" in an observation (a bare "no" too: "No order found")
+_NEGATED = re.compile(r"\b(?:no|not|never|none|cannot|without)\b|n['’]t\b", re.IGNORECASE)
+#: words an error's wording may add or drop without saying anything else
+_SAYS_NOTHING = frozenset(
+    """a an the and or of to in on at by for from with is are was were be been has have had
+    this that it its id ids no not never none cannot without could can""".split()  # noqa: SIM905
+)
+#: how much of their words two observations must share to say one thing
+REWORDED_TERMS = 0.75
+
+
+#: a word of an observation: an identifier stays whole ("amount_cents" is not "amount")
+_OBSERVED_WORD = re.compile(r"[^\W\d][\w'’-]*", re.UNICODE)
+#: a name an error quotes ('sku', "amount"): what it is about, never reworded
+_QUOTED_NAME = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]""")
+
+
+def _observed_terms(text: str) -> set[str]:
+    folded = _PLACEHOLDER.sub(" ", unicodedata.normalize("NFKC", text)).casefold()
+    words = _OBSERVED_WORD.findall(folded)
+    return {w if "_" in w else _stem(w) for w in words if w not in _SAYS_NOTHING}
+
+
+def rewords(new: str, old: str) -> bool:
+    """Do two observations (two errors of one tool, as their lessons quote them) say the same
+    thing in other words: "Order #‹id› not found" and "No order found with id ‹id›"? Nearly
+    all their words are shared (stemmed; masked values, function words and the word "id"
+    aside), the names they quote are the same, and both negate or neither does."""
+    if bool(_NEGATED.search(new)) != bool(_NEGATED.search(old)):
+        return False
+    if set(_QUOTED_NAME.findall(new)) != set(_QUOTED_NAME.findall(old)):
+        return False
+    mine, theirs = _observed_terms(new), _observed_terms(old)
+    union = mine | theirs
+    return bool(union) and len(mine & theirs) / len(union) >= REWORDED_TERMS

@@ -23,8 +23,10 @@ _MARKERS = (
     r"|has been (?:removed|replaced|retired|discontinued|dropped)|(?:was|were|is|are) removed"
     r"|replaced (?:by|with)|instead of|(?:use|send|pass|set|call|provide) \S+ instead"
     r"|now requires?|now (?:accepts?|expects?|needs?|uses?|only)|is now|are now"
-    r"|starting (?:from|on|with)|as of (?:v|version|\d)"
-    r"|since (?:v|version|\d)|(?:has|have) changed|changed to|moved to|renamed (?:to|as)"
+    r"|starting (?:from|on|with)|(?:as of|since) (?:v|version|\d|[‹<](?:id|date)[›>])"
+    r"|(?:must|should|has to|have to|needs? to) now|now (?:be|must|has to|have to)"
+    r"|any ?more(?=\s*(?:[.;,:!?)]|$))"
+    r"|(?:has|have) changed|changed to|moved to|renamed (?:to|as)"
     r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete",
     # German
     r"nicht mehr|stattdessen|anstatt|anstelle|ab sofort|jetzt erforderlich|wird jetzt|ersetzt durch"

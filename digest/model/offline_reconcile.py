@@ -20,7 +20,7 @@ from digest.fingerprint import (
     subject_of,
 )
 from digest.reversal import answers_reversed, reversal_terms, reverses
-from digest.text import NEGATION, lesson_text, negation_flipped, normalise, score
+from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed, score
 
 #: rule thresholds on the relevance / identity scores of digest.text
 SAME_IDENTITY = 0.85
@@ -171,21 +171,53 @@ def _values(text: str) -> set[str]:
     return set(_VALUE.findall(text))
 
 
+#: the share of their content terms two operators' content rules without figures must share
+SAME_CONTENT_TERMS = 0.75
+
+
 def _same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     """Do two operators' content rules state one fact in other words? Both are content, what
     they say carries the same values (every number, time and code of one is the other's, and
     there is one), and they were taught for the same kind of reply (their situations, the
     edits' context, read alike). "Callbacks between 8:00 and 18:00 CET" and "phone back during
     support hours, 8:00 to 18:00 CET" for a callback request are one rule; card refunds and
-    bank transfers that both take 5 to 7 days, asked about apart, stay two."""
+    bank transfers that both take 5 to 7 days, asked about apart, stay two. Content with no
+    figure is one fact when nearly all its content terms are the other's, neither negated
+    ("We refund the shipping cost" and "the shipping cost is refunded")."""
     mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
     if same(mine, theirs) or {edit_family(mine), edit_family(theirs)} != {"content"}:
         return False
-    new, old = _values(_said(cand)), _values(_said(item))
-    if not new or new != old:
+    said, stored = _said(cand), _said(item)
+    new, old = _values(said), _values(stored)
+    if new != old:
         return False
+    if not new:
+        # no figure pins either down: the same content words (stemmed, one word per concept:
+        # "we refund the shipping cost" and "the shipping cost is refunded"), none negated
+        mine_terms, their_terms = facts.terms(said), facts.terms(stored)
+        union = mine_terms | their_terms
+        if not union or len(mine_terms & their_terms) / len(union) < SAME_CONTENT_TERMS:
+            return False
+        if negation_flipped(said, stored):
+            return False
     situations = (str(cand.get("situation") or ""), str(item.get("situation") or ""))
     return score(*situations)[0] >= SAME_TOPIC
+
+
+def _same_error(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Is the candidate an error its tool gave before, in other words: another key on the same
+    subject whose observed error says the same (``digest.facts.rewords``: "Order #‹id› not
+    found", "No order found with id ‹id›")? One lesson, in the newer wording."""
+    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
+    if same(mine, theirs) or not subject_of(mine) or not same_subject(mine, theirs):
+        return False
+    if edit_family(mine) or edit_family(theirs):
+        return False
+    # what both lessons quote of the error (not the arguments a mistake may quote)
+    new, old = observed(_text(cand)), observed(_text(item))
+    if new == _text(cand) or old == _text(item):
+        return False
+    return facts.rewords(new, old)
 
 
 def _digits(text: str) -> list[str]:
@@ -289,6 +321,10 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         restated = next((item for item in existing if _same_content(cand, item)), None)
         if restated is not None:
             operations.append(_update(cand, restated, "the same fact in the operator's words"))
+            continue
+        reworded = next((item for item in existing if _same_error(cand, item)), None)
+        if reworded is not None:
+            operations.append(_update(cand, reworded, "the same error in other words"))
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]

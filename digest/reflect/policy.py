@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from digest.config import Settings
@@ -28,7 +29,7 @@ def policy_skip_reason(
         )
     if kind == "operator_edit":
         ratio = 1.0 if edit_ratio is None else edit_ratio
-        if ratio < settings.edit_ratio_threshold:
+        if ratio < settings.edit_ratio_threshold and not changes_a_figure(payload):
             return (
                 f"policy: edit ratio {ratio:.2f} is below the threshold "
                 f"{settings.edit_ratio_threshold:.2f}"
@@ -37,6 +38,20 @@ def policy_skip_reason(
     if kind == "owner_answer":
         return None
     return f"policy: {kind} events are not reflected"
+
+
+_FIGURE = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def changes_a_figure(payload: dict[str, Any]) -> bool:
+    """Does an operator's edit change a figure of the reply (a price, an hour, a number of
+    days: "4.99 EUR" → "6.99 EUR")? However few characters it changes, that is a fact
+    corrected, not a typo fixed: it is reflected below the edit ratio threshold."""
+    final = payload.get("final")
+    if not isinstance(final, str):
+        return False
+    before = sorted(_FIGURE.findall(str(payload.get("original") or "")))
+    return before != sorted(_FIGURE.findall(final))
 
 
 def models_in_process(agent_model: str | None, settings: Settings) -> bool:

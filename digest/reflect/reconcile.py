@@ -102,7 +102,13 @@ RESTATED_WORDS = 2
 _ABOUT_WORD = re.compile(r"[^\W\d_][\w'-]{2,}")
 
 
+#: an id a reply or an error masked, with the word that names it ("order ‹id›", "#‹id›"):
+#: which order a reply is about is not what its rule says
+_MASKED_ID = re.compile(r"(?:[^\W\d_][\w'-]*\s*#?\s*)?[‹<][a-z]{1,10}[›>]")
+
+
 def _about(text: str) -> set[str]:
+    text = _MASKED_ID.sub(" ", text)
     return {w for w in _ABOUT_WORD.findall(text.casefold()) if w not in _NOT_ABOUT}
 
 
@@ -136,14 +142,25 @@ def restates(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
     return len(shared) >= RESTATED_WORDS or bool(set(digits(mine)) & set(digits(theirs)))
 
 
+def rewords(new: str, old: str) -> bool:
+    """Might a new error of a tool be an error the lesson observed, in other words (one
+    service's "Order #‹id› not found", another's "No order found with id ‹id›")? Read in what
+    both quote (``digest.facts.rewords``); a lesson that quotes nothing is not compared."""
+    mine, theirs = observed(new), observed(old)
+    if mine == new or theirs == old:
+        return False
+    return facts.rewords(mine, theirs)
+
+
 def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
     """Is a lesson with another key of the candidate's kind a contradiction candidate (an API
     that changed, a rule that was reversed, a fact restated), so that only the judge may say
     whether they are one lesson, one superseding the other, or two? A key on the candidate's
     subject (another error of the same tool) above the floor is, when the candidate says that
-    something was removed, replaced or inverted (``digest.reversal.signals_change``) or flips
-    the lesson's negation about the same thing (``negation_flips``): a new error of a tool
-    that states no change is another lesson, and costs no model call. Two owners' questions
+    something was removed, replaced or inverted (``digest.reversal.signals_change``), flips
+    the lesson's negation about the same thing (``negation_flips``) or says what the lesson
+    observed in other words (``rewords``): a new error of a tool that states no change and
+    reads otherwise is another lesson, and costs no model call. Two owners' questions
     are when they ask about one subject in other words (``digest.facts``: "Are returns
     free?", "Do customers pay for return shipping?"), however unlike their words read. A key
     with no subject is when nearly the same words, read in what both observed when both quote
@@ -160,17 +177,22 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         )
         old = lesson_text(neighbour.situation, neighbour.correction)
         changed = signals_change(text) or negation_flips(text, old)
-        return changed or restates(candidate, neighbour, floor)
+        reworded = rewords(candidate_text(candidate), old)
+        return changed or restates(candidate, neighbour, floor) or reworded
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
+    relevance = neighbour.relevance
+    mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
     if fp.kind_of(fingerprint) == fp.kind_of(neighbour.fingerprint) == "answer":
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
         known = facts.lesson_fact(neighbour.situation, neighbour.correction)
         if facts.relation(asked, known) is not facts.Relation.DISTINCT:
             return True
-    relevance = neighbour.relevance
-    mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
-    if observed(mine) != mine and observed(theirs) != theirs:
+        # two facts of other subjects: read in the owner's words, not the lessons' frame
+        # ("Answer … with the owner's facts", the same in every answer's lesson)
+        said = (f"{asked.question} {asked.answer}", f"{known.question} {known.answer}")
+        relevance = min(relevance, score(*said)[0])
+    elif observed(mine) != mine and observed(theirs) != theirs:
         relevance = min(relevance, score(observed(mine), observed(theirs))[0])
     return relevance >= max(floor, CONTRADICTION_FLOOR)
 

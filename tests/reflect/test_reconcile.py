@@ -9,6 +9,7 @@ rest) and ``ModelAsker`` (the reconcile step's model call, answered here by a sc
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -522,14 +523,35 @@ def test_another_tool_is_another_subject_however_alike_it_reads() -> None:
     assert op is not None and op.op == "ADD"
 
 
+def _answered(lesson_id: int, question: str, answer: str, relevance: float) -> Neighbour:
+    """An owner's answer lesson in the offline judge's frame."""
+    return Neighbour(
+        lesson_id=lesson_id, relevance=relevance, identity=0.5, title="t",
+        situation=f"Asked: {question}", mistake=None,
+        correction=f'Answer "{question}" with the owner\'s facts. {answer}', tags=(),
+        fingerprint=fp.event_keys("owner_answer", {"question": question})[0],
+    )  # fmt: skip
+
+
 def test_keys_without_a_subject_go_to_the_judge_only_when_nearly_the_same_words() -> None:
     asked = fp.event_keys("owner_answer", {"question": "Do you open on weekends?"})[0]
-    known = fp.event_keys("owner_answer", {"question": "Are you open at the weekend?"})[0]
     cand = Candidate("Asked: Do you open on weekends?", "Yes, on Saturdays.", fingerprint=asked)
-    close = fast_path(0, cand, [_keyed(3, known, 0.8)], floor=FLOOR, identical=IDENTICAL)
+    known = _answered(3, "Do you open on weekdays?", "Yes, on weekdays.", 0.8)
+    close = fast_path(0, cand, [known], floor=FLOOR, identical=IDENTICAL)
     assert close is None
-    apart = fast_path(0, cand, [_keyed(3, known, 0.6)], floor=FLOOR, identical=IDENTICAL)
+    apart = fast_path(0, cand, [replace(known, relevance=0.6)], floor=FLOOR, identical=IDENTICAL)
     assert apart is not None and apart.op == "ADD"
+
+
+def test_two_owner_facts_of_other_subjects_are_read_in_the_owners_words_not_the_frame() -> None:
+    """Every answer's lesson shares its frame ("Answer … with the owner's facts"), so two
+    unrelated facts read alike as lessons; what the owner said decides whether the judge sees
+    them (no model call for "weekends" against "gift cards")."""
+    asked = fp.event_keys("owner_answer", {"question": "Do you open on weekends?"})[0]
+    cand = Candidate("Asked: Do you open on weekends?", "Yes, on Saturdays.", fingerprint=asked)
+    unrelated = _answered(3, "Do you sell gift cards?", "No, not yet.", 0.8)
+    op = fast_path(0, cand, [unrelated], floor=FLOOR, identical=IDENTICAL)
+    assert op is not None and op.op == "ADD" and op.fast
 
 
 def test_the_judges_delete_of_another_key_stands() -> None:

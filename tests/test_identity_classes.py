@@ -1,0 +1,113 @@
+"""Identity rules generalised past their first examples (issue 24): each test names a class
+of wording, not a benchmark case. Pure functions: no database, no worker."""
+
+from __future__ import annotations
+
+import pytest
+
+from digest import facts
+from digest.config import Settings
+from digest.edits import content_statements, edit_rules, taught
+from digest.reflect.policy import changes_a_figure, policy_skip_reason
+from digest.reversal import reverses, states_reversal
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "weight_kg is rejected since <id>; weights must now be given in grams",  # masked version
+        "the field is deprecated as of ‹date›",
+        "Callers should now send postal_code",
+        "We don't deliver on Sundays any more.",
+    ],
+)
+def test_a_change_stated_in_other_words_is_a_reversal(text: str) -> None:
+    assert states_reversal(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Do you have any more questions about it?", "Quantity 12 exceeds the limit of 10"]
+)
+def test_text_that_states_no_change_is_not_a_reversal(text: str) -> None:
+    assert not states_reversal(text)
+
+
+def test_a_masked_version_reversal_reverses_the_requirement_it_names() -> None:
+    old = "`create_label` fails with «weight_kg is required»"
+    new = "`create_label` fails with «weight_kg is rejected since ‹id›; send weight_g now»"
+    assert reverses(new, old)
+
+
+def test_a_contracted_no_flips_the_answers_stance() -> None:
+    then = facts.fact("Are you open on Sundays?", "Yes, Sundays 10am to 4pm.")
+    now = facts.fact("What are your Sunday opening hours?", "We're not open on Sundays.")
+    assert now.stance == -1 and facts.reverses(now, then)
+
+
+def test_an_edit_that_changes_a_figure_is_reflected_below_the_ratio_threshold() -> None:
+    price = {"original": "Delivery costs 4.99 EUR.", "final": "Delivery costs 6.99 EUR."}
+    typo = {"original": "Delivery costs 4.99 EUR.", "final": "Delivery cost 4.99 EUR."}
+    assert changes_a_figure(price) and not changes_a_figure(typo)
+    settings = Settings()
+    assert policy_skip_reason("operator_edit", price, 0.02, settings) is None
+    assert policy_skip_reason("operator_edit", typo, 0.02, settings) is not None
+
+
+def test_each_sentence_an_operator_adds_is_its_own_content_rule() -> None:
+    rules = taught(
+        "You can return it whenever you like.",
+        "You can return it within 30 days of delivery. Sale items cannot be refunded, only "
+        "exchanged.",
+    )
+    said = [r.said for r in rules if r.family == "content"]
+    assert said == [
+        "You can return it within 30 days of delivery.",
+        "Sale items cannot be refunded, only exchanged.",
+    ]
+    # a sentence that adds too little to state a rule goes with its neighbour
+    assert content_statements(
+        "Your refund will be in your account tomorrow, guaranteed.",
+        "Your refund has been issued. Opened items carry a 10% restocking fee.",
+    ) == ["Your refund has been issued. Opened items carry a 10% restocking fee."]
+
+
+def test_content_rules_never_crowd_out_the_promise_and_tone_rules() -> None:
+    rules = taught(
+        "Hi!!! It will arrive by Friday, guaranteed!!!",
+        "Hello. Parcels go by DPD from Leeds. Weekend orders are packed on Monday morning. "
+        "Furniture needs two people at the door.",
+    )
+    assert len(rules) == 3
+    assert [r.family for r in rules] == ["content", "promise", "tone"]
+
+
+def test_greetings_and_sign_offs_in_other_languages_are_tone() -> None:
+    rules = edit_rules(
+        "Hallo! Ihr Paket ist unterwegs!",
+        "Guten Tag, Ihr Paket ist unterwegs.\nMit freundlichen Grüßen\nIhr Kundenservice",
+    )
+    assert "greeting-guten-tag" in rules and "added-sign-off" in rules
+    content = [r for r in taught("Hallo! Ihr Paket ist unterwegs!",
+                                 "Guten Tag, Ihr Paket ist unterwegs.\nMit freundlichen Grüßen\n"
+                                 "Ihr Kundenservice") if r.family == "content"]  # fmt: skip
+    assert content == []
+
+
+def test_a_removed_promise_explains_the_shortening_it_made() -> None:
+    rules = taught("We will definitely deliver it by Friday, I promise. Order 5512.", "Order 5512.")
+    assert [r.family for r in rules] == ["promise"]
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "same"),
+    [
+        ("No order found with id #‹id›", "Order #‹id› not found", True),
+        ("Quantity ‹id› exceeds the per-order limit of ‹id›", "Quantity exceeds limit", True),
+        ("field 'sku' is required", "field 'sku' is not allowed", False),  # negated
+        ("field 'amount_cents' is required", "field 'amount' is required", False),
+        ("Payment method ‹id› not found", "Order ‹id› not found", False),
+        ("Coupon ‹q› has expired", "Coupon ‹q› cannot be combined with other discounts", False),
+    ],
+)
+def test_an_error_in_other_words_is_the_same_error(new: str, old: str, same: bool) -> None:
+    assert facts.rewords(new, old) is same
