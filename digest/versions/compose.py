@@ -254,6 +254,7 @@ def _run(
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
         cost_usd=usage.cost_usd,
+        model=usage.model,
         duration_ms=int((time.monotonic() - started) * 1000),
         error=error,
     )
