@@ -382,6 +382,14 @@ def held_lessons(tenant: str, agent: str) -> None:
         say(f"{held_sentence(row.held, row.gate, row.spread_s)}; they are in no version")
 
 
+def next_version(tenant: str, agent: str) -> None:
+    """After a listing of versions: how far the agent is from its next version by itself."""
+    from digest.lessons.service import agent_stats
+
+    [row] = agent_stats(tenant, agent)
+    say(threshold_sentence(row.signals, row.threshold))
+
+
 def held_sentence(held: int, gate: int, spread_s: int) -> str:
     """Why some lessons reach no agent yet, and what releases them."""
     spread = f" whose runs span {spread_s} s" if spread_s and gate > 1 else ""
@@ -484,7 +492,8 @@ def compose_result(result: Any, as_json: bool) -> None:
         if getattr(result, "hold_reason", None):
             say(f"it waits for a person: {result.hold_reason}")
     else:
-        say("no change")
+        reason = getattr(result, "reason", None)
+        say(f"no change: {reason}" if reason else "no change")
     if as_json:
         return
     waiting, in_flight = result.waiting, result.in_flight

@@ -22,9 +22,13 @@ def version_list(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -
     rows = [version.to_json() for version in list_versions(tenant, agent)]
     if as_json:
         render.json(rows)
-    else:
+        return
+    if rows:
         render.versions(rows)
-        render.held_lessons(tenant, agent)
+    else:
+        render.say(f"no version yet for {tenant}/{agent}")
+    render.held_lessons(tenant, agent)
+    render.next_version(tenant, agent)
 
 
 @version_app.command("show")
@@ -86,7 +90,10 @@ def version_replay(
         render.json(preview.to_json())
         return
     render.replay(preview.report.to_json(), proposed="proposed now")
-    render.say(f"a compose now would {_OUTCOMES[preview.outcome]} ({preview.mode} mode)")
+    if preview.unchanged:
+        render.say(f"a compose now would write no new version: {preview.unchanged}")
+    else:
+        render.say(f"a compose now would {_OUTCOMES[preview.outcome]} ({preview.mode} mode)")
     for reason in preview.reasons:
         render.say(f"  {reason}")
 
