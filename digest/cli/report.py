@@ -192,6 +192,10 @@ def report_tables(report: Report) -> None:
         rarer = report.topics_found - len(report.topics)
         if rarer > 0:
             render.say(f"and {rarer} rarer topic(s)")
+        if any(topic.lesson and topic.lesson.held for topic in report.topics):
+            from digest.report.contents import HELD_NOTE
+
+            render.say(HELD_NOTE)
     else:
         render.say("no failed runs in these weeks")
     if report.edits:
