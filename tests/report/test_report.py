@@ -173,6 +173,14 @@ def test_report_command_prints_tables_and_json(embedded_pg: str, tenant: str) ->
     flat = " ".join(out.split())
     assert "A held lesson reaches agents once enough independent sources" in flat
     assert "digest lesson release ID --by WHO" in flat and "DIGEST_FREQUENCY_GATE" in flat
+    # at 80 columns the topic tables keep their totals and lessons, not a squeezed week each
+    narrow = ok("report", "--tenant", tenant, "--agent", AGENT, columns="80")
+    topics_header = next(line for line in narrow.splitlines() if "┃ topic" in line)
+    assert [h.strip() for h in topics_header.strip("┃").split("┃")] == [
+        "#", "topic", "total", "lesson", "effect",
+    ]  # fmt: skip
+    assert max(len(line) for line in narrow.splitlines()) <= 80
+    assert "(a wider terminal, --json or --html shows the topics week by week)" in narrow
 
     data = json.loads(ok("report", "--tenant", tenant, "--agent", AGENT, "--weeks", "2", "--json"))
     assert data["weeks"] == 2 and data["topics"][0]["counts"] == [3, 5]
