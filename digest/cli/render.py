@@ -372,6 +372,17 @@ def threshold_sentence(signals: int, threshold: int) -> str:
     )
 
 
+def contact_lessons(rows: list[Any]) -> None:
+    """After a version: the released lessons it leaves out because each is one contact's."""
+    mine = [r for r in rows if r.status == "active" and r.held is None and r.scope == "contact"]
+    if mine:
+        say(
+            f"{len(mine)} lesson(s) for one contact each (learned in that contact's "
+            "conversation): they are in no version; pitfalls() and examples() give them when "
+            "called with that contact_id= (`digest lesson list` shows the scope)"
+        )
+
+
 def held_lessons(tenant: str, agent: str) -> None:
     """After a listing of versions or a compose: the agent's held lessons, if it has any (they
     are in no version), and what releases them."""
