@@ -7,6 +7,7 @@ import os
 import re
 import stat
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -153,6 +154,8 @@ def _readable_help(command: Any) -> None:
             param.metavar = name
         if param.param_type_name == "argument":  # its name says what it is: no type beside it
             param.display_type_rich = lambda ctx: None
+            # an error names it as the code does ('events'), not as help shows it ('EVENTS')
+            param.get_error_hint = partial("'{}'".format, param.name)
         param._get_number_range_help_str = lambda: None
     for sub in getattr(command, "commands", {}).values():
         _readable_help(sub)
