@@ -359,6 +359,14 @@ def agent_stats(rows: list[Any]) -> None:
 
 def threshold_sentence(signals: int, threshold: int) -> str:
     """When the next version comes by itself, and what changes that."""
+    from digest.config import get_settings
+
+    if get_settings().embedded:
+        return (
+            f"{signals} new signal(s) (reflected events that support a lesson) since the last "
+            "version; without a broker nothing composes by itself: `digest improve-now` (or "
+            "`digest sweep`) composes"
+        )
     if signals >= threshold:
         return (
             f"next version due: {signals} new signal(s) reach the threshold {threshold}; a "

@@ -155,7 +155,7 @@ def test_stats_json_per_agent(bank: Bank) -> None:
     assert "LLM calls: none" in narrow and "free): offline/rules, no provider" in narrow
     assert "…" not in narrow
     assert "version: 1" in narrow
-    assert "0 of the threshold 5 signals" in narrow and "digest tenant set --threshold" in narrow
+    assert "without a broker nothing composes by itself: `digest improve-now`" in narrow
 
 
 def test_stats_of_unknown_tenant_or_agent_is_one_line(bank: Bank) -> None:

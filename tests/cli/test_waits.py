@@ -10,7 +10,7 @@ import json
 
 import digest
 from digest.pipeline import drain
-from tests.cli.conftest import invoke
+from tests.cli.conftest import invoke, run_cli
 from tests.conftest import lessons_for_event
 
 T, A = "trial", "bot"
@@ -26,7 +26,7 @@ def said(*args: str) -> str:
 
 
 def test_a_trial_from_one_contact_says_what_each_lesson_and_version_waits_for(
-    sqlite_env: str,
+    sqlite_env: str, redis_url: str
 ) -> None:
     call = {"tool": "issue_refund", "ok": False, "error": "ValidationError: 'amount' is required"}
     events = [
@@ -49,7 +49,8 @@ def test_a_trial_from_one_contact_says_what_each_lesson_and_version_waits_for(
     assert "the active or a pending version has this document" not in replay
     versions = said("version", "list", *WHO)
     assert versions.startswith(f"no version yet for {T}/{A}")
-    assert "1 lesson(s) held" in versions and "not enough new lessons for a version" in versions
+    assert "1 lesson(s) held" in versions
+    assert "without a broker nothing composes by itself: `digest improve-now`" in versions
 
     listed = said("lesson", "list", *WHO)
     assert "held 1/2" in listed and "digest lesson release" in listed and GATE in listed
@@ -58,7 +59,12 @@ def test_a_trial_from_one_contact_says_what_each_lesson_and_version_waits_for(
     assert f"digest lesson release {lesson.id} --by WHO" in shown and GATE in shown
     stats = said("stats", *WHO)
     assert "1 lesson(s) held" in stats and GATE in stats
-    assert "not enough new lessons for a version: 0 of the threshold 5 signals" in stats
+    assert "0 new signal(s)" in stats and "without a broker nothing composes by itself" in stats
+    # with a broker, the workers compose at the threshold: stats says how far that is
+    brokered = run_cli("stats", *WHO, env={"DIGEST_BROKER_URL": redis_url})
+    assert "not enough new lessons for a version: 0 of the threshold 5 signals" in " ".join(
+        brokered.stdout.split()
+    )
 
     # a person releases it: the next compose writes version 1, and a later one says why not
     said("lesson", "release", str(lesson.id), *WHO, "--by", "owner")
