@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tests.conftest import ROOT
 
@@ -44,6 +44,32 @@ def screenshot_path(name: str) -> Path:
     """Where a screenshot called ``name`` is kept (a file name made safe)."""
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "screenshot"
     return artifacts_dir() / f"{safe}.png"
+
+
+#: the widths every page screenshot is taken at: a laptop, and a narrow window or tablet
+WIDTHS = (1280, 800)
+
+
+def shoot_widths(page: Any, name: str) -> dict[int, Path]:
+    """Full-page screenshots of ``page`` at each of ``WIDTHS`` (``NAME-1280.png``,
+    ``NAME-800.png``), after checking that at each width nothing is wider than the window (no
+    sideways scrolling: the layout is usable). The page is left at its first width."""
+    shots: dict[int, Path] = {}
+    for width in (*WIDTHS[1:], WIDTHS[0]):
+        page.set_viewport_size({"width": width, "height": 900})
+        wide = page.evaluate(
+            """() => [...document.querySelectorAll("body *")]
+                .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+                .map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "")
+                          + (e.className && typeof e.className === "string"
+                             ? "." + e.className.split(" ")[0] : ""))
+                .slice(0, 5)"""
+        )
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        assert scroll <= width and not wide, (name, width, scroll, wide)
+        shots[width] = screenshot_path(f"{name}-{width}")
+        page.screenshot(path=str(shots[width]), full_page=True)
+    return shots
 
 
 @contextmanager

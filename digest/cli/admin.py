@@ -68,7 +68,11 @@ def tenant_set(
     ] = None,
     quiet: Annotated[int | None, typer.Option(help="Quiet seconds before that compose.")] = None,
     gate: Annotated[
-        int | None, typer.Option(help="Support a lesson needs to enter the document.")
+        int | None,
+        typer.Option(
+            help="Independent sources (distinct contacts, else threads) an untrusted lesson "
+            "needs before an agent reads it."
+        ),
     ] = None,
     promotion: Annotated[
         int | None, typer.Option(help="Distinct contacts that promote a contact's lesson.")
@@ -77,6 +81,7 @@ def tenant_set(
         int | None,
         typer.Option(help="Seconds an untrusted lesson's sources must span to count apart."),
     ] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Set an existing tenant's apply mode and trigger overrides (a new tenant: `digest tenant
     create`)."""
@@ -92,7 +97,17 @@ def tenant_set(
     except InvalidEvent as exc:  # the setting as the person typed it, not the column
         option = TENANT_OPTIONS.get(exc.field, exc.field)
         raise InvalidArgument(f"{option} ({exc.field}): {exc.message}") from None
+    if as_json:
+        render.json(_tenant_json(row))
+        return
     render.say(f"tenant {row.name!r}: apply mode {tenant_settings_line(row)}")
+
+
+def _tenant_json(row: Any, **more: Any) -> dict[str, Any]:
+    return {
+        "tenant": row.name, "learning_apply_mode": row.learning_apply_mode,
+        "overrides": dict(row.overrides), **more,
+    }  # fmt: skip
 
 
 #: ``digest tenant set``'s option for each tenant setting
@@ -113,11 +128,14 @@ def tenant_settings_line(row: Any) -> str:
 
 
 @tenant_app.command("create")
-def tenant_create(tenant: TenantOpt) -> None:
+def tenant_create(tenant: TenantOpt, as_json: JsonOpt = False) -> None:
     """Create a tenant (capture creates one on first use; owner commands never do)."""
     from digest.tenants import create_tenant
 
     row, created = create_tenant(tenant)
+    if as_json:
+        render.json(_tenant_json(row, created=created))
+        return
     render.say(f"{'created' if created else 'already there:'} tenant {row.name!r}")
 
 

@@ -7,6 +7,7 @@ import os
 import re
 import stat
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -115,6 +116,7 @@ class _OneLineErrors(TyperGroup):
     errors of the commands included (typer would draw them as a box)."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        _readable_help(self)
         # the root's own options (`digest --bogus`): parsed before any command runs
         try:
             return super().make_context(*args, **kwargs)
@@ -135,6 +137,34 @@ class _OneLineErrors(TyperGroup):
             raise
         except Exception as exc:
             raise typer.Exit(report_failure(exc)) from None
+
+
+def _readable_help(command: Any) -> None:
+    """Help that reads like a manual page: ``--tenant TENANT``, ``--weeks N``, ``--file
+    PATH`` and ``LESSON_ID...`` instead of typer's ``<str>``, ``<int range>`` and
+    ``<list[int]>``, and no ``[1<=x<=9223372036854775807]`` (a range a person needs is in the
+    option's sentence; a value outside it is still a one-line usage error)."""
+    for param in command.params:
+        desc = getattr(param, "type_descriptor", None)
+        if desc is None or getattr(param, "is_flag", False):
+            continue
+        if param.metavar is None:
+            if param.param_type_name == "argument":
+                name = (param.name or "value").upper()
+            elif desc.is_path:
+                name = "PATH"
+            elif desc.is_ranged or desc.annotation in (int, float, int | None, float | None):
+                name = "N"
+            else:
+                name = (param.name or "value").upper()
+            param.metavar = name
+        if param.param_type_name == "argument":  # its name says what it is: no type beside it
+            param.display_type_rich = lambda ctx: None
+            # an error names it as the code does ('events'), not as help shows it ('EVENTS')
+            param.get_error_hint = partial("'{}'".format, param.name)
+        param._get_number_range_help_str = lambda: None
+    for sub in getattr(command, "commands", {}).values():
+        _readable_help(sub)
 
 
 def _reported_usage(exc: UsageError) -> Exception:

@@ -168,7 +168,8 @@ def demo(
     render.say(f"   {render.counts(dict(sorted(statuses.items())), 'nothing new')}")
 
     render.say(f"3. lessons learned by {DEMO_TENANT}/{DEMO_AGENT}:")
-    render.learned(list_lessons(DEMO_TENANT, DEMO_AGENT, settings=settings))
+    learned = list_lessons(DEMO_TENANT, DEMO_AGENT, settings=settings)
+    render.learned(learned)
     skipped = skip_reasons(DEMO_TENANT, DEMO_AGENT, settings)
     if skipped:
         render.say("   skipped (nothing to learn):")
@@ -196,6 +197,7 @@ def demo(
         render.rule(f"version {version.number}")
         render.block(version.body_markdown)
     render.held_lessons(DEMO_TENANT, DEMO_AGENT)
+    render.contact_lessons(learned)
     if report.errors:
         raise typer.Exit(1)
 

@@ -70,11 +70,15 @@ def key_list(tenant: TenantOpt, as_json: JsonOpt = False) -> None:
 def key_revoke(
     tenant: TenantOpt,
     which: Annotated[str, typer.Argument(help="The key's prefix (dg_agent_…) or its id.")],
+    as_json: JsonOpt = False,
 ) -> None:
     """Revoke a key: requests with it get 401 from then on. Revoking twice is harmless."""
     from digest.apikeys import revoke_key
 
     info = revoke_key(tenant, which)
+    if as_json:
+        render.json(_shown(info))
+        return
     render.say(
         f"key {info.prefix} (id {info.id}) of tenant {info.tenant!r} revoked at "
         f"{render.when(info.revoked_at.isoformat() if info.revoked_at else None)}"

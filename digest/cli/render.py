@@ -103,6 +103,10 @@ def when(value: str | None) -> str:
     return (value or "")[:19].replace("T", " ")
 
 
+#: narrower than this, tables show fewer columns (or one block per row)
+WIDE = 120
+
+
 def _table(columns: Iterable[str], right: Iterable[str] = (), **options: Any) -> Table:
     table = Table(**options)
     right_aligned = set(right)
@@ -125,59 +129,86 @@ def _status(status: str, reason: str | None) -> str:
     return status
 
 
+def scope_word(scope: str, contact_id: str | None) -> str:
+    """Whom a lesson is for: the whole agent, or one contact (``contact c-42``)."""
+    if scope == "contact":
+        return f"contact {contact_id}" if contact_id else "contact"
+    return scope
+
+
 def lessons(rows: list[Any], as_json: bool, empty: str) -> None:
-    """``lesson list`` and ``lesson search``: a table of ``LessonSummary`` rows."""
+    """``lesson list`` and ``lesson search``: a table of ``LessonSummary`` rows; on a narrow
+    terminal only the columns a person decides by (``--json`` has every field)."""
     if as_json:
         json([row.to_json() for row in rows])
         return
     if not rows:
         say(empty)
         return
-    numbers = ("id", "support", "success/failure", "hits")
-    table = _table(
-        (
-            "id",
-            "title",
-            "status",
-            "source",
-            "trust",
-            "support",
-            "success/failure",
-            "hits",
-            "last seen",
-        ),
-        right=numbers,
-    )
+    wide = out.width >= WIDE
+    columns: tuple[str, ...]
+    if wide:
+        columns = ("id", "title", "status", "scope", "source", "trust", "support",
+                   "success/failure", "hits", "last seen")  # fmt: skip
+    else:
+        columns = ("id", "title", "status", "scope", "trust", "support")
+    table = _table(columns, right=("id", "support", "success/failure", "hits"))
     table.columns[1].ratio = 1
-    held = 0
+    for column in table.columns[2:]:
+        column.overflow = "fold"
+    held = contact = 0
     for row in rows:
         # a held lesson says so under its trust: a column more would squeeze the titles
         waits = row.status == "active" and row.held is not None
         held += waits
-        _row(
-            table, row.id, row.title, _status(row.status, row.status_reason), row.source,
-            f"{row.trust}\n{row.release}" if waits else row.trust, row.support_count,
-            f"{row.success_count}/{row.failure_count}", row.hit_count,
-            when(row.to_json()["last_seen_at"]),
-        )  # fmt: skip
+        contact += row.scope == "contact"
+        cells: list[object] = [
+            row.id, row.title, _status(row.status, row.status_reason),
+            scope_word(row.scope, row.contact_id).replace(" ", "\n", 1),
+        ]  # fmt: skip
+        if wide:
+            cells.append(row.source)
+        cells += [f"{row.trust}\n{row.release}" if waits else row.trust, row.support_count]
+        if wide:
+            cells += [
+                f"{row.success_count}/{row.failure_count}", row.hit_count,
+                when(row.to_json()["last_seen_at"]),
+            ]  # fmt: skip
+        _row(table, *cells)
     out.print(table)
     if held:
         say(
             f"{held} held: learned from run text, not yet corroborated by enough independent "
             "sources (`held 1/2`: 1 of the 2 the gate asks); no agent reads them until then, or "
-            "until you release them (`digest lesson release ID… --by WHO`, or `--all`)"
+            "until you release them (`digest lesson release ID… --by WHO`, or `--all`); "
+            f"{GATE_SETTING} sets the gate"
         )
+    if contact:
+        say(
+            f"{contact} lesson(s) for one contact: pitfalls() and examples() return them only "
+            "when called with that contact_id="
+        )
+    if not wide:
+        say("(a wider terminal, or --json, shows source, success/failure, hits and last seen)")
 
 
 def _reads(data: dict[str, Any]) -> str:
     """``lesson show``: whether an agent reads the lesson, and if not, why it waits."""
     if data["held"]:
-        return f"no, {data['held']}; `digest lesson release {data['id']} --by WHO` releases it"
+        return (
+            f"no, {data['held']}; `digest lesson release {data['id']} --by WHO` releases it "
+            f"({GATE_SETTING} sets how many sources it takes)"
+        )
     if data["released_by"]:
-        return f"yes, released by {data['released_by']} {when(data['released_at'])}"
-    if data["trust"] == "untrusted":
-        return f"yes, corroborated by {data['independent_sources']} independent sources"
-    return "yes" if data["trust"] == "trusted" else "yes, reviewed by a person"
+        reads = f"yes, released by {data['released_by']} {when(data['released_at'])}"
+    elif data["trust"] == "untrusted":
+        reads = f"yes, corroborated by {data['independent_sources']} independent sources"
+    else:
+        reads = "yes" if data["trust"] == "trusted" else "yes, reviewed by a person"
+    if data["scope"] == "contact":
+        contact = data.get("contact_id") or "its contact"
+        reads += f", only for contact {contact} (pitfalls and examples with contact_id=)"
+    return reads
 
 
 def similar(key: str | None, rows: list[Any]) -> None:
@@ -209,7 +240,8 @@ def lesson(data: dict[str, Any]) -> None:
         status += f", superseded by lesson {data['superseded_by_id']}"
     facts = [
         ("status", status),
-        ("source", f"{data['source']}, outcome {data['outcome']}, scope {data['scope']}"),
+        ("source", f"{data['source']}, outcome {data['outcome']}"),
+        ("scope", scope_word(data["scope"], data.get("contact_id"))),
         ("trust", data["trust"]),
         ("agent reads", _reads(data)),
         (
@@ -272,21 +304,57 @@ def learned(rows: list[Any]) -> None:
         say(
             f"   {held} held (`held 1/2`: 1 of the 2 independent sources the gate asks): "
             "learned from run text, no agent reads them until other contacts or threads "
-            "report the same, or until you release them (`digest lesson release`)"
+            "report the same, or until you release them (`digest lesson release`; "
+            f"{GATE_SETTING} sets how many sources it takes)"
         )
 
 
+def _model_use(row: Any) -> tuple[str, str]:
+    """``stats``: a provider's model calls (tokens, cost), and the offline rules' calls apart
+    (they cost nothing and reach no provider)."""
+    paid = (
+        f"{row.llm_calls} ({row.prompt_tokens}/{row.completion_tokens} tokens, "
+        f"{row.cost_usd:.4f} USD)"
+        if row.llm_calls
+        else "none"
+    )
+    free = (
+        f"{row.offline_calls} ({row.offline_prompt_tokens}/{row.offline_completion_tokens} "
+        "tokens, free)"
+        if row.offline_calls
+        else "none"
+    )
+    return paid, free
+
+
 def agent_stats(rows: list[Any]) -> None:
-    """``stats``: one row per ``AgentStats``."""
-    numbers = ("LLM calls", "tokens in/out", "cost USD", "version")
-    table = _table(("tenant", "agent", "events", "skip rate", "lessons", *numbers), right=numbers)
-    for row in rows:
-        _row(
-            table, row.tenant, row.agent, counts(row.events), f"{row.skip_rate:.0%}",
-            counts(row.lessons), row.llm_calls, f"{row.prompt_tokens}/{row.completion_tokens}",
-            f"{row.cost_usd:.4f}", row.active_version if row.active_version is not None else "-",
-        )  # fmt: skip
-    out.print(table)
+    """``stats``: one row per ``AgentStats`` (one block per agent on a narrow terminal), then
+    what each agent waits for."""
+    if out.width >= WIDE:
+        numbers = ("LLM calls", "tokens in/out", "cost USD", "offline calls", "version")
+        table = _table(("tenant", "agent", "events", "skip rate", "lessons", *numbers), numbers)
+        for row in rows:
+            _row(
+                table, row.tenant, row.agent, counts(row.events), f"{row.skip_rate:.0%}",
+                counts(row.lessons), row.llm_calls,
+                f"{row.prompt_tokens}/{row.completion_tokens}", f"{row.cost_usd:.4f}",
+                f"{row.offline_calls} (free)" if row.offline_calls else 0,
+                row.active_version if row.active_version is not None else "-",
+            )  # fmt: skip
+        out.print(table)
+    else:
+        for row in rows:
+            paid, free = _model_use(row)
+            version = row.active_version if row.active_version is not None else "none yet"
+            say(f"{row.tenant}/{row.agent}")
+            for name, value in (
+                ("events", f"{counts(row.events)}; skip rate {row.skip_rate:.0%}"),
+                ("lessons", counts(row.lessons, "none")),
+                ("LLM calls", paid),
+                ("offline", f"{free}: offline/rules, no provider"),
+                ("version", version),
+            ):
+                say(f"  {name:>9}: {value}")
     for row in rows:
         for wait in row.waiting:
             say(
@@ -300,6 +368,42 @@ def agent_stats(rows: list[Any]) -> None:
             say(f"{row.tenant}/{row.agent}: {held_sentence(row.held, row.gate, row.spread_s)}")
         if row.edit_rate and row.edit_rate["drafts"]:
             say(f"{row.tenant}/{row.agent}: drafts {row.edit_rate['summary']}")
+        if row.threshold:
+            say(f"{row.tenant}/{row.agent}: {threshold_sentence(row.signals, row.threshold)}")
+
+
+def threshold_sentence(signals: int, threshold: int) -> str:
+    """When the next version comes by itself, and what changes that."""
+    from digest.config import get_settings
+
+    if get_settings().embedded:
+        return (
+            f"{signals} new signal(s) (reflected events that support a lesson) since the last "
+            "version; without a broker nothing composes by itself: `digest improve-now` (or "
+            "`digest sweep`) composes"
+        )
+    if signals >= threshold:
+        return (
+            f"next version due: {signals} new signal(s) reach the threshold {threshold}; a "
+            "worker composes it once the agent has been quiet (`digest improve-now` composes "
+            "now)"
+        )
+    return (
+        f"not enough new lessons for a version: {signals} of the threshold {threshold} "
+        "signals (reflected events that support a lesson) since the last version "
+        "(`digest tenant set --threshold N` changes it; `digest improve-now` composes now)"
+    )
+
+
+def contact_lessons(rows: list[Any]) -> None:
+    """After a version: the released lessons it leaves out because each is one contact's."""
+    mine = [r for r in rows if r.status == "active" and r.held is None and r.scope == "contact"]
+    if mine:
+        say(
+            f"{len(mine)} lesson(s) for one contact each (learned in that contact's "
+            "conversation): they are in no version; pitfalls() and examples() give them when "
+            "called with that contact_id= (`digest lesson list` shows the scope)"
+        )
 
 
 def held_lessons(tenant: str, agent: str) -> None:
@@ -312,6 +416,14 @@ def held_lessons(tenant: str, agent: str) -> None:
         say(f"{held_sentence(row.held, row.gate, row.spread_s)}; they are in no version")
 
 
+def next_version(tenant: str, agent: str) -> None:
+    """After a listing of versions: how far the agent is from its next version by itself."""
+    from digest.lessons.service import agent_stats
+
+    [row] = agent_stats(tenant, agent)
+    say(threshold_sentence(row.signals, row.threshold))
+
+
 def held_sentence(held: int, gate: int, spread_s: int) -> str:
     """Why some lessons reach no agent yet, and what releases them."""
     spread = f" whose runs span {spread_s} s" if spread_s and gate > 1 else ""
@@ -319,16 +431,26 @@ def held_sentence(held: int, gate: int, spread_s: int) -> str:
         f"{held} lesson(s) held: learned from run text, an agent reads each once "
         f"{gate} independent sources (distinct contacts, else threads){spread} report it, or "
         "once you release it (`digest lesson list` shows how far each has come; "
-        "`digest lesson release`)"
+        f"`digest lesson release`; {GATE_SETTING} changes how many sources it takes)"
     )
+
+
+#: where the release gate is set, for the sentences that explain a held lesson
+GATE_SETTING = "`digest tenant set --gate N` or DIGEST_FREQUENCY_GATE"
 
 
 # --- versions ---------------------------------------------------------------------------------
 
 
 def versions(rows: list[dict[str, Any]]) -> None:
-    """``version list``: ``VersionSummary.to_json()`` rows, newest first."""
-    table = _table(("#", "status", "trigger", "by", "created", "change summary"))
+    """``version list``: ``VersionSummary.to_json()`` rows, newest first; on a narrow terminal
+    without the trigger, and each change summary's first line cut at a phrase."""
+    from digest.model.contracts import cut_at_phrase
+
+    wide = out.width >= WIDE
+    columns = ("#", "status", "trigger", "by", "created", "change summary")
+    table = _table(columns if wide else tuple(c for c in columns if c != "trigger"), ("#",))
+    table.columns[-1].ratio = 1
     for row in rows:
         summary = (row["change_summary"] or "").splitlines()
         # who decided, when a person did (approved or rejected it); else who proposed it
@@ -337,11 +459,17 @@ def versions(rows: list[dict[str, Any]]) -> None:
             act = {"rejected": "rejected"}.get(row["status"], "approved")
             act = "rolled back" if row["trigger"] == "rollback" else act
             by = f"{row['approved_by']} ({act})"
-        _row(
-            table, row["number"], row["status"], row["trigger"], by,
-            (row["created_at"] or "")[:19], summary[0] if summary else "",
-        )  # fmt: skip
+        first = summary[0] if summary else ""
+        cells: list[object] = [row["number"], row["status"]]
+        if wide:
+            cells.append(row["trigger"])
+        else:
+            first = cut_at_phrase(first, 90)
+        cells += [by, when(row["created_at"]), first]
+        _row(table, *cells)
     out.print(table)
+    if not wide:
+        say("(`digest version show N` shows a whole change summary; --json lists every field)")
 
 
 def replay(data: dict[str, Any], proposed: str = "proposed") -> None:
@@ -398,7 +526,8 @@ def compose_result(result: Any, as_json: bool) -> None:
         if getattr(result, "hold_reason", None):
             say(f"it waits for a person: {result.hold_reason}")
     else:
-        say("no change")
+        reason = getattr(result, "reason", None)
+        say(f"no change: {reason}" if reason else "no change")
     if as_json:
         return
     waiting, in_flight = result.waiting, result.in_flight

@@ -161,17 +161,25 @@ def effect_table(report: EffectReport) -> None:
     )
 
 
+def weeks_fit(weeks: list[str], effect: bool) -> bool:
+    """Whether a topic table has room for a column per week beside the topic and its lesson
+    (else it shows the total only: the runs table and ``--html`` have the weeks)."""
+    return render.out.width >= 60 + 9 * len(weeks) + (14 if effect else 0)
+
+
 def _topic_rows(topics: list[Topic], weeks: list[str], title: str, effect: bool) -> Table:
     what = "topic" if effect else "the edit"
-    columns = ["#", what, *weeks, "total", "lesson"] + (["effect"] if effect else [])
-    table = _table(*columns, right=("#", *weeks, "total"), title=title)
+    shown = weeks if weeks_fit(weeks, effect) else []
+    columns = ["#", what, *shown, "total", "lesson"] + (["effect"] if effect else [])
+    table = _table(*columns, right=("#", *shown, "total"), title=title)
     table.columns[1].ratio = 1
     for number, topic in enumerate(topics, start=1):
         lesson = topic.lesson
         named = f"#{lesson.id} {lesson.title} ({lesson.status})" if lesson else "no lesson yet"
         if lesson and lesson.held:
             named += f" ({lesson.held}, no agent reads it yet)"
-        cells: list[object] = [number, topic.label, *topic.counts, topic.total, named]
+        counts = topic.counts if shown else []
+        cells: list[object] = [number, topic.label, *counts, topic.total, named]
         if effect:
             cells.append(_verdict(lesson.verdict) if lesson else Text(""))
         table.add_row(*_cells(*cells))
@@ -196,6 +204,12 @@ def report_tables(report: Report) -> None:
         rarer = report.topics_found - len(report.topics)
         if rarer > 0:
             render.say(f"and {rarer} rarer topic(s)")
+        if not weeks_fit(weeks, True):
+            render.say("(a wider terminal, --json or --html shows the topics week by week)")
+        if any(topic.lesson and topic.lesson.held for topic in report.topics):
+            from digest.report.contents import HELD_NOTE
+
+            render.say(HELD_NOTE)
     else:
         render.say("no failed runs in these weeks")
     if report.edit_rate is not None:

@@ -4,7 +4,7 @@ versions."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -22,9 +22,13 @@ def version_list(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -
     rows = [version.to_json() for version in list_versions(tenant, agent)]
     if as_json:
         render.json(rows)
-    else:
+        return
+    if rows:
         render.versions(rows)
-        render.held_lessons(tenant, agent)
+    else:
+        render.say(f"no version yet for {tenant}/{agent}")
+    render.held_lessons(tenant, agent)
+    render.next_version(tenant, agent)
 
 
 @version_app.command("show")
@@ -86,7 +90,10 @@ def version_replay(
         render.json(preview.to_json())
         return
     render.replay(preview.report.to_json(), proposed="proposed now")
-    render.say(f"a compose now would {_OUTCOMES[preview.outcome]} ({preview.mode} mode)")
+    if preview.unchanged:
+        render.say(f"a compose now would write no new version: {preview.unchanged}")
+    else:
+        render.say(f"a compose now would {_OUTCOMES[preview.outcome]} ({preview.mode} mode)")
     for reason in preview.reasons:
         render.say(f"  {reason}")
 
@@ -110,6 +117,16 @@ def version_diff(
         render.say(f"versions {old} and {new} have the same body")
 
 
+def _decided(version: Any) -> dict[str, Any]:
+    """What ``approve``, ``reject`` and ``rollback`` print with ``--json``: the version as it
+    is now."""
+    return {
+        "number": version.number, "status": version.status, "trigger": version.trigger,
+        "approved_by": version.approved_by,
+        "approved_at": version.approved_at.isoformat() if version.approved_at else None,
+    }  # fmt: skip
+
+
 @version_app.command("approve")
 def version_approve(
     tenant: TenantOpt,
@@ -119,12 +136,16 @@ def version_approve(
     body_file: Annotated[
         Path | None, typer.Option("--body-file", help="Approve an edited body instead.")
     ] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Activate a pending version (optionally with an edited body)."""
     from digest.versions.decisions import approve
 
     body = read_text_file(body_file, "--body-file") if body_file else None
     version = approve(tenant, agent, number, by=by, body=body)
+    if as_json:
+        render.json(_decided(version))
+        return
     edited = ", with the body you edited" if body is not None else ""
     render.say(f"version {version.number} is active: approved by {by}{edited}")
 
@@ -135,11 +156,15 @@ def version_reject(
     agent: AgentOpt,
     number: Annotated[int, id_argument("The pending version.")],
     by: ByOpt,
+    as_json: JsonOpt = False,
 ) -> None:
     """Reject a pending version; its lessons stay for the next compose."""
     from digest.versions.decisions import reject
 
     version = reject(tenant, agent, number, by=by)
+    if as_json:
+        render.json(_decided(version))
+        return
     render.say(f"version {version.number} is rejected")
 
 
@@ -149,9 +174,13 @@ def version_rollback(
     agent: AgentOpt,
     number: Annotated[int, id_argument("The version whose body to restore.")],
     by: ByOpt,
+    as_json: JsonOpt = False,
 ) -> None:
     """Append a new active version with the body of an earlier one."""
     from digest.versions.decisions import rollback
 
     version = rollback(tenant, agent, number, by=by)
+    if as_json:
+        render.json(_decided(version))
+        return
     render.say(f"version {version.number} is active (body of version {number})")

@@ -83,6 +83,8 @@ class LessonSummary:
     last_seen_at: datetime | None
     created_at: datetime | None
     updated_at: datetime | None
+    #: the one contact a ``contact``-scoped lesson is for (None: the whole agent)
+    contact_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -108,6 +110,7 @@ def _summary(lesson: Lesson, evidence_count: int, gate: Gate) -> LessonSummary:
         released_by=lesson.released_by,
         released_at=_aware(lesson.released_at),
         scope=lesson.scope,
+        contact_id=lesson.contact_id if lesson.scope == "contact" else None,
         tags=list(lesson.tags or []),
         confidence=lesson.confidence,
         support_count=lesson.support_count,

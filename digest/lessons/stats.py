@@ -15,6 +15,8 @@ from sqlalchemy.orm import Session
 from digest.config import get_settings
 from digest.lessons.edit_rate import edit_rate
 from digest.lessons.release import Gate, released_clause
+from digest.lessons.signals import undigested_signals
+from digest.model.offline import PREFIX as OFFLINE_PREFIX
 from digest.models import (
     EVENT_STATUSES,
     LESSON_STATUSES,
@@ -27,7 +29,7 @@ from digest.models import (
     as_utc,
     utcnow,
 )
-from digest.tenants import agent_named, find_agent, tenant_named, unknown_key
+from digest.tenants import agent_named, find_agent, policy_for, tenant_named, unknown_key
 
 #: waiting events listed per agent (the count is in ``events["waiting"]``)
 WAITING_SHOWN = 5
@@ -42,11 +44,20 @@ class AgentStats:
     events: dict[str, int]
     skip_rate: float
     lessons: dict[str, int]
+    #: calls to a provider's model (what may cost money), and their tokens and cost
     llm_calls: int
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float
     active_version: int | None
+    #: calls answered by the offline rules (``offline/*``): free, no provider, counted apart
+    offline_calls: int = 0
+    offline_prompt_tokens: int = 0
+    offline_completion_tokens: int = 0
+    #: reflected events supporting an active lesson since the last compose, and how many of
+    #: them schedule the next one (the tenant's threshold)
+    signals: int = 0
+    threshold: int = 0
     #: events put back after a model fault, soonest first (at most WAITING_SHOWN): id, reason,
     #: next attempt (ISO 8601) and since when its faults have lasted
     waiting: list[dict[str, Any]] = field(default_factory=list)
@@ -120,18 +131,21 @@ def agent_stats(
         .group_by(Lesson.agent_id, Lesson.status)
     ):
         lessons[agent_id][status] = int(n)
-    usage = {
-        agent_id: (int(calls), int(prompt), int(completion), float(cost))
-        for agent_id, calls, prompt, completion, cost in session.execute(
+    # offline/* runs cost nothing and reach no provider: their calls are counted apart
+    offline = func.coalesce(DigestRun.model, "").like(f"{OFFLINE_PREFIX}%")
+    usage: dict[tuple[int, bool], tuple[int, int, int, float]] = {
+        (agent_id, bool(free)): (int(calls), int(prompt), int(completion), float(cost))
+        for agent_id, free, calls, prompt, completion, cost in session.execute(
             select(
                 DigestRun.agent_id,
+                offline,
                 func.coalesce(func.sum(DigestRun.llm_calls), 0),
                 func.coalesce(func.sum(DigestRun.prompt_tokens), 0),
                 func.coalesce(func.sum(DigestRun.completion_tokens), 0),
                 func.coalesce(func.sum(DigestRun.cost_usd), 0.0),
             )
             .where(DigestRun.agent_id.in_(ids))
-            .group_by(DigestRun.agent_id)
+            .group_by(DigestRun.agent_id, offline)
         )
     }
     numbers: dict[int, int] = {
@@ -164,11 +178,19 @@ def agent_stats(
     now = utcnow()
     since = now - timedelta(days=7 * EDIT_RATE_WEEKS)
     threshold = get_settings().edit_ratio_threshold
+    settings = get_settings()
+    tenants = {
+        t.id: t
+        for t in session.scalars(
+            select(Tenant).where(Tenant.id.in_({a.tenant_id for a, _ in selected}))
+        )
+    }
     result = []
     for agent_row, tenant_name in selected:
         counts = events[agent_row.id]
         decided = counts["reflected"] + counts["skipped"]
-        calls, prompt, completion, cost = usage.get(agent_row.id, (0, 0, 0, 0.0))
+        calls, prompt, completion, cost = usage.get((agent_row.id, False), (0, 0, 0, 0.0))
+        free_calls, free_prompt, free_completion, _ = usage.get((agent_row.id, True), (0, 0, 0, 0))
         result.append(
             AgentStats(
                 tenant=tenant_name,
@@ -188,6 +210,11 @@ def agent_stats(
                 edit_rate=edit_rate(
                     session, agent_row.id, since, EDIT_RATE_WEEKS, threshold
                 ).to_json(),
+                offline_calls=free_calls,
+                offline_prompt_tokens=free_prompt,
+                offline_completion_tokens=free_completion,
+                signals=undigested_signals(session, agent_row),
+                threshold=policy_for(tenants[agent_row.tenant_id], settings).threshold_signals,
             )
         )
     return result

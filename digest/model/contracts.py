@@ -195,25 +195,52 @@ def parse_reconcile_output(text: str) -> list[dict[str, Any]]:
 # --- summarize ---
 
 
+#: a change note's line at most this long (a model's longer line is cut at a word)
+SUMMARY_LINE_MAX = 300
+
+
+def cut_at_phrase(line: str, limit: int = SUMMARY_LINE_MAX) -> str:
+    """``line`` cut to ``limit`` characters at the last separator ("; " or ", ") or word that
+    fits, with an ellipsis: never mid-word, never mid-phrase when a separator fits."""
+    if len(line) <= limit:
+        return line
+    head = line[: limit - 1]
+    for mark in ("; ", ", "):
+        at = head.rfind(mark)
+        if at >= limit // 2:
+            return head[:at].rstrip() + "…"
+    return (head.rsplit(" ", 1)[0] if " " in head else head).rstrip(" ,;:") + "…"
+
+
 def parse_summary(text_value: str) -> str:
-    """Plain text, at most 5 short lines; fences and blank lines dropped."""
+    """Plain text, at most 5 short lines; fences and blank lines dropped; a line longer than
+    ``SUMMARY_LINE_MAX`` cut at a phrase or word boundary."""
     lines = [
         line.strip() for line in (text_value or "").replace("```", "").splitlines() if line.strip()
     ]
     if not lines:
         raise LLMOutputError("the change note is empty")
-    return "\n".join(line[:300] for line in lines[:5])
+    return "\n".join(cut_at_phrase(line) for line in lines[:5])
 
 
 def change_note(added: list[str], changed: list[str], retired: list[str]) -> str:
-    """The deterministic change note: an "Added / Changed / Retired" line each, with titles."""
+    """The deterministic change note: an "Added / Changed / Retired" line each, with as many
+    whole titles (at most 5) as fit in ``SUMMARY_LINE_MAX`` characters, then how many more."""
 
     def line(label: str, titles: list[str]) -> str | None:
         if not titles:
             return None
-        shown = "; ".join(titles[:5])
-        more = f"; and {len(titles) - 5} more" if len(titles) > 5 else ""
-        return f"{label} ({len(titles)}): {shown}{more}"
+        head = f"{label} ({len(titles)}): "
+        for shown in range(min(len(titles), 5), 0, -1):
+            rest = len(titles) - shown
+            more = f"; and {rest} more" if rest else ""
+            text = head + "; ".join(titles[:shown]) + more
+            if len(text) <= SUMMARY_LINE_MAX:
+                return text
+        # not even one title fits: the first one cut at a word, and the count of the others
+        more = f"; and {len(titles) - 1} more" if len(titles) > 1 else ""
+        room = SUMMARY_LINE_MAX - len(head) - len(more)
+        return head + cut_at_phrase(titles[0], room) + more
 
     lines = [line("Added", added), line("Changed", changed), line("Retired", retired)]
     return "\n".join(x for x in lines if x) or "No lesson changed; the document was re-rendered."

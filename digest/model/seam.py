@@ -126,8 +126,12 @@ class Usage:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     errors: list[str] = field(default_factory=list)
+    #: the model of the last call (``digest_runs.model``: ``digest stats`` tells the offline
+    #: rules, which cost nothing, from a provider's model)
+    model: str | None = None
 
     def add(self, other: Usage) -> None:
+        self.model = other.model or self.model
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
@@ -144,6 +148,7 @@ def complete(
 ) -> str:
     """One model call, no retry. Raises LLMTransientError / LLMError; records usage."""
     settings = settings or get_settings()
+    usage.model = model
     if is_offline_model(model):
         return _complete_in_process(answer, messages, usage)
     if is_scripted_model(model):

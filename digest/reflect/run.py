@@ -53,7 +53,7 @@ class RunInfo:
             prompt_tokens=self.usage.prompt_tokens,
             completion_tokens=self.usage.completion_tokens,
             cost_usd=self.usage.cost_usd,
-            model=self.model,
+            model=self.model or self.usage.model,
             duration_ms=int((time.monotonic() - self.started) * 1000),
             **counts,
         )

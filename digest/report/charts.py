@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import re
 import threading
 import warnings
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 CHART_LABEL_MAX = 48
 #: rows a chart draws at most (the page's tables list the rest)
 CHART_ROWS = 10
+#: week labels a chart draws at most (more would run into each other)
+WEEK_LABELS = 8
 #: colour of each verdict (digest.lessons.effect.verdict.VERDICTS)
 VERDICT_COLOURS = {
     "harms": "#c0392b",
@@ -49,16 +52,12 @@ def chart_label(text: str, limit: int = CHART_LABEL_MAX) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def week_label(start: datetime) -> str:
-    return f"week of {start:%b %d}"
-
-
 #: matplotlib's settings and Python's warning filters are process-wide: one chart at a time
 _DRAWING = threading.Lock()
 
 
 @contextmanager
-def _drawing() -> Iterator[None]:
+def drawing() -> Iterator[None]:
     """matplotlib settings for drawing untrusted labels, quietly (a glyph the font lacks is
     drawn as a box, not reported as a warning), one chart at a time (a server renders pages
     in threads). Labels also say ``parse_math=False`` themselves."""
@@ -88,56 +87,83 @@ def _png(figure: Figure) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def runs_chart(report: Report) -> str | None:
-    """Stacked bars: the agent's runs per week by outcome."""
+def week_axis(axes: Any, starts: Sequence[datetime]) -> None:
+    """The x axis of a week-by-week chart: a tick per week, titled "week starting", and its
+    first day (``Mar 02``) under at most ``WEEK_LABELS`` of them (every second week, every
+    fourth, …), so the labels never run into each other however many weeks are shown."""
+    step = math.ceil(len(starts) / WEEK_LABELS) or 1
+    axes.set_xticks(
+        range(len(starts)),
+        [f"{start:%b %d}" if n % step == 0 else "" for n, start in enumerate(starts)],
+    )
+    axes.set_xlabel("week starting" if step == 1 else f"week starting (every {step} weeks named)")
+
+
+def runs_figure(report: Report) -> Figure | None:
+    """Stacked bars: the agent's runs per week by outcome (draw inside ``drawing()``)."""
     if not any(week.success + week.failure + week.escalated for week in report.runs):
         return None
-    with _drawing():
-        figure = _figure(8.0, 3.0)
-        axes = figure.add_subplot()
-        labels = [week_label(week.start) for week in report.runs]
-        bottom = [0] * len(labels)
-        for outcome in ("success", "failure", "escalated"):
-            values = [getattr(week, outcome) for week in report.runs]
-            axes.bar(labels, values, bottom=bottom, label=outcome, color=OUTCOME_COLOURS[outcome])
-            bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-        axes.set_ylabel("runs")
-        axes.set_title("Runs per week, by outcome", loc="left")
-        axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-        axes.spines[["top", "right"]].set_visible(False)
-        return _png(figure)
+    figure = _figure(8.0, 3.0)
+    axes = figure.add_subplot()
+    positions = range(len(report.runs))
+    bottom = [0] * len(report.runs)
+    for outcome in ("success", "failure", "escalated"):
+        values = [getattr(week, outcome) for week in report.runs]
+        axes.bar(positions, values, bottom=bottom, label=outcome, color=OUTCOME_COLOURS[outcome])
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    week_axis(axes, report.week_starts)
+    axes.set_ylabel("runs")
+    axes.set_title("Runs per week, by outcome", loc="left")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    axes.spines[["top", "right"]].set_visible(False)
+    return figure
+
+
+def runs_chart(report: Report) -> str | None:
+    """``runs_figure`` as a PNG data URI."""
+    with drawing():
+        figure = runs_figure(report)
+        return _png(figure) if figure is not None else None
+
+
+def topics_figure(
+    topics: Sequence[Topic], starts: Sequence[datetime], title: str, colours: str = "Reds"
+) -> Figure | None:
+    """A heat map: one row per topic (most frequent on top), one column per week, each cell
+    its count (draw inside ``drawing()``)."""
+    rows = [topic for topic in topics if topic.total][:CHART_ROWS]
+    if not rows:
+        return None
+    figure = _figure(9.0, 1.6 + 0.42 * len(rows))
+    axes = figure.add_subplot()
+    values = [topic.counts for topic in rows]
+    highest = max(max(row) for row in values) or 1
+    axes.imshow(values, cmap=colours, aspect="auto", vmin=0, vmax=highest)
+    week_axis(axes, starts)
+    axes.set_yticks(
+        range(len(rows)),
+        [chart_label(f"{i + 1}. {t.label}") for i, t in enumerate(rows)],
+        parse_math=False,
+    )
+    axes.tick_params(length=0)
+    for y, row in enumerate(values):
+        for x, count in enumerate(row):
+            if count:
+                colour = "white" if count > highest * 0.6 else "black"
+                axes.text(x, y, str(count), ha="center", va="center", color=colour)
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+    axes.set_title(title, loc="left")
+    return figure
 
 
 def topics_chart(
     topics: Sequence[Topic], starts: Sequence[datetime], title: str, colours: str = "Reds"
 ) -> str | None:
-    """A heat map: one row per topic (most frequent on top), one column per week, each cell
-    its count."""
-    rows = [topic for topic in topics if topic.total][:CHART_ROWS]
-    if not rows:
-        return None
-    with _drawing():
-        figure = _figure(9.0, 1.3 + 0.42 * len(rows))
-        axes = figure.add_subplot()
-        values = [topic.counts for topic in rows]
-        highest = max(max(row) for row in values) or 1
-        axes.imshow(values, cmap=colours, aspect="auto", vmin=0, vmax=highest)
-        axes.set_xticks(range(len(starts)), [week_label(start) for start in starts])
-        axes.set_yticks(
-            range(len(rows)),
-            [chart_label(f"{i + 1}. {t.label}") for i, t in enumerate(rows)],
-            parse_math=False,
-        )
-        axes.tick_params(length=0)
-        for y, row in enumerate(values):
-            for x, count in enumerate(row):
-                if count:
-                    colour = "white" if count > highest * 0.6 else "black"
-                    axes.text(x, y, str(count), ha="center", va="center", color=colour)
-        for spine in axes.spines.values():
-            spine.set_visible(False)
-        axes.set_title(title, loc="left")
-        return _png(figure)
+    """``topics_figure`` as a PNG data URI."""
+    with drawing():
+        figure = topics_figure(topics, starts, title, colours)
+        return _png(figure) if figure is not None else None
 
 
 def effect_chart(effects: Sequence[LessonEffect]) -> str | None:
@@ -146,7 +172,7 @@ def effect_chart(effects: Sequence[LessonEffect]) -> str | None:
     rows = list(effects)[:CHART_ROWS]
     if not rows:
         return None
-    with _drawing():
+    with drawing():
         figure = _figure(9.0, 1.5 + 0.5 * len(rows))
         axes = figure.add_subplot()
         for y, effect in enumerate(rows):
@@ -203,19 +229,20 @@ def edit_rate_chart(report: Report) -> str | None:
     rate = report.edit_rate
     if rate is None or not rate.drafts:
         return None
-    with _drawing():
-        figure = _figure(8.0, 2.6)
+    with drawing():
+        figure = _figure(8.0, 2.8)
         axes = figure.add_subplot()
-        labels = [week_label(week.start) for week in rate.weeks]
-        values = [week.rate or 0.0 for week in rate.weeks]
-        bars = axes.bar(labels, values, color="#5d6d7e")
+        positions = range(len(rate.weeks))
+        bars = axes.bar(positions, [week.rate or 0.0 for week in rate.weeks], color="#5d6d7e")
         for bar, week in zip(bars, rate.weeks, strict=True):
-            if week.drafts:
+            if week.drafts and len(rate.weeks) <= 12:  # beyond that the bars speak alone
                 axes.annotate(
-                    f"{week.rate:.0%} of {week.drafts}", (bar.get_x() + bar.get_width() / 2,
-                    bar.get_height()), ha="center", va="bottom", fontsize=8,
+                    f"{week.rate:.0%} of {week.drafts}",
+                    (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                    ha="center", va="bottom", fontsize=8,
                 )  # fmt: skip
-        axes.set_ylim(0, 1.1)
+        week_axis(axes, [week.start for week in rate.weeks])
+        axes.set_ylim(0, 1.15)
         axes.yaxis.set_major_formatter(_percent())
         axes.set_ylabel("drafts edited")
         axes.set_title(f"Drafts operators edited or rejected: {rate.sentence()}", loc="left")

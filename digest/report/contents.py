@@ -21,6 +21,15 @@ TOPICS_SHOWN = 12
 EDITS_SHOWN = 8
 
 
+#: under the topics (terminal and page), when a topic's lesson is held: what it waits for and
+#: what changes that
+HELD_NOTE = (
+    "A held lesson reaches agents once enough independent sources (distinct contacts, else "
+    "threads) report the same failure, or once you release it (`digest lesson release ID --by "
+    "WHO`); `digest tenant set --gate N` or DIGEST_FREQUENCY_GATE sets how many sources."
+)
+
+
 @dataclass(frozen=True)
 class LessonRef:
     """The lesson a topic has, and what its measured effect says."""

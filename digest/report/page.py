@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from digest.lessons.effect.measure import LessonEffect
 from digest.lessons.effect.verdict import Tally
 from digest.report.charts import charts
-from digest.report.contents import Report, Topic
+from digest.report.contents import HELD_NOTE, Report, Topic
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -134,4 +134,5 @@ def render_html(report: Report) -> str:
             }
             for w in (report.edit_rate.weeks if report.edit_rate else [])
         ],
+        held_note=HELD_NOTE if any(t.lesson and t.lesson.held for t in report.topics) else None,
     )

@@ -40,7 +40,13 @@ from digest.versions.chain import (
     next_number,
     prune_versions,
 )
-from digest.versions.draft import Draft, agent_and_policy, read_draft, repeats_latest
+from digest.versions.draft import (
+    Draft,
+    agent_and_policy,
+    read_draft,
+    repeats_latest,
+    why_unchanged,
+)
 from digest.versions.holds import hold_reasons
 from digest.versions.replay.plan import ReplayPlan, prepare
 from digest.versions.replay.probes import store_probes
@@ -66,6 +72,8 @@ class ComposeResult:
     in_flight: int = 0
     #: why the new version waits for a person instead of being active (None: it is active)
     hold_reason: str | None = None
+    #: ``no_change``: why no version was written, in words (``draft.why_unchanged``)
+    reason: str | None = None
 
 
 class _LessonsChanged(Exception):
@@ -96,11 +104,12 @@ def _compose_once(
         agent, policy = agent_and_policy(session, agent_id, settings)
         current = current_version(session, agent)
         draft = read_draft(session, agent, policy, current)
-        if repeats_latest(session, agent, current, draft.body):
+        unchanged = why_unchanged(session, agent, current, draft.body)
+        if unchanged is not None:
             agent.composed_at = utcnow()
             session.add(_run(agent, trigger, usage, started, None, draft=None))
             log.info("compose_no_change", agent_id=agent_id, trigger=trigger)
-            return ComposeResult("no_change")
+            return ComposeResult("no_change", reason=unchanged)
         number_hint = next_number(session, agent_id)
         agent_name = agent.name
         agent_model = agent.llm_model
@@ -254,6 +263,7 @@ def _run(
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
         cost_usd=usage.cost_usd,
+        model=usage.model,
         duration_ms=int((time.monotonic() - started) * 1000),
         error=error,
     )

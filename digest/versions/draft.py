@@ -88,9 +88,26 @@ def repeats_latest(
     session: Session, agent: Agent, current: LearningVersion | None, body: str
 ) -> bool:
     """True when the body would repeat the active version, or a version awaiting approval."""
+    return why_unchanged(session, agent, current, body) is not None
+
+
+def why_unchanged(
+    session: Session, agent: Agent, current: LearningVersion | None, body: str
+) -> str | None:
+    """Why a compose with this body would write no version, in words a person acts on
+    (``None``: it would write one)."""
     if current is None and body == render_body(agent.name, []):
-        return True  # nothing learned yet: no version 1 with an empty document
+        # nothing learned yet: no version 1 with an empty document
+        return (
+            "no version yet: no lesson an agent may read (held lessons wait for independent "
+            "sources or a person: `digest lesson list`)"
+        )
     if current is not None and current.body_markdown == body:
-        return True
+        return f"version {current.number} (active) already has every lesson an agent may read"
     pending = latest_pending(session, agent.id)
-    return pending is not None and pending.body_markdown == body
+    if pending is not None and pending.body_markdown == body:
+        return (
+            f"version {pending.number} has this document and waits for a person "
+            f"(`digest version approve {pending.number} --by WHO`)"
+        )
+    return None

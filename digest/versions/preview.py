@@ -13,7 +13,7 @@ from digest.db import session_scope
 from digest.errors import DigestError
 from digest.tenants import find_agent
 from digest.versions.chain import current_version
-from digest.versions.draft import agent_and_policy, read_draft, repeats_latest
+from digest.versions.draft import agent_and_policy, read_draft, why_unchanged
 from digest.versions.holds import hold_reasons
 from digest.versions.replay.plan import prepare
 from digest.versions.replay.report import ReplayReport
@@ -32,12 +32,15 @@ class ComposePreview:
     outcome: str
     reasons: list[str]
     report: ReplayReport
+    #: ``no_change``: why, in words (``draft.why_unchanged``)
+    unchanged: str | None = None
 
     def to_json(self, *, per_event: bool = True) -> dict[str, Any]:
         return {
             "mode": self.mode,
             "outcome": self.outcome,
             "reasons": list(self.reasons),
+            "unchanged": self.unchanged,
             "replay": self.report.to_json(per_event=per_event),
         }
 
@@ -59,7 +62,7 @@ def preview_compose(
         agent_row, policy = agent_and_policy(session, agent_row.id, settings)
         current = current_version(session, agent_row)
         draft = read_draft(session, agent_row, policy, current)
-        unchanged = repeats_latest(session, agent_row, current, draft.body)
+        unchanged = why_unchanged(session, agent_row, current, draft.body)
         plan = prepare(session, agent_row.id, current, draft.lesson_ids, settings, n)
         # everything but the replay's own verdict, which needs the replay
         reasons = hold_reasons(
@@ -70,4 +73,6 @@ def preview_compose(
     report = plan.run()  # with no transaction open: new probes may be embedded by a provider
     reasons += replay_reasons(report, settings)
     outcome = "no_change" if unchanged else "hold" if reasons else "activate"
-    return ComposePreview(policy.learning_apply_mode, outcome, [] if unchanged else reasons, report)
+    return ComposePreview(
+        policy.learning_apply_mode, outcome, [] if unchanged else reasons, report, unchanged
+    )

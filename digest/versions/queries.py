@@ -16,8 +16,10 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.models import DigestRun, LearningVersion
 from digest.tenants import find_agent
+from digest.versions.chain import current_version
 from digest.versions.compose import ComposeResult
 from digest.versions.decisions import get_version
+from digest.versions.draft import agent_and_policy, read_draft, why_unchanged
 from digest.versions.replay.report import ReplayReport
 
 
@@ -154,7 +156,12 @@ def manual_compose_since(
             return None
         version = session.get(LearningVersion, run.version_id) if run.version_id else None
         if version is None:
-            return ComposeResult("no_change")
+            # the worker's words are not stored: the same question asked of the bank now
+            agent_row, policy = agent_and_policy(session, agent_row.id, _settings(settings))
+            current = current_version(session, agent_row)
+            draft = read_draft(session, agent_row, policy, current)
+            reason = why_unchanged(session, agent_row, current, draft.body)
+            return ComposeResult("no_change", reason=reason)
         return ComposeResult(
             "created", version.id, version.number, version.status, version.change_summary,
             hold_reason=version.hold_reason,

@@ -37,6 +37,7 @@ from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
 from digest.lessons.effect.retire import retire_harmful_lessons
 from digest.lessons.release import Gate, held_note, released_clause
+from digest.lessons.signals import undigested_signals
 from digest.lessons.transition import (
     EXPIRED_REASON,
     UNCONFIRMED_REASON,
@@ -44,7 +45,7 @@ from digest.lessons.transition import (
     transition,
 )
 from digest.logs import get_logger
-from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
+from digest.models import Agent, Event, Lesson, Tenant, as_utc, utcnow
 from digest.outbox import publish
 from digest.outbox.relay import relay_pending
 from digest.tenants import find_agent, policy_for
@@ -56,28 +57,6 @@ log = get_logger("digest.triggers")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: a countdown must be shorter than the broker's visibility timeout, with this margin
 _VISIBILITY_MARGIN_S = 60
-
-
-def undigested_signals(session: Session, agent: Agent) -> int:
-    since = agent.composed_at or _EPOCH
-    supports_active = exists(
-        select(LessonEvidence.id)
-        .join(Lesson, Lesson.id == LessonEvidence.lesson_id)
-        .where(LessonEvidence.event_id == Event.id, Lesson.status == "active")
-    )
-    return int(
-        session.scalar(
-            select(func.count())
-            .select_from(Event)
-            .where(
-                Event.agent_id == agent.id,
-                Event.status == "reflected",
-                Event.finished_at > since,
-                supports_active,
-            )
-        )
-        or 0
-    )
 
 
 def _countdown(seconds: float, settings: Settings) -> float:

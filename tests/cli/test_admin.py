@@ -125,10 +125,13 @@ def test_stats_json_per_agent(bank: Bank) -> None:
                 func.sum(DigestRun.completion_tokens),
             ).where(DigestRun.agent_id == lesson_row(bank.refund).agent_id)
         ).one()  # fmt: skip
-    assert (mine["llm_calls"], mine["prompt_tokens"], mine["completion_tokens"]) == tuple(
-        int(v or 0) for v in runs
-    )
-    assert mine["llm_calls"] >= 3
+    # offline/rules answered every call: free and reached no provider, so counted apart
+    assert (mine["llm_calls"], mine["prompt_tokens"], mine["cost_usd"]) == (0, 0, 0.0)
+    offline = ("offline_calls", "offline_prompt_tokens", "offline_completion_tokens")
+    assert tuple(mine[key] for key in offline) == tuple(int(v or 0) for v in runs)
+    assert mine["offline_calls"] >= 3
+    # the bank's lessons were never composed: every signal is new, below the threshold
+    assert (mine["signals"], mine["threshold"]) == (3, 5)
     assert isinstance(mine["cost_usd"], float)
     other = rows[0]
     assert other["lessons"]["active"] == 1 and other["skip_rate"] == 0.0
@@ -136,7 +139,8 @@ def test_stats_json_per_agent(bank: Bank) -> None:
     ok("improve-now", *bank.mine)
     [one] = run_json("stats", *bank.mine)
     assert one["agent"] == AGENT and one["active_version"] == 1
-    assert one["llm_calls"] >= mine["llm_calls"]
+    assert one["offline_calls"] > mine["offline_calls"] and one["llm_calls"] == 0
+    assert one["signals"] == 0  # the version digested them
 
     everyone = run_json("stats")
     tenants = {(r["tenant"], r["agent"]) for r in everyone}
@@ -145,8 +149,13 @@ def test_stats_json_per_agent(bank: Bank) -> None:
     assert [(r["tenant"], r["agent"]) for r in by_name] == [(bank.tenant, OTHER_AGENT)]
 
     table = ok("stats", "--tenant", bank.tenant)
-    for part in ("skip rate", "LLM calls", "25%", AGENT, OTHER_AGENT):
+    for part in ("skip rate", "LLM calls", "offline calls", "25%", AGENT, OTHER_AGENT):
         assert part in table
+    narrow = " ".join(ok("stats", *bank.mine, columns="80").split())
+    assert "LLM calls: none" in narrow and "free): offline/rules, no provider" in narrow
+    assert "…" not in narrow
+    assert "version: 1" in narrow
+    assert "without a broker nothing composes by itself: `digest improve-now`" in narrow
 
 
 def test_stats_of_unknown_tenant_or_agent_is_one_line(bank: Bank) -> None:
@@ -170,6 +179,6 @@ def test_postgres_stats(pg_bank: Bank) -> None:
     assert stats["events"]["reflected"] == 3 and stats["events"]["skipped"] == 1
     assert stats["skip_rate"] == 0.25
     assert stats["lessons"]["active"] == 3
-    assert stats["llm_calls"] >= 3
+    assert stats["offline_calls"] >= 3 and stats["llm_calls"] == 0
     everyone = run_json("stats", "--tenant", bank.tenant)
     assert [r["agent"] for r in everyone] == [OTHER_AGENT, AGENT]

@@ -4,6 +4,7 @@ exit 1 (it used to print its counts and exit 0). Run in this process on the embe
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from sqlalchemy import update
@@ -55,3 +56,15 @@ def test_demo_without_errors_exits_0(sqlite_env: str) -> None:
     assert result.returncode == 0, result.stderr
     assert not [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert "learning document composed version 1 (active)" in result.stdout
+    # every lesson left out of the version is accounted for, with what changes that
+    said = " ".join(result.stdout.split())
+    held = re.search(r"(\d+) lesson\(s\) held: .*?DIGEST_FREQUENCY_GATE", said)
+    contact = re.search(r"(\d+) lesson\(s\) for one contact each .*? contact_id=", said)
+    added = re.search(r"\| Added \((\d+)\): ", said)
+    learned = re.findall(r"^│ +(\d+) │", result.stdout, re.M)
+    assert held and contact and added, said
+    number = int(added.group(1))
+    assert int(held.group(1)) + int(contact.group(1)) + number == len(set(learned))
+    # the change summary names whole titles, then how many more: never a cut phrase
+    summary = said.split("| Added", 1)[1].split(" ─")[0].strip()
+    assert re.search(r"; and \d+ more$", summary) or number <= 5, summary

@@ -84,6 +84,31 @@ def test_list_status_filter_and_table(bank: Bank) -> None:
     one_error_line(bad, "unknown status 'archived'")
 
 
+def test_list_at_80_columns_keeps_whole_headers_and_shows_the_scope(bank: Bank) -> None:
+    """A narrow terminal drops the low-value columns rather than cutting headers to "suppo…",
+    and the scope column says which lessons are one contact's (why examples() may be [])."""
+    set_lesson(bank.answer, scope="contact", contact_id="c-42")
+    narrow = ok("lesson", "list", *bank.mine, columns="80")
+    lines = narrow.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    header = next(line for line in lines if "title" in line)
+    assert [h.strip() for h in header.strip("┃ ").split("┃")] == [
+        "id", "title", "status", "scope", "trust", "support",
+    ]  # fmt: skip
+    table = narrow.split("┘")[0]
+    assert "…" not in table
+    row = next(line for line in lines if line.startswith(f"│ {bank.answer:>2} "))
+    assert "contact" in row and "c-42" in narrow
+    said = " ".join(narrow.split("┘")[1].split())
+    assert "1 lesson(s) for one contact" in said and "contact_id=" in said
+    wide = ok("lesson", "list", *bank.mine, columns="160")
+    assert "scope" in wide and "last seen" in wide and "(a wider terminal" not in wide
+    [answer] = [r for r in run_json("lesson", "list", *bank.mine) if r["id"] == bank.answer]
+    assert (answer["scope"], answer["contact_id"]) == ("contact", "c-42")
+    shown = ok("lesson", "show", str(bank.answer), *bank.mine)
+    assert "scope: contact c-42" in shown and "only for contact c-42" in shown
+
+
 # --- search ----------------------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from digest.errors import LLMOutputError
 from digest.model.contracts import (
+    SUMMARY_LINE_MAX,
     Refused,
     Skip,
     change_note,
@@ -205,8 +206,25 @@ def test_summary_keeps_five_non_blank_lines_without_fences() -> None:
     ]  # fmt: skip
 
 
-def test_summary_lines_are_capped() -> None:
-    assert parse_summary("x" * 400) == "x" * 300
+def test_summary_lines_are_capped_at_a_phrase_or_word() -> None:
+    assert parse_summary("x" * 400) == "x" * 299 + "…"
+    words = parse_summary("word " * 100)
+    assert len(words) <= SUMMARY_LINE_MAX and words.endswith("word…")
+    rules = [f"Added the rule number {i}" for i in range(20)]
+    phrases = parse_summary("; ".join(rules))
+    assert phrases.endswith("…") and phrases[:-1].split("; ") == rules[:11]
+
+
+def test_change_note_never_cuts_a_title() -> None:
+    """Long titles (owner answers quote the question) are shown whole or counted as more."""
+    titles = [f'Answer "{"why " * 20}{i}?" with the owner\'s facts' for i in range(9)]
+    note = change_note(titles, [], [])
+    assert len(note) <= SUMMARY_LINE_MAX
+    shown, more = note.removeprefix("Added (9): ").rsplit("; and ", 1)
+    assert shown.split("; ") == titles[: 9 - int(more.removesuffix(" more"))]
+    assert parse_summary(note) == note
+    alone = change_note(["x " * 200], [], [])
+    assert len(alone) <= SUMMARY_LINE_MAX and alone.endswith("x…")
 
 
 @pytest.mark.parametrize("text", ["", "   \n\n", "```\n```"], ids=["empty", "blank", "fences"])

@@ -1,7 +1,8 @@
 """``digest report --html``, opened in a real headless Chromium (issue 16's acceptance): the
 page's charts load and are drawn, the topics are on it, the hostile text from a run's error
-stays text, and nothing is fetched from the network. The screenshot is kept in
-test-artifacts/report.png (docs/images/report.png is one of these).
+stays text, and nothing is fetched from the network; at 1280 and 800 pixels nothing is wider
+than the window. The screenshots are kept in test-artifacts/report-1280.png and
+report-800.png (``scripts/screenshots`` copies the first to docs/images/report.png).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from PIL import Image
 
-from tests.browser import chromium, screenshot_path
+from tests.browser import chromium, shoot_widths
 from tests.cli.conftest import invoke
 from tests.report.conftest import AGENT, HOSTILE, scripted_stream
 
@@ -69,6 +70,11 @@ def test_the_report_page_draws_its_charts(embedded_pg: str, tenant: str, tmp_pat
         assert page.locator("script").count() == 0
         assert all(url.startswith(("file:", "data:")) for url in requests), requests
 
-        shot = screenshot_path("report")
-        page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 50_000
+        assert "A held lesson reaches agents" in text  # what its held lessons wait for
+
+        # at 1280 and at 800 pixels: nothing wider than the window, and the charts scale down
+        shots = shoot_widths(page, "report")
+        shown = page.eval_on_selector_all("img.chart", "i => i.map(e => e.clientWidth)")
+        assert all(400 < width <= 1280 for width in shown), shown
+    for shot in shots.values():
+        assert shot.stat().st_size > 50_000

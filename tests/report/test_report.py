@@ -167,6 +167,20 @@ def test_report_command_prints_tables_and_json(embedded_pg: str, tenant: str) ->
     assert "no lesson yet" in timeout_row
     assert "<script>window.pwned=true</script><img src=x" in out  # literally, as text
     assert "removes a promise" in out and "measured effect of lessons" in out
+    # the stream's runs name no contact or thread: one source, so its run lessons are held,
+    # and the report says what releases them
+    assert "held: 1 of 2 independent sources" in refund_row + out
+    flat = " ".join(out.split())
+    assert "A held lesson reaches agents once enough independent sources" in flat
+    assert "digest lesson release ID --by WHO" in flat and "DIGEST_FREQUENCY_GATE" in flat
+    # at 80 columns the topic tables keep their totals and lessons, not a squeezed week each
+    narrow = ok("report", "--tenant", tenant, "--agent", AGENT, columns="80")
+    topics_header = next(line for line in narrow.splitlines() if "┃ topic" in line)
+    assert [h.strip() for h in topics_header.strip("┃").split("┃")] == [
+        "#", "topic", "total", "lesson", "effect",
+    ]  # fmt: skip
+    assert max(len(line) for line in narrow.splitlines()) <= 80
+    assert "(a wider terminal, --json or --html shows the topics week by week)" in narrow
 
     data = json.loads(ok("report", "--tenant", tenant, "--agent", AGENT, "--weeks", "2", "--json"))
     assert data["weeks"] == 2 and data["topics"][0]["counts"] == [3, 5]
@@ -178,7 +192,9 @@ def test_report_command_writes_the_page(embedded_pg: str, tenant: str, tmp_path:
     result = invoke("report", "--tenant", tenant, "--agent", AGENT, "--html", str(page))
     assert result.exit_code == 0, result.output
     assert f"wrote{page}:4topic(s)" in "".join(result.stdout.split())  # wrapped at 80 columns
-    assert page.read_text(encoding="utf-8").count('class="chart"') == 5
+    html = page.read_text(encoding="utf-8")
+    assert html.count('class="chart"') == 5
+    assert '<p class="note" id="held-note">A held lesson reaches agents' in html
     assert list(page.parent.iterdir()) == [page]  # no partial file left behind
     one_error(
         invoke("report", "--tenant", tenant, "--agent", AGENT, "--html", str(tmp_path)),

@@ -329,6 +329,12 @@ def test_held_lessons_say_how_far_they_came_and_are_released_by_a_person(
     token = _signed_in(browser_like, scene.tenant)
     listing = browser_like.get(f"/review/agents/{scene.agent}/lessons")
     assert "3 active lessons held" in listing.text and listing.text.count("held 1/2") == 3
+    assert "<code>digest tenant set --gate N</code>" in listing.text  # what changes the wait
+    agent_page = browser_like.get(f"/review/agents/{scene.agent}").text
+    held_waits = re.search(r'id="held-waits">(.*?)</p>', agent_page, re.S)
+    assert held_waits is not None and "3 lessons held</a>" in held_waits.group(1)
+    assert "once 2 independent sources" in held_waits.group(1)
+    assert 'id="next-version"' in agent_page and "digest improve-now" in agent_page
     first = held[0].id
     page = browser_like.get(f"/review/agents/{scene.agent}/lessons/{first}")
     shown = re.search(r'id="release-state">(.*?)</dd>', page.text, re.S)

@@ -13,7 +13,7 @@ import digest
 from digest.agents import agent_settings
 from digest.lessons.service import lesson_detail
 from digest.versions.queries import list_versions
-from tests.browser import chromium, screenshot_path
+from tests.browser import chromium, screenshot_path, shoot_widths
 from tests.service.conftest import ReviewScene, Server
 
 
@@ -45,6 +45,8 @@ def test_an_owner_approves_a_pending_version_after_reading_its_diff(
     page.screenshot(path=str(screenshot_path("review-agents")), full_page=True)
 
     page.click(f"text={scene.agent}")
+    # what the agent waits for, where the owner looks
+    expect(page.locator("#next-version")).to_contain_text("digest tenant set --threshold N")
     pending = page.locator("tr.status-pending a").first
     expect(pending).to_have_text("v2")
     pending.click()
@@ -53,6 +55,9 @@ def test_an_owner_approves_a_pending_version_after_reading_its_diff(
     expect(added.filter(has_text="escalate-chargebacks")).to_have_count(1)
     expect(page.locator("#diff .head").first).to_contain_text("v1")
     page.screenshot(path=str(screenshot_path("review-pending-version-diff")), full_page=True)
+    # README's picture, at 1280 and 800 pixels: nothing wider than the window at either
+    shoot_widths(page, "review-version")
+    expect(page.locator("#approve")).to_be_visible()
 
     page.click("#approve")
     expect(page.locator(".note")).to_contain_text("approved")
