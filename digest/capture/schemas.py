@@ -58,6 +58,15 @@ TOOL_TEXT_MIN = 256
 TRIM_MARK = "\n… [trimmed by capture: {removed} of {total} characters removed] …\n"
 
 
+def text_problem(value: str) -> str | None:
+    """What keeps ``value`` out of the database (a NUL byte, a lone surrogate), or None."""
+    try:
+        _clean(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def _clean(value: str) -> str:
     if "\x00" in value:
         raise ValueError("contains a NUL byte")

@@ -47,6 +47,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
+from digest.capture.schemas import text_problem
 from digest.capture.store import agent_ids_for, cached_agent_ids, storage_errors
 from digest.config import Settings, get_settings
 from digest.db import get_engine
@@ -145,6 +146,13 @@ def _validated(
             raise InvalidEvent(field, f"is {len(value)} characters; at most {ID_MAX}")
     if context is not None and not isinstance(context, str):
         raise InvalidEvent("context", "must be a string when given")
+    for field, value in (
+        ("question", question), ("context", context),
+        ("thread_id", thread_id), ("contact_id", contact_id),
+    ):  # fmt: skip
+        problem = text_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            raise InvalidEvent(field, problem)
     return _Given(
         tenant=lookup_key(tenant),
         agent=lookup_key(agent),

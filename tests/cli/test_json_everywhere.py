@@ -46,7 +46,7 @@ def test_decisions_print_what_they_did_as_json(sqlite_env: str) -> None:
         "tenant": T, "learning_apply_mode": "auto", "overrides": {}, "created": True,
     }  # fmt: skip
     assert as_json("tenant", "create", "--tenant", T)["created"] is False
-    invoke("lesson", "add", *WHO, "refunds: confirm the amount first")
+    invoke("lesson", "add", *WHO, "--new-agent", "refunds: confirm the amount first")
     assert as_json("improve-now", *WHO)["number"] == 1
     assert as_json("tenant", "set", "--tenant", T, "--apply-mode", "approval", "--gate", "3") == {
         "tenant": T, "learning_apply_mode": "approval", "overrides": {"frequency_gate": 3},

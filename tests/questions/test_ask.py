@@ -31,6 +31,8 @@ def _questions(tenant: str) -> list[Any]:
         ({"question": ""}, "question"),
         ({"question": "x" * 1001}, "question"),
         ({"question": "Open on Sunday?", "thread_id": ""}, "thread_id"),
+        ({"question": "Open on\x00 Sunday?"}, "question"),
+        ({"question": "Open on Sunday?", "context": "a lone \ud800 surrogate"}, "context"),
         ({"question": "Open on Sunday?", "contact_id": 5}, "contact_id"),
         ({"question": "Open on Sunday?", "agent": "bad\u200bname"}, "agent"),
     ],
