@@ -6,6 +6,7 @@ from digest.cli.app import app, main
 # ``digest --help`` lists them in).
 # isort: off
 from digest.cli import events, admin, keys, versions, lessons, questions, report, doctor, serve  # noqa: F401
+from digest.cli import forget  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]
