@@ -59,6 +59,7 @@ from digest.service.models import (
     Readiness,
     event_schemas,
 )
+from digest.service.forget import routes as forget_routes
 from digest.service.questions import routes as question_routes
 from digest.service.review import router as review_router
 from digest.tenants import agent_named, key_problem
@@ -398,6 +399,9 @@ def create_app() -> FastAPI:
     }
     for method, path, endpoint in question_routes(Depends(key_holder)):
         app.add_api_route(path, endpoint, methods=[method], responses=question_errors)
+    forget_errors = {**_AUTH_ERRORS, 403: {"model": Problem, "description": "An agent key."}}
+    for method, path, endpoint in forget_routes(Depends(key_holder)):
+        app.add_api_route(path, endpoint, methods=[method], responses=forget_errors)
     app.get("/healthz")(healthz)
     app.get(
         "/readyz",
