@@ -44,6 +44,7 @@ from digest.errors import (
 from digest.models import Agent
 from digest.redact import driver_line, redact
 from digest.retrieve import current_learning, pitfalls
+from digest.service.forget import routes as forget_routes
 from digest.service.models import (
     BATCH_MAX,
     Captured,
@@ -59,7 +60,6 @@ from digest.service.models import (
     Readiness,
     event_schemas,
 )
-from digest.service.forget import routes as forget_routes
 from digest.service.questions import routes as question_routes
 from digest.service.review import router as review_router
 from digest.tenants import agent_named, key_problem
