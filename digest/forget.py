@@ -280,10 +280,11 @@ def _changed(session: Session, statement: Any) -> int:
 
 
 def _quotations(events: Iterable[Event], contact: str | None) -> set[str]:
-    """The strings of the forgotten events that derived text may quote."""
+    """The strings of the forgotten events that derived text may quote. The contact and
+    thread ids only when a whole contact is forgotten: one event's contact has others."""
     found: set[str] = {contact} if contact and len(contact) >= ID_MIN else set()
     for event in events:
-        for named in (event.thread_id, event.contact_id):
+        for named in (event.thread_id, event.contact_id) if contact else ():
             if named and len(named) >= ID_MIN:
                 found.add(named)
         found |= {s for s in _strings(event.payload) if len(s) >= QUOTE_MIN}
