@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sqlalchemy import LargeBinary, MetaData, Text, cast, select
+from sqlalchemy import LargeBinary, MetaData, Text, cast, or_, select
 
 import digest
 from digest.db import get_engine, session_scope
@@ -59,29 +59,27 @@ def capture(tenant: str, marker: str, gone: str, stays: list[str]) -> None:
 
 
 def holders(needles: list[str]) -> list[str]:
-    """``table.column`` of every cell in the database that holds one of ``needles``: every
-    column of every table, cast to text (binary columns searched as bytes)."""
+    """``table.column: value`` of every cell in the database that holds one of ``needles``:
+    every column of every table, cast to text (binary columns searched as bytes). One query
+    per table."""
     engine = get_engine()
     meta = MetaData()
     meta.reflect(engine)
     found: list[str] = []
     with engine.connect() as conn:
         for table in meta.tables.values():
-            for column in table.columns:
-                binary = isinstance(column.type, LargeBinary) or "BYTEA" in str(column.type).upper()
-                if binary:
-                    for (value,) in conn.execute(select(column).where(column.is_not(None))):
-                        data = bytes(value)
-                        found += [
-                            f"{table.name}.{column.name}" for n in needles if n.encode() in data
-                        ]
-                    continue
-                for needle in needles:
-                    hit = conn.execute(
-                        select(cast(column, Text)).where(cast(column, Text).contains(needle))
-                    ).first()
-                    if hit is not None:
-                        found.append(f"{table.name}.{column.name}: {str(hit[0])[:120]}")
+            binary = [c for c in table.columns if isinstance(c.type, LargeBinary)]
+            texts = [c for c in table.columns if c not in binary]
+            hit = or_(*(cast(c, Text).contains(n) for c in texts for n in needles))
+            for row in conn.execute(select(*texts).where(hit)):
+                found += [
+                    f"{table.name}.{c.name}: {str(v)[:120]}"
+                    for c, v in zip(texts, row, strict=True)
+                    if v is not None and any(n in str(v) for n in needles)
+                ]
+            for column in binary:
+                for (value,) in conn.execute(select(column).where(column.is_not(None))):
+                    found += [f"{table.name}.{column.name}" for n in needles if n.encode() in value]
     return found
 
 
