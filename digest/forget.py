@@ -7,7 +7,8 @@ What is erased, in one transaction:
   their cached judgements, replay probes, and the event's mark on ``digest_runs`` (the run row
   stays for the cost figures, without its event and error) and ``lesson_history``;
 - with ``--contact``, the contact's asks of owner questions; a question nobody else asked goes,
-  one others asked too keeps their words;
+  one others asked too keeps their words; an owner's answer to a question only they asked
+  stays, without their question's words (in its event and the lessons citing it);
 - a lesson every citation of which was forgotten (or a contact-scoped lesson of the contact)
   is retired: status ``deleted``, its text replaced by ``[forgotten]``, its history snapshots
   too. A lesson with other evidence loses the citations; its support, independent sources and
@@ -30,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import ColumnElement, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from digest.agent_text import UNSHOWN_TITLE, agent_title
@@ -40,6 +41,7 @@ from digest.errors import DigestError, InvalidArgument
 from digest.lessons.called import called_names
 from digest.lessons.cues import event_cues, merged
 from digest.lessons.release import recount
+from digest.lessons.store import slugify, unique_slug
 from digest.lessons.transition import transition
 from digest.logs import get_logger
 from digest.models import (
@@ -169,15 +171,28 @@ def _erase(
     ids = [e.id for e in events]
     quotes = _quotations(events, contact)
     agent_ids = {e.agent_id for e in events}
+    # their questions' words, and an owner's answer to a question only they asked, which
+    # quotes it (the answer is the owner's: it stays, without their words)
+    asked, answers = _their_questions(session, tenant, contact)
+    quotes |= {words for words in asked if len(words) >= QUOTE_MIN}
+    answered = Scrubber(quotes)
+    counts["answer_events"] = 0
+    for answer in session.scalars(select(Event).where(Event.id.in_(answers))):
+        payload = answered.json(answer.payload)
+        if payload != answer.payload:
+            answer.payload = payload
+            counts["answer_events"] += 1
+            agent_ids.add(answer.agent_id)
 
     # the lessons that cite them, and the contact's own (contact-scoped or first seen there)
+    citing = [*ids, *answers]
     cited = (
         set(
             session.scalars(
-                select(LessonEvidence.lesson_id).where(LessonEvidence.event_id.in_(ids))
+                select(LessonEvidence.lesson_id).where(LessonEvidence.event_id.in_(citing))
             )
         )
-        if ids
+        if citing
         else set()
     )
     lesson_where: ColumnElement[bool] = Lesson.id.in_(cited)
@@ -222,11 +237,17 @@ def _erase(
         cues: list[str] = []
         for event in left:
             cues = merged(cues, event_cues(event.kind, event.payload))
+        title = scrub.text(lesson.title) or MARK
+        slug = (
+            lesson.slug
+            if title == lesson.title
+            else unique_slug(session, lesson.agent_id, title, f"{slugify(title)}-{lesson.id}")
+        )
         transition(
             session, lesson, op="UPDATE", reason=FORGOTTEN_REASON,
-            support_count=len(left), cues=cues,
+            support_count=len(left), cues=cues, slug=slug,
             contact_id=lesson.contact_id if lesson.contact_id != contact else first_contact,
-            title=scrub.text(lesson.title), situation=scrub.text(lesson.situation),
+            title=title, situation=scrub.text(lesson.situation),
             mistake=scrub.text(lesson.mistake) if lesson.mistake else lesson.mistake,
             correction=scrub.text(lesson.correction), tags=scrub.json(lesson.tags),
         )  # fmt: skip
@@ -254,7 +275,7 @@ def _erase(
             touched += 1
     counts["lesson_history"] = touched
 
-    counts["judgements"] = _forget_judgements(session, agent_ids, ids, retired_ids)
+    counts["judgements"] = _forget_judgements(session, agent_ids, [*ids, *answers], retired_ids)
     counts["replay_probes"] = _deleted(
         session, delete(ReplayProbe).where(ReplayProbe.event_id.in_(ids))
     )
@@ -382,6 +403,38 @@ def _snapshot(value: dict[str, Any] | None, scrub: Scrubber, gone: bool) -> dict
         **{key: MARK for key in _WORDS if value.get(key)},
         "tags": [],
     }
+
+
+def _their_questions(
+    session: Session, tenant: Tenant, contact: str | None
+) -> tuple[set[str], list[int]]:
+    """(the words of the contact's asks, and of the questions only they asked; the answer
+    events of those questions)."""
+    if contact is None:
+        return set(), []
+    asks = list(
+        session.scalars(
+            select(QuestionAsk)
+            .join(Question, Question.id == QuestionAsk.question_id)
+            .where(Question.tenant_id == tenant.id, QuestionAsk.contact_id == lookup_key(contact))
+        )
+    )
+    words = {text for ask in asks for text in (ask.text, ask.context) if text}
+    answers: list[int] = []
+    for question in session.scalars(
+        select(Question).where(Question.id.in_({ask.question_id for ask in asks}))
+    ):
+        others = session.scalar(
+            select(QuestionAsk.id).where(
+                QuestionAsk.question_id == question.id,
+                or_(QuestionAsk.contact_id.is_(None), QuestionAsk.contact_id != contact),
+            )
+        )
+        if others is None:
+            words.add(question.text)
+            if question.answer_event_id is not None:
+                answers.append(question.answer_event_id)
+    return words, answers
 
 
 def _forget_judgements(

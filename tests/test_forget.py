@@ -16,6 +16,7 @@ from digest.db import get_engine, session_scope
 from digest.forget import MARK, RECOMPOSED_NOTE, forget, subject_hash
 from digest.models import Forgotten, LearningVersion, Lesson
 from digest.pipeline import drain
+from digest.questions.queue import answer_question
 from digest.versions.compose import compose_version
 from tests.cli.conftest import run_cli
 from tests.conftest import agent_id_of
@@ -53,8 +54,11 @@ def capture(tenant: str, marker: str, gone: str, stays: list[str]) -> None:
         tenant, AGENT, question=f"Where does {marker} keep spare keys?",
         answer=f"Ask {marker} at the front desk of the Oslo office", contact_id=gone,
     )  # fmt: skip
-    digest.ask(tenant, AGENT, f"Can {marker} get a bulk discount?", contact_id=gone,
-               context=f"customer {marker} asks")  # fmt: skip
+    asked = digest.ask(tenant, AGENT, f"Can {marker} get a bulk discount?", contact_id=gone,
+                       context=f"customer {marker} asks")  # fmt: skip
+    assert asked.question_id is not None
+    # the owner's answer quotes their question: it stays, without their words
+    answer_question(tenant, asked.question_id, "Yes, 10% above 50 units.", by="ann")
     digest.ask(tenant, AGENT, "Do we ship to Norway?", contact_id=stays[0])
 
 
@@ -84,7 +88,7 @@ def holders(needles: list[str]) -> list[str]:
 
 
 def run_and_forget(tenant: str, tmp_path: Path) -> None:
-    marker = f"Zq{uuid.uuid4().hex[:10]}"
+    marker = f"zq{uuid.uuid4().hex[:10]}"  # lower case: slugs and cues keep it whole
     gone, stays = f"cust-{marker}", [f"keep-{uuid.uuid4().hex[:6]}", f"keep-{uuid.uuid4().hex[:6]}"]
     capture(tenant, marker, gone, stays)
     drain(tenant=tenant)
@@ -102,6 +106,7 @@ def run_and_forget(tenant: str, tmp_path: Path) -> None:
 
     assert holders([marker, gone]) == []
     assert done.counts["events"] == 5 and done.counts["question_asks"] == 1
+    assert done.counts["answer_events"] == 1
     assert done.retired_lessons and shared_id not in done.retired_lessons
     assert shared_id in done.recounted_lessons
     assert len(done.composed_versions) == 1
@@ -133,6 +138,11 @@ def run_and_forget(tenant: str, tmp_path: Path) -> None:
     report = run_cli("report", "--tenant", tenant, "--agent", AGENT, "--json")
     assert report.returncode == 0 and "book_courier" in report.stdout
     assert marker not in report.stdout and gone not in report.stdout
+    with session_scope() as session:  # the owner's answer is still known, without their words
+        facts = session.scalars(
+            select(Lesson.title).where(Lesson.agent_id == agent_id, Lesson.status == "active")
+        ).all()
+        assert any(MARK in title for title in facts), facts
 
     again = forget(tenant, contact=gone)
     assert again.nothing and again.audit_id is None
