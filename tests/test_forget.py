@@ -160,3 +160,26 @@ def test_forget_leaves_no_string_on_postgres(
     monkeypatch.delenv("DIGEST_BROKER_URL")  # reflected here: nothing queued for any worker
     reset_publisher()
     run_and_forget(tenant, tmp_path)
+
+
+def test_forget_one_event_keeps_the_contacts_others(sqlite_env: str, tenant: str) -> None:
+    gone, kept = (f"zq{uuid.uuid4().hex[:10]}" for _ in range(2))
+    first = digest.record_run(
+        tenant, AGENT, task=f"Ship parcel {gone}", outcome="failure", contact_id="ann-1182",
+        tool_calls=[{"tool": "ship_parcel", "ok": False, "error": f"depot {gone} unknown"}],
+    )  # fmt: skip
+    digest.record_run(
+        tenant, AGENT, task=f"Book a courier for {kept}", outcome="failure",
+        contact_id="ann-1182",
+        tool_calls=[{"tool": "book_courier", "ok": False, "error": COURIER_ERROR}],
+    )  # fmt: skip
+    drain(tenant=tenant)
+    assert holders([gone])
+
+    done = forget(tenant, event_id=first)
+
+    assert holders([gone]) == []
+    assert done.counts["events"] == 1 and len(done.retired_lessons) == 1
+    # the contact's other event, and their id on it, stay
+    assert any(h.startswith("events.payload") for h in holders([kept]))
+    assert any(h.startswith("events.contact_id") for h in holders(["ann-1182"]))
