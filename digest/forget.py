@@ -167,7 +167,9 @@ def _erase(
         where.append(Event.contact_id == lookup_key(contact))
     else:
         where.append(Event.id == event_id)
-    events = list(session.scalars(select(Event).where(*where)))
+    # locked, as a reflection's write locks its event: one in flight finishes first (and its
+    # lessons are found here), one that comes after finds its event gone
+    events = list(session.scalars(select(Event).where(*where).order_by(Event.id).with_for_update()))
     ids = [e.id for e in events]
     quotes = _quotations(events, contact)
     agent_ids = {e.agent_id for e in events}
