@@ -164,7 +164,7 @@ def _erase(
     counts = result.counts
     where = [Event.tenant_id == tenant.id]
     if contact is not None:
-        where.append(Event.contact_id == lookup_key(contact))
+        where.append(Event.contact_id.in_(_spellings(contact)))
     else:
         where.append(Event.id == event_id)
     # locked, as a reflection's write locks its event: one in flight finishes first (and its
@@ -200,7 +200,7 @@ def _erase(
     lesson_where: ColumnElement[bool] = Lesson.id.in_(cited)
     if contact is not None:
         lesson_where = lesson_where | (
-            (Lesson.tenant_id == tenant.id) & (Lesson.contact_id == lookup_key(contact))
+            (Lesson.tenant_id == tenant.id) & (Lesson.contact_id.in_(_spellings(contact)))
         )
     lessons = list(session.scalars(select(Lesson).where(lesson_where).order_by(Lesson.id)))
     agent_ids |= {lesson.agent_id for lesson in lessons}
@@ -209,12 +209,13 @@ def _erase(
         session, delete(LessonEvidence).where(LessonEvidence.event_id.in_(ids))
     )
     remaining = _remaining_evidence(session, [lesson.id for lesson in lessons])
+    theirs = _spellings(contact) if contact is not None else set()
     retired = [
         lesson
         for lesson in lessons
         if lesson.status != "deleted" or lesson.title != MARK
         if not remaining.get(lesson.id)
-        or (contact is not None and lesson.scope == "contact" and lesson.contact_id == contact)
+        or (lesson.scope == "contact" and lesson.contact_id in theirs)
     ]
     kept = [x for x in lessons if x not in retired and remaining.get(x.id)]
     retired_ids = {x.id for x in retired}
@@ -248,7 +249,7 @@ def _erase(
         transition(
             session, lesson, op="UPDATE", reason=FORGOTTEN_REASON,
             support_count=len(left), cues=cues, slug=slug,
-            contact_id=lesson.contact_id if lesson.contact_id != contact else first_contact,
+            contact_id=first_contact if lesson.contact_id in theirs else lesson.contact_id,
             title=title, situation=scrub.text(lesson.situation),
             mistake=scrub.text(lesson.mistake) if lesson.mistake else lesson.mistake,
             correction=scrub.text(lesson.correction), tags=scrub.json(lesson.tags),
@@ -291,6 +292,11 @@ def _erase(
     counts["learning_versions"] = _scrub_versions(session, agent_ids, set(ids), scrub)
     counts["events"] = _deleted(session, delete(Event).where(Event.id.in_(ids)))
     return sorted(_recompose_needed(session, agent_ids, retired_ids))
+
+
+def _spellings(contact: str) -> set[str]:
+    """The contact id as given and in NFC (the form keys are looked up in)."""
+    return {contact, lookup_key(contact)}
 
 
 def _deleted(session: Session, statement: Any) -> int:
@@ -418,7 +424,10 @@ def _their_questions(
         session.scalars(
             select(QuestionAsk)
             .join(Question, Question.id == QuestionAsk.question_id)
-            .where(Question.tenant_id == tenant.id, QuestionAsk.contact_id == lookup_key(contact))
+            .where(
+                Question.tenant_id == tenant.id,
+                QuestionAsk.contact_id.in_(_spellings(contact)),
+            )
         )
     )
     words = {text for ask in asks for text in (ask.text, ask.context) if text}
@@ -429,7 +438,10 @@ def _their_questions(
         others = session.scalar(
             select(QuestionAsk.id).where(
                 QuestionAsk.question_id == question.id,
-                or_(QuestionAsk.contact_id.is_(None), QuestionAsk.contact_id != contact),
+                or_(
+                    QuestionAsk.contact_id.is_(None),
+                    QuestionAsk.contact_id.not_in(_spellings(contact)),
+                ),
             )
         )
         if others is None:
@@ -470,7 +482,10 @@ def _forget_asks(
         session.execute(
             select(QuestionAsk.id, QuestionAsk.question_id)
             .join(Question, Question.id == QuestionAsk.question_id)
-            .where(Question.tenant_id == tenant.id, QuestionAsk.contact_id == lookup_key(contact))
+            .where(
+                Question.tenant_id == tenant.id,
+                QuestionAsk.contact_id.in_(_spellings(contact)),
+            )
         )
     )
     if not asks:
