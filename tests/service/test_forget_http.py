@@ -1,6 +1,7 @@
 """``POST /v1/forget`` (issue 29 point 2): an owner key erases a contact's events on its own
-tenant and gets the counts; an agent key is 403; neither or both subjects is 422 naming the
-body; a second request finds nothing. (What is erased everywhere: tests/test_forget.py.)"""
+tenant and gets the counts; an agent key is 403; neither or both subjects is 422; a second
+request finds nothing; the review page's questions view no longer shows their question.
+(What is erased everywhere: tests/test_forget.py.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from sqlalchemy import func, select
 from digest.db import session_scope
 from digest.forget import subject_hash
 from digest.models import Event, Forgotten
-from tests.service.conftest import Tenant
+from tests.service.conftest import Tenant, review_login
 
 
 def test_an_owner_key_forgets_a_contact_over_http(
@@ -23,6 +24,14 @@ def test_an_owner_key_forgets_a_contact_over_http(
     for contact in ("ann", "bob", "ann"):
         made = client.post("/v1/events", json={**run, "contact_id": contact}, headers=acme.auth())
         assert made.status_code == 201, made.text
+
+    marker = "Can the zqforgetme parcel wait at the depot?"
+    asked = client.post(
+        "/v1/agents/bot/ask", json={"question": marker, "contact_id": "ann"}, headers=acme.auth()
+    )
+    assert asked.status_code == 200, asked.text
+    assert review_login(client, acme.owner_key).status_code in (200, 303)
+    assert "zqforgetme" in client.get("/review/agents/bot/questions").text
 
     denied = client.post("/v1/forget", json={"contact_id": "ann"}, headers=acme.auth())
     assert denied.status_code == 403
@@ -49,5 +58,7 @@ def test_an_owner_key_forgets_a_contact_over_http(
         assert session.scalar(select(func.count()).select_from(Forgotten).where(
             Forgotten.subject_hash == found["subject_hash"])) >= 1  # fmt: skip
 
+    page = client.get("/review/agents/bot/questions")
+    assert page.status_code == 200 and "zqforgetme" not in page.text
     again = client.post("/v1/forget", json={"contact_id": "ann"}, headers=acme.auth("owner"))
     assert again.status_code == 200 and again.json()["nothing"] is True
