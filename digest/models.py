@@ -492,3 +492,26 @@ class QuestionAsk(Base):
     thread_id: Mapped[str | None] = mapped_column(String(200))
     contact_id: Mapped[str | None] = mapped_column(String(200))
     asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+#: what a forget request named (issue 29): every event of a contact, or one event
+FORGET_KINDS = ("contact", "event")
+
+
+class Forgotten(Base):
+    """The audit row a forget request leaves (``digest.forget``): which tenant, the sha256 of
+    what was named (never the contact id, the event id or any text), how much was erased, who
+    asked and when."""
+
+    __tablename__ = "forgotten"
+    __table_args__ = (_one_of("kind", FORGET_KINDS, "kind"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    #: sha256 hex of ``<kind>:<contact id or event id>``
+    subject_hash: Mapped[str] = mapped_column(String(64), index=True)
+    #: rows erased or rewritten, per table (``ForgetResult.counts``)
+    counts: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
+    by: Mapped[str | None] = mapped_column(String(200))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

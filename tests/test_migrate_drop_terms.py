@@ -168,9 +168,11 @@ def test_0013_up_down_and_up_again_keeps_every_lesson(url: str) -> None:
     seeded = _lessons(url)
 
     upgrade(url)
-    assert revisions(url) == ("0015", "0015")
+    current, head = revisions(url)
+    assert current == head is not None  # at the head, whatever migration is last
     assert _lessons(url) == seeded
-    assert _tables(url) == tables - {"lesson_terms"}
+    # lesson_terms gone, every other table kept (later migrations add their own)
+    assert "lesson_terms" not in _tables(url) and tables - {"lesson_terms"} <= _tables(url)
     if postgres:
         assert _leftovers(url) == set()
     else:
@@ -199,7 +201,8 @@ def test_0013_up_down_and_up_again_keeps_every_lesson(url: str) -> None:
 
     upgrade(url)
     assert _lessons(url) == downgraded
-    assert _tables(url) == tables - {"lesson_terms"}
+    # lesson_terms gone, every other table kept (later migrations add their own)
+    assert "lesson_terms" not in _tables(url) and tables - {"lesson_terms"} <= _tables(url)
     if postgres:
         assert _leftovers(url) == set()
         # 0004's downgrade rebuilds 0002's trigram index on the extensions 0013 recreated.

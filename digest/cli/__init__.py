@@ -35,6 +35,7 @@ else:
         report,
         doctor,
         serve,
+        forget,
     )
     # isort: on
 

@@ -48,6 +48,7 @@ from digest.errors import (
 from digest.models import Agent
 from digest.redact import driver_line, redact
 from digest.retrieve import current_learning, pitfalls
+from digest.service.forget import routes as forget_routes
 from digest.service.models import (
     BATCH_MAX,
     AgentSettings,
@@ -483,6 +484,9 @@ def create_app() -> FastAPI:
             409: {"model": Problem, "description": "The lesson is deleted or superseded."},
         },
     )(put_lesson_expiry)
+    forget_errors = {**_AUTH_ERRORS, 403: {"model": Problem, "description": "An agent key."}}
+    for method, path, endpoint in forget_routes(Depends(key_holder)):
+        app.add_api_route(path, endpoint, methods=[method], responses=forget_errors)
     app.get("/healthz")(healthz)
     app.get(
         "/readyz",
