@@ -146,30 +146,57 @@ def services_env(
     _reset_process_state()
 
 
-@pytest.fixture()
-def own_database(
-    pg_admin: str, services_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[str]:
-    """A migrated PostgreSQL database of this test's own: for code that reads the whole
-    database (the relay), which other tests' leftover events would otherwise disturb."""
-    name = f"digest_own_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(pg_admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace(
-        "postgresql://", "postgresql+psycopg://", 1
-    )
-    from digest.migrate import upgrade
-
-    upgrade(url)
-    monkeypatch.setenv("DIGEST_DATABASE_URL", url)
-    _reset_process_state()
-    yield url
-    _reset_process_state()
+def _terminate_and_drop(pg_admin: str, name: str) -> None:
     with psycopg.connect(pg_admin, autocommit=True) as conn:
         conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
         )
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+@pytest.fixture(scope="session")
+def _migrated_template(pg_admin: str) -> Iterator[str]:
+    """A PostgreSQL database at the head revision, migrated once per test process when a test
+    first asks for ``own_database``, which clones it (``CREATE DATABASE ... TEMPLATE``: a
+    third of a second, where migrating takes 2-3 s). Nothing stays connected to it."""
+    name = f"digest_tmpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    from digest.migrate import upgrade
+
+    upgrade(
+        f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace("postgresql://", "postgresql+psycopg://", 1)
+    )
+    _reset_process_state()
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
+        )
+    yield name
+    _terminate_and_drop(pg_admin, name)
+
+
+@pytest.fixture()
+def own_database(
+    pg_admin: str,
+    services_env: dict[str, str],
+    _migrated_template: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[str]:
+    """A migrated PostgreSQL database of this test's own: for code that reads the whole
+    database (the relay), which other tests' leftover events would otherwise disturb. A clone
+    of this process's migrated template (``_migrated_template``)."""
+    name = f"digest_own_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{_migrated_template}"')
+    url = f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace(
+        "postgresql://", "postgresql+psycopg://", 1
+    )
+    monkeypatch.setenv("DIGEST_DATABASE_URL", url)
+    _reset_process_state()
+    yield url
+    _reset_process_state()
+    _terminate_and_drop(pg_admin, name)
 
 
 @pytest.fixture(scope="session")
