@@ -511,7 +511,9 @@ def spawn_worker(
 def start_worker(
     services_env: dict[str, str], tmp_path: Path
 ) -> Iterator[Callable[..., WorkerProcess]]:
-    """Start real worker processes on this test's queue; all are stopped after the test."""
+    """Start real worker processes on this test's queue; all are ended after the test: killed,
+    as nothing is asserted after it (a warm stop, ``worker.stop()``, costs 2 s of a pool's
+    interpreter clean-up; a test that is about the stop calls it itself)."""
     started: list[WorkerProcess] = []
 
     def start(concurrency: int = 1, pool: str = "prefork", **extra_env: str) -> WorkerProcess:
@@ -522,7 +524,7 @@ def start_worker(
 
     yield start
     for worker in started:
-        worker.stop()
+        worker.kill()
 
 
 @pytest.fixture(scope="session")
