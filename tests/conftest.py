@@ -13,6 +13,7 @@ PostgreSQL (``pg_admin``) or Redis (``redis_url``), directly or through ``servic
 
 from __future__ import annotations
 
+import atexit
 import base64
 import json
 import os
@@ -21,6 +22,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -144,30 +146,57 @@ def services_env(
     _reset_process_state()
 
 
-@pytest.fixture()
-def own_database(
-    pg_admin: str, services_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[str]:
-    """A migrated PostgreSQL database of this test's own: for code that reads the whole
-    database (the relay), which other tests' leftover events would otherwise disturb."""
-    name = f"digest_own_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(pg_admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace(
-        "postgresql://", "postgresql+psycopg://", 1
-    )
-    from digest.migrate import upgrade
-
-    upgrade(url)
-    monkeypatch.setenv("DIGEST_DATABASE_URL", url)
-    _reset_process_state()
-    yield url
-    _reset_process_state()
+def _terminate_and_drop(pg_admin: str, name: str) -> None:
     with psycopg.connect(pg_admin, autocommit=True) as conn:
         conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
         )
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+@pytest.fixture(scope="session")
+def _migrated_template(pg_admin: str) -> Iterator[str]:
+    """A PostgreSQL database at the head revision, migrated once per test process when a test
+    first asks for ``own_database``, which clones it (``CREATE DATABASE ... TEMPLATE``: a
+    third of a second, where migrating takes 2-3 s). Nothing stays connected to it."""
+    name = f"digest_tmpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    from digest.migrate import upgrade
+
+    upgrade(
+        f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace("postgresql://", "postgresql+psycopg://", 1)
+    )
+    _reset_process_state()
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
+        )
+    yield name
+    _terminate_and_drop(pg_admin, name)
+
+
+@pytest.fixture()
+def own_database(
+    pg_admin: str,
+    services_env: dict[str, str],
+    _migrated_template: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[str]:
+    """A migrated PostgreSQL database of this test's own: for code that reads the whole
+    database (the relay), which other tests' leftover events would otherwise disturb. A clone
+    of this process's migrated template (``_migrated_template``)."""
+    name = f"digest_own_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{_migrated_template}"')
+    url = f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace(
+        "postgresql://", "postgresql+psycopg://", 1
+    )
+    monkeypatch.setenv("DIGEST_DATABASE_URL", url)
+    _reset_process_state()
+    yield url
+    _reset_process_state()
+    _terminate_and_drop(pg_admin, name)
 
 
 @pytest.fixture(scope="session")
@@ -218,7 +247,7 @@ _TASK_OUTCOME = re.compile(r"Task (?P<name>[\w.]+)\[(?P<id>[\w-]+)\] (?P<how>\w+
 class WorkerProcess:
     """A real ``celery -A worker worker`` subprocess with its own process group."""
 
-    proc: subprocess.Popen[bytes]
+    proc: subprocess.Popen[bytes] | ForkedProcess
     log_path: Path
     #: the byte of the log file this view of the worker reads from (``from_here``)
     log_start: int = 0
@@ -325,26 +354,147 @@ def base_env(pg_url: str, redis_url: str, queue: str) -> dict[str, str]:
     }
 
 
+class ForkedProcess:
+    """A worker forked by the zygote (``tests/worker_zygote.py``): the ``subprocess.Popen``
+    calls a ``WorkerProcess`` makes (``pid``, ``poll``, ``wait``, ``returncode``). It is the
+    zygote's child, so its end is learnt from the zygote."""
+
+    def __init__(self, zygote: _Zygote, pid: int) -> None:
+        self.zygote, self.pid = zygote, pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.zygote.returncode(self.pid)
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self.zygote.wait(self.pid, timeout)
+        if code is None:
+            raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
+        return code
+
+
+class _Zygote:
+    """This test process's zygote: one process that imported what a worker imports, which
+    forks each worker (``spawn_worker``). Started at the first worker, ended at exit."""
+
+    def __init__(self, inherited: dict[str, str]) -> None:
+        source = (ROOT / "tests" / "worker_zygote.py").read_text()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", source], cwd=ROOT, env=inherited, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, start_new_session=True,
+        )  # fmt: skip
+        self._lock = threading.Lock()  # one fork request at a time
+        self._changed = threading.Condition()
+        self._lines: list[str] = []
+        self._exits: dict[int, int] = {}
+        threading.Thread(target=self._read, daemon=True).start()
+        first = self._next_line(120)
+        if first != "ready":
+            self.proc.kill()
+            raise RuntimeError(f"worker zygote did not start: {first!r}")
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            line = raw.decode().strip()
+            with self._changed:
+                if line.startswith("exit "):
+                    _, pid, code = line.split()
+                    self._exits[int(pid)] = int(code)
+                else:
+                    self._lines.append(line)
+                self._changed.notify_all()
+        with self._changed:
+            self._lines.append("")  # the zygote ended
+            self._changed.notify_all()
+
+    def _next_line(self, timeout: float) -> str:
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._lines, timeout):
+                return "timeout"
+            return self._lines.pop(0)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def spawn(self, env: dict[str, str], argv: list[str], log_path: Path) -> ForkedProcess:
+        log_path.write_bytes(b"")  # there before the child writes to it
+        request = {"env": env, "argv": argv, "log": str(log_path), "cwd": str(ROOT)}
+        assert self.proc.stdin is not None
+        with self._lock:
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+            line = self._next_line(30)
+        if not line.startswith("pid "):
+            raise RuntimeError(f"worker zygote did not fork: {line!r}")
+        return ForkedProcess(self, int(line.split()[1]))
+
+    def returncode(self, pid: int) -> int | None:
+        with self._changed:
+            return self._exits.get(pid)
+
+    def wait(self, pid: int, timeout: float | None) -> int | None:
+        with self._changed:
+            self._changed.wait_for(lambda: pid in self._exits or not self.alive(), timeout)
+            return self._exits.get(pid)
+
+    def close(self) -> None:
+        if self.proc.stdin is not None and self.alive():
+            self.proc.stdin.close()  # the zygote ends the workers left, then itself
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+_zygotes: list[_Zygote] = []
+
+
+def _zygote(inherited: dict[str, str]) -> _Zygote | None:
+    """This process's zygote, started now if there is none alive; ``None`` where workers are
+    to be fresh interpreters (``DIGEST_TEST_FORK_WORKERS=0``)."""
+    if os.environ.get("DIGEST_TEST_FORK_WORKERS", "1") == "0":
+        return None
+    if not _zygotes or not _zygotes[-1].alive():
+        _zygotes.append(_Zygote(inherited))
+        if len(_zygotes) == 1:
+            atexit.register(lambda: [zygote.close() for zygote in _zygotes])
+    return _zygotes[-1]
+
+
 def spawn_worker(
     env: dict[str, str], log_path: Path, concurrency: int = 1, pool: str = "prefork"
 ) -> WorkerProcess:
-    """Start ``celery -A worker worker`` on ``env["DIGEST_QUEUE"]`` and wait until it is ready."""
+    """Start ``celery -A worker worker`` on ``env["DIGEST_QUEUE"]`` and wait until it is ready.
+
+    The worker is forked from this test process's zygote (``tests/worker_zygote.py``), which
+    has imported what a worker imports: the same command line and environment as a fresh
+    ``python -m celery`` process, without paying its imports each time (3-5 s of CPU).
+    ``DIGEST_TEST_FORK_WORKERS=0`` starts fresh interpreters instead."""
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
     # A worker relays stranded events when it connects: in a database shared by many tests
     # that would take other tests' leftovers onto this queue, so only tests that ask get it.
     full_env = {**inherited, "DIGEST_RELAY_ON_CONNECT": "false", **env, "DIGEST_LOG_JSON": "true"}
     name = f"w-{uuid.uuid4().hex[:8]}@%h"
-    cmd = [
-        sys.executable, "-m", "celery", "-A", "worker", "worker",
+    args = [
+        "-A", "worker", "worker",
         "--loglevel=INFO", f"--concurrency={concurrency}", f"--pool={pool}",
         "-Q", env["DIGEST_QUEUE"], "-n", name,
         "--without-gossip", "--without-mingle", "--without-heartbeat",
     ]  # fmt: skip
-    handle = log_path.open("wb")
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=full_env, stdout=handle, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )  # fmt: skip
+    zygote = _zygote(inherited)
+    proc: subprocess.Popen[bytes] | ForkedProcess
+    if zygote is not None:
+        proc = zygote.spawn(full_env, ["celery", *args], log_path)
+    else:
+        handle = log_path.open("wb")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", *args], cwd=ROOT, env=full_env, stdout=handle,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
     worker = WorkerProcess(proc, log_path, pool=pool)
     deadline = time.monotonic() + 60
     while " ready." not in worker.log():
@@ -353,7 +503,7 @@ def spawn_worker(
         if time.monotonic() > deadline:
             worker.kill()
             raise RuntimeError(f"worker not ready after 60 s:\n{worker.log()[-3000:]}")
-        time.sleep(0.2)
+        time.sleep(0.05)
     return worker
 
 
@@ -361,7 +511,9 @@ def spawn_worker(
 def start_worker(
     services_env: dict[str, str], tmp_path: Path
 ) -> Iterator[Callable[..., WorkerProcess]]:
-    """Start real worker processes on this test's queue; all are stopped after the test."""
+    """Start real worker processes on this test's queue; all are ended after the test: killed,
+    as nothing is asserted after it (a warm stop, ``worker.stop()``, costs 2 s of a pool's
+    interpreter clean-up; a test that is about the stop calls it itself)."""
     started: list[WorkerProcess] = []
 
     def start(concurrency: int = 1, pool: str = "prefork", **extra_env: str) -> WorkerProcess:
@@ -372,7 +524,7 @@ def start_worker(
 
     yield start
     for worker in started:
-        worker.stop()
+        worker.kill()
 
 
 @pytest.fixture(scope="session")

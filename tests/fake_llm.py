@@ -9,13 +9,16 @@ the candidate), ``FakeLLM(route_by_last=True)`` routes by the last one, the cand
 
 A script is a list of steps, one per request; the last step repeats. Steps:
 ``("reply", text)``, ``("status", code)`` or ``("status", code, error_message)``,
-``("sleep", seconds, text)``.
+``("sleep", seconds, text)``, ``("hang", text)``: no answer until the client hangs up (its
+timeout, whatever it is; at most a minute), so a slow fault needs no timing assumption.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import select
+import socket
 import threading
 import time
 from collections import Counter, defaultdict
@@ -103,6 +106,9 @@ class FakeLLM(_Loopback):
                 if step[0] == "sleep":
                     time.sleep(step[1])
                     step = ("reply", step[2])
+                if step[0] == "hang":
+                    self._until_client_leaves(60.0)
+                    step = ("reply", step[1])
                 self._send(
                     200,
                     {
@@ -120,6 +126,19 @@ class FakeLLM(_Loopback):
                         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
                     },
                 )
+
+            def _until_client_leaves(self, limit: float) -> None:
+                """Wait until the client closes the connection (EOF or a reset), or ``limit``."""
+                deadline = time.monotonic() + limit
+                while (left := deadline - time.monotonic()) > 0:
+                    readable, _, _ = select.select([self.connection], [], [], min(left, 1.0))
+                    if readable:
+                        try:
+                            if not self.connection.recv(1, socket.MSG_PEEK):
+                                return
+                        except OSError:
+                            return
+                        time.sleep(0.01)  # bytes of a next request: not ours to read
 
             def _send(self, status: int, payload: dict[str, Any], retry_after: str = "0") -> None:
                 data = json.dumps(payload).encode()

@@ -8,9 +8,9 @@ initdb'd cluster on free ports in temp dirs) so stopping them never disturbs any
    SIGKILLed 10 times at random moments and restarted. Every event ends terminal, none is
    lost, and the lessons equal the expected set: the same stream reflected by the embedded
    in-process path (``digest capture`` + ``digest drain`` on SQLite, no kills).
-2. ``test_redis_down_mid_stream``: the broker stops for 30 s mid-stream. Capture never raises
-   and returns within 2 s each time; after Redis restarts (empty: its queue is lost) the
-   relay re-publishes and every event ends terminal.
+2. ``test_redis_down_mid_stream``: the broker stops for 30 s mid-stream (the middle third of
+   the stream). Capture never raises nor waits on the dead broker; after Redis restarts
+   (empty: its queue is lost) the relay re-publishes and every event ends terminal.
 3. ``test_postgres_restart_mid_stream``: the database stops mid-stream and starts again.
    Capture raises only ``CaptureUnavailable`` while it is down and works after; tasks retry;
    every stored event ends terminal, and the refused ones store fine once it is back.
@@ -539,43 +539,46 @@ def test_redis_down_mid_stream(
     env = {**base_env(pg_url, private_redis.url, queue), **FAST_RECOVERY}
     point_here(env, monkeypatch)
     worker = workers(env)
-    lead = 5.0
-    interval = (REDIS_OUTAGE_S + 2 * lead) / len(stream.events)
+    # Three thirds by count, not by the clock: Redis up, down, up again. The middle third is
+    # paced over the outage, and Redis stays down until its last event is captured and the
+    # outage has lasted REDIS_OUTAGE_S, so a slow host captures fewer events per second but
+    # never fewer of them during the outage.
+    third = len(stream.events) // 3
+    interval = REDIS_OUTAGE_S / third
     event_ids: list[int] = []
-    durations: list[float] = []
+    durations: dict[str, list[float]] = {"up": [], "down": []}
     raised: list[str] = []
     during_outage: list[int] = []
-    down_at = up_at = None
     with RelayLoop(2.0):
-        started = time.monotonic()
+        down_at = 0.0
         for i, (kind, data) in enumerate(stream.events):
-            now = time.monotonic() - started
-            if down_at is None and now >= lead:
+            if i == third:
                 private_redis.stop()
-                down_at = now
-            elif down_at is not None and up_at is None and now >= down_at + REDIS_OUTAGE_S:
+                down_at = time.monotonic()
+            elif i == 2 * third:
+                time.sleep(max(0.0, down_at + REDIS_OUTAGE_S - time.monotonic()))
                 private_redis.start()
-                up_at = now
+            down = third <= i < 2 * third
             t0 = time.monotonic()
             try:
                 event_ids.append(capture(tenant, kind, data))
             except Exception as exc:  # recorded, and asserted to never happen
                 raised.append(f"{i}: {type(exc).__name__}: {exc}")
-            durations.append(time.monotonic() - t0)
-            if down_at is not None and up_at is None and event_ids:
+            durations["down" if down else "up"].append(time.monotonic() - t0)
+            if down and event_ids:
                 during_outage.append(event_ids[-1])
-            time.sleep(max(0.0, started + (i + 1) * interval - time.monotonic()))
-        if up_at is None:
-            private_redis.start()
-        # The stream itself takes the outage and 5 s either side. What is waited for after it
-        # is the worker: Celery tries to reconnect 2, 6, 12, 20, 30, 42, ... s after it lost the
-        # broker (kombu's ensure_connection: 2 s, 2 s more each time), so after a 30 s outage
-        # it is back at once or 12 s later; then its backlog, which the relay and the first
-        # captures after the outage hand it.
+                time.sleep(max(0.0, down_at + (i + 1 - third) * interval - time.monotonic()))
+        # What is waited for after the stream is the worker: Celery tries to reconnect 2, 6,
+        # 12, 20, 30, 42, ... s after it lost the broker (kombu's ensure_connection: 2 s, 2 s
+        # more each time), so after a 30 s outage it is back at once or 12 s later; then its
+        # backlog, which the relay and the first captures after the outage hand it.
         got = wait_all_terminal(pg_url, tenant, event_ids, timeout=240)
     assert raised == [], raised[:5]
-    assert max(durations) < 2.0, f"slowest capture {max(durations):.2f} s"
-    assert len(during_outage) >= 0.5 * REDIS_OUTAGE_S / interval
+    # A dead broker costs a capture at most its publish timeout (1 s), never a retry loop:
+    # measured against the slowest capture with Redis up, in the same run.
+    slowest = {k: max(v) for k, v in durations.items()}
+    assert slowest["down"] < slowest["up"] + 2.0, slowest
+    assert len(during_outage) == third
     assert set(got.statuses) <= {"reflected", "skipped"}, Counter(got.statuses)
     assert got.duplicates == []
     # What was captured while Redis was down reached a worker through the relay, or with a
@@ -590,7 +593,7 @@ def test_redis_down_mid_stream(
     assert worker.proc.poll() is None, worker.log()[-2000:]
     print(
         f"\n{len(event_ids)} events, Redis down {REDIS_OUTAGE_S:.0f} s ({len(during_outage)} "
-        f"captured meanwhile); slowest capture {max(durations) * 1000:.0f} ms; "
+        f"captured meanwhile); slowest capture {slowest['down'] * 1000:.0f} ms; "
         f"{Counter(got.statuses)}"
     )
 
@@ -687,7 +690,11 @@ LLM_TOPICS = (
      "Issue the invoice in euros and attach the conversion rate of that day"),
 )  # fmt: skip
 GARBAGE = "Well, it depends on the situation, I suppose."
-LLM_TIMEOUT_S = 1.0
+#: the client timeout. Every step but the slow one answers at once, and the slow one never
+#: answers in time ("hang": the server holds its reply until the client gives up), so no reply
+#: is late by a fixed margin: with 1 s and a 2 s sleep, a loaded host delayed a plain reply past
+#: the timeout, its retry took the script's next step, and the event ended other than planned.
+LLM_TIMEOUT_S = 4.0
 
 #: reflect behaviour → (steps before the lesson reply, final status if it never gets there,
 #: the reason that status must carry)
@@ -695,7 +702,7 @@ REFLECT_FAULTS: dict[str, tuple[list[tuple[Any, ...]], str | None, str | None]] 
     "ok": ([], None, None),
     "429-then-ok": ([("status", 429)], None, None),
     "503-then-ok": ([("status", 503), ("status", 503)], None, None),
-    "slow-then-ok": ([("sleep", LLM_TIMEOUT_S + 1.0, GARBAGE)], None, None),
+    "slow-then-ok": ([("hang", GARBAGE)], None, None),
     "garbage-then-ok": ([("reply", GARBAGE)], None, None),
     "skip": ([("reply", "<skip>one-off, nothing general</skip>")], "skipped", None),
     "always-garbage": ([("reply", GARBAGE)], "failed", "no <skip> or <lesson>"),

@@ -17,7 +17,7 @@ from celery import Celery
 import digest
 from digest.config import Settings
 from digest.errors import ConfigError
-from tests.conftest import DONE, WorkerProcess, wait_for_event
+from tests.conftest import DONE, WorkerProcess, wait_for_event, wait_until
 from worker.config import DEFAULT_BROKER_URL, celery_config, sweep_schedule
 
 
@@ -92,6 +92,10 @@ def test_a_reflect_task_is_seen_by_an_event_monitor(
     thread = threading.Thread(target=listen, daemon=True)
     thread.start()
     assert ready.wait(10)
+    # The receiver exists before it subscribes, and an event sent before that is lost to it
+    # (a fast worker's task-received was): it listens once it has heard the worker's
+    # heartbeat, which the worker sends every 2 s.
+    wait_until(lambda: any(e.get("type") == "worker-heartbeat" for e in seen), 30, "a heartbeat")
     event_id = digest.record_run(
         tenant, "bot", task="refund order 7", outcome="failure", error="amount is required"
     )
