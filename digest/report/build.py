@@ -158,9 +158,7 @@ def _ref(lesson: Lesson, effects: dict[int, LessonEffect], gate: Gate) -> Lesson
         title=lesson.title,
         status=lesson.status,
         trust=lesson.trust,
-        held=held_note(lesson.trust, lesson.independent_sources, lesson.source_span_s, gate)
-        if lesson.status == "active"
-        else None,
+        held=_held(lesson, gate),
         verdict=effect.verdict if effect else None,
         applied_runs=effect.applied.runs if effect else 0,
         success_rate=effect.applied.rate if effect else None,
@@ -304,3 +302,11 @@ def build_report(
         effect_confidence=settings.effect_confidence,
         effect_min_runs=settings.effect_min_runs,
     )
+
+
+def _held(lesson: Lesson, gate: Gate) -> str | None:
+    """Why an active lesson waits (``None``: released, or not active)."""
+    if lesson.status != "active":
+        return None
+    counts = (lesson.trust, lesson.independent_sources, lesson.source_span_s, gate)
+    return held_note(*counts, replaces=lesson.replaces_id)
