@@ -9,7 +9,8 @@ an agent reads of it only:
   chat role marker such as ``SYSTEM:`` or ``[INST]``, or takes over: "from now on", "ignore
   the rules", "act as"; ``digest.agent_words``);
 - tool names in backticks (an identifier, never a sentence);
-- «…» quotations only as short masked error templates: ids, numbers, dates, paths, e-mails,
+- «…» quotations only as short masked error templates, and only when shaped like an error
+  (a failure's words, an exception's name, a code or a status): ids, numbers, dates, paths, e-mails,
   URLs and quoted free-text values become placeholders (``digest.fingerprint.mask_ids``),
   secrets are masked (``digest.redact``), and a quotation that addresses the reader, asks a
   question, or is introduced as what someone asked or a page said (a task, page content) is
@@ -40,6 +41,7 @@ from digest.agent_words import (
     ROLE_MARKER,
     SECOND_PERSON,
     TAKEOVER,
+    error_shaped,
 )
 from digest.fingerprint import mask_ids
 from digest.logs import get_logger
@@ -147,11 +149,15 @@ def addresses_reader(text_value: str) -> str | None:
 
 
 def error_template(quotation: str) -> str | None:
-    """A quotation as a short masked error template, or None when it is not one (it speaks to
-    the reader, or asks a question). Ids, numbers, dates, paths, e-mails and URLs become
+    """A quotation as a short masked error template, or None when it is not one (it is not
+    shaped like an error: no failure's words in any language of the screen, no exception
+    name, code or status, ``agent_words.error_shaped``; it speaks to the reader, or asks a
+    question). Ids, numbers, dates, paths, e-mails and URLs become
     placeholders, quoted free-text values ``‹value›`` (an identifier such as a field's name
     stays), secrets are masked, and the template is cut at ``TEMPLATE_MAX`` characters."""
     flat = " ".join(_visible(unicodedata.normalize("NFKC", quotation)).split())
+    if not error_shaped(flat):
+        return None  # not what a failing tool says: an order, a note, a page's words
     masked = mask_ids(_masked_destinations(_unsaid(flat)))
     masked = _VALUE.sub(_value_placeholder, masked).translate(_QUOTE_SAFE)
     masked = masked.strip(" .")
