@@ -168,7 +168,7 @@ def test_0013_up_down_and_up_again_keeps_every_lesson(url: str) -> None:
     seeded = _lessons(url)
 
     upgrade(url)
-    assert revisions(url) == ("0015", "0015")
+    assert revisions(url) == ("0016", "0016")
     assert _lessons(url) == seeded
     assert _tables(url) == tables - {"lesson_terms"}
     if postgres:

@@ -235,4 +235,4 @@ def test_a_row_pointing_nowhere_stops_the_upgrade_and_names_its_table(tmp_path: 
 
     _run(url, "DELETE FROM lesson_evidence WHERE id = 99")
     upgrade(url)
-    assert revisions(url) == ("0015", "0015")
+    assert revisions(url) == ("0016", "0016")
