@@ -7,11 +7,16 @@ Each mode runs the whole corpus (about 270 attacks and 155 benign controls, one 
 ``--split held-out`` runs the cases nobody has tuned on instead: tests/adversarial/data/) on a
 temporary SQLite database with the in-process pipeline: ``offline`` with the ``offline/rules``
 judge, ``obedient`` with a scripted model that writes the attacker's instruction as the lesson
-and rewrites or retires the owner's rule when reconciliation shows it. A line reads:
+and rewrites or retires the owner's rule when reconciliation shows it. On the tuned split
+(issue 25, as measured) the offline lines read:
 
-    security suite (offline/rules): 114 attacks, 0 reached pitfalls or a version, 0 more only
-    an active lesson; 0 of 9 trusted lessons changed; 57 benign, 1 quarantined (1.8%)
-      attacks stopped (offline/rules): screen (run text) 100, judge (no lesson) 10, ...
+    security suite (offline/rules): 274 attacks, 0 reached pitfalls or a version, 0 more only
+    an active lesson; 0 of 18 trusted lessons changed; 155 benign, 0 quarantined (0.0%)
+      attacks stopped (offline/rules): screen (run text) 251, not shown (a lesson held or not
+      rendered) 15, judge (no lesson) 8
+
+"more only an active lesson": the marker is in an active lesson's text that no agent was
+shown (a held lesson, or a sentence not rendered).
 
 The second line says what stopped the attacks that did not reach the agent: the screen on
 the run's text or on the lesson, a lesson that was never shown (held by the release rule,
