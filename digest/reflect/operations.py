@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from digest import fingerprint as fp
 from digest.lessons.neighbours import find_neighbours
-from digest.lessons.release import Gate, agent_gate, is_released
+from digest.lessons.release import Gate, agent_gate, is_released, recount
 from digest.lessons.store import (
     Candidate,
     promote_if_supported,
@@ -156,6 +156,8 @@ def apply_plan(
             return False
         if not gates:
             gates.append(agent_gate(session, event.agent_id))
+        # as of this transaction: a batch's earlier events may have corroborated it already
+        recount(session, [target.id])
         counts = (target.trust, target.independent_sources, target.source_span_s)
         return is_released(*counts, gates[0])
 
@@ -173,6 +175,9 @@ def apply_plan(
             applied.lesson_ids.append(lesson.id)
         if op in ("NOOP", "UPDATE"):
             promote_if_supported(session, lesson, min_contacts=promote_at, event=event)
+        if lesson.replaces_id is not None and event.trust != "high":
+            # a held change corroborated now replaces its lesson now, not when a batch commits
+            recount(session, [lesson.id])
 
     for op in plan.operations:
         index = op.candidate
