@@ -9,7 +9,8 @@ an agent reads of it only:
   chat role marker such as ``SYSTEM:`` or ``[INST]``, or takes over: "from now on", "ignore
   the rules", "act as"; ``digest.agent_words``);
 - tool names in backticks (an identifier, never a sentence);
-- «…» quotations only as short masked error templates: ids, numbers, dates, paths, e-mails,
+- «…» quotations only as short masked error templates, and only when shaped like an error
+  (a failure's words, an exception's name, a code or a status): ids, numbers, dates, paths, e-mails,
   URLs and quoted free-text values become placeholders (``digest.fingerprint.mask_ids``),
   secrets are masked (``digest.redact``), and a quotation that addresses the reader, asks a
   question, or is introduced as what someone asked or a page said (a task, page content) is
@@ -40,6 +41,7 @@ from digest.agent_words import (
     ROLE_MARKER,
     SECOND_PERSON,
     TAKEOVER,
+    error_shaped,
 )
 from digest.fingerprint import mask_ids
 from digest.logs import get_logger
@@ -147,11 +149,16 @@ def addresses_reader(text_value: str) -> str | None:
 
 
 def error_template(quotation: str) -> str | None:
-    """A quotation as a short masked error template, or None when it is not one (it speaks to
-    the reader, or asks a question). Ids, numbers, dates, paths, e-mails and URLs become
-    placeholders, quoted free-text values ``‹value›`` (an identifier such as a field's name
-    stays), secrets are masked, and the template is cut at ``TEMPLATE_MAX`` characters."""
-    flat = " ".join(_visible(unicodedata.normalize("NFKC", quotation)).split())
+    """A quotation as a short masked error template (its first sentence, the error's
+    statement), or None when it is not one: it is not shaped like an error (no failure's
+    words in any language of the screen, no exception name, code or status:
+    ``agent_words.error_shaped``), it speaks to the reader, or it asks a question. Ids,
+    numbers, dates, paths, e-mails and URLs become placeholders, quoted free-text values
+    ``‹value›`` (an identifier such as a field's name stays), secrets are masked, and the
+    template is cut at ``TEMPLATE_MAX`` characters."""
+    flat = _statement(" ".join(_visible(unicodedata.normalize("NFKC", quotation)).split()))
+    if not error_shaped(flat):
+        return None  # not what a failing tool says: an order, a note, a page's words
     masked = mask_ids(_masked_destinations(_unsaid(flat)))
     masked = _VALUE.sub(_value_placeholder, masked).translate(_QUOTE_SAFE)
     masked = masked.strip(" .")
@@ -164,6 +171,17 @@ def error_template(quotation: str) -> str | None:
     if len(masked) > TEMPLATE_MAX:
         masked = masked[: TEMPLATE_MAX - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
     return masked
+
+
+#: where an error's statement ends: a sentence end followed by a space (not "v1.2", "5.7.1")
+_STATEMENT_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
+
+
+def _statement(error: str) -> str:
+    """An error's statement: its first sentence. What follows (a hint, advice, or whatever
+    else a tool or a page appended) is not what failed, and is not rendered."""
+    first = _STATEMENT_END.split(error, maxsplit=1)[0]
+    return first if not _ABBREVIATION.search(first) else error
 
 
 def safe_prose(text_value: str) -> str:
@@ -287,6 +305,8 @@ def _checked(sentence: str, called: frozenset[str] | None) -> str | None:
         if quote.startswith("`") and _TOOL.fullmatch(inner):
             if called is not None and inner.casefold() not in called:
                 return None  # a tool the runs never called
+            if _sentence_in_a_name(inner):
+                return None  # a name that is a sentence: it says more than which tool
             out.append(quote)  # a tool's name
         else:
             before = " ".join(parts[: n + 1]).split()[-INTRODUCTION:]
@@ -298,6 +318,19 @@ def _checked(sentence: str, called: frozenset[str] | None) -> str | None:
             out.append(f"«{template}»")
         out.append(_own_words(parts[n + 1]))
     return " ".join("".join(out).split()) or None
+
+
+#: the parts of a name ("send_all_records" → send, all, records)
+_NAME_PART = re.compile(r"[^\W\d_]+")
+#: a tool's name has at most this many words; more is a sentence written as a name
+NAME_WORDS = 5
+
+
+def _sentence_in_a_name(name: str) -> bool:
+    """Is this tool's name a sentence: more than ``NAME_WORDS`` words, or words that address
+    the reader once spaced ("ignore_previous_instructions", "note_to_the_assistant")?"""
+    parts = _NAME_PART.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name))
+    return len(parts) > NAME_WORDS or addresses_reader(" ".join(parts)) is not None
 
 
 def _own_words(part: str) -> str:

@@ -11,6 +11,9 @@ Each pattern is compiled once, case-insensitive unless its comment says otherwis
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from digest.failure_words import FAILURE_SUBSTRINGS, FAILURE_WORDS
 
 #: role or channel markers: a transcript's speaker labels and chat-template tokens
 ROLE_MARKER = re.compile(
@@ -133,3 +136,41 @@ POSTAL = re.compile(
     r"|شارع\s+\S+(?:\s+\S+)?",
     re.IGNORECASE,
 )
+
+#: the shapes of an error, whatever its words: an exception's name or a code in front
+#: ("ValidationError:", "E1234:", "ERR_QUOTA", "ENOENT"), an HTTP or SMTP status, "code 42"
+#: (case-sensitive)
+ERROR_CODE = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception|Fault|Failure|Warning)\b|\bE[A-Z]{3,}\b|\b[A-Z]+_[A-Z0-9_]+\b"
+    r"|\b[A-Z]{1,4}-?\d{2,6}\b|\b(?:HTTP|code|status|errno)\b\W{0,3}\d+"
+    r"|(?:^|\W)[45]\d\d(?=\s+[A-Z][a-z]|\s+\d\.\d|\s*:)"
+)
+
+
+def _unmarked(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    )
+
+
+def _failure_pattern() -> re.Pattern[str]:
+    def word(w: str) -> str:
+        return re.escape(_unmarked(w)).replace(r"\*", r"\w*").replace(r"\ ", r"\s+")
+
+    spaced = sorted(FAILURE_WORDS.split("|"), key=len, reverse=True)
+    glued = sorted(FAILURE_SUBSTRINGS.split("|"), key=len, reverse=True)
+    return re.compile(
+        r"(?<!\w)(?:" + "|".join(word(w) for w in spaced) + r")(?!\w)"
+        "|" + "|".join(word(w) for w in glued),
+        re.IGNORECASE,
+    )
+
+
+_FAILURE = _failure_pattern()
+
+
+def error_shaped(text: str) -> bool:
+    """Does ``text`` read as an error report: a failure's words in any language of the
+    screen, or an error's shape (an exception's name, an error code, a status)?"""
+    return bool(ERROR_CODE.search(text) or _FAILURE.search(_unmarked(text)))

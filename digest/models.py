@@ -239,6 +239,9 @@ class Lesson(Base):
     #: who released it before it was corroborated, and when (None: nobody)
     released_by: Mapped[str | None] = mapped_column(String(200))
     released_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: a held change an untrusted run made to that lesson: once this one is released, it
+    #: supersedes that one (until then an agent reads the old one; digest.lessons.release)
+    replaces_id: Mapped[int | None] = mapped_column(ForeignKey("lessons.id", ondelete="SET NULL"))
 
 
 class Judgement(Base):

@@ -154,3 +154,20 @@ def test_0015_backfills_the_counts_and_goes_down_and_up_keeping_every_row(url: s
     assert _run(url, "SELECT count(*) FROM lesson_evidence") == [(8,)]
     if url.startswith("sqlite"):
         assert _run(url, "PRAGMA foreign_key_check") == []
+
+
+def test_0016_adds_replaces_id_and_goes_down_keeping_every_row(url: str) -> None:
+    """Migration 0016: ``lessons.replaces_id`` (a held change to a released lesson names the
+    lesson it replaces once released), no backfill; down again every row stays."""
+    upgrade(url, "0015")
+    _seed(url)
+    upgrade(url, "0016")
+    assert "replaces_id" in _columns(url)
+    assert _run(url, "SELECT count(*) FROM lessons WHERE replaces_id IS NULL") == [(4,)]
+    _run(url, "UPDATE lessons SET replaces_id = 1 WHERE id = 2")
+    command.downgrade(alembic_config(url), "0015")
+    assert "replaces_id" not in _columns(url)
+    assert _run(url, "SELECT count(*) FROM lessons") == [(4,)]
+    assert _run(url, "SELECT count(*) FROM lesson_evidence") == [(8,)]
+    if url.startswith("sqlite"):
+        assert _run(url, "PRAGMA foreign_key_check") == []

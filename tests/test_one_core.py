@@ -2,7 +2,8 @@
 
 The same scripted stream (tool failures, two operator edits of one diff shape that teach two
 content rules, owner answers, exact repeats and a repeat with other ids, an API change that
-reverses a lesson, a reversed owner answer, a transient fault, a manual lesson) goes
+reverses a lesson (reported by two contacts: one run's change to a lesson agents read waits
+for the release rule), a reversed owner answer, a transient fault, a manual lesson) goes
 through ``digest drain`` + ``digest improve-now`` with ``offline/rules`` in this process (one
 held transaction per batch), and through a real Celery worker whose model is remote: an
 OpenAI-compatible server on 127.0.0.1 that answers what ``offline/rules`` answers
@@ -99,6 +100,22 @@ def _stream(tenant: str) -> list[int]:
                 }
             ],
             contact_id="c4",
+        ),
+        digest.record_run(  # a second contact reports it: released, it replaces the old lesson
+            tenant,
+            AGENT,
+            task="Refund order 3311 for the customer",
+            outcome="failure",
+            tool_calls=[
+                {
+                    "tool": "issue_refund",
+                    "args": {"order": "3311", "amount": 20},
+                    "ok": False,
+                    "error": "ValidationError: field 'amount' is no longer accepted; "
+                    "send 'amount_cents' instead",
+                }
+            ],
+            contact_id="c6",
         ),
         digest.record_answer(  # the owner reverses the answer
             tenant,

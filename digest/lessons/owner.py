@@ -19,18 +19,15 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
-from digest.config import get_settings
 from digest.errors import LessonStateError, NotFound, OwnerInputError
-from digest.lessons.release import Gate, held_note, release_word
+from digest.lessons.release import Gate, agent_gate, held_note, release_word
 from digest.lessons.transition import StatusChange, lock_agent_lessons, transition
 from digest.models import (
     LESSON_STATUSES,
-    Agent,
     Event,
     Lesson,
     LessonEvidence,
     LessonHistory,
-    Tenant,
     as_utc,
     utcnow,
 )
@@ -104,7 +101,7 @@ def _summary(lesson: Lesson, evidence_count: int, gate: Gate) -> LessonSummary:
         source=lesson.source,
         trust=lesson.trust,
         release=release_word(*counts),
-        held=held_note(*counts),
+        held=held_note(*counts, replaces=lesson.replaces_id),
         independent_sources=lesson.independent_sources,
         source_span_s=lesson.source_span_s,
         released_by=lesson.released_by,
@@ -144,14 +141,6 @@ def _summaries(session: Session, agent_id: int, *where: ColumnElement[bool]) -> 
     ).all()
     gate = agent_gate(session, agent_id)
     return [_summary(lesson, int(count), gate) for lesson, count in rows]
-
-
-def agent_gate(session: Session, agent_id: int) -> Gate:
-    """The release gate of the agent's tenant (its overrides, else DIGEST_*)."""
-    tenant = session.scalars(
-        select(Tenant).join(Agent, Agent.tenant_id == Tenant.id).where(Agent.id == agent_id)
-    ).one()
-    return Gate.of(tenant, get_settings())
 
 
 def list_lessons_for(

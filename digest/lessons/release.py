@@ -18,8 +18,14 @@ its summary):
 counts are columns of the lesson (``independent_sources``, ``source_span_s``), kept here when a
 transaction that cited untrusted events commits (``note_cited``), and the gate and spread are
 applied when read, so a tenant's new setting counts at once. When an untrusted event rewrites
-a lesson's text, counting starts again from that moment (``sources_since``): corroboration
-vouches for words, and one run must not swap them.
+a held lesson's text, counting starts again from that moment (``sources_since``):
+corroboration vouches for words, and one run must not swap them.
+
+A change an untrusted event makes to a *released* lesson (a rewrite, or a supersede) waits by
+the same rule: it is stored as a new, held lesson that names the one it would replace
+(``replaces_id``), and the agent keeps reading the old one. When the new one is released
+(corroborated, or by a person), it supersedes the old one (``settle_replacements``), in the
+transaction that released it.
 """
 
 from __future__ import annotations
@@ -33,9 +39,18 @@ from sqlalchemy import ColumnElement, and_, case, event, func, literal, or_, sel
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from digest.config import Settings
+from digest.config import Settings, get_settings
 from digest.lessons.transition import StatusChange, transition
-from digest.models import PROTECTED_TRUST, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
+from digest.models import (
+    PROTECTED_TRUST,
+    Agent,
+    Event,
+    Lesson,
+    LessonEvidence,
+    Tenant,
+    as_utc,
+    utcnow,
+)
 from digest.tenants import policy_for
 
 if TYPE_CHECKING:  # types only: the capture path imports this module and stays light
@@ -56,6 +71,14 @@ class Gate:
     def of(cls, tenant: Tenant, settings: Settings) -> Gate:
         policy = policy_for(tenant, settings)
         return cls(policy.frequency_gate, policy.independent_spread_s)
+
+
+def agent_gate(session: Session, agent_id: int) -> Gate:
+    """The release gate of the agent's tenant (its overrides, else DIGEST_*)."""
+    tenant = session.scalars(
+        select(Tenant).join(Agent, Agent.tenant_id == Tenant.id).where(Agent.id == agent_id)
+    ).one()
+    return Gate.of(tenant, get_settings())
 
 
 def counted_sources(sources: int, span_s: int, spread_s: int) -> int:
@@ -79,8 +102,11 @@ def released_clause(gate: Gate) -> ColumnElement[bool]:
     return or_(Lesson.trust.in_(PROTECTED_TRUST), counted_reach)
 
 
-def held_note(trust: str, sources: int, span_s: int, gate: Gate) -> str | None:
-    """Why a lesson waits, in words (``None``: it is released)."""
+def held_note(
+    trust: str, sources: int, span_s: int, gate: Gate, replaces: int | None = None
+) -> str | None:
+    """Why a lesson waits, in words (``None``: it is released). ``replaces``: the lesson this
+    one would replace once released."""
     if is_released(trust, sources, span_s, gate):
         return None
     counted = counted_sources(sources, span_s, gate.spread_s)
@@ -90,6 +116,8 @@ def held_note(trust: str, sources: int, span_s: int, gate: Gate) -> str | None:
             f" ({sources} sources, but their runs span {span_s} s; they count apart once they "
             f"span {gate.spread_s} s: `digest tenant set --spread`)"
         )
+    if replaces is not None:
+        note += f"; once released it replaces lesson {replaces}, which agents read until then"
     return note
 
 
@@ -154,10 +182,40 @@ def recount(session: Session, lesson_ids: Iterable[int]) -> None:
         return
     session.flush()  # citations added in this transaction count
     counts = source_counts(session, ids)
+    proposals = []
     for lesson in session.scalars(select(Lesson).where(Lesson.id.in_(ids))):
         sources, span = counts[lesson.id]
         if (lesson.independent_sources, lesson.source_span_s) != (sources, span):
             lesson.independent_sources, lesson.source_span_s = sources, span
+        if lesson.replaces_id is not None:
+            proposals.append(lesson)
+    gates: dict[int, Gate] = {}
+    for lesson in proposals:
+        if lesson.agent_id not in gates:
+            gates[lesson.agent_id] = agent_gate(session, lesson.agent_id)
+        settle_replacements(session, [lesson], gates[lesson.agent_id])
+
+
+def settle_replacements(session: Session, lessons: Iterable[Lesson], gate: Gate) -> list[int]:
+    """Each of ``lessons`` that is a held change to another lesson (``replaces_id``) and is
+    now released, active, supersedes the lesson it replaces (if that one is still active):
+    from now on an agent reads the new words instead of the old. Returns the ids superseded."""
+    done = []
+    for lesson in lessons:
+        if lesson.replaces_id is None or lesson.status != "active":
+            continue
+        if not is_released(lesson.trust, lesson.independent_sources, lesson.source_span_s, gate):
+            continue
+        old = session.get(Lesson, lesson.replaces_id)
+        if old is None or old.status != "active" or old.agent_id != lesson.agent_id:
+            continue
+        why = f"replaced by lesson {lesson.id}, released"
+        transition(
+            session, old, op="DELETE", reason=why, status="superseded",
+            superseded_by_id=lesson.id, status_reason=why,
+        )  # fmt: skip
+        done.append(old.id)
+    return done
 
 
 #: session.info key: (the transaction, the lessons it cited untrusted events on)
@@ -231,6 +289,7 @@ def release_held(
             session, lesson, op="UPDATE", reason=text, trust="reviewed", released_by=who,
             released_at=now,
         )  # fmt: skip
+        settle_replacements(session, [lesson], gate)
         done.append(Released(lesson.id, lesson.title, note, "released", True))
     return done
 

@@ -4,18 +4,23 @@ caller's transaction, which holds the agent's lesson lock.
 An operation whose target is no longer an active lesson of this agent becomes an ADD; an ADD
 looks again, under the lock, for an identical active lesson (a concurrent writer may have
 stored it) and becomes a NOOP on it; a DELETE supersedes the old lesson AND keeps the new one.
+
+An untrusted event's change to a lesson an agent reads (released, ``digest.lessons.release``)
+waits like any untrusted lesson: a rewrite or a supersede is stored as a new held lesson that
+replaces the old one once it is released itself; until then the agent reads the old words.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy.orm import Session
 
 from digest import fingerprint as fp
 from digest.lessons.neighbours import find_neighbours
+from digest.lessons.release import Gate, agent_gate, is_released, recount
 from digest.lessons.store import (
     Candidate,
     promote_if_supported,
@@ -143,6 +148,25 @@ def apply_plan(
     screens the merged text of an untrusted event's UPDATE (see ``_guarded``)."""
     applied = Applied()
     index = 0
+    gates: list[Gate] = []
+
+    def read_by_agents(target: Lesson | None) -> bool:
+        """Does an agent read ``target`` today (so an untrusted change to it must wait)?"""
+        if target is None:
+            return False
+        if not gates:
+            gates.append(agent_gate(session, event.agent_id))
+        # as of this transaction: a batch's earlier events may have corroborated it already
+        recount(session, [target.id])
+        counts = (target.trust, target.independent_sources, target.source_span_s)
+        return is_released(*counts, gates[0])
+
+    def proposed(candidate: Candidate, target: Lesson) -> Lesson:
+        """A held lesson with ``candidate``'s words that replaces ``target`` once released."""
+        new = add(replace(candidate, fingerprint=candidate.fingerprint or target.fingerprint))
+        new.replaces_id = target.id
+        log.info("untrusted_change_held", lesson_id=target.id, held_id=new.id, event_id=event.id)
+        return new
 
     def record(op: str, lesson: Lesson) -> None:
         applied.by_candidate[index] = lesson.id
@@ -151,6 +175,9 @@ def apply_plan(
             applied.lesson_ids.append(lesson.id)
         if op in ("NOOP", "UPDATE"):
             promote_if_supported(session, lesson, min_contacts=promote_at, event=event)
+        if lesson.replaces_id is not None and event.trust != "high":
+            # a held change corroborated now replaces its lesson now, not when a batch commits
+            recount(session, [lesson.id])
 
     for op in plan.operations:
         index = op.candidate
@@ -181,6 +208,16 @@ def apply_plan(
                 session, target, reason=op.reason, event=event, model=model, prompt_hash=prompt_hash
             )
             record("NOOP", target)
+        elif op.op == "UPDATE" and event.trust != "high" and read_by_agents(target):
+            assert target is not None and op.merged is not None
+            if _rewrites(target, op.merged):
+                record("ADD", proposed(op.merged, target))
+            else:  # the same words: support, and nothing an agent reads moves
+                support_lesson(
+                    session, target, reason=op.reason, event=event, model=model,
+                    prompt_hash=prompt_hash,
+                )  # fmt: skip
+                record("NOOP", target)
         elif op.op == "UPDATE":
             assert target is not None and op.merged is not None
             update_lesson(
@@ -193,6 +230,10 @@ def apply_plan(
                 prompt_hash=prompt_hash,
             )
             record("UPDATE", target)
+        elif event.trust != "high" and read_by_agents(target):
+            # DELETE of a lesson agents read: the new one waits, then supersedes it
+            assert target is not None
+            record("ADD", proposed(candidate, target))
         else:  # DELETE: supersede the old lesson AND keep the new one
             assert target is not None
             new = add(candidate)
@@ -208,3 +249,11 @@ def apply_plan(
             applied.counts["DELETE"] += 1
             record("ADD", new)
     return applied
+
+
+def _rewrites(target: Lesson, merged: Candidate) -> bool:
+    """Would ``merged`` change the words of ``target`` an agent reads?"""
+    text = merged.normalised()
+    return (text.situation, text.correction, text.mistake or target.mistake, text.title) != (
+        target.situation, target.correction, target.mistake, target.title,
+    )  # fmt: skip

@@ -30,8 +30,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from digest.lessons.store import Candidate
+from digest.reflect import words
 from digest.reflect.markers import SQUASHED
-from digest.reflect.tripwire import about_interface, check
+from digest.reflect.tripwire import about_interface, check, plain, word_class
 from digest.reflect.views import labelled_views, squashed
 from digest.text import DESTINATION, is_tool_name, without_quotes
 
@@ -131,13 +132,33 @@ def _fields(payload: dict[str, Any]) -> Iterator[tuple[str, str]]:
             yield f"tool_calls[{index}].args", args
 
 
-#: an e-mail address given as the user's own: after "email", "e-mail", "mail" (", is", ":"),
-#: or in brackets
+#: an e-mail address given as the user's own: after a word for e-mail in any language of
+#: ``words.MAIL`` ("e-mail is", "correo:", "邮箱："), or in brackets; matched in ``plain`` text.
+#: Never after a preposition: "mail to x@y" sends somewhere.
 _OWN_EMAIL = re.compile(
-    r"((?:\b(?:e-?mail|mail)(?:\s+address)?(?:\s+is|\s*:)?\s+|\(\s*))"
-    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    rf"(?:(?:{word_class(words.MAIL)})(?:\s+(?:is|ist|est|es|e|er|ar|je|jest|ni|adalah|la))?"
+    r"(?:\s*:\s*|\s+)|\(\s*)([\w.+-]+@[\w-]+(?:\.[\w-]+)+)",
     re.I,
 )
+
+
+def own_address_masked(task: str) -> str:
+    """``task`` with each address given as the user's own written "their address". Found in
+    ``plain`` text (the words of ``words.MAIL`` are written so), replaced in ``task`` itself
+    at the same occurrence of that address, so the screen still reads the task as written."""
+    flat = plain(task)
+    spans = [(m.start(1), m.group(1)) for m in _OWN_EMAIL.finditer(flat)]
+    if not spans:
+        return task
+    if any(task.count(address) != flat.count(address) for _, address in spans):
+        return _OWN_EMAIL.sub(lambda m: m.group(0).replace(m.group(1), "their address"), flat)
+    for start, address in reversed(spans):
+        nth = flat.count(address, 0, start)  # which occurrence of the address it is
+        at = -1
+        for _ in range(nth + 1):
+            at = task.index(address, at + 1)
+        task = task[:at] + "their address" + task[at + len(address) :]
+    return task
 
 
 def event_reason(payload: dict[str, Any]) -> str | None:
@@ -156,7 +177,7 @@ def event_reason(payload: dict[str, Any]) -> str | None:
         # The task may name the user's own address ("email ethan@x.com, I want to return …",
         # "Liam Ahmed (liam@x.com): …"): where a user can be reached is not where data is sent,
         # so that address is screened as a placeholder ("send it all to x@y" is screened as is).
-        text = _OWN_EMAIL.sub(r"\1their address", value) if field == "task" else value
+        text = own_address_masked(value) if field == "task" else value
         why = injection_reason(text, run_text=field != "task")
         if why is not None:
             return f"{why} (in {field})"

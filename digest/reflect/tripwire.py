@@ -46,9 +46,13 @@ def _word(word: str) -> str:
     return rf"(?<!\w){pattern}(?!\w)" if spaced else pattern
 
 
-def _class(spec: str) -> str:
+def word_class(spec: str) -> str:
+    """A regular expression for a word class of ``words`` (matched against ``plain`` text)."""
     # longest first: "as the" before "as", "no longer" before "no"
     return "(?:" + "|".join(_word(w) for w in sorted(spec.split("|"), key=len, reverse=True)) + ")"
+
+
+_class = word_class
 
 
 def _re(pattern: str) -> re.Pattern[str]:
@@ -60,7 +64,7 @@ _W = {name: _class(getattr(words, name)) for name in (
     "LEAD", "AFTER", "MODAL", "YOU", "FROM_NOW", "IGNORE", "INSTRUCTIONS", "RULES", "PRIOR",
     "VOID", "PERSONA", "UNBOUND", "NEG", "FAILED", "SEND", "REVEAL", "SECRET", "REPLY", "GUARD",
     "RELAX", "WITHOUT", "HELD", "PERMIT", "ALL", "CUSTOMERS", "BENEFIT", "NEW_POLICY", "API",
-    "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND",
+    "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND", "CHECK_FIRST",
 )}  # fmt: skip
 #: a check glued into a name ("SKIP=check-yaml", "verify_ssl") is a name, not a check
 _W["GUARD"] = rf"(?<![-_=./]){_W['GUARD']}(?![-_=./]\w)"
@@ -161,13 +165,7 @@ def _restricts(clause: str) -> bool:
         return True
     # a check asked for first: "ask a manager to approve any refund above 200 EUR before
     # issuing it" adds a guard, it grants nothing
-    return bool(_has["GUARD"].search(rest) and _CHECK_FIRST.search(rest))
-
-
-#: words that put a check before an act ("ask a manager …", "… before issuing it")
-_CHECK_FIRST = re.compile(
-    r"\b(?:ask|get|obtain|request|wait for|before|first|until|above|over|exceeding)\b", re.I
-)
+    return bool(_has["GUARD"].search(rest) and _has["CHECK_FIRST"].search(rest))
 
 
 def _negated_before(sentence: str, name: str) -> bool:

@@ -194,6 +194,29 @@ GUARD = (
     "|εγκριση|επαληθευση|οριο|αποδειξη|אישור|אימות|מגבלה|קבלה|تایید|احراز هویت|سقف|رسید|การอนุมัติ|อนุมัติ|การยืนยัน|ยืนยันตัวตน|วงเงิน|ใบเสร็จ|idhini|uthibitisho|kikomo|risiti"
     "|verif*|check*|control*|kontroll*|prufung*|*prufung|genehmig*|*genehmigung|freigabe*|*freigabe|approv*|aprob*|aprov*|autori*|authori*|bestatig*|confirm*|eligib*|screening|hold|holds|hold list|restriction*|restricoes|restricciones|restrizioni|beschrankung*|einschrankung*|ограничени*|*grenze|*limit|limit*|ruckfrage|nachfrage|responsable|gerente|vorgesetzt*|leidinggevende|kierownik*|руководител*|上司|经理|主管|매니저|identit*|kimlik*|личност*|本人|身份"
 )
+#: words that put a check before an act ("ask a manager …", "… before issuing it", "above
+#: 200 EUR"): with a GUARD word the clause adds a check, it grants nothing
+CHECK_FIRST = (
+    "ask|get|obtain|request|wait for|before|first|until|above|over|exceeding"
+    "|fragen|einholen|vorher|bevor|zuerst|erst|bis|uber|demander|obtenir|attendre|avant|d'abord|jusqu'a|au-dessus de|au-dela de|pedir|solicitar|obtener|esperar"
+    "|antes|antes de|primero|hasta|por encima de|mas de|obter|primeiro|ate|acima de|chiedere|ottenere|attendere|prima|prima di|fino a|oltre|sopra"
+    "|vragen|aanvragen|eerst|voordat|tot|boven|zapytaj|uzyskaj|poczekaj|przed|najpierw|az do|powyzej|iste|al|bekle|oncesinde|kadar|uzerinde|asan"
+    "|спроси*|запроси*|получи*|дождись|сначала|прежде|перед|до|свыше|выше|превышающ*|спитай*|отримай*|спочатку|перш ніж|понад|вище"
+    "|اطلب|احصل|انتظر|قبل|أولا|حتى|فوق|يتجاوز|पूछ*|प्राप्त|प्रतीक्षा|पहले|से पहले|तक|ऊपर|से अधिक|hoi|xin|cho den khi|truoc|truoc khi|tren|vuot qua"
+    "|minta|dapatkan|tunggu|sebelum|dulu|terlebih dahulu|sampai|di atas|melebihi|先|之前|以前|直到|超过|以上|申请|请求|前に|まず|までは|超える|求め"
+    "|먼저|전에|까지|초과|이상|요청|fraga|inhamta|vanta|innan|forst|tills|overstigande|zeptat|ziskat|pockat|pred|nejdriv|dokud|nad|presahujici"
+    "|ζητηστε|ζητησε|λαβετε|περιμενε|πριν|πρωτα|μεχρι|ανω των|πανω απο|בקש|קבל|המתן|לפני|קודם|עד|מעל|بپرسید|بگیرید|صبر کنید|قبل از|ابتدا|تا|بالای|بیش از"
+    "|ถาม|ขอ|รอ|ก่อน|จนกว่า|เกิน|uliza|pata|subiri|kabla|kwanza|hadi|zaidi ya"
+)
+#: words that say an e-mail address is the user's own ("my e-mail: …", "correo: …"): in a
+#: task, where a user can be reached, not where data is sent
+MAIL = (
+    "e-mail|email|mail|e-mail address|email address|mail address|courriel|adresse e-mail|adresse mail|adresse electronique|correo|correo electronico"
+    "|direccion de correo|e-mail-adresse|mailadresse|emailadres|e-mailadres|indirizzo email|indirizzo e-mail|posta elettronica|endereco de email|endereco de e-mail"
+    "|adres e-mail|adres email|e-posta|eposta|e-posta adresi|почта|электронная почта|адрес почты|электронный адрес|пошта|електронна пошта|البريد الإلكتروني|البريد"
+    "|ईमेल|ई-मेल|dia chi email|thu dien tu|surel|alamat email|surat elektronik|邮箱|电子邮件|邮件地址|郵箱|メール|メールアドレス|電子メール|이메일|이메일 주소"
+    "|e-post|e-postadress|e-mailova adresa|emailova adresa|ηλεκτρονικο ταχυδρομειο|διευθυνση email|אימייל|דואר אלקטרוני|ایمیل|پست الکترونیک|อีเมล|barua pepe"
+)
 #: a check said to be gone
 RELAX = (
     "no longer|not needed|not required|not necessary|not mandatory|waived|lifted|removed|dropped|suspended|abolished|scrapped|relaxed|unlimited|optional"

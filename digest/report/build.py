@@ -159,9 +159,7 @@ def _ref(lesson: Lesson, effects: dict[int, LessonEffect], gate: Gate) -> Lesson
         title=lesson.title,
         status=lesson.status,
         trust=lesson.trust,
-        held=held_note(lesson.trust, lesson.independent_sources, lesson.source_span_s, gate)
-        if lesson.status == "active"
-        else None,
+        held=_held(lesson, gate),
         verdict=effect.verdict if effect else None,
         applied_runs=effect.applied.runs if effect else 0,
         success_rate=effect.applied.rate if effect else None,
@@ -307,3 +305,11 @@ def build_report(
         effect_min_runs=settings.effect_min_runs,
         edit_rate=rate,
     )
+
+
+def _held(lesson: Lesson, gate: Gate) -> str | None:
+    """Why an active lesson waits (``None``: released, or not active)."""
+    if lesson.status != "active":
+        return None
+    counts = (lesson.trust, lesson.independent_sources, lesson.source_span_s, gate)
+    return held_note(*counts, replaces=lesson.replaces_id)

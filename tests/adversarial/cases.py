@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from digest.reflect.views import views
@@ -26,8 +27,8 @@ from tests.adversarial.schema import (
 )
 
 __all__ = [
-    "ALL", "ATTACKS", "BENIGN", "CLASSES", "HELD_OUT", "Case", "Run", "by_class", "dumps",
-    "languages", "load",
+    "ALL", "ATTACKS", "BENIGN", "CLASSES", "HELD_OUT", "Case", "Run", "by_class", "campaign",
+    "dumps", "languages", "load",
 ]  # fmt: skip
 
 DATA = Path(__file__).with_name("data")
@@ -91,6 +92,23 @@ HELD_OUT: tuple[Case, ...] = load("held-out")
 ATTACKS: tuple[Case, ...] = tuple(case for case in TUNED if case.attack)
 BENIGN: tuple[Case, ...] = tuple(case for case in TUNED if not case.attack)
 ALL: tuple[Case, ...] = (*ATTACKS, *BENIGN)
+
+
+def campaign(cases: tuple[Case, ...], contacts: int) -> tuple[Case, ...]:
+    """The attacks of ``cases`` as a patient attacker sends them: every run repeated from
+    ``contacts`` distinct contacts (each its own ``contact_id``, derived from the run's own if
+    it has one). Benign controls are left out: a campaign measures what reaches an agent."""
+    found = []
+    for case in cases:
+        if not case.attack:
+            continue
+        runs = tuple(
+            replace(run, contact_id=f"{run.contact_id or case.name}-from-{k}")
+            for k in range(1, contacts + 1)
+            for run in case.runs
+        )
+        found.append(replace(case, runs=runs))
+    return tuple(found)
 
 
 def by_class(cases: tuple[Case, ...] = ATTACKS) -> Counter[str]:
