@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
+from digest.config import get_settings
 from digest.errors import LessonStateError, NotFound, OwnerInputError
 from digest.lessons.release import Gate, agent_gate, held_note, release_word
 from digest.lessons.transition import StatusChange, lock_agent_lessons, transition
