@@ -93,6 +93,12 @@ ARGUMENTS: dict[str, list[str]] = {
     "lesson effect": WHO,
     "report": [*WHO, "--html", "{out}"],
     "doctor": [],
+    "question ask": [*WHO, "--", "Do you ship to Norway?"],
+    "question list": ["--tenant", TENANT],
+    "question show": ["--tenant", TENANT, "--", "{id}"],
+    "question answer": ["--tenant", TENANT, "--by", "me", "--", "{id}", "Yes."],
+    "question dismiss": ["--tenant", TENANT, "--by", "me", "--reason", "no", "--", "{id}"],
+    "forget": ["--tenant", TENANT, "--contact", "c-1"],
 }
 #: commands left out because they run until stopped (a server, a worker loop), with why.
 #: ``demo`` runs the loop once and ends, so it is not one of them.
@@ -455,7 +461,8 @@ def test_an_id_no_row_can_have(
 ) -> None:
     before = seeded()
     line = one_error(invoke(*argv(command, inputs, id_value=value)), "Invalid value")
-    assert any(f"'{name}'" in line.lower() for name in ("lesson_id", "number", "old", "new"))
+    names = ("lesson_id", "number", "old", "new", "question_id")
+    assert any(f"'{name}'" in line.lower() for name in names)
     assert seeded() == before
 
 
