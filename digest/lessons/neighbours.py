@@ -432,6 +432,22 @@ def search_view(
     return hits[:k]
 
 
+def embed_probes(
+    session: Session,
+    agent_id: int,
+    probes: Sequence[tuple[str, str | None]],
+    settings: Settings | None = None,
+) -> None:
+    """Embed the texts of ``probes`` (text, fingerprint) that searches of the agent's lessons
+    will need, in one call to the embedder: each search then finds its vector in the
+    process's cache, and so does the write that stores it with a new lesson. A probe whose
+    fingerprint is a known failure needs none (``search_view``)."""
+    view = agent_view(session, agent_id, settings)
+    texts = [text for text, fingerprint in probes if not _known_failure(view, fingerprint)]
+    if view.embedder is not None and texts:
+        vectors_for(view.embedder, list(dict.fromkeys(texts)))
+
+
 def _known_failure(view: View, fingerprint: str | None) -> bool:
     if fingerprint is None or states_a_fact(fingerprint):
         return False
