@@ -241,9 +241,10 @@ class StaticEmbedder:
         vectors = []
         for text in texts:
             ids = np.fromiter(tokenizer.tokenize(text), dtype=np.intp)
-            # (1 x n) @ (n x 128): the weighted sum of the rows, in float32
-            vector = table.weights[ids] @ table.rows[ids].astype(np.float32)
-            norm = float(np.sqrt(vector @ vector))
+            # the weighted sum of the rows, in float32, on this thread (not a multi-threaded
+            # BLAS: digest.identity.index.matrix_times)
+            vector = np.einsum("i,ij->j", table.weights[ids], table.rows[ids].astype(np.float32))
+            norm = float(np.sqrt(np.einsum("i,i->", vector, vector)))
             vectors.append(vector / norm if norm > 0 else vector)
         return vectors
 
