@@ -39,9 +39,12 @@ from digest.identity.embedding import Embedder, cosine_scale, from_bytes
 from digest.identity.index import AgentIndex, Entry, Hit, sort_key
 from digest.lessons.transition import moved_in_transaction
 from digest.lessons.vectors import cue_vectors, embedder, vector_key, vectors_for
+from digest.logs import get_logger
 from digest.models import Agent, Lesson, as_utc, utcnow
 from digest.runtime import runtime
 from digest.text import lesson_text
+
+log = get_logger("digest.identity")
 
 
 class StoredLesson(Protocol):
@@ -355,6 +358,28 @@ def agent_view(
         if not own_writes:
             _keep(key, bank)
     return View(bank, found)
+
+
+def refresh_kept(agent_id: int, settings: Settings | None = None) -> None:
+    """After a write of the agent's lessons has committed: bring this process's kept index of
+    the agent up to date now, if it keeps one, so that the next search (an agent's
+    ``pitfalls`` in the embedded mode, the next reflection) finds it current instead of
+    reading the overlay on its turn. Best effort: a failure is logged, and that search
+    refreshes it."""
+    from digest.db import get_engine, read_scope
+
+    settings = settings or get_settings()
+    url = get_engine(settings.database_url).url.render_as_string(hide_password=True)
+    banks = runtime().piece(_Banks)
+    with banks.lock:
+        kept = (url, agent_id) in banks.by_agent
+    if not kept:
+        return  # never searched here: building it now would be work nobody asked for
+    try:
+        with read_scope(settings.database_url) as session:
+            agent_view(session, agent_id, settings)
+    except Exception as exc:
+        log.warning("index_refresh_failed", agent_id=agent_id, error=f"{type(exc).__name__}")
 
 
 def _keep(key: tuple[str, int], bank: _Bank) -> None:
