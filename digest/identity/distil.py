@@ -245,7 +245,9 @@ def _cosine_scale(table: Table, session: Any) -> np.ndarray:
     x = np.array([static_cos[other].mean(), static_cos[same].mean()])
     y = np.array([model_cos[other].mean(), model_cos[same].mean()])
     slope = (y[1] - y[0]) / (x[1] - x[0])
-    return np.array([x[0] + (COS_ZERO - y[0]) / slope, x[0] + (COS_ONE - y[0]) / slope], np.float64)
+    scale = [x[0] + (COS_ZERO - y[0]) / slope, x[0] + (COS_ONE - y[0]) / slope]
+    # rounded: the last bits of a float sum differ between CPUs, the table must not
+    return np.round(np.array(scale, np.float64), 4)
 
 
 # --- files -----------------------------------------------------------------------------------

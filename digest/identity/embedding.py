@@ -62,7 +62,7 @@ STATIC_SHA256 = {
     "rows.npy": "9738040c589cbb4268a472e0643a4307c50595377aede3e619e273b114d11a91",
     "weights.npy": "1c65d4f9a3783189d5f160403ab94c40bd1168de2afcb69fe63a39adc5dbbf7a",
     "projection.npy": "ebb15808b75c2f5ef8ad9906dc9f5cd067fc32572f2df4a5a48f2ee7b5760dc9",
-    "scale.npy": "922f0f1854299e579b66f62684596dd999a7d40c71302073cac9b4aae33199f6",
+    "scale.npy": "fc9edb824202c8ff14315b160e582a4c3eb8c86978de0de014f27ee76644d961",
 }
 
 #: the name the local model's vectors carry
