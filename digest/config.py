@@ -83,10 +83,12 @@ class Settings(BaseSettings):
     llm_slot_wait_s: float = Field(default=10.0, ge=0)
 
     # --- identity: embeddings for semantic neighbours (digest.identity) ----------------------
-    #: "local" (all-MiniLM-L6-v2, int8 ONNX, on this CPU; installed with the package), "none"
-    #: (lexical neighbours only), or any litellm embedding model, e.g.
+    #: "static" (a static table distilled from all-MiniLM-L6-v2: numpy only, microseconds per
+    #: text), "local" (all-MiniLM-L6-v2 itself, int8 ONNX, on this CPU through onnxruntime;
+    #: both installed with the package), "none" (lexical neighbours only), or any litellm
+    #: embedding model, e.g.
     #: "openai/text-embedding-3-small" (with embedding_api_base / embedding_api_key)
-    embedding_model: str = "local"
+    embedding_model: str = "static"
     embedding_api_base: str | None = None
     embedding_api_key: SecretStr | None = None
     embedding_timeout_s: float = Field(default=30.0, gt=0)

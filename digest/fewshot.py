@@ -62,7 +62,7 @@ from sqlalchemy.orm import Session
 from digest.agent_text import safe_draft
 from digest.config import get_settings
 from digest.db import read_scope
-from digest.identity.embedding import Embedder
+from digest.identity.embedding import Embedder, cosine_scale
 from digest.identity.index import AgentIndex, Entry
 from digest.lessons.release import Gate, released_clause
 from digest.lessons.vectors import embedder, vectors_for
@@ -338,6 +338,7 @@ def _build_index(edits: list[_Edit], found: Embedder | None) -> tuple[AgentIndex
                 meta=edit.example,
             )
             for i, edit in enumerate(edits)
-        ]
+        ],
+        cosine_scale(found),
     )
     return index, found is None or not edits or vectors is not None

@@ -35,6 +35,7 @@ from sqlalchemy import func, select, update
 from digest.config import Settings, get_settings
 from digest.db import read_scope, session_scope
 from digest.errors import InvalidArgument, is_time_limit
+from digest.lessons.neighbours import refresh_kept
 from digest.logs import get_logger
 from digest.model.seam import time_budget
 from digest.models import Agent, Event, Tenant, as_utc, utcnow
@@ -99,6 +100,8 @@ def reflect_pending(
         if pass_on and batch.next_pending is not None and batch.in_process:
             _pass_on(batch, settings)
     if batch.agent_id is not None and any(r.status == "reflected" for r in results):
+        # the agent's index brought up to date on the write, not on an agent's next turn
+        refresh_kept(batch.agent_id, settings)
         _after_reflect(batch.agent_id, settings)
     return batch.results + results
 

@@ -25,19 +25,20 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from sqlalchemy import select, text, update
-from sqlalchemy.orm import Session
+from sqlalchemy import select
 
 from digest.agent_text import UNTRUSTED, for_agent
 from digest.config import get_settings
-from digest.db import read_scope, session_scope
+from digest.db import read_scope
 from digest.identity.index import AgentIndex, Entry, keyword_weights
 from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.called import called_names
-from digest.lessons.neighbours import agent_view, probe_vector
+from digest.lessons.hits import count_hits
+from digest.lessons.neighbours import agent_view, vector_soon
 from digest.lessons.release import Gate, released_clause, released_parts
+from digest.lessons.vectors import embedder
 from digest.logs import get_logger
 from digest.models import Agent, Lesson, Tenant, as_utc, utcnow
 from digest.redact import driver_line
@@ -139,8 +140,9 @@ def pitfalls(
     from the database (status, counts and text as of now) and ordered by relevance faded by
     how long the lesson went unused (1/2 per ``DIGEST_LESSON_HALF_LIFE_DAYS`` since it was last
     surfaced, supported or learned: ``best_of``), then the lesson surfaced more often, then the
-    one seen most recently. Surfaced lessons get
-    ``hit_count + 1`` and ``last_seen_at = now``.
+    one seen most recently. Surfaced lessons get ``hit_count + 1`` and ``last_seen_at = now``,
+    written just after the call returns, off the agent's turn (``digest.lessons.hits``;
+    ``flush_hits`` waits for them).
 
     ``style="block"`` gives the KNOWN PITFALLS block, one ``  - [title] correction (#id)`` line
     per lesson, trusted lessons first and those distilled from run text (untrusted or
@@ -176,19 +178,23 @@ def _surface(
     tenant: str, agent: str, prompt: str, words: list[str], k: int, contact_id: str | None
 ) -> list[_Pitfall]:
     """Rank the agent's released lessons for the prompt over its in-memory index (see
-    ``pitfalls``), read the few best back as of now, and count the hits, in one
-    transaction."""
-    with session_scope() as session:
+    ``pitfalls``), read the few best back as of now, and queue their hits."""
+    settings = get_settings()
+    # The prompt's embedding starts before the reads and is joined after them.
+    vector_of = vector_soon(embedder(settings), prompt)
+    # Reads only, each in autocommit (no BEGIN/COMMIT round trips); the hits are written
+    # after the agent has its answer (digest.lessons.hits).
+    with read_scope() as session:
         found = session.execute(
-            select(Agent.id, Tenant)
+            select(Agent.id, Agent.lesson_epoch, Tenant)
             .join(Tenant, Tenant.id == Agent.tenant_id)
             .where(tenant_named(tenant), agent_named(agent))
         ).first()
         if found is None:
             return []
-        agent_id, gate = found[0], Gate.of(found[1], get_settings())
-        view = agent_view(session, agent_id)
-        vector = probe_vector(view, prompt) if view.embedder is not None and prompt else None
+        agent_id, gate = found[0], Gate.of(found[2], settings)
+        view = agent_view(session, agent_id, settings, epoch=int(found[1] or 0))
+        vector = vector_of() if view.embedder is not None else None
         # only what the release rule lets an agent read (digest.lessons.release)
         scores = prompt_scores(released_parts(view.parts(), gate), words, vector, k, contact_id)
         if not scores:
@@ -214,9 +220,9 @@ def _surface(
             if row.status == "active"
             and (row.expires_at is None or as_utc(row.expires_at) > utcnow())
         ]
-        rows = best_of(rows, scores, k, get_settings().lesson_half_life_days)
-        if rows:
-            _count_hits(session, [row.id for row in rows])
+        rows = best_of(rows, scores, k, settings.lesson_half_life_days)
+    if rows:
+        count_hits(settings.database_url, [row.id for row in rows])
     return [
         _Pitfall(
             row.id,
@@ -334,26 +340,6 @@ def _agent_wide(entry: Entry) -> bool:
 def _of_contact(contact_id: str) -> Callable[[Entry], bool]:
     # A contact's own preference must not reach another contact's conversation.
     return lambda entry: entry.meta.scope == "contact" and entry.meta.contact_id == contact_id
-
-
-def _count_hits(session: Session, ids: list[int]) -> None:
-    """One UPDATE of the surfaced lessons. Rows another transaction holds (a writer, or a
-    concurrent pitfalls call) are skipped rather than waited for: the agent never queues
-    behind a lock, and two calls cannot deadlock. Such a lesson misses one hit. (SQLite has no
-    row locks and ignores SKIP LOCKED; it serialises writers anyway.)"""
-    if session.get_bind().dialect.name == "postgresql":
-        # A hit count is a statistic: its commit need not wait for the disk (a crash may lose
-        # the last few hits, never a lesson), which is a large share of a call's time.
-        session.execute(text("SET LOCAL synchronous_commit TO OFF"))
-    free = Lesson.__table__.alias("free")  # an alias: not correlated with the UPDATE target
-    lockable = select(free.c.id).where(free.c.id.in_(ids)).with_for_update(skip_locked=True)
-    session.execute(
-        update(Lesson)
-        .where(Lesson.id.in_(lockable))
-        .values(hit_count=Lesson.hit_count + 1, last_seen_at=utcnow())
-        # updated_at is left alone: a hit does not change the lesson (compose reads updated_at).
-        .execution_options(synchronize_session=False)
-    )
 
 
 #: a lesson from run text names only what its latest runs called, this many of them

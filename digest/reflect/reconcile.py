@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from digest import facts
 from digest import fingerprint as fp
-from digest.lessons.neighbours import Neighbour, find_neighbours
+from digest.lessons.neighbours import Neighbour, embed_probes, find_neighbours
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
@@ -282,6 +282,8 @@ def read_neighbours(
     epoch = 0
     if with_epoch:
         epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0
+    # every candidate's vector in one call to the embedder (a batch), before the searches
+    embed_probes(session, agent_id, [(candidate_text(c), c.fingerprint) for c in candidates])
     return Snapshot(
         k=k,
         epoch=int(epoch),

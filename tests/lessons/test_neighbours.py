@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 import digest
 from digest.db import get_engine, session_scope
-from digest.lessons.neighbours import find_neighbours
+from digest.lessons.neighbours import find_neighbours, refresh_kept
 from digest.lessons.owner import reset_lessons, set_lesson_status
 from digest.lessons.store import Candidate, supersede_lesson, update_lesson
 from digest.lessons.transition import bump_epoch
@@ -99,6 +99,36 @@ def test_the_index_is_kept_per_epoch_and_only_new_rows_are_read_after_a_write(
             find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
         read = [s for s in statements if "FROM lessons" in s]
         assert len(read) == 1 and "updated_at >=" in read[0], read  # only the rows since
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+
+
+def test_a_write_refreshes_the_kept_index_so_the_next_search_reads_no_lesson(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    anchor = first_lesson(tenant)
+    other = first_lesson(tenant, "never-searched")
+    probe = "seed lesson"
+    statements: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    engine = get_engine()
+    with session_scope() as session:
+        find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
+        bump_epoch(session, anchor.agent_id)  # a write, committed with this scope
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        refresh_kept(other.agent_id)  # not kept here: nothing is built, nothing read
+        assert not statements, statements
+        refresh_kept(anchor.agent_id)  # after the write, as the pipeline does
+        assert [s for s in statements if "FROM lessons" in s], statements
+        statements.clear()
+        with session_scope() as session:  # the agent's next turn: its index is current
+            found = find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
+        assert not [s for s in statements if "FROM lessons" in s], statements
+        assert [n.lesson_id for n in found] == [anchor.id]
     finally:
         event.remove(engine, "before_cursor_execute", seen)
 

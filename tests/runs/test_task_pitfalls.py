@@ -5,8 +5,9 @@ message must show the lesson of every error the earlier trials hit, each recurri
 end at exactly one active lesson, and nothing of the users' tasks may reach what an agent
 reads (pitfalls, the learning document, its summary; DESIGN §8).
 
-The runs are data (``tests/runs/data``), measured with keywords alone and with the local
-embedding model (a real deployment's default). The held-out split, which nothing was tuned
+The runs are data (``tests/runs/data``), measured with keywords alone and with the static
+embedding table (a real deployment's default; the ONNX model it is distilled from, ``local``,
+reached 88% on the tuned split, the table 82%). The held-out split, which nothing was tuned
 on, must reach the target (90%). The tuned split was written to be harder (later messages
 that share few or no words with the earlier tasks: "the plate I received is cracked" for
 "the mug arrived broken") and is held at what it reached, so that it cannot slide back.
@@ -37,8 +38,8 @@ from tests.runs.corpus import Kind, load
 AGENT = "shop-agent"
 #: the share of (later task, error) pairs whose lesson pitfalls must show, on held-out runs
 TARGET = 0.9
-#: …and on the tuned split, per embedder: what it reached (78% and 88%), to hold it there
-TUNED_FLOOR = {"none": 0.75, "local": 0.85}
+#: …and on the tuned split, per embedder: what it reached (78% and 82%), to hold it there
+TUNED_FLOOR = {"none": 0.75, "static": 0.8}
 _ID = re.compile(r"\(#(\d+)\)")
 _WORD = re.compile(r"[^\W\d_]+")
 #: per kind: each error its trials hit (tool and error template) → the lesson teaching it
@@ -153,11 +154,11 @@ def _learn(tenant: str, *splits: str) -> tuple[list[Kind], Families]:
     return kinds, _families(tenant, kinds, events)
 
 
-@pytest.fixture(params=["none", "local"])
+@pytest.fixture(params=["none", "static"])
 def embedder(
     request: pytest.FixtureRequest, sqlite_env: str, monkeypatch: pytest.MonkeyPatch
 ) -> str:
-    """Retrieval by keywords alone, and hybrid with the local embedding model (the default
+    """Retrieval by keywords alone, and hybrid with the static embedding table (the default
     of a real deployment)."""
     monkeypatch.setenv("DIGEST_EMBEDDING_MODEL", request.param)
     _reset_process_state()
