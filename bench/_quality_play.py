@@ -228,9 +228,11 @@ def observe(url: str, tenant: str, case: Case) -> Observed:
                 None if by is None else int(by),
                 frozenset(cites.get(int(i), ())),
                 frozenset(retired.get(int(i), ())),
+                None if replaces is None else int(replaces),
             )
-            for i, s, by in conn.execute(
-                "SELECT id, status, superseded_by_id FROM lessons WHERE agent_id = %s", agent
+            for i, s, by, replaces in conn.execute(
+                "SELECT id, status, superseded_by_id, replaces_id FROM lessons WHERE agent_id = %s",
+                agent,
             )
         )
         runs: dict[str, list[int]] = {}

@@ -11,8 +11,13 @@ events would pass.)
 2. A matched rule checks its lesson's status: active when the rule stands; when the rule is
    ``superseded_by`` another, ``superseded`` with ``superseded_by_id`` the other rule's
    lesson and a DELETE row in its history, written for an event of the other rule, with a
-   reason (the history says why). A reversal whose old lesson is still active is **kept
-   both**; a lesson that should stand but was superseded is **superseded wrongly**.
+   reason (the history says why). Under the release rule (issue 25) one untrusted run may not
+   change what agents read: when the old lesson was already released, the reversal's lesson
+   is held and names the old one it *replaces* once corroborated (``lessons.replaces_id``),
+   and agents keep the old words until then. That is right too, counted apart as **waiting**
+   (a second source, or a person, completes it). A reversal whose old lesson is still active
+   with nothing replacing it is **kept both**; a lesson that should stand but was superseded
+   is **superseded wrongly**.
 3. A rule with no lesson of its own is **merged** when its events sit in a lesson that also
    holds events no one rule groups with them, **split** when they are spread over lessons each
    holding a part of it, **missing** when no lesson cites them, or only lessons matched to
@@ -58,6 +63,8 @@ class Seen:
     cites: frozenset[str]
     #: events of the case that wrote a DELETE row with a reason on this lesson
     retired_by: frozenset[str] = frozenset()
+    #: the released lesson this held one replaces once corroborated (``lessons.replaces_id``)
+    replaces: int | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,8 @@ class Graded:
     #: reversals expected, and how many superseded as they should
     reversals: int = 0
     superseded: int = 0
+    #: reversals of a released lesson waiting, as held replacements, for corroboration
+    waiting: int = 0
     #: reversals whose new event's candidates the judge was asked about
     asked: int = 0
     events: int = 0
@@ -128,7 +137,7 @@ def grade(case: Case, observed: Observed) -> Graded:
     taken = {lesson.lesson_id for lesson in matched.values()}
     loose = [lesson for lesson in lessons if lesson.lesson_id not in taken]
     findings: list[tuple[str, str]] = []
-    superseded = asked = reversals = 0
+    superseded = waiting = asked = reversals = 0
     order = [event.id for event in case.events]
     for rule in case.rules:
         if rule.superseded_by is not None:
@@ -156,6 +165,12 @@ def grade(case: Case, observed: Observed) -> Graded:
             and lesson.retired_by & newer.events
         ):
             superseded += 1
+        elif (
+            lesson.status == "active"
+            and newer_lesson is not None
+            and newer_lesson.replaces == lesson.lesson_id
+        ):
+            waiting += 1  # the release rule: one run's reversal waits for a second source
         elif lesson.status == "active":
             findings.append(("kept both", f"{rule.name}: still active beside {rule.superseded_by}"))
         else:
@@ -180,7 +195,7 @@ def grade(case: Case, observed: Observed) -> Graded:
     counts = dict(Counter(kind for kind, _ in findings))
     return Graded(
         case=case, verdict=verdict, findings=tuple(findings), reversals=reversals,
-        superseded=superseded, asked=asked, events=len(case.events),
+        superseded=superseded, waiting=waiting, asked=asked, events=len(case.events),
         calls=sum(r.calls for r in runs), prompt_tokens=sum(r.prompt_tokens for r in runs),
         counts=counts,
     )  # fmt: skip

@@ -22,7 +22,9 @@ stand-in, a real worker process judging with ``openai/loopback``, an OpenAI-comp
 answering every request with the offline rules over HTTP (an oracle is not allowed to peek:
 the stand-in's reconcile answers know nothing the ground truth says). Each judge gets a fresh
 PostgreSQL database. Grading (``bench/_quality_verdict.py``) reads the bank back: right, merged,
-split, kept both (a reversal that did not supersede), superseded wrongly, and the rest.
+split, kept both (a reversal that did not supersede, and no held lesson waits to replace it),
+superseded wrongly, and the rest; a reversal of a released lesson that one run reported waits,
+held, to replace it (the release rule) and is counted apart as held.
 
 Then a stream where half the events repeat an earlier one with other ids (the stream of
 ``bench/llm_calls.py``: ``_stream.make_stream(repeats="other_ids")``, one agent, seed 101, here
@@ -156,7 +158,9 @@ def summary(graded: list[Graded]) -> dict[str, float]:
     verdicts = Counter(g.verdict for g in graded)
     row: dict[str, float] = {"cases": len(graded), **{k: verdicts[k] for k in SHOWN}}
     row["other"] = len(graded) - sum(verdicts[k] for k in SHOWN)
-    for name in ("superseded", "reversals", "asked", "events", "calls", "prompt_tokens"):
+    for name in (
+        "superseded", "waiting", "reversals", "asked", "events", "calls", "prompt_tokens",
+    ):  # fmt: skip
         row[name] = sum(getattr(g, name) for g in graded)
     return row
 
@@ -177,7 +181,9 @@ def table(run: JudgeRun) -> str:
         r = summary(found)
         lines.append(" | ".join([
             split, cls, *(f"{r[k]:.0f}" for k in ("cases", *SHOWN, "other")),
-            f"{r['superseded']:.0f}/{r['reversals']:.0f}", f"{r['asked']:.0f}/{r['reversals']:.0f}",
+            f"{r['superseded']:.0f}/{r['reversals']:.0f}"
+            + (f" (+{r['waiting']:.0f} held)" if r["waiting"] else ""),
+            f"{r['asked']:.0f}/{r['reversals']:.0f}",
             f"{r['calls'] / r['events']:.2f}", f"{r['prompt_tokens'] / r['events']:.0f}",
         ]))  # fmt: skip
     return "\n".join(lines)
@@ -208,8 +214,14 @@ def figures(run: JudgeRun) -> list[Figure]:
         )
         if r["reversals"]:
             note += (
-                f"; superseded {r['superseded']:.0f} of {r['reversals']:.0f} reversals, the"
-                f" judge asked about {r['asked']:.0f}"
+                f"; superseded {r['superseded']:.0f} of {r['reversals']:.0f} reversals"
+                + (
+                    f" ({r['waiting']:.0f} more held to replace a released lesson once a"
+                    " second source reports it)"
+                    if r["waiting"]
+                    else ""
+                )
+                + f", the judge asked about {r['asked']:.0f}"
             )
         share = 100 * r["right"] / r["cases"]
         found.append(

@@ -54,8 +54,9 @@ RUNS = {**DONE, "e4": EventRun("skipped", calls=1)}
 
 def _seen(lesson_id: int, cites: str, status: str = "active", **kw: Any) -> Seen:
     return Seen(
-        lesson_id, status, kw.get("by"), frozenset(cites.split()), kw.get("retired", frozenset())
-    )
+        lesson_id, status, kw.get("by"), frozenset(cites.split()),
+        kw.get("retired", frozenset()), kw.get("replaces"),
+    )  # fmt: skip
 
 
 RIGHT = (
@@ -131,6 +132,17 @@ def test_a_right_bank_is_right_and_counts_the_supersession() -> None:
 def test_a_wrong_bank_is_graded_wrong(lessons: tuple[Seen, ...], verdict: str) -> None:
     graded = grade(REVERSAL, Observed(lessons, RUNS))
     assert graded.verdict == verdict, graded.findings
+
+
+def test_a_held_replacement_of_a_released_lesson_is_right_and_counted_apart() -> None:
+    """One run's reversal of a lesson agents already read waits, held, to replace it (the
+    release rule): right, counted as waiting, not superseded; a held lesson that replaces
+    some other lesson does not excuse the old one."""
+    waiting = (_seen(1, "e1"), _seen(2, "e2", replaces=1), _seen(3, "e3"))
+    graded = grade(REVERSAL, Observed(waiting, RUNS))
+    assert (graded.verdict, graded.superseded, graded.waiting) == ("right", 0, 1)
+    elsewhere = (_seen(1, "e1"), _seen(2, "e2", replaces=3), _seen(3, "e3"))
+    assert grade(REVERSAL, Observed(elsewhere, RUNS)).verdict == "kept both"
 
 
 def test_a_rule_spread_over_lessons_is_split_and_a_failed_event_is_reported() -> None:
