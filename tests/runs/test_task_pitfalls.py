@@ -26,6 +26,7 @@ import digest
 from digest.db import session_scope
 from digest.fingerprint import error_template, subject_of, tool_key
 from digest.lessons.cues import telling_words
+from digest.lessons.hits import flush_hits
 from digest.model.error_families import FAMILIES
 from digest.models import Lesson, LessonEvidence
 from digest.pipeline import drain, improve_now
@@ -131,6 +132,9 @@ def _measure(tenant: str, kinds: list[Kind], families: Families) -> tuple[Measur
     for kind in kinds:
         for message in kind.later:
             block = digest.pitfalls(tenant, AGENT, message)
+            # the hits this turn counts are written after it returns (digest.lessons.hits);
+            # the next turn ranks ties by them, so wait for them as a later turn would have
+            flush_hits()
             blocks.append(block)
             shown = {int(found) for found in _ID.findall(block)}
             for key, lesson in families[kind.name].items():
