@@ -103,6 +103,19 @@ def down_server(
 
 
 @pytest.fixture()
+def page(server: Server) -> Iterator[object]:
+    """A page of a real headless Chromium (tests/browser.py) on the server, 1280 px wide."""
+    from tests.browser import chromium
+
+    with chromium() as browser:
+        context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+
+
+@pytest.fixture()
 def client(server: Server) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=10) as http:
         yield http

@@ -6,13 +6,12 @@ tenant's question is 404; the other kind of key is 403; bad input is 422 naming 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
-import pytest
 
-from tests.browser import chromium, screenshot_path
+from tests.browser import screenshot_path
 from tests.conftest import WorkerProcess, wait_until
 from tests.service.conftest import Server, Tenant
 
@@ -42,22 +41,12 @@ def _ask(server: Server, owner: Tenant, thread: int) -> dict[str, object]:
     return dict(answer.json())
 
 
-@pytest.fixture()
-def browser_page(server: Server) -> Iterator[object]:
-    with chromium() as browser:
-        context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
-
-
 def test_ten_threads_ask_one_question_and_the_owners_answer_in_the_review_page_closes_it(
     server: Server,
     client: httpx.Client,
     make_tenant: Callable[[], Tenant],
     start_worker: Callable[..., WorkerProcess],
-    browser_page: object,
+    page: object,
 ) -> None:
     from playwright.sync_api import Page, expect
 
@@ -87,7 +76,6 @@ def test_ten_threads_ask_one_question_and_the_owners_answer_in_the_review_page_c
     assert empty.status_code == 422 and "question" in empty.text
 
     # the owner answers in the review page
-    page = browser_page
     assert isinstance(page, Page)
     page.goto("/review/login")
     page.fill("#key", owner.owner_key)

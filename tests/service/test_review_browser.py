@@ -5,26 +5,12 @@ without the CSRF token is refused. Screenshots are kept in ``test-artifacts/``."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 import digest
 from digest.agents import agent_settings
 from digest.lessons.service import lesson_detail
 from digest.versions.queries import list_versions
-from tests.browser import chromium, screenshot_path, shoot_widths
-from tests.service.conftest import ReviewScene, Server
-
-
-@pytest.fixture()
-def page(server: Server) -> Iterator[object]:
-    with chromium() as browser:
-        context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
+from tests.browser import screenshot_path, shoot_widths
+from tests.service.conftest import ReviewScene
 
 
 def test_an_owner_approves_a_pending_version_after_reading_its_diff(
