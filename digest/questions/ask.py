@@ -190,13 +190,16 @@ def _ask(given: _Given, settings: Settings) -> Asked:
                 frees_at = _budget(conn, settings, tenant_id, agent_id, now)[1]
                 return Asked("limited", question_id=found.id, count=joined.ask_count,
                              frees_at=frees_at)  # fmt: skip
-            found = None  # it closed meanwhile: decide again below
+            # it was answered or dismissed meanwhile: decide again, under the lock
     with engine.begin() as conn:
-        if found is None:
-            _lock(conn, tenant_id)
-            # another process may have opened it meanwhile (this statement sees its commit)
-            queued = conn.execute(_candidates(agent_id, now, queued_only=True)).all()
-            found = _queued(queued, asked)
+        _lock(conn, tenant_id)
+        # read again: another process may have opened, answered or closed it meanwhile (this
+        # statement sees every commit before the lock was granted)
+        rows = conn.execute(_candidates(agent_id, now)).all()
+        known = _known(rows, asked)
+        if known is not None:
+            return known
+        found = _queued(rows, asked)
         if found is not None:
             return _join(conn, found, given, now, settings, tenant_id, agent_id)
         return _open(conn, given, now, settings, tenant_id, agent_id)
@@ -233,7 +236,7 @@ def _join_at_once(conn: Connection, question_id: int, given: _Given, now: dateti
     return conn.execute(select(joined.c.ask_count, joined.c.status).add_cte(added)).first()
 
 
-def _candidates(agent_id: int, now: datetime, *, queued_only: bool = False) -> Any:
+def _candidates(agent_id: int, now: datetime) -> Any:
     """Everything ``ask`` compares a question with, as one statement: the agent's active
     owner-answer lessons (``kind`` 'lesson'), the questions its owner answered in the queue
     with their answer's event and lesson ('answered'), and its open and held questions."""
@@ -245,8 +248,6 @@ def _candidates(agent_id: int, now: datetime, *, queued_only: bool = False) -> A
         null().cast(text_).label("lesson_status"), null().cast(text_).label("situation"),
         null().cast(text_).label("correction"),
     ).where(Question.agent_id == agent_id, Question.status.in_(("open", "held")))  # fmt: skip
-    if queued_only:
-        return queued
     lessons = select(
         literal("lesson", text_).label("kind"), Lesson.id, Lesson.situation.label("text"),
         Lesson.correction.label("answer"), literal(0, number).label("ask_count"),
@@ -336,10 +337,12 @@ def _join(
 ) -> Asked:
     count = conn.execute(
         update(Question)
-        .where(Question.id == found.id)
+        .where(Question.id == found.id, Question.status.in_(("open", "held")))
         .values(ask_count=Question.ask_count + 1, last_asked_at=now)
         .returning(Question.ask_count, Question.status)
-    ).one()
+    ).first()
+    if count is None:  # closed since it was read (an answer takes no lock): a new question
+        return _open(conn, given, now, settings, tenant_id, agent_id)
     _record_ask(conn, found.id, given, now)
     if count.status == "open":
         return Asked("asked", question_id=found.id, count=count.ask_count)
