@@ -93,9 +93,17 @@ def test_a_reflect_task_is_seen_by_an_event_monitor(
     thread.start()
     assert ready.wait(10)
     # The receiver exists before it subscribes, and an event sent before that is lost to it
-    # (a fast worker's task-received was): it listens once it has heard the worker's
-    # heartbeat, which the worker sends every 2 s.
-    wait_until(lambda: any(e.get("type") == "worker-heartbeat" for e in seen), 30, "a heartbeat")
+    # (a fast worker's task-received was): it listens once it has heard an event of our own,
+    # sent until it arrives (the worker's heartbeats are not a signal to rely on: a loaded
+    # host delays them, and a worker may run without them).
+    with monitor.connection_for_write() as connection:
+        probe = monitor.events.Dispatcher(connection, enabled=True)
+
+        def heard() -> bool:
+            probe.send("digest-test-probe")
+            return any(e.get("type") == "digest-test-probe" for e in seen)
+
+        wait_until(heard, 30, "the monitor hearing its own probe event")
     event_id = digest.record_run(
         tenant, "bot", task="refund order 7", outcome="failure", error="amount is required"
     )
