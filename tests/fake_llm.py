@@ -238,7 +238,7 @@ class ChaosLLM(_Loopback):
                 return
 
             def do_POST(self) -> None:
-                started, status, model = time.time(), 0, ""
+                started, status, model, counted = time.time(), 0, "", True
                 with chaos._lock:
                     chaos.in_flight += 1
                     chaos.max_in_flight = max(chaos.max_in_flight, chaos.in_flight)
@@ -267,11 +267,19 @@ class ChaosLLM(_Loopback):
                     self.send_header("Content-Length", str(len(data)))
                     if status == 429:
                         self.send_header("Retry-After", chaos.retry_after)
+                    # the request stops counting as in flight before its answer goes out: the
+                    # client frees its slot the moment it reads the answer, and a thread that
+                    # wrote it may run its bookkeeping only after the next request arrived (the
+                    # span counted is inside the client's, so the check stays strict)
+                    with chaos._lock:
+                        chaos.in_flight -= 1
+                        counted = False
                     self.end_headers()
                     self.wfile.write(data)
                 finally:
                     with chaos._lock:
-                        chaos.in_flight -= 1
+                        if counted:
+                            chaos.in_flight -= 1
                         chaos.calls.append((started, time.time(), status, model))
 
         return Handler
