@@ -328,12 +328,12 @@ class Settings(BaseSettings):
 
     def __repr__(self) -> str:  # secrets stay out of logs and tracebacks
         return (
-            f"Settings(database_url={_redact_url(self.database_url)!r}, "
-            f"broker_url={_redact_url(self.broker_url or '')!r}, llm_model={self.llm_model!r})"
+            f"Settings(database_url={redact_url(self.database_url)!r}, "
+            f"broker_url={redact_url(self.broker_url or '')!r}, llm_model={self.llm_model!r})"
         )
 
 
-def _redact_url(url: str) -> str:
+def redact_url(url: str) -> str:
     """Hide the password part of a URL (``scheme://user:secret@host`` → ``user:***@host``)."""
     if "@" not in url or "://" not in url:
         return url

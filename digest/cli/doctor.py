@@ -47,7 +47,15 @@ def _settings() -> tuple[Check, Any]:
         settings = get_settings()
     except ConfigError as exc:
         return Check("settings", FAIL, str(exc)), None
-    return Check("settings", OK, f"valid ({settings!r})"), settings
+    from digest.config import redact_url
+
+    broker = redact_url(settings.broker_url) if settings.broker_url else "none (embedded)"
+    return Check(
+        "settings",
+        OK,
+        f"valid: database {redact_url(settings.database_url)}, broker {broker}, "
+        f"model {settings.llm_model}",
+    ), settings
 
 
 def _names() -> Check:
