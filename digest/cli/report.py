@@ -176,6 +176,8 @@ def _topic_rows(topics: list[Topic], weeks: list[str], title: str, effect: bool)
     for number, topic in enumerate(topics, start=1):
         lesson = topic.lesson
         named = f"#{lesson.id} {lesson.title} ({lesson.status})" if lesson else "no lesson yet"
+        if topic.why_none:
+            named += f" ({topic.why_none})"
         if lesson and lesson.held:
             named += f" ({lesson.held}, no agent reads it yet)"
         counts = topic.counts if shown else []

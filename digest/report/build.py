@@ -55,15 +55,25 @@ class _Topics:
         self.weeks = weeks
         self.counts: dict[str, list[int]] = {}
         self.labels: dict[str, tuple[str, str]] = {}
+        self.statuses: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self.cited: defaultdict[str, Counter[int]] = defaultdict(Counter)
         #: the fingerprint of a topic's lesson, where it is not the topic's own key
         self.lesson_keys: dict[str, str] = {}
 
     def add(
-        self, key: str, kind: str, label: str, week: int, cited: list[int], lesson_key: str = ""
+        self,
+        key: str,
+        kind: str,
+        label: str,
+        week: int,
+        cited: list[int],
+        lesson_key: str = "",
+        status: str = "",
     ) -> None:
         counts = self.counts.setdefault(key, [0] * self.weeks)
         counts[week] += 1
+        if status:
+            self.statuses[key][status] += 1
         self.labels.setdefault(key, (kind, label))
         self.cited[key].update(cited)
         if lesson_key:
@@ -81,6 +91,7 @@ class _Topics:
                 label=self.labels[key][1],
                 counts=self.counts[key],
                 lesson=lessons.get(key),
+                statuses=dict(self.statuses[key]),
             )
             for key in ranked
         ]
@@ -192,8 +203,8 @@ def _failure_topics(
     ]
     cited = _evidence(session, agent_id, "run_outcome", start)
     topics = _Topics(weeks)
-    for event_id, at, payload in session.execute(
-        select(Event.id, Event.created_at, Event.payload)
+    for event_id, at, payload, status in session.execute(
+        select(Event.id, Event.created_at, Event.payload, Event.status)
         .where(
             Event.agent_id == agent_id,
             Event.kind == "run_outcome",
@@ -213,21 +224,22 @@ def _failure_topics(
                 kind, label = "tool", f"{failure.tool}: {failure.template}"
             else:
                 kind, label = "run", f"run error: {failure.template}"
-            topics.add(failure.key, kind, short_label(label), week, lessons)
+            topics.add(failure.key, kind, short_label(label), week, lessons, status=status)
         if failures:
             continue
         if lessons:
-            topics.add(f"lesson:{lessons[0]}", "lesson", "", week, lessons)
+            topics.add(f"lesson:{lessons[0]}", "lesson", "", week, lessons, status=status)
         else:
-            topics.add("other", "other", "failed without reporting an error", week, [])
+            label = "failed without reporting an error"
+            topics.add("other", "other", label, week, [], status=status)
     return runs, topics
 
 
 def _edit_topics(session: Session, agent_id: int, start: datetime, weeks: int) -> _Topics:
     cited = _evidence(session, agent_id, "operator_edit", start)
     topics = _Topics(weeks)
-    for event_id, at, payload in session.execute(
-        select(Event.id, Event.created_at, Event.payload)
+    for event_id, at, payload, status in session.execute(
+        select(Event.id, Event.created_at, Event.payload, Event.status)
         .where(
             Event.agent_id == agent_id,
             Event.kind == "operator_edit",
@@ -246,7 +258,7 @@ def _edit_topics(session: Session, agent_id: int, start: datetime, weeks: int) -
         shape = [k for k in edit_keys(original, final) if edit_family(k) != "content"]
         topics.add(
             edit_key(original, final), "edit", edit_label(original, final), week,
-            cited.get(event_id, []), lesson_key=shape[0] if shape else "",
+            cited.get(event_id, []), lesson_key=shape[0] if shape else "", status=status,
         )  # fmt: skip
     return topics
 

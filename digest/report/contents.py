@@ -74,10 +74,31 @@ class Topic:
     #: per week, oldest first
     counts: list[int]
     lesson: LessonRef | None
+    #: the topic's events by status (``digest.models.EVENT_STATUSES``)
+    statuses: dict[str, int] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
         return sum(self.counts)
+
+    @property
+    def why_none(self) -> str:
+        """Why the topic has no lesson, from its events' statuses ("" when it has one)."""
+        if self.lesson is not None:
+            return ""
+        count = self.statuses.get
+        parts = []
+        waiting = count("pending", 0) + count("processing", 0) + count("waiting", 0)
+        if waiting:
+            parts.append(f"{waiting} not reflected yet")
+        if count("skipped", 0):
+            parts.append(f"the judge found nothing to learn in {count('skipped')}")
+        if count("failed", 0) + count("dead", 0):
+            broken = count("failed", 0) + count("dead", 0)
+            parts.append(f"{broken} could not be reflected (`digest stats` says why)")
+        if count("reflected", 0):
+            parts.append(f"{count('reflected')} reflected without a lesson kept")
+        return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +108,7 @@ class Topic:
             "counts": list(self.counts),
             "total": self.total,
             "lesson": self.lesson.to_json() if self.lesson else None,
+            "why_no_lesson": self.why_none or None,
         }
 
 

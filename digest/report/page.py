@@ -65,6 +65,7 @@ def _topic_view(topic: Topic) -> dict[str, Any]:
         "counts": topic.counts,
         "total": topic.total,
         "lesson": lesson,
+        "why": topic.why_none,
         "verdict": None,
         "verdict_text": "",
         "effect_note": "",

@@ -184,6 +184,24 @@ def test_report_command_prints_tables_and_json(embedded_pg: str, tenant: str) ->
 
     data = json.loads(ok("report", "--tenant", tenant, "--agent", AGENT, "--weeks", "2", "--json"))
     assert data["weeks"] == 2 and data["topics"][0]["counts"] == [3, 5]
+    # a topic with no lesson says why: the stream's last timeouts were never drained
+    timeout = next(t for t in data["topics"] if "carrier api" in t["label"])
+    assert timeout["lesson"] is None and timeout["why_no_lesson"] == "3 not reflected yet"
+    assert data["topics"][0]["why_no_lesson"] is None  # the refund topic has its lesson
+
+
+def test_a_topic_without_a_lesson_says_why_from_its_events() -> None:
+    from digest.report.contents import Topic
+
+    def why(**statuses: int) -> str:
+        return Topic("tool:x", "tool", "x", [1], None, statuses).why_none
+
+    assert why(pending=1, waiting=2, processing=1) == "4 not reflected yet"
+    assert why(skipped=2) == "the judge found nothing to learn in 2"
+    assert why(failed=1, dead=1, reflected=3) == (
+        "2 could not be reflected (`digest stats` says why); 3 reflected without a lesson kept"
+    )
+    assert why() == ""
 
 
 def test_report_command_writes_the_page(embedded_pg: str, tenant: str, tmp_path: Path) -> None:
