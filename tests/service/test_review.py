@@ -395,3 +395,53 @@ def test_bad_settings_and_expiry_forms_change_nothing(
     settings = agent_settings(tenant.name, "bot")
     assert settings.enable_learning and settings.llm_model is None
     assert lesson_detail(tenant.name, "bot", lesson_id).expires_at is None
+
+
+def test_the_next_version_sentence_says_who_composes_it(
+    browser_like: httpx.Client, review_scene: ReviewScene, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a broker a worker composes a due version; with none (embedded mode) nothing does by
+    itself, and the page names the commands that do."""
+    import digest
+    from digest.config import forget_settings
+    from digest.db import session_scope
+    from digest.pipeline import drain
+    from digest.tenants import configure_tenant
+
+    scene = review_scene
+    with session_scope() as session:
+        configure_tenant(session, scene.tenant.name, threshold_signals=1)
+    digest.record_answer(
+        scene.tenant.name, scene.agent, question="Weekend hours?", answer="Closed on Sundays."
+    )
+    drain()  # the owner's answer: a trusted lesson, one signal
+    _signed_in(browser_like, scene.tenant)
+
+    def sentence() -> str:
+        agent_page = browser_like.get(f"/review/agents/{scene.agent}").text
+        found = re.search(r'id="next-version">(.*?)</p>', agent_page, re.S)
+        assert found is not None
+        return " ".join(found.group(1).split())
+
+    assert "Next version due" in sentence() and "a worker composes it" in sentence()
+    # the same page from an app with no broker (in this process: the server's settings are
+    # its own)
+    from fastapi.testclient import TestClient
+
+    from digest.service.app import create_app
+
+    monkeypatch.delenv("DIGEST_BROKER_URL", raising=False)
+    forget_settings()
+    try:
+        with TestClient(create_app(), follow_redirects=False) as local:
+            _signed_in(local, scene.tenant)  # type: ignore[arg-type]
+            page = local.get(f"/review/agents/{scene.agent}").text
+    finally:
+        monkeypatch.undo()
+        forget_settings()
+    found = re.search(r'id="next-version">(.*?)</p>', page, re.S)
+    assert found is not None
+    embedded = " ".join(found.group(1).split())
+    assert "Next version due" in embedded and "a worker" not in embedded
+    assert "with no broker nothing composes by itself" in embedded
+    assert "<code>digest sweep</code> composes it" in embedded

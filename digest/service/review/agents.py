@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlalchemy import func, select
 
+from digest.config import get_settings
 from digest.db import read_scope
 from digest.lessons.service import agent_stats
 from digest.models import Agent, LearningVersion
@@ -51,9 +52,11 @@ async def agent_page(request: Request, agent: str) -> Response:
         versions = list_versions(owner.tenant, agent)
         stats = agent_stats(owner.tenant, agent)[0]
         settings = agent_settings(owner.tenant, agent)
+        embedded = get_settings().embedded  # no broker: nothing composes by itself
         return page(
             "agent.html", owner, agent=agent, stats=stats, versions=versions,
             settings=settings, agent_url=agent_url, note=request.query_params.get("done"),
+            embedded=embedded,
         )  # fmt: skip
 
     return await owner_page(request, render)
