@@ -54,6 +54,66 @@ os.environ.setdefault("DIGEST_EMBEDDING_MODEL", "none")
 SERVICE_FIXTURES = frozenset({"pg_admin", "redis_url"})
 
 
+#: the suite's longest tests (node id prefix → seconds on an idle 2-core host, roughly), which
+#: ``long_tests_first`` starts first in each pytest-xdist process; a test that takes more
+#: than about 8 s belongs here (``--durations=30`` shows them)
+LONG_TESTS: dict[str, float] = {
+    "tests/test_fault_suite.py::test_sigkill_worker_during_stream": 55,
+    "tests/test_fault_suite.py::test_redis_down_mid_stream": 35,
+    "tests/test_fault_suite.py::test_llm_fault_mix": 30,
+    "tests/test_fault_suite.py::test_postgres_restart_mid_stream": 15,
+    "tests/test_docs_run.py::test_document_runs_as_written[cli.md]": 55,
+    "tests/test_docs_run.py::test_document_runs_as_written[README.md]": 25,
+    "tests/test_docs_run.py::test_document_runs_as_written[production.md]": 24,
+    "tests/test_docs_run.py::test_document_runs_as_written[report.md]": 8,
+    "tests/test_adversarial.py::test_no_attack_reaches_the_agent_on_the_embedded_default": 25,
+    "tests/test_adversarial.py::test_no_attack_reaches_the_agent_through_a_worker": 15,
+    "tests/test_adversarial.py::test_an_obedient_remote_model_is_held_through_a_worker": 15,
+}
+
+
+def long_tests_first(items: list[pytest.Item], processes: int) -> list[pytest.Item]:
+    """``items`` reordered so that each of ``processes`` pytest-xdist processes starts with its
+    share of ``LONG_TESTS`` (longest first, each to the process with the least so far), and
+    the rest keep their order. ``--dist worksteal`` hands process k the k-th contiguous block
+    of the collection and steals from the back of a queue, so the long tests run first and
+    short ones fill the end: the processes finish together instead of one running a long
+    test alone at the end."""
+
+    def cost(item: pytest.Item) -> float:
+        return next((s for p, s in LONG_TESTS.items() if item.nodeid.startswith(p)), 0.0)
+
+    long = sorted((i for i in items if cost(i)), key=cost, reverse=True)
+    if processes < 2 or not long:
+        return items
+    rest = [i for i in items if not cost(i)]
+    shares: list[list[pytest.Item]] = [[] for _ in range(processes)]
+    for item in long:
+        min(shares, key=lambda share: sum(map(cost, share))).append(item)
+    # the block sizes worksteal's first distribution gives (each process a share of what is
+    # left), each block its long tests first, then the next stretch of the others
+    ordered: list[pytest.Item] = []
+    left = len(items)
+    for k, share in enumerate(shares):
+        size = left // (processes - k)
+        left -= size
+        take = max(0, size - len(share))
+        ordered += share + rest[:take]
+        rest = rest[take:]
+    return ordered + rest
+
+
+class _LongTestsFirst:
+    @pytest.hookimpl(trylast=True)  # after ``-k`` and ``-m`` deselected what they do
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        processes = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+        items[:] = long_tests_first(items, processes)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_LongTestsFirst(), "digest-long-tests-first")
+
+
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark ``services`` every test whose fixture closure uses a service fixture."""

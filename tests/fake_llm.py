@@ -7,6 +7,12 @@ worker can serve many tests and each test counts exactly its own requests.
 When a prompt carries several markers (a reconcile request shows other events' lessons before
 the candidate), ``FakeLLM(route_by_last=True)`` routes by the last one, the candidate's.
 
+``script_by_kind(name, reflect=[...], reconcile=[...])`` gives each step kind its own script
+and its own count, told apart by the prompt (a reconcile request shows ``<candidates>``, a
+reflect request an ``<event>``): a retry gets the next answer of its own kind even when an
+earlier reply was lost on the way (a client timeout on a loaded host), where one shared
+sequence would hand a reflect retry the reconcile answer.
+
 A script is a list of steps, one per request; the last step repeats. Steps:
 ``("reply", text)``, ``("status", code)`` or ``("status", code, error_message)``,
 ``("sleep", seconds, text)``, ``("hang", text)``: no answer until the client hangs up (its
@@ -59,7 +65,9 @@ class FakeLLM(_Loopback):
     def __init__(self, *, route_by_last: bool = False) -> None:
         self.route_by_last = route_by_last
         self.scripts: dict[str, list[Step]] = {}
+        self.kind_scripts: dict[str, dict[str, list[Step]]] = {}
         self.requests: dict[str, int] = defaultdict(int)
+        self.kind_requests: dict[tuple[str, str], int] = defaultdict(int)
         self.bodies: dict[str, list[dict[str, Any]]] = defaultdict(list)
         super().__init__()
 
@@ -69,15 +77,39 @@ class FakeLLM(_Loopback):
             self.scripts[name] = list(steps)
         return f"[script:{name}]"
 
-    def count(self, name: str) -> int:
+    def script_by_kind(self, name: str, **kinds: list[Step]) -> str:
+        """Register one script per step kind (``reflect``, ``reconcile``; see ``kind_of``);
+        a request of a kind without a script gets a 500. Returns the marker."""
+        unknown = set(kinds) - {"reflect", "reconcile"}
+        assert not unknown, unknown
         with self._lock:
-            return self.requests[name]
+            self.kind_scripts[name] = {kind: list(steps) for kind, steps in kinds.items()}
+        return f"[script:{name}]"
 
-    def _next_step(self, name: str) -> Step:
+    def count(self, name: str, kind: str | None = None) -> int:
+        """Requests served for ``name``: all of them, or those of one step ``kind``."""
         with self._lock:
-            index = self.requests[name]
+            return self.requests[name] if kind is None else self.kind_requests[(name, kind)]
+
+    @staticmethod
+    def kind_of(messages: list[dict[str, Any]]) -> str:
+        """``reconcile`` if the last message shows ``<candidates>``, ``reflect`` if an
+        ``<event>``, else ``other``."""
+        last = str(messages[-1].get("content", "")) if messages else ""
+        if "<candidates>" in last:
+            return "reconcile"
+        return "reflect" if "<event>" in last else "other"
+
+    def _next_step(self, name: str, kind: str = "other") -> Step:
+        with self._lock:
             self.requests[name] += 1
-            steps = self.scripts.get(name) or [("status", 500)]
+            if name in self.kind_scripts:
+                index = self.kind_requests[(name, kind)]
+                steps = self.kind_scripts[name].get(kind) or [("status", 500)]
+            else:
+                index = self.requests[name] - 1
+                steps = self.scripts.get(name) or [("status", 500)]
+            self.kind_requests[(name, kind)] += 1
             return steps[min(index, len(steps) - 1)]
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -97,7 +129,7 @@ class FakeLLM(_Loopback):
                 name = (found[-1] if fake.route_by_last else found[0]) if found else "_unscripted"
                 with fake._lock:
                     fake.bodies[name].append(body)
-                step = fake._next_step(name)
+                step = fake._next_step(name, fake.kind_of(body.get("messages", [])))
                 if step[0] == "status":
                     message = step[2] if len(step) > 2 and step[2] else f"scripted {step[1]}"
                     retry_after = step[3] if len(step) > 3 else "0"

@@ -4,25 +4,30 @@ Real processes throughout: Celery worker subprocesses, a PostgreSQL server, a Re
 The Redis-outage and Postgres-restart tests start PRIVATE servers (a redis-server and an
 initdb'd cluster on free ports in temp dirs) so stopping them never disturbs anyone else.
 
-1. ``test_sigkill_worker_during_stream``: 1,000 events; the worker (prefork, 2 children) is
+1. ``test_sigkill_worker_during_stream``: 400 events; the worker (prefork, 2 children) is
    SIGKILLed 10 times at random moments and restarted. Every event ends terminal, none is
    lost, and the lessons equal the expected set: the same stream reflected by the embedded
    in-process path (``digest capture`` + ``digest drain`` on SQLite, no kills).
-2. ``test_redis_down_mid_stream``: the broker stops for 30 s mid-stream (the middle third of
-   the stream). Capture never raises nor waits on the dead broker; after Redis restarts
+2. ``test_redis_down_mid_stream``: 120 events; the broker stops for 30 s mid-stream (the middle
+   third of the stream). Capture never raises nor waits on the dead broker; after Redis restarts
    (empty: its queue is lost) the relay re-publishes and every event ends terminal.
-3. ``test_postgres_restart_mid_stream``: the database stops mid-stream and starts again.
+3. ``test_postgres_restart_mid_stream``: 120 events; the database stops mid-stream and starts
+   again.
    Capture raises only ``CaptureUnavailable`` while it is down and works after; tasks retry;
    every stored event ends terminal, and the refused ones store fine once it is back.
-4. ``test_llm_fault_mix``: 500 events through litellm to the scripted loopback server, each
+4. ``test_llm_fault_mix``: 200 events through litellm to the scripted loopback server, each
    event drawing a fault mix (429, 503, slow beyond the client timeout, garbage, reconcile
-   answers with hallucinated / out-of-range ids and ops on wrong ids). All end terminal,
+   answers with hallucinated / out-of-range ids and ops on wrong ids; the first events take
+   each behaviour once, so every one is there at any scale). The fake model keeps one script
+   per step kind, so a retry after a lost reply gets an answer of its own kind. All end terminal,
    every failure carries its reason, and no wrong operation reaches the lesson bank.
 
 Scale (environment):
 
-- ``DIGEST_FAULT_SCALE`` (float, default 1) multiplies every stream length: 1,000 / 300 / 300
-  / 500 events by default; ``=10`` is a long soak (10,000 events under the kills, …);
+- ``DIGEST_FAULT_SCALE`` (float, default 1) multiplies every stream length: 400 / 120 / 120 /
+  200 events by default, sized to exercise and assert every fault kind within the suite's
+  budget; ``=2.5`` gives issue 6's sizes (1,000 events under the kills, 300, 300, a 500-event
+  mix), ``=25`` is a long soak (10,000 events under the kills, …);
 - ``DIGEST_FAULT_KILLS`` (default 10) the number of SIGKILLs;
 - ``DIGEST_FAULT_REDIS_OUTAGE_S`` (default 30) the broker outage; lower it only to iterate;
 - ``DIGEST_FAULT_PG_DOWN_S`` (default 8) how long Postgres stays down;
@@ -79,6 +84,8 @@ from tests.conftest import (
 )
 
 SCALE = float(os.environ.get("DIGEST_FAULT_SCALE", "1"))
+#: stream lengths at scale 1 (issue 6's sizes are 2.5 times these)
+SIGKILL_EVENTS, REDIS_EVENTS, PG_EVENTS, MIX_EVENTS = 400, 120, 120, 200
 KILLS = int(os.environ.get("DIGEST_FAULT_KILLS", "10"))
 REDIS_OUTAGE_S = float(os.environ.get("DIGEST_FAULT_REDIS_OUTAGE_S", "30"))
 SEED = int(os.environ.get("DIGEST_FAULT_SEED", "20261122"))
@@ -474,7 +481,7 @@ def test_sigkill_worker_during_stream(
     tmp_path: Path,
 ) -> None:
     rng = random.Random(SEED)
-    stream = make_stream(scaled(1000), SEED)
+    stream = make_stream(scaled(SIGKILL_EVENTS), SEED)
     # The expected set, computed meanwhile by the embedded path in its own process.
     expected: dict[str, Outcome] = {}
     expected_thread = threading.Thread(
@@ -535,7 +542,7 @@ def test_redis_down_mid_stream(
     workers: Callable[..., WorkerProcess],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    stream = make_stream(scaled(300), SEED + 1)
+    stream = make_stream(scaled(REDIS_EVENTS), SEED + 1)
     env = {**base_env(pg_url, private_redis.url, queue), **FAST_RECOVERY}
     point_here(env, monkeypatch)
     worker = workers(env)
@@ -611,7 +618,7 @@ def test_postgres_restart_mid_stream(
 ) -> None:
     from digest.errors import CaptureUnavailable
 
-    stream = make_stream(scaled(300), SEED + 2)
+    stream = make_stream(scaled(PG_EVENTS), SEED + 2)
     down_s = float(os.environ.get("DIGEST_FAULT_PG_DOWN_S", "8"))
     env = {**base_env(private_pg.url, redis_url, queue), **FAST_RECOVERY}
     point_here(env, monkeypatch)
@@ -739,7 +746,11 @@ class Planned:
     topic: int
     reflect: str
     reconcile: str
-    steps: list[tuple[Any, ...]]
+    #: the answers to the event's reflect requests, then to its reconcile requests: one
+    #: script per step kind (``FakeLLM.script_by_kind``), so a retry after a lost reply gets
+    #: an answer of its own kind
+    reflect_steps: list[tuple[Any, ...]]
+    reconcile_steps: list[tuple[Any, ...]]
     status: str
     reason: str | None
 
@@ -748,7 +759,11 @@ def ops_json(*operations: dict[str, Any]) -> str:
     return json.dumps({"operations": list(operations)})
 
 
-def plan_event(rng: random.Random, name: str) -> Planned:
+def plan_event(
+    rng: random.Random, name: str, reflect: str | None = None, reconcile: str | None = None
+) -> Planned:
+    """The event's script, its reflect and reconcile behaviours drawn by weight unless given
+    (the first events of the mix take each behaviour once, so a short mix has them all)."""
     topic = rng.randrange(len(LLM_TOPICS))
     situation, correction = LLM_TOPICS[topic]
     extra = _phrase(rng, 3)
@@ -759,11 +774,14 @@ def plan_event(rng: random.Random, name: str) -> Planned:
     )
     merged = {"situation": f"{situation} (case {extra})", "mistake": "Slow handling.",
               "correction": f"{correction}; confirmed again", "tags": ["merged"]}  # fmt: skip
-    reflect = rng.choices(list(REFLECT_WEIGHTS), weights=list(REFLECT_WEIGHTS.values()))[0]
-    reconcile = rng.choices(list(RECONCILE_WEIGHTS), weights=list(RECONCILE_WEIGHTS.values()))[0]
+    drawn_reflect = rng.choices(list(REFLECT_WEIGHTS), weights=list(REFLECT_WEIGHTS.values()))[0]
+    drawn_reconcile = rng.choices(
+        list(RECONCILE_WEIGHTS), weights=list(RECONCILE_WEIGHTS.values())
+    )[0]
+    reflect, reconcile = reflect or drawn_reflect, reconcile or drawn_reconcile
     before, status, reason = REFLECT_FAULTS[reflect]
     if status is not None:
-        return Planned(name, topic, reflect, "-", before, status, reason)
+        return Planned(name, topic, reflect, "-", before, [], status, reason)
     answers: dict[str, list[tuple[Any, ...]]] = {
         "update-0": [("reply", ops_json({"op": "UPDATE", "candidate": 0, "id": 0,
                                          "lesson": merged}))],
@@ -790,7 +808,7 @@ def plan_event(rng: random.Random, name: str) -> Planned:
     }  # fmt: skip
     failed = reconcile == "always-garbage"
     return Planned(
-        name, topic, reflect, reconcile, [*before, ("reply", lesson), *answers[reconcile]],
+        name, topic, reflect, reconcile, [*before, ("reply", lesson)], answers[reconcile],
         "failed" if failed else "reflected", "no JSON object" if failed else None,
     )  # fmt: skip
 
@@ -877,9 +895,13 @@ def test_llm_fault_mix(
     rng = random.Random(SEED + 3)
     plans: list[Planned] = []
     event_ids: list[int] = []
-    for i in range(scaled(500)):
-        plan = plan_event(rng, f"mix{i}-{tenant}")
-        mix_llm.script(plan.name, *plan.steps)
+    # Every behaviour once first (reconcile ones after a plain reflect), then drawn by weight.
+    forced = [(r, None) for r in REFLECT_FAULTS] + [("ok", c) for c in RECONCILE_OPS]
+    for i in range(max(scaled(MIX_EVENTS), len(forced))):
+        plan = plan_event(rng, f"mix{i}-{tenant}", *(forced[i] if i < len(forced) else ()))
+        mix_llm.script_by_kind(
+            plan.name, reflect=plan.reflect_steps, reconcile=plan.reconcile_steps
+        )
         plans.append(plan)
         event_ids.append(
             capture(tenant, "run_outcome", {
@@ -908,6 +930,7 @@ def test_llm_fault_mix(
             assert error and error.strip(), (plan, error)
             assert plan.reason is not None and plan.reason.lower() in error.lower(), (plan, error)
         if plan.reconcile == "-" and plan.status == "failed":
+            assert mix_llm.count(plan.name, "reflect") == LLM_ATTEMPTS, plan
             assert mix_llm.count(plan.name) == LLM_ATTEMPTS, plan
 
     with session_scope(pg_url) as session:

@@ -28,7 +28,7 @@ from tests.adversarial.schema import (
 
 __all__ = [
     "ALL", "ATTACKS", "BENIGN", "CLASSES", "HELD_OUT", "Case", "Run", "by_class", "campaign",
-    "dumps", "languages", "load",
+    "dumps", "languages", "load", "sample", "traits",
 ]  # fmt: skip
 
 DATA = Path(__file__).with_name("data")
@@ -109,6 +109,49 @@ def campaign(cases: tuple[Case, ...], contacts: int) -> tuple[Case, ...]:
         )
         found.append(replace(case, runs=runs))
     return tuple(found)
+
+
+def traits(case: Case) -> set[tuple[object, ...]]:
+    """What a case stands for in the corpus: its class, language, corpus, technique, each place
+    its payload sits, owner rules or answers beside it, how an obedient model reconciles it,
+    a campaign of several runs (benign controls' traits kept apart from the attacks')."""
+    benign = not case.attack
+    found: set[tuple[object, ...]] = {
+        ("class", case.category),
+        ("language", benign, case.language),
+        ("corpus", case.category, case.corpus),
+        *(("where", benign, where) for where in case.where),
+    }
+    if case.technique:
+        found.add(("technique", case.technique))
+    if case.trusted:
+        found.add(("trusted", case.category))
+    if case.answers:
+        found.add(("answers", case.category))
+    if case.obedient_reconcile:
+        found.add(("reconcile", case.obedient_reconcile))
+    if len(case.runs) > 1:
+        found.add(("runs", case.category))
+    return found
+
+
+def sample(cases: tuple[Case, ...] = ALL, benign_every: int = 5) -> tuple[Case, ...]:
+    """A representative part of ``cases``, in corpus order: every case that brings a trait
+    (``traits``) no earlier case of the sample has, so every class, technique, language,
+    place, corpus and reconcile answer is there, plus every ``benign_every``-th benign control
+    (the false-positive share needs more than one per trait). Deterministic: the same corpus
+    gives the same sample."""
+    seen: set[tuple[object, ...]] = set()
+    picked: list[Case] = []
+    benign = 0
+    for case in cases:
+        new = traits(case) - seen
+        regular = not case.attack and benign % benign_every == 0
+        benign += 0 if case.attack else 1
+        if new or regular:
+            picked.append(case)
+            seen |= new
+    return tuple(picked)
 
 
 def by_class(cases: tuple[Case, ...] = ATTACKS) -> Counter[str]:
