@@ -73,21 +73,20 @@ def test_a_reflect_task_is_seen_by_an_event_monitor(
 ) -> None:
     monitor = Celery(broker=services_env["DIGEST_BROKER_URL"])
     seen: list[dict[str, Any]] = []
+    receivers: list[Any] = []
     ready = threading.Event()
-    stop = threading.Event()
 
     def listen() -> None:
         with monitor.connection_for_read() as connection:
             receiver = monitor.events.Receiver(connection, handlers={"*": seen.append}, app=monitor)
+            receivers.append(receiver)
             ready.set()
-            while not stop.is_set():
-                # capture() drains for `timeout` seconds, then raises socket.timeout; the
-                # wakeup lets the loop notice `stop`.
-                receiver.should_stop = False
-                try:
-                    receiver.capture(limit=None, timeout=0.5, wakeup=True)
-                except TimeoutError:
-                    continue
+            # One consumer for the whole test, stopped by ``should_stop`` (checked every second
+            # of silence). A capture() with a timeout cancels its subscription when it returns,
+            # and what the worker publishes before the next capture subscribes is lost (Redis
+            # pub/sub keeps nothing): a reflect task's events, sent within a few milliseconds,
+            # could all fall in such a gap.
+            receiver.capture(limit=None, timeout=None, wakeup=False)
 
     thread = threading.Thread(target=listen, daemon=True)
     thread.start()
@@ -121,7 +120,7 @@ def test_a_reflect_task_is_seen_by_an_event_monitor(
         if succeeded and "digest.reflect_batch" in names:
             break
         time.sleep(0.2)
-    stop.set()
+    receivers[0].should_stop = True
     thread.join(timeout=5)
     assert "digest.reflect_batch" in names, [e.get("type") for e in seen]
     assert any(e.get("type") == "task-succeeded" for e in seen)
