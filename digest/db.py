@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.orm import Session, sessionmaker
 
 from digest.config import get_settings
@@ -21,6 +22,8 @@ class Engines:
     def __init__(self) -> None:
         self.lock = threading.Lock()  # one engine per URL, however many threads ask at once
         self.by_url: dict[str, tuple[Engine, sessionmaker[Session]]] = {}
+        #: engines whose connections are in autocommit for their whole life, by URL
+        self.autocommit: dict[str, Engine] = {}
         #: set by a threads-pool worker at start: its concurrency (see ``follow_concurrency``)
         self.worker_threads: int | None = None
 
@@ -28,7 +31,8 @@ class Engines:
         """Forget pooled connections without closing them: in a forked child they are the
         parent's sockets. Takes no lock: a parent's thread may have held it at the fork."""
         kept, self.by_url = self.by_url, {}
-        for engine, _ in kept.values():
+        autocommit, self.autocommit = self.autocommit, {}
+        for engine in [*(engine for engine, _ in kept.values()), *autocommit.values()]:
             engine.dispose(close=False)
 
 
@@ -60,13 +64,14 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, **options: Any) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(
+    engine = create_engine(
         url,
+        **options,
         # No pre-ping: it costs a round trip per checkout on the agent's hot path. A dropped
         # connection (Postgres restarted) is detected on use, the pool is invalidated, and
         # callers retry once (capture) or the task is retried (worker).
@@ -81,9 +86,53 @@ def make_engine(url: str) -> Engine:
         connect_args={"connect_timeout": 3, "prepare_threshold": None},
     )
 
+    def after_error(context: ExceptionContext) -> None:
+        # A connection found dead (the server restarted): SQLAlchemy drops this pool's older
+        # connections; the same database's other pool holds connections as old.
+        if context.is_disconnect and context.engine is not None:
+            connections_lost(context.engine, pool_invalidated=True)
+
+    event.listen(engine, "handle_error", after_error)
+    return engine
+
+
+def connections_lost(seen_by: Engine, *, pool_invalidated: bool) -> None:
+    """A connection of ``seen_by`` was found dead: every pooled connection to its database may
+    be (the server restarted). Close the idle ones of this process's engines for it (the main
+    one and ``autocommit_engine``'s), ``seen_by``'s too unless SQLAlchemy invalidated its pool
+    already; connections in use are discarded when they come back."""
+    engines = _engines()
+    kept = [engine for engine, _ in engines.by_url.values()] + list(engines.autocommit.values())
+    for engine in kept:
+        if engine.url == seen_by.url and not (pool_invalidated and engine is seen_by):
+            engine.dispose()
+
 
 def get_engine(url: str | None = None) -> Engine:
     return _connected(url or get_settings().database_url)[0]
+
+
+def autocommit_engine(url: str | None = None) -> Engine:
+    """An engine whose pooled connections stay in autocommit: for single statements (a
+    capture's INSERT) and reads that need no transaction (``read_scope``). On PostgreSQL it has
+    its own pool, so a checkout neither switches the connection to autocommit nor switches it
+    back on return (SQLAlchemy's per-connection ``isolation_level`` option does both, at about
+    a tenth of a millisecond per call). SQLite shares the one engine, with the option."""
+    url = url or get_settings().database_url
+    engines = _engines()
+    found = engines.autocommit.get(url)
+    if found is not None:
+        return found
+    shared = get_engine(url) if url.startswith("sqlite") else None
+    with engines.lock:
+        found = engines.autocommit.get(url)
+        if found is None:
+            found = engines.autocommit[url] = (
+                make_engine(url, isolation_level="AUTOCOMMIT")
+                if shared is None
+                else shared.execution_options(isolation_level="AUTOCOMMIT")
+            )
+    return found
 
 
 def session_factory(url: str | None = None) -> sessionmaker[Session]:
@@ -123,10 +172,11 @@ def read_scope(url: str | None = None) -> Iterator[Session]:
     autocommit, which under READ COMMITTED sees exactly what it would inside a transaction
     (every statement takes its own snapshot), minus the BEGIN and COMMIT round trips. Not for
     writes, locks or reads that must agree with each other."""
-    with get_engine(url).connect() as connection:
-        reader = connection.execution_options(isolation_level="AUTOCOMMIT")
-        with Session(bind=reader, expire_on_commit=False) as session:
-            yield session
+    with (
+        autocommit_engine(url).connect() as reader,
+        Session(bind=reader, expire_on_commit=False) as session,
+    ):
+        yield session
 
 
 def dispose_engines() -> None:

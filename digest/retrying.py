@@ -15,6 +15,7 @@ as it was (``reraise``), so callers translate it exactly as they would without a
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from tenacity import (
     AsyncRetrying,
@@ -49,6 +50,31 @@ def again(
         before_sleep=_hook(before),
         reraise=True,
     )
+
+
+R = TypeVar("R")
+
+
+def call_again(
+    step: Callable[[], R],
+    *,
+    times: int,
+    when: Callable[[BaseException], bool],
+    before: Callable[[BaseException], None] | None = None,
+) -> R:
+    """``again``'s policy run as a plain loop: ``step()`` up to ``times`` times in all, again at
+    once while it raises an error that ``when`` accepts, ``before`` first; the last error raised
+    as it was. For the agent's hot path (capture), where building tenacity's machinery per
+    call costs tens of microseconds for a retry that almost never happens."""
+    for attempt in range(1, times + 1):
+        try:
+            return step()
+        except Exception as exc:
+            if attempt >= times or not when(exc):
+                raise
+            if before is not None:
+                before(exc)
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def again_async(
