@@ -42,7 +42,7 @@ TENANT_KEYS = {
     "holdout_permille": 0,
 }
 #: keys with an upper bound of their own (else ``TENANT_VALUE_MAX``)
-TENANT_KEY_MAX = {"holdout_permille": 1000}
+TENANT_KEY_MAX = {"holdout_permille": 500}
 #: the upper bound of every tenant override (a count or seconds; 68 years of seconds)
 TENANT_VALUE_MAX = 2**31 - 1
 

@@ -58,7 +58,7 @@ def draw(agent_id: int, turn_id: str, lesson_id: int) -> float:
 def share_for(tenant_settings: dict[str, Any] | None, default: float) -> float:
     """The tenant's holdout share: its ``holdout_permille`` override, else ``default``."""
     own = (tenant_settings or {}).get(TENANT_KEY)
-    if isinstance(own, int) and not isinstance(own, bool) and 0 <= own <= 1000:
+    if isinstance(own, int) and not isinstance(own, bool) and 0 <= own <= 500:
         return own / 1000
     return default
 

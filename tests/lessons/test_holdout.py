@@ -47,6 +47,7 @@ def test_tenant_share_overrides_the_default() -> None:
     assert share_for({}, 0.1) == 0.1
     assert share_for({"holdout_permille": 0}, 0.1) == 0.0
     assert share_for({"holdout_permille": 250}, 0.1) == 0.25
+    assert share_for({"holdout_permille": 900}, 0.1) == 0.1  # beyond the most a share may be
     assert share_for({"holdout_permille": True}, 0.1) == 0.1  # not a number of thousandths
 
 
@@ -104,7 +105,8 @@ def _tool_lesson(tenant: str, tool: str) -> int:
     return int(found[0].id)
 
 
-TURNS = 1200
+#: turns of the simulation: enough for intervals of about +-0.08 at half the turns withheld
+TURNS = 600
 PROMPT = "use issue_refund then ship_parcel: the amount is required"
 
 
@@ -112,8 +114,9 @@ def test_randomized_holdout_finds_the_helpful_and_the_harmful_lesson(
     embedded_pg: str, tenant: str
 ) -> None:
     helpful, harmful = _tool_lesson(tenant, "issue_refund"), _tool_lesson(tenant, "ship_parcel")
-    # released to the agent at one source; a third of turns withhold each lesson
-    set_tenant(tenant, frequency_gate=1, holdout_permille=300, create=False)
+    # released to the agent at one source; half the turns withhold each lesson (the most a
+    # share may be: the test stays cheap)
+    set_tenant(tenant, frequency_gate=1, holdout_permille=500, create=False)
     rng = random.Random(29)
     shown_counts = {helpful: 0, harmful: 0}
     for i in range(TURNS):
@@ -148,8 +151,8 @@ def test_randomized_holdout_finds_the_helpful_and_the_harmful_lesson(
             .group_by(HoldoutExposure.lesson_id)
         ).all()
     assert rows and dict(mine) == {helpful: TURNS, harmful: TURNS}
-    for lesson_id, count in shown_counts.items():  # roughly 70 % shown
-        assert 0.64 * TURNS < count < 0.76 * TURNS, (lesson_id, count)
+    for lesson_id, count in shown_counts.items():  # roughly half shown
+        assert 0.43 * TURNS < count < 0.57 * TURNS, (lesson_id, count)
 
     report = effect_report(tenant, AGENT)
     by_id = {e.lesson_id: e for e in report.lessons}
@@ -158,8 +161,10 @@ def test_randomized_holdout_finds_the_helpful_and_the_harmful_lesson(
     assert good.randomized.shown.runs + good.randomized.withheld.runs == TURNS
     good_low, good_high = good.randomized.interval or (0, 0)
     bad_low, bad_high = bad.randomized.interval or (0, 0)
-    assert 0 < good_low < 0.3 < good_high, good.randomized.evidence()
-    assert bad_low < -0.3 < bad_high < 0, bad.randomized.evidence()
+    assert 0 < good_low < good_high, good.randomized.evidence()
+    assert bad_low < bad_high < 0, bad.randomized.evidence()
+    assert abs((good.randomized.difference or 0) - 0.3) < 0.15  # about 3.5 standard errors
+    assert abs((bad.randomized.difference or 0) + 0.3) < 0.15
     assert (good.randomized.verdict, bad.randomized.verdict) == ("helps", "harms")
     assert (good.decided_by, bad.decided_by) == ("randomized", "randomized")
     # the observational figure is there beside it
