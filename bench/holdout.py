@@ -7,8 +7,9 @@ them, prompt by prompt, so the machine's other load weighs on both alike. With t
 ``pitfalls`` gets a fresh ``turn_id`` per call (each draws and queues its exposures, written by
 a thread after the call returns) and ``record_run`` passes it back; off, neither has a turn id.
 Each side goes first in every other pair (the exposure writer's work after an "on" call
-competes with the next call, as it would in an agent). Reported: p50 and p99 of each "on" figure with the matching "off" figure as its floor, the
-ratio being the holdout's cost (target: no extra round trip, so p50 within 1.2x).
+competes with the next call, as it would in an agent). Reported: p50 and p99 of each "on"
+figure with the matching "off" figure as its floor, the ratio being the holdout's cost
+(target: no extra round trip, so p50 within 1.2x).
 
     .venv/bin/python bench/holdout.py [--scale 1.0]
 
@@ -106,7 +107,8 @@ def _measure(n: int) -> list[Figure]:
                 surfaced[side] += block.count("(#")
     flush_exposures()
     note = (
-        f"n={n} pairs, on and off alternating which goes first, 20 warm-up pairs excluded; lessons shown per call: "
+        f"n={n} pairs, on and off alternating which goes first, 20 warm-up pairs excluded; "
+        "lessons shown per call: "
         f"on {surfaced['on'] / n:.2f}, off {surfaced['off'] / n:.2f}; "
         f"load {os.getloadavg()[0]:.2f}"
     )

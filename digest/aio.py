@@ -248,11 +248,20 @@ async def aclose() -> None:
 
 
 def _sync_pitfalls(
-    tenant: str, agent: str, prompt: str, k: int, *, style: str, contact_id: str | None
+    tenant: str,
+    agent: str,
+    prompt: str,
+    k: int,
+    *,
+    style: str,
+    contact_id: str | None,
+    turn_id: str | None = None,
 ) -> str:
     from digest.retrieve import pitfalls as sync_pitfalls
 
-    return sync_pitfalls(tenant, agent, prompt, k, style=style, contact_id=contact_id)
+    return sync_pitfalls(
+        tenant, agent, prompt, k, style=style, contact_id=contact_id, turn_id=turn_id
+    )
 
 
 def _sync_examples(

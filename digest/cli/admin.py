@@ -84,7 +84,9 @@ def tenant_set(
     holdout_share: Annotated[
         float | None,
         typer.Option(
-            "--holdout-share", min=0.0, max=0.5,
+            "--holdout-share",
+            min=0.0,
+            max=0.5,
             help="Share of turns (0-0.5) on which each eligible lesson is withheld to measure "
             "its causal effect; 0 turns holdouts off (default DIGEST_HOLDOUT_SHARE).",
         ),

@@ -112,9 +112,7 @@ class _Exposures:
         with self.lock:
             self.queued.setdefault(url, []).extend(rows)
             if self.thread is None:
-                self.thread = threading.Thread(
-                    target=self._run, name="digest-holdout", daemon=True
-                )
+                self.thread = threading.Thread(target=self._run, name="digest-holdout", daemon=True)
                 self.thread.start()
             self.lock.notify_all()
 
