@@ -6,6 +6,7 @@ finds both, the observational figure stands beside it, and the sweep retires the
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Iterator
@@ -22,8 +23,9 @@ from digest.lessons.effect.verdict import Tally
 from digest.lessons.holdout import draw, flush_exposures, share_for, withhold
 from digest.models import HoldoutExposure, Lesson
 from digest.pipeline import drain
+from digest.report.page import causal_text
 from digest.tenants import set_tenant
-from tests.cli.conftest import forget_process_state
+from tests.cli.conftest import forget_process_state, ok
 from tests.conftest import agent_id_of, lessons_for_event
 
 AGENT = "bot"
@@ -172,6 +174,15 @@ def test_randomized_holdout_finds_the_helpful_and_the_harmful_lesson(
     assert "randomized (causal)" in bad.evidence()
     assert good.to_json()["randomized"]["causal"] is True
     assert (good.action, bad.action) == (None, "retire")
+
+    # both figures, each saying what it is, in the CLI and on the report page
+    table = ok("lesson", "effect", "--tenant", tenant, "--agent", AGENT)
+    assert "randomized (causal)" in table and "observed (not causal)" in table
+    assert causal_text(bad).endswith("withheld: harms") and causal_text(good).startswith("+")
+    data = json.loads(ok("lesson", "effect", "--tenant", tenant, "--agent", AGENT, "--json"))
+    flagged = {row["lesson_id"]: row for row in data["lessons"]}
+    assert flagged[harmful]["randomized"]["verdict"] == "harms"
+    assert flagged[harmful]["decided_by"] == "randomized"
 
     retired = retire_for_agent(agent_id_of(tenant, AGENT))
     assert [e.lesson_id for e in retired] == [harmful]
