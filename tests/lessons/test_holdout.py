@@ -6,6 +6,7 @@ finds both, the observational figure stands beside it, and the sweep retires the
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -15,6 +16,7 @@ import pytest
 from sqlalchemy import func, select
 
 import digest
+import digest.aio as digest_aio
 from digest.db import session_scope
 from digest.lessons.effect.measure import effect_report
 from digest.lessons.effect.randomized import Randomized, newcombe_interval
@@ -144,6 +146,10 @@ def test_randomized_holdout_finds_the_helpful_and_the_harmful_lesson(
         helpful,
         harmful,
     }
+    # the asyncio API draws the same
+    assert asyncio.run(
+        digest_aio.pitfalls(tenant, AGENT, PROMPT, k=3, turn_id="turn-7")
+    ) == digest.pitfalls(tenant, AGENT, PROMPT, k=3, turn_id="turn-7")
     assert flush_exposures()
     with session_scope() as session:
         rows = session.scalar(select(func.count()).select_from(HoldoutExposure))
@@ -206,3 +212,31 @@ def test_share_zero_turns_it_off(embedded_pg: str, tenant: str) -> None:
             .where(HoldoutExposure.lesson_id == lesson)
         )
     assert count == 0
+
+
+def test_the_randomized_verdict_decides_and_a_persons_lesson_is_only_flagged() -> None:
+    from datetime import UTC, datetime
+
+    from digest.lessons.effect.measure import LessonEffect
+
+    def effect(trust: str, randomized: Randomized | None) -> LessonEffect:
+        return LessonEffect(
+            lesson_id=1, title="t", status="active", trust=trust, fingerprint=None,
+            since=datetime(2026, 1, 1, tzinfo=UTC), applied=Tally(40, 10),
+            baseline=Tally(20, 30), confidence=0.95, min_runs=10, verdict="helps",
+            randomized=randomized,
+        )  # fmt: skip
+
+    harms = Randomized(Tally(10, 40), Tally(40, 10), 0.95, 30)
+    few = Randomized(Tally(1, 4), Tally(4, 1), 0.95, 30)
+    # observed "helps" (confounded), randomized "harms": the causal figure decides
+    assert (effect("untrusted", harms).final_verdict, effect("untrusted", harms).action) == (
+        "harms",
+        "retire",
+    )
+    assert effect("trusted", harms).action == "review"  # flagged, never retired
+    assert effect("reviewed", harms).action == "review"
+    # too few holdout turns: the observed verdict stands
+    assert effect("untrusted", few).decided_by == "observational"
+    assert effect("untrusted", few).final_verdict == "helps"
+    assert effect("untrusted", None).action is None
