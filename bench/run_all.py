@@ -47,6 +47,7 @@ MODULES = (
     "neighbour_search",
     "recall",
     "pitfalls_latency",
+    "holdout",
     "throughput",
     "llm_calls",
     "model_latency",

@@ -66,6 +66,7 @@ async def record_run(
     idempotency_key: str | None = None,
     thread_id: str | None = None,
     contact_id: str | None = None,
+    turn_id: str | None = None,
 ) -> int:
     """``digest.record_run``, awaited. Returns the event id."""
     return await _capture.capture_event(
@@ -82,6 +83,7 @@ async def record_run(
             idempotency_key=idempotency_key,
             thread_id=thread_id,
             contact_id=contact_id,
+            turn_id=turn_id,
         ),
     )
 
@@ -173,12 +175,20 @@ async def pitfalls(
     *,
     style: str = "block",
     contact_id: str | None = None,
+    turn_id: str | None = None,
 ) -> str:
     """``digest.pitfalls``, awaited: the same block, ``""`` on any fault. The sync function
     runs in a worker thread (its reads are synchronous and its ranking is CPU work)."""
     try:
         return await asyncio.to_thread(
-            _sync_pitfalls, tenant, agent, prompt, k, style=style, contact_id=contact_id
+            _sync_pitfalls,
+            tenant,
+            agent,
+            prompt,
+            k,
+            style=style,
+            contact_id=contact_id,
+            turn_id=turn_id,
         )
     except Exception:  # the thread could not run (interpreter shutting down): best effort
         return ""
@@ -238,11 +248,20 @@ async def aclose() -> None:
 
 
 def _sync_pitfalls(
-    tenant: str, agent: str, prompt: str, k: int, *, style: str, contact_id: str | None
+    tenant: str,
+    agent: str,
+    prompt: str,
+    k: int,
+    *,
+    style: str,
+    contact_id: str | None,
+    turn_id: str | None = None,
 ) -> str:
     from digest.retrieve import pitfalls as sync_pitfalls
 
-    return sync_pitfalls(tenant, agent, prompt, k, style=style, contact_id=contact_id)
+    return sync_pitfalls(
+        tenant, agent, prompt, k, style=style, contact_id=contact_id, turn_id=turn_id
+    )
 
 
 def _sync_examples(

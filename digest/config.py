@@ -180,6 +180,15 @@ class Settings(BaseSettings):
     #: the weekly sweep disables active untrusted lessons measured as harmful
     effect_retire: bool = True
 
+    # --- randomized holdouts (digest.lessons.holdout) -----------------------------------------
+    #: the share of turns (given a ``turn_id``) on which each eligible lesson is withheld, to
+    #: measure its causal effect; 0 turns holdouts off (a tenant may override it)
+    holdout_share: float = Field(default=0.1, ge=0, le=0.5)
+    #: leave trusted and reviewed lessons out of the holdout (always shown when they rank)
+    holdout_exclude_trusted: bool = False
+    #: turns a lesson needs both shown and withheld before the randomized estimate decides
+    holdout_min_turns: int = Field(default=30, ge=5, le=1_000_000)
+
     # --- worker reliability (DESIGN §6) -------------------------------------------------------
     #: soft and hard limits of one reflect (and compose) task. The soft limit must hold the
     #: model budget (``model_budget_s``): `digest doctor` and the worker refuse one that

@@ -279,6 +279,21 @@ class LessonEvidence(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HoldoutExposure(Base):
+    """One eligible lesson on one turn of ``pitfalls``: shown, or withheld by the randomized
+    holdout (``digest.lessons.holdout``). Written off the agent's turn."""
+
+    __tablename__ = "holdout_exposures"
+    __table_args__ = (UniqueConstraint("agent_id", "turn_id", "lesson_id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    agent_id: Mapped[int] = mapped_column(ForeignKey("agents.id", ondelete="CASCADE"))
+    lesson_id: Mapped[int] = mapped_column(ForeignKey("lessons.id", ondelete="CASCADE"), index=True)
+    turn_id: Mapped[str] = mapped_column(String(200))
+    shown: Mapped[bool] = mapped_column(Boolean)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class LessonHistory(Base):
     """Append-only audit of every lesson write."""
 

@@ -36,6 +36,7 @@ from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.called import called_names
 from digest.lessons.hits import count_hits
+from digest.lessons.holdout import share_for, withhold
 from digest.lessons.neighbours import agent_view, vector_soon
 from digest.lessons.release import Gate, released_clause, released_parts
 from digest.lessons.vectors import embedder
@@ -124,6 +125,7 @@ def pitfalls(
     *,
     style: str = "block",
     contact_id: str | None = None,
+    turn_id: str | None = None,
 ) -> str:
     """The agent's ``k`` lessons most relevant to ``prompt``, rendered for its context.
 
@@ -151,6 +153,11 @@ def pitfalls(
     lines. A lesson whose failure_count exceeds its success_count is marked ``CAUTION … — it
     failed more often than it helped``.
 
+    With ``turn_id`` (the agent's id for this turn, given again to ``record_run``), each lesson
+    about to be shown is withheld on a share of turns (``DIGEST_HOLDOUT_SHARE``, reproducible
+    from the turn id) and the exposure recorded off the turn, to measure its causal effect
+    (``digest.lessons.holdout``).
+
     Returns ``""`` when nothing matches, and on any fault (unknown style, database down, …),
     which is logged: an agent's turn never fails because of its lessons.
     """
@@ -161,7 +168,7 @@ def pitfalls(
         if k < 1:
             return ""
         words = prompt_keywords(prompt)
-        surfaced = _surface(tenant, agent, prompt, words, k, contact_id)
+        surfaced = _surface(tenant, agent, prompt, words, k, contact_id, turn_id)
         return _render(surfaced, style, _called(surfaced))
     except Exception as exc:
         log.error("pitfalls_failed", tenant=tenant, agent=agent, error=_short_error(exc))
@@ -175,7 +182,13 @@ def _short_error(exc: BaseException) -> str:
 
 
 def _surface(
-    tenant: str, agent: str, prompt: str, words: list[str], k: int, contact_id: str | None
+    tenant: str,
+    agent: str,
+    prompt: str,
+    words: list[str],
+    k: int,
+    contact_id: str | None,
+    turn_id: str | None = None,
 ) -> list[_Pitfall]:
     """Rank the agent's released lessons for the prompt over its in-memory index (see
     ``pitfalls``), read the few best back as of now, and queue their hits."""
@@ -221,6 +234,13 @@ def _surface(
             and (row.expires_at is None or as_utc(row.expires_at) > utcnow())
         ]
         rows = best_of(rows, scores, k, settings.lesson_half_life_days)
+        tenant_settings = found[2].settings
+    # randomized holdout: withhold eligible lessons on a share of turns (off the turn's writes)
+    rows = withhold(
+        settings.database_url, agent_id, turn_id, rows,
+        share=share_for(tenant_settings, settings.holdout_share),
+        exclude_trusted=settings.holdout_exclude_trusted,
+    )  # fmt: skip
     if rows:
         count_hits(settings.database_url, [row.id for row in rows])
     return [

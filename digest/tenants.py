@@ -39,7 +39,10 @@ TENANT_KEYS = {
     "frequency_gate": 1,
     "promotion_contacts": 2,
     "independent_spread_s": 0,
+    "holdout_permille": 0,
 }
+#: keys with an upper bound of their own (else ``TENANT_VALUE_MAX``)
+TENANT_KEY_MAX = {"holdout_permille": 500}
 #: the upper bound of every tenant override (a count or seconds; 68 years of seconds)
 TENANT_VALUE_MAX = 2**31 - 1
 
@@ -219,11 +222,10 @@ def configure_tenant(
         if value is not None and (
             not isinstance(value, int)
             or isinstance(value, bool)
-            or not TENANT_KEYS[key] <= value <= TENANT_VALUE_MAX
+            or not TENANT_KEYS[key] <= value <= TENANT_KEY_MAX.get(key, TENANT_VALUE_MAX)
         ):
-            raise InvalidEvent(
-                key, f"must be an integer from {TENANT_KEYS[key]} to {TENANT_VALUE_MAX}"
-            )
+            top = TENANT_KEY_MAX.get(key, TENANT_VALUE_MAX)
+            raise InvalidEvent(key, f"must be an integer from {TENANT_KEYS[key]} to {top}")
     tenant = session.scalars(select(Tenant).where(tenant_named(name))).first()
     if tenant is None and not create:
         raise missing_tenant(session, name)

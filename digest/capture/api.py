@@ -47,12 +47,14 @@ def record_run(
     idempotency_key: str | None = None,
     thread_id: str | None = None,
     contact_id: str | None = None,
+    turn_id: str | None = None,
 ) -> int:
     """Report how a run ended (``success``, ``failure`` or ``escalated``). Returns the event id.
 
     ``tool_calls`` items are ``{"tool": str, "args": dict, "ok": bool, "error": str,
     "output": str}``; ``applied_lesson_ids`` are the lessons the agent had in context, so their
-    success and failure counts can follow real outcomes.
+    success and failure counts can follow real outcomes. ``turn_id``: the id given to
+    ``pitfalls`` on this turn; the outcome is credited to that turn's holdout exposures.
     """
     return capture_event(
         "run_outcome",
@@ -68,6 +70,7 @@ def record_run(
             idempotency_key=idempotency_key,
             thread_id=thread_id,
             contact_id=contact_id,
+            turn_id=turn_id,
         ),
     )
 

@@ -164,6 +164,9 @@ class RunOutcome(EventCommon):
     applied_lesson_ids: list[Annotated[StrictInt, Field(gt=0)]] = Field(
         default_factory=list, max_length=50
     )
+    #: the turn id given to ``pitfalls``: the outcome is credited to that turn's holdout
+    #: exposures (``digest.lessons.holdout``)
+    turn_id: OptionalKey
 
 
 class OperatorEdit(EventCommon):

@@ -81,6 +81,16 @@ def tenant_set(
         int | None,
         typer.Option(help="Seconds an untrusted lesson's sources must span to count apart."),
     ] = None,
+    holdout_share: Annotated[
+        float | None,
+        typer.Option(
+            "--holdout-share",
+            min=0.0,
+            max=0.5,
+            help="Share of turns (0-0.5) on which each eligible lesson is withheld to measure "
+            "its causal effect; 0 turns holdouts off (default DIGEST_HOLDOUT_SHARE).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Set an existing tenant's apply mode and trigger overrides (a new tenant: `digest tenant
@@ -93,6 +103,7 @@ def tenant_set(
             tenant, learning_apply_mode=apply_mode, threshold_signals=threshold,
             quiet_seconds=quiet, frequency_gate=gate, promotion_contacts=promotion,
             independent_spread_s=spread, create=False,
+            holdout_permille=None if holdout_share is None else round(holdout_share * 1000),
         )  # fmt: skip
     except InvalidEvent as exc:  # the setting as the person typed it, not the column
         option = TENANT_OPTIONS.get(exc.field, exc.field)
@@ -118,6 +129,7 @@ TENANT_OPTIONS = {
     "frequency_gate": "--gate",
     "promotion_contacts": "--promotion",
     "independent_spread_s": "--spread",
+    "holdout_permille": "--holdout-share (thousandths)",
 }
 
 

@@ -121,7 +121,8 @@ def effect_rows(effects: list[LessonEffect], title: str | None = None) -> Table:
     """One row per lesson: its success rate with it and without it (of how many runs, and
     the interval), the verdict and what the sweep does about it."""
     table = _table(
-        "id", "lesson", "status", "with it", "without it", "verdict", "what happens",
+        "id", "lesson", "status", "with it", "without it", "observed (not causal)",
+        "randomized (causal)", "what happens",
         right=("id", "with it", "without it"), title=title,
     )  # fmt: skip
     table.columns[1].ratio = 1
@@ -129,16 +130,32 @@ def effect_rows(effects: list[LessonEffect], title: str | None = None) -> Table:
         cells = _cells(
             effect.lesson_id, effect.title, f"{effect.status}, {effect.trust}",
             _rate(effect.applied, effect.confidence), _rate(effect.baseline, effect.confidence),
-            _verdict(effect.verdict), _ACTIONS.get(effect.action or "", ""),
+            _verdict(effect.verdict), _causal(effect), _ACTIONS.get(effect.action or "", ""),
         )  # fmt: skip
         table.add_row(*cells)
     return table
 
 
+def _causal(effect: LessonEffect) -> Text:
+    """The randomized estimate: shown minus withheld success, its interval and verdict."""
+    r = effect.randomized
+    if r is None:
+        return Text("no holdout turns", style="dim")
+    interval = r.interval
+    diff = "-" if r.difference is None else f"{r.difference:+.0%}"
+    span = "" if interval is None else f" [{interval[0]:+.0%}, {interval[1]:+.0%}]"
+    words, style = _VERDICTS.get(r.verdict, (r.verdict, ""))
+    return Text(f"{diff}{span} {r.shown.runs}/{r.withheld.runs} turns: {words}", style=style)
+
+
 def _method(confidence: float, min_runs: int, window: str) -> str:
     return (
         f"{window}; success rates with {confidence:.0%} Wilson intervals; a verdict needs "
-        f"{min_runs} runs with the lesson and {min_runs} without it"
+        f"{min_runs} runs with the lesson and {min_runs} without it. The observed figure "
+        "compares runs the lesson was offered in with the others (confounded: a lesson is "
+        "offered when a task looks like its failure); the randomized one compares holdout "
+        "turns shown vs withheld at random (causal, Newcombe interval) and decides when it "
+        "has enough turns"
     )
 
 

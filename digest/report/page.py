@@ -80,6 +80,18 @@ def _topic_view(topic: Topic) -> dict[str, Any]:
     return view
 
 
+def causal_text(effect: LessonEffect) -> str:
+    """The randomized (causal) estimate in words: shown minus withheld, interval, verdict."""
+    r = effect.randomized
+    if r is None:
+        return "no holdout turns"
+    interval = r.interval
+    diff = "-" if r.difference is None else f"{r.difference:+.0%}"
+    span = "" if interval is None else f" ({interval[0]:+.0%} to {interval[1]:+.0%})"
+    verdict = VERDICT_TEXT.get(r.verdict, r.verdict)
+    return f"{diff}{span}, {r.shown.runs} turns shown, {r.withheld.runs} withheld: {verdict}"
+
+
 def _effect_view(effect: LessonEffect) -> dict[str, Any]:
     return {
         "id": effect.lesson_id,
@@ -94,6 +106,8 @@ def _effect_view(effect: LessonEffect) -> dict[str, Any]:
         "base_interval": interval_text(effect.baseline, effect.confidence),
         "verdict": effect.verdict,
         "verdict_text": VERDICT_TEXT.get(effect.verdict, effect.verdict),
+        "causal": causal_text(effect),
+        "decided_by": effect.decided_by,
         "action": ACTION_TEXT.get(effect.action, ""),
     }
 
@@ -111,7 +125,7 @@ def render_html(report: Report) -> str:
         "failure": sum(w.failure for w in report.runs),
         "escalated": sum(w.escalated for w in report.runs),
         "edits": report.edit_count,
-        "harmful": sum(1 for effect in report.effects if effect.verdict == "harms"),
+        "harmful": sum(1 for effect in report.effects if effect.final_verdict == "harms"),
     }
     return _template().render(
         r=report,

@@ -236,10 +236,14 @@ def get_pitfalls(
     prompt: Annotated[str, Query(min_length=1, max_length=20_000)],
     k: Annotated[int, Query(ge=1, le=20)] = 3,
     style: Annotated[Literal["block", "aip11"], Query()] = "block",
+    turn_id: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
 ) -> Pitfalls:
-    """The agent's `k` lessons most relevant to `prompt`, rendered (`digest.pitfalls`)."""
+    """The agent's `k` lessons most relevant to `prompt`, rendered (`digest.pitfalls`). With
+    `turn_id` (sent again with the run's outcome), lessons take part in the randomized
+    holdout."""
     _require_agent(holder, agent)
-    return Pitfalls(agent=agent, pitfalls=pitfalls(holder.tenant, agent, prompt, k, style=style))
+    shown = pitfalls(holder.tenant, agent, prompt, k, style=style, turn_id=turn_id)
+    return Pitfalls(agent=agent, pitfalls=shown)
 
 
 def get_examples(

@@ -86,6 +86,49 @@ def test_a_batch_is_stored_in_order_and_a_manual_lesson_is_read_back(
     assert learning.status_code == 200 and learning.json() == {"agent": "bot", "version": None}
 
 
+def test_pitfalls_with_a_turn_id_takes_part_in_the_holdout(
+    client: httpx.Client, make_tenant: Callable[[], Tenant]
+) -> None:
+    from digest.models import HoldoutExposure
+    from digest.tenants import set_tenant
+
+    acme = make_tenant()
+    answer = client.post("/v1/events", json=LESSON, headers=acme.auth())
+    assert answer.status_code == 201, answer.text
+    set_tenant(acme.name, holdout_permille=500, create=False)
+    blocks = {}
+    for i in range(24):
+        read = client.get(
+            "/v1/agents/bot/pitfalls", params={"prompt": "refund amount", "turn_id": f"t{i}"},
+            headers=acme.auth(),
+        )  # fmt: skip
+        assert read.status_code == 200, read.text
+        blocks[f"t{i}"] = read.json()["pitfalls"]
+    shown = {turn for turn, block in blocks.items() if "confirm the amount" in block}
+    assert 0 < len(shown) < len(blocks)  # withheld on some turns, not all
+    again = client.get(
+        "/v1/agents/bot/pitfalls", params={"prompt": "refund amount", "turn_id": "t3"},
+        headers=acme.auth(),
+    )  # fmt: skip
+    assert again.json()["pitfalls"] == blocks["t3"]  # a retry shows the same thing
+    run = {**RUN, "turn_id": "t3"}
+    assert client.post("/v1/events", json=run, headers=acme.auth()).status_code == 201
+    assert any(e.payload.get("turn_id") == "t3" for e in events_of(acme.name))
+
+    def written() -> dict[str, bool]:
+        with session_scope() as session:
+            rows = session.execute(
+                select(HoldoutExposure.turn_id, HoldoutExposure.shown)
+                .join(Agent, Agent.id == HoldoutExposure.agent_id)
+                .join(TenantRow, TenantRow.id == Agent.tenant_id)
+                .where(TenantRow.name == acme.name)
+            ).all()
+        return {turn: bool(was_shown) for turn, was_shown in rows}
+
+    wait_until(lambda: len(written()) == len(blocks), what="the server's exposures written")
+    assert {turn for turn, was_shown in written().items() if was_shown} == shown
+
+
 def test_long_text_is_trimmed_as_the_python_api_trims_it(
     client: httpx.Client, make_tenant: Callable[[], Tenant]
 ) -> None:

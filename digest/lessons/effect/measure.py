@@ -6,7 +6,7 @@ runs over the same days, and ``digest lesson effect``'s report of them (``effect
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
 from digest.db import session_scope
+from digest.lessons.effect.randomized import Randomized, randomized_effects
 from digest.lessons.effect.verdict import VERDICTS, Tally, judge_effect
 from digest.models import PROTECTED_TRUST, Event, Lesson, LessonHistory, as_utc, utcnow
 from digest.tenants import find_agent
@@ -44,6 +45,23 @@ class LessonEffect:
     confidence: float
     min_runs: int
     verdict: str
+    #: the randomized (causal) estimate from holdout turns, when the lesson had any
+    randomized: Randomized | None = None
+
+    @property
+    def decided_by(self) -> str:
+        """``randomized`` when the holdout estimate has a verdict (it is causal and wins),
+        else ``observational``."""
+        if self.randomized is not None and self.randomized.verdict != "insufficient":
+            return "randomized"
+        return "observational"
+
+    @property
+    def final_verdict(self) -> str:
+        """The verdict the sweep acts on: the randomized one when it decides."""
+        if self.randomized is not None and self.decided_by == "randomized":
+            return self.randomized.verdict
+        return self.verdict
 
     @property
     def protected(self) -> bool:
@@ -54,7 +72,7 @@ class LessonEffect:
     def action(self) -> str | None:
         """``retire`` (the sweep will disable it), ``review`` (harmful but a person's: its
         owner decides) or None."""
-        if self.verdict != "harms" or self.status != "active":
+        if self.final_verdict != "harms" or self.status != "active":
             return None
         return "review" if self.protected else "retire"
 
@@ -71,6 +89,7 @@ class LessonEffect:
             f"without it {self.baseline.runs} runs: {self.baseline.successes} succeeded, "
             f"{self.baseline.failures} failed (success {percent(self.baseline.rate)}, "
             f"{percent(base_low)}-{percent(base_high)}); verdict {self.verdict}"
+            + (f"; {self.randomized.evidence()}" if self.randomized is not None else "")
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -102,6 +121,8 @@ class LessonEffect:
             "confidence": self.confidence,
             "min_runs": self.min_runs,
             "verdict": self.verdict,
+            "randomized": None if self.randomized is None else self.randomized.to_json(),
+            "decided_by": self.decided_by,
             "action": self.action,
         }
 
@@ -276,7 +297,34 @@ def agent_effects(
     start = window_start(settings, now)
     lessons = session.scalars(select(Lesson).where(Lesson.agent_id == agent_id)).all()
     activated = _activations(session, agent_id)
-    return measure(_runs(session, agent_id, start), lessons, start, settings, activated)
+    total, effects = measure(_runs(session, agent_id, start), lessons, start, settings, activated)
+    causal = randomized_effects(
+        session,
+        agent_id,
+        confidence=settings.effect_confidence,
+        min_turns=settings.holdout_min_turns,
+        start=start,
+    )
+    if not causal:
+        return total, effects
+    by_id = {lesson.id: lesson for lesson in lessons}
+    merged = [replace(e, randomized=causal.get(e.lesson_id)) for e in effects]
+    seen = {e.lesson_id for e in effects}
+    for lesson_id, estimate in causal.items():
+        lesson = by_id.get(lesson_id)
+        if lesson is None or lesson_id in seen:
+            continue
+        merged.append(
+            LessonEffect(
+                lesson_id=lesson.id, title=lesson.title, status=lesson.status,
+                trust=lesson.trust, fingerprint=lesson.fingerprint,
+                since=start or as_utc(lesson.created_at), applied=Tally(), baseline=Tally(),
+                confidence=settings.effect_confidence, min_runs=settings.effect_min_runs,
+                verdict="insufficient", randomized=estimate,
+            )
+        )  # fmt: skip
+    merged.sort(key=lambda e: (VERDICTS.index(e.final_verdict), -e.applied.runs, e.lesson_id))
+    return total, merged
 
 
 def effect_report(

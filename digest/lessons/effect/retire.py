@@ -80,11 +80,7 @@ def retire_for_agent(
             transition(
                 session, lesson, op="UPDATE", reason=f"{RETIRED_REASON}: {effect.evidence()}",
                 status="disabled",
-                status_reason=(
-                    f"retired by the sweep: measured harmful (success "
-                    f"{percent(effect.applied.rate)} in {effect.applied.runs} runs applied, "
-                    f"{percent(effect.baseline.rate)} in {effect.baseline.runs} runs without it)"
-                ),
+                status_reason=_status_reason(effect),
             )  # fmt: skip
             retired.append(effect)
     if retired:
@@ -94,3 +90,18 @@ def retire_for_agent(
             lesson_ids=[effect.lesson_id for effect in retired],
         )
     return retired
+
+
+def _status_reason(effect: LessonEffect) -> str:
+    if effect.randomized is not None and effect.decided_by == "randomized":
+        r = effect.randomized
+        return (
+            f"retired by the sweep: harmful by the randomized holdout (success "
+            f"{percent(r.shown.rate)} in {r.shown.runs} turns shown, "
+            f"{percent(r.withheld.rate)} in {r.withheld.runs} turns withheld)"
+        )
+    return (
+        f"retired by the sweep: measured harmful (success "
+        f"{percent(effect.applied.rate)} in {effect.applied.runs} runs applied, "
+        f"{percent(effect.baseline.rate)} in {effect.baseline.runs} runs without it)"
+    )
