@@ -17,8 +17,14 @@ Identity is ``digest.questions.same`` (meaning, not words). The question's wordi
 agent's, often a user's: it is stored with secrets masked and only ever shown as a quotation
 (the owner's page screens it); it never becomes a lesson by itself, only the owner's answer does.
 
-Creating a question takes a lock per tenant (PostgreSQL advisory lock), so ten threads asking
-paraphrases at once make one question; joining one needs no lock (the count is an increment).
+On PostgreSQL an ask is one read (the agent's owner-answer lessons, its answered, open and
+held questions, and the tenant's question clock) and at most one write, each its own
+statement: a join counts the ask in one statement; a new question opens in one statement that
+moves the tenant's clock only if it still reads what the read saw (so nothing opened in the
+tenant meanwhile: the identity check and the budget counted in that statement still hold),
+else the ask reads again. Ten threads asking paraphrases at once make one question. After
+``OPTIMISTIC_TRIES`` moved clocks, or when held questions must open first, or on SQLite, the
+ask takes the clock's row lock (``_lock``) and decides under it.
 """
 
 from __future__ import annotations
