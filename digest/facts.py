@@ -336,13 +336,25 @@ def _meets(term: str, pool: frozenset[str]) -> bool:
     )
 
 
+def subject_keys(subject: frozenset[str]) -> frozenset[str]:
+    """What two subjects must share for a term of one to meet the other (``_meets``): each
+    term, cut to its first ``PREFIX_MATCH`` characters. Disjoint keys: ``relation`` is
+    ``DISTINCT`` (a set intersection tells, instead of comparing every pair of terms)."""
+    return frozenset(term[:PREFIX_MATCH] for term in subject)
+
+
 def _missing(terms_: frozenset[str], pool: frozenset[str]) -> set[str]:
     return {term for term in terms_ if not _meets(term, pool)}
 
 
+def names_apart(new: Fact, old: Fact) -> bool:
+    """Does one fact name a thing or number the other lacks (Norway, Finland; X5, X6)?"""
+    return bool(_missing(new.names, old.subject) or _missing(old.names, new.subject))
+
+
 def relation(new: Fact, old: Fact) -> Relation:
     """Are two owner facts about one subject? (see the module's docstring)"""
-    if _missing(new.names, old.subject) or _missing(old.names, new.subject):
+    if names_apart(new, old):
         return Relation.DISTINCT
     if len(_missing(new.subject, old.subject)) == len(new.subject):
         return Relation.DISTINCT

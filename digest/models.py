@@ -472,6 +472,7 @@ class Question(Base):
     __table_args__ = (
         _one_of("status", QUESTION_STATUSES, "status"),
         Index("ix_questions_agent_id_status", "agent_id", "status"),
+        Index("ix_questions_tenant_id_opened_at", "tenant_id", "opened_at"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -493,6 +494,18 @@ class Question(Base):
     answer_event_id: Mapped[int | None] = mapped_column(
         ForeignKey("events.id", ondelete="SET NULL")
     )
+
+
+class QuestionClock(Base):
+    """Per tenant, how many times a question opened (``digest.questions.ask``): ``ask`` opens
+    a new question only if the clock still reads what it read with the agent's questions."""
+
+    __tablename__ = "question_clocks"
+
+    tenant_id: Mapped[int] = mapped_column(
+        ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class QuestionAsk(Base):

@@ -17,13 +17,19 @@ Identity is ``digest.questions.same`` (meaning, not words). The question's wordi
 agent's, often a user's: it is stored with secrets masked and only ever shown as a quotation
 (the owner's page screens it); it never becomes a lesson by itself, only the owner's answer does.
 
-Creating a question takes a lock per tenant (PostgreSQL advisory lock), so ten threads asking
-paraphrases at once make one question; joining one needs no lock (the count is an increment).
+On PostgreSQL an ask is one read (the agent's owner-answer lessons, its answered, open and
+held questions, and the tenant's question clock) and at most one write, each its own
+statement: a join counts the ask in one statement; a new question opens in one statement that
+moves the tenant's clock only if it still reads what the read saw (so nothing opened in the
+tenant meanwhile: the identity check and the budget counted in that statement still hold),
+else the ask reads again. Ten threads asking paraphrases at once make one question. After
+``OPTIMISTIC_TRIES`` moved clocks, or when held questions must open first, or on SQLite, the
+ask takes the clock's row lock (``_lock``) and decides under it.
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -33,8 +39,8 @@ from sqlalchemy import (
     DateTime,
     Integer,
     String,
-    Text,
     and_,
+    bindparam,
     func,
     insert,
     literal,
@@ -45,6 +51,8 @@ from sqlalchemy import (
     union_all,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 
 from digest.capture.schemas import text_problem
@@ -59,10 +67,17 @@ from digest.models import (
     LessonEvidence,
     Question,
     QuestionAsk,
+    QuestionClock,
     as_utc,
     utcnow,
 )
-from digest.questions.same import answered_by, lesson_fact_of, question_fact, same_question
+from digest.questions.same import (
+    answered_by,
+    lesson_fact_of,
+    question_fact,
+    queued_match,
+    same_question,
+)
 from digest.redact import redact
 from digest.tenants import key_problem, lookup_key
 
@@ -163,6 +178,10 @@ def _validated(
     )
 
 
+#: reads and tries of ``ask``'s one-statement paths before it takes the tenant's lock
+OPTIMISTIC_TRIES = 3
+
+
 @storage_errors("the question")
 def _ask(given: _Given, settings: Settings) -> Asked:
     url = settings.database_url
@@ -174,72 +193,155 @@ def _ask(given: _Given, settings: Settings) -> Asked:
         with engine.begin() as conn:
             ids = agent_ids_for(conn, url, given.tenant, given.agent)
     tenant_id, agent_id = ids
-    # The usual asks (known; a repeat of an open question) are one read and at most one write,
-    # each its own transaction: the read sees every commit before it.
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        rows = conn.execute(_candidates(agent_id, now)).all()
-        known = _known(rows, asked)
-        if known is not None:
-            return known
-        found = _queued(rows, asked)
-        if found is not None and conn.dialect.name == "postgresql":
-            joined = _join_at_once(conn, found.id, given, now)
-            if joined is not None and joined.status == "open":
-                return Asked("asked", question_id=found.id, count=joined.ask_count)
-            if joined is not None:
-                frees_at = _budget(conn, settings, tenant_id, agent_id, now)[1]
-                return Asked("limited", question_id=found.id, count=joined.ask_count,
-                             frees_at=frees_at)  # fmt: skip
-            # it was answered or dismissed meanwhile: decide again, under the lock
+    if engine.dialect.name == "postgresql":
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            done = _at_once(conn, given, asked, now, settings, tenant_id, agent_id)
+            if done is not None:
+                return done
+    # SQLite (one writer), or PostgreSQL after others kept opening questions: the tenant's lock
     with engine.begin() as conn:
         _lock(conn, tenant_id)
-        # read again: another process may have opened, answered or closed it meanwhile (this
-        # statement sees every commit before the lock was granted)
-        rows = conn.execute(_candidates(agent_id, now)).all()
+        # read again: this statement sees every commit before the lock was granted
+        rows = _read(conn, agent_id, tenant_id, now)
         known = _known(rows, asked)
         if known is not None:
             return known
-        found = _queued(rows, asked)
+        found = _queued(rows, asked, given.question)
         if found is not None:
             return _join(conn, found, given, now, settings, tenant_id, agent_id)
         return _open(conn, given, now, settings, tenant_id, agent_id)
 
 
-def _join_at_once(conn: Connection, question_id: int, given: _Given, now: datetime) -> Any:
-    """PostgreSQL: count the ask and record it in one statement (one round trip, one
-    transaction). (ask_count, status) after it, or None when the question is no longer open
-    or held."""
-    joined = (
-        update(Question)
-        .where(Question.id == question_id, Question.status.in_(("open", "held")))
-        .values(ask_count=Question.ask_count + 1, last_asked_at=now)
-        .returning(Question.id, Question.ask_count, Question.status)
-        .cte("joined")
-    )
-    text_ = Text()
-    added = (
-        insert(QuestionAsk)
-        .from_select(
-            ["question_id", "text", "context", "thread_id", "contact_id", "asked_at"],
-            select(
-                joined.c.id,
-                literal(given.question, text_),
-                literal(given.context, text_),
-                literal(given.thread_id, String()),
-                literal(given.contact_id, String()),
-                literal(now, DateTime(timezone=True)),
-            ),
-        )
-        .returning(QuestionAsk.id)
-        .cte("added")
-    )
-    return conn.execute(select(joined.c.ask_count, joined.c.status).add_cte(added)).first()
+def _at_once(
+    conn: Connection,
+    given: _Given,
+    asked: Any,
+    now: datetime,
+    settings: Settings,
+    tenant_id: int,
+    agent_id: int,
+) -> Asked | None:
+    """PostgreSQL, each statement its own transaction: one read (the agent's lessons and
+    questions, and the tenant's question clock), then at most one write: join the open question
+    it repeats, or open a new one if the clock still reads what it read (nothing opened in the
+    tenant meanwhile, so the identity check and the budget still hold). None when that failed
+    every time: the caller takes the lock."""
+    statements = _statements()
+    for _ in range(OPTIMISTIC_TRIES):
+        rows = _read(conn, agent_id, tenant_id, now)
+        known = _known(rows, asked)
+        if known is not None:
+            return known
+        found = _queued(rows, asked, given.question)
+        values = {
+            "text": given.question, "context": given.context, "thread_id": given.thread_id,
+            "contact_id": given.contact_id, "now": now,
+        }  # fmt: skip
+        if found is not None:
+            joined = conn.execute(statements.join, {**values, "question_id": found.id}).first()
+            if joined is None:
+                continue  # answered or dismissed meanwhile: decide again
+            if joined.status == "open":
+                return Asked("asked", question_id=found.id, count=joined.ask_count)
+            frees_at = _budget(conn, settings, tenant_id, agent_id, now)[1]
+            return Asked("limited", question_id=found.id, count=joined.ask_count,
+                         frees_at=frees_at)  # fmt: skip
+        if any(r.kind == "held" for r in rows):
+            return None  # held questions open first: under the lock (``_open``)
+        seen = next(r.id for r in rows if r.kind == "clock")
+        made = conn.execute(
+            statements.open,
+            {
+                **values, "tenant_id": tenant_id, "agent_id": agent_id, "seen": seen,
+                "since": now - WINDOW, "agent_daily": settings.ask_agent_daily,
+                "tenant_daily": settings.ask_tenant_daily,
+            },
+        ).first()  # fmt: skip
+        if made is None:
+            continue  # a question opened in the tenant since the read: read again
+        if made.status == "open":
+            return Asked("asked", question_id=made.id, count=1)
+        frees_at = _budget(conn, settings, tenant_id, agent_id, now)[1]
+        return Asked("limited", question_id=made.id, count=1, frees_at=frees_at)
+    return None
 
 
-def _candidates(agent_id: int, now: datetime) -> Any:
+def _read(conn: Connection, agent_id: int, tenant_id: int, now: datetime) -> Sequence[Any]:
+    return conn.execute(
+        _statements().candidates, {"agent_id": agent_id, "tenant_id": tenant_id, "now": now}
+    ).all()
+
+
+@dataclass(frozen=True)
+class _Statements:
+    candidates: Any
+    join: Any
+    open: Any
+
+
+@functools.cache
+def _statements() -> _Statements:
+    """``ask``'s statements, built once (building one costs more than running it)."""
+    return _Statements(candidates=_candidates(), join=_JOIN, open=_OPEN)
+
+
+#: PostgreSQL: count the ask and record it in one statement; (ask_count, status) after it, or
+#: no row when the question is no longer open or held
+_JOIN = text(
+    """
+    WITH joined AS (
+        UPDATE questions SET ask_count = ask_count + 1, last_asked_at = :now
+        WHERE id = :question_id AND status IN ('open', 'held')
+        RETURNING id, ask_count, status
+    ), added AS (
+        INSERT INTO question_asks (question_id, text, context, thread_id, contact_id, asked_at)
+        SELECT id, :text, :context, :thread_id, :contact_id, :now FROM joined
+    )
+    SELECT ask_count, status FROM joined
+    """
+)
+
+#: PostgreSQL: open a question in one statement if the tenant's clock still reads ``seen``
+#: (the clock's row lock orders it after any other opening; a clock moved since the read
+#: inserts nothing): open, or held when the budget counted in the same statement is spent.
+#: (id, status), or no row
+_OPEN = text(
+    """
+    WITH clock AS (
+        INSERT INTO question_clocks (tenant_id, seq) VALUES (:tenant_id, 1)
+        ON CONFLICT (tenant_id) DO UPDATE SET seq = question_clocks.seq + 1
+        WHERE question_clocks.seq = :seen
+        RETURNING seq
+    ), counted AS (
+        SELECT count(*) FILTER (WHERE agent_id = :agent_id) AS agent_n, count(*) AS tenant_n
+        FROM questions WHERE tenant_id = :tenant_id AND opened_at > :since
+    ), decided AS (
+        SELECT CASE WHEN agent_n < :agent_daily AND tenant_n < :tenant_daily
+                    THEN 'open' ELSE 'held' END AS status
+        FROM counted, clock
+    ), made AS (
+        INSERT INTO questions
+            (tenant_id, agent_id, text, status, ask_count, opened_at, created_at, last_asked_at)
+        SELECT :tenant_id, :agent_id, :text, status, 1,
+               CASE WHEN status = 'open' THEN CAST(:now AS timestamptz) END, :now, :now
+        FROM decided
+        RETURNING id, status
+    ), added AS (
+        INSERT INTO question_asks (question_id, text, context, thread_id, contact_id, asked_at)
+        SELECT id, :text, :context, :thread_id, :contact_id, :now FROM made
+    )
+    SELECT id, status FROM made
+    """
+)
+
+
+def _candidates() -> Any:
     """Everything ``ask`` compares a question with, as one statement: the agent's active
     owner-answer lessons (``kind`` 'lesson'), the questions its owner answered in the queue
-    with their answer's event and lesson ('answered'), and its open and held questions."""
+    with their answer's event and lesson ('answered'), its open and held questions, and the
+    tenant's question clock (``id`` is its reading)."""
+    agent_id = bindparam("agent_id", type_=Integer())
+    now = bindparam("now", type_=DateTime(timezone=True))
     text_, number = String(), Integer()
     queued = select(
         Question.status.label("kind"), Question.id, Question.text,
@@ -277,7 +379,19 @@ def _candidates(agent_id: int, now: datetime) -> Any:
         .outerjoin(Lesson, Lesson.id == LessonEvidence.lesson_id)
         .where(Question.agent_id == agent_id, Question.status == "answered")
     )
-    return union_all(lessons, answered, queued)
+    reading = (
+        select(QuestionClock.seq)
+        .where(QuestionClock.tenant_id == bindparam("tenant_id", type_=Integer()))
+        .scalar_subquery()
+    )
+    clock = select(
+        literal("clock", text_).label("kind"), func.coalesce(reading, 0).label("id"),
+        null().cast(text_).label("text"), null().cast(text_).label("answer"),
+        literal(0, number).label("ask_count"), null().cast(text_).label("event_status"),
+        null().cast(number).label("lesson_id"), null().cast(text_).label("lesson_status"),
+        null().cast(text_).label("situation"), null().cast(text_).label("correction"),
+    )  # fmt: skip
+    return union_all(lessons, answered, queued, clock)
 
 
 def _known(rows: Sequence[Any], asked: Any) -> Asked | None:
@@ -303,14 +417,11 @@ def _known(rows: Sequence[Any], asked: Any) -> Asked | None:
     return None
 
 
-def _queued(rows: Sequence[Any], asked: Any) -> Any:
-    """The agent's open or held question that ``asked`` repeats, if any (the most asked)."""
-    matching = [
-        r
-        for r in rows
-        if r.kind in ("open", "held") and same_question(asked, question_fact(r.text))
-    ]
-    return max(matching, key=lambda r: (r.ask_count, -r.id), default=None)
+def _queued(rows: Sequence[Any], asked: Any, wording: str) -> Any:
+    """The agent's open or held question that ``asked`` (worded ``wording``) repeats, if any
+    (``digest.questions.same.queued_match``)."""
+    queued = [r for r in rows if r.kind in ("open", "held")]
+    return queued_match(asked, wording, queued)
 
 
 def _record_ask(conn: Connection, question_id: int, given: _Given, now: datetime) -> None:
@@ -393,7 +504,8 @@ def promote_held(
 ) -> int:
     """Open the agent's held questions, oldest first, as far as the budget now allows (or
     ``room``, already measured). How many opened."""
-    if room is None:
+    if room is None:  # not under ``_open``'s lock: take it (opening moves the budget)
+        _lock(conn, tenant_id)
         room = _budget(conn, settings, tenant_id, agent_id, now)[0]
     if room <= 0:
         return 0
@@ -445,7 +557,13 @@ def _budget(
 
 
 def _lock(conn: Connection, tenant_id: int) -> None:
-    """Serialise the opening of questions within a tenant (PostgreSQL; SQLite has one writer)."""
-    if conn.dialect.name == "postgresql":
-        key = int.from_bytes(hashlib.sha256(f"digest.ask:{tenant_id}".encode()).digest()[:8])
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key - 2**63})
+    """Serialise the opening of questions within a tenant, and tell ``ask``'s one-statement
+    path that one may open: move the tenant's question clock (its row stays locked until the
+    transaction ends)."""
+    insert_ = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    statement = insert_(QuestionClock).values(tenant_id=tenant_id, seq=1)
+    conn.execute(
+        statement.on_conflict_do_update(
+            index_elements=[QuestionClock.tenant_id], set_={"seq": QuestionClock.seq + 1}
+        )
+    )

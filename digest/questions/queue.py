@@ -22,11 +22,13 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from digest.capture.api import capture_new_event
+from digest.capture.schemas import parse_event
+from digest.capture.store import insert_event
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import IdempotencyConflict, NotFound, OwnerInputError, StateError
 from digest.models import QUESTION_STATUSES, Agent, Question, QuestionAsk, Tenant, as_utc, utcnow
+from digest.outbox import publish
 from digest.questions.ask import promote_held
 from digest.reflect.screen import injection_reason
 from digest.tenants import find_agent, missing_tenant, tenant_named
@@ -155,30 +157,41 @@ def answer_question(
     tenant: str, question_id: int, answer: str, *, by: str, settings: Settings | None = None
 ) -> QuestionRow:
     """Answer a question as its owner: an owner_answer event (a trusted lesson once the worker
-    reflects it), and the question closed for every thread that asked it."""
+    reflects it), and the question closed for every thread that asked it.
+
+    Closing the question and storing the event are one transaction, and the close is
+    conditional on the question being still open: an answer and a dismissal of one question
+    arriving together end with one of them (the other gets ``StateError``), and the answer's
+    event (so its lesson) exists exactly when the question is answered."""
     answer = _required("answer", answer, ANSWER_MAX)
     by = _required("by", by, 200)
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
         question, agent = _question(session, tenant, question_id)
-        _still_open(question)
-        text = question.text
-    try:
-        event_id, _ = capture_new_event(
+        _claim(session, question, status="answered", by=by, answer=answer)
+        parsed = parse_event(
             "owner_answer",
             {
                 "tenant": tenant,
                 "agent": agent,
-                "question": text,
+                "question": question.text,
                 "answer": answer,
                 "idempotency_key": f"question-{question_id}",
             },
         )
-    except IdempotencyConflict:
-        raise StateError(f"question {question_id} was answered already") from None
-    return _close(
-        tenant, question_id, settings, status="answered", by=by, answer=answer, event_id=event_id
-    )
+        try:
+            event_id, created = insert_event(
+                session.connection(), parsed, (question.tenant_id, question.agent_id)
+            )
+        except IdempotencyConflict:
+            raise StateError(f"question {question_id} was answered already") from None
+        session.execute(
+            update(Question).where(Question.id == question_id).values(answer_event_id=event_id)
+        )
+        agent_id = question.agent_id
+    if created:  # after the commit: the worker must find the event
+        publish.publish_reflect(event_id, agent_id=agent_id)
+    return get_question(tenant, question_id, settings)
 
 
 def dismiss_question(
@@ -190,40 +203,40 @@ def dismiss_question(
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
         question, _agent = _question(session, tenant, question_id)
-        _still_open(question)
-    return _close(tenant, question_id, settings, status="dismissed", by=by, reason=reason)
+        _claim(session, question, status="dismissed", by=by, reason=reason)
+    return get_question(tenant, question_id, settings)
 
 
-def _close(
-    tenant: str,
-    question_id: int,
-    settings: Settings,
+def _claim(
+    session: Session,
+    question: Question,
     *,
     status: str,
     by: str,
     answer: str | None = None,
     reason: str | None = None,
-    event_id: int | None = None,
-) -> QuestionRow:
-    with session_scope(settings.database_url) as session:
-        question, agent = _question(session, tenant, question_id)
-        result = session.execute(
-            update(Question)
-            .where(Question.id == question_id, Question.status.in_(("open", "held", "expired")))
-            .values(
-                status=status,
-                closed_at=utcnow(),
-                closed_by=by,
-                answer=answer,
-                reason=reason,
-                answer_event_id=event_id,
-            )
+) -> None:
+    """Close ``question`` with ``status`` if it is still open, held or expired (one conditional
+    UPDATE: of two closes at once, the second waits for the first and then finds it closed);
+    else ``StateError`` saying who closed it."""
+    _still_open(question)
+    claimed = session.execute(
+        update(Question)
+        .where(Question.id == question.id, Question.status.in_(("open", "held", "expired")))
+        .values(
+            status=status,
+            closed_at=utcnow(),
+            closed_by=by,
+            answer=answer,
+            reason=reason,
         )
-        if not getattr(result, "rowcount", 0):
-            session.refresh(question)
-            _still_open(question)
+        .returning(Question.id)
+        .execution_options(synchronize_session=False)
+    ).first()
+    if claimed is None:
         session.refresh(question)
-        return _rows(session, [(question, agent)])[0]
+        _still_open(question)
+        raise StateError(f"question {question.id} is {question.status}")
 
 
 def _still_open(question: Question) -> None:

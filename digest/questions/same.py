@@ -6,11 +6,20 @@ other lacks making them two: "Do you ship to Norway?" is not "Do you ship to Fin
 question that asks a little more than the other (``Relation.NARROWER``) joins it in the queue:
 the owner answers both at once. An owner's answer lesson answers a question only when it is
 about the same subject, or the question's extra words are in the answer.
+
+Words are not enough for a paraphrase that shares few of them ("Do you see clients over the
+weekend?" and "Do you take weekend appointments?"): a question the facts read as another
+subject joins an open one when their embeddings (``DIGEST_EMBEDDING_MODEL``, the static table
+by default: a fraction of a millisecond a text, cached) are neighbours on the embedder's own
+scale (``NEIGHBOUR_RELEVANCE``) and neither names a thing or number the other lacks (Norway is
+never Finland, however near their vectors).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 from digest import facts
 
@@ -29,11 +38,47 @@ def lesson_fact_of(situation: str, correction: str) -> facts.Fact:
     return facts.lesson_fact(situation, correction)
 
 
+@functools.lru_cache(maxsize=CACHED)
+def _keys(subject: frozenset[str]) -> frozenset[str]:
+    return facts.subject_keys(subject)
+
+
+def _may_share(new: facts.Fact, old: facts.Fact) -> bool:
+    """False when the two subjects cannot meet (``facts.subject_keys``): a set intersection
+    that spares most comparisons of an ask with a queue of other subjects."""
+    return not _keys(new.subject).isdisjoint(_keys(old.subject))
+
+
 def same_question(new: facts.Fact, old: facts.Fact) -> bool:
     """Does ``new`` ask what ``old`` asks (in other words, or a little more or less)?"""
-    return facts.relation(new, old) is not facts.Relation.DISTINCT
+    return _may_share(new, old) and facts.relation(new, old) is not facts.Relation.DISTINCT
 
 
 def answered_by(new: facts.Fact, answer: facts.Fact) -> bool:
     """Does an owner's answer (a ``facts.lesson_fact`` or ``facts.fact``) answer ``new``?"""
-    return facts.relation(new, answer) is facts.Relation.SAME
+    return _may_share(new, answer) and facts.relation(new, answer) is facts.Relation.SAME
+
+
+#: the relevance on the embedder's scale (``CosineScale.relevance``: 0 nothing in common, 1 the
+#: same in other words) at which two questions of no name or number apart are one
+NEIGHBOUR_RELEVANCE = 0.9
+
+
+def queued_match(asked: facts.Fact, wording: str, queued: Sequence[Any]) -> Any:
+    """The open question (a row with ``text``, ``id`` and ``ask_count``) that ``asked``
+    repeats: by the facts (the most asked of those that match), else the nearest embedding
+    neighbour within ``NEIGHBOUR_RELEVANCE`` of those that name no thing or number the other
+    lacks (``facts.names_apart``). None when none is."""
+    if not queued:
+        return None
+    by_facts = [r for r in queued if same_question(asked, question_fact(r.text))]
+    if by_facts:
+        return max(by_facts, key=lambda r: (r.ask_count, -r.id))
+    near = [r for r in queued if not facts.names_apart(asked, question_fact(r.text))]
+    if not near:
+        return None
+    # the embedder loads on the first ask the facts do not settle (numpy, rapidfuzz: not on
+    # ``import digest``)
+    from digest.questions.neighbours import nearest
+
+    return nearest(wording, near, NEIGHBOUR_RELEVANCE)

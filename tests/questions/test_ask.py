@@ -187,3 +187,55 @@ def test_the_asyncio_ask_is_the_same_call(tenant: str) -> None:
     )  # fmt: skip
     with pytest.raises(InvalidEvent):
         asyncio.run(digest.aio.ask(tenant, "bot", ""))
+
+
+def test_an_answer_and_a_dismissal_at_once_end_in_one_state(tenant: str) -> None:
+    """On PostgreSQL, an answer and a dismissal of one question race: one wins, the other is
+    told it lost, and the owner_answer event (what becomes the lesson) exists exactly when the
+    question ended answered."""
+    import threading
+
+    places = ["Norway", "Finland", "Sweden", "Denmark", "Iceland", "Estonia"]
+    asked = [digest.ask(tenant, "bot", f"Do you ship to {p}?").question_id for p in places]
+    assert len(set(asked)) == len(places)
+    outcomes: dict[tuple[int, str], str] = {}
+
+    def close(question_id: int, how: str, gate: threading.Barrier) -> None:
+        gate.wait()
+        try:
+            if how == "answer":
+                answer_question(tenant, question_id, "Yes, in 5 days.", by="ann")
+            else:
+                dismiss_question(tenant, question_id, "not our business", by="bob")
+            outcomes[(question_id, how)] = "won"
+        except StateError:
+            outcomes[(question_id, how)] = "lost"
+
+    for question_id in asked:
+        gate = threading.Barrier(2)
+        threads = [
+            threading.Thread(target=close, args=(question_id, how, gate))
+            for how in ("answer", "dismiss")
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    rows = {q.id: q for q in _questions(tenant)}
+    with session_scope() as session:
+        answer_events = {
+            int(key.removeprefix("question-"))
+            for key in session.scalars(
+                select(Event.idempotency_key).where(
+                    Event.kind == "owner_answer",
+                    Event.idempotency_key.in_([f"question-{q}" for q in asked]),
+                )
+            )
+        }
+    for question_id in asked:
+        won = {how for how in ("answer", "dismiss") if outcomes[(question_id, how)] == "won"}
+        assert len(won) == 1, (question_id, outcomes)
+        row = rows[question_id]
+        assert row.status == {"answer": "answered", "dismiss": "dismissed"}[won.pop()]
+        assert (question_id in answer_events) == (row.status == "answered")
+        assert (row.answer_event_id is not None) == (row.status == "answered")
