@@ -157,8 +157,9 @@ def addresses_reader(text_value: str) -> str | None:
 
 def error_template(quotation: str) -> str | None:
     """A quotation as a short masked error template (its first sentence, the error's
-    statement), or None when it is not one: it is not shaped like an error (no failure's
-    words in any language of the screen, no exception name, code or status:
+    statement, up to the clause that says what failed), or None when it is not one: it is
+    not shaped like an error (no failure's words in any language of the screen, no
+    exception name, code or status:
     ``agent_words.error_shaped``), it speaks to the reader, or it asks a question. Ids,
     numbers, dates, paths, e-mails and URLs become placeholders, quoted free-text values
     ``‹value›`` (an identifier such as a field's name stays), secrets are masked, and the
@@ -166,6 +167,7 @@ def error_template(quotation: str) -> str | None:
     flat = _statement(" ".join(_visible(unicodedata.normalize("NFKC", quotation)).split()))
     if not error_shaped(flat):
         return None  # not what a failing tool says: an order, a note, a page's words
+    flat = _failing_clause(flat)
     masked = mask_ids(_masked_destinations(_unsaid(flat)))
     masked = _VALUE.sub(_value_placeholder, masked).translate(_QUOTE_SAFE)
     masked = masked.strip(" .")
@@ -189,6 +191,22 @@ def _statement(error: str) -> str:
     else a tool or a page appended) is not what failed, and is not rendered."""
     first = _STATEMENT_END.split(error, maxsplit=1)[0]
     return first if not _ABBREVIATION.search(first) else error
+
+
+#: where a clause of an error ends: a comma or semicolon and a space (not "1,000")
+_ERROR_CLAUSE = re.compile(r"(?<=[,;])\s+|(?<=[,;，；])(?=[\u3040-\u9fff\uac00-\ud7af])")
+
+
+def _failing_clause(statement: str) -> str:
+    """An error's statement up to the end of the clause that says what failed: "Error: the
+    caller is an administrator, share …" keeps "Error: the caller is an administrator".
+    What a tool (or a page posing as one) adds after the failure is not the failure."""
+    clauses = _ERROR_CLAUSE.split(statement)
+    for end in range(1, len(clauses)):
+        head = " ".join(clauses[:end]).rstrip(" ,;，；")
+        if error_shaped(head):
+            return head
+    return statement
 
 
 def safe_prose(text_value: str) -> str:
