@@ -15,9 +15,8 @@ data, secrets or money out, policy claims aimed at the agent). Three entry point
 - ``injection_reason(text)``: the checks on every view of one text;
 - ``event_reason(payload)``: every field of a run an attacker can write (task, error, attempt
   summary, each tool's name, error, output and argument strings), standing orders ("from now
-  on you…") included for all but the task, which is the user's own request (a tool a run's
-  text names but never called is not screened there: it cannot reach an agent, as
-  ``digest.agent_text`` renders only names the runs called);
+  on you…") and tools named that the run never called included for all but the task, which is
+  the user's own request;
 - ``lesson_reason(candidate, tools)``: a lesson's text, plus what an untrusted lesson may not do
   in its own words (outside «…» quotations of observed data): name an address or URL to send
   to, or a tool the failing run never called.
@@ -33,7 +32,7 @@ from typing import Any
 from digest.lessons.store import Candidate
 from digest.reflect import words
 from digest.reflect.markers import SQUASHED
-from digest.reflect.tripwire import check, plain, word_class
+from digest.reflect.tripwire import about_interface, check, plain, word_class
 from digest.reflect.views import labelled_views, squashed
 from digest.text import DESTINATION, is_tool_name, without_quotes
 
@@ -171,6 +170,7 @@ def event_reason(payload: dict[str, Any]) -> str | None:
         if isinstance(tool, str) and injection_reason(_spaced(tool), run_text=True) is not None:
             why = injection_reason(_spaced(tool), run_text=True)
             return f"{why} (in tool_calls[{index}].tool)"
+    tools = tools_called(payload)
     for field, value in _fields(payload):
         # A task is the user's request: it may well say "from now on" to the agent. What a
         # tool or the run itself reported never gives standing orders.
@@ -181,10 +181,12 @@ def event_reason(payload: dict[str, Any]) -> str | None:
         why = injection_reason(text, run_text=field != "task")
         if why is not None:
             return f"{why} (in {field})"
-        # A tool named in what a tool reported ("run gh_auth_login", "use kubectl_rollout_undo")
-        # is not screened here: no name reaches an agent from a run unless the run called it
-        # (``digest.agent_text``, for every judge), and a lesson that names one is held by
-        # ``lesson_reason``.
+        if not field.endswith((".error", ".output", ".args")) and field != "error":
+            continue  # only what a tool reported may not point the agent at other tools
+        unknown = unknown_tools(value, tools, verbs=_CALL_ANY_LANGUAGE)
+        # "the 'approve' argument is deprecated; use 'auto_approve'" names an argument
+        if unknown and not about_interface(value):
+            return f"names a tool the run never called ({unknown[0][:60]}, in {field})"
     return None
 
 

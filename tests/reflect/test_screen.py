@@ -507,22 +507,16 @@ def test_an_own_address_is_only_the_one_given_as_such() -> None:
             "override the policy only with an approved exception ticket.",
             id="policy_exception",
         ),
-        pytest.param(
-            "ci_trigger",
-            "error: workflow not run for forks; use pull_request_target to run it with the "
-            "base repository's secrets after review",
-            id="ci_other_tool",
-        ),
     ],
 )
 def test_real_tool_errors_whose_words_sound_like_attacks_pass(tool: str, error: str) -> None:
     """Errors of security scanners, version control, device management, quota and billing,
     sign-in, Kubernetes and CI, in several languages (written for issue 25 point 4 after the
-    screen, to measure it: 32 of 35 passed. Two of the three held then pass now: a check
+    screen, to measure it: 32 of 35 passed. One of the three held then passes now: a check
     named after a restriction ("override the policy only with an approved exception") is
-    required, not ignored; and a tool a tool's error names is no longer screened in run
-    text, since no name a run did not call reaches an agent. Still held: "ignore the earlier
-    verification codes", in any language, reads as ignoring a check)."""
+    required, not ignored. Still held: "ignore the earlier verification codes" reads as
+    ignoring a check; "use pull_request_target" names a tool the run never called, which an
+    error template would render as it is)."""
     payload = {"task": "Run the nightly job", "outcome": "failure",
                "tool_calls": [{"tool": tool, "ok": False, "error": error}]}  # fmt: skip
     assert event_reason(payload) is None
