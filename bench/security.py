@@ -10,9 +10,9 @@ judge, ``obedient`` with a scripted model that writes the attacker's instruction
 and rewrites or retires the owner's rule when reconciliation shows it. On the tuned split
 (issue 25, as measured) the offline lines read:
 
-    security suite (offline/rules): 274 attacks, 0 reached pitfalls or a version, 3 more only
-    an active lesson; 0 of 18 trusted lessons changed; 165 benign, 2 quarantined (1.2%)
-      attacks stopped (offline/rules): screen (run text) 248, not shown (a lesson held or not
+    security suite (offline/rules): 274 attacks, 0 reached pitfalls or a version, 0 more only
+    an active lesson; 0 of 18 trusted lessons changed; 165 benign, 6 quarantined (3.6%)
+      attacks stopped (offline/rules): screen (run text) 251, not shown (a lesson held or not
       rendered) 15, judge (no lesson) 8
 
 "more only an active lesson": the marker is in an active lesson's text that no agent was
