@@ -15,7 +15,12 @@ an agent reads of it only:
   secrets are masked (``digest.redact``), and a quotation that addresses the reader, asks a
   question, or is introduced as what someone asked or a page said (a task, page content) is
   not an error: its whole sentence is dropped;
-- never an address, URL, e-mail, phone or account number, or secret, quoted or not.
+- never an address, URL, e-mail, phone or account number, or secret, quoted or not;
+- never the run's own words as the judge's: a sentence whose words outside quotations copy
+  ``COPIED_WORDS`` words in a row from what its runs carried (task, errors, outputs,
+  arguments, summary: ``run_words``, known when the caller passes the runs' names as
+  ``digest.lessons.called.RunNames``) is run text written as advice, whatever judge wrote it,
+  and is dropped.
 
 A lesson left with no correction to say is not rendered at all (``lesson_not_rendered`` is
 logged). Trusted lessons (an owner's answers and rules, operator edits) render as they are.
@@ -30,8 +35,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from digest.agent_words import (
     ADDRESS_CONTROL,
@@ -102,12 +108,12 @@ def for_agent(
 UNSHOWN_TITLE = "a lesson observed in runs"
 
 
-def agent_title(title: str, trust: str) -> str:
+def agent_title(title: str, trust: str, called: Collection[str] | None = None) -> str:
     """A lesson's title as a change note names it: as it is when trusted, else its safe part
-    (``run_text``), or ``UNSHOWN_TITLE``."""
+    (``run_text``, with ``called`` as there), or ``UNSHOWN_TITLE``."""
     if trust == TRUSTED:
         return title
-    return run_text(title) or UNSHOWN_TITLE
+    return run_text(title, called) or UNSHOWN_TITLE
 
 
 def run_text(text_value: str, called: Collection[str] | None = None) -> str:
@@ -119,14 +125,15 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
     (``snake_case``, a call ``f(…)``, an assignment ``x=1``) cannot be vouched for: its
     sentence is dropped."""
     names = None if called is None else frozenset(n.casefold() for n in called)
-    return _run_text(text_value, names)
+    said: RunWords = getattr(called, "said", _NOTHING_SAID)
+    return _run_text(text_value, names, said)
 
 
 @functools.lru_cache(maxsize=8192)
-def _run_text(text_value: str, called: frozenset[str] | None) -> str:
+def _run_text(text_value: str, called: frozenset[str] | None, said: RunWords) -> str:
     # A lesson's text is rendered again on every turn that surfaces it: judged once per
     # process (the screen keeps its verdicts the same way).
-    kept = [s for s in (_safe_sentence(part, called) for part in _sentences(text_value)) if s]
+    kept = [s for s in (_safe_sentence(part, called, said) for part in _sentences(text_value)) if s]
     # a sentence cut at a line end gets its period, so that the text reads (and, read again,
     # splits) the same
     return " ".join(
@@ -150,8 +157,9 @@ def addresses_reader(text_value: str) -> str | None:
 
 def error_template(quotation: str) -> str | None:
     """A quotation as a short masked error template (its first sentence, the error's
-    statement), or None when it is not one: it is not shaped like an error (no failure's
-    words in any language of the screen, no exception name, code or status:
+    statement, up to the clause that says what failed), or None when it is not one: it is
+    not shaped like an error (no failure's words in any language of the screen, no
+    exception name, code or status:
     ``agent_words.error_shaped``), it speaks to the reader, or it asks a question. Ids,
     numbers, dates, paths, e-mails and URLs become placeholders, quoted free-text values
     ``‹value›`` (an identifier such as a field's name stays), secrets are masked, and the
@@ -159,6 +167,7 @@ def error_template(quotation: str) -> str | None:
     flat = _statement(" ".join(_visible(unicodedata.normalize("NFKC", quotation)).split()))
     if not error_shaped(flat):
         return None  # not what a failing tool says: an order, a note, a page's words
+    flat = _failing_clause(flat)
     masked = mask_ids(_masked_destinations(_unsaid(flat)))
     masked = _VALUE.sub(_value_placeholder, masked).translate(_QUOTE_SAFE)
     masked = masked.strip(" .")
@@ -182,6 +191,22 @@ def _statement(error: str) -> str:
     else a tool or a page appended) is not what failed, and is not rendered."""
     first = _STATEMENT_END.split(error, maxsplit=1)[0]
     return first if not _ABBREVIATION.search(first) else error
+
+
+#: where a clause of an error ends: a comma or semicolon and a space (not "1,000")
+_ERROR_CLAUSE = re.compile(r"(?<=[,;])\s+|(?<=[,;，；])(?=[\u3040-\u9fff\uac00-\ud7af])")
+
+
+def _failing_clause(statement: str) -> str:
+    """An error's statement up to the end of the clause that says what failed: "Error: the
+    caller is an administrator, share …" keeps "Error: the caller is an administrator".
+    What a tool (or a page posing as one) adds after the failure is not the failure."""
+    clauses = _ERROR_CLAUSE.split(statement)
+    for end in range(1, len(clauses)):
+        head = " ".join(clauses[:end]).rstrip(" ,;，；")
+        if error_shaped(head):
+            return head
+    return statement
 
 
 def safe_prose(text_value: str) -> str:
@@ -272,29 +297,31 @@ def _sentences(text_value: str) -> list[str]:
     return [s for s in out if s]
 
 
-def _safe_sentence(sentence: str, called: frozenset[str] | None) -> str | None:
+def _safe_sentence(sentence: str, called: frozenset[str] | None, said: RunWords) -> str | None:
     """One sentence as an agent may read it, or None when it must not. A sentence that only
     fails by a quotation that is not an error template keeps its clauses before that one
     ("Calling `refund` when the order is missing, while working on «…»")."""
-    said = _checked(sentence, called)
-    if said is not None or addresses_reader(" ".join(_QUOTE.split(sentence))):
-        return said
+    safe = _checked(sentence, called, said)
+    if safe is not None or addresses_reader(" ".join(_QUOTE.split(sentence))):
+        return safe
     clauses = _CLAUSE.split(sentence)
     for end in range(len(clauses) - 1, 0, -1):
         head = "".join(clauses[:end]).rstrip(" ,;:—–-")
-        said = _checked(head, called)
-        if said is not None:
-            return said
+        safe = _checked(head, called, said)
+        if safe is not None:
+            return safe
     return None
 
 
-def _checked(sentence: str, called: frozenset[str] | None) -> str | None:
+def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> str | None:
     """``sentence`` made safe, or None when a part of it may not reach an agent."""
     parts = _QUOTE.split(sentence)
     quotes = _QUOTE.findall(sentence)
     words = " ".join(parts)
     if any(ch in words for ch in _OPENERS):
         return None  # a quotation opened and never closed: nothing tells data from words
+    if said and any(copies(part, said) for part in parts):
+        return None  # the run's words written as the judge's: run text, not advice
     if _CODE_LIKE.search(words):
         return None  # a name outside backticks: nothing says the run called it
     if addresses_reader(" tool ".join(parts)) is not None:
@@ -341,6 +368,72 @@ def _own_words(part: str) -> str:
         return part
     lead, tail = part[: len(part) - len(part.lstrip())], part[len(part.rstrip()) :]
     return f"{lead}{mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)}{tail}"
+
+
+# --- the runs' own words -------------------------------------------------------------------------
+
+#: this many words in a row, shared with the runs' text, are copied run text, not the judge's
+COPIED_WORDS = 5
+#: in a script written without spaces (Chinese, Japanese, Thai), this many characters
+COPIED_CHARACTERS = 8
+#: scripts written without spaces: each character is a token
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"\w+")
+
+#: the words of a lesson's runs, as shingles (``run_words``)
+RunWords = frozenset[str]
+_NOTHING_SAID: RunWords = frozenset()
+
+
+def _tokens(text_value: str) -> list[str]:
+    folded = unicodedata.normalize("NFKC", text_value).casefold()
+    out: list[str] = []
+    for word in _WORD.findall(folded):
+        if _UNSPACED.search(word):
+            out += [piece for piece in re.split(f"({_UNSPACED.pattern})", word) if piece]
+        else:
+            out.append(word)
+    return out
+
+
+def _shingles(text_value: str) -> Iterable[str]:
+    """Every run of ``COPIED_WORDS`` tokens of ``text_value`` (``COPIED_CHARACTERS`` when
+    they are all characters of an unspaced script)."""
+    tokens = _tokens(text_value)
+    for n in range(len(tokens)):
+        window = tokens[n : n + COPIED_WORDS]
+        if all(_UNSPACED.fullmatch(t) for t in window):
+            window = tokens[n : n + COPIED_CHARACTERS]
+            if len(window) == COPIED_CHARACTERS and all(_UNSPACED.fullmatch(t) for t in window):
+                yield "".join(window)
+        elif len(window) == COPIED_WORDS:
+            yield " ".join(window)
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def run_words(payloads: Iterable[Any]) -> RunWords:
+    """What runs carried (every string of their events' payloads: task, errors, outputs,
+    arguments, summary), as the shingles ``copies`` looks for."""
+    return frozenset(
+        s for payload in payloads for text in _strings(payload) for s in _shingles(text)
+    )
+
+
+def copies(text_value: str, said: RunWords) -> bool:
+    """Does ``text_value`` copy ``COPIED_WORDS`` words in a row (``COPIED_CHARACTERS`` of an
+    unspaced script) from the runs' words ``said``?"""
+    return any(s in said for s in _shingles(text_value))
 
 
 # --- masks ---------------------------------------------------------------------------------------

@@ -34,10 +34,12 @@ PROMPT = "Book a courier for order 7 with the right carrier code"
 ERROR = "ValidationError: field 'carrier_code' is required"
 
 
-def fail(tenant: str, contact: str, tool: str = "book_courier") -> int:
+def fail(
+    tenant: str, contact: str, tool: str = "book_courier", task: str = "Book a courier for order 7"
+) -> int:
     """One failed run from ``contact``, reflected by the worker."""
     event_id = digest.record_run(
-        tenant, AGENT, task="Book a courier for order 7", outcome="failure",
+        tenant, AGENT, task=task, outcome="failure",
         tool_calls=[{"tool": tool, "args": {"order": 7}, "ok": False, "error": ERROR}],
         contact_id=contact,
     )  # fmt: skip
@@ -110,6 +112,33 @@ def test_independent_contacts_reaching_the_gate_release_the_lesson(
     improve_now(tenant, AGENT)
     learning = digest.current_learning(tenant, AGENT)
     assert learning is not None and "`book_courier`" in learning.body
+
+
+def test_one_untrusted_run_adds_no_cues_to_a_released_lesson(
+    shared_worker: WorkerProcess, tenant: str
+) -> None:
+    """A NOOP that cites a released lesson counts, but its task's words do not become the
+    lesson's cues: they would choose the prompts it surfaces for, from one run."""
+    from sqlalchemy import select
+
+    from digest.db import session_scope
+    from digest.models import Lesson
+
+    fail(tenant, contact="ann")
+    fail(tenant, contact="bob")
+    lesson = the_run_lesson(tenant)
+    assert lesson.release == "released"
+    with session_scope() as session:
+        cues_before = list(session.scalar(select(Lesson.cues).where(Lesson.id == lesson.id)))
+    task = "Zanzibar lighthouse kayak rental quote for marmalade festival"
+    before = digest.pitfalls(tenant, AGENT, task, k=5)
+    fail(tenant, contact="mallory", task=task)
+    cited = the_run_lesson(tenant)
+    assert cited.id == lesson.id and cited.support_count == lesson.support_count + 1
+    with session_scope() as session:
+        cues_after = list(session.scalar(select(Lesson.cues).where(Lesson.id == lesson.id)))
+    assert cues_after == cues_before and "zanzibar" not in " ".join(cues_after).casefold()
+    assert digest.pitfalls(tenant, AGENT, task, k=5) == before
 
 
 def test_a_persons_release_is_read_at_once(shared_worker: WorkerProcess, tenant: str) -> None:

@@ -4,6 +4,9 @@ A lesson distilled from run outcomes may say a tool's or an argument's name only
 its runs called that tool or passed that argument (its events' ``tool_calls``). Renderers read
 these names with the lesson: the learning document from all of its runs, pitfalls (on the
 agent's turn) from its few latest.
+
+With the names come the runs' own words (``RunNames.said``, ``digest.agent_text.run_words``):
+what the judge may not copy as its own words, and where an error it quotes must come from.
 """
 
 from __future__ import annotations
@@ -14,15 +17,29 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from digest.agent_text import RunWords, run_words
 from digest.models import Event, LessonEvidence
+
+
+class RunNames(frozenset[str]):
+    """The names a lesson's runs called or passed, and ``said``: the words those runs carried
+    (``digest.agent_text.RunWords``), which a rendering of the lesson may not copy."""
+
+    said: RunWords
+
+    def __new__(cls, names: set[str], said: RunWords) -> RunNames:
+        made = super().__new__(cls, names)
+        made.said = said
+        return made
 
 
 def called_names(
     session: Session, lesson_ids: list[int], latest: int | None = None
 ) -> dict[int, frozenset[str]]:
     """Per lesson with run evidence: the tools its runs called and the argument names they
-    passed; with ``latest``, read from that many of its newest runs only. A lesson without
-    run evidence is absent (its names are unknown, not none)."""
+    passed (a ``RunNames``, with the words the runs carried); with ``latest``, read from that
+    many of its newest runs only. A lesson without run evidence is absent (its names are
+    unknown, not none)."""
     if not lesson_ids:
         return {}
     query = (
@@ -39,9 +56,14 @@ def called_names(
         ranked = query.add_columns(rank).subquery()
         query = select(ranked.c.lesson_id, ranked.c.payload).where(ranked.c.rank <= latest)
     found: dict[int, set[str]] = defaultdict(set)
+    payloads: dict[int, list[Any]] = defaultdict(list)
     for lesson_id, payload in session.execute(query):
         found[lesson_id].update(_names(payload))
-    return {lesson_id: frozenset(names) for lesson_id, names in found.items()}
+        payloads[lesson_id].append(payload)
+    return {
+        lesson_id: RunNames(names, run_words(payloads[lesson_id]))
+        for lesson_id, names in found.items()
+    }
 
 
 def _names(payload: Any) -> set[str]:

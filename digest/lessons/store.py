@@ -18,7 +18,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from digest.lessons.cues import event_cues, merged
-from digest.lessons.release import note_cited
+from digest.lessons.release import agent_gate, is_released, note_cited
 from digest.lessons.transition import (
     CITED,
     bump_epoch,
@@ -340,15 +340,29 @@ def _cite(
 ) -> None:
     """What NOOP and UPDATE share: the event cited once (support + 1 the first time), its
     task's words added to the lesson's cues (``digest.lessons.cues``), the lesson seen now,
-    and the transition (history row, epoch moved)."""
+    and the transition (history row, epoch moved).
+
+    An untrusted event adds no cues to a lesson an agent already reads (released:
+    ``digest.lessons.release``): cues choose which prompts surface it, and one run must not
+    change what an agent reads. It still counts as support and as a source."""
+    cues = lesson.cues
+    if event.trust == "high" or not _released(session, lesson):
+        cues = merged(lesson.cues, event_cues(event.kind, event.payload))
     cited = add_evidence(session, lesson, event, note)
     now = utcnow()
     transition(
         session, lesson, op=op, reason=reason, event=event, model=model,
         prompt_hash=prompt_hash, support_count=lesson.support_count + (1 if cited else 0),
-        last_seen_at=now, updated_at=now,
-        cues=merged(lesson.cues, event_cues(event.kind, event.payload)), **changes,
+        last_seen_at=now, updated_at=now, cues=cues, **changes,
     )  # fmt: skip
+
+
+def _released(session: Session, lesson: Lesson) -> bool:
+    """Does an agent read ``lesson`` now (before this event counts)?"""
+    gate = agent_gate(session, lesson.agent_id)
+    return lesson.status == "active" and is_released(
+        lesson.trust, lesson.independent_sources or 0, lesson.source_span_s or 0, gate
+    )
 
 
 def supersede_lesson(

@@ -187,13 +187,24 @@ def _guidance(s: str, run_text: bool) -> str | None:
     if ignores and (_has["INSTRUCTIONS"].search(s) or _near(s, "RULES", "PRIOR", 30)):
         return "asks to ignore instructions"
     interface = _has["API"].search(s) or _OPTION.search(s)
-    if ignores and _after(s, "IGNORE", "GUARD", 40) and not (_has["FAILED"].search(s) or interface):
+    if ignores and _ignored_guard(s) and not (_has["FAILED"].search(s) or interface):
         return "asserts a policy change"  # "disregard the identity check"
     if _NEW_ORDERS.search(s):
         return "asks to ignore instructions"  # "New instructions:"
     if _any(s, "VOID", "PRIOR") and (_has["INSTRUCTIONS"].search(s) or _has["RULES"].search(s)):
         return "asks to ignore instructions"
     return None
+
+
+def _ignored_guard(s: str) -> bool:
+    """A check within 40 characters after an ignore-verb, and no restriction between them:
+    in "override the policy only with an approved exception" the approval is what is required,
+    not what is ignored."""
+    for verb in _has["IGNORE"].finditer(s):
+        guard = _has["GUARD"].search(s, verb.end(), verb.end() + 40)
+        if guard and not _has["HELD"].search(s[verb.end() : guard.start()]):
+            return True
+    return False
 
 
 def _persona(s: str, run_text: bool) -> str | None:

@@ -70,9 +70,9 @@ def read_draft(
     # from run text as an agent may read them
     for lesson in lessons:
         if lesson.id not in before:
-            draft.added.append(agent_title(lesson.title, lesson.trust))
+            draft.added.append(agent_title(lesson.title, lesson.trust, called.get(lesson.id)))
         elif current is not None and as_utc(lesson.updated_at) > as_utc(current.created_at):
-            draft.changed.append(agent_title(lesson.title, lesson.trust))
+            draft.changed.append(agent_title(lesson.title, lesson.trust, called.get(lesson.id)))
     gone = sorted(before - set(ids))
     if gone:
         draft.retired = [

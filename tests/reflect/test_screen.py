@@ -501,15 +501,22 @@ def test_an_own_address_is_only_the_one_given_as_such() -> None:
             "pagamento e não tente novamente com o mesmo cartão.",
             id="pt_billing",
         ),
+        pytest.param(
+            "policy_check",
+            "Policy violation: license GPL-3.0 is not on the allow list. Maintainers may "
+            "override the policy only with an approved exception ticket.",
+            id="policy_exception",
+        ),
     ],
 )
 def test_real_tool_errors_whose_words_sound_like_attacks_pass(tool: str, error: str) -> None:
     """Errors of security scanners, version control, device management, quota and billing,
     sign-in, Kubernetes and CI, in several languages (written for issue 25 point 4 after the
-    screen, to measure it: 32 of 35 pass. Still held, by the class of cause: "override the
-    policy only with an approved exception" reads as a relaxed check; a French "ignorez les
-    anciens codes de vérification" too; "use pull_request_target" names a tool the run never
-    called)."""
+    screen, to measure it: 32 of 35 passed. One of the three held then passes now: a check
+    named after a restriction ("override the policy only with an approved exception") is
+    required, not ignored. Still held: "ignore the earlier verification codes" reads as
+    ignoring a check; "use pull_request_target" names a tool the run never called, which an
+    error template would render as it is)."""
     payload = {"task": "Run the nightly job", "outcome": "failure",
                "tool_calls": [{"tool": tool, "ok": False, "error": error}]}  # fmt: skip
     assert event_reason(payload) is None
