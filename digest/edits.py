@@ -43,7 +43,9 @@ FAMILIES = ("content", "promise", "tone", "rejected")
 _PROMISE = re.compile(
     r"\b(guarantee[ds]?|promise[ds]?|definitely|certainly|for sure|100 ?%|will (?:arrive|be "
     r"(?:delivered|there|shipped|refunded))|by (?:tomorrow|monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today)\b",
+    r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today"
+    # an offer the reply commits the business to: "we'll give you a free courtesy car"
+    r"|(?:give|send|offer|lend) you (?:a |an |our )?(?:free|complimentary)|complimentary)\b",
     re.I,
 )
 #: greetings in the languages the product screens (a closed class of words)
@@ -96,7 +98,7 @@ def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     if final is None:
         return ("rejected",)
     rules: list[str] = []
-    rules += _flag("promise", bool(_PROMISE.search(original)), bool(_PROMISE.search(final)))
+    rules += _flag("promise", bool(_promising(original)), bool(_promising(final)))
     greeted, greets = _greeting(original), _greeting(final)
     rules += _flag("greeting", bool(greeted), bool(greets))
     if greeted and greets and greeted != greets:
@@ -221,7 +223,8 @@ _COURTESY_WORDS = frozenset(
     """appreciate appreciated reaching reach out contacting contact glad happy help helps hope
     pleasure welcome great news wonderful awesome amazing fantastic lovely nice good day week
     today patience understanding let know questions question anything else feel free ask
-    again really much very hear sure thing absolutely yay wow omg yeah yep""".split()  # noqa: SIM905
+    again really much very hear sure thing absolutely yay wow omg yeah yep thanks thank
+    message messages writing touch getting reaching always truly value valued love""".split()  # noqa: SIM905
 )
 
 
@@ -254,7 +257,8 @@ def content_change(original: str, final: str) -> tuple[str, str]:
             removed |= {drafted[k][0] for k in range(i1, i2) if _substantive(drafted[k][1])}
         if op in ("replace", "insert"):
             added |= {sent[k][0] for k in range(j1, j2) if _substantive(sent[k][1])}
-    said = [s for i, s in enumerate(after) if i in added]
+    # a courtesy put in place of another ("Thanks for your message.") is tone, not content
+    said = [s for i, s in enumerate(after) if i in added and _claims(s)]
     # an apology taken out or cut down is the tone's rule, not content the draft said
     unsaid = [s for i, s in enumerate(before) if i in removed and not _APOLOGY.search(s)]
     return " ".join(said), " ".join(unsaid)
@@ -265,6 +269,11 @@ def content_change(original: str, final: str) -> tuple[str, str]:
 STATEMENT_WORDS = 3
 #: the lessons one event may teach (the reflect contract's ``MAX_LESSONS``)
 RULES_PER_EDIT = 3
+
+
+#: where a sentence joins two statements: a semicolon, or a comma before a conjunction
+_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|plus|whereas)\s+", re.I)
+_FIGURE = re.compile(r"\d")
 
 
 def content_statements(original: str, final: str) -> list[str]:
@@ -281,8 +290,16 @@ def content_statements(original: str, final: str) -> list[str]:
         drafted |= {t for t in _TOKEN.findall(sentence.casefold()) if _substantive(t)}
     parts: list[tuple[str, int]] = []
     for sentence in _sentences(said):
-        new = {t for t in _TOKEN.findall(sentence.casefold()) if _substantive(t)} - drafted
-        parts.append((sentence, len(new)))
+        # one sentence may state two facts ("wrapping costs 3 GBP per item, and messages can
+        # be up to 200 characters"): when each of its clauses is pinned by a figure of its
+        # own, they are weighed apart; a clause with none explains its neighbour ("up to 5
+        # users; more seats need the Team plan")
+        clauses = _CLAUSE.split(sentence)
+        if not all(_FIGURE.search(clause) for clause in clauses):
+            clauses = [sentence]
+        for clause in clauses:
+            new = {t for t in _TOKEN.findall(clause.casefold()) if _substantive(t)} - drafted
+            parts.append((clause.strip(), len(new)))
     statements: list[str] = []
     pending = ""
     for text, weight in parts:
@@ -318,7 +335,8 @@ def left_out(original: str, final: str) -> str:
 
 def _promising(text: str) -> str:
     """The sentences of a reply that make a promise (``_PROMISE``)."""
-    return " ".join(s for s in _sentences(_plain(text)) if _PROMISE.search(s))
+    # courtesy ("thanks for reaching out today") promises nothing
+    return " ".join(s for s in _sentences(_plain(text)) if _PROMISE.search(s) and _claims(s))
 
 
 #: how a reply says "when it is ready" without a date: what replaces a promise

@@ -54,7 +54,8 @@ _STOP = frozenset(
     guest guests visitor visitors order orders item items product products purchase purchases
     thing things way kind sort let ok okay use used using until accept accepts accepted
     take takes taken shop shops store stores anything something everything friendly bring
-    need needs needed require requires required necessary mandatory
+    need needs needed require requires required necessary mandatory want wants wanted
+    bought buy buys someone somewhere
     make makes made during within throughout
     der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
     bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
@@ -105,7 +106,8 @@ for _concept, _words in {
     "duration": """when long time times quick quickly fast soon wann quand cuándo quando
         wanneer lange dauer dauert délai longtemps
         temps plazo tiempo tarda prazo demora tempo durata tijd duurt""",
-    "discount": """discount discounts discounted reduction reductions rebate rabatt
+    "discount": """discount discounts discounted reduction reductions rebate sale sales
+        clearance reduced markdown markdowns rabatt
         ermäßigung réduction réductions remise descuento descuentos desconto descontos
         sconto sconti korting""",
     "open": """open opens opened opening hours öffnungszeiten geöffnet offen ouvert ouverte
@@ -122,6 +124,11 @@ for _concept, _words in {
         reserved reservation reservations termin termine buchen buchung rendez-vous réserver
         réservation cita citas reservar reserva marcação marcar agendamento appuntamento
         prenotare prenotazione afspraak reserveren reservering""",
+    "collect": """collect collects collected collecting collection pickup pickups pick-up
+        click-and-collect abholen abholung abholbar retirer retrait recoger recogida recolher
+        retirada ritirare ritiro ophalen""",
+    "park": """park parks parking car cars parkplatz parken stationnement garer aparcar
+        aparcamiento estacionamento estacionar parcheggio parcheggiare parkeren""",
     "exchange": """exchange exchanges exchanged swap swaps umtausch umtauschen échange
         échanger cambio cambiar troca trocar ruilen""",
 }.items():
@@ -131,7 +138,8 @@ for _concept, _words in {
 _PHRASES = (
     (re.compile(r"\breturn (?:shipping|postage|delivery|label)s?\b"), "return"),
     (re.compile(r"\bhow much\b"), "cost"),
-    (re.compile(r"\bmoney back\b"), "refund"),
+    (re.compile(r"\b(?:money|cash) back\b"), "refund"),
+    (re.compile(r"\bclose (?:by|to)\b"), "near"),
     (re.compile(r"\b(?:at )?any ?time\b"), " "),
     (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),
 )

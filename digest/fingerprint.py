@@ -421,3 +421,53 @@ def assign(candidate_texts: Sequence[str], failures: Sequence[Failure]) -> list[
         if -t not in chosen and -f not in chosen.values():
             chosen[-t] = -f
     return [failures[chosen[t]].key for t in range(len(candidate_texts))]
+
+
+#: the tag a lesson drawn from one tool's error carries, followed by its error family's name
+TOOL_ERROR_TAG = "tool-error"
+#: the error families (``digest.model.error_families``) that say what state of the world
+#: failed a call (out of stock, a balance too low, expired credentials, a limit), not which
+#: input was wrong: two errors of one tool in one of these families are likely one error in
+#: other words. A missing, unknown or malformed input ("order not found", "unknown customer",
+#: "sku is required") says which input; those differ by what they name, so are not here.
+STATE_ERROR_FAMILIES = frozenset(
+    """authentication insufficient-funds payment-declined not-combinable out-of-stock
+    unavailable-date duplicate already-done too-late status-does-not-allow missing-prerequisite
+    not-eligible expired limit-exceeded below-minimum delivery-area""".split()  # noqa: SIM905
+)
+#: a name a lesson or an error quotes ('sku', "amount", `code`): which input it is about
+_QUOTED_INPUT = re.compile(r"""['"‘“`]([\w.-]{1,40})['"’”`]""")
+
+
+def error_family(tags: Sequence[str]) -> str | None:
+    """The state error family (``STATE_ERROR_FAMILIES``) a tool error's lesson was tagged with
+    (the tag after ``tool-error``), or None."""
+    tags = list(tags)
+    if TOOL_ERROR_TAG not in tags:
+        return None
+    at = tags.index(TOOL_ERROR_TAG)
+    family = tags[at + 1] if at + 1 < len(tags) else None
+    return family if family in STATE_ERROR_FAMILIES else None
+
+
+def same_error_family(
+    a: str | None,
+    a_tags: Sequence[str],
+    a_text: str,
+    b: str | None,
+    b_tags: Sequence[str],
+    b_text: str,
+) -> bool:
+    """Are two keys on one subject two wordings of one failed state of a tool ("item out of
+    stock" and "insufficient inventory (0 available)"): the same state family
+    (``error_family``), naming the same inputs and tool (every name either lesson quotes or
+    sets in backticks: `amount` within the limit is not `quantity`)? ``*_text`` is each
+    lesson's text. Evidence for the judge, not a verdict."""
+    if same(a, b) or not subject_of(a) or not same_subject(a, b):
+        return False
+    if edit_family(a) or edit_family(b):
+        return False
+    family = error_family(a_tags)
+    if family is None or family != error_family(b_tags):
+        return False
+    return set(_QUOTED_INPUT.findall(a_text)) == set(_QUOTED_INPUT.findall(b_text))

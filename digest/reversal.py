@@ -27,7 +27,13 @@ _MARKERS = (
     r"|(?:must|should|has to|have to|needs? to) now|now (?:be|must|has to|have to)"
     r"|any ?more(?=\s*(?:[.;,:!?)]|$))"
     r"|(?:has|have) changed|changed to|moved to|renamed (?:to|as)"
-    r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete",
+    r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete"
+    # telling the caller to stop, or to prefer the new thing: "stop sending X", "use Y rather
+    # than X", "X is ignored", "required as of v3", "from now on", "we changed it"
+    r"|stop (?:send|pass|us|provid|includ|set|call)\w*|rather than|in place of|in favou?r of"
+    r"|(?:is|are) (?:now )?ignored|(?:is|are) required (?:as of|since|from)"
+    r"|from now on|going forward|(?:we|they|it|this) changed|changed (?:it|this|that)"
+    r"|\bnow(?=\s*(?:[.;,:!?)]|$))|(?<=\s)now (?:run|open|close|start|end|cost|take|ship|go)\w*",
     # German
     r"nicht mehr|stattdessen|anstatt|anstelle|ab sofort|jetzt erforderlich|wird jetzt|ersetzt durch"
     r"|veraltet|entfernt",
@@ -48,7 +54,9 @@ _MARKERS = (
     r"廃止|非推奨|代わりに|不再|已弃用|改为|取代|더 이상|대신|폐지|لم يعد|بدلا من|بدلاً من"
     r"|לא עוד|כבר לא|במקום|अब नहीं|के बजाय",
 )
-_MARKER = re.compile("|".join(f"(?:{m})" for m in _MARKERS), re.IGNORECASE)
+#: any of them, as one pattern (an error family of changed requirements reads these too)
+REVERSAL_PATTERN = "|".join(f"(?:{m})" for m in _MARKERS)
+_MARKER = re.compile(REVERSAL_PATTERN, re.IGNORECASE)
 
 #: words too common (or too much the rules' own template) to say what a reversal is about
 _COMMON = frozenset(
@@ -67,6 +75,16 @@ _NAMED = re.compile(r"""['"]([\w.-]{1,40})['"]""")
 _LABEL = re.compile(r"`[^`\n]{1,80}`")
 
 
+def _plain(word: str) -> str:
+    """A word without its plural ending ("bodies" is "body", "headers" "header"): a reversal
+    speaks of a thing in the number its sentence needs."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3 and "_" not in word:
+        return word[:-1]
+    return word
+
+
 def _words(text: str) -> set[str]:
     folded = unicodedata.normalize("NFKC", _LABEL.sub(" ", text)).casefold()
     # a name the text quotes is what it is about, however short ('q', "id")
@@ -74,7 +92,12 @@ def _words(text: str) -> set[str]:
     for word in _WORD.findall(folded):
         # a compound names its parts too ("Authorization-Header", "X-Api-Key")
         words.update(part for part in (word, *word.split("-")) if len(part) >= 3)
-    return words - _COMMON
+    return {_plain(w) for w in words - _COMMON} - _COMMON
+
+
+def about_words(text: str) -> set[str]:
+    """The words ``text`` speaks of, read as ``reversal_terms`` reads a reversal's."""
+    return _words(text)
 
 
 def reversal_terms(text: str) -> set[str]:

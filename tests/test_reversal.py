@@ -168,3 +168,56 @@ def test_a_look_alike_question_about_another_entity_is_another_fact(
         _answer_item(4, "Do you offer student discounts?", "Yes, 15% off with a student card."),
     ]
     assert _judged(existing, question, answer)["op"] == "ADD"
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "stop sending the Authorization header: requests are signed with X-Api-Key",
+        "use X-Api-Key rather than Authorization",
+        "X-Api-Key is required as of v3; the Authorization header is ignored",
+        "the Authorization headers were retired; X-Api-Key must now be sent",
+    ],
+)
+def test_a_reversal_worded_as_an_instruction_or_a_version_rule_is_found(error: str) -> None:
+    """Telling the caller to stop, to prefer the new thing, or that an input is ignored or
+    required since a version is a reversal too; a plural names the same thing."""
+    assert reverses(f"Observed: `api_call` failed with «{error}».", OLD)
+
+
+def _tool_item(i: int, error: str, family: str, remedy: str) -> dict[str, object]:
+    correction = f"{remedy}: `place_order` fails with «{error}»."
+    return {"id": i, "situation": "Calling the `place_order` tool", "correction": correction,
+            "mistake": None, "tags": ["place_order", "tool-error", family],
+            "fingerprint": fp.tool_key("place_order", error)}  # fmt: skip
+
+
+def test_one_failed_state_in_other_words_is_one_lesson_and_reverses_nothing() -> None:
+    """Two wordings of one state family (out of stock; expired credentials, one saying "no
+    longer valid") are one lesson, never a reversal; two input errors of one family that name
+    other inputs stay two (``fp.same_error_family``)."""
+    old = _tool_item(1, "item ‹id› is out of stock", "out-of-stock", "Check stock first")
+    new = _tool_item(0, "insufficient inventory (0 available)", "out-of-stock", "Check stock first")
+    new["candidate"] = new.pop("id")
+    ops = json.loads(reconcile([old], [new]))["operations"]
+    assert ops[0]["op"] == "UPDATE" and ops[0]["id"] == 1
+    old = _tool_item(1, "401: access token expired", "authentication", "Refresh")
+    new = _tool_item(0, "the bearer token is no longer valid", "authentication", "Refresh")
+    new["candidate"] = new.pop("id")
+    ops = json.loads(reconcile([old], [new]))["operations"]
+    assert ops[0]["op"] == "UPDATE" and ops[0]["id"] == 1
+    old = _tool_item(1, "order ‹id› not found", "not-found", "Look up the id")
+    new = _tool_item(0, "unknown customer ‹id›", "not-found", "Look up the id")
+    new["candidate"] = new.pop("id")
+    assert json.loads(reconcile([old], [new]))["operations"][0]["op"] == "ADD"
+    a = _tool_item(1, "qty over the limit", "limit-exceeded", "Keep `qty` within the limit")
+    b = _tool_item(2, "amount over limit", "limit-exceeded", "Keep `amount` within the limit")
+    tags = ["place_order", "tool-error", "limit-exceeded"]
+    assert not fp.same_error_family(
+        str(a["fingerprint"]), tags, str(a["correction"]),
+        str(b["fingerprint"]), tags, str(b["correction"]),
+    )  # fmt: skip
+    assert fp.same_error_family(
+        str(a["fingerprint"]), tags, str(a["correction"]),
+        str(b["fingerprint"]), tags, str(a["correction"]),
+    )  # fmt: skip

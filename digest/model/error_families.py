@@ -19,6 +19,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from digest.reversal import REVERSAL_PATTERN
+
 
 @dataclass(frozen=True)
 class Family:
@@ -274,7 +276,8 @@ FAMILIES: tuple[Family, ...] = (
             r"amount)|(?:maximum|max|limit|quota|cap)\b[^.;\n]{0,30}?\b(?:exceeded|reached|"
             r"surpassed)|too (?:many|much|large|long|big|high)|more than (?:the )?(?:allowed|"
             r"maximum|permitted)|(?:cannot|can't|may not|must not) exceed|\bat most\b|above the "
-            r"(?:maximum|limit)|over the limit|(?:maximum|limit) (?:of|is)",
+            r"(?:maximum|limit)|over the limit|(?:maximum|limit) (?:of|is)"
+            r"|no more than \d|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
             r"überschreitet|überschritten|zu viele|höchstens|excede|supera(?:do)? el (?:límite|"
             r"máximo)|demasiad[oa]s|dépasse|trop de|ultrapassa|supera il|troppi",
         ),
@@ -349,6 +352,8 @@ FAMILIES: tuple[Family, ...] = (
             r"|n'est plus (?:accepté|pris en charge|supporté)|désormais|à la place|remplacé par"
             r"|não é mais (?:aceit|suportad)|em vez de|substituíd[oa] por|non è più "
             r"(?:accettat|support)|invece di|sostituit[oa] da|deprecat",
+            # whatever else says a requirement was removed, replaced or inverted
+            REVERSAL_PATTERN,
         ),
         "Send what the tool now asks for",
         "the tool's requirements may have changed",

@@ -15,11 +15,12 @@ from digest.fingerprint import (
     edit_family,
     kind_of,
     same,
+    same_error_family,
     same_subject,
     states_a_fact,
     subject_of,
 )
-from digest.reversal import answers_reversed, reversal_terms, reverses
+from digest.reversal import about_words, answers_reversed, reversal_terms, reverses
 from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed, score
 
 #: rule thresholds on the relevance / identity scores of digest.text
@@ -159,7 +160,7 @@ def _content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     if families != {"content"}:
         return False
     new, old = _said(cand), _said(item)
-    old_words = set(_WORD.findall(old.casefold()))
+    old_words = about_words(old)
     return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
 
 
@@ -218,6 +219,17 @@ def _same_error(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     if new == _text(cand) or old == _text(item):
         return False
     return facts.rewords(new, old)
+
+
+def _same_family(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Is the candidate an error its tool gave before, worded with no common template: another
+    key on the same subject whose error is of the same specific family and names the same
+    inputs (``digest.fingerprint.same_error_family``)? One lesson, in the newer wording."""
+    return same_error_family(
+        cand.get("fingerprint"), [str(t) for t in cand.get("tags") or []],
+        _text(cand), item.get("fingerprint"), [str(t) for t in item.get("tags") or []],
+        _text(item),
+    )  # fmt: skip
 
 
 def _digits(text: str) -> list[str]:
@@ -306,7 +318,10 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         if owner is not None:
             operations.append(owner)
             continue
-        reversed_lesson = _reversed(cand, existing)
+        # the same specific failure of a tool in other words ("token expired", "the token is
+        # no longer valid") is one error family, not a requirement reversed
+        kin = next((item for item in existing if _same_family(cand, item)), None)
+        reversed_lesson = None if kin is not None else _reversed(cand, existing)
         if reversed_lesson is not None:
             operations.append(
                 {
@@ -323,6 +338,7 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
             operations.append(_update(cand, restated, "the same fact in the operator's words"))
             continue
         reworded = next((item for item in existing if _same_error(cand, item)), None)
+        reworded = reworded or kin
         if reworded is not None:
             operations.append(_update(cand, reworded, "the same error in other words"))
             continue

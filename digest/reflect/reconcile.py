@@ -177,7 +177,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         )
         old = lesson_text(neighbour.situation, neighbour.correction)
         changed = signals_change(text) or negation_flips(text, old)
-        reworded = rewords(candidate_text(candidate), old)
+        reworded = rewords(candidate_text(candidate), old) or fp.same_error_family(
+            fingerprint, candidate.tags, candidate_text(candidate),
+            neighbour.fingerprint, neighbour.tags, old,
+        )  # fmt: skip
         return changed or restates(candidate, neighbour, floor) or reworded
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
