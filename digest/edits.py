@@ -271,11 +271,6 @@ STATEMENT_WORDS = 3
 RULES_PER_EDIT = 3
 
 
-#: where a sentence joins two statements: a semicolon, or a comma before a conjunction
-_CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|plus|whereas)\s+", re.I)
-_FIGURE = re.compile(r"\d")
-
-
 def content_statements(original: str, final: str) -> list[str]:
     """What the final says that the draft did not, as separate statements: each sentence of
     the final that adds ``STATEMENT_WORDS`` substantive words is one ("You can
@@ -290,16 +285,8 @@ def content_statements(original: str, final: str) -> list[str]:
         drafted |= {t for t in _TOKEN.findall(sentence.casefold()) if _substantive(t)}
     parts: list[tuple[str, int]] = []
     for sentence in _sentences(said):
-        # one sentence may state two facts ("wrapping costs 3 GBP per item, and messages can
-        # be up to 200 characters"): when each of its clauses is pinned by a figure of its
-        # own, they are weighed apart; a clause with none explains its neighbour ("up to 5
-        # users; more seats need the Team plan")
-        clauses = _CLAUSE.split(sentence)
-        if not all(_FIGURE.search(clause) for clause in clauses):
-            clauses = [sentence]
-        for clause in clauses:
-            new = {t for t in _TOKEN.findall(clause.casefold()) if _substantive(t)} - drafted
-            parts.append((clause.strip(), len(new)))
+        new = {t for t in _TOKEN.findall(sentence.casefold()) if _substantive(t)} - drafted
+        parts.append((sentence, len(new)))
     statements: list[str] = []
     pending = ""
     for text, weight in parts:

@@ -649,20 +649,6 @@ def test_a_fault_that_passes_is_told_from_an_error_about_a_timeout_setting(
     assert transient(error) is passes
 
 
-def test_one_sentence_stating_two_facts_teaches_two_content_rules() -> None:
-    """Two statements joined in one sentence (", and", ";") are two rules, as two sentences."""
-    lessons = _lessons(
-        _edit(
-            "Yes we do wrap presents!!!",
-            "Yes, we wrap presents for 4 EUR each, and the card text is limited to 150 letters.",
-        )
-    )
-    said = [lesson.correction for lesson in lessons if "content" in lesson.tags]
-    assert len(said) == 2
-    assert any("4 EUR" in c and "150" not in c for c in said)
-    assert any("150 letters" in c and "4 EUR" not in c for c in said)
-
-
 def test_an_offer_taken_out_is_a_promise_and_a_new_courtesy_is_no_content() -> None:
     """A free offer the draft committed to ("we'll give you a free loan bike") taken out is
     the promise rule beside the new content; a courtesy put in place of another ("Thanks for
