@@ -163,7 +163,7 @@ def test_different_errors_of_one_tool_are_different_lessons(judge: str, tenant: 
         failing_run(tenant, "book_reservation", error.format(n=4000 + i), args={"i": i})
     drain()
     lessons = active_lessons(tenant)
-    assert len(lessons) == len(BOOKING_ERRORS)
+    assert len(lessons) == len(BOOKING_ERRORS), "\n".join(x.title for x in lessons)
     certificate = [lesson for lesson in lessons if "ertificate" in lesson.correction]
     assert len(certificate) == 1  # the certificate rule is learned, not folded into another
 

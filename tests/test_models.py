@@ -28,7 +28,8 @@ from tests.conftest import manual_lesson
 TABLES = {
     "tenants", "agents", "events", "lessons", "lesson_evidence", "lesson_history",
     "learning_versions", "digest_runs", "judgements", "heartbeats", "api_keys", "review_sessions",
-    "replay_probes", "questions", "question_asks", "forgotten",
+    "replay_probes", "questions", "question_asks", "forgotten", "holdout_exposures",
+    "question_clocks",
 }  # fmt: skip
 
 

@@ -319,7 +319,10 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
             operations.append(owner)
             continue
         # the same specific failure of a tool in other words ("token expired", "the token is
-        # no longer valid") is one error family, not a requirement reversed
+        # no longer valid") is one error family, not a requirement reversed: kept apart here
+        # all the same, as two families may share a state ("not enough seats" and "not
+        # available on that date" are two remedies); the pair goes to the judge
+        # (``for_the_judge``), which a remote model decides
         kin = next((item for item in existing if _same_family(cand, item)), None)
         reversed_lesson = None if kin is not None else _reversed(cand, existing)
         if reversed_lesson is not None:
@@ -338,7 +341,6 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
             operations.append(_update(cand, restated, "the same fact in the operator's words"))
             continue
         reworded = next((item for item in existing if _same_error(cand, item)), None)
-        reworded = reworded or kin
         if reworded is not None:
             operations.append(_update(cand, reworded, "the same error in other words"))
             continue

@@ -11,7 +11,7 @@ from sqlalchemy import event, select, text, update
 from sqlalchemy.orm import Session
 
 import digest
-from digest.db import get_engine, session_scope
+from digest.db import autocommit_engine, get_engine, session_scope
 from digest.lessons.neighbours import find_neighbours, refresh_kept
 from digest.lessons.owner import reset_lessons, set_lesson_status
 from digest.lessons.store import Candidate, supersede_lesson, update_lesson
@@ -114,11 +114,14 @@ def test_a_write_refreshes_the_kept_index_so_the_next_search_reads_no_lesson(
     def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         statements.append(statement)
 
-    engine = get_engine()
+    # the refresh reads through ``read_scope``, whose engine on PostgreSQL is the autocommit
+    # one: both are watched
+    engines = {get_engine(), autocommit_engine()}
     with session_scope() as session:
         find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
         bump_epoch(session, anchor.agent_id)  # a write, committed with this scope
-    event.listen(engine, "before_cursor_execute", seen)
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", seen)
     try:
         refresh_kept(other.agent_id)  # not kept here: nothing is built, nothing read
         assert not statements, statements
@@ -130,7 +133,8 @@ def test_a_write_refreshes_the_kept_index_so_the_next_search_reads_no_lesson(
         assert not [s for s in statements if "FROM lessons" in s], statements
         assert [n.lesson_id for n in found] == [anchor.id]
     finally:
-        event.remove(engine, "before_cursor_execute", seen)
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", seen)
 
 
 def test_exact_repeat_is_found_among_lessons_of_the_same_words(
