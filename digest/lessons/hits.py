@@ -15,74 +15,30 @@ writes what is left (in the process that queued it; a forked child drops its par
 from __future__ import annotations
 
 import atexit
-import os
-import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from sqlalchemy import select, text, update
 
-from digest.logs import get_logger
+from digest.lessons.offturn import FLUSH_WAIT_S, OffTurnWriter
 from digest.models import Lesson, utcnow
 from digest.runtime import runtime
 
-log = get_logger("digest.retrieve")
 
-#: how long ``flush_hits`` (and a reset) waits for the writer, at most
-FLUSH_WAIT_S = 10.0
+class _Hits(OffTurnWriter):
+    """Queued hits by database URL (lesson id -> hits), and the thread that writes them."""
 
+    thread_name = "digest-hits"
+    failure = "hit_count_failed"
 
-class _Hits:
-    """Queued hits by database URL, and the thread that writes them."""
+    def empty(self) -> defaultdict[str, Counter[int]]:
+        return defaultdict(Counter)
 
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self.lock = threading.Condition()
-        self.queued: dict[str, Counter[int]] = defaultdict(Counter)
-        #: batches taken and batches written: a flush waits until written reaches taken
-        self.taken = self.written = 0
-        self.thread: threading.Thread | None = None
-        self.closed = False
+    def write(self, batch: dict[str, Counter[int]]) -> None:
+        _write(batch)
 
     def add(self, url: str, ids: Iterable[int]) -> None:
-        with self.lock:
-            self.queued[url].update(ids)
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="digest-hits", daemon=True)
-                self.thread.start()
-            self.lock.notify_all()
-
-    def _run(self) -> None:
-        while True:
-            with self.lock:
-                while not self.queued and not self.closed:
-                    self.lock.wait()
-                if not self.queued:
-                    return
-                batch, self.queued = self.queued, defaultdict(Counter)
-                self.taken += 1
-            try:
-                _write(batch)
-            except Exception as exc:  # a statistic: logged and dropped, never retried
-                log.warning("hit_count_failed", error=f"{type(exc).__name__}: {exc}"[:300])
-            finally:
-                with self.lock:
-                    self.written += 1
-                    self.lock.notify_all()
-
-    def flush(self, timeout: float = FLUSH_WAIT_S) -> bool:
-        """Wait until everything queued before this call is written; False on timeout."""
-        with self.lock:
-            target = self.taken + 1 if self.queued else self.taken
-            return self.lock.wait_for(lambda: self.written >= target, timeout)
-
-    def close(self) -> None:
-        if os.getpid() != self.pid:  # a forked child: these are the parent's hits
-            return
-        self.flush()
-        with self.lock:
-            self.closed = True
-            self.lock.notify_all()
+        self.queue(lambda queued: queued[url].update(ids))
 
 
 def _write(batch: dict[str, Counter[int]]) -> None:

@@ -20,21 +20,15 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import os
-import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
-from digest.logs import get_logger
+from digest.lessons.offturn import FLUSH_WAIT_S, OffTurnWriter
 from digest.models import utcnow
 from digest.runtime import runtime
 
-log = get_logger("digest.holdout")
-
 #: the tenant setting that overrides ``DIGEST_HOLDOUT_SHARE``, in thousandths
 TENANT_KEY = "holdout_permille"
-#: how long ``flush_exposures`` waits for the writer, at most
-FLUSH_WAIT_S = 10.0
 _KEY = b"digest-holdout-v1"
 
 
@@ -92,16 +86,17 @@ def withhold(
     return shown
 
 
-class _Exposures:
-    """Queued exposures by database URL, and the thread that writes them."""
+class _Exposures(OffTurnWriter):
+    """Queued exposures by database URL (rows to insert), and the thread that writes them."""
 
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self.lock = threading.Condition()
-        self.queued: dict[str, list[dict[str, Any]]] = {}
-        self.taken = self.written = 0
-        self.thread: threading.Thread | None = None
-        self.closed = False
+    thread_name = "digest-holdout"
+    failure = "holdout_write_failed"
+
+    def empty(self) -> dict[str, list[dict[str, Any]]]:
+        return {}
+
+    def write(self, batch: dict[str, list[dict[str, Any]]]) -> None:
+        _write(batch)
 
     def add(self, url: str, agent_id: int, turn_id: str, exposures: list[tuple[int, bool]]) -> None:
         now = utcnow()
@@ -109,43 +104,7 @@ class _Exposures:
             {"agent_id": agent_id, "lesson_id": lid, "turn_id": turn_id, "shown": shown, "at": now}
             for lid, shown in exposures
         ]
-        with self.lock:
-            self.queued.setdefault(url, []).extend(rows)
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="digest-holdout", daemon=True)
-                self.thread.start()
-            self.lock.notify_all()
-
-    def _run(self) -> None:
-        while True:
-            with self.lock:
-                while not self.queued and not self.closed:
-                    self.lock.wait()
-                if not self.queued:
-                    return
-                batch, self.queued = self.queued, {}
-                self.taken += 1
-            try:
-                _write(batch)
-            except Exception as exc:  # a measurement sample: logged and dropped
-                log.warning("holdout_write_failed", error=f"{type(exc).__name__}: {exc}"[:300])
-            finally:
-                with self.lock:
-                    self.written += 1
-                    self.lock.notify_all()
-
-    def flush(self, timeout: float = FLUSH_WAIT_S) -> bool:
-        with self.lock:
-            target = self.taken + 1 if self.queued else self.taken
-            return self.lock.wait_for(lambda: self.written >= target, timeout)
-
-    def close(self) -> None:
-        if os.getpid() != self.pid:  # a forked child: these are the parent's
-            return
-        self.flush()
-        with self.lock:
-            self.closed = True
-            self.lock.notify_all()
+        self.queue(lambda queued: queued.setdefault(url, []).extend(rows))
 
 
 def _write(batch: dict[str, list[dict[str, Any]]]) -> None:
