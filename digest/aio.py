@@ -201,12 +201,13 @@ async def examples(
     k: int = 2,
     *,
     contact_id: str | None = None,
+    turn_id: str | None = None,
 ) -> list[Example]:
     """``digest.examples``, awaited: the same examples, ``[]`` on any fault. The sync function
     runs in a worker thread (its reads are synchronous; its ranking and screen are CPU work)."""
     try:
         return await asyncio.to_thread(
-            _sync_examples, tenant, agent, prompt, k, contact_id=contact_id
+            _sync_examples, tenant, agent, prompt, k, contact_id=contact_id, turn_id=turn_id
         )
     except Exception:  # the thread could not run (interpreter shutting down): best effort
         return []
@@ -265,11 +266,11 @@ def _sync_pitfalls(
 
 
 def _sync_examples(
-    tenant: str, agent: str, prompt: str, k: int, *, contact_id: str | None
+    tenant: str, agent: str, prompt: str, k: int, *, contact_id: str | None, turn_id: str | None
 ) -> list[Example]:
     from digest.fewshot import examples as sync_examples
 
-    return sync_examples(tenant, agent, prompt, k, contact_id=contact_id)
+    return sync_examples(tenant, agent, prompt, k, contact_id=contact_id, turn_id=turn_id)
 
 
 def _sync_current_learning(tenant: str, agent: str) -> CurrentLearning | None:

@@ -37,6 +37,12 @@ and, with an embedding model, its vector, ranked by ``AgentIndex.rank_for_prompt
 (``digest.identity.index``) over each edit's context, final and draft; ties go to the newest
 edit. The newest ``MAX_CANDIDATES`` accepted edits are searched.
 
+**Randomized holdout, as ``pitfalls``.** With ``turn_id`` (the agent's id for the turn, given
+again to ``record_run``), an example is withheld on the turns where a lesson citing it is
+withheld (``digest.lessons.holdout``: the same draw per agent, turn and lesson as
+``pitfalls``, so a lesson held out of a turn is held out of both), and the next one takes its
+place; the exposures are recorded off the turn. Without ``turn_id`` nothing is withheld.
+
 **Best effort, as ``pitfalls``.** Any fault (database down, schema missing, a bad argument) is
 logged and returns ``[]``; an unknown tenant or agent returns ``[]``. An agent's turn never
 fails because of its examples.
@@ -64,6 +70,7 @@ from digest.config import get_settings
 from digest.db import read_scope
 from digest.identity.embedding import Embedder, cosine_scale
 from digest.identity.index import AgentIndex, Entry
+from digest.lessons.holdout import share_for, withhold
 from digest.lessons.release import Gate, released_clause
 from digest.lessons.vectors import embedder, vectors_for
 from digest.logs import get_logger
@@ -103,19 +110,20 @@ def examples(
     k: int = 2,
     *,
     contact_id: str | None = None,
+    turn_id: str | None = None,
 ) -> list[Example]:
     """The ``k`` accepted operator edits of this agent most relevant to ``prompt``, best first
     (at most ``MAX_K``); ``[]`` when nothing matches, for an unknown tenant or agent, and on
     any fault, which is logged. See the module docstring for what "accepted" means and how the
-    texts are screened."""
-    problem = _bad_argument(tenant, agent, prompt, k, contact_id)
+    texts are screened, and for ``turn_id`` (the randomized holdout)."""
+    problem = _bad_argument(tenant, agent, prompt, k, contact_id, turn_id)
     if problem is not None:
         log.error("examples_bad_argument", problem=problem)
         return []
     if k < 1:
         return []
     try:
-        return _examples(tenant, agent, prompt, min(k, MAX_K), contact_id)
+        return _examples(tenant, agent, prompt, min(k, MAX_K), contact_id, turn_id)
     except Exception as exc:
         error = f"{type(exc).__name__}: {driver_line(exc)}"
         log.error("examples_failed", tenant=tenant, agent=agent, error=error)
@@ -123,20 +131,21 @@ def examples(
 
 
 def _bad_argument(
-    tenant: object, agent: object, prompt: object, k: object, contact_id: object
+    tenant: object, agent: object, prompt: object, k: object, contact_id: object, turn_id: object
 ) -> str | None:
     for name, value in (("tenant", tenant), ("agent", agent), ("prompt", prompt)):
         if not isinstance(value, str):
             return f"{name} must be a str, not {type(value).__name__}"
-    if contact_id is not None and not isinstance(contact_id, str):
-        return f"contact_id must be a str or None, not {type(contact_id).__name__}"
+    for name, value in (("contact_id", contact_id), ("turn_id", turn_id)):
+        if value is not None and not isinstance(value, str):
+            return f"{name} must be a str or None, not {type(value).__name__}"
     if isinstance(k, bool) or not isinstance(k, int):
         return f"k must be an int, not {type(k).__name__}"
     return None
 
 
 def _examples(
-    tenant: str, agent: str, prompt: str, k: int, contact_id: str | None
+    tenant: str, agent: str, prompt: str, k: int, contact_id: str | None, turn_id: str | None
 ) -> list[Example]:
     settings = get_settings()
     words = prompt_keywords(prompt)
@@ -152,6 +161,7 @@ def _examples(
         if found_agent is None:
             return []
         agent_id, gate = found_agent[0], Gate.of(found_agent[1], settings)
+        share = share_for(found_agent[1].settings, settings.holdout_share) if turn_id else 0.0
         ids = tuple(sorted(session.scalars(_accepted(agent_id, contact_id, gate))))
         if not ids:
             return []
@@ -169,8 +179,11 @@ def _examples(
         vector = vectors[0] if vectors else None
     if not words and vector is None:
         return []
-    ranked = index.rank_for_prompt(words, vector, k)
-    return [entry.meta for entry, _score in ranked]
+    if share <= 0 or turn_id is None:
+        return [entry.meta for entry, _score in index.rank_for_prompt(words, vector, k)]
+    # randomized holdout: an example goes with the lessons that cite it (digest.lessons.holdout)
+    ranked = [entry.meta for entry, _score in index.rank_for_prompt(words, vector, MAX_K * 3)]
+    return Holdout(settings, agent_id, turn_id, share, gate).keep(ranked, k)
 
 
 def _accepted(agent_id: int, contact_id: str | None, gate: Gate) -> Any:
@@ -209,6 +222,62 @@ def _accepted(agent_id: int, contact_id: str | None, gate: Gate) -> Any:
         .order_by(Event.id.desc())
         .limit(MAX_CANDIDATES)
     )
+
+
+@dataclass
+class Holdout:
+    """The examples of one turn with a ``turn_id``: an example is withheld when a lesson that
+    cites it is withheld on this turn (the same keyed draw per agent, turn and lesson as
+    ``pitfalls``, so both agree), and each citing lesson's exposure is recorded once, off the
+    turn, for the examples the agent would have seen (the best ``k`` still shown, and the
+    withheld ones ranked before them)."""
+
+    settings: Any
+    agent_id: int
+    turn_id: str
+    share: float
+    gate: Gate
+
+    def keep(self, ranked: list[Example], k: int) -> list[Example]:
+        citing = self._citing([example.event_id for example in ranked])
+        drawn: dict[int, bool] = {}
+        shown: list[Example] = []
+        for example in ranked:
+            rows = [row for row in citing.get(example.event_id, ()) if row.id not in drawn]
+            if rows:
+                kept = withhold(
+                    self.settings.database_url, self.agent_id, self.turn_id, rows,
+                    share=self.share, exclude_trusted=self.settings.holdout_exclude_trusted,
+                )  # fmt: skip
+                kept_ids = {row.id for row in kept}
+                drawn.update((row.id, row.id in kept_ids) for row in rows)
+            if all(drawn[row.id] for row in citing.get(example.event_id, ())):
+                shown.append(example)
+                if len(shown) == k:
+                    break
+        return shown
+
+    def _citing(self, event_ids: list[int]) -> dict[int, list[Any]]:
+        """Event id → the standing, released lessons of this agent that cite it."""
+        now = utcnow()
+        found: dict[int, list[Any]] = {}
+        if not event_ids:
+            return found
+        with read_scope(self.settings.database_url) as session:
+            for row in session.execute(
+                select(LessonEvidence.event_id, Lesson.id, Lesson.trust)
+                .join(Lesson, Lesson.id == LessonEvidence.lesson_id)
+                .where(
+                    LessonEvidence.event_id.in_(event_ids),
+                    Lesson.agent_id == self.agent_id,
+                    Lesson.status == "active",
+                    or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
+                    released_clause(self.gate),
+                )
+                .order_by(Lesson.id)
+            ):
+                found.setdefault(row.event_id, []).append(row)
+        return found
 
 
 # --- the edits, read, screened and cleaned once per process ----------------------------------

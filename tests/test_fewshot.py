@@ -418,3 +418,59 @@ def test_reading_examples_writes_nothing(services_env: dict[str, str], tenant: s
     with session_scope() as session:
         assert session.execute(select(Event.updated_at).where(Event.id == event_id)).one() == before
     assert [(lsn.id, lsn.hit_count) for lsn in lessons_for_event(event_id)] == lessons
+
+
+# --- the randomized holdout (issue 29) -----------------------------------------------------------
+
+
+def test_with_a_turn_id_an_example_is_withheld_with_its_lesson_and_the_exposure_recorded(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    """An example goes with the lessons that cite it: on a turn where ``pitfalls``'s draw
+    withholds a citing lesson, the example is withheld too (the next one takes its place), and
+    each turn's exposure rows say what the agent was shown."""
+    from digest.lessons.holdout import draw, flush_exposures
+    from digest.models import HoldoutExposure, LessonEvidence
+    from digest.tenants import set_tenant
+
+    first = edit(tenant, "Refund question", "No refunds.", "Refunds take 5 working days.")
+    second = edit(tenant, "Refund question again", "Refunds never.", "We refund within a week.")
+    reflect(tenant)
+    accepted(first, second)
+    set_tenant(tenant, holdout_permille=500, create=False)
+    with session_scope() as session:
+        citing = {
+            event_id: session.scalars(
+                select(LessonEvidence.lesson_id).where(LessonEvidence.event_id == event_id)
+            ).all()
+            for event_id in (first, second)
+        }
+    agent_id = lessons_for_event(first)[0].agent_id
+    active = {
+        lsn.id for e in (first, second) for lsn in lessons_for_event(e) if lsn.status == "active"
+    }
+
+    def expected(turn: str) -> list[int]:
+        return [
+            e for e in (second, first)  # ties go to the newest
+            if all(draw(agent_id, turn, lid) >= 0.5 for lid in citing[e] if lid in active)
+        ]  # fmt: skip
+
+    turns = [f"turn-{i}" for i in range(24)]
+    seen = {t: ids(digest.examples(tenant, AGENT, "refund", k=2, turn_id=t)) for t in turns}
+    assert all(seen[t] == expected(t) for t in turns), seen
+    # at a share of one half, some turns withhold an example and some show both
+    assert any(len(shown) < 2 for shown in seen.values()), seen
+    assert any(len(shown) == 2 for shown in seen.values()), seen
+    # the same turn asked again gives the same answer; no turn id withholds nothing
+    assert ids(digest.examples(tenant, AGENT, "refund", k=2, turn_id=turns[0])) == seen[turns[0]]
+    assert set(ids(digest.examples(tenant, AGENT, "refund", k=2))) == {first, second}
+    assert flush_exposures()
+    with session_scope() as session:
+        rows = session.execute(
+            select(HoldoutExposure.turn_id, HoldoutExposure.lesson_id, HoldoutExposure.shown)
+            .where(HoldoutExposure.agent_id == agent_id)
+        ).all()
+    assert rows and {turn for turn, _l, _s in rows} <= set(turns)
+    for turn, lesson_id, was_shown in rows:
+        assert was_shown == (draw(agent_id, turn, lesson_id) >= 0.5)

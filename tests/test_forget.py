@@ -14,6 +14,7 @@ from sqlalchemy import LargeBinary, MetaData, Text, cast, or_, select
 import digest
 from digest.db import get_engine, session_scope
 from digest.forget import MARK, RECOMPOSED_NOTE, forget, subject_hash
+from digest.lessons.holdout import flush_exposures
 from digest.models import Forgotten, LearningVersion, Lesson
 from digest.pipeline import drain
 from digest.questions.queue import answer_question
@@ -95,6 +96,14 @@ def run_and_forget(tenant: str, tmp_path: Path) -> None:
     agent_id = agent_id_of(tenant, AGENT)
     first = compose_version(agent_id, "manual")
     assert first.status == "created" and first.version_status == "active"
+    # a turn of theirs in the randomized holdout: its id names them (the agent's own id)
+    turn = f"turn-{marker}"
+    assert "book_courier" in digest.pitfalls(tenant, AGENT, "Book a courier", turn_id=turn)
+    digest.record_run(
+        tenant, AGENT, task="Book a courier", outcome="success", turn_id=turn, contact_id=gone
+    )
+    assert flush_exposures()
+    assert any(h.startswith("holdout_exposures.") for h in holders([marker]))
     assert holders([marker, gone]), "the capture left nothing to forget: the test proves nothing"
     with session_scope() as session:
         shared = session.scalars(
@@ -105,7 +114,8 @@ def run_and_forget(tenant: str, tmp_path: Path) -> None:
     done = forget(tenant, contact=gone, by="dpo@example.com")
 
     assert holders([marker, gone]) == []
-    assert done.counts["events"] == 5 and done.counts["question_asks"] == 1
+    assert done.counts["events"] == 6 and done.counts["question_asks"] == 1
+    assert done.counts["holdout_exposures"] >= 1
     assert done.counts["answer_events"] == 1
     assert done.retired_lessons and shared_id not in done.retired_lessons
     assert shared_id in done.recounted_lessons
@@ -125,7 +135,7 @@ def run_and_forget(tenant: str, tmp_path: Path) -> None:
         assert shared_id in new.folded_lesson_ids
         audit = session.scalars(select(Forgotten).where(Forgotten.id == done.audit_id)).one()
         assert audit.subject_hash == subject_hash("contact", gone)
-        assert audit.by == "dpo@example.com" and audit.counts["events"] == 5
+        assert audit.by == "dpo@example.com" and audit.counts["events"] == 6
 
     # an export and the report quote nothing of them
     out = tmp_path / "export"

@@ -1,7 +1,7 @@
 """Randomized holdouts (issue 29): on a share of turns, each eligible lesson is withheld, so its
 causal effect can be measured (``digest.lessons.effect.randomized``).
 
-A turn is one ``pitfalls`` call given a ``turn_id`` (the agent's id for the turn, passed again
+A turn is one ``pitfalls`` call (and the ``examples`` call of the same turn) given a ``turn_id`` (the agent's id for the turn, passed again
 as ``record_run(..., turn_id=...)``). Without a turn id nothing is withheld: an outcome that
 cannot be matched to the draw would measure nothing. The lessons ``pitfalls`` would show on
 that turn are the eligible ones (trusted and reviewed ones too, unless

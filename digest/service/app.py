@@ -252,13 +252,15 @@ def get_examples(
     prompt: Annotated[str, Query(min_length=1, max_length=20_000)],
     k: Annotated[int, Query(ge=1, le=10)] = 2,
     contact_id: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    turn_id: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
 ) -> Examples:
     """The agent's accepted operator edits most relevant to `prompt`, as (draft, final) pairs
-    for few-shot prompting (`digest.examples`)."""
+    for few-shot prompting (`digest.examples`). With `turn_id` (sent again with the run's
+    outcome), they take part in the randomized holdout as `pitfalls` does."""
     from digest.fewshot import examples
 
     _require_agent(holder, agent)
-    found = examples(holder.tenant, agent, prompt, k, contact_id=contact_id)
+    found = examples(holder.tenant, agent, prompt, k, contact_id=contact_id, turn_id=turn_id)
     return Examples(
         agent=agent,
         examples=[

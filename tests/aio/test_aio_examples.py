@@ -54,6 +54,7 @@ def test_it_returns_what_the_sync_api_returns(services_env: dict[str, str], tena
         (("refund my parcel", 3), {}),
         (("refund my parcel", 3), {"contact_id": "c-1"}),
         (("refund my parcel",), {"k": 1, "contact_id": "c-2"}),
+        (("refund my parcel", 3), {"turn_id": "turn-1"}),
         (("what is the weather like",), {}),
     ]:
         sync = digest.examples(tenant, AGENT, *args, **kwargs)

@@ -335,6 +335,17 @@ def test_examples_are_the_agents_accepted_edits(
     assert theirs.status_code == 200 and theirs.json()["examples"] == []
     bad = client.get("/v1/agents/bot/examples", params={**asked, "k": 11}, headers=acme.auth())
     assert bad.status_code == 422 and bad.json()["detail"][0]["field"] == "query.k"
+    # a turn id takes the examples into the randomized holdout, as the sync call does
+    for turn in ("t-1", "t-2", "t-3"):
+        held = client.get("/v1/agents/bot/examples", params={**asked, "turn_id": turn},
+                          headers=acme.auth())  # fmt: skip
+        same = digest.examples(acme.name, "bot", asked["prompt"], 2, turn_id=turn)
+        assert held.status_code == 200 and [e["event_id"] for e in held.json()["examples"]] == [
+            e.event_id for e in same
+        ]
+    empty = client.get("/v1/agents/bot/examples", params={**asked, "turn_id": ""},
+                       headers=acme.auth())  # fmt: skip
+    assert empty.status_code == 422 and empty.json()["detail"][0]["field"] == "query.turn_id"
 
 
 def test_an_unknown_agent_is_404(client: httpx.Client, make_tenant: Callable[[], Tenant]) -> None:
