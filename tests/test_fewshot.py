@@ -468,8 +468,9 @@ def test_with_a_turn_id_an_example_is_withheld_with_its_lesson_and_the_exposure_
     assert flush_exposures()
     with session_scope() as session:
         rows = session.execute(
-            select(HoldoutExposure.turn_id, HoldoutExposure.lesson_id, HoldoutExposure.shown)
-            .where(HoldoutExposure.agent_id == agent_id)
+            select(HoldoutExposure.turn_id, HoldoutExposure.lesson_id, HoldoutExposure.shown).where(
+                HoldoutExposure.agent_id == agent_id
+            )
         ).all()
     assert rows and {turn for turn, _l, _s in rows} <= set(turns)
     for turn, lesson_id, was_shown in rows:

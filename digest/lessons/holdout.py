@@ -1,10 +1,11 @@
 """Randomized holdouts (issue 29): on a share of turns, each eligible lesson is withheld, so its
 causal effect can be measured (``digest.lessons.effect.randomized``).
 
-A turn is one ``pitfalls`` call (and the ``examples`` call of the same turn) given a ``turn_id`` (the agent's id for the turn, passed again
-as ``record_run(..., turn_id=...)``). Without a turn id nothing is withheld: an outcome that
-cannot be matched to the draw would measure nothing. The lessons ``pitfalls`` would show on
-that turn are the eligible ones (trusted and reviewed ones too, unless
+A turn is one ``pitfalls`` call given a ``turn_id`` (the agent's id for the turn, passed again
+as ``record_run(..., turn_id=...)``); ``examples`` given the same id withholds an example with
+the lessons citing it (``digest.fewshot.Holdout``). Without a turn id nothing is withheld: an
+outcome that cannot be matched to the draw would measure nothing. The lessons ``pitfalls``
+would show on that turn are the eligible ones (trusted and reviewed ones too, unless
 ``DIGEST_HOLDOUT_EXCLUDE_TRUSTED``); each is withheld when its draw falls below the share
 (``DIGEST_HOLDOUT_SHARE``, or the tenant's ``holdout_permille`` / 1000). The draw is a keyed
 hash of (agent, turn, lesson): independent of the prompt, the lesson's rank and everything the
