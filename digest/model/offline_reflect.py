@@ -150,7 +150,7 @@ def _judge_run(event: dict[str, Any]) -> str:
         if len(lessons) == MAX_LESSONS:
             break
         if failure.tool is None:
-            if transient(str(top_error)):
+            if transient(str(top_error)) or (failing and _restates(str(top_error))):
                 continue
             lessons.append(_run_error_lesson(payload, str(outcome)))
             continue
@@ -190,6 +190,18 @@ def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str) -> str:
     )
 
 
+def _restates(top_error: str) -> bool:
+    """The run's own error, beside failed tool calls, only says how the run ended ("refund
+    was not issued", "could not find the order"): no family of its own, so the tool errors
+    are what it teaches (a run error of a known family, a permission or a limit, is its own
+    failure and teaches its own lesson)."""
+    return family_of(_first_line(top_error)) is TOOL_FAILURE
+
+
+#: how a run ended, as the verb of "the run … with «error»"
+_ENDED = {"failure": "failed", "escalated": "was escalated", "abandoned": "was abandoned"}
+
+
 def _run_error_lesson(payload: dict[str, Any], outcome: str) -> str:
     """The lesson of the run's own error (no tool named): its family's remedy, or, for an
     error of no known family, to catch the failure before finishing (or escalate early)."""
@@ -197,7 +209,8 @@ def _run_error_lesson(payload: dict[str, Any], outcome: str) -> str:
     error = mask_ids(line)
     family = family_of(line)
     summary = _first_line(payload.get("attempt_summary") or "", 400)
-    mistake = f"The run ended {outcome} with {quoted(error)}"
+    ended = _ENDED.get(outcome, f"ended {outcome}")
+    mistake = f"The run {ended} with {quoted(error)}"
     if summary:
         mistake += f"; the approach that failed: {quoted(summary, 120)}"
     remedy, advice = family.remedy, family.advice
@@ -208,8 +221,8 @@ def _run_error_lesson(payload: dict[str, Any], outcome: str) -> str:
         if outcome == "escalated":
             remedy = "Recognise this case early and escalate with the reason"
             advice = "Finding it late costs the customer a wasted conversation."
-        situation = f"Working on a task that can end {outcome} with this error"
-    failed = f"the run ended {outcome} with"
+        situation = f"Working on a task that can end this way ({outcome})"
+    failed = f"the run {ended} with"
     correction = _correction(remedy, failed, family, error, advice)
     return _block(situation, mistake, correction, [outcome, "failure", family.name])
 
