@@ -30,7 +30,8 @@ def precondition(error: str, family: Family, limit: int) -> str:
     """What the error states, as short as a title needs: the message without its label when
     it fits in ``limit`` characters, else the clause around what the family recognised, or
     that and the rest of its clause, or just that (two words at least); none of them across a
-    sentence end. When nothing fits, the whole message (the title is then the remedy alone;
+    sentence end; for an error of no family, its first clause or that clause's first words,
+    marked cut with "…". When nothing fits, the whole message (the title is then the remedy alone;
     the caller quotes it, and ``digest.text.quoted`` bounds it)."""
     line = without_label(error)
     found = family.pattern.search(line) if family.pattern is not None else None
@@ -41,11 +42,23 @@ def precondition(error: str, family: Family, limit: int) -> str:
         after = _CLAUSE.search(line, found.end())
         end = after.start() if after else len(line)
         shorter += [line[start:end], line[found.start() : end], line[found.start() : found.end()]]
+    else:  # no family to find: its first clause, or that clause's first words
+        clause = line[: m.start()] if (m := _CLAUSE.search(line)) else line
+        shorter += [clause, _cut(clause, limit)]
     for phrase in shorter:
         phrase = phrase.strip(" .")
         if len(phrase) <= limit and len(phrase.split()) >= 2 and not _SENTENCE.search(phrase):
             return phrase
     return line
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text``'s first words up to ``limit`` characters, "…" marking the cut (or ``text``
+    when it fits)."""
+    if len(text) <= limit:
+        return text
+    head = text[: max(0, limit - 1)].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return f"{head}…"
 
 
 #: an argument's name as an error names it: an identifier, quoted or after a word for one

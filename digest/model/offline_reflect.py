@@ -135,7 +135,8 @@ def _judge_run(event: dict[str, Any]) -> str:
     calls = [tc for tc in payload.get("tool_calls") or [] if isinstance(tc, dict)]
     failing = [tc for tc in calls if tc.get("error") or tc.get("ok") is False]
     top_error = payload.get("error") or ""
-    errors = [str(tc.get("error") or "failed without a message") for tc in failing]
+    tool_errors = [str(tc.get("error") or "failed without a message") for tc in failing]
+    errors = list(tool_errors)
     if top_error:
         errors.append(str(top_error))
     if not errors:
@@ -150,7 +151,7 @@ def _judge_run(event: dict[str, Any]) -> str:
         if len(lessons) == MAX_LESSONS:
             break
         if failure.tool is None:
-            if transient(str(top_error)) or (failing and _restates(str(top_error))):
+            if transient(str(top_error)) or _restates(str(top_error), tool_errors):
                 continue
             lessons.append(_run_error_lesson(payload, str(outcome)))
             continue
@@ -190,12 +191,18 @@ def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str) -> str:
     )
 
 
-def _restates(top_error: str) -> bool:
+def _restates(top_error: str, tool_errors: list[str]) -> bool:
     """The run's own error, beside failed tool calls, only says how the run ended ("refund
-    was not issued", "could not find the order"): no family of its own, so the tool errors
-    are what it teaches (a run error of a known family, a permission or a limit, is its own
-    failure and teaches its own lesson)."""
-    return family_of(_first_line(top_error)) is TOOL_FAILURE
+    was not issued") or tells a tool's failure again ("could not find the customer's order"
+    beside «order 99812 not found»): no family of its own, or the family of one of the tool
+    errors. The tool errors are what it teaches then; a run error of another family (a
+    permission refused beside a missing argument) is its own failure with its own lesson."""
+    if not tool_errors:
+        return False
+    family = family_of(_first_line(top_error))
+    return family is TOOL_FAILURE or any(
+        family_of(telling_line(error)) is family for error in tool_errors
+    )
 
 
 #: how a run ended, as the verb of "the run … with «error»"
@@ -216,11 +223,14 @@ def _run_error_lesson(payload: dict[str, Any], outcome: str) -> str:
     remedy, advice = family.remedy, family.advice
     situation = f"Working on a task when {family.when}"
     if family is TOOL_FAILURE:
-        remedy = "Check for this failure before finishing the task"
-        advice = "Finishing without checking ends the same way."
+        # short remedies: the title has room to quote the error, which tells two apart
+        remedy = "Check the result before finishing"
+        advice = "Check for this failure before finishing the task: finishing without "
+        advice += "checking ends the same way."
         if outcome == "escalated":
-            remedy = "Recognise this case early and escalate with the reason"
-            advice = "Finding it late costs the customer a wasted conversation."
+            remedy = "Escalate early"
+            advice = "Recognise this case early and hand it to a person with the reason: "
+            advice += "finding it late costs the customer a wasted conversation."
         situation = f"Working on a task that can end this way ({outcome})"
     failed = f"the run {ended} with"
     correction = _correction(remedy, failed, family, error, advice)

@@ -688,3 +688,23 @@ def test_an_offer_taken_out_is_a_promise_and_a_new_courtesy_is_no_content() -> N
         )
     )
     assert not any("Thanks for your message" in lesson.correction for lesson in lessons)
+
+
+def test_an_error_of_no_family_is_quoted_in_the_title_by_its_first_clause() -> None:
+    """Two escalations for different reasons get different titles: the first clause of each
+    error (cut at a word, marked "…", when it is long), not only the remedy."""
+    from digest.lessons.store import derive_title
+    from digest.model.error_families import TOOL_FAILURE
+    from digest.model.error_reading import precondition
+
+    line = "lost parcel claim: carrier shows delivered; only staff can file an investigation"
+    assert precondition(line, TOOL_FAILURE, 40) == "lost parcel claim"
+    long = "order already handed to the warehouse for packing; cancellation needs staff"
+    cut = precondition(long, TOOL_FAILURE, 40)
+    assert cut.endswith("…") and len(cut) <= 40 and long.startswith(cut[:-1])
+    titles = {
+        derive_title(lesson.correction)
+        for error in (line, long)
+        for lesson in _lessons(_run(outcome="escalated", error=error))
+    }
+    assert len(titles) == 2 and all(t.startswith("Escalate early: ") for t in titles), titles
