@@ -351,7 +351,7 @@ def agent_stats(rows: list[Any]) -> None:
                 ("events", f"{counts(row.events)}; skip rate {row.skip_rate:.0%}"),
                 ("lessons", counts(row.lessons, "none")),
                 ("LLM calls", paid),
-                ("offline", f"{free}: offline/rules, no provider"),
+                ("offline", f"{free}: answered in process, no provider"),
                 ("version", version),
             ):
                 say(f"  {name:>9}: {value}")
@@ -368,8 +368,22 @@ def agent_stats(rows: list[Any]) -> None:
             say(f"{row.tenant}/{row.agent}: {held_sentence(row.held, row.gate, row.spread_s)}")
         if row.edit_rate and row.edit_rate["drafts"]:
             say(f"{row.tenant}/{row.agent}: drafts {row.edit_rate['summary']}")
-        if row.threshold:
+        if not row.enable_learning:
+            say(f"{row.tenant}/{row.agent}: {learning_off_sentence(row)}")
+        elif row.threshold:
             say(f"{row.tenant}/{row.agent}: {threshold_sentence(row.signals, row.threshold)}")
+
+
+def learning_off_sentence(row: Any) -> str:
+    """What an agent whose learning is off does with what it captures (an ``AgentStats``)."""
+    skipped = row.skipped_learning_off
+    so_far = f"; {skipped} so far, and they stay skipped" if skipped else ""
+    return (
+        "learning is off: what the agent captures is stored but skipped, not reflected "
+        f"(lessons you add still count{so_far}), and no version is composed by itself "
+        "(`digest improve-now` still composes); "
+        f"`digest agent set --tenant {row.tenant} --agent {row.agent} --learning on` turns it on"
+    )
 
 
 def threshold_sentence(signals: int, threshold: int) -> str:
@@ -414,6 +428,8 @@ def held_lessons(tenant: str, agent: str) -> None:
     [row] = agent_stats(tenant, agent)
     if row.held:
         say(f"{held_sentence(row.held, row.gate, row.spread_s)}; they are in no version")
+    if not row.enable_learning:
+        say(learning_off_sentence(row))
 
 
 def next_version(tenant: str, agent: str) -> None:
@@ -421,7 +437,8 @@ def next_version(tenant: str, agent: str) -> None:
     from digest.lessons.service import agent_stats
 
     [row] = agent_stats(tenant, agent)
-    say(threshold_sentence(row.signals, row.threshold))
+    if row.enable_learning:
+        say(threshold_sentence(row.signals, row.threshold))
 
 
 def held_sentence(held: int, gate: int, spread_s: int) -> str:
