@@ -57,8 +57,11 @@ def lesson_show(
 ) -> None:
     """One lesson with its evidence and history."""
     from digest.lessons.service import lesson_detail
+    from digest.retrieve import ranking_weight
 
-    data = lesson_detail(tenant, agent, lesson_id).to_json()
+    detail = lesson_detail(tenant, agent, lesson_id)
+    data = detail.to_json()
+    data["ranking_weight"] = round(ranking_weight(detail.lesson.last_seen_at), 4)
     if as_json:
         render.json(data)
     else:

@@ -251,7 +251,7 @@ def lesson(data: dict[str, Any]) -> None:
             f"confidence {data['confidence']}",
         ),
         ("tags", ", ".join(data["tags"]) or "-"),
-        ("last seen", when(data["last_seen_at"]) or "never"),
+        ("last seen", _last_seen(data)),
         ("expires", when(data["expires_at"]) or "never"),
         *(
             [("retires", _unconfirmed(data["unconfirmed_until"]))]
@@ -277,6 +277,20 @@ def lesson(data: dict[str, Any]) -> None:
             row["model"] or "",
         )  # fmt: skip
     out.print(history)
+
+
+def _last_seen(data: dict[str, Any]) -> str:
+    """When a lesson was last surfaced, supported or learned, and what that leaves of its rank."""
+    from digest.config import get_settings
+
+    seen = when(data["last_seen_at"]) or "never"
+    half_life = get_settings().lesson_half_life_days
+    if "ranking_weight" not in data or half_life <= 0:
+        return seen
+    return (
+        f"{seen} (ranked at {data['ranking_weight']:.0%} of its relevance: it halves per "
+        f"{half_life:g} days unused, DIGEST_LESSON_HALF_LIFE_DAYS)"
+    )
 
 
 def _unconfirmed(until: str) -> str:

@@ -477,3 +477,26 @@ def test_an_agent_with_learning_off_says_so_on_the_list_and_its_page(
     said = re.search(r'id="learning-off">(.*?)</p>', page, re.S)
     assert said is not None and "stored but skipped, not reflected" in said.group(1)
     assert "digest agent set --learning on" in said.group(1)
+
+
+def test_a_lessons_page_says_how_far_it_has_faded(
+    browser_like: httpx.Client, make_tenant: Callable[[], Tenant]
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from digest.db import session_scope
+    from digest.models import Lesson
+    from tests.conftest import manual_lesson
+
+    tenant = make_tenant()
+    lesson_id = manual_lesson(tenant.name, "bot", "refunds: ask a manager above 200 EUR")
+    with session_scope() as session:
+        row = session.get(Lesson, lesson_id)
+        assert row is not None
+        row.last_seen_at = datetime.now(UTC) - timedelta(days=90, hours=1)
+    _signed_in(browser_like, tenant)
+    page = browser_like.get(f"/review/agents/bot/lessons/{lesson_id}").text
+    seen = re.search(r'id="last-seen">(.*?)</dd>', page, re.S)
+    assert seen is not None, page
+    said = " ".join(seen.group(1).split())
+    assert "ranked at 50% of its relevance (it halves per 90 days unused" in said, said
