@@ -387,7 +387,8 @@ def lesson_expire(
     as_json: JsonOpt = False,
 ) -> None:
     """Set when a lesson leaves the bank, or --never. From then no agent reads it and the
-    weekly sweep disables it (its history says so)."""
+    relay's beat task (or digest sweep) disables it and composes without it (its history says
+    so)."""
     from digest.errors import OwnerInputError
     from digest.lessons.service import set_lesson_expiry
 
