@@ -111,7 +111,9 @@ def test_learning_off_is_said_where_a_person_looks(bank: Shop) -> None:
             bank.tenant, AGENT, task=f"Ship order {order}", outcome="failure",
             tool_calls=[{"tool": "book_courier", "ok": False, "error": "NoSlot: courier full"}],
         )  # fmt: skip
-    run_json("drain", "--tenant", bank.tenant)
+    drained = " ".join(ok("drain", "--tenant", bank.tenant).split())
+    assert "processed 2 event(s): 2 skipped" in drained
+    assert "2 skipped because their agent's learning is off: stored, not reflected" in drained
     [row] = run_json("stats", *who)
     assert (row["enable_learning"], row["skipped_learning_off"]) == (False, 2)
     [other] = run_json("stats", "--tenant", bank.tenant, "--agent", OTHER_AGENT)
