@@ -477,6 +477,7 @@ def test_an_agent_with_learning_off_says_so_on_the_list_and_its_page(
     said = re.search(r'id="learning-off">(.*?)</p>', page, re.S)
     assert said is not None and "stored but skipped, not reflected" in said.group(1)
     assert "digest agent set --learning on" in said.group(1)
+    assert "No version yet: with learning off none is composed by itself" in page
 
 
 def test_a_lessons_page_says_how_far_it_has_faded(
