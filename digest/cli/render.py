@@ -436,7 +436,7 @@ def contact_lessons(rows: list[Any]) -> None:
 
 def held_lessons(tenant: str, agent: str) -> None:
     """After a listing of versions or a compose: the agent's held lessons, if it has any (they
-    are in no version), and what releases them."""
+    are in no version), and what releases them; and that its learning is off, if it is."""
     from digest.lessons.service import agent_stats
 
     [row] = agent_stats(tenant, agent)
