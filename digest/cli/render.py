@@ -365,7 +365,7 @@ def agent_stats(rows: list[Any]) -> None:
                 ("events", f"{counts(row.events)}; skip rate {row.skip_rate:.0%}"),
                 ("lessons", counts(row.lessons, "none")),
                 ("LLM calls", paid),
-                ("offline", f"{free}: answered in process, no provider"),
+                ("offline", f"{free}: offline/rules, no provider"),
                 ("version", version),
             ):
                 say(f"  {name:>9}: {value}")
