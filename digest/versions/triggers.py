@@ -262,10 +262,13 @@ def expire_due(settings: Settings | None = None, *, fan_out: bool = False) -> li
     its learning document drops them too. ``pitfalls``, ``examples`` and the neighbour search
     stop reading a lesson at its expiry on their own; this brings the document after them.
     The relay's beat task runs it every ``DIGEST_RELAY_INTERVAL_S``; with ``fan_out`` each
-    compose is a task of its own. Returns the agents composed or scheduled."""
+    compose is a task of its own. An agent whose learning is off composes nothing by itself,
+    here as at the sweep. Returns the agents to compose."""
     settings = settings or get_settings()
     with session_scope(settings.database_url) as session:
-        agents = sorted(_expire_lessons(session))
+        expired = sorted(_expire_lessons(session))
+        learning = select(Agent.id).where(Agent.id.in_(expired), Agent.enable_learning.is_(True))
+        agents = list(session.scalars(learning.order_by(Agent.id))) if expired else []
     for agent_id in agents:
         if not fan_out or settings.embedded:
             compose_version(agent_id, "sweep", settings)

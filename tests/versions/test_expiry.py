@@ -59,6 +59,21 @@ def test_expire_due_disables_the_lesson_and_composes_without_it(
     assert expire_due() == []  # nothing left to expire: no compose
 
 
+def test_an_agent_whose_learning_is_off_composes_nothing_by_itself(
+    sqlite_env: str, tenant: str
+) -> None:
+    from digest.agents import set_agent
+
+    _, old, _ = _two_lessons_in_a_version(tenant)
+    set_agent(tenant, AGENT, enable_learning=False)
+    _expire_now(old)
+    assert expire_due() == []
+    with session_scope() as session:
+        assert session.get(Lesson, old).status == "disabled"  # type: ignore[union-attr]
+    learning = digest.current_learning(tenant, AGENT)
+    assert learning is not None and learning.number == 1
+
+
 def test_the_relay_task_expires_and_the_worker_composes(
     shared_worker: WorkerProcess, tenant: str
 ) -> None:
