@@ -26,6 +26,8 @@ from digest.tenants import find_agent, missing_tenant, tenant_named
 INSTRUCTIONS_MAX = 4096
 #: the longest model string (the column holds 200 characters)
 MODEL_MAX = 200
+#: the skip reason of an event captured while its agent's learning is off (stats counts them)
+LEARNING_OFF_REASON = "learning is disabled for this agent (`digest agent set --learning on`)"
 
 
 class _Keep:

@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
@@ -185,6 +186,13 @@ class Lesson(Base):
         _one_of("trust", LESSON_TRUST, "trust"),
         Index("ix_lessons_agent_id_status", "agent_id", "status"),
         Index("ix_lessons_agent_id_fingerprint", "agent_id", "fingerprint"),
+        # the relay's expiry check (digest.versions.triggers.expire_due): lessons with one only
+        Index(
+            "ix_lessons_expires_at",
+            "expires_at",
+            postgresql_where=text("expires_at IS NOT NULL"),
+            sqlite_where=text("expires_at IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

@@ -335,6 +335,13 @@ def faded(last_seen_at: datetime | None, half_life_days: float, now: datetime) -
     return 1.0 if days <= 0 else float(0.5 ** (days / half_life_days))
 
 
+def ranking_weight(last_seen_at: datetime | None) -> float:
+    """The share of its relevance a lesson last seen at ``last_seen_at`` keeps in ``pitfalls``'s
+    ranking now (``faded`` with ``DIGEST_LESSON_HALF_LIFE_DAYS``), as ``lesson show`` and the
+    review page say it."""
+    return faded(last_seen_at, get_settings().lesson_half_life_days, utcnow())
+
+
 def best_of(
     rows: Iterable[R], scores: dict[int, float], k: int, half_life_days: float = 0.0
 ) -> list[R]:

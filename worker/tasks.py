@@ -50,7 +50,10 @@ def _reflect(task: Task, event_id: int, agent_id: int | None) -> dict[str, Any]:
 
 @app.task(name="digest.relay_pending")
 def relay_pending() -> int:
-    return len(relay_pending_fn())
+    published = relay_pending_fn()
+    # expired lessons leave the learning document within a relay interval, not a week
+    triggers.expire_due(fan_out=True)
+    return len(published)
 
 
 @app.task(

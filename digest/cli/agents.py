@@ -56,8 +56,9 @@ def agent_set(
         str | None,
         typer.Option(
             "--learning",
-            help="on or off. Off: the agent's events are still captured but not reflected, "
-            "and no version is composed for it.",
+            help="on or off. Off: the agent's events are still captured but skipped, not "
+            "reflected (they stay skipped), and no version is composed for it by itself; "
+            "lessons you add still count, and improve-now still composes.",
         ),
     ] = None,
     instructions: Annotated[

@@ -75,6 +75,7 @@ def drain(
 ) -> None:
     """Reflect pending events in this process (embedded mode: no broker, no worker). An agent
     whose reflection raises is reported and the others go on; exit 1 if any did."""
+    from digest.agents import LEARNING_OFF_REASON
     from digest.model.seam import require_litellm
     from digest.pipeline import drain as drain_events
 
@@ -96,6 +97,12 @@ def drain(
             render.error(f"event {result.event_id}: {result.reason}")
         summary = render.counts(dict(sorted(by_status.items())), "nothing")
         render.say(f"processed {len(results)} event(s): {summary}")
+        off = sum(1 for r in results if r.status == "skipped" and r.reason == LEARNING_OFF_REASON)
+        if off:
+            render.say(
+                f"{off} skipped because their agent's learning is off: stored, not reflected "
+                "(`digest stats` names the agent; `digest agent set --learning on` turns it on)"
+            )
         if by_status["waiting"]:
             render.say(
                 f"{by_status['waiting']} event(s) wait after a model fault (reasons and next "

@@ -57,8 +57,11 @@ def lesson_show(
 ) -> None:
     """One lesson with its evidence and history."""
     from digest.lessons.service import lesson_detail
+    from digest.retrieve import ranking_weight
 
-    data = lesson_detail(tenant, agent, lesson_id).to_json()
+    detail = lesson_detail(tenant, agent, lesson_id)
+    data = detail.to_json()
+    data["ranking_weight"] = round(ranking_weight(detail.lesson.last_seen_at), 4)
     if as_json:
         render.json(data)
     else:
@@ -384,7 +387,8 @@ def lesson_expire(
     as_json: JsonOpt = False,
 ) -> None:
     """Set when a lesson leaves the bank, or --never. From then no agent reads it and the
-    weekly sweep disables it (its history says so)."""
+    relay's beat task (or digest sweep) disables it and composes without it (its history says
+    so)."""
     from digest.errors import OwnerInputError
     from digest.lessons.service import set_lesson_expiry
 

@@ -251,7 +251,7 @@ def lesson(data: dict[str, Any]) -> None:
             f"confidence {data['confidence']}",
         ),
         ("tags", ", ".join(data["tags"]) or "-"),
-        ("last seen", when(data["last_seen_at"]) or "never"),
+        ("last seen", _last_seen(data)),
         ("expires", when(data["expires_at"]) or "never"),
         *(
             [("retires", _unconfirmed(data["unconfirmed_until"]))]
@@ -277,6 +277,20 @@ def lesson(data: dict[str, Any]) -> None:
             row["model"] or "",
         )  # fmt: skip
     out.print(history)
+
+
+def _last_seen(data: dict[str, Any]) -> str:
+    """When a lesson was last surfaced, supported or learned, and what that leaves of its rank."""
+    from digest.config import get_settings
+
+    seen = when(data["last_seen_at"]) or "never"
+    half_life = get_settings().lesson_half_life_days
+    if "ranking_weight" not in data or half_life <= 0:
+        return seen
+    return (
+        f"{seen} (ranked at {data['ranking_weight']:.0%} of its relevance: it halves per "
+        f"{half_life:g} days unused, DIGEST_LESSON_HALF_LIFE_DAYS)"
+    )
 
 
 def _unconfirmed(until: str) -> str:
@@ -368,8 +382,22 @@ def agent_stats(rows: list[Any]) -> None:
             say(f"{row.tenant}/{row.agent}: {held_sentence(row.held, row.gate, row.spread_s)}")
         if row.edit_rate and row.edit_rate["drafts"]:
             say(f"{row.tenant}/{row.agent}: drafts {row.edit_rate['summary']}")
-        if row.threshold:
+        if not row.enable_learning:
+            say(f"{row.tenant}/{row.agent}: {learning_off_sentence(row)}")
+        elif row.threshold:
             say(f"{row.tenant}/{row.agent}: {threshold_sentence(row.signals, row.threshold)}")
+
+
+def learning_off_sentence(row: Any) -> str:
+    """What an agent whose learning is off does with what it captures (an ``AgentStats``)."""
+    skipped = row.skipped_learning_off
+    so_far = f"; {skipped} so far, and they stay skipped" if skipped else ""
+    return (
+        "learning is off: what the agent captures is stored but skipped, not reflected "
+        f"(lessons you add still count{so_far}), and no version is composed by itself "
+        "(`digest improve-now` still composes); "
+        f"`digest agent set --tenant {row.tenant} --agent {row.agent} --learning on` turns it on"
+    )
 
 
 def threshold_sentence(signals: int, threshold: int) -> str:
@@ -408,12 +436,14 @@ def contact_lessons(rows: list[Any]) -> None:
 
 def held_lessons(tenant: str, agent: str) -> None:
     """After a listing of versions or a compose: the agent's held lessons, if it has any (they
-    are in no version), and what releases them."""
+    are in no version), and what releases them; and that its learning is off, if it is."""
     from digest.lessons.service import agent_stats
 
     [row] = agent_stats(tenant, agent)
     if row.held:
         say(f"{held_sentence(row.held, row.gate, row.spread_s)}; they are in no version")
+    if not row.enable_learning:
+        say(learning_off_sentence(row))
 
 
 def next_version(tenant: str, agent: str) -> None:
@@ -421,7 +451,8 @@ def next_version(tenant: str, agent: str) -> None:
     from digest.lessons.service import agent_stats
 
     [row] = agent_stats(tenant, agent)
-    say(threshold_sentence(row.signals, row.threshold))
+    if row.enable_learning:
+        say(threshold_sentence(row.signals, row.threshold))
 
 
 def held_sentence(held: int, gate: int, spread_s: int) -> str:

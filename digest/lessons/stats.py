@@ -12,11 +12,13 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, func, not_, select
 from sqlalchemy.orm import Session
 
+from digest.agents import LEARNING_OFF_REASON
 from digest.config import get_settings
 from digest.lessons.edit_rate import edit_rate
 from digest.lessons.release import Gate, released_clause
 from digest.lessons.signals import undigested_signals
 from digest.model.offline import PREFIX as OFFLINE_PREFIX
+from digest.model.scripted import PREFIX as SCRIPTED_PREFIX
 from digest.models import (
     EVENT_STATUSES,
     LESSON_STATUSES,
@@ -50,7 +52,8 @@ class AgentStats:
     completion_tokens: int
     cost_usd: float
     active_version: int | None
-    #: calls answered by the offline rules (``offline/*``): free, no provider, counted apart
+    #: calls answered in this process, by the offline rules (``offline/*``) or a test's scripted
+    #: model (``scripted/*``): free, no provider, counted apart
     offline_calls: int = 0
     offline_prompt_tokens: int = 0
     offline_completion_tokens: int = 0
@@ -69,6 +72,10 @@ class AgentStats:
     #: how much the agent's drafts needed editing over the last EDIT_RATE_WEEKS weeks
     #: (``digest.lessons.edit_rate``): the weeks, and ``summary`` in words
     edit_rate: dict[str, Any] | None = None
+    #: the agent's learning switch (``digest agent set --learning``); off, its events are
+    #: captured and skipped: ``skipped_learning_off`` of them so far
+    enable_learning: bool = True
+    skipped_learning_off: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -131,8 +138,10 @@ def agent_stats(
         .group_by(Lesson.agent_id, Lesson.status)
     ):
         lessons[agent_id][status] = int(n)
-    # offline/* runs cost nothing and reach no provider: their calls are counted apart
-    offline = func.coalesce(DigestRun.model, "").like(f"{OFFLINE_PREFIX}%")
+    # offline/* and scripted/* runs are answered in process: they cost nothing and reach no
+    # provider, so their calls are counted apart
+    model = func.coalesce(DigestRun.model, "")
+    offline = model.like(f"{OFFLINE_PREFIX}%") | model.like(f"{SCRIPTED_PREFIX}%")
     usage: dict[tuple[int, bool], tuple[int, int, int, float]] = {
         (agent_id, bool(free)): (int(calls), int(prompt), int(completion), float(cost))
         for agent_id, free, calls, prompt, completion, cost in session.execute(
@@ -174,6 +183,18 @@ def agent_stats(
                     "waiting_since": as_utc(since).isoformat() if since else None,
                 }
             )
+    learning_off = {
+        agent_id: int(n)
+        for agent_id, n in session.execute(
+            select(Event.agent_id, func.count())
+            .where(
+                Event.agent_id.in_(ids),
+                Event.status == "skipped",
+                Event.skip_reason == LEARNING_OFF_REASON,
+            )
+            .group_by(Event.agent_id)
+        )
+    }
     gates, held = _held(session, [a for a, _ in selected])
     now = utcnow()
     since = now - timedelta(days=7 * EDIT_RATE_WEEKS)
@@ -215,6 +236,8 @@ def agent_stats(
                 offline_completion_tokens=free_completion,
                 signals=undigested_signals(session, agent_row),
                 threshold=policy_for(tenants[agent_row.tenant_id], settings).threshold_signals,
+                enable_learning=agent_row.enable_learning,
+                skipped_learning_off=learning_off.get(agent_row.id, 0),
             )
         )
     return result

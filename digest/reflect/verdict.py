@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from digest import fingerprint as fp
+from digest.agents import LEARNING_OFF_REASON
 from digest.capture.manual import manual_candidate
 from digest.errors import LLMError
 from digest.lessons.store import Candidate
@@ -127,7 +128,7 @@ def verdict_for(run: RunInfo, session: Session | None = None, *, share: bool = T
     if claimed.kind == "manual_lesson":
         return with_fingerprints(claimed, [manual_candidate(claimed.payload)])
     reason = (
-        "learning is disabled for this agent (`digest agent set --learning on`)"
+        LEARNING_OFF_REASON
         if not claimed.enable_learning
         else policy_skip_reason(claimed.kind, claimed.payload, claimed.edit_ratio, settings)
     )

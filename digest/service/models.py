@@ -121,7 +121,10 @@ class AgentSettings(BaseModel):
 
     tenant: str
     agent: str
-    enable_learning: bool = Field(description="False: events are captured, not reflected.")
+    enable_learning: bool = Field(
+        description="False: events are captured but skipped, not reflected, and no version is "
+        "composed by itself."
+    )
     learning_instructions: str | None = Field(description="Text the reflection reads.")
     llm_model: str | None = Field(description="The agent's own model; null: DIGEST_LLM_*.")
     model_in_use: str = Field(description="The model its reflection uses now.")

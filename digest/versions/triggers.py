@@ -14,7 +14,8 @@
   lessons past ``expires_at``, retires held untrusted lessons nothing corroborated within
   ``DIGEST_UNCONFIRMED_TTL_DAYS``, retires lessons measured as harmful
   (``digest.lessons.effect``; before the catch-up query, so the next version drops them),
-  prunes versions and relays stranded events.
+  prunes versions and relays stranded events. Expired lessons do not wait for it: the relay's
+  beat task disables them every interval and composes their agents (``expire_due``).
 - **Improve now** (``digest.pipeline.improve_now``; ``request_improve_now`` asks a worker
   to run it): reflect the agent's pending events at once, then compose, ignoring the
   threshold and the quiet period.
@@ -226,11 +227,18 @@ def due_agents(session: Session) -> list[int]:
 def expire_lessons(session: Session) -> int:
     """Lessons past ``expires_at`` leave the bank (disabled, with a history row), agent by
     agent under the agent's lesson lock taken before the lessons are read, so a reflection
-    writing meanwhile is neither overwritten nor left with a plan naming an expired lesson."""
+    writing meanwhile is neither overwritten nor left with a plan naming an expired lesson.
+    Returns how many."""
+    return sum(_expire_lessons(session).values())
+
+
+def _expire_lessons(session: Session) -> dict[int, int]:
+    """``expire_lessons``, counted per agent. The partial index ``ix_lessons_expires_at``
+    (lessons with an expiry only) keeps the first read cheap enough for every relay run."""
     now = utcnow()
-    expired = (Lesson.status == "active", Lesson.expires_at <= now)
+    expired = (Lesson.expires_at.is_not(None), Lesson.expires_at <= now, Lesson.status == "active")
     agent_ids = session.scalars(select(Lesson.agent_id).where(*expired).distinct()).all()
-    count = 0
+    count: dict[int, int] = {}
     for agent_id in sorted(agent_ids):
         lock_agent_lessons(session, agent_id)
         lessons = session.scalars(
@@ -243,8 +251,33 @@ def expire_lessons(session: Session) -> int:
                 session, lesson, op="UPDATE", reason=EXPIRED_REASON, status="disabled",
                 status_reason=f"expired at {lesson.expires_at}", updated_at=now,
             )  # fmt: skip
-        count += len(lessons)
+        if lessons:
+            count[agent_id] = len(lessons)
     return count
+
+
+def expire_due(settings: Settings | None = None, *, fan_out: bool = False) -> list[int]:
+    """Lessons whose expiry has passed leave the bank now, not at the weekly sweep: each is
+    disabled (``expire_lessons``) and each agent that had one composes (trigger ``sweep``), so
+    its learning document drops them too. ``pitfalls``, ``examples`` and the neighbour search
+    stop reading a lesson at its expiry on their own; this brings the document after them.
+    The relay's beat task runs it every ``DIGEST_RELAY_INTERVAL_S``; with ``fan_out`` each
+    compose is a task of its own. An agent whose learning is off composes nothing by itself,
+    here as at the sweep. Returns the agents to compose."""
+    settings = settings or get_settings()
+    with session_scope(settings.database_url) as session:
+        expired = sorted(_expire_lessons(session))
+        learning = select(Agent.id).where(Agent.id.in_(expired), Agent.enable_learning.is_(True))
+        agents = list(session.scalars(learning.order_by(Agent.id))) if expired else []
+    for agent_id in agents:
+        if not fan_out or settings.embedded:
+            compose_version(agent_id, "sweep", settings)
+        elif not publish.publish_task(publish.TASK_COMPOSE_VERSION, [agent_id, "sweep"], settings):
+            # the relay's time limit is short: the weekly sweep composes it (it is due)
+            log.warning("expiry_compose_not_published", agent_id=agent_id)
+    if agents:
+        log.info("expired_lessons_composed", agents=len(agents))
+    return agents
 
 
 def retire_unconfirmed_lessons(session: Session, settings: Settings) -> list[int]:

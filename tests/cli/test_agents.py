@@ -99,6 +99,34 @@ def test_learning_off_is_obeyed_by_reflection(bank: Shop) -> None:
     assert len(run_json("lesson", "list", *who)) == len(before)
 
 
+def test_learning_off_is_said_where_a_person_looks(bank: Shop) -> None:
+    """stats (JSON and text), improve-now and version list say that the agent's learning is
+    off, that what it captures is skipped (how many), and how to turn it on; the sentence about
+    the threshold, which would never be reached, is not there."""
+    who = ("--tenant", bank.tenant, "--agent", AGENT)
+    turn_on = f"`digest agent set --tenant {bank.tenant} --agent {AGENT} --learning on`"
+    ok("agent", "set", *who, "--learning", "off")
+    for order in (9, 10):
+        digest.record_run(
+            bank.tenant, AGENT, task=f"Ship order {order}", outcome="failure",
+            tool_calls=[{"tool": "book_courier", "ok": False, "error": "NoSlot: courier full"}],
+        )  # fmt: skip
+    drained = " ".join(ok("drain", "--tenant", bank.tenant).split())
+    assert "processed 2 event(s): 2 skipped" in drained
+    assert "2 skipped because their agent's learning is off: stored, not reflected" in drained
+    [row] = run_json("stats", *who)
+    assert (row["enable_learning"], row["skipped_learning_off"]) == (False, 2)
+    [other] = run_json("stats", "--tenant", bank.tenant, "--agent", OTHER_AGENT)
+    assert (other["enable_learning"], other["skipped_learning_off"]) == (True, 0)
+    for args in (("stats", *who), ("improve-now", *who), ("version", "list", *who)):
+        said = " ".join(ok(*args, columns="80").split())
+        assert "learning is off: what the agent captures is stored but skipped" in said, args
+        assert "2 so far, and they stay skipped" in said and turn_on in said, args
+        assert "new signal(s)" not in said, args
+    said = " ".join(ok("stats", "--tenant", bank.tenant, "--agent", OTHER_AGENT).split())
+    assert "learning is off" not in said and "new signal(s)" in said
+
+
 def test_owner_commands_never_create_an_agent_or_tenant(bank: Shop) -> None:
     before = _counts()
     one_error_line(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import func, select
 
 import digest
@@ -465,6 +466,22 @@ def test_expire_sets_and_removes_a_lessons_expiry_with_history(bank: Bank) -> No
     )
     sweep()
     assert lesson_row(bank.manual).status == "disabled"
+
+
+def test_show_says_how_far_an_unused_lesson_has_faded(
+    bank: Bank, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unused for two half-lives (90 days each by default), a lesson ranks at a quarter of its
+    relevance: ``lesson show`` says so and names the setting; with the setting at 0, nothing."""
+    set_lesson(bank.manual, last_seen_at=datetime.now(UTC) - timedelta(days=180, hours=1))
+    shown = run_json("lesson", "show", *bank.mine, str(bank.manual))
+    assert shown["ranking_weight"] == 0.25
+    said = " ".join(ok("lesson", "show", *bank.mine, str(bank.manual)).split())
+    assert "(ranked at 25% of its relevance: it halves per 90 days unused, " in said
+    assert "DIGEST_LESSON_HALF_LIFE_DAYS)" in said
+    monkeypatch.setenv("DIGEST_LESSON_HALF_LIFE_DAYS", "0")
+    assert run_json("lesson", "show", *bank.mine, str(bank.manual))["ranking_weight"] == 1.0
+    assert "ranked at" not in ok("lesson", "show", *bank.mine, str(bank.manual))
 
 
 def test_expire_refuses_bad_moments_and_dead_lessons(bank: Bank) -> None:

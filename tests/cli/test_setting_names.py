@@ -32,6 +32,18 @@ def test_unknown_names_suggest_the_setting_meant() -> None:
     assert unknown_names({name: "x" for name in setting_names()}) == []
 
 
+def test_the_expiry_and_fading_settings_are_known_and_guessed() -> None:
+    """The lesson expiry and fading settings are settings, and the names a person might guess
+    for them lead to them."""
+    assert {"DIGEST_UNCONFIRMED_TTL_DAYS", "DIGEST_LESSON_HALF_LIFE_DAYS"} <= set(setting_names())
+    assert unknown_names({"DIGEST_UNTRUSTED_TTL_DAYS": "7", "DIGEST_HALF_LIFE_DAYS": "30"}) == [
+        "DIGEST_HALF_LIFE_DAYS is not a setting and is ignored; "
+        "did you mean DIGEST_LESSON_HALF_LIFE_DAYS?",
+        "DIGEST_UNTRUSTED_TTL_DAYS is not a setting and is ignored; "
+        "did you mean DIGEST_UNCONFIRMED_TTL_DAYS?",
+    ]
+
+
 def test_doctor_warns_and_a_command_says_it_once(
     sqlite_env: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,6 +4,7 @@ model usage, the active version), for one agent, a tenant or every tenant (embed
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
@@ -66,3 +67,44 @@ def test_unknown_names_are_not_found(sqlite_env: str, tenant: str) -> None:
             agent_stats(session, tenant, "nobody")
         with pytest.raises(NotFound, match="in any tenant"):
             agent_stats(session, agent="nobody")
+
+
+def test_models_answered_in_process_are_no_paid_calls(
+    sqlite_env: str, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """offline/rules and a scripted model (the test twin) reach no provider: their calls are
+    counted apart as free; a provider's run is what ``llm_calls`` and the cost count."""
+    from digest.model.scripted import rules, scripted_model
+    from digest.models import Agent, DigestRun, Tenant
+    from tests.conftest import use_model
+
+    with scripted_model(rules) as model:
+        use_model(monkeypatch, model.name)
+        digest.record_answer(tenant, "bot", question="Gift wrap?", answer="Yes, 3 EUR.")
+        digest.record_run(
+            tenant, "bot", task="Ship order 9", outcome="failure",
+            tool_calls=[{"tool": "book_courier", "ok": False, "error": "NoSlot: courier full"}],
+        )  # fmt: skip
+        drain()
+        improve_now(tenant, "bot")
+        assert model.requests, "the scripted model answered nothing"
+    with session_scope() as session:
+        [free] = agent_stats(session, tenant, "bot")
+        agent = session.scalars(
+            select(Agent).join(Tenant).where(Tenant.name == tenant, Agent.name == "bot")
+        ).one()
+        session.add(
+            DigestRun(
+                tenant_id=agent.tenant_id, agent_id=agent.id, kind="reflect", trigger="event",
+                llm_calls=2, prompt_tokens=900, completion_tokens=120, cost_usd=0.0021,
+                model="openai/gpt-4o-mini",
+            )
+        )  # fmt: skip
+    assert free.offline_calls >= len(model.requests) > 0 and free.offline_prompt_tokens > 0
+    assert (free.llm_calls, free.prompt_tokens, free.cost_usd) == (0, 0, 0.0)
+    with session_scope() as session:
+        [paid] = agent_stats(session, tenant, "bot")
+    assert (paid.llm_calls, paid.prompt_tokens, paid.completion_tokens, paid.cost_usd) == (
+        2, 900, 120, 0.0021,
+    )  # fmt: skip
+    assert paid.offline_calls == free.offline_calls

@@ -445,3 +445,59 @@ def test_the_next_version_sentence_says_who_composes_it(
     assert "Next version due" in embedded and "a worker" not in embedded
     assert "with no broker nothing composes by itself" in embedded
     assert "<code>digest sweep</code> composes it" in embedded
+
+
+def test_an_agent_with_learning_off_says_so_on_the_list_and_its_page(
+    browser_like: httpx.Client, make_tenant: Callable[[], Tenant]
+) -> None:
+    """Off: the agents list says so, and the agent's page says what happens to what it
+    captures (stored, skipped: how many) instead of how far the next version is."""
+    from digest.pipeline import drain
+    from tests.conftest import manual_lesson
+
+    tenant = make_tenant()
+    manual_lesson(tenant.name, "bot", "refunds: ask a manager above 200 EUR")
+    token = _signed_in(browser_like, tenant)
+    turned = browser_like.post(
+        "/review/agents/bot/settings", data={"csrf": token, "learning": "off"}
+    )
+    assert turned.status_code == 303, turned.text
+    digest.record_run(
+        tenant.name, "bot", task="Ship order 9", outcome="failure",
+        tool_calls=[{"tool": "book_courier", "ok": False, "error": "NoSlot: courier full"}],
+    )  # fmt: skip
+    drain(tenant=tenant.name)
+    listed = browser_like.get("/review").text
+    row = re.search(r'href="/review/agents/bot">bot</a></td>\s*<td>(.*?)</td>', listed, re.S)
+    assert row is not None and "off" in row.group(1), listed
+    page = browser_like.get("/review/agents/bot").text
+    state = re.search(r'id="learning-state">(.*?)</dd>', page, re.S)
+    assert state is not None and "(1 so far; they stay skipped)" in state.group(1)
+    assert 'id="next-version"' not in page
+    said = re.search(r'id="learning-off">(.*?)</p>', page, re.S)
+    assert said is not None and "stored but skipped, not reflected" in said.group(1)
+    assert "digest agent set --learning on" in said.group(1)
+    assert "No version yet: with learning off none is composed by itself" in page
+
+
+def test_a_lessons_page_says_how_far_it_has_faded(
+    browser_like: httpx.Client, make_tenant: Callable[[], Tenant]
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from digest.db import session_scope
+    from digest.models import Lesson
+    from tests.conftest import manual_lesson
+
+    tenant = make_tenant()
+    lesson_id = manual_lesson(tenant.name, "bot", "refunds: ask a manager above 200 EUR")
+    with session_scope() as session:
+        row = session.get(Lesson, lesson_id)
+        assert row is not None
+        row.last_seen_at = datetime.now(UTC) - timedelta(days=90, hours=1)
+    _signed_in(browser_like, tenant)
+    page = browser_like.get(f"/review/agents/bot/lessons/{lesson_id}").text
+    seen = re.search(r'id="last-seen">(.*?)</dd>', page, re.S)
+    assert seen is not None, page
+    said = " ".join(seen.group(1).split())
+    assert "ranked at 50% of its relevance (it halves per 90 days unused" in said, said

@@ -81,12 +81,16 @@ async def lessons_page(request: Request, agent: str) -> Response:
 @router.get("/agents/{agent}/lessons/{lesson_id}")
 async def lesson_page(request: Request, agent: str, lesson_id: int) -> Response:
     def render(owner: Owner) -> Response:
+        from digest.config import get_settings
+        from digest.retrieve import ranking_weight
+
         detail = lesson_detail(owner.tenant, agent, lesson_id)
         measured = effect_report(owner.tenant, agent).lessons
         effect = next((e for e in measured if e.lesson_id == lesson_id), None)
+        fading = (ranking_weight(detail.lesson.last_seen_at), get_settings().lesson_half_life_days)
         return page(
             "lesson.html", owner, agent=agent, detail=detail, effect=effect,
-            note=request.query_params.get("done"), agent_url=agent_url,
+            note=request.query_params.get("done"), agent_url=agent_url, fading=fading,
         )  # fmt: skip
 
     return await owner_page(request, render)
