@@ -143,13 +143,30 @@ def check_readme(steps: list[Step]) -> None:
     # the lessons learned from run text wait for a second independent source, and say so
     assert re.search(r"\d+ held\b", demo) and "independent sources" in demo, demo
     assert "learning document composed version 1 (active)" in demo
+    # every lesson learned is accounted for: in the version, held, or for one contact
+    learned = max(int(n) for n in re.findall(r"^│\s*(\d+) │", demo, re.MULTILINE))
+    added = re.search(r"Added \((\d+)\)", demo)
+    held = re.search(r"(\d+) lesson\(s\) held", demo)
+    contact = re.search(r"(\d+) lesson\(s\) for one contact", demo)
+    assert added and held and contact, demo
+    assert int(added[1]) + int(held[1]) + int(contact[1]) == learned, demo
+    assert "skipped (nothing to learn)" in demo and "a retry fixes it" in demo, demo
     doctor = step(steps, "digest doctor").stdout
     assert "database: reachable at postgresql" in doctor and "schema: at the head" in doctor
     assert "broker: Redis answers" in doctor
-    capture = step(steps, "curl -sS -X POST").stdout
-    assert json.loads(capture)["created"] is True, capture
+    # the same event twice over HTTP: stored once, and the repeat says so
+    first, again = (step(steps, "curl -sS -w", n).stdout.rsplit(" ", 1) for n in (0, 1))
+    assert first[1].strip() == "201" and json.loads(first[0])["created"] is True, first
+    assert again[1].strip() == "200" and json.loads(again[0]) == {
+        "id": json.loads(first[0])["id"],
+        "created": False,
+    }, again
+    # the worker learned from it; what the agent reads of it waits for a second source
+    waits = step(steps, "digest improve-now").stdout
+    assert "no version yet" in waits and "1 lesson(s) held" in waits, waits
+    assert "2 independent" in waits and "digest lesson release" in waits, waits
     pitfalls = json.loads(step(steps, "curl -sS -H").stdout)
-    assert pitfalls["agent"] == "support-bot", pitfalls
+    assert pitfalls == {"agent": "support-bot", "pitfalls": ""}, pitfalls
 
 
 def check_production(steps: list[Step]) -> None:

@@ -28,11 +28,13 @@ def test_an_owner_approves_a_pending_version_after_reading_its_diff(
     page.click("button[type=submit]")
     expect(page.locator("h1")).to_have_text("Agents")
     expect(page.locator("header .who")).to_contain_text(scene.tenant.name)
-    page.screenshot(path=str(screenshot_path("review-agents")), full_page=True)
+    # every page the owner reads, at 1280 and 800 pixels: nothing wider than the window
+    shoot_widths(page, "review-agents")
 
     page.click(f"text={scene.agent}")
     # what the agent waits for, where the owner looks
     expect(page.locator("#next-version")).to_contain_text("digest tenant set --threshold N")
+    shoot_widths(page, "review-agent")
     pending = page.locator("tr.status-pending a").first
     expect(pending).to_have_text("v2")
     pending.click()
