@@ -173,3 +173,17 @@ def test_the_readme_demo_needs_the_cli_extra_alone(tmp_path: Path) -> None:
     assert "learning document composed version 1 (active)" in done.stdout
     assert "lesson(s) held" in done.stdout  # what waits, and why
     assert (tmp_path / "digest.db").is_file()
+
+
+def test_the_documented_install_sizes_are_the_dependency_closures() -> None:
+    """README and docs/production.md say how many packages the base install and ``[all]`` are:
+    the closures this file builds the venv from (installed here, so counted exactly)."""
+    from tests.test_extras import _extra, _extras
+
+    base = len(_closure(_base()))
+    every = len(_closure([*_base(), *(r for e in _extras() for r in _extra(e))]))
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    production = " ".join((ROOT / "docs" / "production.md").read_text(encoding="utf-8").split())
+    for text in (readme, production):
+        assert f"{base} packages besides itself" in text
+    assert f"`[all]`, it is {every} packages" in readme
