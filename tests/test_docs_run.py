@@ -185,6 +185,12 @@ PRINTS: dict[str, list[tuple[str, str]]] = {
         ("digest lesson reindex", r"^\d+ active lesson\(s\) of 1 agent\(s\)"),
         ("digest tenant set", r"^tenant 'demo-shop': apply mode approval"),
     ],
+    "report.md": [
+        ("digest demo", r"composed version 1 \(active\)"),  # the document's setup
+        ("digest report", r"A held lesson reaches agents once enough independent sources"),
+        ("digest report", r"^wrote report\.html: \d+ topic\(s\), \d+ kind\(s\) of edit"),
+        ("digest lesson effect", r'"agent": "support-bot"'),
+    ],
 }
 
 
