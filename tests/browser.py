@@ -69,6 +69,7 @@ def shoot_widths(page: Any, name: str) -> dict[int, Path]:
         assert scroll <= width and not wide, (name, width, scroll, wide)
         shots[width] = screenshot_path(f"{name}-{width}")
         page.screenshot(path=str(shots[width]), full_page=True)
+        print(f"screenshot at {width} px: {shots[width]}")  # shown with -s, or on a failure
     return shots
 
 

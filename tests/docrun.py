@@ -10,6 +10,9 @@
   open continues on the next one. Full-line ``#`` comments and blank lines are not commands.
   A ``a && b`` chain is one command per part (the shell would stop at the first failure, and
   so does the run), so a directive can name one part. Heredocs are not supported.
+- An untagged block (a diagram, a layout) must hold no line that reads as a command (a ``$ ``
+  prompt, ``digest …``, ``curl …``, ``.venv/bin/…``): the run would skip it, so it is an
+  error that says to tag the block.
 
 Exceptions are written in the document, in an HTML comment just before the block they are
 about (``<!-- doc-run: … -->``, several per comment separated by ``;``). A quoted PREFIX names
@@ -66,6 +69,12 @@ _SETUP = re.compile(r"^setup\s+" + _QUOTED.format(name="command") + r"$")
 _DATABASE = re.compile(r"^database\s+(?P<name>[\w-]+)$")
 _PORT = re.compile(r"^port\s+(?P<port>\d+)$")
 _REDIS_URL = re.compile(r"redis://127\.0\.0\.1:6379/\d+")
+#: a line of an untagged block that reads as a command (a prompt, or one of the commands the
+#: documents run): such a block would escape the run, so it is an error
+_LOOKS_RUNNABLE = re.compile(
+    r"^\s*(?:\$ |(?:digest|celery|curl|createdb|dropdb|docker|export|pip|python3?)\s"
+    r"|\.venv/bin/|scripts/)"
+)
 
 
 class DocRunError(Exception):
@@ -224,6 +233,11 @@ def parse(path: Path) -> Document:
         elif pending:
             raise DocRunError(
                 f"{path.name}:{pending[0][1]}: doc-run directive before a {lang!r} block"
+            )
+        elif not lang and any(_LOOKS_RUNNABLE.match(text) for text in lines[i + 1 : close]):
+            raise DocRunError(
+                f"{path.name}:{i + 1}: an untagged block holds a command, which the run would "
+                "not see: tag it bash (or console, with $ prompts)"
             )
         pending = []
         i = close + 1

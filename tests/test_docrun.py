@@ -100,6 +100,8 @@ docker compose up -d
         ("<!-- doc-run: skip -->\n```python\nx\n```\n", "before a 'python' block"),
         ("<!-- doc-run: skip -->\ntext only\n", "before no block"),
         ("```bash\necho 'open\n```\n", "never ends"),
+        ("```\ndigest stats\n```\n", "untagged block holds a command"),
+        ("```\n$ celery -A worker beat\n```\n", "untagged block holds a command"),
     ],
 )
 def test_a_directive_that_names_nothing_is_an_error(
@@ -107,6 +109,11 @@ def test_a_directive_that_names_nothing_is_an_error(
 ) -> None:
     with pytest.raises(DocRunError, match=message):
         parse(write(tmp_path, text))
+
+
+def test_an_untagged_diagram_is_no_command(tmp_path: Path) -> None:
+    diagram = "```\n agent ──► digest/capture/api.py ──► events\n  digest.record_run(...)\n```\n"
+    assert parse(write(tmp_path, diagram)).commands == []
 
 
 def test_stand_ins_replace_the_named_database_port_and_redis_db() -> None:

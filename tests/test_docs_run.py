@@ -8,9 +8,16 @@ in that folder), its production part and docs/production.md on a fresh PostgreSQ
 with this test's Redis DB and a real worker started as the document says. Exceptions are
 directives in the documents themselves (``tests/docrun.py`` says how to write them).
 
-For the README and the production walk-through the test also checks what is printed at the
-steps a new user reads: what the demo learned and holds back, what a capture says when it
-stores nothing new, and what the worker learned from a capture and why no agent reads it yet.
+For the README and the production walk-through the test also checks what every step prints,
+as a new user reads it (``PRINTS``: one line per step, so a new step needs one), and in more
+detail the steps that explain a wait or a duplicate: what the demo learned and holds back
+(every lesson accounted for), what a capture says when it stores nothing new, what the HTTP
+API answers to a repeated event, and what the worker learned from a capture and why no agent
+reads it yet.
+
+A command may exit non-zero only where its document announces it, in a directive before its
+block (``<!-- doc-run: exit 1 "digest doctor" -->``); the README and tests/README.md say so to
+contributors, and ``tests/docrun.py`` lists every directive.
 """
 
 from __future__ import annotations
@@ -131,7 +138,74 @@ def test_document_runs_as_written(
               f"{_children_cpu() - cpu:.1f} s of CPU")  # fmt: skip
         for done in sorted(steps, key=lambda s: -s.seconds)[:6]:
             print(f"  {done.seconds:6.1f} s  {done.text.splitlines()[0][:90]}")
+    if path.name in PRINTS:
+        check_each_step(steps, PRINTS[path.name])
     CHECKS.get(path.name, lambda steps: None)(steps)
+
+
+#: What each step a new user runs prints, in the order of the document: the step's start, and
+#: a pattern its output (stdout, then stderr, with every run of white space one space) must
+#: hold; ``^$`` is a step that prints nothing.
+#: Every step the run runs has its line, so a step added to the document adds one here.
+PRINTS: dict[str, list[tuple[str, str]]] = {
+    "README.md": [
+        (".venv/bin/digest demo", r"captured 28 event\(s\)(?s:.*)composed version 1 \(active\)"),
+        ("export DIGEST_DATABASE_URL=", r"^$"),
+        ("export DIGEST_BROKER_URL=", r"^$"),
+        ("createdb", r"^$"),
+        ("digest db upgrade", r"is at revision head"),
+        ("digest doctor", r"\bok schema: at the head revision"),
+        ("DIGEST_WORKER_POOL=threads", r"celery@\S+ ready\."),
+        ("celery -A worker beat", r"beat: Starting"),
+        ("digest tenant create", r"^created tenant 'acme'$"),
+        ("AGENT_KEY=", r"^warning: agent key dg_agent_\S+ for tenant 'acme': store it now"),
+        ("digest serve", r"Uvicorn running on http://0\.0\.0\.0:\d+"),
+        ("EVENT=", r"^$"),
+        ("curl -sS -w", r'^\{"id":\d+,"created":true\} 201$'),
+        ("curl -sS -w", r'^\{"id":\d+,"created":false\} 200$'),
+        ("digest improve-now", r"^no change: no version yet(?s:.*)1 lesson\(s\) held"),
+        ("curl -sS -H", r'^\{"agent":"support-bot","pitfalls":""\}$'),
+        ("digest forget", r"^nothing to forget: no data of that contact in tenant 'acme'$"),
+        ("digest tenant set", r"^tenant 'acme': apply mode auto; .*200$"),
+        ("digest lesson effect", r"^no run named a lesson it applied \(1 run\(s\) counted"),
+    ],
+    "production.md": [
+        ("export DIGEST_DATABASE_URL=", r"^$"),
+        ("export DIGEST_BROKER_URL=", r"^$"),
+        ("createdb", r"^$"),
+        ("digest db upgrade", r"is at revision head"),
+        ("digest doctor", r"\bok broker: Redis answers"),
+        ("DIGEST_WORKER_POOL=threads", r"celery@\S+ ready\."),
+        ("celery -A worker beat", r"beat: Starting"),
+        ("digest capture", r"^stored 28 new event\(s\); rejected 0 line\(s\)$"),
+        ("digest improve-now", r"^version 1 \(active\)(?s:.*)7 lesson\(s\) held"),
+        ("digest lesson list", r"(?s)held 1/2.*\b7 held\b"),
+        ("digest capture", r"^stored 0 new event\(s\); already stored 28; rejected 0 line\(s\)$"),
+        ("digest requeue", r"^nothing to requeue$"),
+        ("digest lesson reindex", r"^\d+ active lesson\(s\) of 1 agent\(s\)"),
+        ("digest tenant set", r"^tenant 'demo-shop': apply mode approval"),
+    ],
+    "report.md": [
+        ("digest demo", r"composed version 1 \(active\)"),  # the document's setup
+        ("digest report", r"A held lesson reaches agents once enough independent sources"),
+        ("digest report", r"^wrote report\.html: \d+ topic\(s\), \d+ kind\(s\) of edit"),
+        ("digest lesson effect", r'"agent": "support-bot"'),
+    ],
+}
+
+
+def check_each_step(steps: list[Step], expected: list[tuple[str, str]]) -> None:
+    """Each step printed what a new user is told to expect, in order, and no step went
+    unchecked."""
+    run = [s.command.text for s in steps]
+    assert len(steps) == len(expected), (
+        f"{len(steps)} steps ran, {len(expected)} are described in PRINTS: {run}"
+    )
+    for done, (prefix, pattern) in zip(steps, expected, strict=True):
+        assert done.command.text.startswith(prefix), (done.command.text, prefix)
+        printed = "\n".join(out for out in (done.stdout.strip(), done.stderr.strip()) if out)
+        flat = " ".join(printed.split())  # as read, whatever the width it was wrapped at
+        assert re.search(pattern, flat), f"`{done.text}` printed:\n{printed[-2000:]}"
 
 
 def check_readme(steps: list[Step]) -> None:
@@ -143,13 +217,30 @@ def check_readme(steps: list[Step]) -> None:
     # the lessons learned from run text wait for a second independent source, and say so
     assert re.search(r"\d+ held\b", demo) and "independent sources" in demo, demo
     assert "learning document composed version 1 (active)" in demo
+    # every lesson learned is accounted for: in the version, held, or for one contact
+    learned = max(int(n) for n in re.findall(r"^│\s*(\d+) │", demo, re.MULTILINE))
+    added = re.search(r"Added \((\d+)\)", demo)
+    held = re.search(r"(\d+) lesson\(s\) held", demo)
+    contact = re.search(r"(\d+) lesson\(s\) for one contact", demo)
+    assert added and held and contact, demo
+    assert int(added[1]) + int(held[1]) + int(contact[1]) == learned, demo
+    assert "skipped (nothing to learn)" in demo and "a retry fixes it" in demo, demo
     doctor = step(steps, "digest doctor").stdout
     assert "database: reachable at postgresql" in doctor and "schema: at the head" in doctor
     assert "broker: Redis answers" in doctor
-    capture = step(steps, "curl -sS -X POST").stdout
-    assert json.loads(capture)["created"] is True, capture
+    # the same event twice over HTTP: stored once, and the repeat says so
+    first, again = (step(steps, "curl -sS -w", n).stdout.rsplit(" ", 1) for n in (0, 1))
+    assert first[1].strip() == "201" and json.loads(first[0])["created"] is True, first
+    assert again[1].strip() == "200" and json.loads(again[0]) == {
+        "id": json.loads(first[0])["id"],
+        "created": False,
+    }, again
+    # the worker learned from it; what the agent reads of it waits for a second source
+    waits = step(steps, "digest improve-now").stdout
+    assert "no version yet" in waits and "1 lesson(s) held" in waits, waits
+    assert "2 independent" in waits and "digest lesson release" in waits, waits
     pitfalls = json.loads(step(steps, "curl -sS -H").stdout)
-    assert pitfalls["agent"] == "support-bot", pitfalls
+    assert pitfalls == {"agent": "support-bot", "pitfalls": ""}, pitfalls
 
 
 def check_production(steps: list[Step]) -> None:

@@ -89,6 +89,9 @@ def _closure(requirements: Iterable[Requirement]) -> set[str]:
             if sub.marker is None or any(
                 sub.marker.evaluate({"extra": e}) for e in ("", *req.extras)
             ):
+                # decided here, for the extras asked of ``name``: a marker such as
+                # ``extra == "asyncio"`` (sqlalchemy's greenlet) would fail the check above
+                sub.marker = None
                 todo.append(sub)
     return {name for name, _ in asked}
 

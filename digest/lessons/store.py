@@ -106,8 +106,16 @@ def derive_title(correction: str) -> str:
             return clause[0].upper() + clause[1:]
     cut = first[: TITLE_SHORT - 1].rsplit(" ", 1)[0].rstrip(" ,;:(")
     closer = _unclosed(cut)
-    if closer:  # cut inside a quotation: close it
+    if closer:  # cut inside a quotation: close it, after its last whole sentence if any
+        opened = cut.rfind('"' if closer == '"' else "«") + 1
+        ends = [m.end() for m in re.finditer(r"[.!?](?=\s)", cut[opened:])]
+        if ends and opened + ends[-1] >= 12:
+            cut = cut[: opened + ends[-1]]
         cut = cut.rstrip(' ,;:("«') + closer
+    else:  # the words after a whole quotation would stop mid-phrase: end at the quotation
+        end = max(cut.rfind('"'), cut.rfind("»")) + 1
+        if 12 <= end < len(cut):
+            cut = cut[:end]
     return cut or first[:TITLE_SHORT]
 
 

@@ -112,6 +112,23 @@ def test_derive_title_prefers_a_whole_clause_to_a_cut() -> None:
     assert title == 'Answer "What are the opening hours of the pickup counter"'
 
 
+def test_derive_title_ends_at_a_whole_quotation_rather_than_mid_phrase() -> None:
+    # the words after the question would stop at "with the owner's" (issue 26 point 7)
+    title = derive_title(
+        'Answer "Can a customer get a refund for a gift card they never used?" with the '
+        "owner's facts. No. Gift cards are non-refundable."
+    )
+    assert title == 'Answer "Can a customer get a refund for a gift card they never used?"'
+
+
+def test_derive_title_cut_inside_a_quotation_keeps_its_whole_sentences() -> None:
+    title = derive_title(
+        'Answer "A customer asks how long they have to return an unworn jacket. What is our '
+        "return window?\" with the owner's facts. 30 days from the delivery date."
+    )
+    assert title == 'Answer "A customer asks how long they have to return an unworn jacket."'
+
+
 def test_derive_title_keeps_a_quoted_sentence_end_whole() -> None:
     title = derive_title('Reply "Thanks. We are on it" to the customer')
     assert title == 'Reply "Thanks. We are on it" to the customer'

@@ -28,11 +28,13 @@ def test_an_owner_approves_a_pending_version_after_reading_its_diff(
     page.click("button[type=submit]")
     expect(page.locator("h1")).to_have_text("Agents")
     expect(page.locator("header .who")).to_contain_text(scene.tenant.name)
-    page.screenshot(path=str(screenshot_path("review-agents")), full_page=True)
+    # every page the owner reads, at 1280 and 800 pixels: nothing wider than the window
+    shoot_widths(page, "review-agents")
 
     page.click(f"text={scene.agent}")
     # what the agent waits for, where the owner looks
     expect(page.locator("#next-version")).to_contain_text("digest tenant set --threshold N")
+    shoot_widths(page, "review-agent")
     pending = page.locator("tr.status-pending a").first
     expect(pending).to_have_text("v2")
     pending.click()
@@ -68,13 +70,16 @@ def test_an_owner_releases_a_quarantined_lesson(page: object, review_scene: Revi
     page.click("button[type=submit]")
     # back on the page asked for, filtered to the quarantined lesson
     expect(page.locator("h1")).to_have_text(f"Lessons of {scene.agent}")
+    expect(page.locator("select[name=status]")).to_have_value("quarantined")
     row = page.locator("tr.status-quarantined")
     expect(row).to_have_count(1)
+    expect(page.locator("tbody tr")).to_have_count(1)
+    shoot_widths(page, "review-lessons")  # the lesson table at 800 pixels too
     row.locator("a").first.click()
     expect(page.locator("#lesson-status")).to_have_text("quarantined")
     expect(page.locator(".reason").first).to_contain_text("injection screen")
     page.fill("#release-reason", "read the evidence; the order id rule is real")
-    page.screenshot(path=str(screenshot_path("review-quarantined-lesson")), full_page=True)
+    shoot_widths(page, "review-quarantined-lesson")
     page.click("#release")
     expect(page.locator("#lesson-status")).to_have_text("active")
     page.screenshot(path=str(screenshot_path("review-released")), full_page=True)

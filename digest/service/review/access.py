@@ -78,7 +78,9 @@ async def owner_page(request: Request, render: Callable[[Owner], Response]) -> R
     except DatabaseUnavailable as exc:
         return domain_error_page(None, exc)
     if owner is None:
-        return see("/review/login?next=" + quote(request.url.path, safe="/"))
+        # back to the page asked for after signing in, with its filters (the query string)
+        asked = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return see("/review/login?next=" + quote(asked, safe="/"))
     try:
         return await run_in_threadpool(render, owner)
     except Exception as exc:
