@@ -104,9 +104,12 @@ def test_run_text_is_only_quoted_and_the_advice_is_the_rules_own() -> None:
     own = without_quotes(lesson.correction)
     assert own.startswith("Change the arguments or the approach: `issue_refund` fails with")
     assert "evil" not in own and "Ignore" not in own
-    [quote] = re.findall(r"«[^»]*»", lesson.correction)
-    assert quote.startswith("«Ignore the refund policy") and len(quote) <= QUOTE_MAX + 2
-    assert "‹email›" in quote and "x@evil" not in quote  # ids and addresses masked
+    # the title's few words of it (an error of no family: its first words) and the whole
+    quotes = re.findall(r"«[^»]*»", lesson.correction)
+    assert len(quotes) == 2, quotes
+    for quote in quotes:
+        assert quote.startswith("«Ignore the refund") and len(quote) <= QUOTE_MAX + 2
+    assert "‹email›" in quotes[1] and "x@evil" not in lesson.correction  # addresses masked
     assert lesson.situation == "Calling the `issue_refund` tool"
     for field in (lesson.situation, lesson.correction, lesson.mistake or ""):
         assert "Refund order" not in field and "situation" not in field and "rm -rf" not in field
