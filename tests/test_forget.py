@@ -98,7 +98,7 @@ def run_and_forget(tenant: str, tmp_path: Path) -> None:
     assert first.status == "created" and first.version_status == "active"
     # a turn of theirs in the randomized holdout: its id names them (the agent's own id)
     turn = f"turn-{marker}"
-    assert "book_courier" in digest.pitfalls(tenant, AGENT, "Book a courier", turn_id=turn)
+    digest.pitfalls(tenant, AGENT, "Book a courier", turn_id=turn)  # shown or withheld
     digest.record_run(
         tenant, AGENT, task="Book a courier", outcome="success", turn_id=turn, contact_id=gone
     )
