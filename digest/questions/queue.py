@@ -74,6 +74,8 @@ class QuestionRow:
     answer: str | None
     reason: str | None
     answer_event_id: int | None
+    #: the question it was merged into (``merged``), whose answer answers it
+    duplicate_of: int | None
     #: why the screen reads the question (or a context) as an instruction, or None
     flagged: str | None
     asks: list[AskRow] = field(default_factory=list)
@@ -240,6 +242,11 @@ def _claim(
 
 
 def _still_open(question: Question) -> None:
+    if question.status == "merged":
+        raise StateError(
+            f"question {question.id} was merged into question {question.duplicate_of}, "
+            "which asks the same: answer that one"
+        )
     if question.status in ("answered", "dismissed"):
         when = (
             as_utc(question.closed_at).strftime("%Y-%m-%d %H:%M UTC") if question.closed_at else ""
@@ -319,6 +326,7 @@ def _rows(session: Session, found: list[tuple[Question, str]]) -> list[QuestionR
                 answer=q.answer,
                 reason=q.reason,
                 answer_event_id=q.answer_event_id,
+                duplicate_of=q.duplicate_of,
                 flagged=flagged,
                 asks=[
                     AskRow(a.thread_id, a.contact_id, a.context, as_utc(a.asked_at)) for a in shown
