@@ -13,7 +13,10 @@ a few statements on one connection), as one of:
   (``DIGEST_ASK_AGENT_DAILY``, ``DIGEST_ASK_TENANT_DAILY``). The question is kept (``held``)
   and opens in the queue when the budget frees (``frees_at``); nothing is lost.
 
-Identity is ``digest.questions.same`` (meaning, not words). The question's wording is the
+Identity is ``digest.questions.same`` on this path (the facts: meaning, not words); a question
+they do not join opens, and the worker compares it with the open ones by embedding neighbours
+and the judge and merges paraphrases (``digest.questions.merge``; told off the caller's turn,
+``digest.questions.tell``). The question's wording is the
 agent's, often a user's: it is stored with secrets masked and only ever shown as a quotation
 (the owner's page screens it); it never becomes a lesson by itself, only the owner's answer does.
 
@@ -22,7 +25,7 @@ held questions, and the tenant's question clock) and at most one write, each its
 statement: a join counts the ask in one statement; a new question opens in one statement that
 moves the tenant's clock only if it still reads what the read saw (so nothing opened in the
 tenant meanwhile: the identity check and the budget counted in that statement still hold),
-else the ask reads again. Ten threads asking paraphrases at once make one question. After
+else the ask reads again. Ten threads asking one question at once make one question. After
 ``OPTIMISTIC_TRIES`` moved clocks, or when held questions must open first, or on SQLite, the
 ask takes the clock's row lock (``_lock``) and decides under it.
 """
@@ -45,7 +48,6 @@ from digest.config import Settings, get_settings
 from digest.db import get_engine
 from digest.errors import InvalidEvent
 from digest.models import QUESTION_MAX, Question, QuestionAsk, QuestionClock, as_utc, utcnow
-from digest.outbox.publish import publish_merge_questions
 from digest.questions.same import (
     answered_by,
     lesson_fact_of,
@@ -54,6 +56,7 @@ from digest.questions.same import (
     same_question,
 )
 from digest.questions.statements import statements
+from digest.questions.tell import tell_worker
 from digest.redact import redact
 from digest.tenants import key_problem, lookup_key
 
@@ -109,7 +112,7 @@ def ask(
     settings = get_settings()
     asked, agent_id = _ask(given, settings)
     if asked.count == 1:  # a new question: the worker compares it with the open ones
-        publish_merge_questions(agent_id, settings)
+        tell_worker(agent_id, settings)
     return asked
 
 
