@@ -7,13 +7,14 @@ thread and returns. The thread publishes ``digest.merge_questions`` for each age
 in the broker too). A message lost with the process (or the broker) is sent again by the relay:
 a question left unjudged past ``DIGEST_RELAY_PENDING_AGE_S`` (``digest.outbox.relay``).
 
-The sender is a piece of the process's runtime: its reset (a forked child, a test) sends what is
-left in the process that queued it and stops the thread. Standard library only: ``ask`` is on
-the capture path.
+The sender is a piece of the process's runtime: its reset (a forked child, a test) and the
+process's exit send what is left in the process that queued it and stop the thread. Standard
+library only: ``ask`` is on the capture path.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 
@@ -82,3 +83,10 @@ def tell_worker(agent_id: int, settings: Settings) -> None:
 def flush_tells() -> None:
     """Send every message queued so far (tests, and a process about to exit)."""
     runtime().drop(_Sender)
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    found = runtime().peek(_Sender)
+    if found is not None:
+        found.close()
