@@ -256,6 +256,8 @@ def _merge(session: Session, merged_id: int, survivor_id: int, how: str) -> bool
     survivor.last_asked_at = max(survivor.last_asked_at, merged.last_asked_at)
     if survivor.status == "held" and merged.status == "open":  # the budget let it in already
         survivor.status, survivor.opened_at = "open", merged.opened_at
+    # a paraphrase costs no budget: the merged question no longer counts as opened
+    merged.opened_at = None
     merged.status = "merged"
     merged.duplicate_of = survivor_id
     merged.closed_at = utcnow()

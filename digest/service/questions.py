@@ -73,6 +73,10 @@ class QuestionOut(BaseModel):
     answer: str | None
     reason: str | None
     answer_event_id: int | None
+    duplicate_of: int | None = Field(
+        default=None,
+        description="merged: the question it was merged into (the worker found it asks the same).",
+    )
     flagged: str | None = Field(description="Why the screen reads it as an instruction, if so.")
     asks: list[AskEntry]
 
