@@ -74,6 +74,15 @@ def merge_questions(agent_id: int, settings: Settings | None = None) -> list[Mer
             .order_by(Question.id)
         ).all()
         wordings = _wordings(session, [r.id for r in rows])
+    from digest.model.seam import time_budget
+
+    with time_budget(settings.model_deadline_s):  # the judge's calls end before the task's
+        return _merge_new(agent_id, name, rows, wordings, settings)
+
+
+def _merge_new(
+    agent_id: int, name: str, rows: Any, wordings: dict[int, tuple[str, ...]], settings: Settings
+) -> list[Merge]:
     merges: list[Merge] = []
     gone: set[int] = set()
     for new in (r for r in rows if r.judged_at is None):
