@@ -261,6 +261,13 @@ def _merge(session: Session, merged_id: int, survivor_id: int, how: str) -> bool
         .where(QuestionAsk.question_id == merged_id)
         .values(question_id=survivor_id)
     )
+    # questions merged into this one before now point to the survivor (no chains)
+    session.execute(
+        update(Question)
+        .where(Question.duplicate_of == merged_id)
+        .values(duplicate_of=survivor_id)
+        .execution_options(synchronize_session=False)
+    )
     survivor.ask_count += merged.ask_count
     survivor.last_asked_at = max(survivor.last_asked_at, merged.last_asked_at)
     if survivor.status == "held" and merged.status == "open":  # the budget let it in already

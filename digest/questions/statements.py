@@ -115,45 +115,33 @@ def _candidates() -> Any:
         Lesson.source == "owner_answer",
         or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
     )  # fmt: skip
+    # the questions the owner answered in the queue, and those merged into one they answered
+    # (in their own words, with the survivor's id, answer and count)
+    merged_into = aliased(Question)
     answered = (
         select(
             literal("answered", text_).label("kind"),
-            Question.id,
+            func.coalesce(merged_into.id, Question.id).label("id"),
             Question.text,
-            Question.answer,
-            Question.ask_count,
+            func.coalesce(merged_into.answer, Question.answer).label("answer"),
+            func.coalesce(merged_into.ask_count, Question.ask_count).label("ask_count"),
             Event.status.label("event_status"),
             Lesson.id.label("lesson_id"),
             Lesson.status.label("lesson_status"),
             Lesson.situation,
             Lesson.correction,
         )
-        .join(Event, Event.id == Question.answer_event_id)
-        .outerjoin(LessonEvidence, LessonEvidence.event_id == Event.id)
-        .outerjoin(Lesson, Lesson.id == LessonEvidence.lesson_id)
-        .where(Question.agent_id == agent_id, Question.status == "answered")
-    )
-    # a question merged into one the owner answered: its words, the survivor's answer
-    merged, survivor = aliased(Question), aliased(Question)
-    answered_merged = (
-        select(
-            literal("answered", text_).label("kind"),
-            survivor.id,
-            merged.text,
-            survivor.answer,
-            survivor.ask_count,
-            Event.status.label("event_status"),
-            Lesson.id.label("lesson_id"),
-            Lesson.status.label("lesson_status"),
-            Lesson.situation,
-            Lesson.correction,
+        .outerjoin(merged_into, merged_into.id == Question.duplicate_of)
+        .join(
+            Event,
+            Event.id == func.coalesce(merged_into.answer_event_id, Question.answer_event_id),
         )
-        .join(survivor, survivor.id == merged.duplicate_of)
-        .join(Event, Event.id == survivor.answer_event_id)
         .outerjoin(LessonEvidence, LessonEvidence.event_id == Event.id)
         .outerjoin(Lesson, Lesson.id == LessonEvidence.lesson_id)
         .where(
-            merged.agent_id == agent_id, merged.status == "merged", survivor.status == "answered"
+            Question.agent_id == agent_id,
+            Question.status.in_(("answered", "merged")),
+            or_(Question.status == "answered", merged_into.status == "answered"),
         )
     )
     reading = (
@@ -168,4 +156,4 @@ def _candidates() -> Any:
         null().cast(number).label("lesson_id"), null().cast(text_).label("lesson_status"),
         null().cast(text_).label("situation"), null().cast(text_).label("correction"),
     )  # fmt: skip
-    return union_all(lessons, answered, answered_merged, queued, clock)
+    return union_all(lessons, answered, queued, clock)
