@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
 import httpx
 
 from tests.browser import screenshot_path
 from tests.conftest import WorkerProcess, wait_until
-from tests.service.conftest import Server, Tenant
+from tests.service.conftest import Server, Tenant, spawn_server
 
 #: ten ways to ask one question (``tests/questions/data/tuning.json``'s weekend group, but for
 #: "Can I get an appointment on a Saturday or Sunday?", whose names the rules keep apart, and
@@ -129,3 +131,38 @@ def test_ten_threads_ask_one_question_and_the_owners_answer_in_the_review_page_c
     assert learned["status"] == "known"
     assert "Saturdays from 9 to 13" in str(learned["answer"])
     assert worker.proc.poll() is None
+
+
+def test_over_http_limited_never_loses_a_question_a_worker_merges_the_held_paraphrase(
+    server_env: dict[str, str],
+    make_tenant: Callable[[], Tenant],
+    start_worker: Callable[..., WorkerProcess],
+    tmp_path: Path,
+) -> None:
+    """A server whose agents may open one question a day: the second question is ``limited``
+    (held, its id given); the worker finds it a paraphrase of the open one and merges it, so
+    the owner's queue holds one question asked twice, from both threads."""
+    limited_server = spawn_server(
+        {**server_env, "DIGEST_ASK_AGENT_DAILY": "1"}, tmp_path / "server.log"
+    )
+    try:
+        owner = make_tenant()
+        start_worker()
+        first, held = (_ask(limited_server, owner, thread) for thread in (0, 1))
+        assert (first["status"], held["status"]) == ("asked", "limited")
+        assert held["question_id"] and held["question_id"] != first["question_id"]
+        assert held["frees_at"] is not None
+        with httpx.Client(base_url=limited_server.url, timeout=20) as client:
+
+            def merged() -> list[Any] | None:
+                found = client.get("/v1/questions", headers=owner.auth("owner")).json()
+                return found if len(found) == 1 and found[0]["count"] == 2 else None
+
+            [question] = wait_until(merged, timeout=90, what="the held paraphrase merged")
+            assert (question["id"], question["threads"]) == (first["question_id"], 2)
+            gone = client.get(
+                f"/v1/questions/{held['question_id']}", headers=owner.auth("owner")
+            ).json()
+            assert (gone["status"], gone["duplicate_of"]) == ("merged", first["question_id"])
+    finally:
+        limited_server.stop()
