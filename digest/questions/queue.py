@@ -190,6 +190,13 @@ def answer_question(
         session.execute(
             update(Question).where(Question.id == question_id).values(answer_event_id=event_id)
         )
+        # the questions merged into it are answered with it: an ask in their words is known
+        session.execute(
+            update(Question)
+            .where(Question.duplicate_of == question_id, Question.status == "merged")
+            .values(answer=answer, answer_event_id=event_id)
+            .execution_options(synchronize_session=False)
+        )
         agent_id = question.agent_id
     if created:  # after the commit: the worker must find the event
         publish.publish_reflect(event_id, agent_id=agent_id)

@@ -20,7 +20,6 @@ from sqlalchemy import (
     text,
     union_all,
 )
-from sqlalchemy.orm import aliased
 
 from digest.models import Event, Lesson, LessonEvidence, Question, QuestionClock
 
@@ -92,8 +91,8 @@ def _candidates() -> Any:
     """Everything ``ask`` compares a question with, as one statement: the agent's active
     owner-answer lessons (``kind`` 'lesson'), the questions its owner answered in the queue
     with their answer's event and lesson ('answered'; a question merged into an answered one
-    too, in its own words with the survivor's id and answer), its open and held questions, and the
-    tenant's question clock (``id`` is its reading)."""
+    too, in its own words with the id of the question answered), its open and held
+    questions, and the tenant's question clock (``id`` is its reading)."""
     agent_id = bindparam("agent_id", type_=Integer())
     now = bindparam("now", type_=DateTime(timezone=True))
     text_, number = String(), Integer()
@@ -116,33 +115,25 @@ def _candidates() -> Any:
         or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
     )  # fmt: skip
     # the questions the owner answered in the queue, and those merged into one they answered
-    # (in their own words, with the survivor's id, answer and count)
-    merged_into = aliased(Question)
+    # (``answer_question`` gives them its answer and event): in their own words, with the id of
+    # the question answered
     answered = (
         select(
             literal("answered", text_).label("kind"),
-            func.coalesce(merged_into.id, Question.id).label("id"),
+            func.coalesce(Question.duplicate_of, Question.id).label("id"),
             Question.text,
-            func.coalesce(merged_into.answer, Question.answer).label("answer"),
-            func.coalesce(merged_into.ask_count, Question.ask_count).label("ask_count"),
+            Question.answer,
+            Question.ask_count,
             Event.status.label("event_status"),
             Lesson.id.label("lesson_id"),
             Lesson.status.label("lesson_status"),
             Lesson.situation,
             Lesson.correction,
         )
-        .outerjoin(merged_into, merged_into.id == Question.duplicate_of)
-        .join(
-            Event,
-            Event.id == func.coalesce(merged_into.answer_event_id, Question.answer_event_id),
-        )
+        .join(Event, Event.id == Question.answer_event_id)
         .outerjoin(LessonEvidence, LessonEvidence.event_id == Event.id)
         .outerjoin(Lesson, Lesson.id == LessonEvidence.lesson_id)
-        .where(
-            Question.agent_id == agent_id,
-            Question.status.in_(("answered", "merged")),
-            or_(Question.status == "answered", merged_into.status == "answered"),
-        )
+        .where(Question.agent_id == agent_id, Question.status.in_(("answered", "merged")))
     )
     reading = (
         select(QuestionClock.seq)

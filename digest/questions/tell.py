@@ -2,10 +2,11 @@
 
 A new question needs the worker's judge (``digest.questions.merge``), but the agent that asked
 need not wait for the message: ``ask`` hands the agent's id to this process's one sender
-thread and returns. The thread publishes ``digest.merge_questions`` for each agent queued
-(once per agent however many questions it opened meanwhile; the message is coalesced per agent
-in the broker too). A message lost with the process (or the broker) is sent again by the relay:
-a question left unjudged past ``DIGEST_RELAY_PENDING_AGE_S`` (``digest.outbox.relay``).
+thread and returns. The thread gathers for ``GATHER_S`` and then publishes
+``digest.merge_questions`` once for each agent told (however many questions it opened
+meanwhile; the message is coalesced per agent in the broker too). A message lost with the
+process (or the broker) is sent again by the relay: a question left unjudged past
+``DIGEST_RELAY_PENDING_AGE_S`` (``digest.outbox.relay``).
 
 The sender is a piece of the process's runtime: its reset (a forked child, a test) and the
 process's exit send what is left in the process that queued it and stop the thread. Standard
@@ -17,6 +18,7 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+import time
 
 from digest._log import stdlib_logger
 from digest.config import Settings
@@ -27,6 +29,8 @@ log = stdlib_logger("digest.questions.tell")
 
 #: how long a reset waits for the sender to finish, at most
 CLOSE_WAIT_S = 5.0
+#: how long the sender gathers the agents told before it sends (a close sends at once)
+GATHER_S = 0.25
 
 
 class _Sender:
@@ -52,6 +56,10 @@ class _Sender:
             with self.lock:
                 while not self.waiting and not self.closed:
                     self.lock.wait()
+                # gather what a burst of asks queues: one message per agent
+                until = time.monotonic() + GATHER_S
+                while not self.closed and (left := until - time.monotonic()) > 0:
+                    self.lock.wait(left)
                 batch, self.waiting = self.waiting, {}
                 if not batch and self.closed:
                     return
