@@ -48,9 +48,12 @@ class AskRow:
     contact_id: str | None
     context: str | None
     asked_at: datetime
+    #: the words of this ask (a paraphrase merged into the question keeps its own)
+    text: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "text": self.text,
             "thread_id": self.thread_id,
             "contact_id": self.contact_id,
             "context": self.context,
@@ -314,7 +317,12 @@ def _rows(session: Session, found: list[tuple[Question, str]]) -> list[QuestionR
     for q, agent in found:
         shown = asks[q.id][:ASKS_SHOWN]
         flagged = injection_reason(q.text, run_text=True) or next(
-            (r for a in shown if a.context and (r := injection_reason(a.context, run_text=True))),
+            (
+                r
+                for a in shown
+                for said in (a.text if a.text != q.text else None, a.context)
+                if said and (r := injection_reason(said, run_text=True))
+            ),
             None,
         )
         rows.append(
@@ -336,7 +344,8 @@ def _rows(session: Session, found: list[tuple[Question, str]]) -> list[QuestionR
                 duplicate_of=q.duplicate_of,
                 flagged=flagged,
                 asks=[
-                    AskRow(a.thread_id, a.contact_id, a.context, as_utc(a.asked_at)) for a in shown
+                    AskRow(a.thread_id, a.contact_id, a.context, as_utc(a.asked_at), a.text)
+                    for a in shown
                 ],
             )
         )

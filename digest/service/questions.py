@@ -52,6 +52,9 @@ class AskResult(BaseModel):
 
 
 class AskEntry(BaseModel):
+    text: str | None = Field(
+        default=None, description="This ask's words, a quotation (a merged paraphrase's own)."
+    )
     thread_id: str | None
     contact_id: str | None
     context: str | None

@@ -99,6 +99,12 @@ def test_ten_threads_ask_one_question_and_the_owners_answer_in_the_review_page_c
     # the words of whichever thread asked first, as a quotation
     assert card.locator("blockquote").inner_text().strip() == question["text"]
     assert question["text"] in PARAPHRASES
+    # the paraphrases merged into it are shown in their own words, as quotations
+    card.locator("details summary").click()
+    asked_as = card.locator(".asked-as")
+    expect(asked_as.first).to_be_visible()
+    assert asked_as.count() >= 1
+    assert any(w in asked_as.first.inner_text() for w in PARAPHRASES)
     page.screenshot(path=str(screenshot_path("review-questions")), full_page=True)
     card.locator("textarea").fill("Yes: Saturdays from 9 to 13, by appointment.")
     card.locator(f"#answer-button-{qid}").click()
