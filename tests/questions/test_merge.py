@@ -135,3 +135,36 @@ def test_a_question_that_closes_its_block_stays_data_and_merging_nothing_is_harm
         agent_id = session.get(Question, sneaky.question_id).agent_id
     assert merge_questions(agent_id) == []
     assert len(_open(tenant)) == 2
+
+
+def test_a_worker_on_a_remote_model_asks_it_and_merges_what_it_names(
+    tenant: str, fake_llm: Any, start_worker: Any
+) -> None:
+    """The judge is the remote model (the fake OpenAI-compatible server): a question whose
+    names keep the rules apart ("Saturdays and Sundays" against "weekend") is merged because
+    the model, given the same-question prompt, names the open question."""
+    first = digest.ask(tenant, "desk", "Do you take weekend appointments?", thread_id="a")
+    marker = fake_llm.script(
+        "remote-judge",
+        ("reply", json.dumps({"same_as": [first.question_id], "why": "weekend visits"})),
+    )
+    start_worker(
+        DIGEST_LLM_MODEL="openai/fake-model", DIGEST_LLM_API_BASE=fake_llm.api_base,
+        DIGEST_LLM_MAX_ATTEMPTS="2", DIGEST_LLM_RETRY_WAIT_MAX_S="0.2",
+    )  # fmt: skip
+    second = digest.ask(
+        tenant, "desk", f"Can I come in on Saturdays and Sundays? {marker}", thread_id="b"
+    )
+    assert second.status == "asked" and second.question_id != first.question_id
+
+    def merged() -> Any:
+        found = _open(tenant)
+        return found[0] if len(found) == 1 and found[0].count == 2 else None
+
+    question = wait_until(merged, timeout=60, what="the remote judge's merge")
+    assert (question.id, question.threads) == (first.question_id, 2)
+    assert fake_llm.requests["remote-judge"] >= 1
+    prompt = fake_llm.bodies["remote-judge"][0]["messages"]
+    assert "another thing of the same kind" in " ".join(prompt[0]["content"].split())
+    assert "<open_questions>" in prompt[-1]["content"]
+    assert "Do you take weekend appointments?" in prompt[-1]["content"]
