@@ -9,7 +9,7 @@ measured, each alternating with a record_run so both see the same noise:
 - *join*: a repeat of an open question from another thread (match, one UPDATE + one INSERT);
 - *new*: a question nobody asked (match nothing, take the tenant's lock, INSERT).
 
-    .venv/bin/python bench/ask_latency.py [--scale 1.0]
+    .venv/bin/python bench/ask_latency.py [--scale 1.0] [--embedding none|static]
 
 Uses DIGEST_BENCH_PG and DIGEST_BENCH_REDIS like bench/capture_latency.py.
 """
@@ -40,7 +40,7 @@ PLACES = [
 ]  # fmt: skip
 
 
-def measure(scale: float = 1.0) -> list[Figure]:
+def measure(scale: float = 1.0, embedding: str = "none") -> list[Figure]:
     n = max(30, int(600 * scale))
     queue = f"bench-ask-{uuid.uuid4().hex[:8]}"
     samples: dict[str, list[float]] = {"known": [], "join": [], "new": [], "record_run": []}
@@ -48,7 +48,7 @@ def measure(scale: float = 1.0) -> list[Figure]:
         env = {
             "DIGEST_DATABASE_URL": url, "DIGEST_BROKER_URL": REDIS_URL, "DIGEST_QUEUE": queue,
             "DIGEST_ASK_AGENT_DAILY": str(10 * n), "DIGEST_ASK_TENANT_DAILY": str(10 * n),
-            "DIGEST_EMBEDDING_MODEL": "none",
+            "DIGEST_EMBEDDING_MODEL": embedding,
         }  # fmt: skip
         with _digest_env(env):
             import digest
@@ -114,8 +114,12 @@ def measure(scale: float = 1.0) -> list[Figure]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument(
+        "--embedding", default="none",
+        help="DIGEST_EMBEDDING_MODEL for the asks (none: the words only; static: the default)",
+    )  # fmt: skip
     args = parser.parse_args()
-    for figure in measure(args.scale):
+    for figure in measure(args.scale, args.embedding):
         ratio = f"{figure.ratio:.2f}x" if figure.ratio is not None else "-"
         verdict = {None: "", True: "  MET", False: "  NOT MET"}[figure.met]
         print(f"{figure.name:<20} {figure.value:8.3f} ms  floor {figure.floor or 0:8.3f} ms"

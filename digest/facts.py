@@ -133,6 +133,8 @@ for _concept, _words in {
         échanger cambio cambiar troca trocar ruilen""",
 }.items():
     _CONCEPTS.update(dict.fromkeys(_words.split(), _concept))
+#: the concept terms (``cost``, ``deliver``, ``appointment``…): words the table knows
+CONCEPTS = frozenset(concept.lstrip("-") for concept in _CONCEPTS.values())
 
 #: word pairs read as one concept ("return shipping" is what a return costs, not a delivery)
 _PHRASES = (
@@ -333,7 +335,7 @@ def lesson_fact(situation: str, correction: str) -> Fact:
 PREFIX_MATCH = 5
 
 
-def _meets(term: str, pool: frozenset[str]) -> bool:
+def meets(term: str, pool: frozenset[str]) -> bool:
     """Is ``term`` in ``pool``, or one of its words the beginning of the other?"""
     if term in pool:
         return True
@@ -345,14 +347,14 @@ def _meets(term: str, pool: frozenset[str]) -> bool:
 
 
 def subject_keys(subject: frozenset[str]) -> frozenset[str]:
-    """What two subjects must share for a term of one to meet the other (``_meets``): each
+    """What two subjects must share for a term of one to meet the other (``meets``): each
     term, cut to its first ``PREFIX_MATCH`` characters. Disjoint keys: ``relation`` is
     ``DISTINCT`` (a set intersection tells, instead of comparing every pair of terms)."""
     return frozenset(term[:PREFIX_MATCH] for term in subject)
 
 
 def _missing(terms_: frozenset[str], pool: frozenset[str]) -> set[str]:
-    return {term for term in terms_ if not _meets(term, pool)}
+    return {term for term in terms_ if not meets(term, pool)}
 
 
 def names_apart(new: Fact, old: Fact) -> bool:

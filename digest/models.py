@@ -465,8 +465,9 @@ class ReviewSession(Base):
 #: asked while the agent's question budget was spent (kept, opened when the budget frees);
 #: ``answered`` an owner answered it (that answer is an owner_answer event, and so a trusted
 #: lesson); ``dismissed`` an owner set it aside with a reason; ``expired`` nobody asked again
-#: within the question time-to-live
-QUESTION_STATUSES = ("open", "held", "answered", "dismissed", "expired")
+#: within the question time-to-live; ``merged`` the worker found it a paraphrase of another open
+#: question (``duplicate_of``), which took its asks and count
+QUESTION_STATUSES = ("open", "held", "answered", "dismissed", "expired", "merged")
 #: a question's text as stored and shown: screened run text, a quotation, never a lesson
 QUESTION_MAX = 1000
 
@@ -502,6 +503,12 @@ class Question(Base):
     answer_event_id: Mapped[int | None] = mapped_column(
         ForeignKey("events.id", ondelete="SET NULL")
     )
+    #: the question this one was merged into (``merged``): its answer answers this one
+    duplicate_of: Mapped[int | None] = mapped_column(
+        ForeignKey("questions.id", ondelete="SET NULL")
+    )
+    #: when the worker compared it with the agent's other open questions (None: not yet)
+    judged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class QuestionClock(Base):

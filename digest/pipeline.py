@@ -40,6 +40,7 @@ from digest.logs import get_logger
 from digest.model.seam import time_budget
 from digest.models import Agent, Event, Tenant, as_utc, utcnow
 from digest.outbox import publish
+from digest.questions.merge import agents_with_new_questions, merge_questions
 from digest.redact import redact
 from digest.reflect.batch import reflect_claims
 from digest.reflect.claims import Batch, ReflectResult, claim_batch, claimable
@@ -149,6 +150,9 @@ def drain(
                     on_result(result)
             if stop:
                 break
+    # no worker merges paraphrased questions here: this process does (digest.questions.merge)
+    for agent_id in agents_with_new_questions(settings, tenant=tenant, agent=agent):
+        merge_questions(agent_id, settings)
     return results
 
 

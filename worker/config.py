@@ -106,6 +106,8 @@ def task_limits(settings: Settings) -> dict[str, dict[str, float]]:
         "digest.compose_version": {"soft_time_limit": soft, "time_limit": hard},
         "digest.improve_now": {"soft_time_limit": improve, "time_limit": improve + grace},
         "digest.weekly_sweep": {"soft_time_limit": soft, "time_limit": hard},
+        # the judge's calls for an agent's new questions: a model budget, like a reflection
+        "digest.merge_questions": {"soft_time_limit": soft, "time_limit": hard},
         "digest.relay_pending": {
             "soft_time_limit": RELAY_SOFT_LIMIT_S,
             "time_limit": RELAY_SOFT_LIMIT_S + grace,

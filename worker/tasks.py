@@ -8,7 +8,9 @@ from celery import Task
 from sqlalchemy.exc import OperationalError
 
 from digest import pipeline
+from digest.outbox import publish
 from digest.outbox.relay import relay_pending as relay_pending_fn
+from digest.questions.merge import merge_questions as merge_questions_fn
 from digest.versions import triggers
 from digest.versions.compose import compose_version as compose_version_fn
 from worker.celery_app import app
@@ -85,3 +87,11 @@ def weekly_sweep() -> dict[str, int]:
 @app.task(name="digest.improve_now")
 def improve_now(tenant: str, agent: str) -> str:
     return pipeline.improve_now(tenant, agent).status
+
+
+@app.task(name="digest.merge_questions", **_REFLECT_RETRIES)
+def merge_questions(agent_id: int) -> list[list[int]]:
+    """Compare the agent's new questions with its open ones; merge the paraphrases."""
+    # the slot first: a question opened from now on publishes again, one before is read here
+    publish.release_slot(publish.merge_slot(agent_id))
+    return [[m.merged, m.survivor] for m in merge_questions_fn(agent_id)]

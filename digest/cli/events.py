@@ -160,6 +160,12 @@ def demo(
     render.say(f"1. captured {len(report.stored)} event(s) from {source.name}")
     for line_error in report.errors:
         render.rejected(str(line_error), indent="   ")
+    if file is None:  # the bundled examples come with four weeks of operators' review
+        from digest.cli.demo_history import history_file, load_edit_history
+
+        reviewed = load_edit_history(settings)
+        render.say(f"   and {reviewed} draft(s) operators reviewed over 4 weeks, from "
+                   f"{history_file().name}")  # fmt: skip
 
     statuses: Counter[str] = Counter()
     errors: list[Any] = []
@@ -205,6 +211,12 @@ def demo(
         render.block(version.body_markdown)
     render.held_lessons(DEMO_TENANT, DEMO_AGENT)
     render.contact_lessons(learned)
+    if file is None:
+        from digest.cli.demo_history import edit_trend
+
+        trend = edit_trend(DEMO_TENANT, DEMO_AGENT, settings)
+        render.say(f"5. drafts operators reviewed: {trend}")
+        render.say(f"   week by week: digest report --tenant {DEMO_TENANT} --agent {DEMO_AGENT}")
     if report.errors:
         raise typer.Exit(1)
 

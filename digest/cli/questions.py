@@ -63,7 +63,9 @@ def question_list(
     agent: Annotated[str | None, typer.Option("--agent", help="Only this agent's.")] = None,
     status: Annotated[
         str,
-        typer.Option("--status", help="open (default), held, answered, dismissed, expired or all."),
+        typer.Option(
+            "--status", help="open (default), held, answered, dismissed, expired, merged or all."
+        ),
     ] = "open",
     as_json: JsonOpt = False,
 ) -> None:

@@ -10,6 +10,8 @@ both. It is honest about being rules. This module reads a request and dispatches
   ever quoted, bounded and escaped, in lessons written in the rules' own words;
 - a reconcile request (``<existing>`` and ``<candidates>``) to
   ``digest.model.offline_reconcile``: fingerprints first, then words; it never loses a fact;
+- a same-question request (``<question>`` and ``<open_questions>``) to
+  ``digest.model.offline_questions``: does a new question ask what an open one asks?
 - a summarize request (``<added>``, ``<changed>``, ``<retired>``) to the contract's own
   ``change_note``.
 
@@ -27,6 +29,7 @@ from typing import Any
 
 from digest.errors import OfflineRulesError
 from digest.model.contracts import change_note
+from digest.model.offline_questions import judge as judge_questions
 from digest.model.offline_reconcile import reconcile
 from digest.model.offline_reflect import judge_event
 
@@ -45,6 +48,8 @@ RETIRED_BLOCK = re.compile(r"<retired>\s*(.*?)\s*</retired>", re.DOTALL)
 EVENT_BLOCK = re.compile(r"<event>\s*(.*?)\s*</event>", re.DOTALL)
 EXISTING_BLOCK = re.compile(r"<existing>\s*(.*?)\s*</existing>", re.DOTALL)
 CANDIDATES_BLOCK = re.compile(r"<candidates>\s*(.*?)\s*</candidates>", re.DOTALL)
+QUESTION_BLOCK = re.compile(r"<question>\s*(.*?)\s*</question>", re.DOTALL)
+OPEN_QUESTIONS_BLOCK = re.compile(r"<open_questions>\s*(.*?)\s*</open_questions>", re.DOTALL)
 
 
 def answer(messages: list[dict[str, Any]]) -> str:
@@ -63,6 +68,14 @@ def answer(messages: list[dict[str, Any]]) -> str:
             return reconcile(json.loads(existing.group(1)), json.loads(candidates.group(1)))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise OfflineRulesError(f"bad reconcile blocks: {exc}") from exc
+    question, open_questions = QUESTION_BLOCK.search(text), OPEN_QUESTIONS_BLOCK.search(text)
+    if question and open_questions:
+        try:
+            return judge_questions(
+                json.loads(question.group(1)), json.loads(open_questions.group(1))
+            )
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise OfflineRulesError(f"bad same-question blocks: {exc}") from exc
     found = EVENT_BLOCK.search(text)
     if found:
         try:

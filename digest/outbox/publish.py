@@ -49,6 +49,8 @@ TASK_RELAY_PENDING = "digest.relay_pending"
 TASK_COMPOSE_VERSION = "digest.compose_version"
 TASK_WEEKLY_SWEEP = "digest.weekly_sweep"
 TASK_IMPROVE_NOW = "digest.improve_now"
+#: compares an agent's new questions with its open ones and merges paraphrases (issue 28)
+TASK_MERGE_QUESTIONS = "digest.merge_questions"
 
 #: the third element of every protocol-2 body: no callbacks, errbacks, chain or chord.
 _EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
@@ -255,6 +257,33 @@ def release_reflect_slot(agent_id: int, settings: Settings | None = None) -> boo
         return False
     try:
         _client(settings).delete(reflect_slot(agent_id, settings))
+    except Exception:  # any broker fault: the slot's TTL frees it
+        return False
+    return True
+
+
+def publish_merge_questions(agent_id: int, settings: Settings | None = None) -> bool:
+    """Ask for the agent's new questions to be compared with its open ones
+    (``digest.questions.merge``), coalesced per agent like ``publish_reflect``: the task
+    clears the slot when it starts and then reads every question not judged yet."""
+    return publish_task(
+        TASK_MERGE_QUESTIONS, [agent_id], settings, slot=merge_slot(agent_id, settings)
+    )
+
+
+def merge_slot(agent_id: int, settings: Settings | None = None) -> str:
+    """The Redis key that says "a merge-questions message for this agent waits"."""
+    settings = settings or get_settings()
+    return f"digest.merge-waiting.{settings.queue}.{agent_id}"
+
+
+def release_slot(key: str, settings: Settings | None = None) -> bool:
+    """Free a coalescing slot (best effort: it expires anyway)."""
+    settings = settings or get_settings()
+    if settings.embedded:
+        return False
+    try:
+        _client(settings).delete(key)
     except Exception:  # any broker fault: the slot's TTL frees it
         return False
     return True

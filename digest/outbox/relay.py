@@ -28,7 +28,7 @@ from digest.config import Settings, get_settings
 from digest.db import is_postgres, session_scope
 from digest.errors import OwnerInputError
 from digest.logs import get_logger
-from digest.models import Agent, Event, Tenant, utcnow
+from digest.models import Agent, Event, Question, Tenant, utcnow
 from digest.outbox import publish
 from digest.tenants import find_agent, tenant_named, unknown_key
 
@@ -94,7 +94,28 @@ def relay_pending(settings: Settings | None = None) -> list[int]:
             published.append(event.id)
     if published:
         log.info("relay_published", count=len(published), first=published[0], last=published[-1])
+    _republish_merges(settings)
     return published
+
+
+def _republish_merges(settings: Settings) -> None:
+    """Queue the question merge again for agents whose new questions wait unjudged past the
+    pending age (the ask's publish was lost, or the judge met a passing fault)."""
+    before = utcnow() - timedelta(seconds=settings.relay_pending_age_s)
+    with session_scope(settings.database_url) as session:
+        agent_ids = session.scalars(
+            select(Question.agent_id)
+            .where(
+                Question.judged_at.is_(None),
+                Question.status.in_(("open", "held")),
+                Question.created_at <= before,
+            )
+            .group_by(Question.agent_id)
+            .limit(settings.relay_batch_size)
+        ).all()
+    for agent_id in agent_ids:
+        if not publish.publish_merge_questions(agent_id, settings):
+            break
 
 
 REQUEUEABLE = ("failed", "dead")

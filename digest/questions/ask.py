@@ -13,7 +13,10 @@ a few statements on one connection), as one of:
   (``DIGEST_ASK_AGENT_DAILY``, ``DIGEST_ASK_TENANT_DAILY``). The question is kept (``held``)
   and opens in the queue when the budget frees (``frees_at``); nothing is lost.
 
-Identity is ``digest.questions.same`` (meaning, not words). The question's wording is the
+Identity is ``digest.questions.same`` on this path (the facts: meaning, not words); a question
+they do not join opens, and the worker compares it with the open ones by embedding neighbours
+and the judge and merges paraphrases (``digest.questions.merge``; told off the caller's turn,
+``digest.questions.tell``). The question's wording is the
 agent's, often a user's: it is stored with secrets masked and only ever shown as a quotation
 (the owner's page screens it); it never becomes a lesson by itself, only the owner's answer does.
 
@@ -22,35 +25,19 @@ held questions, and the tenant's question clock) and at most one write, each its
 statement: a join counts the ask in one statement; a new question opens in one statement that
 moves the tenant's clock only if it still reads what the read saw (so nothing opened in the
 tenant meanwhile: the identity check and the budget counted in that statement still hold),
-else the ask reads again. Ten threads asking paraphrases at once make one question. After
+else the ask reads again. Ten threads asking one question at once make one question. After
 ``OPTIMISTIC_TRIES`` moved clocks, or when held questions must open first, or on SQLite, the
 ask takes the clock's row lock (``_lock``) and decides under it.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import (
-    DateTime,
-    Integer,
-    String,
-    and_,
-    bindparam,
-    func,
-    insert,
-    literal,
-    null,
-    or_,
-    select,
-    text,
-    union_all,
-    update,
-)
+from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
@@ -60,17 +47,7 @@ from digest.capture.store import agent_ids_for, cached_agent_ids, storage_errors
 from digest.config import Settings, get_settings
 from digest.db import get_engine
 from digest.errors import InvalidEvent
-from digest.models import (
-    QUESTION_MAX,
-    Event,
-    Lesson,
-    LessonEvidence,
-    Question,
-    QuestionAsk,
-    QuestionClock,
-    as_utc,
-    utcnow,
-)
+from digest.models import QUESTION_MAX, Question, QuestionAsk, QuestionClock, as_utc, utcnow
 from digest.questions.same import (
     answered_by,
     lesson_fact_of,
@@ -78,6 +55,8 @@ from digest.questions.same import (
     queued_match,
     same_question,
 )
+from digest.questions.statements import statements
+from digest.questions.tell import tell_worker
 from digest.redact import redact
 from digest.tenants import key_problem, lookup_key
 
@@ -130,7 +109,11 @@ def ask(
     module's docstring). Raises ``InvalidEvent`` naming the field for bad input (nothing
     stored) and ``CaptureUnavailable`` when the database cannot be reached."""
     given = _validated(tenant, agent, question, contact_id, thread_id, context)
-    return _ask(given, get_settings())
+    settings = get_settings()
+    asked, agent_id = _ask(given, settings)
+    if asked.count == 1:  # a new question: the worker compares it with the open ones
+        tell_worker(agent_id, settings)
+    return asked
 
 
 @dataclass(frozen=True)
@@ -183,7 +166,9 @@ OPTIMISTIC_TRIES = 3
 
 
 @storage_errors("the question")
-def _ask(given: _Given, settings: Settings) -> Asked:
+def _ask(given: _Given, settings: Settings) -> tuple[Asked, int]:
+    """What ``ask`` found, and the agent's id (a new question has ``count`` 1: a join
+    counts 2 or more)."""
     url = settings.database_url
     engine = get_engine(url)
     asked = question_fact(given.question)
@@ -197,7 +182,7 @@ def _ask(given: _Given, settings: Settings) -> Asked:
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             done = _at_once(conn, given, asked, now, settings, tenant_id, agent_id)
             if done is not None:
-                return done
+                return done, agent_id
     # SQLite (one writer), or PostgreSQL after others kept opening questions: the tenant's lock
     with engine.begin() as conn:
         _lock(conn, tenant_id)
@@ -205,11 +190,11 @@ def _ask(given: _Given, settings: Settings) -> Asked:
         rows = _read(conn, agent_id, tenant_id, now)
         known = _known(rows, asked)
         if known is not None:
-            return known
-        found = _queued(rows, asked, given.question)
+            return known, agent_id
+        found = _queued(rows, asked)
         if found is not None:
-            return _join(conn, found, given, now, settings, tenant_id, agent_id)
-        return _open(conn, given, now, settings, tenant_id, agent_id)
+            return _join(conn, found, given, now, settings, tenant_id, agent_id), agent_id
+        return _open(conn, given, now, settings, tenant_id, agent_id), agent_id
 
 
 def _at_once(
@@ -226,19 +211,19 @@ def _at_once(
     it repeats, or open a new one if the clock still reads what it read (nothing opened in the
     tenant meanwhile, so the identity check and the budget still hold). None when that failed
     every time: the caller takes the lock."""
-    statements = _statements()
+    built = statements()
     for _ in range(OPTIMISTIC_TRIES):
         rows = _read(conn, agent_id, tenant_id, now)
         known = _known(rows, asked)
         if known is not None:
             return known
-        found = _queued(rows, asked, given.question)
+        found = _queued(rows, asked)
         values = {
             "text": given.question, "context": given.context, "thread_id": given.thread_id,
             "contact_id": given.contact_id, "now": now,
         }  # fmt: skip
         if found is not None:
-            joined = conn.execute(statements.join, {**values, "question_id": found.id}).first()
+            joined = conn.execute(built.join, {**values, "question_id": found.id}).first()
             if joined is None:
                 continue  # answered or dismissed meanwhile: decide again
             if joined.status == "open":
@@ -250,7 +235,7 @@ def _at_once(
             return None  # held questions open first: under the lock (``_open``)
         seen = next(r.id for r in rows if r.kind == "clock")
         made = conn.execute(
-            statements.open,
+            built.open,
             {
                 **values, "tenant_id": tenant_id, "agent_id": agent_id, "seen": seen,
                 "since": now - WINDOW, "agent_daily": settings.ask_agent_daily,
@@ -268,130 +253,8 @@ def _at_once(
 
 def _read(conn: Connection, agent_id: int, tenant_id: int, now: datetime) -> Sequence[Any]:
     return conn.execute(
-        _statements().candidates, {"agent_id": agent_id, "tenant_id": tenant_id, "now": now}
+        statements().candidates, {"agent_id": agent_id, "tenant_id": tenant_id, "now": now}
     ).all()
-
-
-@dataclass(frozen=True)
-class _Statements:
-    candidates: Any
-    join: Any
-    open: Any
-
-
-@functools.cache
-def _statements() -> _Statements:
-    """``ask``'s statements, built once (building one costs more than running it)."""
-    return _Statements(candidates=_candidates(), join=_JOIN, open=_OPEN)
-
-
-#: PostgreSQL: count the ask and record it in one statement; (ask_count, status) after it, or
-#: no row when the question is no longer open or held
-_JOIN = text(
-    """
-    WITH joined AS (
-        UPDATE questions SET ask_count = ask_count + 1, last_asked_at = :now
-        WHERE id = :question_id AND status IN ('open', 'held')
-        RETURNING id, ask_count, status
-    ), added AS (
-        INSERT INTO question_asks (question_id, text, context, thread_id, contact_id, asked_at)
-        SELECT id, :text, :context, :thread_id, :contact_id, :now FROM joined
-    )
-    SELECT ask_count, status FROM joined
-    """
-)
-
-#: PostgreSQL: open a question in one statement if the tenant's clock still reads ``seen``
-#: (the clock's row lock orders it after any other opening; a clock moved since the read
-#: inserts nothing): open, or held when the budget counted in the same statement is spent.
-#: (id, status), or no row
-_OPEN = text(
-    """
-    WITH clock AS (
-        INSERT INTO question_clocks (tenant_id, seq) VALUES (:tenant_id, 1)
-        ON CONFLICT (tenant_id) DO UPDATE SET seq = question_clocks.seq + 1
-        WHERE question_clocks.seq = :seen
-        RETURNING seq
-    ), counted AS (
-        SELECT count(*) FILTER (WHERE agent_id = :agent_id) AS agent_n, count(*) AS tenant_n
-        FROM questions WHERE tenant_id = :tenant_id AND opened_at > :since
-    ), decided AS (
-        SELECT CASE WHEN agent_n < :agent_daily AND tenant_n < :tenant_daily
-                    THEN 'open' ELSE 'held' END AS status
-        FROM counted, clock
-    ), made AS (
-        INSERT INTO questions
-            (tenant_id, agent_id, text, status, ask_count, opened_at, created_at, last_asked_at)
-        SELECT :tenant_id, :agent_id, :text, status, 1,
-               CASE WHEN status = 'open' THEN CAST(:now AS timestamptz) END, :now, :now
-        FROM decided
-        RETURNING id, status
-    ), added AS (
-        INSERT INTO question_asks (question_id, text, context, thread_id, contact_id, asked_at)
-        SELECT id, :text, :context, :thread_id, :contact_id, :now FROM made
-    )
-    SELECT id, status FROM made
-    """
-)
-
-
-def _candidates() -> Any:
-    """Everything ``ask`` compares a question with, as one statement: the agent's active
-    owner-answer lessons (``kind`` 'lesson'), the questions its owner answered in the queue
-    with their answer's event and lesson ('answered'), its open and held questions, and the
-    tenant's question clock (``id`` is its reading)."""
-    agent_id = bindparam("agent_id", type_=Integer())
-    now = bindparam("now", type_=DateTime(timezone=True))
-    text_, number = String(), Integer()
-    queued = select(
-        Question.status.label("kind"), Question.id, Question.text,
-        null().cast(text_).label("answer"), Question.ask_count,
-        null().cast(text_).label("event_status"), null().cast(number).label("lesson_id"),
-        null().cast(text_).label("lesson_status"), null().cast(text_).label("situation"),
-        null().cast(text_).label("correction"),
-    ).where(Question.agent_id == agent_id, Question.status.in_(("open", "held")))  # fmt: skip
-    lessons = select(
-        literal("lesson", text_).label("kind"), Lesson.id, Lesson.situation.label("text"),
-        Lesson.correction.label("answer"), literal(0, number).label("ask_count"),
-        null().cast(text_).label("event_status"), Lesson.id.label("lesson_id"),
-        Lesson.status.label("lesson_status"), Lesson.situation, Lesson.correction,
-    ).where(
-        Lesson.agent_id == agent_id,
-        Lesson.status == "active",
-        Lesson.source == "owner_answer",
-        or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
-    )  # fmt: skip
-    answered = (
-        select(
-            literal("answered", text_).label("kind"),
-            Question.id,
-            Question.text,
-            Question.answer,
-            Question.ask_count,
-            Event.status.label("event_status"),
-            Lesson.id.label("lesson_id"),
-            Lesson.status.label("lesson_status"),
-            Lesson.situation,
-            Lesson.correction,
-        )
-        .join(Event, Event.id == Question.answer_event_id)
-        .outerjoin(LessonEvidence, LessonEvidence.event_id == Event.id)
-        .outerjoin(Lesson, Lesson.id == LessonEvidence.lesson_id)
-        .where(Question.agent_id == agent_id, Question.status == "answered")
-    )
-    reading = (
-        select(QuestionClock.seq)
-        .where(QuestionClock.tenant_id == bindparam("tenant_id", type_=Integer()))
-        .scalar_subquery()
-    )
-    clock = select(
-        literal("clock", text_).label("kind"), func.coalesce(reading, 0).label("id"),
-        null().cast(text_).label("text"), null().cast(text_).label("answer"),
-        literal(0, number).label("ask_count"), null().cast(text_).label("event_status"),
-        null().cast(number).label("lesson_id"), null().cast(text_).label("lesson_status"),
-        null().cast(text_).label("situation"), null().cast(text_).label("correction"),
-    )  # fmt: skip
-    return union_all(lessons, answered, queued, clock)
 
 
 def _known(rows: Sequence[Any], asked: Any) -> Asked | None:
@@ -417,11 +280,12 @@ def _known(rows: Sequence[Any], asked: Any) -> Asked | None:
     return None
 
 
-def _queued(rows: Sequence[Any], asked: Any, wording: str) -> Any:
-    """The agent's open or held question that ``asked`` (worded ``wording``) repeats, if any
-    (``digest.questions.same.queued_match``)."""
+def _queued(rows: Sequence[Any], asked: Any) -> Any:
+    """The agent's open or held question that ``asked`` repeats by the facts, if any
+    (``digest.questions.same.queued_match``); a paraphrase the facts miss opens a new
+    question, which the worker merges (``digest.questions.merge``)."""
     queued = [r for r in rows if r.kind in ("open", "held")]
-    return queued_match(asked, wording, queued)
+    return queued_match(asked, queued)
 
 
 def _record_ask(conn: Connection, question_id: int, given: _Given, now: datetime) -> None:

@@ -48,9 +48,12 @@ class AskRow:
     contact_id: str | None
     context: str | None
     asked_at: datetime
+    #: the words of this ask (a paraphrase merged into the question keeps its own)
+    text: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "text": self.text,
             "thread_id": self.thread_id,
             "contact_id": self.contact_id,
             "context": self.context,
@@ -74,6 +77,8 @@ class QuestionRow:
     answer: str | None
     reason: str | None
     answer_event_id: int | None
+    #: the question it was merged into (``merged``), whose answer answers it
+    duplicate_of: int | None
     #: why the screen reads the question (or a context) as an instruction, or None
     flagged: str | None
     asks: list[AskRow] = field(default_factory=list)
@@ -188,6 +193,13 @@ def answer_question(
         session.execute(
             update(Question).where(Question.id == question_id).values(answer_event_id=event_id)
         )
+        # the questions merged into it are answered with it: an ask in their words is known
+        session.execute(
+            update(Question)
+            .where(Question.duplicate_of == question_id, Question.status == "merged")
+            .values(answer=answer, answer_event_id=event_id)
+            .execution_options(synchronize_session=False)
+        )
         agent_id = question.agent_id
     if created:  # after the commit: the worker must find the event
         publish.publish_reflect(event_id, agent_id=agent_id)
@@ -240,6 +252,11 @@ def _claim(
 
 
 def _still_open(question: Question) -> None:
+    if question.status == "merged":
+        raise StateError(
+            f"question {question.id} was merged into question {question.duplicate_of}, "
+            "which asks the same: answer that one"
+        )
     if question.status in ("answered", "dismissed"):
         when = (
             as_utc(question.closed_at).strftime("%Y-%m-%d %H:%M UTC") if question.closed_at else ""
@@ -300,7 +317,12 @@ def _rows(session: Session, found: list[tuple[Question, str]]) -> list[QuestionR
     for q, agent in found:
         shown = asks[q.id][:ASKS_SHOWN]
         flagged = injection_reason(q.text, run_text=True) or next(
-            (r for a in shown if a.context and (r := injection_reason(a.context, run_text=True))),
+            (
+                r
+                for a in shown
+                for said in (a.text if a.text != q.text else None, a.context)
+                if said and (r := injection_reason(said, run_text=True))
+            ),
             None,
         )
         rows.append(
@@ -319,9 +341,11 @@ def _rows(session: Session, found: list[tuple[Question, str]]) -> list[QuestionR
                 answer=q.answer,
                 reason=q.reason,
                 answer_event_id=q.answer_event_id,
+                duplicate_of=q.duplicate_of,
                 flagged=flagged,
                 asks=[
-                    AskRow(a.thread_id, a.contact_id, a.context, as_utc(a.asked_at)) for a in shown
+                    AskRow(a.thread_id, a.contact_id, a.context, as_utc(a.asked_at), a.text)
+                    for a in shown
                 ],
             )
         )

@@ -8,11 +8,10 @@ the owner answers both at once. An owner's answer lesson answers a question only
 about the same subject, or the question's extra words are in the answer.
 
 Words are not enough for a paraphrase that shares few of them ("Do you see clients over the
-weekend?" and "Do you take weekend appointments?"): a question the facts read as another
-subject joins an open one when their embeddings (``DIGEST_EMBEDDING_MODEL``, the static table
-by default: a fraction of a millisecond a text, cached) are neighbours on the embedder's own
-scale (``NEIGHBOUR_RELEVANCE``) and neither names a thing or number the other lacks (Norway is
-never Finland, however near their vectors).
+weekend?" and "Do you take weekend appointments?"). ``ask`` does not wait for more: it opens a
+new question, and the worker compares it with the open ones by embedding neighbours
+(``NEIGHBOUR_RELEVANCE`` on the embedder's scale, no name or number apart) and, where unsure,
+by the judge, and merges the two (``digest.questions.merge``).
 """
 
 from __future__ import annotations
@@ -60,25 +59,15 @@ def answered_by(new: facts.Fact, answer: facts.Fact) -> bool:
 
 
 #: the relevance on the embedder's scale (``CosineScale.relevance``: 0 nothing in common, 1 the
-#: same in other words) at which two questions of no name or number apart are one
+#: same in other words) at which the worker takes two questions of no name or number apart
+#: for one (``digest.questions.merge``)
 NEIGHBOUR_RELEVANCE = 0.9
 
 
-def queued_match(asked: facts.Fact, wording: str, queued: Sequence[Any]) -> Any:
+def queued_match(asked: facts.Fact, queued: Sequence[Any]) -> Any:
     """The open question (a row with ``text``, ``id`` and ``ask_count``) that ``asked``
-    repeats: by the facts (the most asked of those that match), else the nearest embedding
-    neighbour within ``NEIGHBOUR_RELEVANCE`` of those that name no thing or number the other
-    lacks (``facts.names_apart``). None when none is."""
-    if not queued:
-        return None
+    repeats by the facts: the most asked of those that match; None when none does."""
     by_facts = [r for r in queued if same_question(asked, question_fact(r.text))]
     if by_facts:
         return max(by_facts, key=lambda r: (r.ask_count, -r.id))
-    near = [r for r in queued if not facts.names_apart(asked, question_fact(r.text))]
-    if not near:
-        return None
-    # the embedder loads on the first ask the facts do not settle (numpy, rapidfuzz: not on
-    # ``import digest``)
-    from digest.questions.neighbours import nearest
-
-    return nearest(wording, near, NEIGHBOUR_RELEVANCE)
+    return None

@@ -52,6 +52,9 @@ class AskResult(BaseModel):
 
 
 class AskEntry(BaseModel):
+    text: str | None = Field(
+        default=None, description="This ask's words, a quotation (a merged paraphrase's own)."
+    )
     thread_id: str | None
     contact_id: str | None
     context: str | None
@@ -73,6 +76,10 @@ class QuestionOut(BaseModel):
     answer: str | None
     reason: str | None
     answer_event_id: int | None
+    duplicate_of: int | None = Field(
+        default=None,
+        description="merged: the question it was merged into (the worker found it asks the same).",
+    )
     flagged: str | None = Field(description="Why the screen reads it as an instruction, if so.")
     asks: list[AskEntry]
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from pathlib import Path
 
 from sqlalchemy import update
 
 from digest.capture.api import store_pending
 from digest.db import session_scope
 from digest.models import Event, utcnow
-from tests.cli.conftest import run_cli
+from tests.cli.conftest import run_cli, run_json
 from tests.conftest import event_statuses
 
 
@@ -68,3 +69,33 @@ def test_demo_without_errors_exits_0(sqlite_env: str) -> None:
     # the change summary names whole titles, then how many more: never a cut phrase
     summary = said.split("| Added", 1)[1].split(" ─")[0].strip()
     assert re.search(r"; and \d+ more$", summary) or number <= 5, summary
+
+
+def test_the_demo_data_show_the_edit_rate_falling_over_four_weeks(
+    sqlite_env: str, tmp_path: Path
+) -> None:
+    """Issue 28: the demo's four weeks of operators' review make the edit-rate trend, in the
+    demo's own output, ``digest report`` (terminal, JSON and the HTML page's chart)."""
+    result = run_cli("demo")
+    assert result.returncode == 0, result.stderr
+    said = re.search(
+        r"5\. drafts operators reviewed: needed editing (\d+)% → (\d+)% over (\d+)", result.stdout
+    )
+    assert said, result.stdout[-2000:]
+    first, last, weeks = (int(x) for x in said.groups())
+    assert first > last and weeks == 4
+    report = run_json("report", "--tenant", "demo-shop", "--agent", "support-bot")
+    rates = [w["rate"] for w in report["edit_rate"]["weeks"]]
+    assert len(rates) == 4 and all(r is not None for r in rates), rates
+    assert rates == sorted(rates, reverse=True) and rates[0] > rates[-1]
+    assert report["edit_rate"]["summary"] == f"needed editing {first}% → {last}% over 4 weeks"
+    terminal = run_cli("report", "--tenant", "demo-shop", "--agent", "support-bot")
+    assert f"needed editing {first}% → {last}% over 4 weeks" in terminal.stdout
+    page = tmp_path / "report.html"
+    run_cli("report", "--tenant", "demo-shop", "--agent", "support-bot", "--html", str(page))
+    html = page.read_text(encoding="utf-8")
+    assert 'id="chart-edit-rate"' in html and f"{first}% → {last}%" in html
+    # a second demo adds nothing to the history (the same idempotency keys)
+    assert run_cli("demo").returncode == 0
+    again = run_json("report", "--tenant", "demo-shop", "--agent", "support-bot")
+    assert again["edit_rate"]["drafts"] == report["edit_rate"]["drafts"]

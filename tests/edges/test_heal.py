@@ -157,6 +157,7 @@ def test_every_task_has_its_own_limits() -> None:
         "digest.improve_now",
         "digest.weekly_sweep",
         "digest.relay_pending",
+        "digest.merge_questions",
     }
     for name, limit in limits.items():
         assert 0 < limit["soft_time_limit"] < limit["time_limit"], name

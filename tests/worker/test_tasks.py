@@ -146,6 +146,7 @@ def test_the_tasks_have_stable_dotted_names() -> None:
         publish.TASK_COMPOSE_VERSION: tasks.compose_version,
         publish.TASK_WEEKLY_SWEEP: tasks.weekly_sweep,
         publish.TASK_IMPROVE_NOW: tasks.improve_now,
+        publish.TASK_MERGE_QUESTIONS: tasks.merge_questions,
     }
     for name, task in named.items():
         assert task.name == name and app.tasks[name].name == name
