@@ -11,7 +11,7 @@ open one; the worker then asks the judge and merges the two (``digest.questions.
   (NULL: not yet; the relay queues the work again for one left so).
 
 Revision ID: 0023
-Revises: 0020
+Revises: 0022
 Create Date: 2026-11-26
 """
 
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0023"
-down_revision: str | None = "0020"
+down_revision: str | None = "0022"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
