@@ -10,10 +10,12 @@ lesson write moves:
 
 - epoch unchanged: the index is used as it is (no lesson rows read at all);
 - epoch moved: only the rows written since the index was built (``updated_at`` within a
-  margin) are read and laid over it, hiding the lessons they replace; once that overlay grows
-  past ``DELTA_REBUILD`` rows, the index is rebuilt from the whole bank;
+  margin) are read and laid over it, hiding the lessons they replace; once that overlay holds
+  more than ``DELTA_FOLD`` lessons it is folded into the index in memory (no row read again),
+  and when more than ``DELTA_REBUILD`` rows changed at once the index is rebuilt from the bank;
 - a transaction that has written the agent's lessons itself (a batch) sees its own writes
-  through the overlay, and never stores what it saw: it may still roll back.
+  through the overlay, and never keeps what it saw beyond itself: it may still roll back.
+  Within it, each search lays the rows changed since the one before over that one's view.
 
 Vectors come from ``lessons.embedding`` when their key matches the lesson's text and the
 configured model, and are computed otherwise (``digest.lessons.vectors``), so a bank stays
@@ -119,8 +121,10 @@ class Row:
     source_span_s: int = 0
 
 
-#: overlay rows beyond which the index is rebuilt from the whole bank
+#: rows changed at once beyond which the index is rebuilt from the whole bank (read again)
 DELTA_REBUILD = 512
+#: overlay entries beyond which the overlay is folded into the kept index, in memory
+DELTA_FOLD = 64
 #: agents whose index one process keeps
 MAX_AGENTS = 64
 
@@ -323,11 +327,35 @@ def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None)
     entries = tuple(sorted(delta.values(), key=lambda e: e.lesson_id))
     if not changed:
         return replace(bank, epoch=epoch, read_at=started)
+    if len(entries) > DELTA_FOLD:
+        return _folded(bank, epoch, started, stamps, hidden, entries, found)
     index = AgentIndex(entries, cosine_scale(found))
     return replace(
         bank, epoch=epoch, read_at=started, stamps=stamps, hidden=hidden, delta=entries,
         delta_index=index, delta_expires=_expiries(index),
     )  # fmt: skip
+
+
+def _folded(
+    bank: _Bank,
+    epoch: int,
+    read_at: datetime,
+    stamps: dict[int, datetime],
+    hidden: frozenset[int],
+    delta: tuple[Entry, ...],
+    found: Embedder | None,
+) -> _Bank:
+    """The overlay folded into the kept index, in memory: the entries it did not replace and
+    the overlay's, indexed again (no row read, no vector computed). The overlay is rebuilt on
+    each write, so it is kept small: a write costs at most ``DELTA_FOLD`` entries indexed,
+    and the whole bank once every ``DELTA_FOLD`` changes."""
+    kept = [e for e in bank.index.entries if e.lesson_id not in hidden]
+    entries = sorted([*kept, *delta], key=lambda e: e.lesson_id)
+    index = AgentIndex(entries, cosine_scale(found))
+    positions = {e.lesson_id: i for i, e in enumerate(index.entries)}
+    return _Bank(
+        bank.agent_id, epoch, read_at, bank.model, index, positions, _expiries(index), stamps
+    )
 
 
 def agent_view(
@@ -349,15 +377,45 @@ def agent_view(
         bank = banks.by_agent.get(key)
         if bank is not None:
             banks.by_agent.move_to_end(key)
+    if own_writes:
+        # this transaction's own view, laid over by each of its searches in turn: a batch's
+        # events read only what the event before wrote, never the batch's writes again
+        mine = _in_transaction(session, key)
+        if mine is not None and mine.model == model:
+            bank = mine
     if bank is None or bank.model != model:
         bank = _build(session, agent_id, epoch, found)
-        if not own_writes:
-            _keep(key, bank)
     elif bank.epoch != epoch or own_writes:
         bank = _overlaid(session, bank, epoch, found) or _build(session, agent_id, epoch, found)
-        if not own_writes:
-            _keep(key, bank)
+    else:
+        return View(bank, found)
+    if own_writes:
+        _hold_in_transaction(session, key, bank)
+    else:
+        _keep(key, bank)
     return View(bank, found)
+
+
+#: ``Session.info`` key of the views a transaction that wrote lessons built for itself
+_OWN_VIEWS = "digest.neighbours.own_views"
+
+
+def _in_transaction(session: Session, key: tuple[str, int]) -> _Bank | None:
+    held: tuple[object, dict[tuple[str, int], _Bank]] | None = session.info.get(_OWN_VIEWS)
+    if held is None or held[0] is not session.get_transaction():
+        return None
+    return held[1].get(key)
+
+
+def _hold_in_transaction(session: Session, key: tuple[str, int], bank: _Bank) -> None:
+    """Keep ``bank`` for the rest of the session's current transaction only: it holds writes
+    that may still roll back."""
+    transaction = session.get_transaction()
+    held: tuple[object, dict[tuple[str, int], _Bank]] | None = session.info.get(_OWN_VIEWS)
+    if held is None or held[0] is not transaction:
+        held = (transaction, {})
+        session.info[_OWN_VIEWS] = held
+    held[1][key] = bank
 
 
 def refresh_kept(agent_id: int, settings: Settings | None = None) -> None:
