@@ -227,7 +227,33 @@ def _measure_interleaved(
     figures = [fig for mode in modes for fig in _figures(by_mode[mode], mode)]
     if "none" in by_mode:
         figures += _versus_words(by_mode)
+    prompts = by_mode[modes[0]][0].prompts
+    figures += [_short_text(mode, embedders[mode], prompts) for mode in modes if embedders[mode]]
     return figures
+
+
+#: a short text: the first words of a prompt
+SHORT_WORDS = 8
+SHORT_TARGET_MS = 1.0
+
+
+def _short_text(mode: str, embedder: Any, prompts: list[str]) -> Figure:
+    """p50 of the embedder on one short text at a time (no cache), one core."""
+    from _scratch import percentile
+
+    texts = [" ".join(p.split()[:SHORT_WORDS]) for p in prompts]
+    timings = []
+    for _ in range(3):
+        for text_value in texts:
+            started = time.perf_counter()
+            embedder.embed([text_value])
+            timings.append(time.perf_counter() - started)
+    p50 = percentile(timings, 0.5) * 1000
+    return Figure(
+        BENCH, f"embedding one short text p50, embedding {mode}", p50, "ms",
+        target=f"< {SHORT_TARGET_MS:g} ms", met=p50 < SHORT_TARGET_MS,
+        note=f"{len(timings)} calls, {SHORT_WORDS} words each, the embedder called directly",
+    )  # fmt: skip
 
 
 def _switch(mode: str) -> None:
