@@ -121,6 +121,8 @@ class _Timings:
     measured: list[float] = field(default_factory=list)
     floor: list[float] = field(default_factory=list)
     embedding: list[float] = field(default_factory=list)
+    #: the calling thread's CPU time per call (what it computed, not what it waited for)
+    cpu: list[float] = field(default_factory=list)
     cold: float = 0.0
     surfaced: int = 0
 
@@ -289,6 +291,18 @@ def _versus_words(by_mode: dict[str, list[_Bank]]) -> list[Figure]:
                         note="interleaved prompt by prompt" if label == "p50" else "",
                     )
                 )  # fmt: skip
+            for label, q in (("p50", 0.5), ("p99", 0.99)):
+                value = percentile(bank.modes[mode].cpu, q) * 1000
+                floor = percentile(words_only.modes["none"].cpu, q) * 1000
+                figures.append(
+                    Figure(
+                        BENCH, f"pitfalls CPU {label}, {size:,} lessons, {mode} vs words only",
+                        value, "ms", floor_name=f"pitfalls CPU {label}, embedding none",
+                        floor=floor, note="the calling thread's CPU time per call: on a busy "
+                        "host, what the call computed, not what it waited for"
+                        if label == "p50" else "",
+                    )
+                )  # fmt: skip
     return figures
 
 
@@ -419,9 +433,10 @@ def _time_turn(bank: _Bank, mode: str, turn: int, rng: random.Random, embedder: 
         session.execute(select(Lesson).where(Lesson.id == rng.choice(bank.ids))).first()
     timings.floor.append(time.perf_counter() - started)
     clear_cache()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     block = pitfalls("bench", bank.agent, text_value)
     timings.measured.append(time.perf_counter() - started)
+    timings.cpu.append(time.thread_time() - cpu)
     timings.surfaced += block.count("(#")
     if embedder is not None:
         started = time.perf_counter()

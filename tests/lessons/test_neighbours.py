@@ -22,7 +22,7 @@ from digest.text import lesson_text
 from tests.conftest import manual_lesson
 
 AGENT = "bot"
-#: how the index's reads of lesson rows begin (``digest.lessons.neighbours._rows_query``)
+#: how the index's reads of lesson rows begin (``digest.lessons.bank._rows_query``)
 INDEX_READ = "SELECT lessons.id, lessons.title, lessons.situation, lessons.mistake"
 
 
@@ -142,10 +142,10 @@ def test_a_write_refreshes_the_kept_index_so_the_next_search_reads_no_lesson(
 def test_the_overlay_is_folded_into_the_kept_index_without_reading_the_bank_again(
     services_env: dict[str, str], tenant: str, monkeypatch: Any
 ) -> None:
-    from digest.lessons import neighbours
+    from digest.lessons import bank as kept
     from digest.runtime import runtime
 
-    monkeypatch.setattr(neighbours, "DELTA_FOLD", 2)
+    monkeypatch.setattr(kept, "DELTA_FOLD", 2)
     anchor = first_lesson(tenant, AGENT, "seed: a seed lesson about parcels")
     assert neighbour_ids(anchor, "seed lesson about parcels") == [anchor.id]  # index kept
     statements: list[str] = []
@@ -171,7 +171,7 @@ def test_the_overlay_is_folded_into_the_kept_index_without_reading_the_bank_agai
     # the index read only changed rows: never the whole bank again (a build filters on status)
     index_reads = [s for s in statements if s.startswith(INDEX_READ)]
     assert index_reads and not [s for s in index_reads if "lessons.status = " in s]
-    banks = runtime().piece(neighbours._Banks).by_agent
+    banks = runtime().piece(kept._Banks).by_agent
     (bank,) = [b for key, b in banks.items() if key[1] == anchor.agent_id]
     held = {e.lesson_id for e in bank.index.entries} - bank.hidden
     held |= {e.lesson_id for e in bank.delta}
