@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
 from _stream import StreamEvent, capture
 from _worker import (
     Worker,
@@ -106,18 +107,22 @@ def send_and_wait(
     done_at: list[float] = []
     cpu_at_end: list[float] = []
     stop = threading.Event()
-    worker_cpu, database_cpu = worker.cpu_seconds(), backends_cpu_seconds(database_url)
+    worker_cpu, database_cpu = worker.cpu_seconds(), _backends_cpu(database_url)
     started = time.monotonic()
     target = already + len(stream)
     worker.samples.clear()
 
     def watch() -> None:
         while not stop.is_set():
-            done = count_terminal(database_url)
+            try:
+                done = count_terminal(database_url)
+            except psycopg.OperationalError:  # a server shared with other jobs, out of slots
+                stop.wait(sample_every_s)
+                continue
             worker.sample(done - already)
             if done >= target:
                 done_at.append(time.monotonic())
-                cpu_at_end.extend((worker.cpu_seconds(), backends_cpu_seconds(database_url)))
+                cpu_at_end.extend((worker.cpu_seconds(), _backends_cpu(database_url)))
                 return
             if worker.proc.poll() is not None:
                 return
@@ -147,6 +152,16 @@ def send_and_wait(
         database_cpu_s=cpu_at_end[1] - database_cpu,
         load=os.getloadavg(),
     )
+
+
+def _backends_cpu(database_url: str, tries: int = 30) -> float:
+    """``backends_cpu_seconds``, tried again while the server has no connection slot free."""
+    for _ in range(tries - 1):
+        try:
+            return backends_cpu_seconds(database_url)
+        except psycopg.OperationalError:
+            time.sleep(1.0)
+    return backends_cpu_seconds(database_url)
 
 
 def _capture_all(stream: list[StreamEvent], tenant: str, key_prefix: str, threads: int) -> None:
