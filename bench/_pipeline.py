@@ -12,8 +12,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
 from _stream import StreamEvent, capture
-from _worker import Worker, count_terminal, flush_broker, start_worker, worker_env
+from _worker import (
+    Worker,
+    backends_cpu_seconds,
+    count_terminal,
+    flush_broker,
+    start_worker,
+    worker_env,
+)
 
 
 @dataclass
@@ -25,6 +33,12 @@ class StreamRun:
     #: (seconds since first capture, events terminal, RSS MB of each worker process)
     samples: list[tuple[float, int, list[float]]] = field(default_factory=list)
     pids: int = 0
+    #: CPU seconds from the first capture until every event was terminal: the worker's
+    #: processes, and the PostgreSQL backends of the database (capture's included)
+    worker_cpu_s: float = 0.0
+    database_cpu_s: float = 0.0
+    #: the host's load average (1, 5, 15 min) when every event was terminal
+    load: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     @property
     def rate(self) -> float:
@@ -91,17 +105,24 @@ def send_and_wait(
     takes every n-th event, in stream order); one thread is a single agent process."""
     already = count_terminal(database_url)
     done_at: list[float] = []
+    cpu_at_end: list[float] = []
     stop = threading.Event()
+    worker_cpu, database_cpu = worker.cpu_seconds(), _backends_cpu(database_url)
     started = time.monotonic()
     target = already + len(stream)
     worker.samples.clear()
 
     def watch() -> None:
         while not stop.is_set():
-            done = count_terminal(database_url)
+            try:
+                done = count_terminal(database_url)
+            except psycopg.OperationalError:  # a server shared with other jobs, out of slots
+                stop.wait(sample_every_s)
+                continue
             worker.sample(done - already)
             if done >= target:
                 done_at.append(time.monotonic())
+                cpu_at_end.extend((worker.cpu_seconds(), _backends_cpu(database_url)))
                 return
             if worker.proc.poll() is not None:
                 return
@@ -127,7 +148,20 @@ def send_and_wait(
         statuses=statuses(database_url),
         samples=[(t - started, d, rss) for t, d, rss in worker.samples],
         pids=len(worker.pids()),
+        worker_cpu_s=cpu_at_end[0] - worker_cpu,
+        database_cpu_s=cpu_at_end[1] - database_cpu,
+        load=os.getloadavg(),
     )
+
+
+def _backends_cpu(database_url: str, tries: int = 30) -> float:
+    """``backends_cpu_seconds``, tried again while the server has no connection slot free."""
+    for _ in range(tries - 1):
+        try:
+            return backends_cpu_seconds(database_url)
+        except psycopg.OperationalError:
+            time.sleep(1.0)
+    return backends_cpu_seconds(database_url)
 
 
 def _capture_all(stream: list[StreamEvent], tenant: str, key_prefix: str, threads: int) -> None:

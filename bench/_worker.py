@@ -15,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("DIGEST_BENCH_REDIS", "redis://127.0.0.1:6379/7")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -34,6 +35,10 @@ class Worker:
 
     def rss_mb(self) -> list[float]:
         return [r for r in (_rss_mb(pid) for pid in self.pids()) if r is not None]
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU seconds the main process and its live pool children have used."""
+        return sum(cpu_seconds(pid) for pid in self.pids())
 
     def sample(self, done: int) -> None:
         """Record (seconds since start, events finished, RSS MB per process)."""
@@ -66,6 +71,31 @@ def _rss_mb(pid: int) -> float | None:
     except (OSError, IndexError, ValueError):
         return None
     return resident * PAGE_KB / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live process (0 once it has gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def backends_cpu_seconds(database_url: str) -> float:
+    """CPU seconds of the PostgreSQL backends now connected to ``database_url``'s database
+    (the server runs on this host), this query's own left out."""
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        pids = [
+            int(row[0])
+            for row in conn.execute(
+                "SELECT pid FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchall()
+        ]
+    return sum(cpu_seconds(pid) for pid in pids)
 
 
 def worker_env(database_url: str, queue: str, **extra: str) -> dict[str, str]:

@@ -4,7 +4,11 @@
 idempotency keys) from 20 agents go through the agent's capture API while one real Celery
 worker (``offline/rules``) reflects them. Throughput is events per second from the first
 capture until every event is terminal, against the floor of writing the same rows with one
-COPY. The worker's RSS per process is sampled every second during the run.
+COPY. The worker's RSS per process is sampled every second during the run (its slope over the whole
+run and over the second half; RSS at each 1,000 events in the notes). CPU seconds of the
+worker's processes and of the database's PostgreSQL backends are read from /proc (the server
+runs on this host) at the start and the end: per event, and the rate two idle cores would
+give, a figure the host's other load does not change the way it changes events/s.
 
 What is measured: capture and processing overlap, on the same host. The events are captured
 from ``--capture-threads`` threads of the benchmark process at once (default 8: a fleet of
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
@@ -37,6 +42,16 @@ RSS_TARGET_MB = 300.0
 DEFAULT_POOL, DEFAULT_CONCURRENCY = "prefork", 2
 #: agents reporting at once (threads of the benchmark process)
 DEFAULT_CAPTURE_THREADS = 8
+
+
+def by_thousand(samples: list[tuple[float, int, list[float]]]) -> list[tuple[int, float]]:
+    """The largest process's RSS at the first sample past each 1,000 events finished."""
+    found: list[tuple[int, float]] = []
+    for _, done, rss in samples:
+        mark = done // 1000 * 1000
+        if rss and mark and (not found or mark > found[-1][0]):
+            found.append((mark, max(rss)))
+    return found
 
 
 def slope_mb_per_1k(samples: list[tuple[float, int, list[float]]]) -> float:
@@ -92,8 +107,33 @@ def measure(
             met=terminal == n,
         ),
     ]  # fmt: skip
+    figures.extend(cpu_figures(run, n))
     figures.extend(rss_figures(run.samples, run.pids, "worker RSS"))
     return figures
+
+
+def cpu_figures(run: Any, n: int) -> list[Figure]:
+    """CPU per event of the worker and of PostgreSQL, and the rate two idle cores would give:
+    on a host shared with other jobs events/s measures the share of the CPU the run got."""
+    worker_ms = 1000 * run.worker_cpu_s / n
+    database_ms = 1000 * run.database_cpu_s / n
+    capacity = 2000 / (worker_ms + database_ms) if worker_ms + database_ms > 0 else 0.0
+    load = " / ".join(f"{x:.1f}" for x in run.load)
+    return [
+        Figure(
+            BENCH, "worker CPU per event", worker_ms, "ms",
+            note="user + system, all worker processes",
+        ),
+        Figure(
+            BENCH, "PostgreSQL CPU per event", database_ms, "ms",
+            note="the scratch database's backends, capture's included",
+        ),
+        Figure(
+            BENCH, "events/s on 2 idle cores (from CPU per event)", capacity, "events/s",
+            target=f">= {TARGET_RATE:.0f} events/s", met=capacity >= TARGET_RATE,
+            note=f"2 cores / (worker + PostgreSQL CPU per event); load average {load} at the end",
+        ),
+    ]  # fmt: skip
 
 
 def rss_figures(
@@ -106,10 +146,13 @@ def rss_figures(
     first, last = max(with_rss[0][2]), max(with_rss[-1][2])
     peak = max(max(rss) for _, _, rss in with_rss)
     slope = slope_mb_per_1k(with_rss)
+    finished = max(done for _, done, _ in with_rss)
+    second = slope_mb_per_1k([s for s in with_rss if s[1] >= finished / 2])
     note = f"{len(with_rss)} samples over {processes} worker processes (largest process shown)"
+    marks = ", ".join(f"{mark // 1000}k {mb:.0f}" for mark, mb in by_thousand(with_rss))
     return [
         Figure(bench, "RSS first sample", first, "MB", note=note),
-        Figure(bench, "RSS last sample", last, "MB"),
+        Figure(bench, "RSS last sample", last, "MB", note=f"MB at each 1,000 events: {marks}"),
         Figure(
             bench, "RSS max per process", peak, "MB", target=f"<= {RSS_TARGET_MB:.0f} MB",
             met=peak <= RSS_TARGET_MB,
@@ -117,6 +160,11 @@ def rss_figures(
         Figure(
             bench, "RSS slope", slope, "MB per 1,000 events", target="no growth trend (< 2)",
             met=slope < 2.0,
+        ),
+        Figure(
+            bench, "RSS slope, second half", second, "MB per 1,000 events",
+            target="no growth trend (< 2)", met=second < 2.0,
+            note="least squares over the samples after half the events had finished",
         ),
     ]  # fmt: skip
 

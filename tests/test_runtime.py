@@ -278,7 +278,8 @@ def test_a_forked_worker_child_resets_the_runtime(monkeypatch: pytest.MonkeyPatc
     import worker  # noqa: F401  (connects the worker's signal handlers)
     from digest.model import seam
 
-    monkeypatch.setattr(seam, "warm_up", lambda: None)  # litellm's import is not the point
+    # litellm's import, and the settings read to decide on it, are not the point
+    monkeypatch.setattr(seam, "warm_up_for", lambda settings=None: False)
     engine = db.get_engine("sqlite://")
     get_settings()
     assert len(runtime()) >= 2

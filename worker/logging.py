@@ -31,14 +31,17 @@ def _on_process_init(**_: Any) -> None:
     # A forked child must never reuse its parent's sockets (database pools, broker and limiter
     # clients), nor start with its caches: it forgets all of the process's state at once.
     runtime().reset()
-    # Normally a no-op: the main process imported litellm before forking (``_on_worker_init``).
-    from digest.model.seam import warm_up
+    # Normally a no-op: the main process imported litellm before forking (``_on_worker_init``),
+    # or the configured models need none.
+    from digest.model.seam import warm_up_for
 
-    warm_up()
+    warm_up_for()
 
 
 def _on_worker_init(sender: Any = None, **_: Any) -> None:
-    """Pay litellm's 2-3 s import once, in the main process, before any task runs.
+    """Pay litellm's 2-3 s import once, in the main process, before any task runs, when a
+    configured model needs it (``digest.model.seam.warm_up_for``; with ``offline/rules`` and
+    a local embedding it is never loaded, and a worker stays some 150 MB smaller).
 
     Prefork: the parent imports before it forks, so children (and every child re-forked after
     a crash) start at once and share those pages; importing starts no threads and opens no
@@ -53,9 +56,9 @@ def _on_worker_init(sender: Any = None, **_: Any) -> None:
         from digest.db import follow_concurrency
 
         follow_concurrency(concurrency)  # engines made before this point are disposed
-    from digest.model.seam import warm_up
+    from digest.model.seam import warm_up_for
 
-    warm_up()
+    warm_up_for()  # nothing when every configured model is answered in process
 
 
 def _on_setup_logging(**_: Any) -> None:

@@ -30,7 +30,9 @@
 Every vector is a unit-length (L2) float32 1-D array, whatever the provider returned, so a dot
 product is the cosine. ``Embedder.name`` is stored with every vector: vectors of different
 names are never compared. ``embed_one`` / ``embed_many`` go through a bounded per-process LRU
-(``DIGEST_EMBEDDING_CACHE_SIZE``); the vectors they return are read-only, as they are shared.
+(``DIGEST_EMBEDDING_CACHE_SIZE``; for the static table at most ``INLINE_CACHE_SIZE``, enough
+for one write's texts: recomputing one costs microseconds); the vectors they return are
+read-only, as they are shared.
 The embedders, that cache and the files already checked are pieces of the process's runtime
 (``digest.runtime``), forgotten by its reset.
 
@@ -89,6 +91,8 @@ LOCAL_BATCH_TOKENS = 512
 REQUEST_TEXTS = 256
 
 _VECTOR_DTYPE = np.dtype("<f4")
+#: cached vectors of an ``inline`` embedder (the static table), at most
+INLINE_CACHE_SIZE = 256
 
 
 class Embedder(Protocol):
@@ -482,12 +486,17 @@ def embed_many(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
         for vector in vectors:
             vector.flags.writeable = False  # shared through the cache
         found.update(zip(missing, vectors, strict=True))
-        _remember(embedder.name, list(zip(missing, vectors, strict=True)))
+        _remember(embedder, list(zip(missing, vectors, strict=True)))
     return [found[text] for text in texts]
 
 
-def _remember(name: str, pairs: Sequence[tuple[str, np.ndarray]]) -> None:
+def _remember(embedder: Embedder, pairs: Sequence[tuple[str, np.ndarray]]) -> None:
+    name = embedder.name
     size = get_settings().embedding_cache_size
+    if getattr(embedder, "inline", False):
+        # microseconds a text: the cache only spares embedding one text twice in one write
+        # (its search, then its stored vector); thousands of entries would be memory for nothing
+        size = min(size, INLINE_CACHE_SIZE)
     cache = runtime().piece(_Vectors)
     with cache.lock:
         for text, vector in pairs:

@@ -24,8 +24,10 @@ import bisect
 import itertools
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -152,6 +154,18 @@ class Entry:
     #: kind of task; a prompt is compared with the closest as well as with the text
     cue_vectors: np.ndarray | None = None
 
+    # Computed once per entry: an index made again from entries it held before (an overlay
+    # folded into its kept index, ``digest.lessons.neighbours``) does not compute them again.
+    @cached_property
+    def normalised(self) -> str:
+        """The text as the lexical scores compare it (``digest.text.normalise``)."""
+        return normalise(self.text)
+
+    @cached_property
+    def index_terms(self) -> tuple[str, ...]:
+        """The index terms of its text and extra words (interned: shared by every index)."""
+        return tuple(sys.intern(term) for term in terms(f"{self.text} {self.extra}"))
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -193,7 +207,7 @@ class AgentIndex:
         self.entries: list[Entry] = list(entries)
         self.scale = scale
         self._masks: dict[str, np.ndarray] = {}
-        self._normalised = [normalise(e.text) for e in self.entries]
+        self._normalised = [e.normalised for e in self.entries]
         self._by_text: dict[str, list[int]] = {}
         self._by_fingerprint: dict[str, list[int]] = {}
         postings: dict[str, list[int]] = {}
@@ -201,7 +215,7 @@ class AgentIndex:
             self._by_text.setdefault(self._normalised[position], []).append(position)
             if entry.fingerprint:
                 self._by_fingerprint.setdefault(entry.fingerprint, []).append(position)
-            for term in terms(f"{entry.text} {entry.extra}"):
+            for term in entry.index_terms:
                 postings.setdefault(term, []).append(position)
         # newest lessons (highest positions: callers give entries oldest first) first
         self._postings = {t: np.array(p[::-1], dtype=np.int32) for t, p in postings.items()}

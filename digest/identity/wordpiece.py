@@ -48,6 +48,9 @@ VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3
 MAX_LENGTH = 256
 #: a longer word is one [UNK] (WordPiece's max_input_chars_per_word)
 MAX_WORD_CHARS = 100
+#: words whose pieces a tokenizer remembers (words with a digit are not remembered)
+WORD_CACHE_SIZE = 16384
+_DIGIT = re.compile(r"\d")
 
 UNK, CLS, SEP, PAD = "[UNK]", "[CLS]", "[SEP]", "[PAD]"
 CONTINUATION = "##"
@@ -145,7 +148,10 @@ class WordPieceTokenizer:
         self.pad_id = self.vocab[PAD]
         # No piece is longer than this: longest match starts its search here, not at the end.
         self._longest = max(len(t.removeprefix(CONTINUATION)) for t in vocab)
-        self._word_ids = lru_cache(maxsize=65536)(self._word_ids_uncached)
+        # Words repeat across texts, numbers (order ids, amounts, dates) seldom: those are
+        # split each time, so that a long-lived worker's cache stops growing once it holds
+        # its agents' vocabulary.
+        self._word_ids = lru_cache(maxsize=WORD_CACHE_SIZE)(self._word_ids_uncached)
 
     def _word_ids_uncached(self, word: str) -> tuple[int, ...]:
         if len(word) > MAX_WORD_CHARS:
@@ -176,7 +182,10 @@ class WordPieceTokenizer:
                 ids.append(self.vocab[part])
                 continue
             for word in pre_tokenize(normalize(part)):
-                ids.extend(self._word_ids(word))
+                if _DIGIT.search(word) is None:
+                    ids.extend(self._word_ids(word))
+                else:
+                    ids.extend(self._word_ids_uncached(word))
         return ids
 
     def encode(self, text: str) -> Encoding:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from digest.agent_text import RunWords, run_words
@@ -42,28 +42,39 @@ def called_names(
     unknown, not none)."""
     if not lesson_ids:
         return {}
-    query = (
-        select(LessonEvidence.lesson_id, Event.payload)
-        .join(Event, Event.id == LessonEvidence.event_id)
-        .where(LessonEvidence.lesson_id.in_(lesson_ids), Event.kind == "run_outcome")
-    )
-    if latest is not None:
-        rank = (
-            func.row_number()
-            .over(partition_by=LessonEvidence.lesson_id, order_by=Event.id.desc())
-            .label("rank")
-        )
-        ranked = query.add_columns(rank).subquery()
-        query = select(ranked.c.lesson_id, ranked.c.payload).where(ranked.c.rank <= latest)
     found: dict[int, set[str]] = defaultdict(set)
     payloads: dict[int, list[Any]] = defaultdict(list)
-    for lesson_id, payload in session.execute(query):
+    if latest is None:
+        rows = session.execute(_ALL, {"ids": list(lesson_ids)})
+    else:
+        rows = session.execute(_LATEST, {"ids": list(lesson_ids), "latest": latest})
+    for lesson_id, payload in rows:
         found[lesson_id].update(_names(payload))
         payloads[lesson_id].append(payload)
     return {
         lesson_id: RunNames(names, run_words(payloads[lesson_id]))
         for lesson_id, names in found.items()
     }
+
+
+# Built once (pitfalls reads them on an agent's turn): a statement made per call, its subquery
+# named anew each time, costs more than the read's own work.
+_ALL = (
+    select(LessonEvidence.lesson_id, Event.payload)
+    .join(Event, Event.id == LessonEvidence.event_id)
+    .where(
+        LessonEvidence.lesson_id.in_(bindparam("ids", expanding=True)),
+        Event.kind == "run_outcome",
+    )
+)
+_RANKED = _ALL.add_columns(
+    func.row_number()
+    .over(partition_by=LessonEvidence.lesson_id, order_by=Event.id.desc())
+    .label("rank")
+).subquery("ranked")
+_LATEST = select(_RANKED.c.lesson_id, _RANKED.c.payload).where(
+    _RANKED.c.rank <= bindparam("latest")
+)
 
 
 def _names(payload: Any) -> set[str]:

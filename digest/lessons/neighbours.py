@@ -6,45 +6,43 @@ lessons with the candidate's fingerprint always first. Reconciliation, the owner
 ``digest lesson similar`` and ``pitfalls`` all read it.
 
 The index is kept per process and refreshed by the agent's ``lesson_epoch``, which every
-lesson write moves:
-
-- epoch unchanged: the index is used as it is (no lesson rows read at all);
-- epoch moved: only the rows written since the index was built (``updated_at`` within a
-  margin) are read and laid over it, hiding the lessons they replace; once that overlay grows
-  past ``DELTA_REBUILD`` rows, the index is rebuilt from the whole bank;
-- a transaction that has written the agent's lessons itself (a batch) sees its own writes
-  through the overlay, and never stores what it saw: it may still roll back.
-
-Vectors come from ``lessons.embedding`` when their key matches the lesson's text and the
-configured model, and are computed otherwise (``digest.lessons.vectors``), so a bank stays
-searchable while ``digest lesson reindex`` backfills it.
+lesson write moves (``digest.lessons.bank``: ``agent_view``, ``refresh_kept``; named here too
+for their readers).
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from digest.config import Settings, get_settings
+from digest.config import Settings
 from digest.fingerprint import states_a_fact
-from digest.identity.embedding import Embedder, cosine_scale, from_bytes
-from digest.identity.index import AgentIndex, Entry, Hit, sort_key
-from digest.lessons.transition import moved_in_transaction
-from digest.lessons.vectors import cue_vectors, embedder, vector_key, vectors_for
-from digest.logs import get_logger
-from digest.models import Agent, Lesson, as_utc, utcnow
+from digest.identity.embedding import Embedder
+from digest.identity.index import Hit, sort_key
+from digest.lessons.bank import (
+    DELTA_FOLD,
+    Row,
+    View,
+    _Banks,
+    agent_view,
+    forget,
+    lessons_index,
+    refresh_kept,
+)
+from digest.lessons.vectors import vectors_for
+from digest.models import Agent
 from digest.runtime import runtime
-from digest.text import lesson_text
 
-log = get_logger("digest.identity")
+__all__ = [
+    "DELTA_FOLD", "Neighbour", "Row", "StoredLesson", "View", "_Banks", "agent_view",
+    "embed_probes", "find_neighbours", "forget", "lessons_index", "refresh_kept",
+    "search_view", "vector_soon",
+]  # fmt: skip
 
 
 class StoredLesson(Protocol):
@@ -97,298 +95,6 @@ class Neighbour:
             tags=tuple(lesson.tags or ()),
             fingerprint=getattr(lesson, "fingerprint", None),
         )
-
-
-@dataclass(frozen=True)
-class Row:
-    """What the index keeps of a lesson besides its text and vector."""
-
-    id: int
-    title: str
-    situation: str
-    mistake: str | None
-    correction: str
-    tags: tuple[str, ...]
-    fingerprint: str | None
-    scope: str
-    contact_id: str | None
-    expires_at: datetime | None
-    trust: str
-    #: the release state's counts (``digest.lessons.release``): pitfalls filters on them
-    independent_sources: int = 0
-    source_span_s: int = 0
-
-
-#: overlay rows beyond which the index is rebuilt from the whole bank
-DELTA_REBUILD = 512
-#: agents whose index one process keeps
-MAX_AGENTS = 64
-
-
-@dataclass
-class _Bank:
-    """A kept index: the bank as built, and the overlay of what was written since, as of
-    ``epoch``. ``stamps`` holds the ``updated_at`` of every lesson it holds or hides."""
-
-    agent_id: int
-    epoch: int
-    #: when the rows it holds were last read (the next overlay reads what changed since)
-    read_at: datetime
-    model: str | None
-    index: AgentIndex
-    positions: dict[int, int]
-    expires: np.ndarray
-    stamps: dict[int, datetime] = field(default_factory=dict)
-    hidden: frozenset[int] = frozenset()
-    delta: tuple[Entry, ...] = ()
-    delta_index: AgentIndex | None = None
-    delta_expires: np.ndarray | None = None
-
-
-@dataclass
-class View:
-    """An agent's lessons as a search sees them: the kept index, minus what the overlay
-    replaces, plus the overlay."""
-
-    bank: _Bank
-    embedder: Embedder | None
-
-    @property
-    def base(self) -> AgentIndex:
-        return self.bank.index
-
-    def parts(self) -> list[tuple[AgentIndex, np.ndarray]]:
-        """Each index with the mask of its entries a search may return now: unexpired, and
-        in the kept index not replaced by the overlay."""
-        now = utcnow().timestamp()
-        bank = self.bank
-        base = bank.expires > now
-        for lesson_id in bank.hidden:
-            position = bank.positions.get(lesson_id)
-            if position is not None:
-                base[position] = False
-        found = [(bank.index, base)]
-        if bank.delta_index is not None and bank.delta_expires is not None and bank.delta:
-            found.append((bank.delta_index, bank.delta_expires > now))
-        return found
-
-
-class _Banks:
-    """The indexes this process keeps (a piece of its runtime), least recently used first."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        #: (database, agent id) → its kept index
-        self.by_agent: OrderedDict[tuple[str, int], _Bank] = OrderedDict()
-
-
-def forget(agent_id: int | None = None) -> None:
-    """Drop this process's index of one agent (or of all): tests, and bulk loads that bypass
-    the lesson writes."""
-    banks = runtime().piece(_Banks)
-    with banks.lock:
-        for key in [key for key in banks.by_agent if agent_id is None or key[1] == agent_id]:
-            del banks.by_agent[key]
-
-
-def _rows_query(agent_id: int) -> Any:
-    """The columns an index keeps, as plain rows: a search inside a batch's transaction must
-    not fill that session with thousands of ORM objects to track."""
-    return (
-        select(
-            Lesson.id, Lesson.title, Lesson.situation, Lesson.mistake, Lesson.correction,
-            Lesson.tags, Lesson.fingerprint, Lesson.scope, Lesson.contact_id, Lesson.expires_at,
-            Lesson.trust, Lesson.status, Lesson.embedding, Lesson.embedding_key,
-            Lesson.updated_at, Lesson.cues, Lesson.cue_embedding, Lesson.cue_embedding_key,
-            Lesson.independent_sources, Lesson.source_span_s,
-        )
-        .where(Lesson.agent_id == agent_id)
-        .order_by(Lesson.id)
-    )  # fmt: skip
-
-
-def _row(lesson: Any) -> Row:
-    return Row(
-        lesson.id, lesson.title, lesson.situation, lesson.mistake, lesson.correction,
-        tuple(lesson.tags or ()), lesson.fingerprint, lesson.scope, lesson.contact_id,
-        as_utc(lesson.expires_at) if lesson.expires_at is not None else None, lesson.trust,
-        lesson.independent_sources or 0, lesson.source_span_s or 0,
-    )  # fmt: skip
-
-
-def _entries(
-    lessons: Sequence[Any], found: Embedder | None, *, every_status: bool = False
-) -> list[Entry]:
-    """Entries of active lessons (of all of them with ``every_status``), with their stored
-    vectors, or vectors computed now for the ones whose key is stale (new text, another
-    model)."""
-    active = [lesson for lesson in lessons if every_status or lesson.status == "active"]
-    texts = [lesson_text(lesson.situation, lesson.correction) for lesson in active]
-    model = found.name if found is not None else None
-    vectors: list[np.ndarray | None] = [None] * len(active)
-    if found is not None:
-        missing = []
-        for i, (lesson, text) in enumerate(zip(active, texts, strict=True)):
-            if lesson.embedding is not None and lesson.embedding_key == vector_key(
-                found.name, text
-            ):
-                vectors[i] = from_bytes(lesson.embedding)
-            else:
-                missing.append(i)
-        computed = vectors_for(found, [texts[i] for i in missing]) if missing else []
-        for i, vector in zip(missing, computed or [], strict=False):
-            vectors[i] = vector
-    return [
-        Entry(
-            lesson.id,
-            text,
-            lesson.fingerprint,
-            vector,
-            meta=_row(lesson),
-            # what a keyword search matches besides the text: the title, the tags, and the
-            # cues (the tasks' words and meaning, which no agent reads: digest.lessons.cues)
-            extra=" ".join((lesson.title, *(lesson.tags or ()), *(lesson.cues or ()))),
-            cue_vectors=cue_vectors(
-                lesson.cue_embedding,
-                lesson.cue_embedding_key,
-                model,
-                vector.shape[0] if vector is not None else 0,
-            ),
-        )
-        for lesson, text, vector in zip(active, texts, vectors, strict=True)
-    ]
-
-
-def _expiries(index: AgentIndex) -> np.ndarray:
-    return np.array(
-        [
-            e.meta.expires_at.timestamp() if e.meta.expires_at is not None else np.inf
-            for e in index.entries
-        ],
-        dtype=np.float64,
-    )
-
-
-def _build(session: Session, agent_id: int, epoch: int, found: Embedder | None) -> _Bank:
-    started = utcnow()
-    lessons = session.execute(_rows_query(agent_id).where(Lesson.status == "active")).all()
-    index = AgentIndex(_entries(lessons, found), cosine_scale(found))
-    positions = {e.lesson_id: i for i, e in enumerate(index.entries)}
-    stamps = {lesson.id: as_utc(lesson.updated_at) for lesson in lessons}
-    model = found.name if found else None
-    return _Bank(agent_id, epoch, started, model, index, positions, _expiries(index), stamps)
-
-
-def lessons_index(
-    session: Session, agent_id: int, lesson_ids: Sequence[int], found: Embedder | None
-) -> AgentIndex:
-    """An index of exactly these lessons of the agent, whatever their status now, built as the
-    kept index is: the lessons a learning version folds that the agent's index no longer
-    holds (superseded, disabled, expired since), for a replay of that version."""
-    if not lesson_ids:
-        return AgentIndex()
-    rows = session.execute(_rows_query(agent_id).where(Lesson.id.in_(list(lesson_ids)))).all()
-    return AgentIndex(_entries(rows, found, every_status=True), cosine_scale(found))
-
-
-#: how far before its last read a kept index looks again for changed rows: a write is stamped
-#: when its transaction starts and seen when it commits (lesson writes hold no model call)
-OVERLAY_MARGIN = timedelta(seconds=120)
-
-
-def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None) -> _Bank | None:
-    """``bank`` with the rows changed since it was last read laid over it (None: too many,
-    rebuild). Rows are first read by id and stamp only; a row whose stamp the bank already
-    holds is unchanged and not read again."""
-    started = utcnow()
-    recent = session.execute(
-        select(Lesson.id, Lesson.updated_at).where(
-            Lesson.agent_id == bank.agent_id,
-            Lesson.updated_at >= bank.read_at - OVERLAY_MARGIN,
-        )
-    ).all()
-    changed = [row.id for row in recent if bank.stamps.get(row.id) != as_utc(row.updated_at)]
-    stamps = dict(bank.stamps)
-    delta = {entry.lesson_id: entry for entry in bank.delta}
-    if changed:
-        if len(changed) + len(bank.hidden) > DELTA_REBUILD:
-            return None
-        rows = session.execute(_rows_query(bank.agent_id).where(Lesson.id.in_(changed))).all()
-        for lesson in rows:
-            stamps[lesson.id] = as_utc(lesson.updated_at)
-            delta.pop(lesson.id, None)
-        for entry in _entries(rows, found):
-            delta[entry.lesson_id] = entry
-    hidden = bank.hidden | frozenset(changed)
-    entries = tuple(sorted(delta.values(), key=lambda e: e.lesson_id))
-    if not changed:
-        return replace(bank, epoch=epoch, read_at=started)
-    index = AgentIndex(entries, cosine_scale(found))
-    return replace(
-        bank, epoch=epoch, read_at=started, stamps=stamps, hidden=hidden, delta=entries,
-        delta_index=index, delta_expires=_expiries(index),
-    )  # fmt: skip
-
-
-def agent_view(
-    session: Session, agent_id: int, settings: Settings | None = None, *, epoch: int | None = None
-) -> View:
-    """The agent's lessons as of this session: the kept index when the epoch has not moved,
-    otherwise the kept index with the rows written since it was built laid over it.
-    ``epoch`` is the agent's ``lesson_epoch`` when the caller read it already (in this
-    session, with the agent's row)."""
-    settings = settings or get_settings()
-    found = embedder(settings)
-    model = found.name if found else None
-    if epoch is None:
-        epoch = int(session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0)
-    own_writes = moved_in_transaction(session, agent_id)
-    key = (session.get_bind().engine.url.render_as_string(hide_password=True), agent_id)
-    banks = runtime().piece(_Banks)
-    with banks.lock:
-        bank = banks.by_agent.get(key)
-        if bank is not None:
-            banks.by_agent.move_to_end(key)
-    if bank is None or bank.model != model:
-        bank = _build(session, agent_id, epoch, found)
-        if not own_writes:
-            _keep(key, bank)
-    elif bank.epoch != epoch or own_writes:
-        bank = _overlaid(session, bank, epoch, found) or _build(session, agent_id, epoch, found)
-        if not own_writes:
-            _keep(key, bank)
-    return View(bank, found)
-
-
-def refresh_kept(agent_id: int, settings: Settings | None = None) -> None:
-    """After a write of the agent's lessons has committed: bring this process's kept index of
-    the agent up to date now, if it keeps one, so that the next search (an agent's
-    ``pitfalls`` in the embedded mode, the next reflection) finds it current instead of
-    reading the overlay on its turn. Best effort: a failure is logged, and that search
-    refreshes it."""
-    from digest.db import get_engine, read_scope
-
-    settings = settings or get_settings()
-    url = get_engine(settings.database_url).url.render_as_string(hide_password=True)
-    banks = runtime().piece(_Banks)
-    with banks.lock:
-        kept = (url, agent_id) in banks.by_agent
-    if not kept:
-        return  # never searched here: building it now would be work nobody asked for
-    try:
-        with read_scope(settings.database_url) as session:
-            agent_view(session, agent_id, settings)
-    except Exception as exc:
-        log.warning("index_refresh_failed", agent_id=agent_id, error=f"{type(exc).__name__}")
-
-
-def _keep(key: tuple[str, int], bank: _Bank) -> None:
-    banks = runtime().piece(_Banks)
-    with banks.lock:
-        banks.by_agent[key] = bank
-        banks.by_agent.move_to_end(key)
-        while len(banks.by_agent) > MAX_AGENTS:
-            banks.by_agent.popitem(last=False)
 
 
 def probe_vector(view: View, text: str) -> np.ndarray | None:

@@ -72,6 +72,7 @@ __all__ = [
     "time_budget",
     "time_left",
     "warm_up",
+    "warm_up_for",
 ]
 
 T = TypeVar("T")
@@ -229,6 +230,28 @@ def require_litellm(settings: Settings, needed_by: str) -> None:
             own = getattr(settings, f"llm_{step}_model", None)
             setting = f"DIGEST_LLM_{step.upper()}_MODEL" if own else "DIGEST_LLM_MODEL"
             require("llm", f"{needed_by} with {setting}={model}")
+
+
+def needs_litellm(settings: Settings) -> bool:
+    """Does a model the settings name go through litellm: a step's chat model that is not
+    answered in process, or an embedding model that is a provider's (not ``static``,
+    ``local`` or ``none``)?"""
+    steps = ("reflect", "reconcile", "summarize")
+    if any(not answered_in_process(settings.model_for(step)) for step in steps):
+        return True
+    embedding = settings.embedding_model.strip()
+    return embedding.lower() != "none" and not embedding.startswith(("static", "local"))
+
+
+def warm_up_for(settings: Settings | None = None) -> bool:
+    """Import litellm now (``warm_up``) when a model the settings name needs it; True if it
+    did. With every model answered in process (``offline/rules``, the static table) litellm,
+    some 150 MB of a process's memory, is not loaded: an agent whose own model override
+    needs it loads it on that model's first call."""
+    if not needs_litellm(settings or get_settings()):
+        return False
+    warm_up()
+    return True
 
 
 def answered_in_process(model: str) -> bool:

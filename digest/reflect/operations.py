@@ -28,6 +28,7 @@ from digest.lessons.store import (
     support_lesson,
     update_lesson,
 )
+from digest.lessons.vectors import stored_vector
 from digest.logs import get_logger
 from digest.models import PROTECTED_TRUST, Event, Lesson
 from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text
@@ -220,6 +221,7 @@ def apply_plan(
                 record("NOOP", target)
         elif op.op == "UPDATE":
             assert target is not None and op.merged is not None
+            said = lesson_text(target.situation, target.correction)
             update_lesson(
                 session,
                 target,
@@ -229,6 +231,12 @@ def apply_plan(
                 model=model,
                 prompt_hash=prompt_hash,
             )
+            if lesson_text(target.situation, target.correction) != said:
+                # the new words' vector stored with them (the search embedded them already):
+                # no worker's index computes it again
+                target.embedding, target.embedding_key = stored_vector(
+                    target.situation, target.correction
+                )
             record("UPDATE", target)
         elif event.trust != "high" and read_by_agents(target):
             # DELETE of a lesson agents read: the new one waits, then supersedes it

@@ -22,6 +22,8 @@ from digest.text import lesson_text
 from tests.conftest import manual_lesson
 
 AGENT = "bot"
+#: how the index's reads of lesson rows begin (``digest.lessons.bank._rows_query``)
+INDEX_READ = "SELECT lessons.id, lessons.title, lessons.situation, lessons.mistake"
 
 
 def first_lesson(tenant: str, agent: str = AGENT, line: str = "seed: seed lesson") -> Lesson:
@@ -135,6 +137,46 @@ def test_a_write_refreshes_the_kept_index_so_the_next_search_reads_no_lesson(
     finally:
         for engine in engines:
             event.remove(engine, "before_cursor_execute", seen)
+
+
+def test_the_overlay_is_folded_into_the_kept_index_without_reading_the_bank_again(
+    services_env: dict[str, str], tenant: str, monkeypatch: Any
+) -> None:
+    from digest.lessons import bank as kept
+    from digest.runtime import runtime
+
+    monkeypatch.setattr(kept, "DELTA_FOLD", 2)
+    anchor = first_lesson(tenant, AGENT, "seed: a seed lesson about parcels")
+    assert neighbour_ids(anchor, "seed lesson about parcels") == [anchor.id]  # index kept
+    statements: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    engine = get_engine()
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        added = [
+            manual_lesson(tenant, AGENT, f"topic{i}: lesson number {i} about wombat{i}")
+            for i in range(5)
+        ]
+        for i, lesson_id in enumerate(added):  # each search follows the writes before it
+            assert neighbour_ids(anchor, f"lesson number {i} about wombat{i}")[0] == lesson_id
+        with session_scope() as session:
+            set_lesson_status(session, tenant, AGENT, added[0], "disabled")
+        assert added[0] not in neighbour_ids(anchor, "lesson number 0 about wombat0")
+        assert neighbour_ids(anchor, "seed lesson about parcels")[0] == anchor.id
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    # the index read only changed rows: never the whole bank again (a build filters on status)
+    index_reads = [s for s in statements if s.startswith(INDEX_READ)]
+    assert index_reads and not [s for s in index_reads if "lessons.status = " in s]
+    banks = runtime().piece(kept._Banks).by_agent
+    (bank,) = [b for key, b in banks.items() if key[1] == anchor.agent_id]
+    held = {e.lesson_id for e in bank.index.entries} - bank.hidden
+    held |= {e.lesson_id for e in bank.delta}
+    assert held == {anchor.id, *added[1:]}
+    assert len(bank.delta) <= 2 and len(bank.index.entries) > 2  # folded in, not overlaid
 
 
 def test_exact_repeat_is_found_among_lessons_of_the_same_words(

@@ -287,3 +287,26 @@ def test_a_time_limit_wrapped_by_litellm_is_raised_as_itself() -> None:
     wrapped.__cause__ = limit
     with pytest.raises(SoftTimeLimitExceeded):
         llm.provider_fault(wrapped)
+
+
+@pytest.mark.parametrize(
+    ("changes", "needed"),
+    [
+        ({}, False),  # offline/rules and the static table: a worker never loads litellm
+        ({"embedding_model": "local"}, False),
+        ({"embedding_model": "none"}, False),
+        ({"llm_reconcile_model": "scripted/judge"}, False),
+        ({"llm_model": "openai/gpt-4o-mini"}, True),
+        ({"llm_summarize_model": "anthropic/claude-3-5-haiku"}, True),
+        ({"embedding_model": "openai/text-embedding-3-small"}, True),
+    ],
+)
+def test_a_worker_warms_litellm_up_only_for_a_model_that_needs_it(
+    changes: dict[str, str], needed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warmed: list[bool] = []
+    monkeypatch.setattr(llm, "warm_up", lambda: warmed.append(True))
+    settings = Settings(**{"llm_model": "offline/rules", "embedding_model": "static", **changes})
+    assert llm.needs_litellm(settings) is needed
+    assert llm.warm_up_for(settings) is needed
+    assert warmed == ([True] if needed else [])
