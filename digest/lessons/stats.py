@@ -13,6 +13,7 @@ from sqlalchemy import ColumnElement, Select, func, not_, select
 from sqlalchemy.orm import Session
 
 from digest.config import get_settings
+from digest.lessons.budgets import agent_spend, budget_waits, tenant_budgets
 from digest.lessons.edit_rate import edit_rate
 from digest.lessons.release import Gate, released_clause
 from digest.lessons.signals import undigested_signals
@@ -69,6 +70,12 @@ class AgentStats:
     #: how much the agent's drafts needed editing over the last EDIT_RATE_WEEKS weeks
     #: (``digest.lessons.edit_rate``): the weeks, and ``summary`` in words
     edit_rate: dict[str, Any] | None = None
+    #: provider tokens and cost on the budget day so far (``digest.lessons.budgets``), the
+    #: events waiting for the tenant's next budget day, and the tenant's budget day itself
+    today_tokens: int = 0
+    today_cost_usd: float = 0.0
+    budget_waiting: int = 0
+    tenant_budget: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -185,6 +192,8 @@ def agent_stats(
             select(Tenant).where(Tenant.id.in_({a.tenant_id for a, _ in selected}))
         )
     }
+    today, waits = agent_spend(session, ids), budget_waits(session, ids)
+    days = {b.tenant: b.to_json() for b in tenant_budgets(session, settings, tenant)}
     result = []
     for agent_row, tenant_name in selected:
         counts = events[agent_row.id]
@@ -215,6 +224,10 @@ def agent_stats(
                 offline_completion_tokens=free_completion,
                 signals=undigested_signals(session, agent_row),
                 threshold=policy_for(tenants[agent_row.tenant_id], settings).threshold_signals,
+                today_tokens=today.get(agent_row.id, (0, 0.0))[0],
+                today_cost_usd=round(today.get(agent_row.id, (0, 0.0))[1], 6),
+                budget_waiting=waits.get(agent_row.id, 0),
+                tenant_budget=days.get(tenant_name),
             )
         )
     return result
