@@ -159,7 +159,8 @@ def tenant_settings_line(row: Any) -> str:
     """``approval; --gate 2, --spread 0``: the apply mode and the settings overridden."""
     own = ", ".join(f"{TENANT_OPTIONS.get(k, k)} {v}" for k, v in sorted(row.overrides.items()))
     own = own or "no overrides (DIGEST_* apply)"
-    return f"{row.learning_apply_mode}; {own}; {budget_words(row)}"
+    budget = row.daily_tokens is not None or row.daily_cost_usd is not None
+    return f"{row.learning_apply_mode}; {own}" + (f"; {budget_words(row)}" if budget else "")
 
 
 def budget_words(row: Any) -> str:

@@ -14,11 +14,13 @@ Redis: the broker's) or, without a broker (the embedded mode: one process), one 
 process. Calls answered in process (``offline/*``, ``scripted/*``) cost nothing and are never
 charged; nor are calls outside a tenant's scope (``digest doctor``'s ping).
 
-A refused reservation raises ``BudgetExhausted`` before any call is made: the reflect path
-puts the event back as ``waiting`` until the next budget day (``budget.resume_at``), on
-lesson digest's clock (``digest.clock``, moved by ``DIGEST_CLOCK_OFFSET_S``). A
-ledger that cannot be reached is a passing fault (``LLMTransientError``): a budget must not
-be overspent because Redis blinked.
+A refused reservation raises ``BudgetExhausted`` before any call is made when the day's
+settled spend has reached the limit: the reflect path puts the event back as ``waiting``
+until the next budget day (``budget.resume_at``), on
+lesson digest's clock (``digest.clock``, moved by ``DIGEST_CLOCK_OFFSET_S``). When what is
+left is only reserved by calls in flight (they give back what they do not use), or the
+ledger cannot be reached, it is a passing fault (``LLMTransientError``): tried again soon, and
+a budget is never overspent because Redis blinked.
 """
 
 from __future__ import annotations
@@ -143,14 +145,30 @@ def charge(model: str, messages: list[dict[str, str]], settings: Settings) -> Bi
             f"the budget ledger cannot be reached ({type(exc).__name__}); no call was made"
         ) from exc
     if spent is not None:
-        raise BudgetExhausted(scope.tenant, _measure(spent, scope.limits), resume_at(now))
+        measure = _spent_measure(spent, scope.limits)
+        if measure is not None:
+            raise BudgetExhausted(scope.tenant, measure, resume_at(now))
+        # what is left is reserved by calls in flight, which give back what they do not use
+        raise LLMTransientError(
+            f"the rest of tenant {scope.tenant!r}'s daily budget is reserved by calls in "
+            "flight; no call was made",
+            retry_after=IN_FLIGHT_RETRY_S,
+        )
     return Bill(ledger, scope.tenant, reservation, now, tokens, cost)
 
 
-def _measure(spent: Spend, limits: Limits) -> str:
-    if limits.daily_tokens and spent.tokens + spent.reserved_tokens >= limits.daily_tokens:
+#: seconds before trying again when the rest of the budget is reserved by calls in flight
+IN_FLIGHT_RETRY_S = 5.0
+
+
+def _spent_measure(spent: Spend, limits: Limits) -> str | None:
+    """``token`` or ``cost`` when the day's settled spend alone reaches that limit, else None
+    (the refusal came from reservations of calls still in flight)."""
+    if limits.daily_tokens and spent.tokens >= limits.daily_tokens:
         return "token"
-    return "cost"
+    if limits.daily_cost_usd and spent.cost_usd >= limits.daily_cost_usd:
+        return "cost"
+    return None
 
 
 def ledger_for(settings: Settings) -> Any:
