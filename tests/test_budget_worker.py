@@ -55,10 +55,10 @@ def _lesson(tool: str, field: str, correction: str) -> str:
 
 def _record(tenant: str, index: int, marker: str, note: str = "") -> int:
     tool, field, _ = TOPICS[index]
+    error = f"ValidationError: '{field}' is required"
     return digest.record_run(
-        tenant, AGENT, outcome="failure",
-        task=f"help the customer {note}{marker}",
-        tool_calls=[{"tool": tool, "ok": False, "error": f"ValidationError: '{field}' is required"}],
+        tenant, AGENT, outcome="failure", task=f"help the customer {note}{marker}",
+        tool_calls=[{"tool": tool, "ok": False, "error": error}],
     )  # fmt: skip
 
 

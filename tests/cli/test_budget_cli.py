@@ -22,8 +22,7 @@ def test_a_budget_is_set_shown_and_removed(sqlite_env: str) -> None:
     ok("tenant", "create", "--tenant", "acme")
     out = ok("tenant", "set", "--tenant", "acme", "--daily-tokens", "50000")
     assert out.strip() == (
-        "tenant 'acme': apply mode auto; no overrides (DIGEST_* apply); "
-        "budget 50,000 tokens a day"
+        "tenant 'acme': apply mode auto; no overrides (DIGEST_* apply); budget 50,000 tokens a day"
     )
     out = ok("tenant", "set", "--tenant", "acme", "--daily-cost", "2.5")
     assert "budget 50,000 tokens and $2.5 a day" in out

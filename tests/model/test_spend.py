@@ -40,11 +40,11 @@ def test_models_answered_in_process_never_count() -> None:
     settings = Settings()  # no broker: the process's own ledger
     tenant = f"t-{uuid.uuid4().hex[:6]}"
     messages = [{"role": "user", "content": "<event>{}</event>"}]
-    with scripted_model(lambda _messages: "<skip>nothing</skip>") as model:
-        with spend.for_tenant(tenant, Limits(daily_tokens=1)):
-            for _ in range(5):
-                llm.complete(messages, model="offline/rules", settings=settings, usage=llm.Usage())
-                llm.complete(messages, model=model.name, settings=settings, usage=llm.Usage())
+    scripted = scripted_model(lambda _messages: "<skip>nothing</skip>")
+    with scripted as model, spend.for_tenant(tenant, Limits(daily_tokens=1)):
+        for _ in range(5):
+            llm.complete(messages, model="offline/rules", settings=settings, usage=llm.Usage())
+            llm.complete(messages, model=model.name, settings=settings, usage=llm.Usage())
     day = spend.ledger_for(settings).spend(tenant, clock.now())
     assert (day.tokens, day.reserved_tokens, day.cost_usd) == (0, 0, 0.0)
 
