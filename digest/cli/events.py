@@ -98,8 +98,9 @@ def drain(
         render.say(f"processed {len(results)} event(s): {summary}")
         if by_status["waiting"]:
             render.say(
-                f"{by_status['waiting']} event(s) wait after a model fault (reasons and next "
-                "attempts: `digest stats`); a drain after their next attempt tries them again"
+                f"{by_status['waiting']} event(s) wait after a model fault or for the "
+                "tenant's daily budget (reasons and next attempts: `digest stats`); a drain "
+                "after their next attempt tries them again"
             )
     if errors:
         raise typer.Exit(1)

@@ -9,7 +9,10 @@ rules stay registered as a litellm custom provider for code that calls litellm i
 ``scripted/*`` model strings (``digest.model.scripted``, the twin tests register a handler
 for) are answered in process the same way.
 Retries are ours (tenacity, bounded, jittered); litellm's and the OpenAI SDK's own retries are
-switched off so attempts do not multiply. Each call reports tokens and cost.
+switched off so attempts do not multiply. Each call reports tokens and cost. A remote call
+made for a tenant (``digest.model.spend.for_tenant``) is charged to its daily budget: reserved
+before the call, before it takes a fleet slot, and settled with the provider's usage after it;
+a spent budget raises ``BudgetExhausted`` and no request leaves.
 
 The embedding seam (``digest.identity.embedding``) calls litellm too, through the same public
 pieces (``digest.model.provider``, re-exported here), so both seams share one litellm

@@ -159,3 +159,10 @@ def test_racing_threads_never_overspend_by_more_than_one_call(
     assert day.reserved_tokens == 0
     assert day.tokens == 18 * fake_llm.count(name)  # every call charged, nothing else
     assert limit <= day.tokens < limit + estimate
+
+
+def test_the_clock_setting_is_a_known_name() -> None:
+    from digest.config import unknown_names
+
+    assert unknown_names({"DIGEST_CLOCK_OFFSET_S": "86400"}) == []
+    assert "DIGEST_CLOCK_OFFSET_S" in unknown_names({"DIGEST_CLOCK_OFFSET": "1"})[0]
