@@ -7,8 +7,8 @@ compaction) names the tenant and its budget for the calls inside::
         ...  # every remote call in here is charged to acme
 
 and the model seam (``digest.model.seam.complete``) charges each remote call: ``reserve``
-before it (an estimate that bounds it: the prompt's tokens counted generously plus the
-reply's ``max_tokens``, priced by litellm's cost map when it knows the model), ``settle``
+before it (an estimate that bounds it: the prompt's bytes, which no tokenizer exceeds, plus
+the reply's ``max_tokens``, priced by litellm's cost map when it knows the model), ``settle``
 after it with what the provider reported. The ledger is the fleet's (``digest.model.budget``,
 Redis: the broker's) or, without a broker (the embedded mode: one process), one kept in this
 process. Calls answered in process (``offline/*``, ``scripted/*``) cost nothing and are never
@@ -107,19 +107,19 @@ class Bill:
 
 
 def estimate(model: str, messages: list[dict[str, str]], max_tokens: int) -> tuple[int, float]:
-    """Tokens and cost that bound one call: the prompt counted generously (litellm's counter
-    or half its characters, whichever is more) plus the whole reply budget."""
-    chars = sum(len(str(m.get("content", ""))) for m in messages)
-    prompt = chars // 2 + 16
+    """Tokens and cost that bound one call: the prompt's UTF-8 bytes (a tokenizer's token
+    spans at least one byte, so no provider counts more) with a margin per message for its
+    chat template, plus the whole reply budget; priced by litellm's cost map when it knows
+    the model (else the cost is unknown: 0)."""
+    prompt = 16 + sum(16 + len(str(m.get("content", "")).encode()) for m in messages)
     try:
         import litellm
 
-        prompt = max(prompt, int(litellm.token_counter(model=model, messages=messages)) + 16)
         costs = litellm.cost_per_token(
             model=model, prompt_tokens=prompt, completion_tokens=max_tokens
         )
         cost = float(sum(costs))
-    except Exception:  # a model litellm does not know: tokens by characters, cost unknown
+    except Exception:  # a model litellm has no price for: its cost is unknown
         cost = 0.0
     return prompt + max_tokens, cost
 
