@@ -166,3 +166,63 @@ def test_the_clock_setting_is_a_known_name() -> None:
 
     assert unknown_names({"DIGEST_CLOCK_OFFSET_S": "86400"}) == []
     assert "DIGEST_CLOCK_OFFSET_S" in unknown_names({"DIGEST_CLOCK_OFFSET": "1"})[0]
+
+
+_WORKER = """
+import sys, time
+import litellm  # imported before the start: the two processes call at the same time
+from digest.config import Settings
+from digest.errors import BudgetExhausted, LLMTransientError
+from digest.model import seam as llm
+from digest.model import spend
+from digest.model.budget import Limits
+tenant, name, base, redis_url, limit, start_at = sys.argv[1:7]
+settings = Settings(broker_url=redis_url, llm_api_base=base, llm_max_tokens=64,
+                    llm_max_concurrency=0, llm_timeout_s=10, llm_max_attempts=1)
+messages = [{"role": "user", "content": f"Say ok. [script:{name}]"}]
+time.sleep(max(0.0, float(start_at) - time.time()))
+calls = 0
+with spend.for_tenant(tenant, Limits(daily_tokens=int(limit))):
+    while True:
+        try:
+            llm.complete(messages, model="openai/fake-model", settings=settings, usage=llm.Usage())
+            calls += 1
+        except BudgetExhausted:
+            break
+        except LLMTransientError:
+            time.sleep(0.01)  # the rest is reserved by the other process's call
+print(calls)
+"""
+
+
+def test_two_processes_never_overspend_together_by_more_than_one_call(
+    fake_llm: Any, redis_url: str
+) -> None:
+    """Two worker-like processes, each with its own Redis connection and litellm, spend one
+    tenant's budget at the same time: together they stay within one call's estimate of it."""
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    tenant, name = f"t-{uuid.uuid4().hex[:6]}", f"two{uuid.uuid4().hex[:6]}"
+    messages = _ask(fake_llm, name)
+    limit = 1500
+    start_at = str(time.time() + 12)
+    args = [tenant, name, fake_llm.api_base, redis_url, str(limit), start_at]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WORKER, *args], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]  # fmt: skip
+    outputs = [proc.communicate(timeout=180) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs), [err[-2000:] for _, err in outputs]
+    calls = [int(out.strip().splitlines()[-1]) for out, _ in outputs]
+    assert all(calls), calls  # both spent some of it
+    settings = _remote(fake_llm, redis_url)
+    estimate, _ = spend.estimate("openai/fake-model", messages, settings.llm_max_tokens)
+    day = spend.ledger_for(settings).spend(tenant, clock.now())
+    assert day.reserved_tokens == 0
+    assert day.tokens == 18 * sum(calls) == 18 * fake_llm.count(name)
+    assert limit <= day.tokens < limit + estimate
