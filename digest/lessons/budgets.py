@@ -18,6 +18,7 @@ from sqlalchemy import func, not_, or_, select
 from sqlalchemy.orm import Session
 
 from digest.config import IN_PROCESS_MODELS, Settings
+from digest.db import read_scope
 from digest.logs import get_logger
 from digest.model import spend
 from digest.model.budget import budget_day
@@ -171,6 +172,19 @@ def tenant_budgets(
             )
         )
     return found
+
+
+def recorded_reader(settings: Settings, tenant_id: int) -> spend.Recorded | None:
+    """For the embedded mode (a ledger kept in process): how to read what the tenant's budget
+    day already recorded in ``digest_runs``. None with a broker (the fleet's ledger knows)."""
+    if not settings.embedded:
+        return None
+
+    def read(now: datetime) -> tuple[int, float]:
+        with read_scope(settings.database_url) as session:
+            return _recorded(session, [tenant_id], day_start(now)).get(tenant_id, (0, 0.0))
+
+    return read
 
 
 def _recorded(

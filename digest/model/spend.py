@@ -11,8 +11,9 @@ before it (an estimate that bounds it: the prompt's bytes, which no tokenizer ex
 the reply's ``max_tokens``, priced by litellm's cost map when it knows the model), ``settle``
 after it with what the provider reported. The ledger is the fleet's (``digest.model.budget``,
 Redis: the broker's) or, without a broker (the embedded mode: one process), one kept in this
-process. Calls answered in process (``offline/*``, ``scripted/*``) cost nothing and are never
-charged; nor are calls outside a tenant's scope (``digest doctor``'s ping).
+process, which starts a tenant's day from what ``digest_runs`` recorded of it. Calls answered
+in process (``offline/*``, ``scripted/*``) cost nothing and are never charged; nor are calls
+outside a tenant's scope (``digest doctor``'s ping).
 
 A refused reservation raises ``BudgetExhausted`` before any call is made when the day's
 settled spend has reached the limit: the reflect path puts the event back as ``waiting``
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -46,22 +47,31 @@ log = get_logger("digest.model")
 __all__ = ["Bill", "Scope", "charge", "current", "for_tenant", "ledger_for", "limits_of"]
 
 
+#: what a tenant's budget day already recorded elsewhere (tokens, USD), read on a day's first
+#: call by a ledger kept in process (``digest_runs``: a new ``digest drain`` goes on from there)
+Recorded = Callable[[datetime], tuple[int, float]]
+
+
 @dataclass(frozen=True)
 class Scope:
-    """The tenant model calls are charged to, and its daily budget."""
+    """The tenant model calls are charged to, its daily budget, and (for a ledger kept in
+    process) how to read what its day already spent."""
 
     tenant: str
     limits: Limits
+    recorded: Recorded | None = None
 
 
 _scope: ContextVar[Scope | None] = ContextVar("digest_budget_scope", default=None)
 
 
 @contextmanager
-def for_tenant(tenant: str, limits: Limits | None = None) -> Iterator[Scope]:
+def for_tenant(
+    tenant: str, limits: Limits | None = None, recorded: Recorded | None = None
+) -> Iterator[Scope]:
     """Remote model calls inside are charged to ``tenant`` (within ``limits``; None: counted,
-    never refused)."""
-    scope = Scope(tenant, limits or Limits())
+    never refused). ``recorded`` reads the day's spend so far for a ledger kept in process."""
+    scope = Scope(tenant, limits or Limits(), recorded)
     token = _scope.set(scope)
     try:
         yield scope
@@ -136,6 +146,8 @@ def charge(model: str, messages: list[dict[str, str]], settings: Settings) -> Bi
     ledger = ledger_for(settings)
     reservation = uuid.uuid4().hex
     try:
+        if isinstance(ledger, LocalLedger) and scope.recorded is not None:
+            ledger.seed(scope.tenant, now, scope.recorded)
         granted = ledger.reserve(
             scope.tenant, reservation, tokens=tokens, cost_usd=cost, limits=scope.limits, now=now
         )
@@ -201,13 +213,26 @@ class _Ledgers:
 
 class LocalLedger:
     """``budget.Ledger``'s rule in one process (the embedded mode has no Redis): the same
-    admission (granted while spent + reserved is below the limit), counted per budget day.
-    It starts empty with the process."""
+    admission (granted while spent + reserved is below the limit), counted per budget day,
+    each day started from what ``digest_runs`` recorded (``seed``)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.days: dict[tuple[str, str], dict[str, int]] = {}
         self.open: dict[tuple[str, str, str], tuple[int, int]] = {}
+
+    def seed(self, tenant: str, now: datetime, read: Recorded) -> None:
+        """Start the tenant's day from what ``read`` says it spent, once per day and process
+        (a later ``digest drain`` process goes on from what the earlier ones recorded)."""
+        day = (tenant, budget_day(now))
+        with self.lock:
+            if day in self.days:
+                return
+        tokens, cost = read(now)
+        with self.lock:
+            h = self.days.setdefault(day, dict.fromkeys(("st", "rt", "sc", "rc"), 0))
+            h["st"] += max(0, tokens)
+            h["sc"] += max(0, round(cost * MICRO))
 
     def reserve(
         self,

@@ -31,6 +31,7 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import CompactConflict, DigestError
 from digest.fingerprint import distinct
+from digest.lessons.budgets import recorded_reader
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate, add_evidence, confidence_from_counts, supersede_lesson
 from digest.lessons.transition import bump_epoch, lock_agent_lessons, transition
@@ -117,11 +118,12 @@ def compact(
         owner = session.get(Tenant, agent_row.tenant_id)
         assert owner is not None  # the agent's foreign key
         owner_name, budget = owner.name, spend.limits_of(owner.daily_tokens, owner.daily_cost_usd)
+        recorded = recorded_reader(settings, owner.id)
     usage = llm.Usage()
     asker = ModelAsker(agent=agent, kind="compaction", model=model, usage=usage, settings=settings)
     kept: list[_Row] = []
     decisions: list[tuple[_Row, Operation]] = []
-    with spend.for_tenant(owner_name, budget):  # its calls are charged to the tenant
+    with spend.for_tenant(owner_name, budget, recorded):  # its calls are charged to the tenant
         for row in rows:
             neighbours = _neighbours(row, kept, settings.reconcile_k)
             plan = decide(

@@ -35,6 +35,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings
 from digest.db import read_scope, session_scope
 from digest.errors import LLMError
+from digest.lessons.budgets import recorded_reader
 from digest.lessons.store import Candidate
 from digest.lessons.transition import lock_agent_lessons
 from digest.logs import get_logger
@@ -122,7 +123,8 @@ def reflect_claimed(claimed: Claimed, settings: Settings, tx: Transactions) -> R
     model fault, or while its tenant's daily model budget is spent): the one core every path
     runs, its remote model calls charged to the tenant. Returns its result; the caller logs
     it once the transaction it ran in has committed."""
-    with spend.for_tenant(claimed.tenant, claimed.budget):
+    recorded = recorded_reader(settings, claimed.tenant_id)
+    with spend.for_tenant(claimed.tenant, claimed.budget, recorded):
         return _reflect(claimed, settings, tx)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import DigestError, LLMError
+from digest.lessons.budgets import recorded_reader
 from digest.logs import get_logger
 from digest.model import seam as llm
 from digest.model import spend
@@ -117,9 +118,10 @@ def _compose_once(
         tenant = session.get(Tenant, agent.tenant_id)
         assert tenant is not None  # the agent's foreign key
         budget = spend.limits_of(tenant.daily_tokens, tenant.daily_cost_usd)
+        recorded = recorded_reader(settings, tenant.id)
         baseline = current.id if current is not None else None
         plan = prepare(session, agent_id, current, draft.lesson_ids, settings)
-    with spend.for_tenant(policy.name, budget):  # over budget: the deterministic note
+    with spend.for_tenant(policy.name, budget, recorded):  # over budget: the deterministic note
         summary, error = _summarize(
             agent_name, agent_model, number_hint, current, draft, usage, settings
         )

@@ -70,3 +70,28 @@ def test_a_fault_after_a_budget_wait_waits_again_instead_of_failing(
     assert (again.status, again.wait_kind) == ("waiting", None), again.last_error
     assert as_utc(again.waiting_since) > tomorrow + timedelta(hours=1)
     assert "503" in (again.last_error or "")
+
+
+def test_each_new_drain_goes_on_from_the_days_recorded_spend(
+    sqlite_env: str, fake_llm: Any, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a broker the ledger lives in the process: a new ``digest drain`` (a new
+    process: its state reset) starts the day from what ``digest_runs`` recorded of it."""
+    from tests.conftest import _reset_process_state
+
+    monkeypatch.setenv("DIGEST_LLM_MODEL", "openai/fake-model")
+    monkeypatch.setenv("DIGEST_LLM_API_BASE", fake_llm.api_base)
+    forget_settings()
+    set_tenant(tenant, daily_tokens=30)
+    ids = []
+    for tool in ("label_print", "stock_count", "route_plan"):
+        marker = fake_llm.script(f"{tenant}-{tool}", ("reply", LESSON.replace("label_print", tool)))
+        call = {"tool": tool, "ok": False, "error": f"{tool} input rejected"}
+        ids.append(digest.record_run(tenant, "bot", outcome="failure", task=f"go {marker}",
+                                     tool_calls=[call]))  # fmt: skip
+        _reset_process_state()  # a new process for each drain
+        drain(tenant=tenant)
+    # 18 tokens, then 36 (still under 30 when the second call was admitted), then spent
+    assert [_event(i).status for i in ids] == ["reflected", "reflected", "waiting"]
+    assert _event(ids[2]).wait_kind == "budget"
+    assert fake_llm.count(f"{tenant}-route_plan") == 0
