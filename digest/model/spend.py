@@ -40,6 +40,7 @@ from digest.config import Settings
 from digest.errors import BudgetExhausted, LLMTransientError
 from digest.logs import get_logger
 from digest.model.budget import MICRO, Ledger, Limits, Spend, budget_day, resume_at
+from digest.model.limits import LEASE_MARGIN_S
 from digest.runtime import runtime
 
 log = get_logger("digest.model")
@@ -149,8 +150,9 @@ def charge(model: str, messages: list[dict[str, str]], settings: Settings) -> Bi
         if isinstance(ledger, LocalLedger) and scope.recorded is not None:
             ledger.seed(scope.tenant, now, scope.recorded)
         granted = ledger.reserve(
-            scope.tenant, reservation, tokens=tokens, cost_usd=cost, limits=scope.limits, now=now
-        )
+            scope.tenant, reservation, tokens=tokens, cost_usd=cost, limits=scope.limits,
+            now=now, hold_s=settings.llm_timeout_s + LEASE_MARGIN_S,
+        )  # fmt: skip
         spent = None if granted else ledger.spend(scope.tenant, now)
     except Exception as exc:
         raise LLMTransientError(
@@ -243,6 +245,7 @@ class LocalLedger:
         cost_usd: float,
         limits: Limits,
         now: datetime,
+        hold_s: float | None = None,  # a call of this process cannot outlive it
     ) -> bool:
         day = (tenant, budget_day(now))
         micro = max(0, round(cost_usd * MICRO))
