@@ -95,3 +95,13 @@ def test_each_new_drain_goes_on_from_the_days_recorded_spend(
     assert [_event(i).status for i in ids] == ["reflected", "reflected", "waiting"]
     assert _event(ids[2]).wait_kind == "budget"
     assert fake_llm.count(f"{tenant}-route_plan") == 0
+    # `digest stats` says it, per tenant and per agent (without a broker: from digest_runs)
+    from tests.cli.conftest import ok
+
+    said = " ".join(ok("stats", "--tenant", tenant).split())
+    assert f"{tenant}: budget 30 tokens a day: 36 tokens, $0.0000 spent on" in said
+    assert "the token budget is spent; 1 event(s) wait for the budget, resuming" in said
+    assert (
+        f"{tenant}/bot: 36 tokens, $0.0000 on provider models today (UTC); "
+        "1 event(s) wait for the budget"
+    ) in said
