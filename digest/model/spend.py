@@ -21,7 +21,8 @@ until the next budget day (``budget.resume_at``), on
 lesson digest's clock (``digest.clock``, moved by ``DIGEST_CLOCK_OFFSET_S``). When what is
 left is only reserved by calls in flight (they give back what they do not use), or the
 ledger cannot be reached, it is a passing fault (``LLMTransientError``): tried again soon, and
-a budget is never overspent because Redis blinked.
+a budget is never overspent because Redis blinked. A tenant without a budget is only counted:
+an unreachable ledger does not stop its calls.
 """
 
 from __future__ import annotations
@@ -155,6 +156,10 @@ def charge(model: str, messages: list[dict[str, str]], settings: Settings) -> Bi
         )  # fmt: skip
         spent = None if granted else ledger.spend(scope.tenant, now)
     except Exception as exc:
+        if not scope.limits.any:  # only counted, nothing to protect: the work goes on
+            log.warning("budget_ledger_unavailable", tenant=scope.tenant,
+                        error=type(exc).__name__)  # fmt: skip
+            return None
         raise LLMTransientError(
             f"the budget ledger cannot be reached ({type(exc).__name__}); no call was made"
         ) from exc

@@ -226,3 +226,17 @@ def test_two_processes_never_overspend_together_by_more_than_one_call(
     assert day.reserved_tokens == 0
     assert day.tokens == 18 * sum(calls) == 18 * fake_llm.count(name)
     assert limit <= day.tokens < limit + estimate
+
+
+def test_an_unreachable_ledger_stops_only_a_tenant_with_a_budget(fake_llm: Any) -> None:
+    settings = _remote(fake_llm, "redis://127.0.0.1:1/0")  # nothing listens there
+    messages = _ask(fake_llm, "nowhere")
+    with spend.for_tenant("counted-only"):
+        assert llm.complete(messages, model="openai/fake-model", settings=settings,
+                            usage=llm.Usage()) == "ok"  # fmt: skip
+    with (
+        spend.for_tenant("capped", Limits(daily_tokens=10**6)),
+        pytest.raises(LLMTransientError, match="budget ledger cannot be reached"),
+    ):
+        llm.complete(messages, model="openai/fake-model", settings=settings, usage=llm.Usage())
+    assert fake_llm.count("nowhere") == 1
