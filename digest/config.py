@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     llm_rate_window_s: float = Field(default=60.0, gt=0)
     #: how long one call may wait for a free slot before the event is put back as waiting
     llm_slot_wait_s: float = Field(default=10.0, ge=0)
+    #: lesson digest's clock runs this many seconds ahead of the system's: a test and drill
+    #: knob (one day ahead is "tomorrow": budgets reset, waiting events resume); 0 in production
+    clock_offset_s: float = Field(default=0.0, ge=-(10**9), le=10**9)
 
     # --- identity: embeddings for semantic neighbours (digest.identity) ----------------------
     #: "static" (a static table distilled from all-MiniLM-L6-v2: numpy only, microseconds per

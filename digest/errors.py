@@ -20,7 +20,8 @@
      ├── LLMError               the model step failed (permanent: bad request, auth, …)
      │    ├── LLMTransientError     rate limit, 5xx, timeout, connection: worth retrying
      │    ├── LLMOutputError        the answer broke the output contract: retried, then failed
-     │    └── OfflineRulesError     offline/rules found nothing it can judge (a model's 400)
+     │    ├── OfflineRulesError     offline/rules found nothing it can judge (a model's 400)
+     │    └── BudgetExhausted       the tenant's daily model budget is spent: the event waits
      └── EmbeddingError         no vector for a text (provider refused, answer not one per text)
           ├── EmbeddingFileError       the local model or vocabulary is not the pinned file
           └── EmbeddingTransientError  rate limit, 5xx, timeout, connection: retried, then failed
@@ -33,6 +34,7 @@ The command line prints any ``DigestError`` as one sentence and exits with its `
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 
@@ -146,6 +148,19 @@ class LLMOutputError(LLMError):
 class OfflineRulesError(LLMError):
     """The request carries no block the offline rules understand (a real model's 400): not
     retried."""
+
+
+class BudgetExhausted(LLMError):
+    """The tenant's daily model budget (``digest tenant set --daily-tokens/--daily-cost``) is
+    spent: no call was made. Not a fault: the event waits until ``resume_at`` (the next
+    budget day, UTC). ``measure`` is ``token`` or ``cost``."""
+
+    def __init__(self, tenant: str, measure: str, resume_at: datetime) -> None:
+        self.tenant, self.measure, self.resume_at = tenant, measure, resume_at
+        super().__init__(
+            f"daily {measure} budget of tenant {tenant!r} spent; resumes at "
+            f"{resume_at.strftime('%Y-%m-%d %H:%M UTC')}"
+        )
 
 
 class EmbeddingError(DigestError):

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    Numeric,
     String,
     Text,
     UniqueConstraint,
@@ -29,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, validates
 
+from digest import clock
 from digest.redact import redact
 
 # Integer primary keys: BIGINT on Postgres, INTEGER (the rowid alias) on SQLite.
@@ -75,7 +77,9 @@ APPLY_MODES = ("auto", "approval", "staged")
 
 
 def utcnow() -> datetime:
-    return datetime.now(UTC)
+    """Now (UTC) on lesson digest's clock: the system's, moved by ``DIGEST_CLOCK_OFFSET_S``
+    (a test and drill knob: the budget day, waiting events and every timestamp move with it)."""
+    return clock.now()
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -100,6 +104,9 @@ class Tenant(Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     learning_apply_mode: Mapped[str] = mapped_column(String(16), default="auto")
     settings: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
+    #: the daily model budget (issue 29; ``digest.model.spend``): tokens, cost in USD; None: none
+    daily_tokens: Mapped[int | None] = mapped_column(BigInteger)
+    daily_cost_usd: Mapped[float | None] = mapped_column(Numeric(14, 6, asdecimal=False))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -165,6 +172,9 @@ class Event(Base):
     next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     #: when the current run of transient faults began (the give-up clock); None once decided
     waiting_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: what a ``waiting`` event waits for: ``budget`` (its tenant's daily model budget is
+    #: spent), else None (a passing model fault)
+    wait_kind: Mapped[str | None] = mapped_column(String(16))
     #: how many times a transient fault put it back (the backoff's exponent)
     deferrals: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: deferrals after which every answer of the model had broken its output contract

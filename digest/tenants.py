@@ -199,6 +199,33 @@ def policy_for(tenant: Tenant, settings: Settings) -> TenantPolicy:
     )
 
 
+#: the largest daily budgets a tenant may set (beyond them a budget is no limit: leave it out)
+DAILY_TOKENS_MAX = 10**15
+DAILY_COST_MAX = 10**9
+
+
+def budget_value(field: str, value: object) -> int | float:
+    """A daily budget as stored (``daily_tokens``: a whole number of tokens; ``daily_cost_usd``:
+    an amount in USD), or ``InvalidEvent`` naming ``field``. Text is read as a number (the
+    command line passes it as typed)."""
+    tokens = field == "daily_tokens"
+    what = "a whole number of tokens" if tokens else "an amount in USD"
+    top = DAILY_TOKENS_MAX if tokens else DAILY_COST_MAX
+    number: int | float | None = None
+    if isinstance(value, str):
+        try:
+            number = int(value.strip()) if tokens else float(value.strip())
+        except ValueError:
+            number = None
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        number = value if not tokens or float(value).is_integer() else None
+    if number is None or number != number:  # not a number, or NaN
+        raise InvalidEvent(field, f"must be {what} above 0, got {value!r}")
+    if not 0 < number <= top:
+        raise InvalidEvent(field, f"must be {what} above 0 and at most {top:g}, got {value!r}")
+    return int(number) if tokens else round(float(number), 6)
+
+
 def configure_tenant(
     session: Session,
     name: str,
@@ -270,6 +297,19 @@ class TenantSettings:
     name: str
     learning_apply_mode: str
     overrides: dict[str, int]
+    #: the daily model budget (None: no limit on that measure)
+    daily_tokens: int | None = None
+    daily_cost_usd: float | None = None
+
+
+def _shown(row: Tenant) -> TenantSettings:
+    return TenantSettings(
+        row.name,
+        row.learning_apply_mode,
+        dict(row.settings or {}),
+        row.daily_tokens,
+        None if row.daily_cost_usd is None else float(row.daily_cost_usd),
+    )
 
 
 def set_tenant(
@@ -278,19 +318,38 @@ def set_tenant(
     learning_apply_mode: str | None = None,
     settings: Settings | None = None,
     create: bool = True,
+    daily_tokens: object = None,
+    daily_cost_usd: object = None,
+    no_budget: bool = False,
     **overrides: int | None,
 ) -> TenantSettings:
     """Set a tenant's apply mode (``auto``, ``approval`` or ``staged``) and trigger overrides,
     creating the tenant if needed (``create=False``, as ``digest tenant set`` does: an unknown
     tenant is ``NotFound`` suggesting the closest name). ``InvalidEvent`` naming the field for
     a value it cannot use; ``InvalidArgument`` for a new tenant's key that is not valid
-    (``normal_key``)."""
+    (``normal_key``).
+
+    ``daily_tokens`` / ``daily_cost_usd`` set the tenant's daily model budget (each measure
+    alone, or both: a number, or its text); ``no_budget`` removes both (it cannot be combined
+    with them). Every value is checked before anything is written."""
     settings = settings or get_settings()
+    tokens = None if daily_tokens is None else budget_value("daily_tokens", daily_tokens)
+    cost = None if daily_cost_usd is None else budget_value("daily_cost_usd", daily_cost_usd)
+    if no_budget and (tokens is not None or cost is not None):
+        field = "daily_tokens" if tokens is not None else "daily_cost_usd"
+        raise InvalidEvent(field, "cannot be set together with no_budget (which removes it)")
     with session_scope(settings.database_url) as session:
         row = configure_tenant(
             session, tenant, learning_apply_mode=learning_apply_mode, create=create, **overrides
         )
-        return TenantSettings(row.name, row.learning_apply_mode, dict(row.settings or {}))
+        if no_budget:
+            row.daily_tokens = row.daily_cost_usd = None
+        if tokens is not None:
+            row.daily_tokens = int(tokens)
+        if cost is not None:
+            row.daily_cost_usd = float(cost)
+        session.flush()
+        return _shown(row)
 
 
 def create_tenant(tenant: str, settings: Settings | None = None) -> tuple[TenantSettings, bool]:
@@ -300,8 +359,7 @@ def create_tenant(tenant: str, settings: Settings | None = None) -> tuple[Tenant
     with session_scope(settings.database_url) as session:
         existing = session.scalars(select(Tenant).where(tenant_named(tenant))).first()
         row = existing or configure_tenant(session, tenant)
-        shown = TenantSettings(row.name, row.learning_apply_mode, dict(row.settings or {}))
-        return shown, existing is None
+        return _shown(row), existing is None
 
 
 @dataclass(frozen=True)
@@ -314,12 +372,16 @@ class TenantRow:
     agents: int
     events: int
     keys: int
+    daily_tokens: int | None = None
+    daily_cost_usd: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "tenant": self.name,
             "apply_mode": self.learning_apply_mode,
             "overrides": self.overrides,
+            "daily_tokens": self.daily_tokens,
+            "daily_cost_usd": self.daily_cost_usd,
             "agents": self.agents,
             "events": self.events,
             "active_keys": self.keys,
@@ -347,6 +409,8 @@ def list_tenants(settings: Settings | None = None) -> list[TenantRow]:
                 agents.get(row.id, 0),
                 events.get(row.id, 0),
                 keys.get(row.id, 0),
+                row.daily_tokens,
+                None if row.daily_cost_usd is None else float(row.daily_cost_usd),
             )
             for row in session.scalars(select(Tenant).order_by(Tenant.name))
         ]

@@ -100,3 +100,25 @@ def test_contending_workers_never_overspend_by_more_than_one_call(redis_url: str
     assert spend.reserved_tokens == 0
     assert spend.tokens == sum(calls)
     assert limit <= spend.tokens < limit + largest
+
+
+def test_a_dead_workers_reservation_is_given_back_after_its_call_could_have_ended(
+    redis_url: str,
+) -> None:
+    ledger = Ledger(redis.Redis.from_url(redis_url))
+    tenant = f"t-{uuid.uuid4().hex[:6]}"
+    limits = Limits(daily_tokens=1000)
+    # a worker reserved and died mid-call: never settled
+    assert ledger.reserve(tenant, "dead", tokens=1500, cost_usd=0.0, limits=limits, now=NOON,
+                          hold_s=90)  # fmt: skip
+    soon = NOON + timedelta(seconds=60)
+    assert not ledger.reserve(tenant, "a", tokens=10, cost_usd=0.0, limits=limits, now=soon,
+                              hold_s=90)  # fmt: skip
+    later = NOON + timedelta(seconds=92)
+    assert ledger.reserve(tenant, "a", tokens=10, cost_usd=0.0, limits=limits, now=later,
+                          hold_s=90)  # fmt: skip
+    spend = ledger.spend(tenant, later)
+    assert (spend.tokens, spend.reserved_tokens) == (0, 10)
+    assert not ledger.settle(tenant, "dead", tokens=5, cost_usd=0.0, now=NOON)
+    assert ledger.settle(tenant, "a", tokens=7, cost_usd=0.0, now=later)
+    assert ledger.spend(tenant, later).tokens == 7

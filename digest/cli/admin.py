@@ -91,10 +91,28 @@ def tenant_set(
             "its causal effect; 0 turns holdouts off (default DIGEST_HOLDOUT_SHARE).",
         ),
     ] = None,
+    daily_tokens: Annotated[
+        str | None,
+        typer.Option(
+            "--daily-tokens",
+            help="Daily budget of model tokens (a whole number above 0), kept fleet-wide; "
+            "over it, events wait for the next UTC day.",
+        ),
+    ] = None,
+    daily_cost: Annotated[
+        str | None,
+        typer.Option(
+            "--daily-cost",
+            help="Daily budget of model cost in USD (above 0), priced by litellm's cost map.",
+        ),
+    ] = None,
+    no_budget: Annotated[
+        bool, typer.Option("--no-budget", help="Remove the tenant's daily budget.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Set an existing tenant's apply mode and trigger overrides (a new tenant: `digest tenant
-    create`)."""
+    """Set an existing tenant's apply mode, trigger overrides and daily model budget (a new
+    tenant: `digest tenant create`)."""
     from digest.errors import InvalidEvent
     from digest.tenants import set_tenant
 
@@ -104,6 +122,7 @@ def tenant_set(
             quiet_seconds=quiet, frequency_gate=gate, promotion_contacts=promotion,
             independent_spread_s=spread, create=False,
             holdout_permille=None if holdout_share is None else round(holdout_share * 1000),
+            daily_tokens=daily_tokens, daily_cost_usd=daily_cost, no_budget=no_budget,
         )  # fmt: skip
     except InvalidEvent as exc:  # the setting as the person typed it, not the column
         option = TENANT_OPTIONS.get(exc.field, exc.field)
@@ -117,7 +136,8 @@ def tenant_set(
 def _tenant_json(row: Any, **more: Any) -> dict[str, Any]:
     return {
         "tenant": row.name, "learning_apply_mode": row.learning_apply_mode,
-        "overrides": dict(row.overrides), **more,
+        "overrides": dict(row.overrides), "daily_tokens": row.daily_tokens,
+        "daily_cost_usd": row.daily_cost_usd, **more,
     }  # fmt: skip
 
 
@@ -130,13 +150,27 @@ TENANT_OPTIONS = {
     "promotion_contacts": "--promotion",
     "independent_spread_s": "--spread",
     "holdout_permille": "--holdout-share (thousandths)",
+    "daily_tokens": "--daily-tokens",
+    "daily_cost_usd": "--daily-cost",
 }
 
 
 def tenant_settings_line(row: Any) -> str:
     """``approval; --gate 2, --spread 0``: the apply mode and the settings overridden."""
     own = ", ".join(f"{TENANT_OPTIONS.get(k, k)} {v}" for k, v in sorted(row.overrides.items()))
-    return f"{row.learning_apply_mode}; {own or 'no overrides (DIGEST_* apply)'}"
+    own = own or "no overrides (DIGEST_* apply)"
+    budget = row.daily_tokens is not None or row.daily_cost_usd is not None
+    return f"{row.learning_apply_mode}; {own}" + (f"; {budget_words(row)}" if budget else "")
+
+
+def budget_words(row: Any) -> str:
+    """``budget 50,000 tokens and $2 a day``, or ``no daily budget``."""
+    parts = []
+    if row.daily_tokens is not None:
+        parts.append(f"{row.daily_tokens:,} tokens")
+    if row.daily_cost_usd is not None:
+        parts.append(f"${row.daily_cost_usd:g}")
+    return f"budget {' and '.join(parts)} a day" if parts else "no daily budget"
 
 
 @tenant_app.command("create")
@@ -171,7 +205,8 @@ def stats(
     agent: Annotated[str | None, typer.Option("--agent", help="Only this agent.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Per agent: events and lessons by status, skip rate, LLM calls, tokens, cost, version."""
+    """Per agent: events and lessons by status, skip rate, LLM calls, tokens, cost, version;
+    per tenant: the day's spend against its daily model budget."""
     from digest.lessons.service import agent_stats, relay_warning
 
     rows = agent_stats(tenant, agent)
@@ -180,10 +215,36 @@ def stats(
         render.json([row.to_json() for row in rows])
     elif rows:
         render.agent_stats(rows)
+        budget_lines(rows)
     else:
         render.say("no agents")
     if warning:
         render.warn(warning)
+
+
+def budget_lines(rows: list[Any]) -> None:
+    """Each tenant's budget day once, then each agent's share of it and its waiting events."""
+    told: set[str] = set()
+    for row in rows:
+        day = row.tenant_budget
+        if day is not None and row.tenant not in told:
+            told.add(row.tenant)
+            render.say(f"{row.tenant}: {budget_sentence(day)}")
+        if row.today_tokens or row.budget_waiting:
+            waits = f"; {row.budget_waiting} event(s) wait for the budget" * bool(
+                row.budget_waiting
+            )
+            render.say(
+                f"{row.tenant}/{row.agent}: {row.today_tokens:,} tokens, "
+                f"${row.today_cost_usd:.4f} on provider models today (UTC){waits}"
+            )
+
+
+def budget_sentence(day: dict[str, Any]) -> str:
+    from digest.lessons.budgets import TenantBudget
+
+    fields = {k: v for k, v in day.items() if k != "spent"}
+    return TenantBudget(**fields).sentence()
 
 
 @app.command("export")

@@ -13,7 +13,9 @@ Checks, in order (a check that needs an earlier one that failed is reported as s
 6. **model**: each configured model answers a one-token request (``offline/*`` answers in
    process);
 7. **embeddings**: the embedding model gives a vector;
-8. **relay**: has run within two intervals (with a broker).
+8. **relay**: has run within two intervals (with a broker);
+9. **budgets**: a warning naming each tenant whose daily model budget is spent or whose events
+   wait for its next budget day, with when they resume.
 
 Exit status: 0 when nothing failed (warnings allowed), 1 when a check failed.
 """
@@ -214,12 +216,31 @@ def _relay(settings: Any) -> Check:
     return Check("relay", OK, "ran within the last two intervals")
 
 
+def _spending(settings: Any) -> Check:
+    """A tenant whose daily model budget is spent, or whose events wait for the next day."""
+    from digest.db import session_scope
+    from digest.lessons.budgets import tenant_budgets
+
+    try:
+        with session_scope(settings.database_url) as session:
+            days = tenant_budgets(session, settings)
+    except Exception as exc:
+        return Check("budgets", FAIL, failure(exc)[0])
+    over = [day for day in days if day.spent or day.waiting]
+    if over:
+        return Check("budgets", WARN, "; ".join(f"{d.tenant}: {d.sentence()}" for d in over))
+    if not days:
+        return Check("budgets", OK, "no tenant has a daily model budget")
+    return Check("budgets", OK, f"{len(days)} tenant(s) with a daily budget, none spent")
+
+
 def run_checks() -> list[Check]:
     """Every check, in order; the ones that depend on a failed one are skipped."""
     first, settings = _settings()
     checks = [first, _names()]
     if settings is None:
-        rest = ("time budget", "database", "schema", "broker", "model", "embeddings", "relay")
+        rest = ("time budget", "database", "schema", "broker", "model", "embeddings", "relay",
+                "budgets")  # fmt: skip
         return checks + [Check(name, SKIP, "needs valid settings") for name in rest]
     checks.append(_budget(settings))
     database = _database(settings)
@@ -234,6 +255,7 @@ def run_checks() -> list[Check]:
     checks.append(_embeddings(settings))
     schema_ok = checks[4].status == OK
     checks.append(_relay(settings) if schema_ok else Check("relay", SKIP, "needs the schema"))
+    checks.append(_spending(settings) if schema_ok else Check("budgets", SKIP, "needs the schema"))
     return checks
 
 
@@ -242,8 +264,9 @@ def doctor(
     as_json: JsonOpt = False,
     strict: Annotated[bool, typer.Option(help="Exit 1 on warnings too.")] = False,
 ) -> None:
-    """Check settings, time budget, database, schema, broker, models, embeddings and the relay,
-    and say in plain words what is wrong. Exit 1 if a check failed."""
+    """Check settings, time budget, database, schema, broker, models, embeddings, the relay and
+    the tenants' daily budgets, and say in plain words what is wrong. Exit 1 if a check
+    failed."""
     checks = run_checks()
     if as_json:
         render.json([asdict(c) for c in checks])

@@ -105,8 +105,9 @@ def drain(
             )
         if by_status["waiting"]:
             render.say(
-                f"{by_status['waiting']} event(s) wait after a model fault (reasons and next "
-                "attempts: `digest stats`); a drain after their next attempt tries them again"
+                f"{by_status['waiting']} event(s) wait after a model fault or for the "
+                "tenant's daily budget (reasons and next attempts: `digest stats`); a drain "
+                "after their next attempt tries them again"
             )
     if errors:
         raise typer.Exit(1)

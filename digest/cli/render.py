@@ -564,8 +564,8 @@ def compose_result(result: Any, as_json: bool) -> None:
     waiting, in_flight = result.waiting, result.in_flight
     if waiting:
         say(
-            f"{waiting} event(s) wait to be tried again after a model fault "
-            "(see `digest stats`); they are not in this version"
+            f"{waiting} event(s) wait to be tried again after a model fault or for the "
+            "tenant's daily budget (see `digest stats`); they are not in this version"
         )
     if in_flight:
         say(f"{in_flight} event(s) were still being reflected by a worker; not included")

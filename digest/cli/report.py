@@ -218,6 +218,8 @@ def report_tables(report: Report) -> None:
     for label, week in zip(weeks, report.runs, strict=True):
         runs.add_row(*_cells(label, week.success, week.failure, week.escalated))
     render.out.print(runs)
+    if report.budget_wait:
+        render.warn(report.budget_wait)
     if report.topics:
         render.out.print(_topic_rows(report.topics, weeks, "what it failed on", effect=True))
         rarer = report.topics_found - len(report.topics)

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from digest.agents import LEARNING_OFF_REASON
 from digest.config import get_settings
+from digest.lessons.budgets import agent_spend, budget_waits, tenant_budgets
 from digest.lessons.edit_rate import edit_rate
 from digest.lessons.release import Gate, released_clause
 from digest.lessons.signals import undigested_signals
@@ -76,6 +77,12 @@ class AgentStats:
     #: captured and skipped: ``skipped_learning_off`` of them so far
     enable_learning: bool = True
     skipped_learning_off: int = 0
+    #: provider tokens and cost on the budget day so far (``digest.lessons.budgets``), the
+    #: events waiting for the tenant's next budget day, and the tenant's budget day itself
+    today_tokens: int = 0
+    today_cost_usd: float = 0.0
+    budget_waiting: int = 0
+    tenant_budget: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -206,6 +213,8 @@ def agent_stats(
             select(Tenant).where(Tenant.id.in_({a.tenant_id for a, _ in selected}))
         )
     }
+    today, waits = agent_spend(session, ids), budget_waits(session, ids)
+    days = {b.tenant: b.to_json() for b in tenant_budgets(session, settings, tenant)}
     result = []
     for agent_row, tenant_name in selected:
         counts = events[agent_row.id]
@@ -238,6 +247,10 @@ def agent_stats(
                 threshold=policy_for(tenants[agent_row.tenant_id], settings).threshold_signals,
                 enable_learning=agent_row.enable_learning,
                 skipped_learning_off=learning_off.get(agent_row.id, 0),
+                today_tokens=today.get(agent_row.id, (0, 0.0))[0],
+                today_cost_usd=round(today.get(agent_row.id, (0, 0.0))[1], 6),
+                budget_waiting=waits.get(agent_row.id, 0),
+                tenant_budget=days.get(tenant_name),
             )
         )
     return result

@@ -12,6 +12,11 @@ moment of a grant the committed amount is below the limit, and afterwards it is 
 limit plus that one estimate; as each call's real usage is at most its estimate, the fleet
 together never spends more than the limit plus one call's worth, however many workers race.
 
+A reservation carries the longest its call can run (``hold_s``: the call's timeout and a
+margin): a worker killed mid-call never settles, and once that time has passed a reservation
+that would be refused gives such reservations back first, so a crash holds budget for one
+call's timeout at most, not for the rest of the day.
+
 A refused reservation is not a failure: the caller puts the event back as waiting until
 :func:`resume_at` (the start of the next budget day, UTC). Cost is counted in micro-dollars
 so the ledger holds integers only. The clock is a parameter (``now``) so tests can move it.
@@ -29,20 +34,39 @@ if TYPE_CHECKING:
 MICRO = 1_000_000
 
 # KEYS: the day's hash. ARGV: reservation id, tokens, micro-dollars, token limit (0: none),
-# cost limit in micro-dollars (0: none), ttl seconds. Returns 1 when granted, 0 when refused.
+# cost limit in micro-dollars (0: none), ttl seconds, now and the reservation's expiry (unix
+# seconds; expiry 0: none). Returns 1 when granted, 0 when refused. Before refusing, it gives
+# back reservations past their expiry: their call cannot still be running (its worker died
+# mid-call), so what they held must not stay held for the rest of the day.
 _RESERVE = """
 local h = KEYS[1]
 local tl = tonumber(ARGV[4])
 local cl = tonumber(ARGV[5])
-local st = tonumber(redis.call('HGET', h, 'spent_tokens') or '0')
-local rt = tonumber(redis.call('HGET', h, 'reserved_tokens') or '0')
-local sc = tonumber(redis.call('HGET', h, 'spent_micro') or '0')
-local rc = tonumber(redis.call('HGET', h, 'reserved_micro') or '0')
-if tl > 0 and st + rt >= tl then return 0 end
-if cl > 0 and sc + rc >= cl then return 0 end
+local function full()
+  local st = tonumber(redis.call('HGET', h, 'spent_tokens') or '0')
+  local rt = tonumber(redis.call('HGET', h, 'reserved_tokens') or '0')
+  local sc = tonumber(redis.call('HGET', h, 'spent_micro') or '0')
+  local rc = tonumber(redis.call('HGET', h, 'reserved_micro') or '0')
+  return (tl > 0 and st + rt >= tl) or (cl > 0 and sc + rc >= cl)
+end
+if full() then
+  local now = tonumber(ARGV[7])
+  local all = redis.call('HGETALL', h)
+  for i = 1, #all, 2 do
+    if string.sub(all[i], 1, 2) == 'r:' then
+      local tok, mic, exp = string.match(all[i + 1], '^(%d+) (%d+) ?(%d*)')
+      if exp ~= '' and tonumber(exp) > 0 and tonumber(exp) < now then
+        redis.call('HINCRBY', h, 'reserved_tokens', 0 - tonumber(tok))
+        redis.call('HINCRBY', h, 'reserved_micro', 0 - tonumber(mic))
+        redis.call('HDEL', h, all[i])
+      end
+    end
+  end
+  if full() then return 0 end
+end
 redis.call('HINCRBY', h, 'reserved_tokens', tonumber(ARGV[2]))
 redis.call('HINCRBY', h, 'reserved_micro', tonumber(ARGV[3]))
-redis.call('HSET', h, 'r:' .. ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
+redis.call('HSET', h, 'r:' .. ARGV[1], ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. ARGV[8])
 redis.call('EXPIRE', h, tonumber(ARGV[6]))
 return 1
 """
@@ -53,9 +77,9 @@ _SETTLE = """
 local h = KEYS[1]
 local r = redis.call('HGET', h, 'r:' .. ARGV[1])
 if not r then return 0 end
-local sp = string.find(r, ' ')
-redis.call('HINCRBY', h, 'reserved_tokens', 0 - tonumber(string.sub(r, 1, sp - 1)))
-redis.call('HINCRBY', h, 'reserved_micro', 0 - tonumber(string.sub(r, sp + 1)))
+local tok, mic = string.match(r, '^(%d+) (%d+)')
+redis.call('HINCRBY', h, 'reserved_tokens', 0 - tonumber(tok))
+redis.call('HINCRBY', h, 'reserved_micro', 0 - tonumber(mic))
 redis.call('HDEL', h, 'r:' .. ARGV[1])
 redis.call('HINCRBY', h, 'spent_tokens', tonumber(ARGV[2]))
 redis.call('HINCRBY', h, 'spent_micro', tonumber(ARGV[3]))
@@ -133,8 +157,12 @@ class Ledger:
         cost_usd: float,
         limits: Limits,
         now: datetime,
+        hold_s: float | None = None,
     ) -> bool:
-        """Reserve an estimate for one call; ``False`` when the day's budget is used up."""
+        """Reserve an estimate for one call; ``False`` when the day's budget is used up.
+        ``hold_s``: the longest the call can run (its timeout and a margin); a reservation
+        still open after that belongs to a dead worker and is given back (None: held until
+        settled)."""
         granted = self._reserve(
             keys=[_key(tenant, budget_day(now))],
             args=[
@@ -144,6 +172,8 @@ class Ledger:
                 limits.daily_tokens or 0,
                 round((limits.daily_cost_usd or 0) * MICRO),
                 3 * 86400,
+                int(now.timestamp()),
+                0 if hold_s is None else int(now.timestamp() + hold_s) + 1,
             ],
         )
         return bool(int(granted))

@@ -9,7 +9,10 @@ rules stay registered as a litellm custom provider for code that calls litellm i
 ``scripted/*`` model strings (``digest.model.scripted``, the twin tests register a handler
 for) are answered in process the same way.
 Retries are ours (tenacity, bounded, jittered); litellm's and the OpenAI SDK's own retries are
-switched off so attempts do not multiply. Each call reports tokens and cost.
+switched off so attempts do not multiply. Each call reports tokens and cost. A remote call
+made for a tenant (``digest.model.spend.for_tenant``) is charged to its daily budget: reserved
+before the call, before it takes a fleet slot, and settled with the provider's usage after it;
+a spent budget raises ``BudgetExhausted`` and no request leaves.
 
 The embedding seam (``digest.identity.embedding``) calls litellm too, through the same public
 pieces (``digest.model.provider``, re-exported here), so both seams share one litellm
@@ -40,7 +43,7 @@ from digest.config import Settings, get_settings
 from digest.errors import LLMError, LLMOutputError, LLMTransientError
 from digest.extras import require
 from digest.logs import get_logger
-from digest.model import limits, scripted
+from digest.model import limits, scripted, spend
 from digest.model.offline import answer, is_offline_model, token_estimate
 from digest.model.provider import (
     ProviderFault,
@@ -164,25 +167,41 @@ def complete(
     kwargs = call_args(
         model, timeout=timeout, api_base=settings.llm_api_base, api_key=settings.llm_api_key
     )
+    try:  # the tenant's daily budget first: a refused call holds no fleet slot
+        bill = spend.charge(model, messages, settings)
+    except LLMError as exc:  # BudgetExhausted, or the ledger out of reach: no call was made
+        usage.errors.append(f"{type(exc).__name__}: {exc}")
+        raise
+    tokens: int | None = None
+    cost = 0.0
     try:
         with limits.model_slot(model, settings, deadline=_deadline.get()):
             usage.calls += 1
             response = litellm.completion(
                 messages=messages, max_tokens=settings.llm_max_tokens, temperature=0, **kwargs
             )
+        reported = getattr(response, "usage", None)
+        if reported is not None:
+            prompt = int(getattr(reported, "prompt_tokens", 0) or 0)
+            completion = int(getattr(reported, "completion_tokens", 0) or 0)
+            usage.prompt_tokens += prompt
+            usage.completion_tokens += completion
+            tokens = prompt + completion
+        try:
+            cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+        except Exception:  # unknown model prices (local servers) cost nothing known
+            log.debug("cost_unknown", model=model)
+        usage.cost_usd += cost
     except LLMTransientError as exc:  # no slot came free: no call was made
+        tokens = 0
         usage.errors.append(str(exc))
         raise
     except Exception as exc:
+        tokens = 0  # a failed call reported no usage: nothing known is charged
         raise _model_error(exc, usage) from exc
-    reported = getattr(response, "usage", None)
-    if reported is not None:
-        usage.prompt_tokens += int(getattr(reported, "prompt_tokens", 0) or 0)
-        usage.completion_tokens += int(getattr(reported, "completion_tokens", 0) or 0)
-    try:
-        usage.cost_usd += float(litellm.completion_cost(completion_response=response) or 0.0)
-    except Exception:  # unknown model prices (local servers) cost nothing known
-        log.debug("cost_unknown", model=model)
+    finally:
+        if bill is not None:
+            bill.settle(tokens, cost)
     return _content(response)
 
 

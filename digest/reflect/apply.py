@@ -17,7 +17,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
-from digest.errors import LLMError, LLMOutputError, LLMTransientError
+from digest.errors import BudgetExhausted, LLMError, LLMOutputError, LLMTransientError
+from digest.lessons.budgets import BUDGET
 from digest.lessons.store import Candidate, add_lesson, confidence_from_counts, support_lesson
 from digest.lessons.vectors import add_task_meaning, stored_vector
 from digest.logs import get_logger
@@ -42,7 +43,7 @@ def _set_terminal(session: Session, event: Event, status: str) -> None:
     the status."""
     apply_outcome_feedback(session, event)
     event.status = status
-    event.next_attempt_at = event.waiting_since = None
+    event.next_attempt_at = event.waiting_since = event.wait_kind = None
     event.updated_at = event.finished_at = utcnow()
 
 
@@ -80,13 +81,19 @@ def mark_fault(error: LLMError) -> Mark:
     """How an event ends when its model step raised ``error`` after the in-task attempts:
     a transient fault (rate limit, 5xx, timeout, connection, no fleet slot, the time budget)
     puts it back as ``waiting`` until ``DIGEST_LLM_GIVE_UP_AFTER_S`` has passed since its
-    faults began; answers all out of contract likewise, ``OUTPUT_DEFERRALS`` times; anything
+    faults began; answers all out of contract likewise, ``OUTPUT_DEFERRALS`` times; a spent
+    daily budget (``BudgetExhausted``) until the tenant's next budget day, however long; anything
     else (authentication, a bad request) fails it at once."""
 
     def mark(session: Session, event: Event, run: RunInfo, reason: str) -> ReflectResult:
         settings = run.settings
         now = utcnow()
-        since = as_utc(event.waiting_since) if event.waiting_since else now
+        if isinstance(error, BudgetExhausted):
+            return mark_waiting(session, event, run, str(error), now, error.resume_at,
+                                budget=True)  # fmt: skip
+        # a wait for the budget is no fault: the give-up clock starts at this fault
+        faulty = event.waiting_since is not None and event.wait_kind != BUDGET
+        since = as_utc(event.waiting_since) if faulty and event.waiting_since else now
         only_output = False
         if isinstance(error, LLMOutputError):
             only_output = all(e.startswith("LLMOutputError") for e in run.usage.errors)
@@ -127,14 +134,21 @@ def mark_waiting(
     reason: str,
     since: datetime,
     next_attempt: datetime,
+    *,
+    budget: bool = False,
 ) -> ReflectResult:
     """Back in line after a passing fault: ``waiting`` until ``next_attempt``. The claim's
     attempt is given back (it ended in order; attempts count claims that never finished),
-    the calls it made are recorded in a ``digest_runs`` row."""
+    the calls it made are recorded in a ``digest_runs`` row. ``budget``: it waits for its
+    tenant's next budget day (``wait_kind`` says so; no backoff step is spent, and a wait
+    that goes on keeps the time it began)."""
     detail = f"{reason} (after {run.usage.calls} model call(s))"
+    if budget and event.wait_kind == BUDGET and event.waiting_since is not None:
+        since = as_utc(event.waiting_since)
     event.status = "waiting"
+    event.wait_kind = BUDGET if budget else None
     event.attempts = max(0, event.attempts - 1)
-    event.deferrals += 1
+    event.deferrals += int(not budget)
     event.waiting_since = since
     event.next_attempt_at = next_attempt
     event.processing_started_at = None
@@ -144,7 +158,8 @@ def mark_waiting(
     event.updated_at = utcnow()
     session.add(run.digest_run(event, error=f"waiting: {detail}"))
     fields = {"event_id": event.id, "reason": detail, "next_attempt_at": next_attempt.isoformat()}
-    return ReflectResult(event.id, "waiting", detail, note=("warning", "event_waiting", fields))
+    name = "event_waiting_for_budget" if budget else "event_waiting"
+    return ReflectResult(event.id, "waiting", detail, note=("warning", name, fields))
 
 
 def _duration(seconds: float) -> str:

@@ -18,6 +18,8 @@ from sqlalchemy.orm import Session
 from digest.config import Settings
 from digest.db import session_scope
 from digest.logs import get_logger
+from digest.model import spend
+from digest.model.budget import Limits
 from digest.models import Agent, Event, Tenant, as_utc, utcnow
 from digest.reflect.policy import models_in_process
 from digest.tenants import policy_for
@@ -50,6 +52,8 @@ class Claimed:
     instructions: str | None
     #: the tenant's promotion policy (distinct contacts), read with the claim
     promote_at: int
+    #: the tenant's daily model budget (``digest.model.spend``), read with the claim
+    budget: Limits = field(default_factory=Limits)
 
 
 @dataclass
@@ -157,6 +161,7 @@ def take(
         enable_learning=agent.enable_learning,
         instructions=agent.learning_instructions,
         promote_at=policy_for(tenant, settings).promotion_contacts,
+        budget=spend.limits_of(tenant.daily_tokens, tenant.daily_cost_usd),
     )
 
 

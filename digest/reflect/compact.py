@@ -31,11 +31,13 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import CompactConflict, DigestError
 from digest.fingerprint import distinct
+from digest.lessons.budgets import recorded_reader
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate, add_evidence, confidence_from_counts, supersede_lesson
 from digest.lessons.transition import bump_epoch, lock_agent_lessons, transition
 from digest.model import seam as llm
-from digest.models import PROTECTED_TRUST, Agent, Event, Lesson, LessonEvidence
+from digest.model import spend
+from digest.models import PROTECTED_TRUST, Agent, Event, Lesson, LessonEvidence, Tenant
 from digest.reflect.ask import ModelAsker
 from digest.reflect.reconcile import Operation, Snapshot, decide
 from digest.tenants import find_agent
@@ -113,24 +115,29 @@ def compact(
         agent_id, epoch = agent_row.id, agent_row.lesson_epoch
         model = agent_row.llm_model or settings.model_for("reconcile")
         rows = _rows(session, agent_id)
+        owner = session.get(Tenant, agent_row.tenant_id)
+        assert owner is not None  # the agent's foreign key
+        owner_name, budget = owner.name, spend.limits_of(owner.daily_tokens, owner.daily_cost_usd)
+        recorded = recorded_reader(settings, owner.id)
     usage = llm.Usage()
     asker = ModelAsker(agent=agent, kind="compaction", model=model, usage=usage, settings=settings)
     kept: list[_Row] = []
     decisions: list[tuple[_Row, Operation]] = []
-    for row in rows:
-        neighbours = _neighbours(row, kept, settings.reconcile_k)
-        plan = decide(
-            [row.candidate],
-            Snapshot(epoch=epoch, neighbours=[neighbours]),
-            ask_model=asker.ask,
-            floor=settings.reconcile_floor,
-            identical=settings.reconcile_identical,
-        )
-        operation = plan.operations[0]
-        if operation.op == "ADD" or operation.lesson_id is None:
-            kept.append(row)
-        else:
-            decisions.append((row, operation))
+    with spend.for_tenant(owner_name, budget, recorded):  # its calls are charged to the tenant
+        for row in rows:
+            neighbours = _neighbours(row, kept, settings.reconcile_k)
+            plan = decide(
+                [row.candidate],
+                Snapshot(epoch=epoch, neighbours=[neighbours]),
+                ask_model=asker.ask,
+                floor=settings.reconcile_floor,
+                identical=settings.reconcile_identical,
+            )
+            operation = plan.operations[0]
+            if operation.op == "ADD" or operation.lesson_id is None:
+                kept.append(row)
+            else:
+                decisions.append((row, operation))
     report = _write(
         agent_id, epoch, decisions, kept, max_lessons, asker.prompt_hash, model, settings
     )

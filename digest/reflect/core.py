@@ -35,9 +35,11 @@ from sqlalchemy.orm import Session
 from digest.config import Settings
 from digest.db import read_scope, session_scope
 from digest.errors import LLMError
+from digest.lessons.budgets import recorded_reader
 from digest.lessons.store import Candidate
 from digest.lessons.transition import lock_agent_lessons
 from digest.logs import get_logger
+from digest.model import spend
 from digest.model.contracts import Skip
 from digest.models import Event, Lesson
 from digest.reflect.apply import (
@@ -118,8 +120,15 @@ Transactions = Own | Held
 
 def reflect_claimed(claimed: Claimed, settings: Settings, tx: Transactions) -> ReflectResult:
     """Reflect one claimed event to its final status (or back to waiting after a passing
-    model fault): the one core every path runs. Returns its result; the caller logs it once
-    the transaction it ran in has committed."""
+    model fault, or while its tenant's daily model budget is spent): the one core every path
+    runs, its remote model calls charged to the tenant. Returns its result; the caller logs
+    it once the transaction it ran in has committed."""
+    recorded = recorded_reader(settings, claimed.tenant_id)
+    with spend.for_tenant(claimed.tenant, claimed.budget, recorded):
+        return _reflect(claimed, settings, tx)
+
+
+def _reflect(claimed: Claimed, settings: Settings, tx: Transactions) -> ReflectResult:
     started = None
     for share in (True, False):
         run = new_run(claimed, settings, started)

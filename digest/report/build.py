@@ -32,6 +32,7 @@ from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import InvalidArgument
 from digest.fingerprint import edit_family, edit_key, edit_keys, run_failures
+from digest.lessons.budgets import budget_wait_sentence
 from digest.lessons.edit_rate import edit_rate
 from digest.lessons.effect.measure import LessonEffect, agent_effects
 from digest.lessons.owner import agent_gate
@@ -298,6 +299,7 @@ def build_report(
         shown_failures, shown_edits = failed.ranked(TOPICS_SHOWN), edited.ranked(EDITS_SHOWN)
         failed_refs = _lesson_refs(session, agent_row.id, failed, shown_failures, by_lesson)
         edit_refs = _lesson_refs(session, agent_row.id, edited, shown_edits, by_lesson)
+        budget_wait = budget_wait_sentence(session, agent_row.id)
     _named_lesson_topics(failed, failed_refs)
     return Report(
         tenant=tenant,
@@ -316,6 +318,7 @@ def build_report(
         effect_confidence=settings.effect_confidence,
         effect_min_runs=settings.effect_min_runs,
         edit_rate=rate,
+        budget_wait=budget_wait,
     )
 
 

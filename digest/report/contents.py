@@ -158,6 +158,8 @@ class Report:
     effect_min_runs: int = 10
     #: how much the agent's drafts needed editing, week by week (None: not measured)
     edit_rate: EditRate | None = None
+    #: events waiting for the tenant's daily model budget, in words (None: none wait)
+    budget_wait: str | None = None
 
     @property
     def week_starts(self) -> list[datetime]:
@@ -172,6 +174,7 @@ class Report:
             "runs": [week.to_json() for week in self.runs],
             "topics": [topic.to_json() for topic in self.topics],
             "topics_found": self.topics_found,
+            "budget_wait": self.budget_wait,
             "edits": [edit.to_json() for edit in self.edits],
             "edits_found": self.edits_found,
             "edit_count": self.edit_count,

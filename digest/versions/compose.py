@@ -26,11 +26,13 @@ from typing import Any
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.errors import DigestError, LLMError
+from digest.lessons.budgets import recorded_reader
 from digest.logs import get_logger
 from digest.model import seam as llm
+from digest.model import spend
 from digest.model.contracts import change_note, embed_json, parse_summary
 from digest.model.prompts import load_prompt
-from digest.models import Agent, DigestRun, LearningVersion, utcnow
+from digest.models import Agent, DigestRun, LearningVersion, Tenant, utcnow
 from digest.retrying import again
 from digest.versions.chain import (
     activate_version,
@@ -113,11 +115,16 @@ def _compose_once(
         number_hint = next_number(session, agent_id)
         agent_name = agent.name
         agent_model = agent.llm_model
+        tenant = session.get(Tenant, agent.tenant_id)
+        assert tenant is not None  # the agent's foreign key
+        budget = spend.limits_of(tenant.daily_tokens, tenant.daily_cost_usd)
+        recorded = recorded_reader(settings, tenant.id)
         baseline = current.id if current is not None else None
         plan = prepare(session, agent_id, current, draft.lesson_ids, settings)
-    summary, error = _summarize(
-        agent_name, agent_model, number_hint, current, draft, usage, settings
-    )
+    with spend.for_tenant(policy.name, budget, recorded):  # over budget: the deterministic note
+        summary, error = _summarize(
+            agent_name, agent_model, number_hint, current, draft, usage, settings
+        )
     proof = _Proof(baseline, plan.run() if plan is not None else None, plan)
     return _write(agent_id, trigger, draft, summary, error, usage, started, settings, proof)
 

@@ -7,7 +7,7 @@ holds only those, and the check reads it instead of every active lesson. Postgre
 both take the ``WHERE``; no data changes.
 
 Revision ID: 0022
-Revises: 0020
+Revises: 0021
 Create Date: 2026-11-26
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0022"
-down_revision: str | None = "0020"
+down_revision: str | None = "0021"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

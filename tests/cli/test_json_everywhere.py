@@ -43,13 +43,15 @@ def test_every_scriptable_command_has_json() -> None:
 
 def test_decisions_print_what_they_did_as_json(sqlite_env: str) -> None:
     assert as_json("tenant", "create", "--tenant", T) == {
-        "tenant": T, "learning_apply_mode": "auto", "overrides": {}, "created": True,
+        "tenant": T, "learning_apply_mode": "auto", "overrides": {}, "daily_tokens": None,
+        "daily_cost_usd": None, "created": True,
     }  # fmt: skip
     assert as_json("tenant", "create", "--tenant", T)["created"] is False
     invoke("lesson", "add", *WHO, "--new-agent", "refunds: confirm the amount first")
     assert as_json("improve-now", *WHO)["number"] == 1
     assert as_json("tenant", "set", "--tenant", T, "--apply-mode", "approval", "--gate", "3") == {
         "tenant": T, "learning_apply_mode": "approval", "overrides": {"frequency_gate": 3},
+        "daily_tokens": None, "daily_cost_usd": None,
     }  # fmt: skip
     invoke("lesson", "add", *WHO, "chargebacks: hand them to a person")
     assert as_json("improve-now", *WHO)["version_status"] == "pending"
