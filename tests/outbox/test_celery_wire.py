@@ -84,11 +84,8 @@ def reference_app(redis_url: str) -> Iterator[Celery]:
     """A Celery app configured as the worker is, knowing the task by name."""
     app = Celery("reference", set_as_current=False)
     app.conf.update(celery_config(Settings(broker_url=redis_url, queue="digest-wire-default")))
-    # not shared: a shared task would be registered on the worker's app too, under its name;
-    # and only when the process has not imported the worker's tasks already (Celery then
-    # gives their shared tasks to every app, this one too, and a second would be refused)
-    if NAME not in app.tasks:
-        app.task(name=NAME, shared=False)(_never_run)
+    # not shared: a shared task would be registered on the worker's app too, under its name
+    app.task(name=NAME, shared=False)(_never_run)
     yield app
     app.close()
 
