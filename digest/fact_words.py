@@ -68,6 +68,8 @@ PHRASES = (
     (re.compile(r"\b(?:until|till|til|up to) what time\b|\bhow late\b"), "hours"),
     (re.compile(r"\b(?:money|cash) back\b"), "refund"),
     (re.compile(r"\bpick(?:s|ed|ing)? up\b"), "collect"),
+    # a schedule's times are its hours ("opening times", "collection times")
+    (re.compile(r"\b(opening|collection|pickup|pick-up) times\b"), r"\1 hours"),
     (re.compile(r"\bclose (?:by|to)\b"), "near"),
     (re.compile(r"\b(?:at )?any ?time\b"), " "),
     (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),

@@ -404,7 +404,7 @@ class AgentIndex:
         total = float(sum(weights)) if weights is not None else float(len(keywords))
         scale = total if keywords and total > 0 else 1.0
         # the share of the keywords in the tasks it was learned from (its situation) weighs
-        # as much again: a task's own words say more than the error's generic ones
+        # CUE_WEIGHT apart: a task's own words say more than the error's generic ones
         cue_counts = self._keyword_counts(
             [self.keyword_matches(k, cues=True) for k in keywords], weights
         )
@@ -421,7 +421,7 @@ class AgentIndex:
             qualifies = (counts > 0) | (cosines >= min_cosine)
             if self._cue_matrix is not None and self._cue_owner is not None and vector is not None:
                 # the closer of the lesson's text and the tasks it was learned from, the
-                # tasks' weighing as much again
+                # tasks' alone weighing CUE_WEIGHT
                 cues = np.full(len(self.entries), -1.0, np.float32)
                 np.maximum.at(cues, self._cue_owner, matrix_times(self._cue_matrix, vector))
                 tasks = self.scale.relevance(cues)

@@ -162,9 +162,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     observed in other words (``rewords``): a new error of a tool that states no change and
     reads otherwise is another lesson, and costs no model call. Two owners' questions
     are when they ask about one subject in other words (``digest.facts``: "Are returns
-    free?", "Do customers pay for return shipping?"), however unlike their words read, or
-    share a concept and name no other entity (students' and seniors' discounts: the judge
-    keeps them apart; Norway and Finland are not asked). A key
+    free?", "Do customers pay for return shipping?"; "until what time can I collect", "the
+    click-and-collect hours": no word in common), however unlike their words read. A key
     with no subject is when nearly the same words, read in what both observed when both quote
     it (two runs' own errors in a template's words read alike whatever the errors say);
     another subject never."""
@@ -192,11 +191,6 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
         known = facts.lesson_fact(neighbour.situation, neighbour.correction)
         if facts.relation(asked, known) is not facts.Relation.DISTINCT:
-            return True
-        shared = (asked.subject & known.subject) - asked.names - known.names
-        if shared and not facts.names_apart(asked, known):
-            # one concept asked about in other words, of no other named entity ("how late
-            # can I pick up", "the collection times"): the judge says whether it is one fact
             return True
         # two facts of other subjects: read in the owner's words, not the lessons' frame
         # ("Answer … with the owner's facts", the same in every answer's lesson)
