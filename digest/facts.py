@@ -11,7 +11,7 @@ What decides is the question's **subject**: the thing and the attribute asked ab
   scaffolding of questions out ("do you", "is there", "available"), a light stem (plural
   and verb endings, cut at ``STEM``) so "deliveries" and "delivery" meet, and a small table
   of concepts for the words people use for one thing (pay, cost, charge, fee, free; ship,
-  deliver, arrive), in the languages the product screens most.
+  deliver, arrive), in the languages the product screens most (``digest.fact_words``).
 - Names and numbers the question holds (a capitalised word inside a sentence, a code with a
   digit, a single capital letter such as a size) name one entity: a name one question has and
   the other lacks is another entity of the same kind (Finland and Norway, Aero and Aero Pro,
@@ -36,7 +36,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from digest.fact_words import CONCEPTS as _CONCEPTS
+from digest.fact_words import PHRASES as _PHRASES
 from digest.reversal import answer_polarity, reversal_terms
+
+#: the concept terms (``cost``, ``deliver``, ``appointment``…): words the table knows
+CONCEPTS = frozenset(concept.lstrip("-") for concept in _CONCEPTS.values())
 
 #: a content term is cut to this many characters after its endings are stripped
 STEM = 7
@@ -48,7 +53,7 @@ _STOP = frozenset(
     via than then so do does did done doing you your yours we our ours us i me my mine they them
     their he she it its this that these those there here is are was were be been being am have
     has had having can could will would shall should may might must not no yes what which who
-    whom whose where why how also still just only any some all every each much many more
+    whom whose where why how also still now just only any some all every each much many more
     most very too please get gets got offer offers offered provide provides available possible
     allowed able option options anyone someone somebody people customer customers client clients
     guest guests visitor visitors order orders item items product products purchase purchases
@@ -80,70 +85,6 @@ _STOP = frozenset(
     kunt kunnen doet doen jullie wij ik mijn ons onze wat welke waar hoe hoeveel niet ja
     nee ook nog alleen
     """.split()  # noqa: SIM905
-)
-
-#: concepts: the words people use for one thing, each mapped to one term. A word mapped to
-#: ``-concept`` names its absence (free = no cost): it turns the question's stance around.
-_CONCEPTS: dict[str, str] = {}
-for _concept, _words in {
-    "cost": """pay pays paid paying payment cost costs costing price prices priced pricing
-        charge charges charged fee fees expensive cheap tariff kosten kostet gebühr
-        gebühren bezahlen zahlen zahlt preis payer payez payant payante frais prix coût coûte
-        tarif pagar paga pago precio cuesta costo coste tarifa preço custa custo pagare
-        prezzo costa tariffa betalen kost prijs""",
-    "-cost": """free gratis kostenlos kostenfrei umsonst gratuit gratuite gratuits gratuites
-        gratuito gratuita grátis gratuitamente gratuiti""",
-    "deliver": """deliver delivers delivered delivering delivery deliveries ship ships shipped
-        shipping shipment shipments dispatch dispatched arrive arrives arrival send sends sent
-        post posted postage courier liefern liefert lieferung lieferungen versand versenden
-        versendet zustellung livrer livrez livré livraison livraisons expédier expédition
-        envoyer envoi envoyez enviar envían envío envíos entrega entregas entregar entregan
-        enviamos envio spedire spedizione spedizioni consegna consegne consegnare
-        leveren levering bezorgen bezorging verzenden verzending""",
-    "return": """return returns returned returning rücksendung rückgabe retoure
-        retour retours retourner renvoyer devolución devoluciones devolver devolução
-        devoluções devolver reso resi restituzione restituire retourneren""",
-    "duration": """when long time times quick quickly fast soon wann quand cuándo quando
-        wanneer lange dauer dauert délai longtemps
-        temps plazo tiempo tarda prazo demora tempo durata tijd duurt""",
-    "discount": """discount discounts discounted reduction reductions rebate sale sales
-        clearance reduced markdown markdowns rabatt
-        ermäßigung réduction réductions remise descuento descuentos desconto descontos
-        sconto sconti korting""",
-    "open": """open opens opened opening hours öffnungszeiten geöffnet offen ouvert ouverte
-        ouverture horaires abierto abierta horario aberto aberta horário aperto aperta orario
-        openingstijden""",
-    "-open": """closed close closes shut geschlossen fermé fermée cerrado cerrada fechado
-        fechada chiuso chiusa gesloten""",
-    "phone": """phone phones telephone call calls ring telefon anrufen téléphone appeler
-        teléfono llamar telefone ligar telefono chiamare bellen""",
-    "refund": """refund refunds refunded reimburse reimbursed reimbursement erstattung
-        rückerstattung erstatten remboursement rembourser reembolso reembolsar rimborso
-        terugbetaling""",
-    "appointment": """appointment appointments book books booked booking bookings reserve
-        reserved reservation reservations termin termine buchen buchung rendez-vous réserver
-        réservation cita citas reservar reserva marcação marcar agendamento appuntamento
-        prenotare prenotazione afspraak reserveren reservering""",
-    "collect": """collect collects collected collecting collection pickup pickups pick-up
-        click-and-collect abholen abholung abholbar retirer retrait recoger recogida recolher
-        retirada ritirare ritiro ophalen""",
-    "park": """park parks parking car cars parkplatz parken stationnement garer aparcar
-        aparcamiento estacionamento estacionar parcheggio parcheggiare parkeren""",
-    "exchange": """exchange exchanges exchanged swap swaps umtausch umtauschen échange
-        échanger cambio cambiar troca trocar ruilen""",
-}.items():
-    _CONCEPTS.update(dict.fromkeys(_words.split(), _concept))
-#: the concept terms (``cost``, ``deliver``, ``appointment``…): words the table knows
-CONCEPTS = frozenset(concept.lstrip("-") for concept in _CONCEPTS.values())
-
-#: word pairs read as one concept ("return shipping" is what a return costs, not a delivery)
-_PHRASES = (
-    (re.compile(r"\breturn (?:shipping|postage|delivery|label)s?\b"), "return"),
-    (re.compile(r"\bhow much\b"), "cost"),
-    (re.compile(r"\b(?:money|cash) back\b"), "refund"),
-    (re.compile(r"\bclose (?:by|to)\b"), "near"),
-    (re.compile(r"\b(?:at )?any ?time\b"), " "),
-    (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),
 )
 
 _JOINED = re.compile(r"['’-]")
@@ -210,7 +151,8 @@ def _signed_terms(text: str) -> dict[str, int]:
             pairs = [token[i : i + 2] for i in range(max(1, len(token) - 1))]
             found.update(dict.fromkeys(pairs, 1))
             continue
-        parts = _JOINED.split(token)
+        # a concept written with hyphens is one word ("click-and-collect", "rendez-vous")
+        parts = [token] if token in _CONCEPTS else _JOINED.split(token)
         # "gluten-free" is without gluten, not without cost
         parts = [parts[0], *(part for part in parts[1:] if _CONCEPTS.get(part) != "-cost")]
         for part in parts:

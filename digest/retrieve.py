@@ -31,6 +31,7 @@ from digest.agent_text import UNTRUSTED, for_agent
 from digest.config import get_settings
 from digest.db import read_scope
 from digest.identity.index import AgentIndex, Entry, keyword_weights
+from digest.identity.siblings import with_siblings
 from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
@@ -279,8 +280,10 @@ def prompt_scores(
 ) -> dict[int, float]:
     """The pitfalls candidates for a prompt (its keywords ``words``, its embedding ``vector``)
     and their relevance: the best ``PREFETCH * k`` of each index part (``ranked_parts``),
-    each lesson with its best score."""
-    return merged_scores(ranked_parts(parts, words, vector, PREFETCH * k, contact_id))
+    each lesson with its best score, the best one's siblings just after it
+    (``with_siblings``)."""
+    ranked = ranked_parts(parts, words, vector, PREFETCH * k, contact_id)
+    return with_siblings(ranked, merged_scores(ranked))
 
 
 def ranked_parts(

@@ -194,15 +194,22 @@ def _tool_item(i: int, error: str, family: str, remedy: str) -> dict[str, object
 
 def test_one_failed_state_in_other_words_is_one_lesson_and_reverses_nothing() -> None:
     """Two wordings of one state family (out of stock; expired credentials, one saying "no
-    longer valid") are never a reversal; the offline judge keeps them apart (two families can
-    share a state: "not enough seats" and "not available on that date" have two remedies,
-    tests/test_identity_pipeline.py), a remote judge is shown the pair; two input errors of one
-    family that name other inputs are not kin (``fp.same_error_family``)."""
+    longer valid") are never a reversal. The offline judge makes them one lesson when the
+    remedy agrees and the errors say the same of the state ("out of stock", "insufficient
+    inventory": one concept); otherwise it keeps them apart (a family can
+    hold two states: "not enough seats" and "not available on that date",
+    tests/test_identity_pipeline.py), and a remote judge is shown the pair; two input errors
+    of one family that name other inputs are not kin (``fp.same_error_family``)."""
     old = _tool_item(1, "item ‹id› is out of stock", "out-of-stock", "Check stock first")
     new = _tool_item(0, "insufficient inventory (0 available)", "out-of-stock", "Check stock first")
     new["candidate"] = new.pop("id")
     ops = json.loads(reconcile([old], [new]))["operations"]
-    assert [op["op"] for op in ops] == ["ADD"]
+    assert [(op["op"], op.get("id")) for op in ops] == [("UPDATE", 1)]
+    seats, date = "not enough seats on flight ‹id›", "flight ‹id› is not available on that date"
+    old = _tool_item(1, seats, "unavailable-date", "Check availability first")
+    new = _tool_item(0, date, "unavailable-date", "Check availability first")
+    new["candidate"] = new.pop("id")
+    assert json.loads(reconcile([old], [new]))["operations"][0]["op"] == "ADD"
     old = _tool_item(1, "401: access token expired", "authentication", "Refresh")
     new = _tool_item(0, "the bearer token is no longer valid", "authentication", "Refresh")
     new["candidate"] = new.pop("id")

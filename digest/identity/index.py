@@ -65,6 +65,9 @@ COS_ZERO = 0.25
 COS_ONE = 0.80
 #: weight of the semantic signal in the hybrid relevance
 SEMANTIC_WEIGHT = 0.5
+#: the weight of how well a prompt matches the tasks a lesson was learned from (its cues),
+#: beside how well it matches the lesson as a whole
+CUE_WEIGHT = 0.25
 #: a prompt's semantic relevance at which a lesson qualifies without a keyword (the cosine
 #: 0.45 on all-MiniLM-L6-v2's scale)
 QUALIFYING_RELEVANCE = (0.45 - COS_ZERO) / (COS_ONE - COS_ZERO)
@@ -148,8 +151,11 @@ class Entry:
     vector: np.ndarray | None = None
     #: anything the caller wants back with a hit (title, trust, scope …)
     meta: Any = None
-    #: extra words a keyword search matches (title, tags, cues)
+    #: extra words a keyword search matches (title, tags)
     extra: str = ""
+    #: the words of the tasks it was learned from (``digest.lessons.cues``): a keyword search
+    #: matches them too, and a prompt's keywords found here weigh more (its situation)
+    cues: str = ""
     #: what the tasks it was learned from meant (``digest.lessons.cues``): unit rows, one per
     #: kind of task; a prompt is compared with the closest as well as with the text
     cue_vectors: np.ndarray | None = None
@@ -163,8 +169,9 @@ class Entry:
 
     @cached_property
     def index_terms(self) -> tuple[str, ...]:
-        """The index terms of its text and extra words (interned: shared by every index)."""
-        return tuple(sys.intern(term) for term in terms(f"{self.text} {self.extra}"))
+        """The index terms of its text, extra words and cues (interned: shared by every
+        index)."""
+        return tuple(sys.intern(term) for term in terms(f"{self.text} {self.extra} {self.cues}"))
 
 
 @dataclass(frozen=True)
@@ -211,15 +218,21 @@ class AgentIndex:
         self._by_text: dict[str, list[int]] = {}
         self._by_fingerprint: dict[str, list[int]] = {}
         postings: dict[str, list[int]] = {}
+        cue_postings: dict[str, list[int]] = {}
         for position, entry in enumerate(self.entries):
             self._by_text.setdefault(self._normalised[position], []).append(position)
             if entry.fingerprint:
                 self._by_fingerprint.setdefault(entry.fingerprint, []).append(position)
             for term in entry.index_terms:
                 postings.setdefault(term, []).append(position)
+            for term in terms(entry.cues):
+                cue_postings.setdefault(term, []).append(position)
         # newest lessons (highest positions: callers give entries oldest first) first
         self._postings = {t: np.array(p[::-1], dtype=np.int32) for t, p in postings.items()}
         self._vocabulary = sorted(self._postings)
+        self._cue_postings = {t: np.array(p, dtype=np.int32) for t, p in cue_postings.items()}
+        self._cue_vocabulary = sorted(self._cue_postings)
+        self._has_cues = np.array([bool(e.cues.strip()) for e in self.entries], dtype=bool)
         vectors = [e.vector for e in self.entries]
         self.dim = next((v.shape[0] for v in vectors if v is not None), 0)
         self._has_vector = np.array([v is not None for v in vectors], dtype=bool)
@@ -348,16 +361,21 @@ class AgentIndex:
 
     # --- keyword search (pitfalls) ---------------------------------------------------------------
 
-    def keyword_matches(self, keyword: str) -> np.ndarray | None:
+    def keyword_matches(self, keyword: str, *, cues: bool = False) -> np.ndarray | None:
         """The entries a keyword matches (None: none): those holding a word it begins
-        ("refund" matches "refunds" and "refunded")."""
+        ("refund" matches "refunds" and "refunded"); with ``cues``, in their cues only."""
+        vocabulary, postings = (
+            (self._cue_vocabulary, self._cue_postings)
+            if cues
+            else (self._vocabulary, self._postings)
+        )
         held = np.zeros(len(self.entries), dtype=bool)
         matched = False
-        start = bisect.bisect_left(self._vocabulary, keyword)
-        for word in itertools.islice(self._vocabulary, start, start + 256):
+        start = bisect.bisect_left(vocabulary, keyword)
+        for word in itertools.islice(vocabulary, start, start + 256):
             if not word.startswith(keyword):
                 break  # (a very common stem: its first 256 words say enough)
-            held[self._postings[word]] = True
+            held[postings[word]] = True
             matched = True
         return held if matched else None
 
@@ -399,7 +417,14 @@ class AgentIndex:
             matches = self.all_keyword_matches(keywords)
         counts = self._keyword_counts(matches, weights)
         total = float(sum(weights)) if weights is not None else float(len(keywords))
-        share = counts / total if keywords and total > 0 else counts
+        scale = total if keywords and total > 0 else 1.0
+        # the share of the keywords in the tasks it was learned from (its situation) weighs
+        # CUE_WEIGHT apart: a task's own words say more than the error's generic ones
+        cue_counts = self._keyword_counts(
+            [self.keyword_matches(k, cues=True) for k in keywords], weights
+        )
+        situation = np.where(self._has_cues, cue_counts, counts) / scale
+        share = (1 - CUE_WEIGHT) * counts / scale + CUE_WEIGHT * situation
         cosines = self.cosines(vector)
         if cosines is None:
             score = share.astype(np.float64)
@@ -410,10 +435,15 @@ class AgentIndex:
             semantic = self.scale.relevance(cosines)
             qualifies = (counts > 0) | (cosines >= min_cosine)
             if self._cue_matrix is not None and self._cue_owner is not None and vector is not None:
-                # the closer of the lesson's text and the tasks it was learned from
+                # the closer of the lesson's text and the tasks it was learned from, the
+                # tasks' alone weighing CUE_WEIGHT
                 cues = np.full(len(self.entries), -1.0, np.float32)
                 np.maximum.at(cues, self._cue_owner, matrix_times(self._cue_matrix, vector))
-                semantic = np.maximum(semantic, self.scale.relevance(cues))
+                tasks = self.scale.relevance(cues)
+                closer = np.maximum(semantic, tasks)
+                semantic = (1 - CUE_WEIGHT) * closer + CUE_WEIGHT * np.where(
+                    cues > -1.0, tasks, closer
+                )
                 qualifies |= cues >= min_cosine
             score = (1 - SEMANTIC_WEIGHT) * share + SEMANTIC_WEIGHT * semantic
         if allowed is not None:

@@ -193,7 +193,8 @@ def _entries(
             meta=_row(lesson),
             # what a keyword search matches besides the text: the title, the tags, and the
             # cues (the tasks' words and meaning, which no agent reads: digest.lessons.cues)
-            extra=" ".join((lesson.title, *(lesson.tags or ()), *(lesson.cues or ()))),
+            extra=" ".join((lesson.title, *(lesson.tags or ()))),
+            cues=" ".join(lesson.cues or ()),
             cue_vectors=cue_vectors(
                 lesson.cue_embedding,
                 lesson.cue_embedding_key,

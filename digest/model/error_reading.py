@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from digest.model.error_families import Family
+from digest import facts
+from digest.model.error_families import FAMILIES, Family
 
 #: an error's own label before its message: "Error:", "ValidationError:", "HTTP 409 -"
 _LABEL = re.compile(
@@ -95,3 +96,18 @@ def named_argument(error: str, args: Any) -> str | None:
         if word in keys and ("_" in word or len(word) >= 4):
             return keys[word]
     return None
+
+
+def state_terms(error: str, family: str) -> frozenset[str] | None:
+    """What the error says of the failed state, as ``digest.facts`` terms (stems, one term per
+    concept: "out of stock" and "insufficient inventory" both say ``stock``): the words of
+    every phrasing the family ``family`` recognised in it, status codes left out; None when
+    it recognises none."""
+    found = next((f for f in FAMILIES if f.name == family), None)
+    if found is None or found.pattern is None:
+        return None
+    said = [m.group(0) for m in found.pattern.finditer(without_label(error))]
+    if not said:
+        return None
+    # a status code ("401") names the class of error, not what the state is
+    return frozenset(t for t in facts.terms(" ".join(said)) if not t.isdigit())

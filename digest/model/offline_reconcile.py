@@ -13,6 +13,7 @@ from digest import facts
 from digest.fingerprint import (
     distinct,
     edit_family,
+    error_family,
     kind_of,
     same,
     same_error_family,
@@ -20,6 +21,7 @@ from digest.fingerprint import (
     states_a_fact,
     subject_of,
 )
+from digest.model.error_reading import state_terms
 from digest.reversal import about_words, answers_reversed, reversal_terms, reverses
 from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed, score
 
@@ -232,6 +234,30 @@ def _same_family(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     )  # fmt: skip
 
 
+def _remedy(item: dict[str, Any]) -> str:
+    """The rules' remedy a tool error's lesson opens with ("Check stock first: …")."""
+    return normalise(str(item.get("correction") or "").split(":", 1)[0])
+
+
+def _same_state(cand: dict[str, Any], kin: dict[str, Any]) -> bool:
+    """Are two errors of one state family (``_same_family``) one failed state: the same
+    remedy, and the errors say the same of it (the words the family recognised, read as
+    ``digest.facts`` terms: "out of stock" and "insufficient inventory" both say stock)?
+    "Not enough seats" and "not available on that date" share a family and a remedy, and
+    say nothing alike; two limits ("exceeds the limit", "no more than ‹id›") are not read as
+    one either: their figures are masked, and a tool may have two (the judge sees them)."""
+    if _remedy(cand) != _remedy(kin):
+        return False
+    new, old = observed(_text(cand)), observed(_text(kin))
+    if new == _text(cand) or old == _text(kin):
+        return False
+    family = error_family([str(t) for t in cand.get("tags") or []])
+    if family is None:
+        return False
+    mine, theirs = state_terms(new, family), state_terms(old, family)
+    return bool(mine and theirs and mine & theirs)
+
+
 def _digits(text: str) -> list[str]:
     return sorted(re.findall(r"\d+", text))
 
@@ -319,11 +345,14 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
             operations.append(owner)
             continue
         # the same specific failure of a tool in other words ("token expired", "the token is
-        # no longer valid") is one error family, not a requirement reversed: kept apart here
-        # all the same, as two families may share a state ("not enough seats" and "not
-        # available on that date" are two remedies); the pair goes to the judge
-        # (``for_the_judge``), which a remote model decides
+        # no longer valid") is one error family, not a requirement reversed: one lesson when
+        # the remedy and what the state is about agree (``_same_state``), else kept apart (a
+        # family may hold two states: "not enough seats", "not available on that date"); the
+        # pair goes to the judge (``for_the_judge``) either way
         kin = next((item for item in existing if _same_family(cand, item)), None)
+        if kin is not None and _same_state(cand, kin):
+            operations.append(_update(cand, kin, "the same failed state in other words"))
+            continue
         reversed_lesson = None if kin is not None else _reversed(cand, existing)
         if reversed_lesson is not None:
             operations.append(

@@ -162,7 +162,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     observed in other words (``rewords``): a new error of a tool that states no change and
     reads otherwise is another lesson, and costs no model call. Two owners' questions
     are when they ask about one subject in other words (``digest.facts``: "Are returns
-    free?", "Do customers pay for return shipping?"), however unlike their words read. A key
+    free?", "Do customers pay for return shipping?"; "until what time can I collect", "the
+    click-and-collect hours": no word in common), however unlike their words read. A key
     with no subject is when nearly the same words, read in what both observed when both quote
     it (two runs' own errors in a template's words read alike whatever the errors say);
     another subject never."""

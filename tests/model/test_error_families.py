@@ -11,7 +11,7 @@ import pytest
 from digest.lessons.store import Candidate
 from digest.model.contracts import parse_reflect_output
 from digest.model.error_families import FAMILIES, TOOL_FAILURE, family_of
-from digest.model.error_reading import named_argument
+from digest.model.error_reading import named_argument, state_terms
 from digest.model.offline_reflect import judge_event
 from digest.reflect.screen import injection_reason, lesson_reason
 from digest.text import without_quotes
@@ -202,3 +202,16 @@ def test_every_lesson_of_the_tuned_runs_passes_the_screen_as_offline_rules_wrote
     for lesson in _candidates(event):
         assert lesson_reason(lesson, tools, quotes_screened=True) is None, lesson
         assert "«" not in without_quotes(lesson.correction)
+
+
+def test_what_an_error_says_of_a_failed_state_is_read_as_concepts() -> None:
+    """Two wordings of one state say one concept ("out of stock", "insufficient inventory");
+    a status code is not what the state is; two states of one family say nothing alike."""
+    assert state_terms("item ‹id› is out of stock", "out-of-stock") & state_terms(
+        "insufficient inventory for ‹id›", "out-of-stock"
+    ) == {"stock"}
+    assert state_terms("401: bearer tokens are no longer accepted", "authentication") == set()
+    seats = state_terms("not enough seats on flight ‹id›", "unavailable-date")
+    date = state_terms("flight ‹id› is not available on that date", "unavailable-date")
+    assert seats and date is not None and not seats & date
+    assert state_terms("order ‹id› not found", "out-of-stock") is None

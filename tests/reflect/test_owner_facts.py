@@ -70,12 +70,17 @@ def _candidate(question: str, answer: str) -> Candidate:
         (("Do you deliver on Sundays?", "No."), ("Is Sunday delivery available?", "No.")),
         (("Do you ship to Norway?", "Yes."), ("Do you ship to Finland?", "Yes.")),
         (("Student discount?", "Yes, 15%."), ("Senior discount?", "Yes, 10%.")),
+        # no term in common, one concept: the hours something can be collected
+        (
+            ("Until what time can I collect my order?", "Until 6pm."),
+            ("What are the click-and-collect hours now?", "We changed it: until 8pm."),
+        ),
     ],
 )
 def test_an_owner_question_on_the_same_subject_goes_to_the_judge_however_unlike_its_words(
     asked: tuple[str, str], shown: tuple[str, str]
 ) -> None:
-    same_subject = asked[0] in ("Are returns free?", "Do you deliver on Sundays?")
+    same_subject = asked[0] not in ("Do you ship to Norway?", "Student discount?")
     assert for_the_judge(_candidate(*asked), _neighbour(*shown), 0.5) is same_subject
 
 

@@ -7,8 +7,9 @@ reads (pitfalls, the learning document, its summary; DESIGN §8).
 
 The runs are data (``tests/runs/data``), measured with keywords alone and with the static
 embedding table (a real deployment's default; the ONNX model it is distilled from, ``local``,
-reached 88% on the tuned split, the table 82%). The held-out split, which nothing was tuned
-on, must reach the target (90%). The tuned split was written to be harder (later messages
+reached 88% on the tuned split, the table 82%, then 85% with keywords alone at 80% once a
+task's own lessons ranked first: ``digest.identity.siblings``). The held-out split, which
+nothing was tuned on, must reach the target (90%). The tuned split was written to be harder (later messages
 that share few or no words with the earlier tasks: "the plate I received is cracked" for
 "the mug arrived broken") and is held at what it reached, so that it cannot slide back.
 """
@@ -39,8 +40,9 @@ from tests.runs.corpus import Kind, load
 AGENT = "shop-agent"
 #: the share of (later task, error) pairs whose lesson pitfalls must show, on held-out runs
 TARGET = 0.9
-#: …and on the tuned split, per embedder: what it reached (78% and 82%), to hold it there
-TUNED_FLOOR = {"none": 0.75, "static": 0.8}
+#: …and on the tuned split, per embedder: what it reached (80% and 85%) less one pair, to hold
+#: it there
+TUNED_FLOOR = {"none": 0.78, "static": 0.83}
 _ID = re.compile(r"\(#(\d+)\)")
 _WORD = re.compile(r"[^\W\d_]+")
 #: per kind: each error its trials hit (tool and error template) → the lesson teaching it

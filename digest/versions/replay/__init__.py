@@ -11,10 +11,11 @@ Events the judge skipped (transient faults: nothing to learn) are left out. Each
 replayed on its *probe*, the text the agent had when it asked for its pitfalls: a run's task,
 an edit's context (else the draft the operator edited).
 
-**The retrieval is the agent's own**: ``digest.retrieve.ranked_parts``, ``merged_scores`` and
-``best_of``, the ranking ``pitfalls`` runs (the prompt's keywords and, with embeddings, its
-cosine; ties to the lesson surfaced more often, then seen last), over the agent's kept index
-with the masks cut to the lessons a version folds (no hit is counted). A version's lessons that
+**The retrieval is the agent's own**: ``digest.retrieve.ranked_parts``, ``merged_scores``
+(with ``with_siblings``) and ``best_of``, the ranking ``pitfalls`` runs (the prompt's
+keywords and, with embeddings, its cosine; a task's other lessons after its best; ties to
+the lesson surfaced more often, then seen last), over the agent's kept index with the masks
+cut to the lessons a version folds (no hit is counted). A version's lessons that
 index no longer holds (superseded, disabled or expired since) are indexed apart for the
 replay, so the active version is replayed with what it shows. Lessons are ranked with their
 text as it is now.

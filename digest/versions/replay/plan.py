@@ -19,7 +19,7 @@ from digest.identity.index import AgentIndex, Entry
 from digest.lessons.neighbours import agent_view, lessons_index
 from digest.lessons.vectors import vectors_for
 from digest.models import LearningVersion, as_utc
-from digest.retrieve import PREFETCH, best_of, merged_scores, ranked_parts
+from digest.retrieve import PREFETCH, best_of, merged_scores, ranked_parts, with_siblings
 from digest.versions.replay.facts import remember_facts
 from digest.versions.replay.probes import Probe, read_probes
 from digest.versions.replay.relevance import CandidateLesson, relevant_lessons
@@ -128,7 +128,7 @@ class ReplayPlan:
         lessons relevant to the event) in its top k, as ``pitfalls`` orders them."""
         if not any(e.lesson_id in relevant for part in own for e, _ in part):
             return FOLDED, min(relevant)  # not even a candidate: no need to order them
-        scores = merged_scores(own)
+        scores = with_siblings(own, merged_scores(own))
         candidates = [self.lessons[i] for i in scores if i in self.lessons]
         for row in best_of(candidates, scores, self.k, self.half_life_days):
             if row.id in relevant:

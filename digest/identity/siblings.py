@@ -1,0 +1,41 @@
+"""Siblings: the lessons learned from the runs of one task, ranked together for a prompt.
+
+A run that failed in several ways teaches a lesson per error, and each keeps the task's
+telling words as its cues (``digest.lessons.cues``). When a prompt's best lesson is one of
+them, the others are the pitfalls of that same kind of task: ``with_siblings`` ranks them just
+after it, before the lessons of other tasks that happen to share a word with the prompt.
+Pure: it reads the entries of an index (``digest.identity.index``), nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from digest.identity.index import Entry, terms
+
+#: two lessons learned from one run share its task's telling words: at least this many cues
+SIBLING_CUES = 4
+#: how far below the best lesson its siblings rank (before the lessons of other tasks)
+SIBLING_GAP = 1e-4
+
+
+def with_siblings(
+    ranked: Iterable[Iterable[tuple[Entry, float]]], scores: dict[int, float]
+) -> dict[int, float]:
+    """The scores with the best lesson's siblings (lessons learned from the runs of the same
+    task: ``SIBLING_CUES`` cues in common, ``digest.lessons.cues``) raised to just below it:
+    a task that failed in several ways finds each of its errors' lessons before those of
+    other tasks that share a word with it. Lessons without cues (a person's) have none."""
+    entries = {entry.lesson_id: entry for part in ranked for entry, _score in part}
+    if not scores:
+        return scores
+    best = max(scores, key=lambda lesson_id: (scores[lesson_id], lesson_id))
+    own = terms(entries[best].cues) if best in entries else set()
+    if len(own) < SIBLING_CUES:
+        return scores
+    raised = dict(scores)
+    floor = scores[best] - SIBLING_GAP
+    for lesson_id, entry in entries.items():
+        if lesson_id != best and len(own & terms(entry.cues)) >= SIBLING_CUES:
+            raised[lesson_id] = max(raised[lesson_id], floor)
+    return raised

@@ -1,0 +1,61 @@
+"""Pitfalls ranks a task's own lessons first (issue 24 point 5): a prompt's words found in the
+tasks a lesson was learned from (its cues) weigh more than the same words in a lesson's
+generic text, and the lessons learned from the runs of one task follow its best one
+(``digest.identity.siblings``). Pure: entries in an index, no services."""
+
+from __future__ import annotations
+
+from digest.identity.index import AgentIndex, Entry
+from digest.identity.siblings import SIBLING_CUES, with_siblings
+
+#: the words a task gave the lessons of its run (``digest.lessons.cues``)
+BOOKING = "book flight seats passengers economy chicago"
+CANCELLING = "cancel trip reservation refund travel plans"
+
+
+def _entry(lesson_id: int, text: str, cues: str = "") -> Entry:
+    return Entry(lesson_id, text, fingerprint=f"tool:t{lesson_id}:x", cues=cues)
+
+
+def test_a_word_of_the_task_weighs_more_than_the_same_word_in_a_lessons_text() -> None:
+    index = AgentIndex(
+        [
+            # a generic word of the judge's text ("flight" in a tool's name), not its task's
+            _entry(1, "Check the status first: `update_flight` fails with «no»", CANCELLING),
+            # the same word said by the task the lesson was learned from
+            _entry(2, "Check availability first: `reserve` fails with «no seats»", BOOKING),
+        ]
+    )
+    ranked = index.rank_for_prompt(["flight"], None, 2)
+    assert [entry.lesson_id for entry, _score in ranked] == [2, 1]
+    assert ranked[0][1] > ranked[1][1]
+
+
+def test_a_lesson_without_cues_is_ranked_by_its_text_as_before() -> None:
+    index = AgentIndex([_entry(1, "Refunds take five days"), _entry(2, "Gift cards never expire")])
+    [(entry, score)] = index.rank_for_prompt(["refund"], None, 2)
+    assert entry.lesson_id == 1 and score == 1.0
+
+
+def test_the_best_lessons_siblings_follow_it_before_other_tasks_lessons() -> None:
+    best = _entry(1, "Check availability first", BOOKING)
+    sibling = _entry(2, "Check the balance first", BOOKING)
+    other_task = _entry(3, "Check eligibility first", CANCELLING)
+    person = _entry(4, "Greet the customer by name")
+    ranked = [[(best, 0.40), (other_task, 0.30), (person, 0.25), (sibling, 0.10)]]
+    scores = with_siblings(ranked, {1: 0.40, 3: 0.30, 4: 0.25, 2: 0.10})
+    order = sorted(scores, key=lambda lesson_id: -scores[lesson_id])
+    assert order == [1, 2, 3, 4]
+    assert scores[2] < scores[1]  # just after the best, never before it
+    assert (scores[3], scores[4]) == (0.30, 0.25)  # the rest as they were
+
+
+def test_lessons_sharing_fewer_cues_than_one_runs_task_are_not_siblings() -> None:
+    shared = " ".join(BOOKING.split()[: SIBLING_CUES - 1])
+    best = _entry(1, "Check availability first", BOOKING)
+    other = _entry(2, "Check the balance first", f"{shared} hotel room breakfast")
+    scores = with_siblings([[(best, 0.4), (other, 0.1)]], {1: 0.4, 2: 0.1})
+    assert scores == {1: 0.4, 2: 0.1}
+    # a best lesson without cues (a person's) has no siblings
+    person = _entry(3, "Greet the customer by name")
+    assert with_siblings([[(person, 0.5), (best, 0.2)]], {3: 0.5, 1: 0.2}) == {3: 0.5, 1: 0.2}
