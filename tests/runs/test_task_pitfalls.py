@@ -9,9 +9,9 @@ The runs are data (``tests/runs/data``), measured with keywords alone and with t
 embedding table (a real deployment's default; the ONNX model it is distilled from, ``local``,
 reached 88% on the tuned split, the table 82%, then 85% with keywords alone at 80% once a
 task's own lessons ranked first: ``digest.identity.siblings``). The held-out split, which
-nothing was tuned on, must reach the target (90%). The tuned split was written to be harder (later messages
-that share few or no words with the earlier tasks: "the plate I received is cracked" for
-"the mug arrived broken") and is held at what it reached, so that it cannot slide back.
+nothing was tuned on, must reach the target (90%). The tuned split was written to be harder
+(later messages that share few or no words with the earlier tasks: "the plate I received is
+cracked" for "the mug arrived broken") and is held at what it reached, so that it cannot slide back.
 """
 
 from __future__ import annotations
