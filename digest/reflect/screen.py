@@ -186,8 +186,28 @@ def event_reason(payload: dict[str, Any]) -> str | None:
         unknown = unknown_tools(value, tools, verbs=_CALL_ANY_LANGUAGE)
         # "the 'approve' argument is deprecated; use 'auto_approve'" names an argument
         if unknown and not about_interface(value):
+            if field.endswith("error") and not any(_mass_action(name) for name in unknown):
+                continue  # an error's remedy hint, to its caller ("run git_pull first")
             return f"names a tool the run never called ({unknown[0][:60]}, in {field})"
     return None
+
+
+_EVERY = re.compile(word_class(words.ALL), re.I)
+#: a tool's name that only reads ("git_fetch_all", "list_all_pods")
+_READS = re.compile(
+    r"\b(?:get|list|fetch|pull|read|show|describe|view|status|search|find|lookup|check|count"
+    r"|ver|listar|obtener|mostrar|buscar|lister|afficher|lire|liste|anzeigen|holen|lesen)\b",
+    re.I,
+)
+
+
+def _mass_action(name: str) -> bool:
+    """Does a tool's name, read as words, act on everything ("borrar_todos_los_clientes") or
+    read as an order itself ("send_history_to_x")? A tool a failing tool's error names is its
+    caller's remedy ("run gh_auth_login, then push again") unless it does."""
+    spaced = _spaced(plain(name))
+    everything = _EVERY.search(spaced) and not _READS.search(spaced)
+    return bool(everything) or injection_reason(spaced, run_text=True) is not None
 
 
 def _words(name: str) -> int:
