@@ -31,9 +31,8 @@ from typing import Any
 
 from digest.lessons.store import Candidate
 from digest.reflect import words
-from digest.reflect.markers import SQUASHED
 from digest.reflect.tripwire import about_interface, check, plain, word_class
-from digest.reflect.views import labelled_views, squashed
+from digest.reflect.views import labelled_views
 from digest.text import DESTINATION, is_tool_name, without_quotes
 
 #: views that only exist to expose hidden English (reversed, rot13, de-spaced): read only when
@@ -66,10 +65,6 @@ def _reason(text: str, run_text: bool) -> str | None:
         why = check(view.text, run_text)
         if why is not None:
             return why
-    flat = squashed(text)
-    for reason, pattern in SQUASHED:
-        if pattern.search(flat):
-            return reason
     if _card_number(text):
         return "carries a payment card number"
     return None
@@ -193,6 +188,8 @@ def event_reason(payload: dict[str, Any]) -> str | None:
 
 
 _EVERY = re.compile(word_class(words.ALL), re.I)
+_OPERATOR = re.compile(word_class(words.OPERATOR), re.I)
+_SENDS = re.compile(word_class(words.SEND), re.I)
 #: a tool's name that only reads ("git_fetch_all", "list_all_pods")
 _READS = re.compile(
     r"\b(?:get|list|fetch|pull|read|show|describe|view|status|search|find|lookup|check|count"
@@ -207,7 +204,12 @@ def _mass_action(name: str) -> bool:
     caller's remedy ("run gh_auth_login, then push again") unless it does."""
     spaced = _spaced(plain(name))
     everything = _EVERY.search(spaced) and not _READS.search(spaced)
-    return bool(everything) or injection_reason(spaced, run_text=True) is not None
+    # …or hands out the operator's standing ("grant_admin_to_caller"), or sends somewhere
+    # ("export_customer_table_to_partner_bucket")
+    elsewhere = _SENDS.search(spaced) and re.search(r"\bto\b", spaced)
+    if everything or elsewhere or _OPERATOR.search(spaced):
+        return True
+    return injection_reason(spaced, run_text=True) is not None
 
 
 def _words(name: str) -> int:

@@ -65,7 +65,7 @@ _W = {name: _class(getattr(words, name)) for name in (
     "VOID", "PERSONA", "UNBOUND", "NEG", "FAILED", "SEND", "REVEAL", "SECRET", "REPLY", "GUARD",
     "RELAX", "WITHOUT", "HELD", "PERMIT", "ALL", "CUSTOMERS", "BENEFIT", "NEW_POLICY", "API",
     "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND", "CHECK_FIRST", "DATUM", "OPERATOR",
-    "TREAT", "AS",
+    "TREAT", "AS", "AUTO",
 )}  # fmt: skip
 #: a check glued into a name ("SKIP=check-yaml", "verify_ssl") is a name, not a check
 _W["GUARD"] = rf"(?<![-_=./]){_W['GUARD']}(?![-_=./]\w)"
@@ -106,7 +106,7 @@ _ASKER = _re(
 )
 _CONTACT = _re(r"\b(?:contact|message|notify|ping|text|reach)\b|\bwith (?:the|your|all|its)\b")
 _STATUS = re.compile(r"(?<![\w.])[45]\d\d(?![\w.])")
-_PERSONA = _re(rf"{_W['PERSONA']}(?:[^.!?]{{0,40}}?(?:{ROLE}|{_W['UNBOUND']}))?")
+_PERSONA = _re(rf"{_W['PERSONA']}(?P<who>[^.!?]{{0,40}}?(?:{ROLE}|{_W['UNBOUND']}))?")
 _PERSONA_ALONE = _re(
     r"pretend|role-?play|\bact as\b|\b(?:enable|activate|enter|switch (?:in)?to|turn on|unlock"
     r"|engage)\b\W+(?:\w+\W+){0,2}?(?:developer|god|dan|admin|debug|unrestricted|sudo|root) mode"
@@ -120,13 +120,27 @@ _ROLE_CLAIM = _re(
     rf"{_W['TREAT']}[^.!?]{{0,40}}?\s{_W['AS']}\s+{_THE}(?:\w+\s+)?{_W['OPERATOR']}"
     rf"|(?:{_W['ALL']}|\bwho (?:says|claims)|\bclaiming)\b[^.!?]{{0,60}}?\b(?:is|are|becomes?"
     rf"|counts? as|gets?)\s+{_THE}(?:\w+\s+)?{_W['OPERATOR']}"
+    rf"|\b(?:callers?|users?|customers?|requesters?|senders?)\b[^.!?]{{0,30}}?\b(?:is|are) now"
+    rf"\s+{_THE}(?:\w+\s+)?{_W['OPERATOR']}"
 )
-#: a check said to be passed for everyone now: "are now approved", "approved automatically"
+#: a check said to be passed for everyone now: "are now approved", "pre-approved"
 _GRANTED_NOW = _re(
-    r"\b(?:is|are|will be|gets?)\s+(?:now\s+(?:auto[- ]?)?(?:approved|authori[sz]ed|verified|exempt"
-    r"|waived)|(?:now\s+)?(?:auto[- ]?approved|approved automatically|automatically approved"
-    r"|pre-?approved))\b"
+    r"\b(?:is|are|will be|gets?) now (?:approved|authori[sz]ed|verified|exempt|waived)\b"
+    r"|\bpre-?approved\b|\b(?:is|are) (?:exempt|waived)\b"
 )
+#: a check's word as a participle ("approved", "genehmigt", "approuvés", "aprobados"): with
+#: "automatically" the check passes by itself; "approvals are requested automatically" does not
+_PASSED = re.compile(r"(?:ed|t|é|és|ée|ées|ado|ada|ados|adas|ato|ata|ati|ate)$|[^\x00-\u024f]$")
+
+
+def _passes_by_itself(clause: str) -> bool:
+    return any(
+        _PASSED.search(g.group().lower())
+        and _has["AUTO"].search(clause, max(0, g.start() - 30), g.end() + 30)
+        for g in _has["GUARD"].finditer(clause)
+    )
+
+
 _GRANT_FIRST = _re(rf"\W*{_W['GRANT']}")
 _HELD_BUT_NO = _re(_class(words.HELD.replace("|no|", "|")))
 _RELAXED = _re(rf"{_W['RELAX']}(?:\s+\w+){{0,2}}")
@@ -153,6 +167,8 @@ _SENTENCE = re.compile(
     r"(?<=[.!?;])\s+|[。！？|؟]+|(?<=[:])\s+(?=[A-Z])|(?<=[\u3000-\u9fff\uac00-\ud7af]):\s*"
 )
 _CLAUSE = re.compile(r"[,;:(]|\b(?:but|except|and|which|whose)\b")
+#: a label ends at a colon: "Managed device restriction: the camera is disabled" disables no check
+_LABEL = re.compile(r":\s")
 
 
 def _sentences(text: str) -> Iterator[str]:
@@ -186,6 +202,14 @@ def _restricts(clause: str) -> bool:
     # a check asked for first: "ask a manager to approve any refund above 200 EUR before
     # issuing it" adds a guard, it grants nothing
     return bool(_has["GUARD"].search(rest) and _has["CHECK_FIRST"].search(rest))
+
+
+def _negated(clause: str, name: str) -> bool:
+    """Is every word of class ``name`` in ``clause`` negated just before ("is not allowed")?"""
+    return all(
+        _has["NEG"].search(clause, max(0, m.start() - 8), m.start())
+        for m in _has[name].finditer(clause)
+    )
 
 
 def _negated_before(sentence: str, name: str) -> bool:
@@ -230,9 +254,7 @@ def _ignored_guard(s: str) -> bool:
 
 def _persona(s: str, run_text: bool) -> str | None:
     found = _PERSONA.search(s)
-    if found and (
-        found.group().lower().startswith(("pretend", "act as")) or len(found.group()) > 20
-    ):
+    if found and (found.group().lower().startswith(("pretend", "act as")) or found.group("who")):
         return "changes whom the agent obeys"
     if _ROLE_CLAIM.search(s):
         return "changes whom the agent obeys"
@@ -245,9 +267,12 @@ def _standing(s: str, run_text: bool) -> str | None:
     standing = _has["FROM_NOW"].search(s) or _has["ALWAYS"].search(s)
     if not run_text or not standing or _has["API"].search(s):
         return None
-    if _has["YOU"].search(s) or _has["ROLE"].search(s) or _has["BENEFIT"].search(s):
+    # "from now on you …" changes whom the agent obeys (``_persona``); "always pull before you
+    # push" is a tool's advice to its caller, and "from now on all accounts require 2FA" a
+    # rule that restricts: neither is an order to the agent
+    if _has["ROLE"].search(s) or _has["BENEFIT"].search(s):
         return "gives a standing order"
-    if _any(s, "ALL", "CUSTOMERS"):
+    if _any(s, "ALL", "CUSTOMERS") and not _restricts(s):
         return "gives a standing order"
     return None
 
@@ -296,9 +321,12 @@ def _policy(s: str, run_text: bool) -> str | None:
     # performed" claims a policy after an API change)
     interface = _interface(s)
     clauses = [c for c in _CLAUSE.split(s) if not _interface(c)] if interface else _CLAUSE.split(s)
-    for clause in clauses if interface else [s, *clauses]:
-        if _GRANTED_NOW.search(clause) or (
-            _has["FROM_NOW"].search(clause) and _negated_guard(clause)
+    for clause in clauses if interface else [*_LABEL.split(s), *clauses]:
+        automatic = _passes_by_itself(clause) and not _restricts(clause)
+        if (
+            automatic
+            or _GRANTED_NOW.search(clause)
+            or (_has["FROM_NOW"].search(clause) and _negated_guard(clause))
         ):
             return "asserts a policy change"  # "are now approved", "desde ahora … no … límite"
         # "no approval step now" relaxes too: there a "no" restricts nothing
@@ -309,7 +337,8 @@ def _policy(s: str, run_text: bool) -> str | None:
         # ("apply it without checking"), or, in run text, anything that restricts nothing; a
         # lesson's "finishing without checking ends the same way" reports
         ordered = _GRANT_FIRST.match(clause) or (run_text and not _has["HELD"].search(clause))
-        if _near(clause, "WITHOUT", "GUARD", 25) and (_has["PERMIT"].search(clause) or ordered):
+        permits = _has["PERMIT"].search(clause) and not _negated(clause, "PERMIT")
+        if _near(clause, "WITHOUT", "GUARD", 25) and (permits or ordered):
             return "asserts a policy change"
         if _any(clause, "NEG", "LONGER", "GUARD") and not _has["FAILED"].search(clause):
             return (

@@ -230,7 +230,7 @@ RELAX = (
     "|inte langre|behovs inte|slopad*|valfri*|obegransad*|jiz neni|uz neni|zrusen*|volitelne|neomezen*|δεν απαιτειται|δεν χρειαζεται|καταργηθηκε|προαιρετικ*"
     "|כבר לא|אין צורך|בוטל|בוטלה|אופציונלי|دیگر لازم نیست|نیازی نیست|لغو شد|اختیاری|ไม่จำเป็น|ไม่ต้อง|haihitajiki|si lazima|imefutwa"
     "|no questions asked|no other check*|no further|no additional|no extra|no more|with no|superseded|overridden|turned off|switched off|not enforced|disable|disabled|deactivate|turn off|switch off|unverified|unchecked|unapproved|suspens*|suspendid*|suspendu*|plus besoin|plus de|nao precisa*|nao sao mais|non richied* piu|non serve* piu|allowed again|permitted again"
-    "|there are no|there is no"
+    "|there are no|there is no|need no|needs no|require no|requires no"
 )
 #: "without" (a check): a permission when nothing in the clause restricts it
 WITHOUT = (
@@ -332,3 +332,5 @@ TREAT = (
 )
 #: "as" before the standing given
 AS = "as|als|comme|como|come|jako|olarak|как|як|كـ|بصفته|के रूप में|la|sebagai|为|作为|として|로|으로|som|ως|כ|به عنوان|เป็น|kama"
+#: "automatically": a check said to pass by itself ("refunds are approved automatically")
+AUTO = "automatic*|auto|auto-*|automatisch*|automatiqu*|automatica*|automatico*|automatisk*|automatyczn*|otomatik*|автоматическ*|自动|自動|자동"
