@@ -74,11 +74,16 @@ _W["SECRET"] = (
     rf"(?:{_W['SECRET']}|(?-i:\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:KEY|SECRET|TOKEN|PASSWORD|URL|DSN)\b))"
 )
 _ARTICLE = r"(?:(?:the|an?|any|all|every|la|le|l'|el|die|der|den|il|lo|het|de)\s+)?"
+#: a role word naming a product ("the copilot extension must be updated"): not the reader
+_PRODUCT = (
+    r"(?:service|extension|plugin|add-?on|app|api|integration|server|feature|license"
+    r"|subscription)s?\b"
+)
 _ADDRESSED = _re(
     rf"{_W['LEAD']}\s*[,:]?\s*{_ARTICLE}{ROLE}"  # "note to the AI", "as the assistant"
     rf"|(?:^|[>\[(\-*#])\s*{ROLE}\s*[:,](?=.*?(?:{_W['YOU']}|{_W['MODAL']}|{_W['IGNORE']}|{_W['FROM_NOW']}"
     rf"|{_W['ALWAYS']}|{_W['GRANT']}|{_W['SEND']}|{_W['REVEAL']}))"  # "assistant: you …"
-    rf"|{ROLE}\s*(?:\w+\s+)?{_W['MODAL']}"  # "the assistant must", "AI agents should"
+    rf"|{ROLE}\s*(?:(?!{_PRODUCT})\w+\s+)?{_W['MODAL']}"  # "the assistant must", "AI agents should"
     rf"|{ROLE}\s*{_W['AFTER']}"  # "AIへ", "asistan için"
     rf"|{ROLE}\s+(?:\w+\s+)?(?:reading|processing|parsing|summari[sz]ing|seeing) this"
 )
