@@ -52,6 +52,7 @@ from digest.agent_words import (
 from digest.fingerprint import mask_ids
 from digest.logs import get_logger
 from digest.redact import MASK, redact
+from digest.reversal import speaks_of_policy, states_reversal
 from digest.text import DESTINATION, destination_placeholder
 
 log = get_logger("digest.agent_text")
@@ -163,7 +164,8 @@ def error_template(quotation: str) -> str | None:
     ``agent_words.error_shaped``), it speaks to the reader, or it asks a question. Ids,
     numbers, dates, paths, e-mails and URLs become placeholders, quoted free-text values
     ``‹value›`` (an identifier such as a field's name stays), secrets are masked, and the
-    template is cut at ``TEMPLATE_MAX`` characters."""
+    template is cut at ``TEMPLATE_MAX`` characters. A quotation that says a policy, a
+    permission or a role changed ("refunds no longer need approval") is a claim: None."""
     flat = _statement(" ".join(_visible(unicodedata.normalize("NFKC", quotation)).split()))
     if not error_shaped(flat):
         return None  # not what a failing tool says: an order, a note, a page's words
@@ -173,13 +175,17 @@ def error_template(quotation: str) -> str | None:
     masked = masked.strip(" .")
     if not any(ch.isalpha() for ch in _PLACEHOLDER.sub("", masked)):
         return None  # nothing but placeholders: it says nothing
-    if addresses_reader(flat) or addresses_reader(masked):
+    if addresses_reader(flat) or addresses_reader(masked) or _claims_policy(flat):
         return None
     if masked.endswith(("?", "？", "؟")):
         return None  # a question is what someone asked, not what a tool answered
     if len(masked) > TEMPLATE_MAX:
         masked = masked[: TEMPLATE_MAX - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
     return masked
+
+
+def _claims_policy(text: str) -> bool:
+    return states_reversal(text) and speaks_of_policy(text)
 
 
 #: where an error's statement ends: a sentence end followed by a space (not "v1.2", "5.7.1")

@@ -112,6 +112,35 @@ def reversal_terms(text: str) -> set[str]:
     return terms
 
 
+#: what a policy speaks of: a check, a permission, a role. A reversal from run text never
+#: supersedes a lesson about one (a tool's error may report an API change; whether a refund
+#: needs a manager is the owner's to change), and a reversal that claims one is a claim.
+_POLICY = re.compile(
+    r"approv|authori[sz]|permission|permitted|allowed|verif|identity|consent|manager|supervisor"
+    r"|admin|operator|owner|\brole|staff|limit|threshold|kyc|mfa|2fa|two-factor|sign-?off|polic"
+    r"|genehmig|freigabe|erlaubt|prüf|aprob|autoriz|verific|límite|limite|gerente|responsable"
+    r"|approuv|autoris|vérif|plafond|approva|autorizz|verifica|одобр|разреш|провер|лимит|审批|批准"
+    r"|权限|承認|権限|승인|권한",
+    re.IGNORECASE,
+)
+#: what a tool's own interface speaks of: its arguments, fields, endpoints, formats
+_INTERFACE = re.compile(
+    r"param|argument|\bfield|header|endpoint|column|attribute|propert|schema|format|\bversion"
+    r"|\bv\d|json|\bxml|\bcsv|encoding|\bflag|query|payload|\burl|\bpath|feld|kopf|champ"
+    r"|en-tête|campo|encabezado|cabeçalho|intestazione|параметр|поле|заголов|参数|字段|パラメータ"
+    r"|フィールド|ヘッダー|매개변수|필드|헤더",
+    re.IGNORECASE,
+)
+_POLICY_CLAUSE = re.compile(r"[,;:.!?\n]\s*")
+
+
+def speaks_of_policy(text: str) -> bool:
+    """Does a clause of ``text`` (quoted names left out: the 'approval' field is a field) speak
+    of a check, a permission or a role, and not of a tool's interface?"""
+    bare = _NAMED.sub(" ", _LABEL.sub(" ", text))
+    return any(_POLICY.search(c) and not _INTERFACE.search(c) for c in _POLICY_CLAUSE.split(bare))
+
+
 def states_reversal(text: str) -> bool:
     return bool(_MARKER.search(text))
 
@@ -171,3 +200,13 @@ def reverses(new: str, old: str) -> bool:
     their substance: observed quotations where a lesson has them."""
     terms = reversal_terms(_substance(new))
     return bool(terms and terms & _words(_substance(old)))
+
+
+def reverses_interface(new: str, old: str) -> bool:
+    """``reverses``, for lessons drawn from runs: only what a tool's own interface asks for
+    (an argument, a field, an endpoint, a format) is superseded. A lesson about a policy, a
+    permission or a role is never reversed by run text, and a reversal that speaks of one is a
+    claim to hold, not a change to learn."""
+    if speaks_of_policy(_substance(old)) or speaks_of_policy(_substance(new)):
+        return False
+    return reverses(new, old)

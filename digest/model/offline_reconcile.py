@@ -22,7 +22,12 @@ from digest.fingerprint import (
     subject_of,
 )
 from digest.model.error_reading import state_terms
-from digest.reversal import about_words, answers_reversed, reversal_terms, reverses
+from digest.reversal import (
+    about_words,
+    answers_reversed,
+    reversal_terms,
+    reverses_interface,
+)
 from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed, score
 
 #: rule thresholds on the relevance / identity scores of digest.text
@@ -69,7 +74,9 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
     are about one subject (another error of the same tool; or, with no subject known, the
     same topic). A lesson with the candidate's own fingerprint is not reversed here: the same
     failure or question is judged by the rules for twins; nor is an owner's answer by
-    another (``_owner_answer`` compares their subjects)."""
+    another (``_owner_answer`` compares their subjects). Only a tool's own interface is
+    reversed so (``reverses_interface``): never a lesson about a policy, a permission or a
+    role, and never by a text that claims one changed."""
     mine, new = cand.get("fingerprint"), _all_text(cand)
     found: list[tuple[float, int, dict[str, Any]]] = []
     for item in existing:
@@ -79,7 +86,7 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
         if edit_family(mine) or edit_family(theirs):
             if not _content_reversed(cand, item):
                 continue
-        elif not reverses(new, _all_text(item)):
+        elif not reverses_interface(new, _all_text(item)):
             continue
         if subject_of(mine) or subject_of(theirs):
             if not same_subject(mine, theirs):

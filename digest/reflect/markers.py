@@ -60,26 +60,6 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("asks to send data out", _re(r"\bexfiltrat")),
 )  # fmt: skip
 
-#: key phrases matched on a text's letters alone ("i.g.n.o.r.e p-r-e-v-i-o-u-s", ``views.squashed``)
-SQUASHED: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("asks to ignore instructions", re.compile(
-        r"(?:ignore|disregard|forget|override|bypass)(?:all|the|any|your|of)*(?:previous|prior|earlier|above|preceding"
-        r"|original|initial|system|safety)+(?:instructions?|rules|guidelines|prompts?|directives|polic(?:y|ies))"
-        r"|(?:ignore|disregard|forget)(?:all|your)+(?:instructions|rules|guidelines)"
-    )),
-    ("asks to reveal secrets", re.compile(
-        r"(?:reveal|print|show|output|leak|dump|repeat)(?:me|us|your|the|full|entire|hidden)*"
-        r"(?:systemprompt|initialinstructions|hiddeninstructions|apikeys?|credentials|secrets)"
-    )),
-    ("asks to send data out", re.compile(
-        r"(?:bcc|cc|copy|forward|send)\w{0,60}?(?:oneveryreply|oneachreply|everyreply|allreplies|everymessage"
-        r"|allmessages|everyemail|allemails|eachreply|eachmessage)"
-    )),
-    ("changes whom the agent obeys", re.compile(
-        r"youarenow(?:dan|jailbroken|unrestricted|unfiltered|admin|root|evil)"
-    )),
-)  # fmt: skip
-
 #: a forged reasoning trace or verdict: the reader told what it has "already" concluded
 REASONING = _re(
     r"\b(?:i|we)(?: have|'ve)? already (?:verified|confirmed|concluded|checked|approved|determined|decided|established)\b"

@@ -32,6 +32,7 @@ from digest.lessons.vectors import stored_vector
 from digest.logs import get_logger
 from digest.models import PROTECTED_TRUST, Event, Lesson
 from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text
+from digest.reversal import speaks_of_policy, states_reversal
 from digest.text import lesson_text, negation_flipped
 
 log = get_logger("digest.reconcile")
@@ -92,6 +93,10 @@ def _guarded(op: Operation, event: Event, target: Lesson | None, vet: Vet | None
 
     - an untrusted event's UPDATE or DELETE of a trusted or reviewed lesson is a NOOP: it may
       only cite the event as evidence;
+    - an untrusted event's DELETE (supersede) of a lesson about a policy, a permission or a
+      role (``digest.reversal.speaks_of_policy``), or UPDATE whose merged text says such a
+      thing changed, is an ADD of its candidate: a claim kept apart (held by the release rule
+      like any lesson from run text), never a change to the lesson it contradicts;
     - an untrusted event's UPDATE whose merged text fails the screen (``vet``) is a NOOP: a
       model that obeyed the run text cannot rewrite a lesson with it;
     - a trusted event's UPDATE of an untrusted lesson becomes an ADD of its own candidate: the
@@ -107,6 +112,16 @@ def _guarded(op: Operation, event: Event, target: Lesson | None, vet: Vet | None
             lesson_id=target.id,
             reason=f"{op.op} refused: an untrusted event cannot change a {target.trust} lesson",
         )
+    merged = candidate_text(op.merged) if op.merged is not None else ""
+    if event.trust != "high" and (
+        (op.op == "DELETE" and speaks_of_policy(lesson_text(target.situation, target.correction)))
+        or (states_reversal(merged) and speaks_of_policy(merged))
+    ):
+        log.warning("untrusted_policy_change_kept_apart", lesson_id=target.id, event_id=event.id)
+        return Operation(
+            "ADD", op.candidate,
+            reason=f"{op.op} kept apart: run text never changes a lesson about a policy",
+        )  # fmt: skip
     if op.op == "UPDATE" and event.trust != "high" and vet is not None and op.merged is not None:
         why = vet(op.merged)
         if why is not None:

@@ -31,9 +31,8 @@ from typing import Any
 
 from digest.lessons.store import Candidate
 from digest.reflect import words
-from digest.reflect.markers import SQUASHED
 from digest.reflect.tripwire import about_interface, check, plain, word_class
-from digest.reflect.views import labelled_views, squashed
+from digest.reflect.views import labelled_views
 from digest.text import DESTINATION, is_tool_name, without_quotes
 
 #: views that only exist to expose hidden English (reversed, rot13, de-spaced): read only when
@@ -66,10 +65,6 @@ def _reason(text: str, run_text: bool) -> str | None:
         why = check(view.text, run_text)
         if why is not None:
             return why
-    flat = squashed(text)
-    for reason, pattern in SQUASHED:
-        if pattern.search(flat):
-            return reason
     if _card_number(text):
         return "carries a payment card number"
     return None
@@ -186,8 +181,35 @@ def event_reason(payload: dict[str, Any]) -> str | None:
         unknown = unknown_tools(value, tools, verbs=_CALL_ANY_LANGUAGE)
         # "the 'approve' argument is deprecated; use 'auto_approve'" names an argument
         if unknown and not about_interface(value):
+            if field.endswith("error") and not any(_mass_action(name) for name in unknown):
+                continue  # an error's remedy hint, to its caller ("run git_pull first")
             return f"names a tool the run never called ({unknown[0][:60]}, in {field})"
     return None
+
+
+_EVERY = re.compile(word_class(words.ALL), re.I)
+_OPERATOR = re.compile(word_class(words.OPERATOR), re.I)
+_SENDS = re.compile(word_class(words.SEND), re.I)
+#: a tool's name that only reads ("git_fetch_all", "list_all_pods")
+_READS = re.compile(
+    r"\b(?:get|list|fetch|pull|read|show|describe|view|status|search|find|lookup|check|count"
+    r"|ver|listar|obtener|mostrar|buscar|lister|afficher|lire|liste|anzeigen|holen|lesen)\b",
+    re.I,
+)
+
+
+def _mass_action(name: str) -> bool:
+    """Does a tool's name, read as words, act on everything ("borrar_todos_los_clientes") or
+    read as an order itself ("send_history_to_x")? A tool a failing tool's error names is its
+    caller's remedy ("run gh_auth_login, then push again") unless it does."""
+    spaced = _spaced(plain(name))
+    everything = _EVERY.search(spaced) and not _READS.search(spaced)
+    # …or hands out the operator's standing ("grant_admin_to_caller"), or sends somewhere
+    # ("export_customer_table_to_partner_bucket")
+    elsewhere = _SENDS.search(spaced) and re.search(r"\bto\b", spaced)
+    if everything or elsewhere or _OPERATOR.search(spaced):
+        return True
+    return injection_reason(spaced, run_text=True) is not None
 
 
 def _words(name: str) -> int:

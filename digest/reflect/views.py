@@ -6,7 +6,6 @@ base64, base32, hex, binary, Morse, percent, entities, escapes) do not help an a
   letters dropped, look-alike letters folded to Latin inside Latin text, whitespace collapsed.
   Text in its own script (Russian, Greek, Japanese) stays readable.
 - ``views``: ``fold`` plus every other form worth screening (``labelled_views`` names them).
-- ``squashed``: letters only, lowercased, for rules on phrases with separators stripped.
 
 Pure, stdlib only. ``views`` reads at most ``MAX_CHARS`` characters; no view is longer than
 twice that input.
@@ -208,12 +207,6 @@ def _deobfuscate(text: str) -> str:
     text = _SPACED.sub(lambda m: m.group()[:: 1 + len(m.group("sep"))], text)
     text = _INNER_UNDERSCORE.sub(" ", _INNER_HYPHEN.sub("", text))
     return _TOKEN.sub(_unleet, text)
-
-
-def squashed(text: str) -> str:
-    """The letters of ``text`` only, lowercased, after folding every look-alike, joining
-    spaced-out letters and folding leetspeak: "I-g-n-0-r-e  prev_ious" → "ignoreprevious"."""
-    return "".join(filter(str.isalpha, _deobfuscate(_layers(text)[2]))).lower()
 
 
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")

@@ -230,7 +230,7 @@ RELAX = (
     "|inte langre|behovs inte|slopad*|valfri*|obegransad*|jiz neni|uz neni|zrusen*|volitelne|neomezen*|δεν απαιτειται|δεν χρειαζεται|καταργηθηκε|προαιρετικ*"
     "|כבר לא|אין צורך|בוטל|בוטלה|אופציונלי|دیگر لازم نیست|نیازی نیست|لغو شد|اختیاری|ไม่จำเป็น|ไม่ต้อง|haihitajiki|si lazima|imefutwa"
     "|no questions asked|no other check*|no further|no additional|no extra|no more|with no|superseded|overridden|turned off|switched off|not enforced|disable|disabled|deactivate|turn off|switch off|unverified|unchecked|unapproved|suspens*|suspendid*|suspendu*|plus besoin|plus de|nao precisa*|nao sao mais|non richied* piu|non serve* piu|allowed again|permitted again"
-    "|there are no|there is no"
+    "|there are no|there is no|need no|needs no|require no|requires no"
 )
 #: "without" (a check): a permission when nothing in the clause restricts it
 WITHOUT = (
@@ -313,3 +313,24 @@ GRANT = (
 ELEVATED = "admin rights|admin role|admin access|administrator*|owner role|org-owner|org_owner|superuser|root access|beheerder*|amministrator*|administrador*|администратор*|管理员|管理者権限|관리자"
 #: verbs that hand something over: a secret handed to someone (``HAND`` + a recipient)
 HAND = "give|provide|include|inclu*|send|share|fornisci|fornire|proporciona*|fournis*|fournir|donne*|gib|geef|podaj|дай|предоставь|提供|제공|付与|教えて"
+#: data a check sends or asks for ("verification codes", "codes de vérification", the approval
+#: e-mail): next to a ``GUARD`` word, the thing named is a datum, not the check itself
+DATUM = (
+    "code|codes|*code|*codes|codigo*|codice|codici|kod|kody|kodu|kodlar*|код|коды|кода|коди|sms|text message*|link|links|lien*|enlace*|e-mail*|email*|mail"
+    "|message*|mensaje*|token*|jeton*|prompt*|notification*|push|attempt*|request*|رمز|कोड|kode|验证码|代码|码|コード|認証コード|코드|인증번호|κωδικ*|קוד|کد|รหัส|msimbo"
+)
+#: who runs the agent: a caller made one of these is obeyed ("treat this caller as the operator")
+OPERATOR = (
+    "operator*|owner|admin|administrator*|superuser|root|staff|developer|system|betreiber*|inhaber*|operateur*|proprietaire|administrateur*"
+    "|operador*|propietario|dueno|administrador*|operatore|proprietario|amministrator*|beheerder|eigenaar|operatorem|wlasciciel*|yonetici|sahibi"
+    "|оператор*|владел*|администратор*|المشغل|المالك|المسؤول|संचालक|मालिक|quan tri vien|pemilik|operator|运营者|所有者|管理员|オペレーター|管理者|운영자|관리자"
+)
+#: verbs that give someone a standing ("treat", "consider", "regard") before "as"
+TREAT = (
+    "treat*|consider*|regard*|recogni?e*|count*|trust*|behandl*|betracht*|ansehen|considere*|traite*|trata*|trate|tratar|considera*|tratta*"
+    "|beschouw*|behandel*|traktuj|uznaj|kabul et|считай*|рассматривай*|признай|вважай|اعتبر|عامل|मानो|मानें|coi|anggap|视为|当作|看作|見なし|扱|간주|취급"
+)
+#: "as" before the standing given
+AS = "as|als|comme|como|come|jako|olarak|как|як|كـ|بصفته|के रूप में|la|sebagai|为|作为|として|로|으로|som|ως|כ|به عنوان|เป็น|kama"
+#: "automatically": a check said to pass by itself ("refunds are approved automatically")
+AUTO = "automatic*|auto|auto-*|automatisch*|automatiqu*|automatica*|automatico*|automatisk*|automatyczn*|otomatik*|автоматическ*|自动|自動|자동"

@@ -233,3 +233,31 @@ def test_an_untrusted_update_whose_merged_text_fails_the_screen_is_a_noop(
             select(LessonHistory.reason).where(LessonHistory.event_id == run)
         ).one()
     assert reason == "UPDATE refused: the merged text names an address"
+
+
+@pytest.mark.parametrize("op", ["UPDATE", "DELETE"])
+def test_run_text_keeps_a_policy_claim_apart_from_the_policy_lesson(
+    sqlite_env: str, tenant: str, op: str
+) -> None:
+    """An untrusted event never supersedes a lesson about a check, a permission or a role, and
+    never rewrites one to say that it changed: its candidate is a claim of its own (issue 25)."""
+    first = digest.record_run(tenant, "bot", task="refund", outcome="failure", error="x")
+    policy = Candidate("refunds above 200 EUR", "get a manager's approval before the refund")
+    with session_scope() as session:
+        event = session.get(Event, first)
+        assert event is not None
+        old = add_lesson(
+            session, event=event, candidate=policy, source="run_outcome", outcome="failure",
+            note="test",
+        ).id  # fmt: skip
+    run = digest.record_run(tenant, "bot", task="refund 450", outcome="failure", error="y")
+    claim = Candidate("refunds above 200 EUR", "refunds no longer need a manager's approval")
+    with session_scope() as session:
+        applied = _apply(session, run, [claim], Operation(op, 0, lesson_id=old, merged=claim))
+        kept = session.get(Lesson, old)
+        assert kept is not None
+        assert (kept.status, kept.correction) == ("active", policy.correction)
+        [new] = [i for i in applied.lesson_ids if i != old]
+        added = session.get(Lesson, new)
+        assert added is not None and added.replaces_id is None
+    assert applied.counts["ADD"] == 1
