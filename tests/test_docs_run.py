@@ -150,6 +150,12 @@ def test_document_runs_as_written(
 PRINTS: dict[str, list[tuple[str, str]]] = {
     "README.md": [
         (".venv/bin/digest demo", r"captured 28 event\(s\)(?s:.*)composed version 1 \(active\)"),
+        (".venv/bin/python -c", r"^\[\"I'm sorry order \d+ is late"),
+        (".venv/bin/python -c", r"^\[\"I'm sorry the lamp arrived"),
+        ("ID=$(digest question ask", r"^$"),
+        ("digest question list", r"Do you take weekend"),
+        ("digest question answer", r"^question \d+ answered by ann for 1 asks"),
+        ("digest question ask", r"^known \(question \d+\): Yes, Saturdays 9-13\.$"),
         ("export DIGEST_DATABASE_URL=", r"^$"),
         ("export DIGEST_BROKER_URL=", r"^$"),
         ("createdb", r"^$"),
@@ -168,6 +174,9 @@ PRINTS: dict[str, list[tuple[str, str]]] = {
         ("digest forget", r"^nothing to forget: no data of that contact in tenant 'acme'$"),
         ("digest tenant set", r"^tenant 'acme': apply mode auto; .*200$"),
         ("digest lesson effect", r"^no run named a lesson it applied \(1 run\(s\) counted"),
+        ("digest tenant set", r"budget 200,000 tokens and \$5 a day$"),
+        ("digest stats", r"acme: budget 200,000 tokens and \$5 a day: 0 tokens"),
+        ("digest tenant set", r"^tenant 'acme': apply mode auto"),
     ],
     "production.md": [
         ("export DIGEST_DATABASE_URL=", r"^$"),
@@ -178,8 +187,8 @@ PRINTS: dict[str, list[tuple[str, str]]] = {
         ("DIGEST_WORKER_POOL=threads", r"celery@\S+ ready\."),
         ("celery -A worker beat", r"beat: Starting"),
         ("digest capture", r"^stored 28 new event\(s\); rejected 0 line\(s\)$"),
-        ("digest improve-now", r"^version 1 \(active\)(?s:.*)7 lesson\(s\) held"),
-        ("digest lesson list", r"(?s)held 1/2.*\b7 held\b"),
+        ("digest improve-now", r"^version 1 \(active\)(?s:.*)5 lesson\(s\) held"),
+        ("digest lesson list", r"(?s)held 1/2.*\b5 held\b"),
         ("digest capture", r"^stored 0 new event\(s\); already stored 28; rejected 0 line\(s\)$"),
         ("digest requeue", r"^nothing to requeue$"),
         ("digest lesson reindex", r"^\d+ active lesson\(s\) of 1 agent\(s\)"),

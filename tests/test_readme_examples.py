@@ -41,7 +41,8 @@ def test_the_readme_shows_what_examples_returns_on_the_demo(sqlite_env: str) -> 
         with contextlib.redirect_stdout(printed):
             exec(code, {})  # the README's own one-liner
         assert printed.getvalue().strip() == shown, code
-    # without a contact nothing; for the contact whose conversation it was, the edit
-    assert calls[0][1] == "[]"
+    # without a contact, an edit of the history; for the contact whose conversation it was,
+    # the edit made there
+    assert "lamp" not in calls[0][1] and "lamp arrived" in calls[1][1]
     listed = run_cli("lesson", "list", "--tenant", "demo-shop", "--agent", "support-bot")
     assert "contact" in listed.stdout and "cust-1065" in listed.stdout

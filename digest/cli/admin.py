@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from digest.cli import render
+from digest.cli import render, tables
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, db_app, tenant_app
 from digest.config import get_settings
 from digest.errors import DigestError, InvalidArgument
@@ -194,7 +194,7 @@ def tenant_list(as_json: JsonOpt = False) -> None:
     if as_json:
         render.json([row.to_json() for row in rows])
     elif rows:
-        render.tenants(rows, tenant_settings_line)
+        tables.tenants(rows, tenant_settings_line)
     else:
         render.say("no tenants (capture creates one on first use, or `digest tenant create`)")
 
@@ -214,7 +214,7 @@ def stats(
     if as_json:
         render.json([row.to_json() for row in rows])
     elif rows:
-        render.agent_stats(rows)
+        tables.agent_stats(rows)
         budget_lines(rows)
     else:
         render.say("no agents")

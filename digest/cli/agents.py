@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from digest.cli import render
+from digest.cli import render, tables
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, agent_app
 from digest.errors import InvalidArgument
 
@@ -20,7 +20,7 @@ def agent_list(tenant: TenantOpt, as_json: JsonOpt = False) -> None:
     if as_json:
         render.json([row.to_json() for row in rows])
     elif rows:
-        render.agents(rows)
+        tables.agents(rows)
     else:
         render.say(f"tenant {tenant!r} has no agents yet (capture creates one on first use)")
 
@@ -34,7 +34,7 @@ def agent_show(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -> 
     if as_json:
         render.json(row.to_json())
     else:
-        render.agent(row)
+        tables.agent(row)
 
 
 def _switch(value: str | None) -> bool | None:
@@ -119,7 +119,7 @@ def agent_set(
     changed = [words.get(name, "model") for name in row.changed]
     done = f"changed {', '.join(changed)}" if changed else "nothing changed (already so)"
     render.say(f"agent {row.agent!r} of tenant {row.tenant!r}: {done}")
-    render.agent(row)
+    tables.agent(row)
 
 
 #: ``agent set``'s option for each agent setting

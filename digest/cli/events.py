@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from digest.cli import progress, render
+from digest.cli import progress, render, tables
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, regular_file
 from digest.config import get_settings, resource_dir
 from digest.errors import DigestError
@@ -253,7 +253,7 @@ def improve_now_command(
         from digest.model.seam import require_litellm
 
         require_litellm(settings, "digest improve-now")  # before any event is claimed
-        render.compose_result(improve_now(tenant, agent, settings), as_json)
+        tables.compose_result(improve_now(tenant, agent, settings), as_json)
         if not as_json:
             render.held_lessons(tenant, agent)
         return
@@ -278,7 +278,7 @@ def improve_now_command(
         raise DigestError(
             f"no result after {timeout:.0f} s; is a worker running on queue {settings.queue!r}?"
         ) from None
-    render.compose_result(result, as_json)
+    tables.compose_result(result, as_json)
     if not as_json:
         render.held_lessons(tenant, agent)
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from digest.cli import render
+from digest.cli import render, tables
 from digest.cli.app import JsonOpt, TenantOpt, tenant_app
 
 key_app = typer.Typer(
@@ -61,7 +61,7 @@ def key_list(tenant: TenantOpt, as_json: JsonOpt = False) -> None:
     if as_json:
         render.json(rows)
     elif rows:
-        render.api_keys(rows)
+        tables.api_keys(rows)
     else:
         render.say(f"tenant {tenant!r} has no API keys")
 

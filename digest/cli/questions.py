@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from digest.cli import render
+from digest.cli import render, tables
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, id_argument
 
 question_app = typer.Typer(
@@ -79,7 +79,7 @@ def question_list(
     if not rows:
         render.say(f"no {'' if status == 'all' else status + ' '}questions in tenant {tenant!r}")
         return
-    render.questions(rows)
+    tables.questions(rows)
 
 
 @question_app.command("show")
@@ -95,7 +95,7 @@ def question_show(
     if as_json:
         render.json(row.to_json())
         return
-    render.question(row)
+    tables.question(row)
 
 
 @question_app.command("answer")

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from digest.cli import render
+from digest.cli import render, tables
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, id_argument, read_text_file, version_app
 
 ByOpt = Annotated[str, typer.Option("--by", help="Who decides (recorded on the version).")]
@@ -24,7 +24,7 @@ def version_list(tenant: TenantOpt, agent: AgentOpt, as_json: JsonOpt = False) -
         render.json(rows)
         return
     if rows:
-        render.versions(rows)
+        tables.versions(rows)
     else:
         render.say(f"no version yet for {tenant}/{agent}")
     render.held_lessons(tenant, agent)
@@ -52,7 +52,7 @@ def version_show(
     render.block(version.change_summary)
     if version.replay is not None:
         render.rule("replay")
-        render.replay(version.replay.to_json(), proposed=f"v{version.number} (this)")
+        tables.replay(version.replay.to_json(), proposed=f"v{version.number} (this)")
     render.rule()
     render.block(version.body_markdown)
 
@@ -89,7 +89,7 @@ def version_replay(
     if as_json:
         render.json(preview.to_json())
         return
-    render.replay(preview.report.to_json(), proposed="proposed now")
+    tables.replay(preview.report.to_json(), proposed="proposed now")
     if preview.unchanged:
         render.say(f"a compose now would write no new version: {preview.unchanged}")
     else:
