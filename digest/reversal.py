@@ -116,11 +116,18 @@ def reversal_terms(text: str) -> set[str]:
 #: supersedes a lesson about one (a tool's error may report an API change; whether a refund
 #: needs a manager is the owner's to change), and a reversal that claims one is a claim.
 _POLICY = re.compile(
-    r"approv|authori[sz]|permission|permitted|allowed|verif|identity|consent|manager|supervisor"
-    r"|admin|operator|owner|\brole|staff|limit|threshold|kyc|mfa|2fa|two-factor|sign-?off|polic"
-    r"|genehmig|freigabe|erlaubt|prüf|aprob|autoriz|verific|límite|limite|gerente|responsable"
-    r"|approuv|autoris|vérif|plafond|approva|autorizz|verifica|одобр|разреш|провер|лимит|审批|批准"
+    r"approv|authori[sz]|permission|identity|consent|manager|supervisor"
+    r"|admin|operator|owner|\brole|staff|kyc|mfa|2fa|two-factor|sign-?off"
+    r"|genehmig|freigabe|aprob|autoriz|gerente|responsable"
+    r"|approuv|autoris|approva|autorizz|одобр|разреш|审批|批准"
     r"|权限|承認|権限|승인|권한",
+    re.IGNORECASE,
+)
+#: policy words a validation error uses of its own fields ("'phone' is not allowed", "over
+#: the limit"): a policy only in a text that names no argument, field or header at all
+_WEAK_POLICY = re.compile(
+    r"allowed|permitted|verif|limit|threshold|polic|erlaubt|prüf|verific|límite|limite"
+    r"|vérif|plafond|verifica|провер|лимит",
     re.IGNORECASE,
 )
 #: what a tool's own interface speaks of: its arguments, fields, endpoints, formats
@@ -132,13 +139,47 @@ _INTERFACE = re.compile(
     re.IGNORECASE,
 )
 _POLICY_CLAUSE = re.compile(r"[,;:.!?\n]\s*")
+#: a word that names an interface item: "Authorization header", "approval field", or a word
+#: right before a quoted name ("an approved 'template_id'")
+_NAME_BEFORE = re.compile(
+    r"([\w-]+)\s+(?=(?:param|argument|field|header|column|attribute|propert|flag)\w*\b"
+    r"""|['"][\w.-]{1,40}['"])""",
+    re.IGNORECASE,
+)
+#: an HTTP status and its phrase ("401 Unauthorized", "‹id› Forbidden"): the API's answer
+_STATUS = re.compile(r"(?:\b\d{3}|‹id›)\s+(?:unauthori[sz]ed|forbidden)\b", re.IGNORECASE)
 
 
 def speaks_of_policy(text: str) -> bool:
-    """Does a clause of ``text`` (quoted names left out: the 'approval' field is a field) speak
-    of a check, a permission or a role, and not of a tool's interface?"""
-    bare = _NAMED.sub(" ", _LABEL.sub(" ", text))
-    return any(_POLICY.search(c) and not _INTERFACE.search(c) for c in _POLICY_CLAUSE.split(bare))
+    """Does a clause of ``text`` speak of a check, a permission or a role, and not of a
+    tool's interface? Names are left out first: quoted names, an HTTP status's phrase, a
+    word naming a header, a field or an argument where it does, and a capitalised one
+    wherever it stands ("send Authorization" beside "the Authorization header"). A validation
+    error's own words ("'phone' is not allowed", "over the limit") count only in a text naming
+    no interface item."""
+    found = [m.group(1) for m in _NAME_BEFORE.finditer(text) if not _INTERFACE.search(m.group(1))]
+    names_interface = bool(found or _NAMED.search(text) or _INTERFACE.search(text))
+    # ("the parameter 'phone'": the interface's own noun stays, it tells the clause apart)
+    unnamed = _NAME_BEFORE.sub(lambda m: m.group(0) if _INTERFACE.search(m.group(1)) else " ", text)
+    bare = _NAMED.sub(" ", _LABEL.sub(" ", _STATUS.sub(" ", unnamed)))
+    # a name spelled as one (capitals: "Authorization", "X-Api-Key") is that name wherever it
+    # stands; a plain word ("approval") only where it names the item
+    spelled = sorted({name for name in found if not name.islower()})
+    if spelled:
+        bare = re.sub(r"\b(?:" + "|".join(map(re.escape, spelled)) + r")\b", " ", bare)
+    for clause in _POLICY_CLAUSE.split(bare):
+        if _INTERFACE.search(clause):
+            continue
+        if _POLICY.search(clause) or (not names_interface and _WEAK_POLICY.search(clause)):
+            return True
+    return False
+
+
+def about_policy(lesson: str) -> bool:
+    """Is a lesson about a policy, a permission or a role (``speaks_of_policy``), read for its
+    substance: what its runs observed where it quotes them, not the judge's frame around it
+    (a remedy for a refused call speaks of permission whatever the call was)."""
+    return speaks_of_policy(_substance(lesson))
 
 
 def states_reversal(text: str) -> bool:

@@ -32,7 +32,7 @@ from digest.lessons.vectors import stored_vector
 from digest.logs import get_logger
 from digest.models import PROTECTED_TRUST, Event, Lesson
 from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text
-from digest.reversal import speaks_of_policy, states_reversal
+from digest.reversal import about_policy, speaks_of_policy, states_reversal
 from digest.text import lesson_text, negation_flipped
 
 log = get_logger("digest.reconcile")
@@ -114,7 +114,7 @@ def _guarded(op: Operation, event: Event, target: Lesson | None, vet: Vet | None
         )
     merged = candidate_text(op.merged) if op.merged is not None else ""
     if event.trust != "high" and (
-        (op.op == "DELETE" and speaks_of_policy(lesson_text(target.situation, target.correction)))
+        (op.op == "DELETE" and about_policy(lesson_text(target.situation, target.correction)))
         or (states_reversal(merged) and speaks_of_policy(merged))
     ):
         log.warning("untrusted_policy_change_kept_apart", lesson_id=target.id, event_id=event.id)
