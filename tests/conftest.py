@@ -44,6 +44,16 @@ REDIS_DB = int(os.environ.get("DIGEST_TEST_REDIS_DB", "11")) + int(
 )
 
 
+# ``tmp_path`` and its kin on a RAM file system where the machine has one: SQLite commits (the
+# embedded default, every ``sqlite_env`` test, the CLI and document runs) each wait for an
+# fsync of the file on a disk, 3-20 ms on a busy host, nothing on tmpfs. What is asserted is
+# the same; only where the files live changes (PYTEST_DEBUG_TEMPROOT is pytest's own setting,
+# and pytest still keeps the last three runs' folders there; set it to choose another place).
+_RAM_TEMP = Path("/dev/shm")
+if _RAM_TEMP.is_dir() and os.access(_RAM_TEMP, os.W_OK | os.X_OK):
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", str(_RAM_TEMP))
+
+
 # Neighbours are lexical in most tests (the same code path, no model to load in every worker
 # subprocess); tests of the embedding seam and of semantic neighbours ask for "local" itself
 # (tests/identity, tests/test_identity_pipeline.py).
@@ -162,8 +172,7 @@ def pg_admin() -> str:
 @pytest.fixture(scope="session")
 def pg_url(pg_admin: str) -> Iterator[str]:
     name = f"digest_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(pg_admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+    _create_database(pg_admin, name)
     base = pg_admin.rsplit("/", 1)[0]
     url = f"{base}/{name}".replace("postgresql://", "postgresql+psycopg://", 1)
     from digest.migrate import upgrade
@@ -206,6 +215,18 @@ def services_env(
     _reset_process_state()
 
 
+def _create_database(pg_admin: str, name: str, template: str | None = None) -> None:
+    """Create a test database whose commits do not wait for the server's WAL fsync
+    (``synchronous_commit = off`` for every session on it, workers' too): what a commit makes
+    visible, and when, is unchanged; only a crash of the server itself could lose the last
+    commits, and no test crashes the machine's server (the fault suite restarts a private
+    one). A database setting is not copied from a template, so each database gets its own."""
+    with psycopg.connect(pg_admin, autocommit=True) as conn:
+        clone = f' TEMPLATE "{template}"' if template else ""
+        conn.execute(f'CREATE DATABASE "{name}"{clone}')
+        conn.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
+
+
 def _terminate_and_drop(pg_admin: str, name: str) -> None:
     with psycopg.connect(pg_admin, autocommit=True) as conn:
         conn.execute(
@@ -220,8 +241,7 @@ def _migrated_template(pg_admin: str) -> Iterator[str]:
     first asks for ``own_database``, which clones it (``CREATE DATABASE ... TEMPLATE``: a
     third of a second, where migrating takes 2-3 s). Nothing stays connected to it."""
     name = f"digest_tmpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(pg_admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+    _create_database(pg_admin, name)
     from digest.migrate import upgrade
 
     upgrade(
@@ -247,8 +267,7 @@ def own_database(
     database (the relay), which other tests' leftover events would otherwise disturb. A clone
     of this process's migrated template (``_migrated_template``)."""
     name = f"digest_own_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(pg_admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{_migrated_template}"')
+    _create_database(pg_admin, name, template=_migrated_template)
     url = f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace(
         "postgresql://", "postgresql+psycopg://", 1
     )

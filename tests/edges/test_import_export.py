@@ -10,6 +10,7 @@ it did not write.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -136,16 +137,16 @@ def test_a_fifo_named_lesson_md_is_reported_without_blocking(folder: Path) -> No
 
 
 def test_a_socket_named_lesson_md_is_reported(folder: Path) -> None:
-    # AF_UNIX paths are short: bind in a short folder, then move the socket in place.
-    with tempfile.TemporaryDirectory(dir="/tmp") as short:
-        server = socket.socket(socket.AF_UNIX)
-        try:
-            server.bind(f"{short}/s")
-            (folder / "mm-bad").mkdir()
-            shutil.move(f"{short}/s", folder / "mm-bad" / "LESSON.md")
-            report = import_lessons(TENANT, AGENT, folder)
-        finally:
-            server.close()
+    (folder / "mm-bad").mkdir()
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        # AF_UNIX paths are short: bind by a name relative to the folder the socket goes in
+        # (a socket cannot be moved in from another file system, such as a tmpfs tmp_path)
+        with contextlib.chdir(folder / "mm-bad"):
+            server.bind("LESSON.md")
+        report = import_lessons(TENANT, AGENT, folder)
+    finally:
+        server.close()
     assert "not a regular file (a socket)" in reason(report)
     assert_only_good_imported(report, "mm-bad/LESSON.md")
 
