@@ -79,6 +79,7 @@ LONG_TESTS: dict[str, float] = {
     "tests/test_adversarial.py::test_no_attack_reaches_the_agent_on_the_embedded_default": 25,
     "tests/test_adversarial.py::test_no_attack_reaches_the_agent_through_a_worker": 15,
     "tests/test_adversarial.py::test_an_obedient_remote_model_is_held_through_a_worker": 15,
+    "tests/lessons/test_holdout.py::test_randomized_holdout_finds_the_helpful_and_the_harmful": 10,
 }
 
 

@@ -109,8 +109,8 @@ def _tool_lesson(tenant: str, tool: str) -> int:
     return int(found[0].id)
 
 
-#: turns of the simulation: enough for intervals of about +-0.08 at half the turns withheld
-TURNS = 600
+#: turns of the simulation ("a few thousand", issue 29): intervals of about +-0.045 at half withheld
+TURNS = 2000
 PROMPT = "use issue_refund then ship_parcel: the amount is required"
 
 
