@@ -146,6 +146,9 @@ _NAME_BEFORE = re.compile(
     r"""|['"][\w.-]{1,40}['"])""",
     re.IGNORECASE,
 )
+#: a capitalised word: in a text that names an interface item, a policy word spelled so is a
+#: name ("Authorization", "X-Approval-Token"), not a policy
+_CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
 #: an HTTP status and its phrase ("401 Unauthorized", "‹id› Forbidden"): the API's answer
 _STATUS = re.compile(r"(?:\b\d{3}|‹id›)\s+(?:unauthori[sz]ed|forbidden)\b", re.IGNORECASE)
 
@@ -167,6 +170,10 @@ def speaks_of_policy(text: str) -> bool:
     spelled = sorted({name for name in found if not name.islower()})
     if spelled:
         bare = re.sub(r"\b(?:" + "|".join(map(re.escape, spelled)) + r")\b", " ", bare)
+    if names_interface:  # "…: Authorization is no longer accepted" beside a header named
+        bare = bare[:1] + _CAPITALISED.sub(
+            lambda m: " " if _POLICY.search(m.group(0)) else m.group(0), bare[1:]
+        )
     for clause in _POLICY_CLAUSE.split(bare):
         if _INTERFACE.search(clause):
             continue

@@ -479,10 +479,13 @@ def test_drain_with_a_providers_model_and_no_litellm_stops_before_claiming_anyth
 def test_doctor_names_the_extras_a_model_lacks(
     sqlite_env: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import digest.model.provider as provider
     from tests.cli.conftest import run_cli
 
     for absent in ("litellm", "onnxruntime"):
         monkeypatch.setitem(sys.modules, absent, None)  # not importable, as if not installed
+    # as a process that never loaded it (an earlier test of this process may have)
+    monkeypatch.setattr(provider, "_litellm", None)
     done = run_cli(
         "doctor", "--json",
         env={"DIGEST_LLM_MODEL": "openai/gpt-4o-mini", "DIGEST_EMBEDDING_MODEL": "local"},

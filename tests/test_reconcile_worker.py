@@ -227,13 +227,21 @@ def test_enrichment_updates_the_same_lesson_with_history(
 def test_contradiction_supersedes_the_old_lesson_and_keeps_the_new(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:
-    old = existing(tenant, SITUATION, CORRECTION, source="run_outcome")
+    """A tool's interface changed: the run's lesson supersedes the one it reverses."""
+    situation = SITUATION
+    old = existing(
+        tenant, situation, "Pass the refund in cents in the amount_cents field of issue_refund",
+        source="run_outcome",
+    )  # fmt: skip
     name = f"contradict-{tenant}"
-    new_correction = "Refunds above 200 EUR need the approval of two managers before issuing"
+    new_correction = (
+        "Pass the refund in EUR in the amount field of issue_refund: amount_cents is no longer"
+        " accepted"
+    )
     marker = fake_llm.script(
         name,
-        ("reply", lesson_block(f"{SITUATION} [script:{name}]", new_correction)),
-        ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "policy changed"})),
+        ("reply", lesson_block(f"{situation} [script:{name}]", new_correction)),
+        ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "the API changed"})),
     )
     event_id = run_event(tenant, marker)
     assert wait_for_event(event_id, DONE)["status"] == "reflected"
@@ -250,6 +258,31 @@ def test_contradiction_supersedes_the_old_lesson_and_keeps_the_new(
     assert list(ops_seen) == ["ADD", "DELETE"]
     run = digest_run(event_id)
     assert (run.n_delete, run.n_add) == (1, 1)
+
+
+def test_a_policy_contradiction_from_one_run_is_kept_apart(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    """Run text that says a policy changed (who must approve a refund) is a claim: the model's
+    DELETE becomes an ADD of the claim (held by the release rule), and the lesson it would
+    have superseded stays (issue 25: a single untrusted run never changes what an agent
+    reads)."""
+    old = existing(tenant, SITUATION, CORRECTION, source="run_outcome")
+    name = f"policy-{tenant}"
+    new_correction = "Refunds above 200 EUR need the approval of two managers before issuing"
+    marker = fake_llm.script(
+        name,
+        ("reply", lesson_block(f"{SITUATION} [script:{name}]", new_correction)),
+        ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "policy changed"})),
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    old_row, new_row = lessons_of(tenant)
+    assert old_row.id == old.id and old_row.status == "active"
+    assert old_row.superseded_by_id is None
+    assert new_row.correction == new_correction
+    run = digest_run(event_id)
+    assert (run.n_delete, run.n_add) == (0, 1)
 
 
 @pytest.mark.parametrize("op", ["UPDATE", "DELETE"])

@@ -150,7 +150,7 @@ SHOWING: dict[str, tuple[list[str], tuple[str, ...]]] = {
         (f"tenant {TENANT!r}: apply mode auto",),
     ),
     "lesson add": (["lesson", "add", *WHO, f"new [b]x[/b] {NASTY}: do {NASTY}"], ("[b]x[/b]",)),
-    "export": (["export", *WHO, "--out", "{out}"], ("wrote 4 lesson(s)",)),
+    "export": (["export", *WHO, "--out", "{out}"], ("wrote 3 lesson(s)",)),
     "old names in stats": (["stats"], ("old-sh", "old-bot")),
     "old names in lesson list": (["lesson", "list", *OLD_WHO], ("greetings",)),
     "old names in reset": (["lesson", "reset", *OLD_WHO, "--yes"], ("old-shop/old-bot",)),
