@@ -150,9 +150,11 @@ def test_bad_files_are_reported_and_the_rest_imported(sqlite_env: str, tmp_path:
     (out / "escape" / "LESSON.md").symlink_to(outside / "LESSON.md")
     digest.record_lesson(TENANT, "fresh", "placeholder: creates the agent")
 
-    report = import_lessons(TENANT, "fresh", out)
+    files: list[int] = []
+    report = import_lessons(TENANT, "fresh", out, on_file=lambda: files.append(1))
     errors = dict(report.errors)
     assert len(report.imported) == 3
+    assert len(files) == len(report.imported) + len(report.errors)  # the progress counter
     assert set(errors) == {f"{n}/LESSON.md" for n in [*BAD_FILES, "huge", "escape"]}
     assert "schema" in errors["wrong-schema/LESSON.md"]
     assert "YAML" in errors["bad-yaml/LESSON.md"]
@@ -196,3 +198,14 @@ def test_cli_export_import_and_compact(sqlite_env: str, tmp_path: Path) -> None:
     assert json.loads(compacted.stdout)["kept"] == 3
     missing = run("export", "--tenant", TENANT, "--agent", "nobody", "--out", str(out))
     assert missing.returncode == 2 and "unknown agent" in missing.stderr
+
+
+def test_reindex_counts_its_progress_by_lessons(sqlite_env: str) -> None:
+    """``digest lesson reindex`` shows a counter at a terminal: ``on_lessons`` hears of every
+    active lesson, chunk by chunk."""
+    from digest.lessons.identity import reindex_lessons
+
+    seed()
+    seen: list[int] = []
+    report = reindex_lessons(TENANT, "source", on_lessons=seen.append)
+    assert report.lessons > 0 and sum(seen) == report.lessons

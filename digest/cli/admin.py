@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from digest.cli import render, tables
+from digest.cli import progress, render, tables
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, db_app, tenant_app
 from digest.config import get_settings
 from digest.errors import DigestError, InvalidArgument
@@ -305,7 +305,8 @@ def import_command(
     # one sentence for a key no lesson could be stored under, rather than one per file
     tenant, agent = normal_key(tenant, "tenant"), normal_key(agent, "agent")
     require_existing(tenant, agent, new_agent=new_agent)  # a typo never makes a tenant
-    report = import_lessons(tenant, agent, directory, trusted=trusted)
+    with progress.count_progress("importing", disable=as_json, unit="file(s)") as advance:
+        report = import_lessons(tenant, agent, directory, trusted=trusted, on_file=advance)
     if as_json:
         render.json(
             {

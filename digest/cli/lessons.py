@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from digest.cli import render
+from digest.cli import progress, render
 from digest.cli.app import ID_MAX, AgentOpt, JsonOpt, TenantOpt, id_argument, lesson_app
 from digest.errors import InvalidArgument
 
@@ -326,7 +326,8 @@ def lesson_reindex(
     (DIGEST_EMBEDDING_MODEL) and backfill missing fingerprints. Safe to run again."""
     from digest.lessons.identity import reindex_lessons
 
-    report = reindex_lessons(tenant, agent)
+    with progress.count_progress("reindexing", disable=as_json, unit="lesson(s)") as advance:
+        report = reindex_lessons(tenant, agent, on_lessons=advance)
     if as_json:
         render.json(report.to_json())
     else:

@@ -48,19 +48,25 @@ def byte_progress(label: str, total: int, *, disable: bool) -> Iterator[Callable
 
 
 @contextmanager
-def count_progress(label: str, *, disable: bool = False) -> Iterator[Callable[[], None]]:
+def count_progress(
+    label: str, *, disable: bool = False, unit: str = "event(s)"
+) -> Iterator[Callable[..., None]]:
     """A transient counter on stderr while long work runs, only at a terminal (a script's
-    output stays what it was); yields ``advance()``."""
+    output stays what it was); yields ``advance(n=1)``."""
     with Progress(
         TextColumn(label),
-        TextColumn("{task.completed} event(s)"),
+        TextColumn("{task.completed} " + unit),
         TimeElapsedColumn(),
         console=err,
         disable=disable or not err.is_terminal,
         transient=True,
     ) as progress:
         task = progress.add_task(label, total=None)
-        yield lambda: progress.advance(task)
+
+        def advance(n: int = 1) -> None:
+            progress.advance(task, n)
+
+        yield advance
 
 
 @contextmanager

@@ -13,6 +13,7 @@ already has adds support instead of a copy, and importing the same file twice ad
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ def import_lessons(
     settings: Settings | None = None,
     *,
     trusted: bool = False,
+    on_file: Callable[[], None] | None = None,
 ) -> ImportReport:
     """Import every LESSON.md below ``directory`` into one agent, through reconciliation, one
     file at a time: each is read and validated in full first, then stored and reconciled on
@@ -63,7 +65,7 @@ def import_lessons(
     like run text, may not change a trusted lesson, enter a version only with independent
     support, and are shown as observations, never as the owner's rules. Raises
     ``CaptureUnavailable`` if the database stops taking events (the files imported before
-    stay imported)."""
+    stay imported). ``on_file()`` is called after each file (a progress counter)."""
     settings = settings or get_settings()
     root = directory.resolve()
     if not root.is_dir():
@@ -77,9 +79,11 @@ def import_lessons(
             payload = lesson_payload(read_lesson_file(path, root), tenant, agent, trusted)
         except LessonFileError as exc:
             report.errors.append((shown, str(exc)))
-            continue
-        outcome, imported = _import_one(payload, trusted, settings)
-        (report.imported if imported else report.errors).append((shown, outcome))
+        else:
+            outcome, imported = _import_one(payload, trusted, settings)
+            (report.imported if imported else report.errors).append((shown, outcome))
+        if on_file is not None:
+            on_file()
     return report
 
 

@@ -4,7 +4,7 @@ would see for a text) and ``digest lesson reindex`` (embeddings and fingerprints
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -122,11 +122,13 @@ def reindex_lessons(
     agent: str | None = None,
     *,
     settings: Settings | None = None,
+    on_lessons: Callable[[int], None] | None = None,
 ) -> Reindexed:
     """Store every active lesson's embedding under the configured model (those whose stored
     key is stale: new text, another model) and the fingerprint of lessons stored without one
     (derived from the event that first taught it). Embeddings are computed with no
-    transaction open; each chunk is written in a short transaction of its own."""
+    transaction open; each chunk is written in a short transaction of its own.
+    ``on_lessons(n)`` is called after each chunk of ``n`` lessons (a progress counter)."""
     if agent is not None and tenant is None:
         raise OwnerInputError("--agent needs --tenant")
     settings = settings or get_settings()
@@ -187,6 +189,8 @@ def reindex_lessons(
                     report.fingerprinted += 1
                 if marked:
                     bump_epoch(session, agent_id)
+            if on_lessons is not None:
+                on_lessons(len(chunk))
         forget(agent_id)
     return report
 

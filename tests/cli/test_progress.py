@@ -65,3 +65,26 @@ def test_drain_counts_at_a_terminal_and_stays_quiet_in_a_pipe(tmp_path: Path) ->
     piped = run_cli("drain", env=env_extra)
     assert piped.stdout.strip().startswith("processed 1 event(s)")
     assert "reflecting" not in piped.stdout + piped.stderr
+
+
+def test_import_and_reindex_count_at_a_terminal_and_stay_quiet_in_a_pipe(tmp_path: Path) -> None:
+    """The other long commands a person waits on: ``import`` counts files, ``lesson reindex``
+    counts lessons, at a terminal only."""
+    env_extra = sqlite_env_for(tmp_path / "d.db")
+    ok("db", "upgrade", env=env_extra)
+    ok("tenant", "create", "--tenant", "acme", env=env_extra)
+    ok("lesson", "add", "--tenant", "acme", "--agent", "bot", "--new-agent",
+       "refund-amount: always send the amount with issue_refund", env=env_extra)  # fmt: skip
+    out = tmp_path / "out"
+    ok("export", "--tenant", "acme", "--agent", "bot", "--out", str(out), env=env_extra)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DIGEST_")}
+    env.update(env_extra, COLUMNS="100", TERM="xterm")
+    shown = _at_a_terminal(["import", str(out), "--tenant", "acme", "--agent", "bot"], env)
+    assert "importing" in shown and "file(s)" in shown and "rejected 0" in shown
+    shown = _at_a_terminal(["lesson", "reindex", "--tenant", "acme"], env)
+    assert "reindexing" in shown and "lesson(s)" in shown
+    for args in (["import", str(out), "--tenant", "acme", "--agent", "bot"],
+                 ["lesson", "reindex", "--tenant", "acme"]):  # fmt: skip
+        piped = run_cli(*args, env=env_extra)
+        assert piped.returncode == 0, piped.stderr
+        assert "importing" not in piped.stderr and "reindexing" not in piped.stderr
