@@ -20,7 +20,6 @@ other content, or a lesson out of use for good; 422 invalid input, naming the fi
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
@@ -39,14 +38,12 @@ from digest.capture.schemas import parse_event
 from digest.db import read_scope
 from digest.errors import (
     DatabaseUnavailable,
-    IdempotencyConflict,
     InvalidArgument,
     InvalidEvent,
     NotFound,
     StateError,
 )
 from digest.models import Agent
-from digest.redact import driver_line, redact
 from digest.retrieve import current_learning, pitfalls
 from digest.service.forget import routes as forget_routes
 from digest.service.models import (
@@ -57,7 +54,6 @@ from digest.service.models import (
     CapturedBatch,
     Examples,
     FewShotExample,
-    Health,
     InvalidInput,
     Learning,
     LearningVersion,
@@ -69,18 +65,22 @@ from digest.service.models import (
     event_schemas,
 )
 from digest.service.questions import routes as question_routes
+from digest.service.responses import (
+    BODY_MAX_BYTES,
+    bad_argument,
+    conflict,
+    healthz,
+    invalid,
+    not_found,
+    readyz,
+    request_invalid,
+    too_large,
+    unavailable,
+)
 from digest.service.review import router as review_router
 from digest.tenants import agent_named, key_problem
 
 log = stdlib_logger("digest.service")
-
-#: the largest request body ``POST /v1/events`` reads: a full batch of the largest events that
-#: capture keeps whole fits (trimming happens after the body is read, so a body may be bigger
-#: than what is stored, but not without bound)
-BODY_MAX_BYTES = 16 * 1024 * 1024
-#: seconds a client is asked to wait after a 503
-RETRY_AFTER_S = 5
-UNAVAILABLE = "the database is unavailable; nothing was stored or read. Retry later."
 
 _bearer = HTTPBearer(
     auto_error=False,
@@ -345,91 +345,6 @@ def put_lesson_expiry(
     return LessonExpiryChange(**done.to_json())
 
 
-# --- probes --------------------------------------------------------------------------------
-
-
-def healthz() -> Health:
-    """The process is alive (no I/O)."""
-    return Health(status="ok")
-
-
-@cache
-def _head_revision() -> str | None:
-    from alembic.script import ScriptDirectory
-
-    from digest.migrate import alembic_config
-
-    return ScriptDirectory.from_config(alembic_config()).get_current_head()
-
-
-def readyz() -> JSONResponse:
-    """The database answers and is migrated to this code's schema."""
-    from alembic.runtime.migration import MigrationContext
-
-    from digest.db import get_engine
-
-    try:
-        with get_engine().connect() as connection:
-            current = MigrationContext.configure(connection).get_current_revision()
-    except Exception as exc:  # any driver or URL fault: not ready, say why
-        return _readiness(False, f"database unreachable: {driver_line(exc)}")
-    head = _head_revision()
-    if current != head:
-        return _readiness(False, f"schema at {current}, code at {head}: run `digest db upgrade`")
-    return _readiness(True, None)
-
-
-def _readiness(ready: bool, reason: str | None) -> JSONResponse:
-    body = Readiness(status="ready" if ready else "not ready", reason=reason)
-    return JSONResponse(body.model_dump(), status_code=200 if ready else 503)
-
-
-# --- errors --------------------------------------------------------------------------------
-
-
-def _invalid(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, InvalidEvent)
-    if isinstance(exc, IdempotencyConflict):
-        return JSONResponse({"detail": exc.message}, status_code=409)
-    problems = [{"field": str(e["field"]), "message": str(e["message"])} for e in exc.errors]
-    return JSONResponse({"detail": problems}, status_code=422)
-
-
-def _request_invalid(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, RequestValidationError)
-    problems = [
-        {"field": ".".join(str(p) for p in e["loc"]), "message": str(e["msg"])}
-        for e in exc.errors()
-    ]
-    return JSONResponse({"detail": problems}, status_code=422)
-
-
-def _too_large(_request: Request, _exc: Exception) -> JSONResponse:
-    detail = f"the body is larger than {BODY_MAX_BYTES} bytes; nothing was stored"
-    return JSONResponse({"detail": detail}, status_code=413)
-
-
-def _bad_argument(_request: Request, exc: Exception) -> JSONResponse:
-    field, found, message = str(exc).partition(": ")
-    problem = {"field": field, "message": message} if found else {"field": "", "message": field}
-    return JSONResponse({"detail": [problem]}, status_code=422)
-
-
-def _conflict(_request: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse({"detail": str(exc)}, status_code=409)
-
-
-def _not_found(_request: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse({"detail": str(exc)}, status_code=404)
-
-
-def _unavailable(request: Request, exc: Exception) -> JSONResponse:
-    log.warning("database_unavailable path=%s error=%s", request.url.path, redact(str(exc)))
-    return JSONResponse(
-        {"detail": UNAVAILABLE}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)}
-    )
-
-
 def create_app() -> FastAPI:
     """The ASGI app (``uvicorn --factory digest.service:create_app``)."""
     app = FastAPI(
@@ -437,13 +352,13 @@ def create_app() -> FastAPI:
         version="1",
         summary="Capture what happened to your agents; read back what they learned.",
     )
-    app.add_exception_handler(InvalidEvent, _invalid)
-    app.add_exception_handler(RequestValidationError, _request_invalid)
-    app.add_exception_handler(NotFound, _not_found)
-    app.add_exception_handler(InvalidArgument, _bad_argument)
-    app.add_exception_handler(StateError, _conflict)  # LessonStateError, a closed question
-    app.add_exception_handler(BodyTooLarge, _too_large)
-    app.add_exception_handler(DatabaseUnavailable, _unavailable)
+    app.add_exception_handler(InvalidEvent, invalid)
+    app.add_exception_handler(RequestValidationError, request_invalid)
+    app.add_exception_handler(NotFound, not_found)
+    app.add_exception_handler(InvalidArgument, bad_argument)
+    app.add_exception_handler(StateError, conflict)  # LessonStateError, a closed question
+    app.add_exception_handler(BodyTooLarge, too_large)
+    app.add_exception_handler(DatabaseUnavailable, unavailable)
 
     components, body_schema = event_schemas()
     app.post(
