@@ -232,7 +232,7 @@ def _cosine_scale(table: Table, session: Any) -> np.ndarray:
     the line through (static, model) mean cosines of the paraphrase pairs and of the
     unrelated pairs of ``CALIBRATION``."""
     from digest.identity.embedding import StaticEmbedder
-    from digest.identity.index import COS_ONE, COS_ZERO
+    from digest.identity.scale import COS_ONE, COS_ZERO
 
     texts = [text for pair in CALIBRATION for text in pair]
     model = _sentence_vectors(texts, session).astype(np.float64)

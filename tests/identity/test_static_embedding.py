@@ -26,7 +26,7 @@ from digest.identity.embedding import (
     clear_cache,
     get_embedder,
 )
-from digest.identity.index import CosineScale
+from digest.identity.scale import CosineScale
 from digest.identity.wordpiece import default_tokenizer
 
 PARAPHRASE = (
