@@ -47,7 +47,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -56,17 +56,14 @@ from digest.errors import (
     ConfigError,
     EmbeddingError,
     EmbeddingFileError,
-    EmbeddingTransientError,
     MissingExtra,
 )
 from digest.extras import EXTRAS, require
-from digest.identity.scale import CosineScale
+from digest.identity.remote import LiteLLMEmbedder
+from digest.identity.scale import CosineScale, unit_vector
 from digest.identity.table import FILES, Table, static_dir
 from digest.identity.wordpiece import WordPieceTokenizer, default_tokenizer
 from digest.runtime import runtime
-
-if TYPE_CHECKING:
-    from tenacity import RetryCallState
 
 #: the name the static table's vectors carry
 STATIC_MODEL = "static/all-MiniLM-L6-v2-pca128-int8"
@@ -87,8 +84,6 @@ LOCAL_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014
 #: texts in one run of the local model, and padded tokens in one run (texts x longest text)
 LOCAL_BATCH_TEXTS = 16
 LOCAL_BATCH_TOKENS = 512
-#: texts in one request to an embedding provider (OpenAI takes at most 2,048)
-REQUEST_TEXTS = 256
 
 _VECTOR_DTYPE = np.dtype("<f4")
 #: cached vectors of an ``inline`` embedder (the static table), at most
@@ -220,7 +215,7 @@ class LocalEmbedder:
         # sentence-transformers' Pooling(mean) + Normalize: the mean over real tokens.
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
-        return [_unit(row) for row in pooled]
+        return [unit_vector(row) for row in pooled]
 
 
 class StaticEmbedder:
@@ -287,112 +282,6 @@ def _length_batches(encoded: list[list[int]]) -> Iterator[list[int]]:
         batch.append(index)
     if batch:
         yield batch
-
-
-# --- a provider through litellm --------------------------------------------------------------
-
-
-class LiteLLMEmbedder:
-    """A litellm embedding model (``openai/text-embedding-3-small``, …), retried by tenacity."""
-
-    def __init__(self, model: str, settings: Settings) -> None:
-        self.name = model
-        self._settings = settings
-
-    def embed(self, texts: Sequence[str]) -> list[np.ndarray]:
-        vectors: list[np.ndarray] = []
-        for start in range(0, len(texts), REQUEST_TEXTS):
-            vectors.extend(self._embed_retried(list(texts[start : start + REQUEST_TEXTS])))
-        return vectors
-
-    def _embed_retried(self, texts: list[str]) -> list[np.ndarray]:
-        from tenacity import (
-            Retrying,
-            retry_if_exception_type,
-            stop_after_attempt,
-            wait_random_exponential,
-        )
-
-        from digest.logs import get_logger
-
-        log = get_logger("digest.identity")
-
-        def before_sleep(state: RetryCallState) -> None:
-            exc = state.outcome.exception() if state.outcome else None
-            log.warning(
-                "embedding_retry", model=self.name, attempt=state.attempt_number, error=str(exc)
-            )
-
-        retrying = Retrying(
-            stop=stop_after_attempt(self._settings.llm_max_attempts),
-            wait=wait_random_exponential(multiplier=0.5, max=self._settings.llm_retry_wait_max_s),
-            retry=retry_if_exception_type(EmbeddingTransientError),
-            before_sleep=before_sleep,
-            reraise=True,
-        )
-        for attempt in retrying:
-            with attempt:
-                return self._embed_once(texts)
-        raise AssertionError("unreachable: tenacity reraises the last error")
-
-    def _embed_once(self, texts: list[str]) -> list[np.ndarray]:
-        # Through the model seam: one litellm configuration per process (its retries and the
-        # SDK's off, no cost map fetched) and one notion of a transient fault.
-        from digest.model import seam
-
-        settings = self._settings
-        litellm = seam.load_litellm(f"the embedding model {self.name!r}")
-        arguments = seam.call_args(
-            self.name,
-            timeout=settings.embedding_timeout_s,
-            api_base=settings.embedding_api_base,
-            api_key=settings.embedding_api_key,
-        )
-        try:
-            response = litellm.embedding(input=texts, **arguments)
-        except Exception as exc:
-            fault = seam.provider_fault(exc)  # a worker's time limit is raised as itself
-            message = f"{self.name}: {fault.message}"
-            if fault.transient:
-                raise EmbeddingTransientError(message) from exc
-            raise EmbeddingError(message) from exc
-        return _vectors_of(response, len(texts), self.name)
-
-
-def _vectors_of(response: Any, expected: int, model: str) -> list[np.ndarray]:
-    """The vectors of an embedding response, in input order, unit length; EmbeddingError if it
-    is not one finite, non-zero vector of one size per text."""
-    data = getattr(response, "data", None)
-    if not isinstance(data, list) or len(data) != expected:
-        count = len(data) if isinstance(data, list) else "no"
-        raise EmbeddingError(f"{model} answered {count} vectors for {expected} texts")
-    items = [_item(entry) for entry in data]
-    indexes = [index for index, _ in items]
-    if indexes != [None] * expected:  # answers carry indexes: put the vectors in that order
-        if sorted(i if isinstance(i, int) else -1 for i in indexes) != list(range(expected)):
-            raise EmbeddingError(f"{model} answered vectors with indexes {indexes}")
-        items.sort(key=lambda item: item[0] or 0)
-    try:
-        matrix = np.array([values for _, values in items], dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise EmbeddingError(f"{model} answered vectors that are not lists of numbers") from exc
-    if matrix.ndim != 2 or matrix.shape[1] == 0 or not np.isfinite(matrix).all():
-        raise EmbeddingError(f"{model} answered vectors that are not lists of numbers")
-    if (np.linalg.norm(matrix, axis=1) == 0).any():
-        raise EmbeddingError(f"{model} answered a zero vector")
-    return [_unit(row) for row in matrix]
-
-
-def _item(entry: Any) -> tuple[int | None, Any]:
-    if isinstance(entry, dict):
-        return entry.get("index"), entry.get("embedding")
-    return getattr(entry, "index", None), getattr(entry, "embedding", None)
-
-
-def _unit(vector: np.ndarray) -> np.ndarray:
-    vector = np.asarray(vector, dtype=np.float64)
-    norm = float(np.linalg.norm(vector))
-    return (vector / norm if norm > 0 else vector).astype(np.float32)
 
 
 # --- choosing a backend ----------------------------------------------------------------------

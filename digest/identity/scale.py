@@ -57,3 +57,10 @@ def combine(lexical: float, cosine: float | None, scale: CosineScale = DEFAULT_S
     if cosine is None:
         return lexical
     return (1 - SEMANTIC_WEIGHT) * lexical + SEMANTIC_WEIGHT * semantic_relevance(cosine, scale)
+
+
+def unit_vector(vector: np.ndarray) -> np.ndarray:
+    """``vector`` scaled to length 1 (as float32), so a dot product is a cosine."""
+    vector = np.asarray(vector, dtype=np.float64)
+    norm = float(np.linalg.norm(vector))
+    return (vector / norm if norm > 0 else vector).astype(np.float32)

@@ -33,7 +33,6 @@ from digest.identity.embedding import (
     LOCAL_MODEL,
     LOCAL_MODEL_SHA256,
     Embedder,
-    LiteLLMEmbedder,
     LocalEmbedder,
     clear_cache,
     embed_many,
@@ -44,6 +43,7 @@ from digest.identity.embedding import (
     to_bytes,
     verify_file,
 )
+from digest.identity.remote import LiteLLMEmbedder
 from digest.logs import capture_logs
 
 PARAPHRASE = (
