@@ -146,9 +146,10 @@ _NAME_BEFORE = re.compile(
     r"""|['"][\w.-]{1,40}['"])""",
     re.IGNORECASE,
 )
-#: a capitalised word: in a text that names an interface item, a policy word spelled so is a
-#: name ("Authorization", "X-Approval-Token"), not a policy
-_CAPITALISED = re.compile(r"\b[A-Z][\w-]*")
+#: an HTTP header's name spelled as one ("Authorization", "X-Approval-Token"): in a text that
+#: names an interface item it is that header, not a policy (only these spellings: a German
+#: noun is capitalised too, and "Genehmigung" stays a policy word)
+_HEADER_NAME = re.compile(r"\b(?:Proxy-)?Authori[sz]ation\b|\bX-[A-Za-z][\w-]*")
 #: an HTTP status and its phrase ("401 Unauthorized", "‹id› Forbidden"): the API's answer
 _STATUS = re.compile(r"(?:\b\d{3}|‹id›)\s+(?:unauthori[sz]ed|forbidden)\b", re.IGNORECASE)
 
@@ -156,8 +157,9 @@ _STATUS = re.compile(r"(?:\b\d{3}|‹id›)\s+(?:unauthori[sz]ed|forbidden)\b", 
 def speaks_of_policy(text: str) -> bool:
     """Does a clause of ``text`` speak of a check, a permission or a role, and not of a
     tool's interface? Names are left out first: quoted names, an HTTP status's phrase, a
-    word naming a header, a field or an argument where it does, and a capitalised one
-    wherever it stands ("send Authorization" beside "the Authorization header"). A validation
+    word naming a header, a field or an argument where it does, a capitalised one wherever it
+    stands ("send Authorization" beside "the Authorization header"), and an HTTP header's
+    name in a text that names an interface item. A validation
     error's own words ("'phone' is not allowed", "over the limit") count only in a text naming
     no interface item."""
     found = [m.group(1) for m in _NAME_BEFORE.finditer(text) if not _INTERFACE.search(m.group(1))]
@@ -171,9 +173,7 @@ def speaks_of_policy(text: str) -> bool:
     if spelled:
         bare = re.sub(r"\b(?:" + "|".join(map(re.escape, spelled)) + r")\b", " ", bare)
     if names_interface:  # "…: Authorization is no longer accepted" beside a header named
-        bare = bare[:1] + _CAPITALISED.sub(
-            lambda m: " " if _POLICY.search(m.group(0)) else m.group(0), bare[1:]
-        )
+        bare = _HEADER_NAME.sub(" ", bare)
     for clause in _POLICY_CLAUSE.split(bare):
         if _INTERFACE.search(clause):
             continue
