@@ -107,20 +107,23 @@ def agent_spend(session: Session, agent_ids: Any) -> dict[int, tuple[int, float]
     }
 
 
-def budget_waits(session: Session, agent_ids: Any) -> dict[int, int]:
-    """Each agent's events waiting for its tenant's next budget day."""
+def events_per_agent(session: Session, agent_ids: Any, *conditions: Any) -> dict[int, int]:
+    """How many events of each agent meet ``conditions`` (agents with none are left out)."""
     return {
         agent_id: int(n)
         for agent_id, n in session.execute(
             select(Event.agent_id, func.count())
-            .where(
-                Event.agent_id.in_(agent_ids),
-                Event.status == "waiting",
-                Event.wait_kind == BUDGET,
-            )
+            .where(Event.agent_id.in_(agent_ids), *conditions)
             .group_by(Event.agent_id)
         )
     }
+
+
+def budget_waits(session: Session, agent_ids: Any) -> dict[int, int]:
+    """Each agent's events waiting for its tenant's next budget day."""
+    return events_per_agent(
+        session, agent_ids, Event.status == "waiting", Event.wait_kind == BUDGET
+    )
 
 
 def tenant_budgets(

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from digest.agents import LEARNING_OFF_REASON
 from digest.config import get_settings
-from digest.lessons.budgets import agent_spend, budget_waits, tenant_budgets
+from digest.lessons.budgets import agent_spend, budget_waits, events_per_agent, tenant_budgets
 from digest.lessons.edit_rate import edit_rate
 from digest.lessons.release import Gate, released_clause
 from digest.lessons.signals import undigested_signals
@@ -190,18 +190,9 @@ def agent_stats(
                     "waiting_since": as_utc(since).isoformat() if since else None,
                 }
             )
-    learning_off = {
-        agent_id: int(n)
-        for agent_id, n in session.execute(
-            select(Event.agent_id, func.count())
-            .where(
-                Event.agent_id.in_(ids),
-                Event.status == "skipped",
-                Event.skip_reason == LEARNING_OFF_REASON,
-            )
-            .group_by(Event.agent_id)
-        )
-    }
+    learning_off = events_per_agent(
+        session, ids, Event.status == "skipped", Event.skip_reason == LEARNING_OFF_REASON
+    )
     gates, held = _held(session, [a for a, _ in selected])
     now = utcnow()
     since = now - timedelta(days=7 * EDIT_RATE_WEEKS)
