@@ -1,4 +1,5 @@
-"""Shared by the benchmarks: a scratch PostgreSQL database, and percentiles."""
+"""Shared by the benchmarks: a scratch PostgreSQL database, settings switched through the
+environment and restored, and percentiles."""
 
 from __future__ import annotations
 
@@ -35,6 +36,34 @@ def scratch_database(admin_url: str = ADMIN_URL) -> Iterator[str]:
                 (name,),
             )
             conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def use_settings() -> None:
+    """Read the settings again (the environment changed) and forget what was made from them:
+    engines and the embedding cache."""
+    from digest.config import get_settings
+    from digest.db import dispose_engines
+    from digest.identity.embedding import clear_cache
+
+    get_settings.cache_clear()
+    dispose_engines()
+    clear_cache()
+
+
+@contextmanager
+def environment(*names: str) -> Iterator[None]:
+    """The block may set or remove the ``names`` variables (``DIGEST_*`` settings): they are
+    put back as they were after it, and the settings read again."""
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        use_settings()
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
 from _report import Figure  # noqa: E402
+from _scratch import percentile  # noqa: E402
 
 BENCH = "holdout"
 LESSONS = [
@@ -44,37 +45,15 @@ PROMPTS = [
 ]
 
 
-def _percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def measure(scale: float = 1.0) -> list[Figure]:
-    from _scratch import scratch_database
+    from _scratch import environment, scratch_database, use_settings
 
     n = max(50, int(400 * scale))
-    saved = {k: os.environ.get(k) for k in ("DIGEST_DATABASE_URL", "DIGEST_BROKER_URL")}
-    try:
-        with scratch_database() as url:
-            os.environ["DIGEST_DATABASE_URL"] = url
-            os.environ.pop("DIGEST_BROKER_URL", None)
-            _use_settings()
-            return _measure(n)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        _use_settings()
-
-
-def _use_settings() -> None:
-    from digest.config import get_settings
-    from digest.db import dispose_engines
-
-    get_settings.cache_clear()
-    dispose_engines()
+    with environment("DIGEST_DATABASE_URL", "DIGEST_BROKER_URL"), scratch_database() as url:
+        os.environ["DIGEST_DATABASE_URL"] = url
+        os.environ.pop("DIGEST_BROKER_URL", None)
+        use_settings()
+        return _measure(n)
 
 
 def _measure(n: int) -> list[Figure]:
@@ -115,8 +94,8 @@ def _measure(n: int) -> list[Figure]:
     figures = []
     for call, key in (("pitfalls", "p"), ("record_run", "r")):
         for q, label in ((0.5, "p50"), (0.99, "p99")):
-            value = _percentile(times[f"{key}_on"], q)
-            floor = _percentile(times[f"{key}_off"], q)
+            value = percentile(times[f"{key}_on"], q)
+            floor = percentile(times[f"{key}_off"], q)
             figures.append(
                 Figure(
                     BENCH, f"{call} {label}, holdout on", value, "ms",

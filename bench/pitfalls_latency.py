@@ -151,7 +151,7 @@ def measure(
     alike; each mode with embeddings is then also reported against words only (``none``)."""
     if interleave:
         return _measure_interleaved(scale, queries, sizes, modes)
-    from _scratch import scratch_database
+    from _scratch import environment, scratch_database, use_settings
 
     queries = queries or max(20, int(200 * scale))
     sizes = sorted(sizes or {max(100, int(s * min(1.0, scale))) for s in SIZES})
@@ -159,34 +159,25 @@ def measure(
     words = vocabulary(rng)
     rows = lesson_rows(rng, words, 0, sizes[-1])
     vectors = _vectors(rows) if "local" in modes else None
-    saved = {k: os.environ.get(k) for k in ("DIGEST_DATABASE_URL", "DIGEST_EMBEDDING_MODEL")}
-    try:
-        with scratch_database() as url:
-            # pitfalls() reads its database from the settings: point them here.
-            os.environ["DIGEST_DATABASE_URL"] = url
-            _use_settings()
-            banks = [
-                _fill_bank(url, f"bot-{size}", rows[:size], vectors, rng, words, queries)
-                for size in sizes
-            ]
-            for mode in modes:
-                os.environ["DIGEST_EMBEDDING_MODEL"] = mode
-                _use_settings()
-                _measure_mode(banks, mode, queries)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        _use_settings()
+    with environment("DIGEST_DATABASE_URL", "DIGEST_EMBEDDING_MODEL"), scratch_database() as url:
+        # pitfalls() reads its database from the settings: point them here.
+        os.environ["DIGEST_DATABASE_URL"] = url
+        use_settings()
+        banks = [
+            _fill_bank(url, f"bot-{size}", rows[:size], vectors, rng, words, queries)
+            for size in sizes
+        ]
+        for mode in modes:
+            os.environ["DIGEST_EMBEDDING_MODEL"] = mode
+            use_settings()
+            _measure_mode(banks, mode, queries)
     return [fig for mode in modes for fig in _figures(banks, mode)]
 
 
 def _measure_interleaved(
     scale: float, queries: int | None, sizes: list[int] | None, modes: tuple[str, ...]
 ) -> list[Figure]:
-    from _scratch import scratch_database
+    from _scratch import environment, scratch_database, use_settings
 
     queries = queries or max(20, int(200 * scale))
     sizes = sorted(sizes or {max(100, int(s * min(1.0, scale))) for s in SIZES})
@@ -194,38 +185,29 @@ def _measure_interleaved(
     words = vocabulary(rng)
     rows = lesson_rows(rng, words, 0, sizes[-1])
     vectors = _vectors(rows) if "local" in modes else None
-    saved = {k: os.environ.get(k) for k in ("DIGEST_DATABASE_URL", "DIGEST_EMBEDDING_MODEL")}
     by_mode: dict[str, list[_Bank]] = {}
-    try:
-        with scratch_database() as url:
-            os.environ["DIGEST_DATABASE_URL"] = url
-            _use_settings()
-            for mode in modes:
-                by_mode[mode] = [
-                    _fill_bank(url, f"bot-{size}-{mode}", rows[:size], vectors, rng, words, queries)
-                    for size in sizes
-                ]
-            first = by_mode[modes[0]]
-            for banks in by_mode.values():  # the same prompts in every mode
-                for bank, same in zip(banks, first, strict=True):
-                    bank.prompts = same.prompts
-            embedders = {}
+    with environment("DIGEST_DATABASE_URL", "DIGEST_EMBEDDING_MODEL"), scratch_database() as url:
+        os.environ["DIGEST_DATABASE_URL"] = url
+        use_settings()
+        for mode in modes:
+            by_mode[mode] = [
+                _fill_bank(url, f"bot-{size}-{mode}", rows[:size], vectors, rng, words, queries)
+                for size in sizes
+            ]
+        first = by_mode[modes[0]]
+        for banks in by_mode.values():  # the same prompts in every mode
+            for bank, same in zip(banks, first, strict=True):
+                bank.prompts = same.prompts
+        embedders = {}
+        for mode, banks in by_mode.items():
+            _switch(mode)
+            embedders[mode] = _warm(banks, mode)
+        rng = random.Random(17)
+        for turn in range(queries):
             for mode, banks in by_mode.items():
                 _switch(mode)
-                embedders[mode] = _warm(banks, mode)
-            rng = random.Random(17)
-            for turn in range(queries):
-                for mode, banks in by_mode.items():
-                    _switch(mode)
-                    for bank in banks:
-                        _time_turn(bank, mode, turn, rng, embedders[mode])
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        _use_settings()
+                for bank in banks:
+                    _time_turn(bank, mode, turn, rng, embedders[mode])
     figures = [fig for mode in modes for fig in _figures(by_mode[mode], mode)]
     if "none" in by_mode:
         figures += _versus_words(by_mode)
@@ -304,15 +286,6 @@ def _versus_words(by_mode: dict[str, list[_Bank]]) -> list[Figure]:
                     )
                 )  # fmt: skip
     return figures
-
-
-def _use_settings() -> None:
-    """Read the settings again (the environment changed) and forget what was made from them."""
-    from digest.config import get_settings
-    from digest.db import dispose_engines
-
-    get_settings.cache_clear()
-    dispose_engines()
 
 
 def _vectors(rows: list[dict[str, Any]]) -> list[tuple[bytes, str]]:

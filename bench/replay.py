@@ -89,44 +89,25 @@ def measure(
     modes: tuple[str, ...] = MODES,
 ) -> list[Figure]:
     """Compose with and without the replay, per embedding mode; the replay alone."""
-    from _scratch import scratch_database
+    from _scratch import environment, scratch_database, use_settings
 
     events = events or max(50, int(EVENTS * scale))
     rounds = rounds or max(3, int(ROUNDS * min(1.0, scale)))
     names = ("DIGEST_DATABASE_URL", "DIGEST_EMBEDDING_MODEL", "DIGEST_BROKER_URL",
              "DIGEST_LLM_MODEL", "DIGEST_REPLAY_EVENTS")  # fmt: skip
-    saved = {k: os.environ.get(k) for k in names}
     results: dict[str, _Mode] = {}
-    try:
-        with scratch_database() as url:
-            os.environ["DIGEST_DATABASE_URL"] = url
-            os.environ.pop("DIGEST_BROKER_URL", None)  # embedded: reflect here, publish nothing
-            os.environ["DIGEST_LLM_MODEL"] = "offline/rules"
-            for mode in modes:
-                os.environ["DIGEST_EMBEDDING_MODEL"] = mode
-                os.environ["DIGEST_REPLAY_EVENTS"] = str(events)
-                _use_settings()
-                results[mode] = run = _Mode(f"bot-{mode}")
-                _fill(run, events)
-                _rounds(run, rounds, mode)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        _use_settings()
+    with environment(*names), scratch_database() as url:
+        os.environ["DIGEST_DATABASE_URL"] = url
+        os.environ.pop("DIGEST_BROKER_URL", None)  # embedded: reflect here, publish nothing
+        os.environ["DIGEST_LLM_MODEL"] = "offline/rules"
+        for mode in modes:
+            os.environ["DIGEST_EMBEDDING_MODEL"] = mode
+            os.environ["DIGEST_REPLAY_EVENTS"] = str(events)
+            use_settings()
+            results[mode] = run = _Mode(f"bot-{mode}")
+            _fill(run, events)
+            _rounds(run, rounds, mode)
     return [fig for mode in modes for fig in _figures(results[mode], mode)]
-
-
-def _use_settings() -> None:
-    from digest.config import get_settings
-    from digest.db import dispose_engines
-    from digest.identity.embedding import clear_cache
-
-    get_settings.cache_clear()
-    dispose_engines()
-    clear_cache()
 
 
 def _fill(run: _Mode, events: int) -> None:
