@@ -44,7 +44,7 @@ from digest.questions.merge import agents_with_new_questions, merge_questions
 from digest.redact import redact
 from digest.reflect.batch import reflect_claims
 from digest.reflect.claims import Batch, ReflectResult, claim_batch, claimable
-from digest.tenants import agent_named, find_agent, tenant_named
+from digest.tenants import find_agent, named
 from digest.versions.compose import ComposeResult, compose_version
 from digest.versions.triggers import after_reflect
 
@@ -214,12 +214,8 @@ def agents_with_work(
         .group_by(Event.agent_id)
         .order_by(func.min(Event.id))
     )
-    if tenant is not None:
-        query = query.where(tenant_named(tenant))
-    if agent is not None:
-        query = query.where(agent_named(agent))
     with read_scope(settings.database_url) as session:
-        return list(session.scalars(query))
+        return list(session.scalars(query.where(*named(tenant, agent))))
 
 
 def improve_now(tenant: str, agent: str, settings: Settings | None = None) -> ComposeResult:

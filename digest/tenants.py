@@ -125,6 +125,13 @@ def agent_named(name: str) -> ColumnElement[bool]:
     return Agent.name == lookup_key(name)
 
 
+def named(tenant: str | None, agent: str | None = None) -> list[ColumnElement[bool]]:
+    """The conditions selecting the tenant and the agent given (none for one not given): a
+    query joined to both narrows itself with ``.where(*named(tenant, agent))``."""
+    found = [tenant_named(tenant)] if tenant is not None else []
+    return found + ([agent_named(agent)] if agent is not None else [])
+
+
 def unknown_key(
     field: str, name: str, where: str = "", *, known: Iterable[str] = (), hint: str = ""
 ) -> DigestError:

@@ -34,12 +34,12 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
-from digest.db import session_scope
+from digest.db import read_scope, session_scope
 from digest.errors import LLMError, LLMOutputError
 from digest.logs import get_logger
 from digest.models import Agent, Question, QuestionAsk, Tenant, utcnow
 from digest.questions.same import NEIGHBOUR_RELEVANCE, question_fact, same_question
-from digest.tenants import agent_named, tenant_named
+from digest.tenants import named
 
 log = get_logger("digest.questions.merge")
 
@@ -295,12 +295,8 @@ def agents_with_new_questions(
         .group_by(Question.agent_id)
         .order_by(func.min(Question.id))
     )
-    if tenant is not None:
-        query = query.where(tenant_named(tenant))
-    if agent is not None:
-        query = query.where(agent_named(agent))
-    with session_scope(settings.database_url) as session:
-        return list(session.scalars(query))
+    with read_scope(settings.database_url) as session:
+        return list(session.scalars(query.where(*named(tenant, agent))))
 
 
 __all__ = ["Merge", "agents_with_new_questions", "ask_judge", "merge_questions"]
