@@ -25,26 +25,23 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from sqlalchemy import select
-
 from digest.agent_text import UNTRUSTED, for_agent
 from digest.config import get_settings
-from digest.db import read_scope
 from digest.identity.index import AgentIndex, Entry, keyword_weights
 from digest.identity.siblings import with_siblings
 from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
-from digest.lessons.called import called_names
+from digest.lessons.bank import View
 from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
-from digest.lessons.neighbours import agent_view, vector_soon
-from digest.lessons.release import Gate, released_clause, released_parts
+from digest.lessons.neighbours import vector_soon
+from digest.lessons.release import Gate, released_parts
+from digest.lessons.turn import called_for_turn, read_for_turn
 from digest.lessons.vectors import embedder
 from digest.logs import get_logger
-from digest.models import Agent, Lesson, Tenant, as_utc, utcnow
+from digest.models import as_utc, utcnow
 from digest.redact import driver_line
-from digest.tenants import agent_named, tenant_named
 
 if TYPE_CHECKING:
     import numpy as np
@@ -116,6 +113,8 @@ class _Pitfall:
     caution: bool
     #: distilled from run text (untrusted or reviewed): shown as an observation, apart
     observed: bool = False
+    #: the names its latest runs called (``digest.lessons.called``); None: unknown
+    called: frozenset[str] | None = None
 
 
 def pitfalls(
@@ -170,7 +169,7 @@ def pitfalls(
             return ""
         words = prompt_keywords(prompt)
         surfaced = _surface(tenant, agent, prompt, words, k, contact_id, turn_id)
-        return _render(surfaced, style, _called(surfaced))
+        return _render(surfaced, style)
     except Exception as exc:
         log.error("pitfalls_failed", tenant=tenant, agent=agent, error=_short_error(exc))
         return ""
@@ -194,48 +193,23 @@ def _surface(
     """Rank the agent's released lessons for the prompt over its in-memory index (see
     ``pitfalls``), read the few best back as of now, and queue their hits."""
     settings = get_settings()
-    # The prompt's embedding starts before the reads and is joined after them.
+    # The prompt's embedding (microseconds with the static table; on a thread of its own
+    # otherwise) starts before the read and is joined when the index ranks.
     vector_of = vector_soon(embedder(settings), prompt)
-    # Reads only, each in autocommit (no BEGIN/COMMIT round trips); the hits are written
-    # after the agent has its answer (digest.lessons.hits).
-    with read_scope() as session:
-        found = session.execute(
-            select(Agent.id, Agent.lesson_epoch, Tenant)
-            .join(Tenant, Tenant.id == Agent.tenant_id)
-            .where(tenant_named(tenant), agent_named(agent))
-        ).first()
-        if found is None:
-            return []
-        agent_id, gate = found[0], Gate.of(found[2], settings)
-        view = agent_view(session, agent_id, settings, epoch=int(found[1] or 0))
+
+    def rank(view: View, gate: Gate) -> dict[int, float]:
         vector = vector_of() if view.embedder is not None else None
         # only what the release rule lets an agent read (digest.lessons.release)
-        scores = prompt_scores(released_parts(view.parts(), gate), words, vector, k, contact_id)
-        if not scores:
-            return []
-        rows = [
-            row
-            for row in session.execute(
-                select(
-                    Lesson.id,
-                    Lesson.title,
-                    Lesson.correction,
-                    Lesson.trust,
-                    Lesson.success_count,
-                    Lesson.failure_count,
-                    Lesson.hit_count,
-                    Lesson.last_seen_at,
-                    Lesson.status,
-                    Lesson.expires_at,
-                ).where(
-                    Lesson.id.in_(list(scores)), Lesson.agent_id == agent_id, released_clause(gate)
-                )
-            )
-            if row.status == "active"
-            and (row.expires_at is None or as_utc(row.expires_at) > utcnow())
-        ]
-        rows = best_of(rows, scores, k, settings.lesson_half_life_days)
-        tenant_settings = found[2].settings
+        return prompt_scores(released_parts(view.parts(), gate), words, vector, k, contact_id)
+
+    # One statement when nothing moved since this process's last turn for the agent
+    # (digest.lessons.turn); the hits are written after the agent has its answer.
+    found = read_for_turn(tenant, agent, rank, settings)
+    if found is None or not found.rows:
+        return []
+    agent_id = found.agent_id
+    rows = best_of(found.rows, found.scores, k, settings.lesson_half_life_days)
+    tenant_settings = found.tenant_settings
     # randomized holdout: withhold eligible lessons on a share of turns (off the turn's writes)
     rows = withhold(
         settings.database_url, agent_id, turn_id, rows,
@@ -244,6 +218,9 @@ def _surface(
     )  # fmt: skip
     if rows:
         count_hits(settings.database_url, [row.id for row in rows])
+    called = called_for_turn(
+        settings, [row for row in rows if row.trust != "trusted"], latest=CALLED_FROM
+    )
     return [
         _Pitfall(
             row.id,
@@ -251,6 +228,7 @@ def _surface(
             row.correction,
             row.failure_count > row.success_count,
             observed=row.trust != "trusted",
+            called=called.get(row.id),
         )
         for row in rows
     ]
@@ -376,27 +354,13 @@ def _of_contact(contact_id: str) -> Callable[[Entry], bool]:
 CALLED_FROM = 5
 
 
-def _called(lessons: list[_Pitfall]) -> dict[int, frozenset[str]]:
-    """The names the surfaced lessons from run text may say (``digest.lessons.called``)."""
-    observed = [p.id for p in lessons if p.observed]
-    if not observed:
-        return {}
-    with read_scope() as session:
-        return called_names(session, observed, latest=CALLED_FROM)
-
-
-def _render(
-    lessons: list[_Pitfall], style: str, called: dict[int, frozenset[str]] | None = None
-) -> str:
+def _render(lessons: list[_Pitfall], style: str) -> str:
     """A person's lessons first; then, under their own heading, what was observed in runs,
     as ``digest.agent_text`` lets an agent read run text (the judge's words, tool names, short
     masked error templates; a lesson with nothing safe to say is left out)."""
     rules = [p for p in lessons if not p.observed]
-    known = called or {}
     observed = [
-        safe
-        for p in lessons
-        if p.observed and (safe := _as_observed(p, known.get(p.id))) is not None
+        safe for p in lessons if p.observed and (safe := _as_observed(p, p.called)) is not None
     ]
     if not rules and not observed:
         return ""

@@ -390,3 +390,19 @@ def _keep(key: tuple[str, int], bank: _Bank) -> None:
         banks.by_agent.move_to_end(key)
         while len(banks.by_agent) > MAX_AGENTS:
             banks.by_agent.popitem(last=False)
+
+
+def kept_view(url: str, agent_id: int, settings: Settings | None = None) -> View | None:
+    """The agent's index as this process keeps it, read from nothing: ``None`` when there is
+    none for ``url`` (rendered without its password) or it was built for another embedding
+    model. Its ``bank.epoch`` says which ``lesson_epoch`` it is current for; a caller ranks on
+    it and checks that epoch in its one read (``digest.lessons.turn``)."""
+    found = embedder(settings or get_settings())
+    banks = runtime().piece(_Banks)
+    with banks.lock:
+        bank = banks.by_agent.get((url, agent_id))
+        if bank is not None:
+            banks.by_agent.move_to_end((url, agent_id))
+    if bank is None or bank.model != (found.name if found else None):
+        return None
+    return View(bank, found)

@@ -1,0 +1,97 @@
+"""``pitfalls``'s read on an agent's turn (digest.lessons.turn, issue 27): one statement when
+nothing moved since the process's last turn for the agent, and never an older bank than the
+database holds: a lesson written, a tenant's new gate and a lesson taken out between two turns
+are read at the next one (PostgreSQL)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import event, update
+
+import digest
+from digest.db import autocommit_engine, get_engine, session_scope
+from digest.lessons.hits import flush_hits
+from digest.models import Lesson
+from digest.tenants import set_tenant
+from tests.conftest import manual_lesson
+
+AGENT = "bot"
+PROMPT = "the parcel for the wombat sanctuary is late"
+
+
+@contextmanager
+def statements_of_this_thread() -> Iterator[list[str]]:
+    """The statements this thread sends while the block runs (the hit counts, written by a
+    thread of their own after the call, are not the turn's)."""
+    mine = threading.get_ident()
+    seen: list[str] = []
+
+    def note(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if threading.get_ident() == mine:
+            seen.append(statement)
+
+    engines = {get_engine(), autocommit_engine()}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", note)
+    try:
+        yield seen
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", note)
+
+
+def shown(block: str) -> list[int]:
+    return [int(part.split(")")[0]) for part in block.split("(#")[1:]]
+
+
+def test_a_turn_reads_once_when_nothing_moved(services_env: dict[str, str], tenant: str) -> None:
+    parcel = manual_lesson(tenant, AGENT, "wombat parcels: ask the sanctuary for a dock slot")
+    manual_lesson(tenant, AGENT, "greetings: say hello first")
+    assert shown(digest.pitfalls(tenant, AGENT, PROMPT)) == [parcel]  # the first turn
+    flush_hits()
+    with statements_of_this_thread() as seen:
+        assert shown(digest.pitfalls(tenant, AGENT, PROMPT)) == [parcel]
+    assert len(seen) == 1, seen
+    assert "lesson_epoch" in seen[0] and "FROM agents" in seen[0], seen
+    flush_hits()
+    with statements_of_this_thread() as seen:  # nothing ranks: the epoch is still read
+        assert digest.pitfalls(tenant, AGENT, "zebra crossing paperwork") == ""
+    assert len(seen) == 1, seen
+
+
+def test_a_lesson_written_between_turns_is_read_at_the_next(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    manual_lesson(tenant, AGENT, "greetings: say hello first")
+    assert digest.pitfalls(tenant, AGENT, PROMPT) == ""
+    parcel = manual_lesson(tenant, AGENT, "wombat parcels: ask the sanctuary for a dock slot")
+    assert shown(digest.pitfalls(tenant, AGENT, PROMPT)) == [parcel]
+    with session_scope() as session:  # taken out behind the index's back: no epoch moved
+        session.execute(update(Lesson).where(Lesson.id == parcel).values(status="disabled"))
+    assert digest.pitfalls(tenant, AGENT, PROMPT) == ""  # the row is read as of now
+
+
+def test_a_tenant_s_new_gate_is_read_at_the_next_turn(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    trusted = manual_lesson(tenant, AGENT, "wombat parcels: ask the sanctuary for a dock slot")
+    run_lesson = manual_lesson(tenant, AGENT, "wombat sanctuary parcels: label them fragile")
+    with session_scope() as session:  # as if learned from one contact's run
+        session.execute(
+            update(Lesson)
+            .where(Lesson.id == run_lesson)
+            .values(trust="untrusted", independent_sources=1, source_span_s=0)
+        )
+    set_tenant(tenant, frequency_gate=2)
+    assert shown(digest.pitfalls(tenant, AGENT, PROMPT, k=5)) == [trusted]
+    assert shown(digest.pitfalls(tenant, AGENT, PROMPT, k=5)) == [trusted]  # read once
+    set_tenant(tenant, frequency_gate=1)  # no lesson written: the epoch stands still
+    assert sorted(shown(digest.pitfalls(tenant, AGENT, PROMPT, k=5))) == sorted(
+        [trusted, run_lesson]
+    )
+    set_tenant(tenant, frequency_gate=2)
+    assert shown(digest.pitfalls(tenant, AGENT, PROMPT, k=5)) == [trusted]
