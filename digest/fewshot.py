@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, exists, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from digest.agent_text import safe_draft
@@ -72,14 +72,14 @@ from digest.identity.embedding import Embedder, cosine_scale
 from digest.identity.index import AgentIndex, Entry
 from digest.lessons.holdout import share_for, withhold
 from digest.lessons.release import Gate, released_clause
+from digest.lessons.turn import accepted_for_turn
 from digest.lessons.vectors import embedder, vectors_for
 from digest.logs import get_logger
-from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
+from digest.models import Event, Lesson, LessonEvidence, as_utc, utcnow
 from digest.redact import driver_line, redact
 from digest.reflect.screen import injection_reason
 from digest.retrieve import prompt_keywords
 from digest.runtime import runtime
-from digest.tenants import agent_named, tenant_named
 
 log = get_logger("digest.fewshot")
 
@@ -153,16 +153,11 @@ def _examples(
     if not words and (found is None or not prompt.strip()):
         return []  # nothing to rank by: no need to read anything
     with read_scope(settings.database_url) as session:
-        found_agent = session.execute(
-            select(Agent.id, Tenant)
-            .join(Tenant, Tenant.id == Agent.tenant_id)
-            .where(tenant_named(tenant), agent_named(agent))
-        ).first()
-        if found_agent is None:
+        read = accepted_for_turn(session, tenant, agent, contact_id, settings, MAX_CANDIDATES)
+        if read is None:
             return []
-        agent_id, gate = found_agent[0], Gate.of(found_agent[1], settings)
-        share = share_for(found_agent[1].settings, settings.holdout_share) if turn_id else 0.0
-        ids = tuple(sorted(session.scalars(_accepted(agent_id, contact_id, gate))))
+        agent_id, tenant_row, gate, ids = read
+        share = share_for(tenant_row.settings, settings.holdout_share) if turn_id else 0.0
         if not ids:
             return []
         url = session.get_bind().engine.url.render_as_string(hide_password=True)
@@ -184,44 +179,6 @@ def _examples(
     # randomized holdout: an example goes with the lessons that cite it (digest.lessons.holdout)
     ranked = [entry.meta for entry, _score in index.rank_for_prompt(words, vector, MAX_K * 3)]
     return Holdout(settings, agent_id, turn_id, share, gate).keep(ranked, k)
-
-
-def _accepted(agent_id: int, contact_id: str | None, gate: Gate) -> Any:
-    """The ids of the agent's accepted edits this conversation may see, newest first: cited
-    by a standing lesson the release rule lets an agent read (``digest.lessons.release``)."""
-    now = utcnow()
-    lesson_scope: ColumnElement[bool] = Lesson.scope == "agent"
-    event_scope: ColumnElement[bool] = Event.contact_id.is_(None)
-    if contact_id is not None:
-        lesson_scope = or_(
-            lesson_scope, (Lesson.scope == "contact") & (Lesson.contact_id == contact_id)
-        )
-        event_scope = or_(event_scope, Event.contact_id == contact_id)
-    cited_by_a_standing_lesson = exists(
-        select(LessonEvidence.id)
-        .join(Lesson, Lesson.id == LessonEvidence.lesson_id)
-        .where(
-            LessonEvidence.event_id == Event.id,
-            Lesson.agent_id == agent_id,
-            Lesson.status == "active",
-            or_(Lesson.expires_at.is_(None), Lesson.expires_at > now),
-            lesson_scope,
-            released_clause(gate),
-        )
-    )
-    return (
-        select(Event.id)
-        .where(
-            Event.agent_id == agent_id,
-            Event.status == "reflected",
-            Event.kind == "operator_edit",
-            Event.trust == "high",
-            event_scope,
-            cited_by_a_standing_lesson,
-        )
-        .order_by(Event.id.desc())
-        .limit(MAX_CANDIDATES)
-    )
 
 
 @dataclass

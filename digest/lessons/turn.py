@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Executable, Row, and_, bindparam, func, select
+from sqlalchemy import ColumnElement, Executable, Row, and_, bindparam, exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
@@ -34,7 +34,7 @@ from digest.lessons.bank import View, kept_view
 from digest.lessons.called import called_names
 from digest.lessons.neighbours import agent_view
 from digest.lessons.release import Gate, released_clause
-from digest.models import Agent, Lesson, LessonEvidence, Tenant, as_utc, utcnow
+from digest.models import Agent, Event, Lesson, LessonEvidence, Tenant, as_utc, utcnow
 from digest.runtime import runtime
 from digest.tenants import agent_named, lookup_key, tenant_named
 
@@ -243,3 +243,86 @@ def called_for_turn(
 def _known_only(found: dict[int, frozenset[str] | None]) -> dict[int, frozenset[str]]:
     # a lesson without run evidence is absent: its names are unknown, not none
     return {lesson_id: names for lesson_id, names in found.items() if names is not None}
+
+
+def accepted_for_turn(
+    session: Session,
+    tenant: str,
+    agent: str,
+    contact_id: str | None,
+    settings: Settings,
+    limit: int,
+) -> tuple[int, Tenant, Gate, tuple[int, ...]] | None:
+    """``examples``'s read (``digest.fewshot``) in one statement: the agent, its tenant, the
+    tenant's gate and the ids of its accepted operator edits this conversation may see, at most
+    ``limit``, newest first (``None``: no such agent). An edit is accepted when a standing lesson
+    the release rule lets an agent read cites it; the statement assumes the gate remembered for
+    the agent (the settings' on a first read) and is read again with the tenant's own when that
+    differs."""
+    memory = runtime().piece(_Memory)
+    url = session.get_bind().engine.url.render_as_string(hide_password=True)
+    with memory.lock:
+        known = memory.agents.get((url, tenant, agent))
+    gate = (
+        known.gate
+        if known is not None
+        else Gate(settings.frequency_gate, settings.independent_spread_s)
+    )
+    params = {
+        "tenant": lookup_key(tenant), "agent": lookup_key(agent), "contact": contact_id,
+        "now": utcnow(),
+    }  # fmt: skip
+    while True:
+        found: list[Any] = list(
+            session.execute(_accepted_read(gate, contact_id is not None, limit), params)
+        )
+        if not found:
+            return None
+        agent_id, tenant_row = int(found[0].agent_id), found[0][1]
+        read_with, gate = gate, Gate.of(tenant_row, settings)
+        if gate == read_with:
+            break
+    if known is None or known != _Known(agent_id, gate):
+        with memory.lock:
+            memory.agents[(url, tenant, agent)] = _Known(agent_id, gate)
+    ids = tuple(sorted(int(row.event_id) for row in found if row.event_id is not None))
+    return agent_id, tenant_row, gate, ids
+
+
+@functools.lru_cache(maxsize=64)
+def _accepted_read(gate: Gate, with_contact: bool, limit: int) -> Executable:
+    lesson_scope: ColumnElement[bool] = Lesson.scope == "agent"
+    event_scope: ColumnElement[bool] = Event.contact_id.is_(None)
+    if with_contact:
+        lesson_scope = or_(
+            lesson_scope, (Lesson.scope == "contact") & (Lesson.contact_id == bindparam("contact"))
+        )
+        event_scope = or_(event_scope, Event.contact_id == bindparam("contact"))
+    cited_by_a_standing_lesson = exists(
+        select(LessonEvidence.id)
+        .join(Lesson, Lesson.id == LessonEvidence.lesson_id)
+        .where(
+            LessonEvidence.event_id == Event.id,
+            Lesson.agent_id == Agent.id,
+            Lesson.status == "active",
+            or_(Lesson.expires_at.is_(None), Lesson.expires_at > bindparam("now")),
+            lesson_scope,
+            released_clause(gate),
+        )
+    ).correlate(Event, Agent)
+    accepted = and_(
+        Event.agent_id == Agent.id,
+        Event.status == "reflected",
+        Event.kind == "operator_edit",
+        Event.trust == "high",
+        event_scope,
+        cited_by_a_standing_lesson,
+    )
+    return (
+        select(Agent.id.label("agent_id"), Tenant, Event.id.label("event_id"))
+        .join(Tenant, Tenant.id == Agent.tenant_id)
+        .outerjoin(Event, accepted)
+        .where(Tenant.name == bindparam("tenant"), Agent.name == bindparam("agent"))
+        .order_by(Event.id.desc())
+        .limit(limit)
+    )

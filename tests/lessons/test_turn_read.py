@@ -95,3 +95,32 @@ def test_a_tenant_s_new_gate_is_read_at_the_next_turn(
     )
     set_tenant(tenant, frequency_gate=2)
     assert shown(digest.pitfalls(tenant, AGENT, PROMPT, k=5)) == [trusted]
+
+
+def test_examples_read_once_and_follow_a_lesson_taken_out(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    from digest.pipeline import drain
+    from tests.conftest import lessons_for_event
+
+    refund = digest.record_edit(
+        tenant, AGENT, context="Customer wants a refund for a broken mug",
+        original="We will refund you tomorrow.",
+        final="Refunds for broken items take 5 working days once the mug is back with us.",
+    )  # fmt: skip
+    drain(tenant=tenant)
+    assert [e.event_id for e in digest.examples(tenant, AGENT, "refund for a broken mug")] == [
+        refund
+    ]
+    with statements_of_this_thread() as seen:
+        found = digest.examples(tenant, AGENT, "refund for a broken mug")
+    assert [e.event_id for e in found] == [refund]
+    assert len(seen) == 1 and "FROM agents" in seen[0], seen
+    with session_scope() as session:  # its lesson taken out: the edit is no longer accepted
+        session.execute(
+            update(Lesson)
+            .where(Lesson.id.in_([x.id for x in lessons_for_event(refund)]))
+            .values(status="disabled")
+        )
+    assert digest.examples(tenant, AGENT, "refund for a broken mug") == []
+    assert digest.examples("no-such-tenant", AGENT, "refund for a broken mug") == []
