@@ -7,7 +7,8 @@ import pytest
 
 from digest import facts
 from digest.config import Settings
-from digest.edits import content_statements, edit_rules, taught
+from digest.edit_content import content_statements
+from digest.edits import edit_rules, taught
 from digest.reflect.policy import changes_a_figure, policy_skip_reason
 from digest.reversal import reverses, states_reversal
 

@@ -26,7 +26,8 @@ import json
 import re
 from typing import Any
 
-from digest.edits import EditRule, mask_reply_ids, taught
+from digest.edit_content import mask_reply_ids
+from digest.edits import EditRule, taught
 from digest.fingerprint import mask_ids, run_failures, telling_line, tool_key
 from digest.model.contracts import MAX_LESSONS
 from digest.model.error_families import TOOL_FAILURE, Family, family_of
