@@ -132,10 +132,25 @@ _APOLOGY_WORDS = frozenset(
 )
 
 
+#: an apology for what happened to the customer ("I'm sorry the lamp arrived cracked", "sorry
+#: for the wait"), not a "Sorry, we cannot ship to PO boxes" that states a rule
+_ACKNOWLEDGES = re.compile(
+    r"\b(?:sorry|apologi[sz]e|apologies|regret)\s+(?:for|about|that|to hear|to see|your|the"
+    r"|this|it)\b",
+    re.I,
+)
+
+
 def only_apology(sentence: str) -> bool:
-    """Is the sentence an apology and nothing else ("Sorry for the trouble.")?"""
+    """Is the sentence an apology and nothing else ("Sorry for the trouble.", "I'm sorry your
+    order 41 is late.")? An apology that names no figure acknowledges the customer's trouble
+    (the tone's rule); what the business does about it is said in another sentence."""
+    if not APOLOGY.search(sentence):
+        return False
     words = {t for t in TOKEN.findall(sentence.casefold()) if substantive(t)}
-    return bool(APOLOGY.search(sentence)) and words <= _APOLOGY_WORDS
+    if words <= _APOLOGY_WORDS:
+        return True
+    return bool(_ACKNOWLEDGES.search(sentence)) and not re.search(r"\d", mask_reply_ids(sentence))
 
 
 #: what courtesy says: a sentence of only these words (and filler) states nothing of the world
@@ -148,13 +163,24 @@ _COURTESY_WORDS = frozenset(
 )
 
 
+def _courtesy(word: str) -> bool:
+    """Is ``word`` one of ``_COURTESY_WORDS``, maybe inflected ("asking", "helped")?"""
+    if word in _COURTESY_WORDS:
+        return True
+    for ending in ("ing", "ed", "s"):
+        stem = word.removesuffix(ending)
+        if stem != word and (stem in _COURTESY_WORDS or f"{stem}e" in _COURTESY_WORDS):
+            return True
+    return False
+
+
 def claims(text: str) -> str:
     """The sentences of ``text`` that state something: neither an apology nor courtesy
-    ("Thanks so much for reaching out!") alone."""
+    ("Thanks so much for reaching out!", "Thanks for asking.") alone."""
     kept = []
     for sentence in sentences(text):
         words = {t for t in TOKEN.findall(sentence.casefold()) if substantive(t)}
-        if words and not only_apology(sentence) and not words <= _COURTESY_WORDS:
+        if words and not only_apology(sentence) and not all(map(_courtesy, words)):
             kept.append(sentence)
     return " ".join(kept)
 
@@ -189,12 +215,64 @@ def content_change(original: str, final: str) -> tuple[str, str]:
 STATEMENT_WORDS = 3
 
 
+#: two clauses of one sentence joined so ("…from 9:00 to 15:00, and children bring …") may be
+#: two statements (a list, a consequence with "so", a contrast, or a "; " stays one)
+_CLAUSE_JOIN = re.compile(r",\s+(?:and|und|et|y)\s+", re.I)
+#: a sentence that reports what was done for this customer ("We have passed your claim to the
+#: refunds team", "Your parcel has been handed to the courier"): this case's news, no rule
+_REPORT = re.compile(
+    r"^\W*(?:we|i|your|the|this|it|our)\b(?:\s+[\w'-]+){0,4}?\s+(?:has|have|had|'ve)\s+"
+    r"(?:just\s+|already\s+|now\s+)?(?:been\s+)?[a-z]+(?:ed|en|wn|ne|t)\b",
+    re.I,
+)
+
+
+def _new_words(text: str, drafted: set[str]) -> int:
+    return len({t for t in TOKEN.findall(text.casefold()) if substantive(t)} - drafted)
+
+
+def _clauses(sentence: str, drafted: set[str]) -> list[str]:
+    """A sentence as the statements it joins: split at ", and" only where each side adds
+    ``STATEMENT_WORDS`` words of its own."""
+    parts = _CLAUSE_JOIN.split(sentence)
+    if len(parts) < 2 or any(_new_words(p, drafted) < STATEMENT_WORDS for p in parts):
+        return [sentence]
+    return [p[:1].upper() + p[1:].rstrip(" ,") + ("" if p[-1:] in ".!?" else ".") for p in parts]
+
+
+def _words_of(text: str) -> set[str]:
+    return {t for t in TOKEN.findall(text.casefold()) if substantive(t)}
+
+
+def says_more(original: str, said: str) -> bool:
+    """Does ``said`` (what the final adds) state something the draft did not: a sentence or
+    clause with ``STATEMENT_WORDS`` new words, or a figure the draft did not give? "Your order
+    has shipped." for "ur order's shipped lol" says nothing more: the draft reworded."""
+    drafted = _words_of(plain(original))
+    for sentence in sentences(said):
+        new = _words_of(sentence) - drafted
+        if len(new) >= STATEMENT_WORDS or any(any(c.isdigit() for c in t) for t in new):
+            return True
+    return False
+
+
+def takes_out(phrase: str, final: str) -> bool:
+    """Does a phrase the operator took out carry ``STATEMENT_WORDS`` words the final does not
+    say ("Delivery is free to every country", not "See ya" or "Gonna")?"""
+
+    def words(text: str) -> set[str]:  # "refund's" is "refund"; "ur", "ya" say nothing
+        return {re.sub(r"['’]\w{1,2}$", "", w) for w in _words_of(text) if len(w) > 2}
+
+    return len(words(phrase) - words(plain(final))) >= STATEMENT_WORDS
+
+
 def content_statements(original: str, final: str) -> list[str]:
-    """What the final says that the draft did not, as separate statements: each sentence of
-    the final that adds ``STATEMENT_WORDS`` substantive words is one ("You can
-    return it within 30 days." and "Sale items are exchanged, not refunded." are two rules);
-    one that adds fewer ("Your refund has been issued.") goes with its neighbour. Empty when
-    the edit adds nothing."""
+    """What the final says that the draft did not, as separate statements: each sentence (or
+    clause joined by ", and") of the final that adds ``STATEMENT_WORDS`` substantive
+    words is one ("You can return it within 30 days." and "Sale items are exchanged, not
+    refunded." are two rules); one that adds fewer goes with its neighbour; one that reports
+    what was done for this customer ("Your refund has been issued.") is no rule beside a
+    statement that is. Empty when the edit adds nothing."""
     said, _unsaid = content_change(original, final)
     if not said:
         return []
@@ -203,8 +281,11 @@ def content_statements(original: str, final: str) -> list[str]:
         drafted |= {t for t in TOKEN.findall(sentence.casefold()) if substantive(t)}
     parts: list[tuple[str, int]] = []
     for sentence in sentences(said):
-        new = {t for t in TOKEN.findall(sentence.casefold()) if substantive(t)} - drafted
-        parts.append((sentence, len(new)))
+        for clause in _clauses(sentence, drafted):
+            parts.append((clause, _new_words(clause, drafted)))
+    stated = [(text, weight) for text, weight in parts if not _REPORT.search(text)]
+    if any(weight >= STATEMENT_WORDS for _, weight in stated):
+        parts = stated
     statements: list[str] = []
     pending = ""
     for text, weight in parts:
@@ -220,7 +301,28 @@ def content_statements(original: str, final: str) -> list[str]:
             statements[-1] = f"{statements[-1]} {text}"
     if pending:
         statements = [f"{pending} {statements[0]}", *statements[1:]] if statements else [pending]
-    return statements if len(statements) > 1 else [said]
+    return statements if len(statements) > 1 or parts is stated else [said]
+
+
+#: a sentence that opens with its condition ("If they don't fit, you can exchange them …")
+_CONDITION_FIRST = re.compile(
+    r"^(?P<cond>(?:if|when|once|unless|as long as|in case)\b[^,.;:!?]{3,80}),\s+"
+    r"(?P<main>[^.!?]{8,})(?P<end>[.!?]?)$",
+    re.I,
+)
+
+
+def main_clause_first(text: str) -> str:
+    """``text`` with the main clause of its first sentence first: "If they don't fit, you can
+    exchange them within 30 days." → "You can exchange them within 30 days if they don't
+    fit." (what the operator offers, not its condition, opens a lesson and its title)."""
+    first, *rest = sentences(text) or [text]
+    found = _CONDITION_FIRST.match(first)
+    if not found:
+        return text
+    main, cond = found.group("main").strip(), found.group("cond").strip()
+    first = f"{main[:1].upper()}{main[1:]} {cond[:1].lower()}{cond[1:]}{found.group('end')}"
+    return " ".join([first, *rest])
 
 
 def left_out(original: str, final: str) -> str:

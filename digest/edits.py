@@ -46,8 +46,10 @@ from digest.edit_content import (
     content_template,
     left_out,
     plain,
+    says_more,
     sentences,
     substantive,
+    takes_out,
 )
 
 #: an apology of at least this many words, cut to half or less, is a rule of its own
@@ -92,7 +94,13 @@ def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     if final is None:
         return ("rejected",)
     rules: list[str] = []
-    rules += _flag("promise", bool(_promising(original)), bool(_promising(final)))
+    # a promise the draft made that the final does not make is removed, whatever else the final
+    # commits to ("guaranteed by tomorrow" → "left our warehouse today")
+    promised, promises = _promises(original), _promises(final)
+    if promised - promises:
+        rules.append("removed-promise")
+    elif promises - promised:
+        rules.append("added-promise")
     greeted, greets = _greeting(original), _greeting(final)
     rules += _flag("greeting", bool(greeted), bool(greets))
     if greeted and greets and greeted != greets:
@@ -114,6 +122,16 @@ def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
 
 #: the lessons one event may teach (the reflect contract's ``MAX_LESSONS``)
 RULES_PER_EDIT = 3
+
+
+def _promises(text: str) -> set[str]:
+    """The promises a reply makes, as its words (``_PROMISE``: "guaranteed", "by friday")."""
+    return {
+        " ".join(found.group(0).casefold().split())
+        for s in sentences(plain(text))
+        if claims(s)
+        for found in _PROMISE.finditer(s)
+    }
 
 
 def _promising(text: str) -> str:
@@ -175,6 +193,10 @@ def taught(original: str, final: str | None) -> list[EditRule]:
     promise = tuple(n for n in shape if n.endswith("-promise"))
     tone = tuple(n for n in shape if n not in promise)
     said, unsaid = content_change(original, final)
+    if set(tone) - {"shorter", "longer"} and said and not says_more(original, said):
+        # the draft said in the tone the operator asks for ("ur order's shipped lol" → "Your
+        # order has shipped."): the tone's rule, no content of its own
+        said = ""
     promised = _promising(final)
     if promise == ("added-promise",) and said and promised and promised in said:
         promise = ()  # a date or a term inside new content is that content, not a promise
@@ -206,7 +228,9 @@ def taught(original: str, final: str | None) -> list[EditRule]:
     elif unsaid and not promise and claims(unsaid):
         # the tone changed too, and a sentence that states something went with it ("Shipping
         # is free to every country."): the tone does not explain a claim taken out
-        gone = " … ".join(p for p in left_out(original, final).split(" … ") if claims(p))
+        gone = " … ".join(
+            p for p in left_out(original, final).split(" … ") if claims(p) and takes_out(p, final)
+        )
         if gone:
             rules.append(EditRule("content", ("left-out",), unsaid=gone))
             tone = tuple(n for n in tone if n != "shorter")
@@ -222,6 +246,47 @@ def taught(original: str, final: str | None) -> list[EditRule]:
     if not rules:
         rules.append(EditRule("content", ("reworded",), said=plain(final) or final))
     return rules
+
+
+#: the shape rules that only say a reply got shorter or longer: no tone on their own
+_LENGTH = frozenset({"shorter", "longer"})
+#: the tags a tone lesson carries beside its shape rules' names
+_TONE_FRAME = frozenset({"operator-edit", "tone"})
+
+
+def _tone_side(name: str) -> tuple[str, str]:
+    """What a tone rule is about and which way: ``removed-emoji`` → (emoji, removed),
+    ``greeting-dear`` → (greeting, dear), ``shorter-apology`` → (apology, shorter)."""
+    if name.startswith("greeting-"):
+        return "greeting", name.removeprefix("greeting-")
+    way, _, thing = name.partition("-")
+    return (thing, way) if thing else (name, name)
+
+
+def same_tone(a_tags: Sequence[str], b_tags: Sequence[str]) -> bool:
+    """Are two tone lessons (their tags: the shape rules' names) one tone rule of the
+    operator's? They share a shape rule beside length ("no exclamation marks" in both) and
+    none of them goes the other way ("removed-emoji" and "added-emoji", two greetings):
+    the tone rules of several edits are one lesson, grown by each (DESIGN §8a)."""
+    mine = {str(t) for t in a_tags} - _TONE_FRAME
+    theirs = {str(t) for t in b_tags} - _TONE_FRAME
+    if not (mine & theirs) - _LENGTH:
+        return False
+    ways: dict[str, set[str]] = {}
+    for name in (mine | theirs) - _LENGTH:
+        thing, way = _tone_side(name)
+        ways.setdefault(thing, set()).add(way)
+    # an apology cut short is an apology kept: it does not contradict one added
+    return all(len(w - {"shorter"}) <= 1 for w in ways.values())
+
+
+def tone_added(new_tags: Sequence[str], old_tags: Sequence[str]) -> tuple[str, ...]:
+    """The shape rules a tone lesson (``new_tags``) asks for that another (``old_tags``) does
+    not, length aside (a reply made shorter or longer says nothing of tone on its own)."""
+    old = {str(t) for t in old_tags}
+    return tuple(
+        str(t) for t in new_tags if str(t) not in old | _TONE_FRAME and str(t) not in _LENGTH
+    )
 
 
 #: the words a lesson about each family uses (a model words lessons its own way)
