@@ -195,3 +195,62 @@ def test_the_same_fact_added_to_two_drafts_reaches_the_judge(judge: str, tenant:
         # the scripted judge NOOPs it into the first lesson shown, which a NOOP across keys in
         # other words would lose: both facts are kept
         assert len(families["content"]) == 2
+
+
+#: two edits that calm the tone in overlapping ways (one also drops the emoji) and restate one
+#: fact in other words, and a third whose fact reads alike and says something else
+BACKUP = (
+    (
+        "Hi!!! Your laptop repair is booked!!! 😀",
+        "Hi, your laptop repair is booked. Please back up your data before you hand the laptop in.",
+    ),
+    (
+        "Hey!!! The phone repair is scheduled!!!",
+        "Hey, the phone repair is scheduled. Make a backup of your data before you bring the"
+        " phone in.",
+    ),
+    (
+        "Hello!!! The tablet repair is booked!!!",
+        "Hello, the tablet repair is booked. Please remove the case and the screen protector"
+        " before you hand the tablet in.",
+    ),
+)
+
+
+def test_tone_rules_grow_into_one_and_a_paraphrase_is_the_same_content(
+    judge: str, tenant: str
+) -> None:
+    laptop, phone, tablet = (edit(tenant, reply) for reply in BACKUP)
+    drain()
+    families = by_family(active_lessons(tenant))
+    if judge != "offline/rules":
+        # a model's lessons carry no shape tags: its NOOP across keys is refused where it
+        # would lose words, so nothing is merged wrongly and nothing is lost
+        assert len(families.get("content", [])) + len(families.get("tone", [])) >= 3
+        return
+    [tone] = families["tone"]  # "no exclamation marks" in all three: one tone
+    assert tone.support_count == 3
+    assert "exclamation" in tone.correction
+    contents = families["content"]
+    assert len(contents) == 2  # the backup advice twice in other words; the case advice apart
+    [backup] = [c for c in contents if "backup" in c.correction or "back up" in c.correction]
+    [case] = [c for c in contents if c is not backup]
+    assert "screen protector" in case.correction and case.support_count == 1
+    cited = {lesson.id for lesson in lessons_for_event(laptop)} & {
+        lesson.id for lesson in lessons_for_event(phone)
+    }
+    assert cited == {tone.id, backup.id}
+    assert backup.id not in {lesson.id for lesson in lessons_for_event(tablet)}
+
+
+def test_a_content_rule_never_merges_into_the_tone_rule(judge: str, tenant: str) -> None:
+    # a tone-only edit first, then the same tone change with a fact added
+    edit(tenant, ("Thanks!!! Got it!!!", "Thanks, got it."))
+    both = edit(
+        tenant, ("Sure!!! We'll ship it!!!", "Sure, we'll ship it. Orders over 50 GBP ship free.")
+    )
+    drain()
+    families = by_family(active_lessons(tenant))
+    [content] = families["content"]
+    assert "50 GBP" in content.correction and "50" not in families["tone"][0].correction
+    assert content.id in {lesson.id for lesson in lessons_for_event(both)}

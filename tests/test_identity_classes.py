@@ -7,7 +7,8 @@ import pytest
 
 from digest import facts
 from digest.config import Settings
-from digest.edits import content_statements, edit_rules, taught
+from digest.edit_content import content_statements, main_clause_first
+from digest.edits import edit_rules, taught
 from digest.reflect.policy import changes_a_figure, policy_skip_reason
 from digest.reversal import reverses, states_reversal
 
@@ -67,8 +68,50 @@ def test_each_sentence_an_operator_adds_is_its_own_content_rule() -> None:
     # a sentence that adds too little to state a rule goes with its neighbour
     assert content_statements(
         "Your refund will be in your account tomorrow, guaranteed.",
-        "Your refund has been issued. Opened items carry a 10% restocking fee.",
-    ) == ["Your refund has been issued. Opened items carry a 10% restocking fee."]
+        "Opened items carry a 10% restocking fee. Keep the receipt.",
+    ) == ["Opened items carry a 10% restocking fee. Keep the receipt."]
+    # what was done for this customer is this case's news, not a rule beside one
+    assert content_statements(
+        "We will definitely refund you by Friday.",
+        "We have passed your claim to the refunds team. Refunds for damaged items need a photo "
+        "of the damage.",
+    ) == ["Refunds for damaged items need a photo of the damage."]
+    # two clauses of one sentence that each state something are two rules
+    assert content_statements(
+        "OMG yes we do gift wrap!!!",
+        "Yes, we offer gift wrapping for 3 GBP per item, and gift messages can be up to 200 "
+        "characters.",
+    ) == [
+        "Yes, we offer gift wrapping for 3 GBP per item.",
+        "Gift messages can be up to 200 characters.",
+    ]
+
+
+def test_an_apology_or_a_thanks_the_operator_adds_is_tone_not_content() -> None:
+    rules = taught(
+        "Your package is late.",
+        "I'm sorry your order 41788 is late. Thanks for asking. Parcels that are lost in "
+        "transit are replaced free of charge.",
+    )
+    assert [r.said for r in rules if r.family == "content"] == [
+        "Parcels that are lost in transit are replaced free of charge."
+    ]
+
+
+def test_a_promise_taken_out_is_its_own_rule_whatever_else_the_final_commits_to() -> None:
+    rules = taught(
+        "Great news! Your order is guaranteed to arrive by tomorrow, 100% promised!",
+        "Your order left our warehouse today; the carrier estimates delivery in 2 to 3 days.",
+    )
+    assert [r.names for r in rules if r.family == "promise"] == [("removed-promise",)]
+
+
+def test_a_conditional_offer_opens_with_what_is_offered() -> None:
+    assert (
+        main_clause_first("If they don't fit, you can exchange them free of charge within 30 days.")
+        == "You can exchange them free of charge within 30 days if they don't fit."
+    )
+    assert main_clause_first("Sale items are final.") == "Sale items are final."
 
 
 def test_content_rules_never_crowd_out_the_promise_and_tone_rules() -> None:

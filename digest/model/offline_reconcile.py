@@ -22,17 +22,22 @@ from digest.fingerprint import (
     subject_of,
 )
 from digest.model.error_reading import state_terms
+from digest.model.offline_edit_rules import (
+    SAME_TOPIC,
+    content_reversed,
+    grown_tone,
+    same_content,
+    same_tone_rule,
+    update,
+)
 from digest.reversal import (
-    about_words,
     answers_reversed,
-    reversal_terms,
     reverses_interface,
 )
 from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed, score
 
 #: rule thresholds on the relevance / identity scores of digest.text
 SAME_IDENTITY = 0.85
-SAME_TOPIC = 0.8
 #: …and at least this much of the same wording (shared templates inflate token-set relevance)
 SAME_TOPIC_IDENTITY = 0.7
 #: with the negation words removed, a contradiction reads (nearly) the same as the old lesson
@@ -84,7 +89,7 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
         if same(mine, theirs) or (_is_answer(cand) and _is_answer(item)):
             continue  # twins, and two owner facts (``_owner_answer``), are judged apart
         if edit_family(mine) or edit_family(theirs):
-            if not _content_reversed(cand, item):
+            if not content_reversed(cand, item):
                 continue
         elif not reverses_interface(new, _all_text(item)):
             continue
@@ -142,76 +147,7 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
     if facts.repeats(new, old) and not twin:
         return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": f"{about}, "
                 "answered the same"}  # fmt: skip
-    return _update(cand, item, f"a new answer to {about}")
-
-
-#: what an operator's content rule says: the first quotation of its correction
-_SAID = re.compile(r"«([^»]{1,2000})»")
-
-
-_WORD = re.compile(r"[^\W\d_][\w-]{2,}")
-#: the words a reversal in new content must share with the old content it reverses
-CONTENT_REVERSAL_WORDS = 2
-
-
-def _said(item: dict[str, Any]) -> str:
-    found = _SAID.search(str(item.get("correction") or ""))
-    return found.group(1) if found else str(item.get("correction") or "")
-
-
-def _content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
-    """Among the rules of operators' edits only content is reversed, and only by content: what
-    the operator now says states that what the older content says was removed, replaced or
-    inverted, on the same topic ("Refunds are now sent within ten business days" after "Refunds
-    take five business days"). A tone or a promise rule, a rejected draft, or content that merely
-    mentions another rule's words supersedes nothing: distinct rules stay apart."""
-    families = {edit_family(cand.get("fingerprint")), edit_family(item.get("fingerprint"))}
-    if families != {"content"}:
-        return False
-    new, old = _said(cand), _said(item)
-    old_words = about_words(old)
-    return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
-
-
-#: what pins a fact down: its numbers and times, and codes in capitals (CET, EUR, SKU names)
-_VALUE = re.compile(r"\d+|\b[A-Z]{2,5}\b")
-
-
-def _values(text: str) -> set[str]:
-    return set(_VALUE.findall(text))
-
-
-#: the share of their content terms two operators' content rules without figures must share
-SAME_CONTENT_TERMS = 0.75
-
-
-def _same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:
-    """Do two operators' content rules state one fact in other words? Both are content, what
-    they say carries the same values (every number, time and code of one is the other's, and
-    there is one), and they were taught for the same kind of reply (their situations, the
-    edits' context, read alike). "Callbacks between 8:00 and 18:00 CET" and "phone back during
-    support hours, 8:00 to 18:00 CET" for a callback request are one rule; card refunds and
-    bank transfers that both take 5 to 7 days, asked about apart, stay two. Content with no
-    figure is one fact when nearly all its content terms are the other's, neither negated
-    ("We refund the shipping cost" and "the shipping cost is refunded")."""
-    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
-    if same(mine, theirs) or {edit_family(mine), edit_family(theirs)} != {"content"}:
-        return False
-    said, stored = _said(cand), _said(item)
-    new, old = _values(said), _values(stored)
-    if new != old:
-        return False
-    if not new:
-        # no figure pins either down: the same content words (stemmed, one word per concept:
-        # "we refund the shipping cost" and "the shipping cost is refunded"), none negated
-        mine_terms, their_terms = facts.terms(said), facts.terms(stored)
-        union = mine_terms | their_terms
-        if not union or len(mine_terms & their_terms) / len(union) < SAME_CONTENT_TERMS:
-            return False
-        if negation_flipped(said, stored):
-            return False
-    situations = (str(cand.get("situation") or ""), str(item.get("situation") or ""))
-    return score(*situations)[0] >= SAME_TOPIC
+    return update(cand, item, f"a new answer to {about}")
 
 
 def _same_error(cand: dict[str, Any], item: dict[str, Any]) -> bool:
@@ -269,22 +205,6 @@ def _digits(text: str) -> list[str]:
     return sorted(re.findall(r"\d+", text))
 
 
-def _update(cand: dict[str, Any], old: dict[str, Any], reason: str) -> dict[str, Any]:
-    merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
-    return {
-        "op": "UPDATE",
-        "candidate": cand.get("candidate"),
-        "id": old["id"],
-        "lesson": {
-            "situation": cand.get("situation"),
-            "mistake": cand.get("mistake") or old.get("mistake"),
-            "correction": cand.get("correction"),
-            "tags": merged_tags,
-        },
-        "reason": reason,
-    }
-
-
 def _best(text: str, pool: list[dict[str, Any]]) -> tuple[float, float, dict[str, Any]] | None:
     best: tuple[float, float, int, dict[str, Any]] | None = None
     for item in pool:
@@ -325,7 +245,7 @@ def _by_words(
         }
     if identity >= SAME_IDENTITY or len(text.split()) <= len(old_text.split()):
         return {"op": "NOOP", "candidate": index, "id": old["id"]}
-    return _update(cand, old, "the candidate adds detail to the same lesson")
+    return update(cand, old, "the candidate adds detail to the same lesson")
 
 
 def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) -> str:
@@ -358,7 +278,7 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         # pair goes to the judge (``for_the_judge``) either way
         kin = next((item for item in existing if _same_family(cand, item)), None)
         if kin is not None and _same_state(cand, kin):
-            operations.append(_update(cand, kin, "the same failed state in other words"))
+            operations.append(update(cand, kin, "the same failed state in other words"))
             continue
         reversed_lesson = None if kin is not None else _reversed(cand, existing)
         if reversed_lesson is not None:
@@ -372,13 +292,17 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
                 }
             )
             continue
-        restated = next((item for item in existing if _same_content(cand, item)), None)
+        tone = next((item for item in existing if same_tone_rule(cand, item)), None)
+        if tone is not None:
+            operations.append(grown_tone(cand, tone))
+            continue
+        restated = next((item for item in existing if same_content(cand, item)), None)
         if restated is not None:
-            operations.append(_update(cand, restated, "the same fact in the operator's words"))
+            operations.append(update(cand, restated, "the same fact in the operator's words"))
             continue
         reworded = next((item for item in existing if _same_error(cand, item)), None)
         if reworded is not None:
-            operations.append(_update(cand, reworded, "the same error in other words"))
+            operations.append(update(cand, reworded, "the same error in other words"))
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]
@@ -401,7 +325,7 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
                         }
                     )
                 else:
-                    operations.append(_update(cand, old, "a new statement of the same rule"))
+                    operations.append(update(cand, old, "a new statement of the same rule"))
             elif _contradicts(text, old_text):
                 operations.append(
                     {

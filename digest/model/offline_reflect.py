@@ -26,7 +26,8 @@ import json
 import re
 from typing import Any
 
-from digest.edits import EditRule, mask_reply_ids, taught
+from digest.edit_content import main_clause_first, mask_reply_ids
+from digest.edits import EditRule, taught
 from digest.fingerprint import mask_ids, run_failures, telling_line, tool_key
 from digest.model.contracts import MAX_LESSONS
 from digest.model.error_families import TOOL_FAILURE, Family, family_of
@@ -350,7 +351,7 @@ def _edit_lesson(rule: EditRule, situation: str) -> str:
         return _block(
             situation,
             mistake,
-            f"Say {_words_of(rule.said)} in replies like this.",
+            f"Say {_words_of(main_clause_first(rule.said))} in replies like this.",
             ["operator-edit", "content"],
         )
     if rule.family == "promise":
@@ -365,16 +366,18 @@ def _edit_lesson(rule: EditRule, situation: str) -> str:
         else:
             mistake = f"The operator {name.split('-')[0]} a promise."
         return _block(situation, mistake, advice, ["operator-edit", "promise", name])
-    if len(rule.names) == 1:
-        advice = _advice(rule.names[0])
+    return _block(situation, *tone_lesson(rule.names))
+
+
+def tone_lesson(names: tuple[str, ...]) -> tuple[str, str, list[str]]:
+    """The mistake, correction and tags of the lesson about an operator's tone rules (the
+    shape rules' ``names``: one tone, one lesson)."""
+    if len(names) == 1:
+        advice = _advice(names[0])
     else:
-        advice = f"Match the operator's tone: {_and([_asks(n) for n in rule.names])}."
-    return _block(
-        situation,
-        f"The operator edited the draft's tone: {_tone_done(rule.names)}.",
-        advice,
-        ["operator-edit", "tone", *rule.names],
-    )
+        advice = f"Match the operator's tone: {_and([_asks(n) for n in names])}."
+    mistake = f"The operator edited the draft's tone: {_tone_done(names)}."
+    return mistake, advice, ["operator-edit", "tone", *names]
 
 
 def _judge_edit(event: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from digest import facts
 from digest import fingerprint as fp
+from digest.edits import same_tone, tone_added
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
@@ -39,6 +40,10 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     question in other words that says no more than it loses nothing."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
         return False
+    if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
+        # the operator's tone seen again: nothing is lost when it asks for nothing new
+        tags = lesson.tags or ()
+        return not same_tone(candidate.tags, tags) or bool(tone_added(candidate.tags, tags))
     if fp.kind_of(candidate.fingerprint) == fp.kind_of(lesson.fingerprint) == "answer":
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
         known = facts.lesson_fact(lesson.situation, lesson.correction)

@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from digest import facts
 from digest import fingerprint as fp
+from digest.edits import same_tone
 from digest.lessons.neighbours import Neighbour, embed_probes, find_neighbours
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
@@ -171,6 +172,13 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
     if fp.same_subject(fingerprint, neighbour.fingerprint):
+        if (
+            fp.edit_family(fingerprint) == "tone"
+            and fp.edit_family(neighbour.fingerprint) == "tone"
+        ):
+            # two edits' tone rules that share a shape rule are one tone, however unlike the
+            # replies they were taught on read (``digest.edits.same_tone``)
+            return same_tone(candidate.tags, neighbour.tags or ())
         if neighbour.relevance < floor:
             return False
         text = " ".join(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from digest import fingerprint as fp
+from digest.edits import same_tone
 from digest.errors import OfflineRulesError
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
@@ -711,3 +712,43 @@ def test_an_error_of_no_family_is_quoted_in_the_title_by_its_first_clause() -> N
         for lesson in _lessons(_run(outcome="escalated", error=error))
     }
     assert len(titles) == 2 and all(t.startswith("Escalate early: ") for t in titles), titles
+
+
+def test_offline_tone_rules_of_two_edits_grow_into_one() -> None:
+    existing = _edit_blocks("Hi!!! Your repair is booked!!!", "Hi, your repair is booked.", 10)
+    # the same exclamation marks taken out, and the emoji too: one tone, now asking for both
+    [tone] = _edit_blocks("Hey!!! It ships today 😀", "Hey, it ships today.")
+    [op] = _offline(existing, [tone])
+    assert (op["op"], op["id"]) == ("UPDATE", 10)
+    assert "no exclamation marks and no emoji" in op["lesson"]["correction"]
+    # an apology cut short says nothing the other way of one added: still one tone; a greeting
+    # written otherwise is another tone
+    assert same_tone(["shorter-apology"], ["shorter-apology", "shorter"])
+    assert not same_tone(["greeting-dear", "removed-exclamation"], ["greeting-hello"])
+    assert not same_tone(["removed-emoji"], ["added-emoji", "removed-exclamation"])
+    assert not same_tone(["shorter"], ["shorter"])
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "one"),
+    [
+        ("Please back up your data before you hand the laptop in.",
+         "Make a backup of your data before you bring the phone in.", True),
+        ("The deposit is refunded if you cancel at least 48 hours ahead.",
+         "If you cancel at least 48 hours ahead, we refund your deposit.", True),
+        ("Sperrgut wird nur bis zur Bordsteinkante geliefert.",
+         "Sperrgut liefern wir nur bis zur Bordsteinkante.", True),
+        ("The car must be returned with a full tank.",
+         "The car must be returned clean inside.", False),
+        ("Refunds take five business days.", "Refunds take ten business days.", False),
+        ("Engraved items cannot be returned.",
+         "Engraved items take three extra working days to make.", False),
+    ],
+)  # fmt: skip
+def test_offline_operators_content_in_other_words_is_one_fact(
+    first: str, second: str, one: bool
+) -> None:
+    [old] = _edit_blocks("Your order is confirmed.", f"Your order is confirmed. {first}", 10)
+    [new] = _edit_blocks("We got your order.", f"We got your order. {second}")
+    [op] = _offline([old], [new])
+    assert (op["op"] == "UPDATE" and op["id"] == 10) is one, op

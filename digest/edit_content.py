@@ -1,0 +1,340 @@
+"""What a reply says, tone aside: the content half of reading an operator's edit (DESIGN §8a).
+
+``digest.edits`` tells the rules an edit teaches; this module reads the words: a reply without
+its tone (greeting, sign-off, emoji, apologies and courtesy), its sentences, the ids one reply
+carries (masked, so the same rule about another order is the same rule), and what the final
+says that the draft did not, cut into statements that each teach a rule of their own.
+
+Pure functions on text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+
+#: greetings in the languages the product screens (a closed class of words)
+GREETINGS = (
+    r"hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|guten (?:tag|morgen|abend)"
+    r"|hallo|liebe[rs]?|sehr geehrte[rs]?|bonjour|bonsoir|salut|cher|chère|hola|buenos días"
+    r"|buenas tardes|estimad[oa]|olá|bom dia|boa tarde|prezad[oa]|buongiorno|buonasera|ciao"
+    r"|gentile|beste|geachte|goedemorgen|goedemiddag|hej|hejsan|dzień dobry|szanown[aye]|merhaba"
+)
+GREETING = re.compile(rf"^\W*({GREETINGS})\b", re.I)
+#: a sign-off ends the reply, maybe with a name after it ("Kind regards, the Lumen team")
+#: sign-offs in the languages the product screens (a closed class of phrases)
+SIGN_OFFS = (
+    r"kind regards|best regards|best wishes|regards|cheers|sincerely|thanks again"
+    r"|have a (?:great|nice) day|mit freundlichen grüßen|freundliche grüße|viele grüße"
+    r"|beste grüße|liebe grüße|bien cordialement|cordialement|salutations|atentamente"
+    r"|un saludo|saludos|atenciosamente|cumprimentos|cordiali saluti|distinti saluti"
+    r"|met vriendelijke groet(?:en)?|vriendelijke groet(?:en)?|med vänliga hälsningar"
+    r"|vänliga hälsningar|pozdrawiam|z poważaniem|saygılarımla"
+)
+#: the name after a sign-off may stand on the next line ("Kind regards,\nthe Lumen team")
+SIGN_OFF = re.compile(rf"\b({SIGN_OFFS})\b[^.!?]{{0,40}}[.!?]*\s*$", re.I)
+APOLOGY = re.compile(r"\b(sorry|apologi[sz]e|apologies|regret)\b", re.I)
+EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+
+
+# --- what a reply says -------------------------------------------------------------------
+
+#: what varies from one reply to the next and is not the rule: addresses, links, dates, codes
+#: that mix letters and digits, long numbers, and the number after an id word ("order 41").
+#: Small numbers stay: "5 business days" and "7 business days" are two different rules.
+_REPLY_IDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<id>"),
+    (re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.[\w-]+\.\S+", re.I), "<id>"),
+    (
+        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        "<id>",
+    ),
+    (
+        re.compile(
+            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+        ),
+        "<id>",
+    ),
+    (
+        re.compile(
+            r"\b((?:order|ticket|case|invoice|parcel|package|booking|reservation|account"
+            r"|customer|tracking|item|sku|ref|reference|id|no|number)\b\.?\s*(?:number\s*)?#?\s*)"
+            r"\d[\w-]*",
+            re.I,
+        ),
+        r"\1<id>",
+    ),
+    (re.compile(r"#\s?\d[\w-]*"), "<id>"),
+    (
+        re.compile(
+            # (not an ordinal, a time or a measure: 2nd, 24h, 5pm, 2-year, 30-day)
+            r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])(?!\d+(?:st|nd|rd|th|h|am|pm|x|-[A-Za-z]+)\b)"
+            r"[\w-]{3,}\b"
+        ),
+        "<id>",
+    ),
+    (re.compile(r"\b\d{4,}\b"), "<id>"),
+)
+#: words that say nothing on their own: an edit that only adds these adds no content
+_FILLER = frozenset(
+    """a an the and or but to of in on at for with by from as is are was be been it its this
+    that these those you your we our us i me my they them their he she his her so just also
+    will would can could do does did has have had ok okay please thanks thank hi hello hey dear
+    sorry apologies apologise apologize regret inconvenience regards cheers sincerely wishes
+    there here""".split()  # noqa: SIM905
+)
+TOKEN = re.compile(r"[^\W_][\w'’-]*")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_LEADING_GREETING = re.compile(rf"^\W*(?:{GREETINGS})\b[^.!?,\n]{{0,40}}[.!?,\n]*\s*", re.I)
+_TRAILING_SIGN_OFF = re.compile(
+    rf"(?:^|(?<=[.!?\n]))\s*(?:{SIGN_OFFS})\b[^.!?]{{0,40}}[.!?]*\s*$", re.I
+)
+
+
+def mask_reply_ids(text: str) -> str:
+    """``text`` with the ids of one reply masked, case kept: "Your order 41 ships in 5 days"
+    → "Your order <id> ships in 5 days"."""
+    masked = unicodedata.normalize("NFKC", text)
+    for pattern, mask in _REPLY_IDS:
+        masked = pattern.sub(mask, masked)
+    return " ".join(masked.split())
+
+
+def content_template(text: str) -> str:
+    """The identity of what a reply says: ids masked, case, punctuation and spacing removed."""
+    folded = mask_reply_ids(text).casefold()
+    return " ".join(re.sub(r"[^\w\s<>]+", " ", folded).split())
+
+
+def plain(text: str) -> str:
+    """A reply without its tone: no greeting, sign-off or emoji; "!" read as "."."""
+    plain = EMOJI.sub(" ", unicodedata.normalize("NFKC", text))
+    plain = _LEADING_GREETING.sub("", plain.strip())
+    plain = _TRAILING_SIGN_OFF.sub("", plain)
+    plain = re.sub(r"[.!]*![.!]*", ".", plain).strip()
+    return plain[:1].upper() + plain[1:]
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip(" .!?,;:")]
+
+
+def substantive(token: str) -> bool:
+    return token not in _FILLER and (len(token) > 1 or token.isdigit())
+
+
+#: what an apology says besides being sorry: a sentence of only these words is tone
+_APOLOGY_WORDS = frozenset(
+    """trouble inconvenience frustration confusion hassle delay delays wait waiting caused any
+    so very really truly deeply sincerely terribly sorry apologise apologize apologies regret
+    mix-up""".split()  # noqa: SIM905
+)
+
+
+#: an apology for what happened to the customer ("I'm sorry the lamp arrived cracked", "sorry
+#: for the wait"), not a "Sorry, we cannot ship to PO boxes" that states a rule
+_ACKNOWLEDGES = re.compile(
+    r"\b(?:sorry|apologi[sz]e|apologies|regret)\s+(?:for|about|that|to hear|to see|your|the"
+    r"|this|it)\b",
+    re.I,
+)
+
+
+def only_apology(sentence: str) -> bool:
+    """Is the sentence an apology and nothing else ("Sorry for the trouble.", "I'm sorry your
+    order 41 is late.")? An apology that names no figure acknowledges the customer's trouble
+    (the tone's rule); what the business does about it is said in another sentence."""
+    if not APOLOGY.search(sentence):
+        return False
+    words = {t for t in TOKEN.findall(sentence.casefold()) if substantive(t)}
+    if words <= _APOLOGY_WORDS:
+        return True
+    return bool(_ACKNOWLEDGES.search(sentence)) and not re.search(r"\d", mask_reply_ids(sentence))
+
+
+#: what courtesy says: a sentence of only these words (and filler) states nothing of the world
+_COURTESY_WORDS = frozenset(
+    """appreciate appreciated reaching reach out contacting contact glad happy help helps hope
+    pleasure welcome great news wonderful awesome amazing fantastic lovely nice good day week
+    today patience understanding let know questions question anything else feel free ask
+    again really much very hear sure thing absolutely yay wow omg yeah yep thanks thank
+    message messages writing touch getting reaching always truly value valued love""".split()  # noqa: SIM905
+)
+
+
+def _courtesy(word: str) -> bool:
+    """Is ``word`` one of ``_COURTESY_WORDS``, maybe inflected ("asking", "helped")?"""
+    if word in _COURTESY_WORDS:
+        return True
+    for ending in ("ing", "ed", "s"):
+        stem = word.removesuffix(ending)
+        if stem != word and (stem in _COURTESY_WORDS or f"{stem}e" in _COURTESY_WORDS):
+            return True
+    return False
+
+
+def claims(text: str) -> str:
+    """The sentences of ``text`` that state something: neither an apology nor courtesy
+    ("Thanks so much for reaching out!", "Thanks for asking.") alone."""
+    kept = []
+    for sentence in sentences(text):
+        words = {t for t in TOKEN.findall(sentence.casefold()) if substantive(t)}
+        if words and not only_apology(sentence) and not all(map(_courtesy, words)):
+            kept.append(sentence)
+    return " ".join(kept)
+
+
+def content_change(original: str, final: str) -> tuple[str, str]:
+    """(what the final says that the draft did not, what the draft said that the final does
+    not): the sentences that carry the substantive words added or removed, tone aside."""
+    before, after = (
+        [s for s in sentences(plain(text)) if not only_apology(s)] for text in (original, final)
+    )
+    drafted = [(i, t) for i, s in enumerate(before) for t in TOKEN.findall(s.casefold())]
+    sent = [(i, t) for i, s in enumerate(after) for t in TOKEN.findall(s.casefold())]
+    matcher = difflib.SequenceMatcher(
+        a=[t for _, t in drafted], b=[t for _, t in sent], autojunk=False
+    )
+    removed: set[int] = set()
+    added: set[int] = set()
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op in ("replace", "delete"):
+            removed |= {drafted[k][0] for k in range(i1, i2) if substantive(drafted[k][1])}
+        if op in ("replace", "insert"):
+            added |= {sent[k][0] for k in range(j1, j2) if substantive(sent[k][1])}
+    # a courtesy put in place of another ("Thanks for your message.") is tone, not content
+    said = [s for i, s in enumerate(after) if i in added and claims(s)]
+    # an apology taken out or cut down is the tone's rule, not content the draft said
+    unsaid = [s for i, s in enumerate(before) if i in removed and not APOLOGY.search(s)]
+    return " ".join(said), " ".join(unsaid)
+
+
+#: a sentence that adds at least this many substantive words states a rule of its own; one
+#: that adds fewer goes with the statement beside it
+STATEMENT_WORDS = 3
+
+
+#: two clauses of one sentence joined so ("…from 9:00 to 15:00, and children bring …") may be
+#: two statements (a list, a consequence with "so", a contrast, or a "; " stays one)
+_CLAUSE_JOIN = re.compile(r",\s+(?:and|und|et|y)\s+", re.I)
+#: a sentence that reports what was done for this customer ("We have passed your claim to the
+#: refunds team", "Your parcel has been handed to the courier"): this case's news, no rule
+_REPORT = re.compile(
+    r"^\W*(?:we|i|your|the|this|it|our)\b(?:\s+[\w'-]+){0,4}?\s+(?:has|have|had|'ve)\s+"
+    r"(?:just\s+|already\s+|now\s+)?(?:been\s+)?[a-z]+(?:ed|en|wn|ne|t)\b",
+    re.I,
+)
+
+
+def _new_words(text: str, drafted: set[str]) -> int:
+    return len({t for t in TOKEN.findall(text.casefold()) if substantive(t)} - drafted)
+
+
+def _clauses(sentence: str, drafted: set[str]) -> list[str]:
+    """A sentence as the statements it joins: split at ", and" only where each side adds
+    ``STATEMENT_WORDS`` words of its own."""
+    parts = _CLAUSE_JOIN.split(sentence)
+    if len(parts) < 2 or any(_new_words(p, drafted) < STATEMENT_WORDS for p in parts):
+        return [sentence]
+    return [p[:1].upper() + p[1:].rstrip(" ,") + ("" if p[-1:] in ".!?" else ".") for p in parts]
+
+
+def _words_of(text: str) -> set[str]:
+    return {t for t in TOKEN.findall(text.casefold()) if substantive(t)}
+
+
+def says_more(original: str, said: str) -> bool:
+    """Does ``said`` (what the final adds) state something the draft did not: a sentence or
+    clause with ``STATEMENT_WORDS`` new words, or a figure the draft did not give? "Your order
+    has shipped." for "ur order's shipped lol" says nothing more: the draft reworded."""
+    drafted = _words_of(plain(original))
+    for sentence in sentences(said):
+        new = _words_of(sentence) - drafted
+        if len(new) >= STATEMENT_WORDS or any(any(c.isdigit() for c in t) for t in new):
+            return True
+    return False
+
+
+def takes_out(phrase: str, final: str) -> bool:
+    """Does a phrase the operator took out carry ``STATEMENT_WORDS`` words the final does not
+    say ("Delivery is free to every country", not "See ya" or "Gonna")?"""
+
+    def words(text: str) -> set[str]:  # "refund's" is "refund"; "ur", "ya" say nothing
+        return {re.sub(r"['’]\w{1,2}$", "", w) for w in _words_of(text) if len(w) > 2}
+
+    return len(words(phrase) - words(plain(final))) >= STATEMENT_WORDS
+
+
+def content_statements(original: str, final: str) -> list[str]:
+    """What the final says that the draft did not, as separate statements: each sentence (or
+    clause joined by ", and") of the final that adds ``STATEMENT_WORDS`` substantive
+    words is one ("You can return it within 30 days." and "Sale items are exchanged, not
+    refunded." are two rules); one that adds fewer goes with its neighbour; one that reports
+    what was done for this customer ("Your refund has been issued.") is no rule beside a
+    statement that is. Empty when the edit adds nothing."""
+    said, _unsaid = content_change(original, final)
+    if not said:
+        return []
+    drafted = set()
+    for sentence in sentences(plain(original)):
+        drafted |= {t for t in TOKEN.findall(sentence.casefold()) if substantive(t)}
+    parts: list[tuple[str, int]] = []
+    for sentence in sentences(said):
+        for clause in _clauses(sentence, drafted):
+            parts.append((clause, _new_words(clause, drafted)))
+    stated = [(text, weight) for text, weight in parts if not _REPORT.search(text)]
+    if any(weight >= STATEMENT_WORDS for _, weight in stated):
+        parts = stated
+    statements: list[str] = []
+    pending = ""
+    for text, weight in parts:
+        if weight >= STATEMENT_WORDS or not statements:
+            if weight >= STATEMENT_WORDS and pending and not statements:
+                text = f"{pending} {text}"
+                pending = ""
+            if weight >= STATEMENT_WORDS:
+                statements.append(text)
+            else:
+                pending = f"{pending} {text}".strip()
+        else:
+            statements[-1] = f"{statements[-1]} {text}"
+    if pending:
+        statements = [f"{pending} {statements[0]}", *statements[1:]] if statements else [pending]
+    return statements if len(statements) > 1 or parts is stated else [said]
+
+
+#: a sentence that opens with its condition ("If they don't fit, you can exchange them …")
+_CONDITION_FIRST = re.compile(
+    r"^(?P<cond>(?:if|when|once|unless|as long as|in case)\b[^,.;:!?]{3,80}),\s+"
+    r"(?P<main>[^.!?]{8,})(?P<end>[.!?]?)$",
+    re.I,
+)
+
+
+def main_clause_first(text: str) -> str:
+    """``text`` with the main clause of its first sentence first: "If they don't fit, you can
+    exchange them within 30 days." → "You can exchange them within 30 days if they don't
+    fit." (what the operator offers, not its condition, opens a lesson and its title)."""
+    first, *rest = sentences(text) or [text]
+    found = _CONDITION_FIRST.match(first)
+    if not found:
+        return text
+    main, cond = found.group("main").strip(), found.group("cond").strip()
+    first = f"{main[:1].upper()}{main[1:]} {cond[:1].lower()}{cond[1:]}{found.group('end')}"
+    return " ".join([first, *rest])
+
+
+def left_out(original: str, final: str) -> str:
+    """The phrases of the draft the operator took out (tone aside), joined by " … "."""
+    a, b = plain(original).split(), plain(final).split()
+    runs = []
+    bare_a, bare_b = ([w.strip(".,;:?").casefold() for w in words] for words in (a, b))
+    matcher = difflib.SequenceMatcher(a=bare_a, b=bare_b, autojunk=False)
+    for op, i1, i2, _, _ in matcher.get_opcodes():
+        words = a[i1:i2]
+        if op in ("delete", "replace") and any(
+            substantive(t) for w in words for t in TOKEN.findall(w.casefold())
+        ):
+            runs.append(" ".join(words).strip(" ,;:"))
+    return " … ".join(runs)

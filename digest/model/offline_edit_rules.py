@@ -1,0 +1,169 @@
+"""``offline/rules`` reconciling the rules operators' edits teach (DESIGN §8a): each rule is
+its own lesson; two edits' tone rules that share a shape rule are one tone (NOOP, or an UPDATE
+that asks for both); two content rules are one fact only when they say it in other words
+(``same_content``), and content is reversed only by content (``content_reversed``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from digest import facts
+from digest.edits import same_tone, tone_added
+from digest.fingerprint import edit_family, same
+from digest.model.offline_reflect import tone_lesson
+from digest.reversal import about_words, reversal_terms
+from digest.text import negation_flipped, score
+
+#: two texts read as one topic at this relevance (``digest.text.score``)
+SAME_TOPIC = 0.8
+
+
+def update(cand: dict[str, Any], old: dict[str, Any], reason: str) -> dict[str, Any]:
+    merged_tags = list(dict.fromkeys([*(old.get("tags") or []), *(cand.get("tags") or [])]))
+    return {
+        "op": "UPDATE",
+        "candidate": cand.get("candidate"),
+        "id": old["id"],
+        "lesson": {
+            "situation": cand.get("situation"),
+            "mistake": cand.get("mistake") or old.get("mistake"),
+            "correction": cand.get("correction"),
+            "tags": merged_tags,
+        },
+        "reason": reason,
+    }
+
+
+#: what an operator's content rule says: the first quotation of its correction
+_SAID = re.compile(r"«([^»]{1,2000})»")
+
+
+#: the words a reversal in new content must share with the old content it reverses
+CONTENT_REVERSAL_WORDS = 2
+
+
+def quoted_content(item: dict[str, Any]) -> str:
+    found = _SAID.search(str(item.get("correction") or ""))
+    return found.group(1) if found else str(item.get("correction") or "")
+
+
+def content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Among the rules of operators' edits only content is reversed, and only by content: what
+    the operator now says states that what the older content says was removed, replaced or
+    inverted, on the same topic ("Refunds are now sent within ten business days" after "Refunds
+    take five business days"). A tone or a promise rule, a rejected draft, or content that merely
+    mentions another rule's words supersedes nothing: distinct rules stay apart."""
+    families = {edit_family(cand.get("fingerprint")), edit_family(item.get("fingerprint"))}
+    if families != {"content"}:
+        return False
+    new, old = quoted_content(cand), quoted_content(item)
+    old_words = about_words(old)
+    return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
+
+
+#: what pins a fact down: its numbers and times, and codes in capitals (CET, EUR, SKU names)
+_VALUE = re.compile(r"\d+|\b[A-Z]{2,5}\b")
+#: figures written as words ("five business days", "zwei Werktage"; "one" is a pronoun too)
+_NUMBER_WORD = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
+    r"|forty|fifty|hundred|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwölf|deux|trois"
+    r"|quatre|cinq|sept|huit|neuf|dix|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)\b",
+    re.I,
+)
+
+
+def _values(text: str) -> set[str]:
+    return set(_VALUE.findall(text)) | {w.casefold() for w in _NUMBER_WORD.findall(text)}
+
+
+#: the share of their content terms two operators' content rules without figures must share
+SAME_CONTENT_TERMS = 0.75
+#: …or the share of the shorter one's terms the other says, and at least this many terms
+SAME_CONTENT_SHARED = 3
+
+
+def _content_terms(text: str) -> set[str]:
+    """What an operator's content says, as ``digest.facts`` terms, and the words it may be
+    written as elsewhere: two words written as one ("back up", "backup") and a German
+    participle's verb ("geliefert", "liefert")."""
+    found = facts.terms(text)
+    words = re.findall(r"[^\W\d_]+", text.casefold())
+    found |= {term for a, b in itertools.pairwise(words) for term in facts.terms(a + b)}
+    found |= {
+        term for w in words if w.startswith("ge") and len(w) > 6 for term in facts.terms(w[2:])
+    }
+    return found
+
+
+def _says_alike(said: str, stored: str) -> bool:
+    """Do two contents say one thing in their terms: nearly all terms alike, or nearly all of
+    the shorter one's said by the other (``SAME_CONTENT_SHARED`` at least), neither negated?
+    "Please back up your data before you hand the laptop in" and "Make a backup of your data
+    before you bring the phone in"; "The car must be returned with a full tank" and "… clean
+    inside" share half their terms: two rules."""
+    mine, theirs = facts.terms(said), facts.terms(stored)
+    if not mine or not theirs or negation_flipped(said, stored):
+        return False
+    if len(mine & theirs) / len(mine | theirs) >= SAME_CONTENT_TERMS:
+        return True
+    # a word one writes as two or as a participle counts where the other writes it so
+    shared = _content_terms(said) & _content_terms(stored) & (mine | theirs)
+    return (
+        len(shared) >= SAME_CONTENT_SHARED
+        and len(shared) / min(len(mine), len(theirs)) >= SAME_CONTENT_TERMS
+    )
+
+
+def same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Do two operators' content rules state one fact in other words? Both are content, what
+    they say carries the same values (every number, time and code of one is the other's), and
+    their terms say one thing (``_says_alike``: "Gift cards are valid for 12 months", "The gift
+    card can be used for 12 months from purchase"), or they carry a value and were taught for
+    the same kind of reply (their situations, the edits' context, read alike): "Callbacks
+    between 8:00 and 18:00 CET" and "phone back during support hours, 8:00 to 18:00 CET" for
+    a callback request are one rule; card refunds and bank transfers that both take 5 to 7
+    days, asked about apart, stay two."""
+    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
+    if same(mine, theirs) or {edit_family(mine), edit_family(theirs)} != {"content"}:
+        return False
+    said, stored = quoted_content(cand), quoted_content(item)
+    new, old = _values(said), _values(stored)
+    if new != old:
+        return False
+    if _says_alike(said, stored):
+        return True
+    if not new:
+        return False
+    situations = (str(cand.get("situation") or ""), str(item.get("situation") or ""))
+    return score(*situations)[0] >= SAME_TOPIC and not negation_flipped(said, stored)
+
+
+def _tone_names(item: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(t) for t in item.get("tags") or [] if str(t) not in ("operator-edit", "tone"))
+
+
+def same_tone_rule(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Are two operators' tone rules one tone (``digest.edits.same_tone``)?"""
+    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
+    if same(mine, theirs) or edit_family(mine) != "tone" or edit_family(theirs) != "tone":
+        return False
+    return same_tone(_tone_names(cand), _tone_names(item))
+
+
+def grown_tone(cand: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    """The operator's tone rule seen again: NOOP when the candidate asks nothing the lesson
+    does not (a reply made shorter or longer says nothing of tone on its own), else an UPDATE
+    asking for both."""
+    old = _tone_names(item)
+    more = tone_added(_tone_names(cand), old)
+    if not more:
+        return {"op": "NOOP", "candidate": cand.get("candidate"), "id": item["id"],
+                "reason": "the operator's tone rule, seen in another edit"}  # fmt: skip
+    mistake, correction, tags = tone_lesson((*old, *more))
+    grown = {"situation": item.get("situation"), "mistake": mistake, "correction": correction,
+             "tags": tags}  # fmt: skip
+    return update({**cand, "tags": tags, **grown}, item, "the operator's tone rule, grown by "
+                   "another edit")  # fmt: skip
