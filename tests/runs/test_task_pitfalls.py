@@ -42,8 +42,9 @@ AGENT = "shop-agent"
 TARGET = 0.9
 #: …and on the tuned split, per embedder: what it reached less one pair, to hold it there (80%
 #: and 85% on its first 60 pairs; 45% and 58% once 13 kinds told in other words than their
-#: trials were added, 120 pairs, before retrieval was changed for them)
-TUNED_FLOOR = {"none": 0.44, "static": 0.57}
+#: trials were added, 120 pairs; the static table 67% once a keyword matched words of close
+#: meaning, ``digest.identity.near``)
+TUNED_FLOOR = {"none": 0.44, "static": 0.65}
 _ID = re.compile(r"\(#(\d+)\)")
 _WORD = re.compile(r"[^\W\d_]+")
 #: per kind: each error its trials hit (tool and error template) → the lesson teaching it
