@@ -195,8 +195,9 @@ class AgentIndex:
         self._vocabulary = sorted(self._postings)
         self._cue_postings = {t: np.array(p, dtype=np.int32) for t, p in cue_postings.items()}
         self._cue_vocabulary = sorted(self._cue_postings)
-        #: the vectors of its words and of its cues, per embedder (``digest.identity.near``)
-        self._word_matrices: dict[tuple[str, bool], np.ndarray] = {}
+        #: its words' vectors and the words near each keyword asked, per embedder and for
+        #: its cues (``digest.identity.near``)
+        self.near_words: dict[tuple[str, bool], Any] = {}
         self._has_cues = np.array([bool(e.cues.strip()) for e in self.entries], dtype=bool)
         vectors = [e.vector for e in self.entries]
         self.dim = next((v.shape[0] for v in vectors if v is not None), 0)
@@ -349,14 +350,6 @@ class AgentIndex:
         if cues:
             return self._cue_vocabulary, self._cue_postings
         return self._vocabulary, self._postings
-
-    def word_matrix(self, words: WordVectors, *, cues: bool = False) -> np.ndarray:
-        """The vectors of ``words(cues=cues)``, one row per word, made once per index."""
-        key = (words.name, cues)
-        found = self._word_matrices.get(key)
-        if found is None:
-            found = self._word_matrices[key] = words.of(self.words(cues=cues)[0])
-        return found
 
     def all_keyword_matches(self, keywords: Sequence[str]) -> Matches:
         """``keyword_matches`` of each keyword, in order."""

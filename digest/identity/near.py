@@ -11,18 +11,18 @@ between; a word the keyword begins matches fully, as before.
 Only an ``inline`` embedder gives word vectors (the static table: microseconds a word, each
 word embedded once per process, ``WordVectors``): a model run per word would cost the agent's
 turn too much, and without an embedder keywords match as they are. Each index keeps the
-matrix of its words' vectors once made (``near_matches``). Nothing here reads the database.
+matrix of its words' vectors once made, and the words near each keyword once found
+(``near_matches``). Nothing here reads the database.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from digest.identity.scale import matrix_times
 from digest.runtime import runtime
 
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ NEAR_ZERO = 0.5
 NEAR_ONE = 0.8
 #: words whose vectors a process keeps, per embedder (a word is some hundred bytes)
 WORDS_MAX = 100_000
+#: keywords whose near words an index keeps (then it forgets them all and starts again)
+KEYWORDS_MAX = 4096
 
 
 class WordVectors:
@@ -91,6 +93,47 @@ def closeness(cosines: np.ndarray) -> np.ndarray:
     return np.clip((cosines - NEAR_ZERO) / (NEAR_ONE - NEAR_ZERO), 0.0, 1.0)
 
 
+class _Near:
+    """One index's words (or cues) under one embedder: their vectors, and the words near each
+    keyword asked so far (positions in its vocabulary and their closeness)."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self.matrix = matrix
+        self.lock = threading.Lock()
+        self.by_keyword: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _near_state(index: AgentIndex, words: WordVectors, cues: bool) -> _Near:
+    key = (words.name, cues)
+    found = index.near_words.get(key)
+    if found is None:  # two threads may both make it: the same, and one is kept
+        found = index.near_words.setdefault(key, _Near(words.of(index.words(cues=cues)[0])))
+    return cast(_Near, found)
+
+
+def _near_words(
+    state: _Near, keywords: Sequence[str], words: WordVectors
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per keyword, the positions of the words near it and their closeness: computed once per
+    keyword and index (one pass over the vocabulary for the keywords not asked before)."""
+    with state.lock:
+        missing = [k for k in dict.fromkeys(keywords) if k not in state.by_keyword]
+    if missing and state.matrix.shape[0]:
+        vectors = words.of(missing).astype(np.float32, copy=False)
+        # not through BLAS (digest.identity.scale.matrix_times): one pass, this thread
+        cosines = np.einsum("ij,kj->ki", state.matrix, vectors)
+        with state.lock:
+            if len(state.by_keyword) + len(missing) > KEYWORDS_MAX:
+                state.by_keyword.clear()
+            for keyword, row in zip(missing, cosines, strict=True):
+                near = closeness(row)
+                close = np.flatnonzero(near > 0)
+                state.by_keyword[keyword] = (close, near[close])
+    empty = (np.zeros(0, np.intp), np.zeros(0))
+    with state.lock:
+        return [state.by_keyword.get(k, empty) for k in keywords]
+
+
 def near_matches(
     index: AgentIndex, keywords: Sequence[str], words: WordVectors, *, cues: bool = False
 ) -> list[np.ndarray | None]:
@@ -98,20 +141,18 @@ def near_matches(
     it begins one of the entry's words (``AgentIndex.keyword_matches``), else the closeness of
     the entry's word nearest it in meaning; with ``cues``, among the entry's cues only."""
     vocabulary, postings = index.words(cues=cues)
-    found: list[np.ndarray | None] = []
     if not vocabulary:
         return [index.keyword_matches(keyword, cues=cues) for keyword in keywords]
-    matrix = index.word_matrix(words, cues=cues)
-    for keyword, vector in zip(keywords, words.of(list(keywords)), strict=True):
+    found: list[np.ndarray | None] = []
+    state = _near_state(index, words, cues)
+    for keyword, (close, near) in zip(keywords, _near_words(state, keywords, words), strict=True):
         exact = index.keyword_matches(keyword, cues=cues)
-        near = closeness(matrix_times(matrix, vector))
-        close = np.flatnonzero(near > 0)
         if close.size == 0:
             found.append(exact)
             continue
         held = np.zeros(len(index), np.float64) if exact is None else exact.astype(np.float64)
-        for position in close.tolist():
+        for position, closeness_of in zip(close.tolist(), near.tolist(), strict=True):
             entries = postings[vocabulary[position]]
-            np.maximum.at(held, entries, float(near[position]))
+            held[entries] = np.maximum(held[entries], closeness_of)
         found.append(held)
     return found
