@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from digest.agent_text import UNTRUSTED, for_agent
 from digest.config import get_settings
 from digest.identity.index import AgentIndex, Entry, keyword_weights
+from digest.identity.near import WordVectors, word_vectors
 from digest.identity.siblings import with_siblings
 from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
@@ -200,7 +201,10 @@ def _surface(
     def rank(view: View, gate: Gate) -> dict[int, float]:
         vector = vector_of() if view.embedder is not None else None
         # only what the release rule lets an agent read (digest.lessons.release)
-        return prompt_scores(released_parts(view.parts(), gate), words, vector, k, contact_id)
+        return prompt_scores(
+            released_parts(view.parts(), gate), words, vector, k, contact_id,
+            near=word_vectors(view.embedder),
+        )  # fmt: skip
 
     # One statement when nothing moved since this process's last turn for the agent
     # (digest.lessons.turn); the hits are written after the agent has its answer.
@@ -255,12 +259,14 @@ def prompt_scores(
     vector: np.ndarray | None,
     k: int,
     contact_id: str | None = None,
+    *,
+    near: WordVectors | None = None,
 ) -> dict[int, float]:
     """The pitfalls candidates for a prompt (its keywords ``words``, its embedding ``vector``)
     and their relevance: the best ``PREFETCH * k`` of each index part (``ranked_parts``),
     each lesson with its best score, the best one's siblings just after it
     (``with_siblings``)."""
-    ranked = ranked_parts(parts, words, vector, PREFETCH * k, contact_id)
+    ranked = ranked_parts(parts, words, vector, PREFETCH * k, contact_id, near=near)
     return with_siblings(ranked, merged_scores(ranked))
 
 
@@ -270,10 +276,14 @@ def ranked_parts(
     vector: np.ndarray | None,
     count: int,
     contact_id: str | None = None,
+    *,
+    near: WordVectors | None = None,
 ) -> list[list[tuple[Entry, float]]]:
     """Per index part, its ``count`` agent-wide entries (with ``contact_id``, that contact's
     own too) most relevant to the prompt among those its mask allows, best first. Keywords
-    weigh by how few of all the visible entries hold them (``keyword_weights``).
+    weigh by how few of all the visible entries hold them (``keyword_weights``); with
+    ``near`` (the static table's word vectors, ``digest.identity.near``) a keyword also
+    matches the words closest to it in meaning.
 
     ``pitfalls`` ranks the parts of the agent's kept index (``View.parts``); a replay
     (``digest.versions.replay``) the same parts with the masks cut to versions' lessons."""
@@ -289,7 +299,7 @@ def ranked_parts(
     weights = keyword_weights((m, visible) for _, visible, m in seen) if words else None
     return [
         index.rank_for_prompt(
-            words, vector, count, allowed=visible, weights=weights, matches=matches
+            words, vector, count, allowed=visible, weights=weights, matches=matches, near=near
         )
         for index, visible, matches in seen
     ]

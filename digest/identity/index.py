@@ -34,6 +34,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from digest.fingerprint import other_subject, same
+from digest.identity.near import WordVectors, near_matches
 from digest.identity.scale import (
     DEFAULT_SCALE,
     SEMANTIC_WEIGHT,
@@ -67,9 +68,12 @@ POSTINGS_PER_TERM = 64
 #: lessons the cosine ranking adds to the shortlist, at least
 SEMANTIC_TOP = 32
 
-#: the weight of how well a prompt matches the tasks a lesson was learned from (its cues),
-#: beside how well it matches the lesson as a whole
+#: the weight of how well a prompt's keywords match the tasks a lesson was learned from (its
+#: cues), beside how well they match the lesson as a whole
 CUE_WEIGHT = 0.25
+#: …and of how close its meaning is to those tasks', beside the closer of theirs and the
+#: lesson's (a first message is told like a task, not like a lesson)
+TASK_WEIGHT = 0.5
 
 
 def terms(text: str) -> set[str]:
@@ -191,6 +195,9 @@ class AgentIndex:
         self._vocabulary = sorted(self._postings)
         self._cue_postings = {t: np.array(p, dtype=np.int32) for t, p in cue_postings.items()}
         self._cue_vocabulary = sorted(self._cue_postings)
+        #: its words' vectors and the words near each keyword asked, per embedder and for
+        #: its cues (``digest.identity.near``)
+        self.near_words: dict[tuple[str, bool], Any] = {}
         self._has_cues = np.array([bool(e.cues.strip()) for e in self.entries], dtype=bool)
         vectors = [e.vector for e in self.entries]
         self.dim = next((v.shape[0] for v in vectors if v is not None), 0)
@@ -338,6 +345,12 @@ class AgentIndex:
             matched = True
         return held if matched else None
 
+    def words(self, *, cues: bool = False) -> tuple[list[str], dict[str, np.ndarray]]:
+        """Its words (with ``cues``, its cues' words), sorted, and the entries holding each."""
+        if cues:
+            return self._cue_vocabulary, self._cue_postings
+        return self._vocabulary, self._postings
+
     def all_keyword_matches(self, keywords: Sequence[str]) -> Matches:
         """``keyword_matches`` of each keyword, in order."""
         return [self.keyword_matches(keyword) for keyword in keywords]
@@ -361,6 +374,7 @@ class AgentIndex:
         min_cosine: float | None = None,
         weights: Sequence[float] | None = None,
         matches: Matches | None = None,
+        near: WordVectors | None = None,
     ) -> list[tuple[Entry, float]]:
         """The entries most relevant to a prompt, by the share of its keywords they hold and,
         with vectors, their cosine; an entry qualifies by one keyword or a cosine of at least
@@ -369,10 +383,14 @@ class AgentIndex:
         says more than one most lessons hold. The cosine
         is the text's or, when closer, the tasks' the lesson was learned from (``cue_vectors``).
         ``matches`` are the keywords' matches when the caller has them (``all_keyword_matches``).
-        At most ``k`` (entry, score), best first (ties: newest)."""
+        With ``near`` (word vectors, ``digest.identity.near``), a keyword also matches, in part,
+        the words closest to it in meaning. At most ``k`` (entry, score), best first (ties:
+        newest)."""
         if not self.entries or k < 1:
             return []
-        if matches is None:
+        if near is not None and keywords:
+            matches = near_matches(self, keywords, near)
+        elif matches is None:
             matches = self.all_keyword_matches(keywords)
         counts = self._keyword_counts(matches, weights)
         total = float(sum(weights)) if weights is not None else float(len(keywords))
@@ -380,7 +398,10 @@ class AgentIndex:
         # the share of the keywords in the tasks it was learned from (its situation) weighs
         # CUE_WEIGHT apart: a task's own words say more than the error's generic ones
         cue_counts = self._keyword_counts(
-            [self.keyword_matches(k, cues=True) for k in keywords], weights
+            near_matches(self, keywords, near, cues=True)
+            if near is not None
+            else [self.keyword_matches(k, cues=True) for k in keywords],
+            weights,
         )
         situation = np.where(self._has_cues, cue_counts, counts) / scale
         share = (1 - CUE_WEIGHT) * counts / scale + CUE_WEIGHT * situation
@@ -395,12 +416,12 @@ class AgentIndex:
             qualifies = (counts > 0) | (cosines >= min_cosine)
             if self._cue_matrix is not None and self._cue_owner is not None and vector is not None:
                 # the closer of the lesson's text and the tasks it was learned from, the
-                # tasks' alone weighing CUE_WEIGHT
+                # tasks' alone weighing TASK_WEIGHT
                 cues = np.full(len(self.entries), -1.0, np.float32)
                 np.maximum.at(cues, self._cue_owner, matrix_times(self._cue_matrix, vector))
                 tasks = self.scale.relevance(cues)
                 closer = np.maximum(semantic, tasks)
-                semantic = (1 - CUE_WEIGHT) * closer + CUE_WEIGHT * np.where(
+                semantic = (1 - TASK_WEIGHT) * closer + TASK_WEIGHT * np.where(
                     cues > -1.0, tasks, closer
                 )
                 qualifies |= cues >= min_cosine

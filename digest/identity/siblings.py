@@ -3,7 +3,9 @@
 A run that failed in several ways teaches a lesson per error, and each keeps the task's
 telling words as its cues (``digest.lessons.cues``). When a prompt's best lesson is one of
 them, the others are the pitfalls of that same kind of task: ``with_siblings`` ranks them just
-after it, before the lessons of other tasks that happen to share a word with the prompt.
+after it, before the lessons of other tasks that happen to share a word with the prompt. Two
+lessons are siblings when they share ``SIBLING_CUES`` cues, or when a short task ("my flight
+was delayed, I want compensation") gave one of them all its cues and the other holds them all.
 Pure: it reads the entries of an index (``digest.identity.index``), nothing else.
 """
 
@@ -15,6 +17,8 @@ from digest.identity.index import Entry, terms
 
 #: two lessons learned from one run share its task's telling words: at least this many cues
 SIBLING_CUES = 4
+#: …or every cue of one of them, when it has at least this many (a short task's)
+SHORT_TASK_CUES = 2
 #: how far below the best lesson its siblings rank (before the lessons of other tasks)
 SIBLING_GAP = 1e-4
 
@@ -31,11 +35,19 @@ def with_siblings(
         return scores
     best = max(scores, key=lambda lesson_id: (scores[lesson_id], lesson_id))
     own = terms(entries[best].cues) if best in entries else set()
-    if len(own) < SIBLING_CUES:
+    if len(own) < SHORT_TASK_CUES:
         return scores
     raised = dict(scores)
     floor = scores[best] - SIBLING_GAP
     for lesson_id, entry in entries.items():
-        if lesson_id != best and len(own & terms(entry.cues)) >= SIBLING_CUES:
+        if lesson_id != best and siblings(own, terms(entry.cues)):
             raised[lesson_id] = max(raised[lesson_id], floor)
     return raised
+
+
+def siblings(own: set[str], theirs: set[str]) -> bool:
+    """Were two lessons of these cues' terms learned from the runs of one task?"""
+    shared = own & theirs
+    if len(shared) >= SIBLING_CUES:
+        return True
+    return len(shared) >= SHORT_TASK_CUES and shared in (own, theirs)

@@ -242,12 +242,31 @@ FAMILIES: tuple[Family, ...] = (
         "Explain what the customer is entitled to instead of retrying.",
     ),
     Family(
+        "prerequisite-step",
+        _any(
+            r"must (?:first )?be \w+(?:ed|en) (?:first|before)|(?:has|have|with) (?:an? )?"
+            r"(?:outstanding|unpaid|overdue|open) (?:balance|bill|invoice|amount)|(?:is|are|has "
+            r"not been|have not been) not (?:yet )?(?:verified|confirmed|activated|approved)\b"
+            r"|not (?:yet )?(?:been )?(?:verified|confirmed|activated|approved)\b|requires? "
+            r"(?:prior )?(?:verification|approval|confirmation|activation)\b",
+            r"muss zuerst|offener (?:saldo|betrag)|nicht (?:verifiziert|bestätigt|aktiviert)"
+            r"|debe (?:ser \w+ )?primero|saldo pendiente|no (?:verificad|confirmad|activad)"
+            r"|doit d'abord|solde impayé|non (?:vérifié|confirmé|activé)|deve primeiro|saldo "
+            r"devedor|não (?:verificad|confirmad|ativad)|deve prima|saldo insoluto|non "
+            r"(?:verificat|confermat|attivat)",
+        ),
+        "Complete the prerequisite first",
+        "a prerequisite of the call may be unmet",
+        "Complete what the error names as a prerequisite, then call again.",
+    ),
+    Family(
         "not-eligible",
         _any(
             r"not eligible|ineligible|does not qualify|not covered|(?:policy|rules?) (?:does not|"
             r"doesn't) (?:allow|permit)|cannot be used (?:to|for|on)|not valid for|not "
             r"applicable|only (?:available|valid|applies) (?:for|to|on)|excluded from"
-            r"|(?:are|is) not accepted (?:for|on|here)",
+            r"|(?:are|is) not accepted (?:for|on|here)|not included in (?:the |your |this )?"
+            r"(?:\w+ )?(?:plan|package|tier|subscription|fare|contract)",
             r"nicht berechtigt|nicht anspruchsberechtigt|nicht gültig für|no (?:es )?elegible"
             r"|no válid[oa] para|no aplica|non éligible|pas éligible|non valable pour|não "
             r"elegível|não é válid[oa] para|não se aplica|non idone[oa]|non valid[oa] per"

@@ -6,7 +6,7 @@ generic text, and the lessons learned from the runs of one task follow its best 
 from __future__ import annotations
 
 from digest.identity.index import AgentIndex, Entry
-from digest.identity.siblings import SIBLING_CUES, with_siblings
+from digest.identity.siblings import SIBLING_CUES, SIBLING_GAP, with_siblings
 
 #: the words a task gave the lessons of its run (``digest.lessons.cues``)
 BOOKING = "book flight seats passengers economy chicago"
@@ -59,3 +59,17 @@ def test_lessons_sharing_fewer_cues_than_one_runs_task_are_not_siblings() -> Non
     # a best lesson without cues (a person's) has no siblings
     person = _entry(3, "Greet the customer by name")
     assert with_siblings([[(person, 0.5), (best, 0.2)]], {3: 0.5, 1: 0.2}) == {3: 0.5, 1: 0.2}
+
+
+def test_the_lessons_of_a_short_task_are_siblings_by_all_its_cues() -> None:
+    """A short task ("my flight was delayed, I want compensation") gives each lesson of its run
+    fewer than ``SIBLING_CUES`` words: holding all of them is enough; holding some is not."""
+    short = "flight delayed compensation"
+    best = _entry(1, "Check eligibility first", short)
+    sibling = _entry(2, "Stay within the limit", short)
+    later_run = _entry(3, "Check the status allows it first", f"{short} airport night")
+    partly = _entry(4, "Check availability first", "flight seats economy")
+    ranked = [[(best, 0.4), (partly, 0.3), (sibling, 0.1), (later_run, 0.05)]]
+    scores = with_siblings(ranked, {1: 0.4, 4: 0.3, 2: 0.1, 3: 0.05})
+    assert scores[2] == scores[3] == 0.4 - SIBLING_GAP
+    assert scores[4] == 0.3  # one word in common: another task's lesson

@@ -47,6 +47,13 @@ CLASSIFIED = [
     ("Bestellung 4471 nicht gefunden", "not-found"),
     ("User mia_li_9 has no membership for free bags", "missing-prerequisite"),
     ("Certificate certificate_77 cannot be used to update reservation", "not-eligible"),
+    ("Error: international roaming is not included in plan P-BASIC", "not-eligible"),
+    ("Error: card 4412 must be frozen before a replacement can be issued", "prerequisite-step"),
+    (
+        "Error: line L-5550177 has an outstanding balance and cannot be suspended",
+        "prerequisite-step",
+    ),
+    ("Error: mailing address on file is not verified", "prerequisite-step"),
     ("Coupon WELCOME10 has expired", "expired"),
     ("Session token expired, please sign in again", "authentication"),
     ("PermissionError: token lacks scope orders:read", "permission"),

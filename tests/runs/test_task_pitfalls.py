@@ -40,9 +40,11 @@ from tests.runs.corpus import Kind, load
 AGENT = "shop-agent"
 #: the share of (later task, error) pairs whose lesson pitfalls must show, on held-out runs
 TARGET = 0.9
-#: …and on the tuned split, per embedder: what it reached (80% and 85%) less one pair, to hold
-#: it there
-TUNED_FLOOR = {"none": 0.78, "static": 0.83}
+#: …and on the tuned split, per embedder: what it reached less one pair, to hold it there (80%
+#: and 85% on its first 60 pairs; 45% and 58% once 13 kinds told in other words than their
+#: trials were added, 120 pairs; the static table 67% once a keyword matched words of close
+#: meaning, ``digest.identity.near``)
+TUNED_FLOOR = {"none": 0.44, "static": 0.65}
 _ID = re.compile(r"\(#(\d+)\)")
 _WORD = re.compile(r"[^\W\d_]+")
 #: per kind: each error its trials hit (tool and error template) → the lesson teaching it
@@ -206,8 +208,12 @@ def test_each_recurring_error_family_is_one_active_lesson(sqlite_env: str, tenan
             assert lesson is not None, f"no lesson teaches {key}"
             lessons[key].add(lesson.id)
     recurring = [key for key, count in seen.items() if count > 1]
+    split = {key: len(lessons[key]) for key in recurring if len(lessons[key]) > 1}
+    print(
+        f"recurring error families: {len(recurring)}, at more than one active lesson: {len(split)}"
+    )
     assert len(recurring) >= 10
-    assert {key: len(lessons[key]) for key in recurring} == dict.fromkeys(recurring, 1)
+    assert not split
     active = _active(tenant)
     assert len({lesson.fingerprint for lesson in active}) == len(active)
     taught_by = {lesson_id for ids in lessons.values() for lesson_id in ids}

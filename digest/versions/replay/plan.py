@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.identity.embedding import Embedder, to_bytes
 from digest.identity.index import AgentIndex, Entry
+from digest.identity.near import word_vectors
 from digest.lessons.neighbours import agent_view, lessons_index
 from digest.lessons.vectors import vectors_for
 from digest.models import LearningVersion, as_utc
@@ -68,7 +69,7 @@ class ReplayPlan:
                 extra = max(b for b, r in zip(beyond, relevant, strict=True) if r)
                 ranked = ranked_parts(
                     parts, list(probe.facts.words), probe.facts.vector,
-                    PREFETCH * self.k + extra,
+                    PREFETCH * self.k + extra, near=word_vectors(self.embedder),
                 )  # fmt: skip
                 own = [
                     self._own(ranked, ids) if relevant[i] else [] for i, ids in enumerate(versions)

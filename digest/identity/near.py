@@ -1,0 +1,158 @@
+"""Words of close meaning, for a prompt's keywords (``pitfalls``).
+
+A later task of one kind is rarely told in the words of the earlier ones: "the plate I
+received is cracked" for "the vase was shattered", "my plane was late" for "my flight was
+delayed", "purchase" for "bought". A keyword then begins none of a lesson's words, and the
+sentence embedding of a short first message says little. So a keyword also matches the
+indexed words nearest it in meaning: by the cosine of the two words' vectors under the
+agent's embedder, nothing at ``NEAR_ZERO`` or below, fully at ``NEAR_ONE`` or above, linear in
+between; a word the keyword begins matches fully, as before.
+
+Only an ``inline`` embedder gives word vectors (the static table: microseconds a word, each
+word embedded once per process, ``WordVectors``): a model run per word would cost the agent's
+turn too much, and without an embedder keywords match as they are. Each index keeps the
+matrix of its words' vectors once made, and the words near each keyword once found
+(``near_matches``). Nothing here reads the database.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+
+from digest.runtime import runtime
+
+if TYPE_CHECKING:
+    from digest.identity.embedding import Embedder
+    from digest.identity.index import AgentIndex
+
+#: two words this close (cosine of the static table's vectors) have nothing in common: below
+#: it "cracked" and "glass", "plane" and "passenger"; above it "cracked" and "shattered",
+#: "plane" and "flight", "compensated" and "compensation"
+NEAR_ZERO = 0.5
+#: …and at least this close, the same word for a prompt ("moving" and "move")
+NEAR_ONE = 0.8
+#: words whose vectors a process keeps, per embedder (a word is some hundred bytes)
+WORDS_MAX = 100_000
+#: keywords whose near words an index keeps (then it forgets them all and starts again)
+KEYWORDS_MAX = 4096
+
+
+class WordVectors:
+    """Unit vectors of single words under one inline embedder, each embedded once per
+    process (at most ``WORDS_MAX``; past that the oldest are forgotten)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.name = embedder.name
+        self._embedder = embedder
+        self._lock = threading.Lock()
+        self._known: dict[str, np.ndarray] = {}
+
+    def of(self, words: Sequence[str]) -> np.ndarray:
+        """The words' vectors, one row each (float32)."""
+        with self._lock:
+            missing = [w for w in dict.fromkeys(words) if w not in self._known]
+        made = self._embedder.embed(missing) if missing else []
+        with self._lock:
+            for word, vector in zip(missing, made, strict=True):
+                self._known[word] = np.asarray(vector, np.float32)
+            while len(self._known) > WORDS_MAX:
+                self._known.pop(next(iter(self._known)))
+            rows = [self._known.get(word) for word in words]
+        dim = next((row.shape[0] for row in rows if row is not None), 0)
+        if not rows or dim == 0:
+            return np.zeros((len(words), dim), np.float32)
+        return np.stack([row if row is not None else np.zeros(dim, np.float32) for row in rows])
+
+
+class _Words:
+    """This process's ``WordVectors``, one per embedder name."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_name: dict[str, WordVectors] = {}
+
+
+def word_vectors(embedder: Embedder | None) -> WordVectors | None:
+    """The word vectors of ``embedder`` when it is inline (the static table), else None."""
+    if embedder is None or not getattr(embedder, "inline", False):
+        return None
+    words = runtime().piece(_Words)
+    with words.lock:
+        found = words.by_name.get(embedder.name)
+        if found is None:
+            found = words.by_name[embedder.name] = WordVectors(embedder)
+        return found
+
+
+def closeness(cosines: np.ndarray) -> np.ndarray:
+    """How fully a word of these cosines to a keyword matches it, 0..1."""
+    return np.clip((cosines - NEAR_ZERO) / (NEAR_ONE - NEAR_ZERO), 0.0, 1.0)
+
+
+class _Near:
+    """One index's words (or cues) under one embedder: their vectors, and the words near each
+    keyword asked so far (positions in its vocabulary and their closeness)."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self.matrix = matrix
+        self.lock = threading.Lock()
+        self.by_keyword: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _near_state(index: AgentIndex, words: WordVectors, cues: bool) -> _Near:
+    key = (words.name, cues)
+    found = index.near_words.get(key)
+    if found is None:  # two threads may both make it: the same, and one is kept
+        found = index.near_words.setdefault(key, _Near(words.of(index.words(cues=cues)[0])))
+    return cast(_Near, found)
+
+
+def _near_words(
+    state: _Near, keywords: Sequence[str], words: WordVectors
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per keyword, the positions of the words near it and their closeness: computed once per
+    keyword and index (one pass over the vocabulary for the keywords not asked before)."""
+    with state.lock:
+        missing = [k for k in dict.fromkeys(keywords) if k not in state.by_keyword]
+    if missing and state.matrix.shape[0]:
+        vectors = words.of(missing).astype(np.float32, copy=False)
+        # not through BLAS (digest.identity.scale.matrix_times): one pass, this thread
+        cosines = np.einsum("ij,kj->ki", state.matrix, vectors)
+        with state.lock:
+            if len(state.by_keyword) + len(missing) > KEYWORDS_MAX:
+                state.by_keyword.clear()
+            for keyword, row in zip(missing, cosines, strict=True):
+                near = closeness(row)
+                close = np.flatnonzero(near > 0)
+                state.by_keyword[keyword] = (close, near[close])
+    empty = (np.zeros(0, np.intp), np.zeros(0))
+    with state.lock:
+        return [state.by_keyword.get(k, empty) for k in keywords]
+
+
+def near_matches(
+    index: AgentIndex, keywords: Sequence[str], words: WordVectors, *, cues: bool = False
+) -> list[np.ndarray | None]:
+    """Per keyword, how fully each entry of ``index`` holds it (None: no entry does): 1 where
+    it begins one of the entry's words (``AgentIndex.keyword_matches``), else the closeness of
+    the entry's word nearest it in meaning; with ``cues``, among the entry's cues only."""
+    vocabulary, postings = index.words(cues=cues)
+    if not vocabulary:
+        return [index.keyword_matches(keyword, cues=cues) for keyword in keywords]
+    found: list[np.ndarray | None] = []
+    state = _near_state(index, words, cues)
+    for keyword, (close, near) in zip(keywords, _near_words(state, keywords, words), strict=True):
+        exact = index.keyword_matches(keyword, cues=cues)
+        if close.size == 0:
+            found.append(exact)
+            continue
+        held = np.zeros(len(index), np.float64) if exact is None else exact.astype(np.float64)
+        for position, closeness_of in zip(close.tolist(), near.tolist(), strict=True):
+            entries = postings[vocabulary[position]]
+            held[entries] = np.maximum(held[entries], closeness_of)
+        found.append(held)
+    return found

@@ -1,0 +1,61 @@
+"""Words of close meaning (``digest.identity.near``, issue 24 point 5): with the static table, a
+prompt's keyword matches a lesson's word that means nearly the same, so a later task told in
+other words finds the lessons of the earlier ones; without word vectors nothing changes.
+Pure: the packaged static table, entries in an index, no services."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from digest.identity.embedding import StaticEmbedder
+from digest.identity.index import AgentIndex, Entry
+from digest.identity.near import NEAR_ZERO, WordVectors, closeness, near_matches, word_vectors
+
+
+@pytest.fixture(scope="module")
+def words() -> WordVectors:
+    return WordVectors(StaticEmbedder())
+
+
+def _entry(lesson_id: int, text: str, cues: str) -> Entry:
+    return Entry(lesson_id, text, fingerprint=f"tool:t{lesson_id}:x", cues=cues)
+
+
+def _cosine(words: WordVectors, a: str, b: str) -> float:
+    first, second = words.of([a, b])
+    return float(first @ second)
+
+
+def test_words_of_one_meaning_are_close_and_others_are_not(words: WordVectors) -> None:
+    for a, b in [("cracked", "shattered"), ("plane", "flight"), ("purchase", "bought")]:
+        assert _cosine(words, a, b) > NEAR_ZERO, (a, b)
+    for a, b in [("cracked", "passenger"), ("plane", "refund"), ("purchase", "roaming")]:
+        assert _cosine(words, a, b) < NEAR_ZERO, (a, b)
+    assert closeness(np.array([NEAR_ZERO, 1.0])).tolist() == [0.0, 1.0]
+
+
+def test_a_task_told_in_other_words_finds_the_lessons_of_its_kind(words: WordVectors) -> None:
+    index = AgentIndex(
+        [
+            _entry(1, "Check `amount`: `issue_refund` fails with «exceeds»", "vase shattered"),
+            _entry(2, "Check availability first: `book` fails with «no seats»", "seats economy"),
+        ]
+    )
+    keywords = ["plate", "cracked"]
+    assert index.rank_for_prompt(keywords, None, 2) == []  # no word in common
+    ranked = index.rank_for_prompt(keywords, None, 2, near=words)
+    assert [entry.lesson_id for entry, _score in ranked] == [1]
+    # a word the keyword begins still matches fully, from the cues alone too
+    [held] = near_matches(index, ["seat"], words, cues=True)
+    assert held is not None and held.tolist()[1] == 1.0
+
+
+def test_only_an_inline_embedder_gives_word_vectors() -> None:
+    assert word_vectors(None) is None
+    assert word_vectors(StaticEmbedder()) is not None
+
+    class Remote:
+        name = "openai/text-embedding-3-small"
+
+    assert word_vectors(Remote()) is None  # type: ignore[arg-type]
