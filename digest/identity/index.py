@@ -389,7 +389,7 @@ class AgentIndex:
         if not self.entries or k < 1:
             return []
         if near is not None and keywords:
-            matches = near_matches(self, keywords, near)
+            matches = near_matches(self, keywords, near, exact=matches)
         elif matches is None:
             matches = self.all_keyword_matches(keywords)
         counts = self._keyword_counts(matches, weights)

@@ -135,24 +135,42 @@ def _near_words(
 
 
 def near_matches(
-    index: AgentIndex, keywords: Sequence[str], words: WordVectors, *, cues: bool = False
+    index: AgentIndex,
+    keywords: Sequence[str],
+    words: WordVectors,
+    *,
+    cues: bool = False,
+    exact: Sequence[np.ndarray | None] | None = None,
 ) -> list[np.ndarray | None]:
     """Per keyword, how fully each entry of ``index`` holds it (None: no entry does): 1 where
-    it begins one of the entry's words (``AgentIndex.keyword_matches``), else the closeness of
-    the entry's word nearest it in meaning; with ``cues``, among the entry's cues only."""
+    it begins one of the entry's words (``AgentIndex.keyword_matches``); a keyword that begins
+    no word of the index matches, in part, the entry's word nearest it in meaning (its
+    closeness). With ``cues``, among the entries' cues only.
+
+    Only a keyword the index does not hold looks for near words: a prompt's words are mostly
+    the bank's own, so the pass over the vocabulary (the agent's turn pays it) is made for the
+    few it has never seen, where it is what finds a lesson told in other words. ``exact``:
+    the keywords' ``keyword_matches`` when the caller has them."""
+    if exact is None:
+        exact = [index.keyword_matches(keyword, cues=cues) for keyword in keywords]
     vocabulary, postings = index.words(cues=cues)
-    if not vocabulary:
-        return [index.keyword_matches(keyword, cues=cues) for keyword in keywords]
-    found: list[np.ndarray | None] = []
+    unknown = [keyword for keyword, held in zip(keywords, exact, strict=True) if held is None]
+    if not vocabulary or not unknown:
+        return list(exact)
     state = _near_state(index, words, cues)
-    for keyword, (close, near) in zip(keywords, _near_words(state, keywords, words), strict=True):
-        exact = index.keyword_matches(keyword, cues=cues)
-        if close.size == 0:
-            found.append(exact)
+    nearest = dict(zip(unknown, _near_words(state, unknown, words), strict=True))
+    found: list[np.ndarray | None] = []
+    for keyword, held in zip(keywords, exact, strict=True):
+        close, near = nearest.get(keyword, _NONE)
+        if held is not None or close.size == 0:
+            found.append(held)
             continue
-        held = np.zeros(len(index), np.float64) if exact is None else exact.astype(np.float64)
+        partial = np.zeros(len(index), np.float64)
         for position, closeness_of in zip(close.tolist(), near.tolist(), strict=True):
             entries = postings[vocabulary[position]]
-            held[entries] = np.maximum(held[entries], closeness_of)
-        found.append(held)
+            partial[entries] = np.maximum(partial[entries], closeness_of)
+        found.append(partial)
     return found
+
+
+_NONE = (np.zeros(0, np.intp), np.zeros(0))
