@@ -270,3 +270,46 @@ def test_an_interface_reversal_of_a_field_named_like_a_check_still_supersedes() 
     old = "Observed: `issue_refund` failed with «400: field 'approval_id' is required»."
     new = "Observed: `issue_refund` failed with «400: field 'approval_id' was renamed to 'ref'»."
     assert reverses_interface(new, old)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "field 'address_line' has been replaced by 'street' and 'house_number'",
+        "'address_line' is now optional and ignored",
+        "the 'address_line' field was discontinued",
+        "Die API verlangt jetzt 'postleitzahl' statt 'address_line'",
+        "el campo 'address_line' ha sido sustituido por 'calle'",
+        "o campo 'address_line' foi descontinuado; informe 'rua'",
+        "il campo 'address_line' è stato rimosso",
+        "het veld 'address_line' is verwijderd",
+        "pole 'address_line' zostało usunięte",
+        "поле 'address_line' удалено",
+        "参数 'address_line' 已停用，请改用 'street'",
+    ],
+)
+def test_a_reversal_in_other_words_and_languages_is_found(error: str) -> None:
+    old = "Observed: `geocode` failed with «422: missing required field 'address_line'»."
+    new = f"Observed: `geocode` failed with «{error}»."
+    assert states_reversal(new)
+    assert reverses(new, old)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Der Timeout ist auf 30 Sekunden eingestellt",  # "set to", not "discontinued"
+        "statt_id must be an integer",  # a name, not the word "statt"
+        "order 1182 not found",
+    ],
+)
+def test_words_that_only_look_like_a_reversal_are_none(text: str) -> None:
+    assert not states_reversal(text)
+
+
+def test_a_value_removed_and_a_rule_inverted_reverse_the_old_lesson() -> None:
+    old = "Observed: `export_report` failed with «unsupported format 'csv'; supported: 'xls'»."
+    assert reverses("Observed: «format 'xls' was removed; use 'xlsx'».", old)
+    old = "Observed: `post_message` failed with «channel name must start with '#'»."
+    new = "Observed: «channel names must not include '#' anymore; pass the bare name»."
+    assert reverses(new, old)
