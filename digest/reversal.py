@@ -16,6 +16,23 @@ from __future__ import annotations
 import re
 import unicodedata
 
+#: the months, for a change dated by one ("since March", "seit Juni", "desde enero")
+_MONTHS_EN = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december)\b"
+)
+_MONTHS_DE = (
+    r"(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)\b"
+)
+_MONTHS_FR = (
+    r"(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)\b"
+)
+_MONTHS_ES_PT = (
+    r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre"
+    r"|diciembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro"
+    r"|dezembro)\b"
+)
+
 #: phrases that say a requirement was removed, replaced or inverted, by language
 _MARKERS = (
     # English
@@ -30,6 +47,9 @@ _MARKERS = (
     r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete"
     r"|(?:was|were|is|are|been) (?:discontinued|retired|dropped|withdrawn|disabled|abolished)"
     r"|(?:is|are) (?:now )?optional|discontinued"
+    # a service that stopped, and a change dated by its month ("since March", "as of June")
+    r"|(?:we|they|it|has|have|was|were) (?:stopped|ceased|ended|suspended)\b"
+    r"|no more(?! than)\b|(?:since|as of|starting(?: in)?) " + _MONTHS_EN +
     # telling the caller to stop, or to prefer the new thing: "stop sending X", "use Y rather
     # than X", "X is ignored", "required as of v3", "from now on", "we changed it"
     r"|stop (?:send|pass|us|provid|includ|set|call)\w*|rather than|in place of|in favou?r of"
@@ -41,18 +61,21 @@ _MARKERS = (
     r"|veraltet|entfernt|\bstatt\b"
     r"|(?:verlangt|erfordert|braucht|benötigt|akzeptiert) (?:\S+ )?jetzt"
     r"|\bjetzt (?:nur|erforderlich|optional|pflicht)|nur noch|\bkein\w* (?:\S+ ){0,3}mehr\b"
-    r"|abgeschafft|wurden? eingestellt|ab jetzt|künftig|neuerdings",
+    r"|abgeschafft|wurden? eingestellt|ab jetzt|künftig|neuerdings|seit (?:dem )?" + _MONTHS_DE,
     # French
     r"ne \S+ plus|n'\S+ plus|plus accept|désormais|dorénavant|à la place|au lieu de|remplacé par"
     r"|obsolète|supprimé|exige maintenant|requiert désormais|au profit de|abandonné"
-    r"|(?:est|sont) (?:maintenant|désormais) (?:facultati|optionnel|obligatoire|requis)",
+    r"|(?:est|sont) (?:maintenant|désormais) (?:facultati|optionnel|obligatoire|requis)"
+    r"|depuis (?:le )?(?:\d+(?:er)? )?" + _MONTHS_FR,
     # Spanish / Portuguese / Italian
     r"ya no|en su lugar|en lugar de|ahora requiere|ahora se requiere|reemplazad[oa] por"
     r"|obsolet[oa]|eliminad[oa]|já não|não \S+ mais|em vez de|agora exige|substituíd[oa] por"
     r"|sustituid[oa] por|ha sido (?:retirad|suprimid|descontinuad)|dej[óa] de|ha dejado de"
     r"|ahora (?:es|se exige|exige|necesita|hay que)|desde ahora|a partir de ahora|descontinuad[oa]"
     r"|foi (?:removid|retirad|desativad)|deixou de|agora (?:é|são|precisa)|no lugar de"
-    r"|non più|non \S+ più|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]"
+    r"|desde (?:el |o )?(?:\d+ de )?"
+    + _MONTHS_ES_PT
+    + r"|non più|non \S+ più|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]"
     r"|rimoss[oa]|dismess[oa]|ora (?:è|sono) (?:obbligatori|facoltativ|richiest)|d'ora in poi",
     # Dutch / Scandinavian / Polish / Czech
     r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
@@ -241,7 +264,10 @@ _YES = re.compile(
     re.IGNORECASE,
 )
 _NO = re.compile(
-    r"^\W*(?:no|nope|not|never|non|nein|não|nao|нет|nie|ne|hayır|nej|ei|nem|いいえ|不是|不"
+    # "Unfortunately not", "Leider nein": a regret before the no is still a no
+    r"^\W*(?:(?:unfortunately|sadly|i'?m afraid|afraid|leider|malheureusement|lamentablemente"
+    r"|desafortunadamente|infelizmente|purtroppo|helaas|niestety)\W+)?"
+    r"(?:no|nope|not|never|non|nein|não|nao|нет|nie|ne|hayır|nej|ei|nem|いいえ|不是|不"
     r"|아니요|아니오)(?=\W|$)",
     re.IGNORECASE,
 )

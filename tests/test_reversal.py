@@ -313,3 +313,35 @@ def test_a_value_removed_and_a_rule_inverted_reverse_the_old_lesson() -> None:
     old = "Observed: `post_message` failed with «channel name must start with '#'»."
     new = "Observed: «channel names must not include '#' anymore; pass the bare name»."
     assert reverses(new, old)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "We stopped home delivery: pickup only.",
+        "Since March the counter closes at 6pm.",
+        "Seit Juni schließt der Schalter um 18 Uhr.",
+        "Desde enero el envío a domicilio cuesta 5 €.",
+        "Depuis le 1er juin, la livraison est payante.",
+    ],
+)
+def test_an_answer_that_says_a_service_stopped_or_dates_a_change_states_a_reversal(
+    answer: str,
+) -> None:
+    assert states_reversal(answer)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Yes, dogs are welcome.", "Unfortunately not, dogs are not allowed."),
+        ("Ja, Hunde sind willkommen.", "Leider nein."),
+        ("Sí, con correa.", "Lamentablemente no."),
+    ],
+)
+def test_a_no_after_a_regret_is_a_no(old: str, new: str) -> None:
+    assert answers_reversed(new, old)
+
+
+def test_no_more_than_a_limit_is_not_a_reversal() -> None:
+    assert not states_reversal("quantity must be no more than 5 per order")
