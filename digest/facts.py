@@ -369,11 +369,31 @@ def _opens_with_bare_reversal(answer: str) -> bool:
     return bool(clause and reversal_terms(clause) == set() and states_reversal(clause))
 
 
+#: a question that asks how things stand now ("What is the fee now?", "Do you still…?")
+_ASKS_NOW = re.compile(
+    r"\b(?:now|still|any ?more|any longer|currently|these days|nowadays|noch|jetzt|inzwischen"
+    r"|encore|toujours|maintenant|désormais|todavía|aún|ahora|ainda|agora|ancora|adesso|nog"
+    r"|nu)\b",
+    re.IGNORECASE,
+)
+
+
+def figures_changed(new: Fact, old: Fact) -> bool:
+    """Was the new answer asked how things stand now, and does it give other figures than the
+    old one ("What are the opening hours now?" "10 to 6" after "9 to 5")? The owner reports a
+    change: the old figures no longer hold. (Other figures to a question that does not ask
+    about now refine the fact: an UPDATE.)"""
+    if not _ASKS_NOW.search(new.question):
+        return False
+    return bool(new.numbers and old.numbers) and set(new.numbers) != set(old.numbers)
+
+
 def reverses(new: Fact, old: Fact) -> bool:
     """Does the new answer reverse the old one: its stance flips against the question's sense,
-    or it states that something the old fact speaks of was removed, replaced or inverted (an
-    answer that opens with a bare "Ya no:" or "No longer." says so of its question)?"""
-    if new.stance * old.stance < 0:
+    it states that something the old fact speaks of was removed, replaced or inverted (an
+    answer that opens with a bare "Ya no:" or "No longer." says so of its question), or,
+    asked how things stand now, it gives other figures (``figures_changed``)?"""
+    if new.stance * old.stance < 0 or figures_changed(new, old):
         return True
     stated = terms(" ".join(reversal_terms(new.answer)))
     if _opens_with_bare_reversal(new.answer):
@@ -414,6 +434,9 @@ def overrides(new: Fact, old: Fact) -> bool:
     found = relation(new, old)
     if found is Relation.SAME:
         return False
+    broader = found is Relation.NARROWER and not _missing(new.subject, old.said)
+    if broader and figures_changed(new, old):
+        return True  # the broader question, asked for now, with other figures
     changed = changed_terms(new)
     if not changed:
         return False

@@ -185,3 +185,14 @@ def test_an_answer_opening_with_a_bare_no_longer_reverses_its_question() -> None
     # a bare opening that goes on to say what did not change reverses nothing else
     kept = fact("Do you deliver to the islands?", "Yes, in 4 to 6 days.")
     assert not reverses(kept, fact("Do you deliver to the islands?", "Yes, in 5 days."))
+
+
+def test_other_figures_asked_for_now_are_a_change_and_otherwise_a_refinement() -> None:
+    old = fact("What are your opening hours?", "We are open 9 to 5.")
+    asked_now = fact("What are the opening hours now?", "10 to 6, Monday to Saturday.")
+    assert relation(asked_now, old) is Relation.SAME and reverses(asked_now, old)
+    refined = fact("When are you open?", "10 to 6, Monday to Saturday.")
+    assert not reverses(refined, old)
+    # a narrower question asked for now keeps the broader rule: an exception
+    sundays = fact("What are the opening hours on Sundays now?", "11 to 4.")
+    assert not overrides(sundays, old)

@@ -345,3 +345,13 @@ def test_a_no_after_a_regret_is_a_no(old: str, new: str) -> None:
 
 def test_no_more_than_a_limit_is_not_a_reversal() -> None:
     assert not states_reversal("quantity must be no more than 5 per order")
+
+
+def test_other_figures_asked_for_now_supersede_with_the_figures_in_the_reason() -> None:
+    existing = [_answer_item(3, "What are your opening hours?", "We are open 9 to 5.")]
+    op = _judged(existing, "What are the opening hours now?", "10 to 6, Monday to Saturday.")
+    assert (op["op"], op["id"]) == ("DELETE", 3)
+    assert "other figures (5, 9 → 10, 6)" in str(op["reason"])
+    # the same question not asked for now: a new answer, UPDATEd (the old one in its history)
+    op = _judged(existing, "What are your opening hours?", "10 to 6, Monday to Saturday.")
+    assert (op["op"], op["id"]) == ("UPDATE", 3)

@@ -103,7 +103,8 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
     another kind).
 
     The same question (its fingerprint), or another wording of one subject: a reversal (the
-    stance flipped, or the answer says what held was removed or changed) supersedes the old
+    stance flipped, the answer says what held was removed or changed, or, asked for now, it
+    gives other figures: ``facts.reverses``) supersedes the old
     fact (DELETE, with why); the same text, or the same answer in other words that adds
     nothing, is a NOOP; anything else is an UPDATE of the one lesson with the candidate's
     text (the old one stays in its history). A narrower or broader question whose answer
@@ -134,12 +135,17 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
         return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": about}
     if strong and facts.reverses(new, old):
         subject = ", ".join(sorted(new.subject & old.subject)) or "its question"
+        said = "says the opposite of this one, or that it changed"
+        if facts.figures_changed(new, old):
+            said = (
+                f"asked how things stand now, gives other figures ({', '.join(old.numbers)} "
+                f"→ {', '.join(new.numbers)})"
+            )
         return {
             "op": "DELETE",
             "candidate": index,
             "id": item["id"],
-            "reason": f"reversed: the owner's new answer to {about} (about {subject}) says the "
-            "opposite of this one, or that it changed",
+            "reason": f"reversed: the owner's new answer to {about} (about {subject}) {said}",
         }
     if not strong and not twin and facts.overrides(new, old):
         changed = ", ".join(sorted(facts.changed_terms(new) & new.subject)) or "its subject"
