@@ -55,6 +55,8 @@ for _concept, _words in {
         aparcamiento estacionamento estacionar parcheggio parcheggiare parkeren""",
     "stock": """stock stocks inventory inventories lager vorrat existencias estoque
         scorte giacenza voorraad""",
+    "cash": """cash bar bargeld barzahlung espèces liquide efectivo contado dinheiro
+        contanti contant""",
     "exchange": """exchange exchanges exchanged swap swaps umtausch umtauschen échange
         échanger cambio cambiar troca trocar ruilen""",
 }.items():

@@ -24,6 +24,15 @@ What decides is the question's **subject**: the thing and the attribute asked ab
   where there was a no, read against the question: a yes to "free?" is a no to "pay?") or it
   states that what the old answer said was removed, replaced or inverted
   (``digest.reversal``, with stemmed words).
+- A new answer to a **narrower or broader** question (``Relation.NARROWER``) that disagrees
+  is one of two things. It **overrides** the old fact when it states a change about what both
+  questions ask ("What are the collection times now?" "We changed it: collection now runs
+  until 7pm" over "the parcel counter is open until 5pm"): the old fact is superseded.
+  It is an **exception** when what it says changed is the narrower case itself, or it states
+  no change at all ("Do you deliver on Sundays?" "Not any more" beside "we deliver Monday to
+  Saturday"; "Is parking free on Sundays?" "Yes" beside "parking costs £1 an hour"): both
+  facts stay, the narrower one read as the exception to the broader. A bare yes or no to a
+  narrower question never says the broader rule changed.
 
 Pure functions on text, like ``digest.reversal``; the offline judge answers a reconcile
 request with them. Nothing here decides what a real model is asked.
@@ -38,7 +47,7 @@ from dataclasses import dataclass
 
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
-from digest.reversal import answer_polarity, reversal_terms
+from digest.reversal import answer_polarity, reversal_sentences, reversal_terms, states_reversal
 
 #: the concept terms (``cost``, ``deliver``, ``appointment``…): words the table knows
 CONCEPTS = frozenset(concept.lstrip("-") for concept in _CONCEPTS.values())
@@ -84,6 +93,10 @@ _STOP = frozenset(
     de het een en of maar als van voor met zonder op in is zijn was waren heeft hebben u kan
     kunt kunnen doet doen jullie wij ik mijn ons onze wat welke waar hoe hoeveel niet ja
     nee ook nog alleen
+    ihnen euch nehmen nimmt genommen annehmen akzeptieren akzeptiert laden geschäft kommen
+    accepté acceptée acceptés acceptées acceptez acceptons magasin boutique puis venir
+    aceptan aceptáis aceptamos tienda venir aceitam aceita loja vir accettate accettano negozio
+    venire accepteren winkel komen
     """.split()  # noqa: SIM905
 )
 
@@ -212,6 +225,10 @@ def _polarity(answer: str) -> int:
     return -1 if found.group("negated") else 1
 
 
+#: a figure an answer gives ("7am", "€3.90", "14 days")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
 @dataclass(frozen=True)
 class Fact:
     """An owner's answer as compared: the question's subject and names, all its terms, and
@@ -240,7 +257,7 @@ def fact(question: str, answer: str) -> Fact:
         said=frozenset(signed) | answer_terms,
         answer_terms=frozenset(answer_terms),
         stance=_polarity(answer) * sense,
-        numbers=tuple(sorted(re.findall(r"\d+(?:[.,]\d+)?", answer))),
+        numbers=tuple(sorted(_NUMBER.findall(answer))),
     )
 
 
@@ -340,13 +357,98 @@ def agree(new: Fact, old: Fact) -> bool:
     return shared >= AGREE_OVERLAP
 
 
+#: an answer's opening clause ("Ya no:", "Not any more.", "Nicht mehr,")
+_OPENING = re.compile(r"^[^:;,.!?\n]*")
+
+
+def _opens_with_bare_reversal(answer: str) -> bool:
+    """Does the answer open by saying only that something changed ("Ya no: …", "No longer.",
+    "Nicht mehr, …")? Then the change is about what its question asks."""
+    opening = _OPENING.match(answer.strip())
+    clause = opening.group(0) if opening else ""
+    return bool(clause and reversal_terms(clause) == set() and states_reversal(clause))
+
+
+#: a question that asks how things stand now ("What is the fee now?", "Do you still…?")
+_ASKS_NOW = re.compile(
+    r"\b(?:now|still|any ?more|any longer|currently|these days|nowadays|noch|jetzt|inzwischen"
+    r"|encore|toujours|maintenant|désormais|todavía|aún|ahora|ainda|agora|ancora|adesso|nog"
+    r"|nu)\b",
+    re.IGNORECASE,
+)
+
+
+def figures_changed(new: Fact, old: Fact) -> bool:
+    """Was the new answer asked how things stand now, and does it give other figures than the
+    old one ("What are the opening hours now?" "10 to 6" after "9 to 5")? The owner reports a
+    change: the old figures no longer hold. (Other figures to a question that does not ask
+    about now refine the fact: an UPDATE.)"""
+    if not _ASKS_NOW.search(new.question):
+        return False
+    return bool(new.numbers and old.numbers) and set(new.numbers) != set(old.numbers)
+
+
 def reverses(new: Fact, old: Fact) -> bool:
     """Does the new answer reverse the old one: its stance flips against the question's sense,
-    or it states that something the old fact speaks of was removed, replaced or inverted?"""
-    if new.stance * old.stance < 0:
+    it states that something the old fact speaks of was removed, replaced or inverted (an
+    answer that opens with a bare "Ya no:" or "No longer." says so of its question), or,
+    asked how things stand now, it gives other figures (``figures_changed``)?"""
+    if new.stance * old.stance < 0 or figures_changed(new, old):
         return True
     stated = terms(" ".join(reversal_terms(new.answer)))
+    if _opens_with_bare_reversal(new.answer):
+        stated |= new.subject
     return bool(stated & old.said)
+
+
+def changed_terms(new: Fact) -> frozenset[str]:
+    """The terms the new answer says changed: the words of its sentences that state a
+    reversal (``digest.reversal.reversal_terms``), as content terms."""
+    return frozenset(terms(" ".join(reversal_terms(new.answer))))
+
+
+def _changed_numbers(new: Fact) -> set[str]:
+    """The figures of the new answer's sentences that state a change ("8am instead of 7am")."""
+    return set(_NUMBER.findall(" ".join(reversal_sentences(new.answer))))
+
+
+def may_reverse(new: Fact, old: Fact) -> bool:
+    """Might the new answer change the old fact though their questions read as two subjects:
+    it states a change, the questions share a term, and neither names a thing the other
+    lacks? ("When do you open in the morning now?" "From 1 March we open at 8am instead of
+    7am", beside "What time does the bakery open?") Only a judge can tell; a real model is
+    asked (``digest.reflect.reconcile.for_the_judge``)."""
+    if names_apart(new, old) or not changed_terms(new):
+        return False
+    return any(meets(term, old.subject) for term in new.subject)
+
+
+def overrides(new: Fact, old: Fact) -> bool:
+    """Does the new answer to a narrower or broader question (``Relation.NARROWER``) state
+    that what both questions ask about changed, so that it supersedes the old fact? Not when
+    it states no change (a narrower yes or no is an exception), nor when the change it states
+    is about what only its own question asks (the narrower case: an exception to the old
+    rule, which stays). Two questions that read as two subjects are one fact changed only
+    when the change names the old answer's own figures ("8am instead of 7am" after "we open
+    at 7am") on a term both questions share (``may_reverse``)."""
+    found = relation(new, old)
+    if found is Relation.SAME:
+        return False
+    broader = found is Relation.NARROWER and not _missing(new.subject, old.said)
+    if broader and figures_changed(new, old):
+        return True  # the broader question, asked for now, with other figures
+    changed = changed_terms(new)
+    if not changed:
+        return False
+    if found is Relation.DISTINCT and not (
+        may_reverse(new, old) and old.numbers and set(old.numbers) <= _changed_numbers(new)
+    ):
+        return False
+    narrower_case = _missing(new.subject, old.said)
+    if any(meets(term, changed) for term in narrower_case):
+        return False
+    shared = frozenset(term for term in new.subject if meets(term, old.subject))
+    return any(meets(term, shared) for term in changed)
 
 
 def same_fact(new: Fact, old: Fact) -> bool:

@@ -16,6 +16,23 @@ from __future__ import annotations
 import re
 import unicodedata
 
+#: the months, for a change dated by one ("since March", "seit Juni", "desde enero")
+_MONTHS_EN = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december)\b"
+)
+_MONTHS_DE = (
+    r"(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)\b"
+)
+_MONTHS_FR = (
+    r"(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)\b"
+)
+_MONTHS_ES_PT = (
+    r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre"
+    r"|diciembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro"
+    r"|dezembro)\b"
+)
+
 #: phrases that say a requirement was removed, replaced or inverted, by language
 _MARKERS = (
     # English
@@ -28,6 +45,11 @@ _MARKERS = (
     r"|any ?more(?=\s*(?:[.;,:!?)]|$))"
     r"|(?:has|have) changed|changed to|moved to|renamed (?:to|as)"
     r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete"
+    r"|(?:was|were|is|are|been) (?:discontinued|retired|dropped|withdrawn|disabled|abolished)"
+    r"|(?:is|are) (?:now )?optional|discontinued"
+    # a service that stopped, and a change dated by its month ("since March", "as of June")
+    r"|(?:we|they|it|has|have|was|were) (?:stopped|ceased|ended|suspended)\b"
+    r"|no more(?! than)\b|(?:since|as of|starting(?: in)?) " + _MONTHS_EN +
     # telling the caller to stop, or to prefer the new thing: "stop sending X", "use Y rather
     # than X", "X is ignored", "required as of v3", "from now on", "we changed it"
     r"|stop (?:send|pass|us|provid|includ|set|call)\w*|rather than|in place of|in favou?r of"
@@ -36,23 +58,38 @@ _MARKERS = (
     r"|\bnow(?=\s*(?:[.;,:!?)]|$))|(?<=\s)now (?:run|open|close|start|end|cost|take|ship|go)\w*",
     # German
     r"nicht mehr|stattdessen|anstatt|anstelle|ab sofort|jetzt erforderlich|wird jetzt|ersetzt durch"
-    r"|veraltet|entfernt",
+    r"|veraltet|entfernt|\bstatt\b"
+    r"|(?:verlangt|erfordert|braucht|benötigt|akzeptiert) (?:\S+ )?jetzt"
+    r"|\bjetzt (?:nur|erforderlich|optional|pflicht)|nur noch|\bkein\w* (?:\S+ ){0,3}mehr\b"
+    r"|abgeschafft|wurden? eingestellt|ab jetzt|künftig|neuerdings|seit (?:dem )?" + _MONTHS_DE,
     # French
     r"ne \S+ plus|n'\S+ plus|plus accept|désormais|dorénavant|à la place|au lieu de|remplacé par"
-    r"|obsolète|supprimé|exige maintenant|requiert désormais",
+    r"|obsolète|supprimé|exige maintenant|requiert désormais|au profit de|abandonné"
+    r"|(?:est|sont) (?:maintenant|désormais) (?:facultati|optionnel|obligatoire|requis)"
+    r"|depuis (?:le )?(?:\d+(?:er)? )?" + _MONTHS_FR,
     # Spanish / Portuguese / Italian
     r"ya no|en su lugar|en lugar de|ahora requiere|ahora se requiere|reemplazad[oa] por"
     r"|obsolet[oa]|eliminad[oa]|já não|não \S+ mais|em vez de|agora exige|substituíd[oa] por"
-    r"|non più|non \S+ più|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]",
+    r"|sustituid[oa] por|ha sido (?:retirad|suprimid|descontinuad)|dej[óa] de|ha dejado de"
+    r"|ahora (?:es|se exige|exige|necesita|hay que)|desde ahora|a partir de ahora|descontinuad[oa]"
+    r"|foi (?:removid|retirad|desativad)|deixou de|agora (?:é|são|precisa)|no lugar de"
+    r"|desde (?:el |o )?(?:\d+ de )?"
+    + _MONTHS_ES_PT
+    + r"|non più|non \S+ più|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]"
+    r"|rimoss[oa]|dismess[oa]|ora (?:è|sono) (?:obbligatori|facoltativ|richiest)|d'ora in poi",
     # Dutch / Scandinavian / Polish / Czech
     r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
-    r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen",
+    r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen"
+    r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
+    r"|teraz wymaga|odstraněn|zrušen",
     # Russian / Ukrainian / Greek / Turkish
     r"больше не|вместо|заменен|теперь требует|устарел|більше не|замість|δεν \S+ πλέον|πλέον δεν"
-    r"|αντί για|αντικαταστάθηκε|artık|yerine|kaldırıldı",
+    r"|αντί για|αντικαταστάθηκε|artık|yerine|kaldırıldı|теперь|удал[её]н|отмен[её]н|упраздн"
+    r"|видалено|скасовано|тепер|καταργήθηκε|αφαιρέθηκε",
     # Japanese / Chinese / Korean / Arabic / Hebrew / Hindi
     r"廃止|非推奨|代わりに|不再|已弃用|改为|取代|더 이상|대신|폐지|لم يعد|بدلا من|بدلاً من"
-    r"|לא עוד|כבר לא|במקום|अब नहीं|के बजाय",
+    r"|לא עוד|כבר לא|במקום|अब नहीं|के बजाय|停用|改用|已移除|已删除|废弃|弃用|现在需要"
+    r"|なくなりました|削除され|제거되었|중단되었|사용 중단|더는",
 )
 #: any of them, as one pattern (an error family of changed requirements reads these too)
 REVERSAL_PATTERN = "|".join(f"(?:{m})" for m in _MARKERS)
@@ -100,15 +137,23 @@ def about_words(text: str) -> set[str]:
     return _words(text)
 
 
-def reversal_terms(text: str) -> set[str]:
-    """The words a reversal in ``text`` is about (the sentence around each marker), or an
-    empty set when the text states no reversal."""
-    terms: set[str] = set()
+def reversal_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that state a reversal (the sentence around each marker)."""
+    sentences: list[str] = []
     for found in _MARKER.finditer(text):
         start = max(text.rfind(".", 0, found.start()), text.rfind("\n", 0, found.start())) + 1
         end_candidates = [i for i in (text.find(".", found.end()), text.find("\n", found.end()))]
         end = min([i for i in end_candidates if i >= 0], default=len(text))
-        terms |= _words(text[start:end])
+        sentences.append(text[start:end])
+    return sentences
+
+
+def reversal_terms(text: str) -> set[str]:
+    """The words a reversal in ``text`` is about (the sentence around each marker), or an
+    empty set when the text states no reversal."""
+    terms: set[str] = set()
+    for sentence in reversal_sentences(text):
+        terms |= _words(sentence)
     return terms
 
 
@@ -219,7 +264,10 @@ _YES = re.compile(
     re.IGNORECASE,
 )
 _NO = re.compile(
-    r"^\W*(?:no|nope|not|never|non|nein|não|nao|нет|nie|ne|hayır|nej|ei|nem|いいえ|不是|不"
+    # "Unfortunately not", "Leider nein": a regret before the no is still a no
+    r"^\W*(?:(?:unfortunately|sadly|i'?m afraid|afraid|leider|malheureusement|lamentablemente"
+    r"|desafortunadamente|infelizmente|purtroppo|helaas|niestety)\W+)?"
+    r"(?:no|nope|not|never|non|nein|não|nao|нет|nie|ne|hayır|nej|ei|nem|いいえ|不是|不"
     r"|아니요|아니오)(?=\W|$)",
     re.IGNORECASE,
 )

@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-from digest.facts import Relation, agree, fact, names, relation, reverses, same_fact, terms
+from digest.facts import (
+    Relation,
+    agree,
+    fact,
+    names,
+    overrides,
+    relation,
+    reverses,
+    same_fact,
+    terms,
+)
 
 
 @pytest.mark.parametrize(
@@ -115,3 +125,74 @@ def test_an_answer_about_the_same_subject_reverses_the_old_one_or_not(
     then, now = fact(*old), fact(*new)
     assert same_fact(now, then)
     assert reverses(now, then) is reversed_
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "superseded"),
+    [
+        # a broader question whose answer says what both ask about changed: it overrides
+        (
+            ("How late can I pick up my parcel at the counter?", "The counter is open until 5pm."),
+            ("What are the collection times now?", "We changed it: collection runs until 7pm."),
+            True,
+        ),
+        (
+            ("Can sale items be returned?", "No, sale items are final sale."),
+            ("What is your returns policy now?", "All items, sale items too, can now be returned."),
+            True,
+        ),
+        # the change names the old answer's own figure, on a term both questions share
+        (
+            ("What time does the bakery open?", "We open at 7am every day."),
+            ("When do you open in the morning now?", "From 1 March we open at 8am instead of 7am."),
+            True,
+        ),
+        # a narrower question answered with no change stated, or a change of the narrower
+        # case itself: an exception, the broader rule stays
+        (
+            ("Do you deliver?", "Yes, Monday to Saturday."),
+            ("Do you deliver on Sundays?", "Not any more."),
+            False,
+        ),
+        (
+            ("Is parking free?", "Yes, in our car park."),
+            ("Is parking free on Sundays?", "No longer: since May Sunday parking costs £2."),
+            False,
+        ),
+        # another entity stays another fact, whatever changed
+        (
+            ("Do you ship to Finland?", "Yes, in 5 days."),
+            ("Do you ship to Norway?", "No, we no longer ship to Norway."),
+            False,
+        ),
+        (
+            ("Do you offer gift wrapping?", "Yes, for €2."),
+            ("Do you sell gift cards?", "No longer: gift cards were discontinued in May."),
+            False,
+        ),
+    ],
+)
+def test_a_narrower_or_broader_answer_overrides_only_when_it_says_what_both_ask_changed(
+    old: tuple[str, str], new: tuple[str, str], superseded: bool
+) -> None:
+    assert overrides(fact(*new), fact(*old)) is superseded
+
+
+def test_an_answer_opening_with_a_bare_no_longer_reverses_its_question() -> None:
+    old = fact("¿Hacen envíos a domicilio?", "Sí, enviamos a toda la ciudad por 3 €.")
+    new = fact("¿Todavía hacen entregas a domicilio?", "Ya no: desde enero solo recogida.")
+    assert relation(new, old) is Relation.SAME and reverses(new, old)
+    # a bare opening that goes on to say what did not change reverses nothing else
+    kept = fact("Do you deliver to the islands?", "Yes, in 4 to 6 days.")
+    assert not reverses(kept, fact("Do you deliver to the islands?", "Yes, in 5 days."))
+
+
+def test_other_figures_asked_for_now_are_a_change_and_otherwise_a_refinement() -> None:
+    old = fact("What are your opening hours?", "We are open 9 to 5.")
+    asked_now = fact("What are the opening hours now?", "10 to 6, Monday to Saturday.")
+    assert relation(asked_now, old) is Relation.SAME and reverses(asked_now, old)
+    refined = fact("When are you open?", "10 to 6, Monday to Saturday.")
+    assert not reverses(refined, old)
+    # a narrower question asked for now keeps the broader rule: an exception
+    sundays = fact("What are the opening hours on Sundays now?", "11 to 4.")
+    assert not overrides(sundays, old)

@@ -270,3 +270,88 @@ def test_an_interface_reversal_of_a_field_named_like_a_check_still_supersedes() 
     old = "Observed: `issue_refund` failed with «400: field 'approval_id' is required»."
     new = "Observed: `issue_refund` failed with «400: field 'approval_id' was renamed to 'ref'»."
     assert reverses_interface(new, old)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "field 'address_line' has been replaced by 'street' and 'house_number'",
+        "'address_line' is now optional and ignored",
+        "the 'address_line' field was discontinued",
+        "Die API verlangt jetzt 'postleitzahl' statt 'address_line'",
+        "el campo 'address_line' ha sido sustituido por 'calle'",
+        "o campo 'address_line' foi descontinuado; informe 'rua'",
+        "il campo 'address_line' è stato rimosso",
+        "het veld 'address_line' is verwijderd",
+        "pole 'address_line' zostało usunięte",
+        "поле 'address_line' удалено",
+        "参数 'address_line' 已停用，请改用 'street'",
+    ],
+)
+def test_a_reversal_in_other_words_and_languages_is_found(error: str) -> None:
+    old = "Observed: `geocode` failed with «422: missing required field 'address_line'»."
+    new = f"Observed: `geocode` failed with «{error}»."
+    assert states_reversal(new)
+    assert reverses(new, old)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Der Timeout ist auf 30 Sekunden eingestellt",  # "set to", not "discontinued"
+        "statt_id must be an integer",  # a name, not the word "statt"
+        "order 1182 not found",
+    ],
+)
+def test_words_that_only_look_like_a_reversal_are_none(text: str) -> None:
+    assert not states_reversal(text)
+
+
+def test_a_value_removed_and_a_rule_inverted_reverse_the_old_lesson() -> None:
+    old = "Observed: `export_report` failed with «unsupported format 'csv'; supported: 'xls'»."
+    assert reverses("Observed: «format 'xls' was removed; use 'xlsx'».", old)
+    old = "Observed: `post_message` failed with «channel name must start with '#'»."
+    new = "Observed: «channel names must not include '#' anymore; pass the bare name»."
+    assert reverses(new, old)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "We stopped home delivery: pickup only.",
+        "Since March the counter closes at 6pm.",
+        "Seit Juni schließt der Schalter um 18 Uhr.",
+        "Desde enero el envío a domicilio cuesta 5 €.",
+        "Depuis le 1er juin, la livraison est payante.",
+    ],
+)
+def test_an_answer_that_says_a_service_stopped_or_dates_a_change_states_a_reversal(
+    answer: str,
+) -> None:
+    assert states_reversal(answer)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Yes, dogs are welcome.", "Unfortunately not, dogs are not allowed."),
+        ("Ja, Hunde sind willkommen.", "Leider nein."),
+        ("Sí, con correa.", "Lamentablemente no."),
+    ],
+)
+def test_a_no_after_a_regret_is_a_no(old: str, new: str) -> None:
+    assert answers_reversed(new, old)
+
+
+def test_no_more_than_a_limit_is_not_a_reversal() -> None:
+    assert not states_reversal("quantity must be no more than 5 per order")
+
+
+def test_other_figures_asked_for_now_supersede_with_the_figures_in_the_reason() -> None:
+    existing = [_answer_item(3, "What are your opening hours?", "We are open 9 to 5.")]
+    op = _judged(existing, "What are the opening hours now?", "10 to 6, Monday to Saturday.")
+    assert (op["op"], op["id"]) == ("DELETE", 3)
+    assert "other figures (5, 9 → 10, 6)" in str(op["reason"])
+    # the same question not asked for now: a new answer, UPDATEd (the old one in its history)
+    op = _judged(existing, "What are your opening hours?", "10 to 6, Monday to Saturday.")
+    assert (op["op"], op["id"]) == ("UPDATE", 3)

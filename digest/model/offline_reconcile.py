@@ -108,12 +108,15 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
     another kind).
 
     The same question (its fingerprint), or another wording of one subject: a reversal (the
-    stance flipped, or the answer says what held was removed or changed) supersedes the old
+    stance flipped, the answer says what held was removed or changed, or, asked for now, it
+    gives other figures: ``facts.reverses``) supersedes the old
     fact (DELETE, with why); the same text, or the same answer in other words that adds
     nothing, is a NOOP; anything else is an UPDATE of the one lesson with the candidate's
-    text (the old one stays in its history). A question whose subject differs in a name
-    (Finland, Norway) or in a term on both sides (students, seniors) is another fact: it is
-    not touched here."""
+    text (the old one stays in its history). A narrower or broader question whose answer
+    disagrees supersedes the old fact only when it states that what both ask about changed
+    (``facts.overrides``); otherwise it is an exception and stays a fact of its own. A
+    question whose subject differs in a name (Finland, Norway) or in a term on both sides
+    (students, seniors) is another fact: it is not touched here."""
     mine, new = cand.get("fingerprint"), _fact(cand)
     index = cand.get("candidate")
     found: list[tuple[bool, int, float, int, dict[str, Any], facts.Fact]] = []
@@ -122,7 +125,7 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
             continue
         old = _fact(item)
         twin = same(mine, item.get("fingerprint"))
-        if not twin and not facts.same_fact(new, old):
+        if not twin and not facts.same_fact(new, old) and not facts.overrides(new, old):
             continue
         same_subject_asked = twin or facts.relation(new, old) is facts.Relation.SAME
         shared = len(new.subject & old.subject)
@@ -137,12 +140,26 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
         return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": about}
     if strong and facts.reverses(new, old):
         subject = ", ".join(sorted(new.subject & old.subject)) or "its question"
+        said = "says the opposite of this one, or that it changed"
+        if facts.figures_changed(new, old):
+            said = (
+                f"asked how things stand now, gives other figures ({', '.join(old.numbers)} "
+                f"→ {', '.join(new.numbers)})"
+            )
         return {
             "op": "DELETE",
             "candidate": index,
             "id": item["id"],
-            "reason": f"reversed: the owner's new answer to {about} (about {subject}) says the "
-            "opposite of this one, or that it changed",
+            "reason": f"reversed: the owner's new answer to {about} (about {subject}) {said}",
+        }
+    if not strong and not twin and facts.overrides(new, old):
+        changed = ", ".join(sorted(facts.changed_terms(new) & new.subject)) or "its subject"
+        return {
+            "op": "DELETE",
+            "candidate": index,
+            "id": item["id"],
+            "reason": "reversed: the owner's answer to a narrower or broader question says "
+            f"that what both ask about ({changed}) changed",
         }
     if facts.repeats(new, old) and not twin:
         return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": f"{about}, "

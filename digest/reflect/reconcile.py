@@ -164,7 +164,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     reads otherwise is another lesson, and costs no model call. Two owners' questions
     are when they ask about one subject in other words (``digest.facts``: "Are returns
     free?", "Do customers pay for return shipping?"; "until what time can I collect", "the
-    click-and-collect hours": no word in common), however unlike their words read. A key
+    click-and-collect hours": no word in common), however unlike their words read, or when
+    the new answer states a change on a term both questions share (``facts.may_reverse``). A key
     with no subject is when nearly the same words, read in what both observed when both quote
     it (two runs' own errors in a template's words read alike whatever the errors say);
     another subject never."""
@@ -200,6 +201,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         known = facts.lesson_fact(neighbour.situation, neighbour.correction)
         if facts.relation(asked, known) is not facts.Relation.DISTINCT:
             return True
+        if facts.may_reverse(asked, known):
+            return True  # a change stated on a shared term: the judge says what it reverses
         # two facts of other subjects: read in the owner's words, not the lessons' frame
         # ("Answer … with the owner's facts", the same in every answer's lesson)
         said = (f"{asked.question} {asked.answer}", f"{known.question} {known.answer}")

@@ -2,9 +2,11 @@
 
 The offline judge in the embedded default (SQLite, ``digest drain``) and through a real worker
 on PostgreSQL: one question asked in other words is one lesson citing every answer; an answer
-reversed under another wording supersedes the old lesson, with why in its history; a question
-that reads alike but names another entity (Norway, Switzerland; students, seniors) is a lesson
-of its own, even when its answer says "no longer".
+reversed under another wording supersedes the old lesson, with why in its history; a broader
+question whose answer says what both ask about changed overrides the old fact, and a narrower
+one that changes only its own case is an exception kept beside it; a question that reads alike
+but names another entity (Norway, Switzerland; students, seniors) is a lesson of its own, even
+when its answer says "no longer".
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ STREAM = [
         "Do customers pay for return shipping?",
         "Since 1 May they do: return shipping now costs €4.95, deducted from the refund.",
     ),
+    # a broader question whose answer says what both ask about changed: an override
+    ("How late can I pick up my parcel at the counter?", "The parcel counter is open until 5pm."),
+    ("What are the collection times now?", "We changed it: collection now runs until 7pm."),
+    # a narrower question whose answer changes only the narrower case: an exception
+    ("Do you offer gift wrapping?", "Yes, gift wrapping costs €2 per item."),
+    ("Do you gift-wrap oversized items?", "Not any more: oversized items are no longer wrapped."),
 ]
 
 
@@ -116,7 +124,9 @@ def _check(tenant: str, ids: list[int]) -> None:
         }
         by_events = {tuple(cites[lesson.id]): lesson for lesson in lessons}
         # every fact its own lesson, citing exactly the answers about it
-        assert sorted(by_events) == [(0, 3, 6), (1,), (2,), (4,), (5,), (7,), (8,)], cites
+        assert sorted(by_events) == [
+            (0, 3, 6), (1,), (2,), (4,), (5,), (7,), (8,), (9,), (10,), (11,), (12,)
+        ], cites  # fmt: skip
         sunday = by_events[(0, 3, 6)]
         assert sunday.status == "active" and sunday.support_count == 3
         free, paid = by_events[(1,)], by_events[(8,)]
@@ -128,7 +138,15 @@ def _check(tenant: str, ids: list[int]) -> None:
             )
         )
         assert why is not None and "reversed" in why and "other words" in why
-        for alone in [(2,), (4,), (5,), (7,)]:
+        counter, collection = by_events[(9,)], by_events[(10,)]
+        assert (counter.status, counter.superseded_by_id) == ("superseded", collection.id)
+        [why] = session.scalars(
+            select(LessonHistory.reason).where(
+                LessonHistory.lesson_id == counter.id, LessonHistory.op == "DELETE"
+            )
+        )
+        assert why is not None and "narrower or broader" in why and "collect" in why
+        for alone in [(2,), (4,), (5,), (7,), (10,), (11,), (12,)]:
             assert by_events[alone].status == "active", alone
 
 
