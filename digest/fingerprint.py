@@ -6,8 +6,9 @@ read alike, while one error reported with other order numbers reads different. A
 says what a lesson is *about*, the way error trackers group issues:
 
 - ``tool:`` a tool failure: the tool's name and the error's template, with what varies from
-  one occurrence to the next masked (numbers and ids, quoted values, hex, UUIDs, e-mail
-  addresses, URLs, paths, dates and times);
+  one occurrence to the next masked (ids, quoted values, hex, UUIDs, e-mail addresses, URLs,
+  paths, dates and times) and the figures that are the rule kept (a status code, a limit, a
+  version: ``digest.masking``);
 - ``run:`` a failed run with no tool detail: its outcome and the template of its error;
 - ``answer:`` an owner's answer: the normalised question (a new answer to the same question
   is the same lesson, changed; another question is another lesson);
@@ -29,7 +30,6 @@ person gave, may still be the same lesson; that is for the neighbour scores and 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -40,121 +40,13 @@ from digest.edits import FAMILIES as edit_families
 from digest.edits import EditRule, taught
 from digest.edits import assign as assign_edits
 from digest.edits import edit_rules as edit_rules  # callers read an edit's shape here
+from digest.masking import TEMPLATE_MAX as TEMPLATE_MAX
+from digest.masking import error_template as error_template
+from digest.masking import mask_ids as mask_ids
+from digest.masking import telling_line as telling_line
 
-#: a template keeps at most this many characters of the error's first line
-TEMPLATE_MAX = 200
-
-# Masks, in order: the wider shapes first, so that a URL is not read as a path and a date not
-# as three numbers.
-_MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<email>"),
-    (re.compile(r"\b(?:https?|ftp|wss?)://\S+|\bwww\.[\w-]+\.\S+", re.I), "<url>"),
-    (
-        re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I),
-        "<uuid>",
-    ),
-    (
-        re.compile(
-            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-            r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b",
-            re.I,
-        ),
-        "<date>",
-    ),
-    (
-        re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b", re.I),
-        "<hex>",
-    ),
-    # a quoted value: what the caller passed, named back by the error
-    (re.compile(r"\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|«[^»\n]{0,120}»|`[^`\n]{0,120}`"), "<q>"),
-    (re.compile(r"(?:[a-z]:\\|~?/)[\w.\-~]+(?:[\\/][\w.\-~]+)+/?", re.I), "<path>"),
-    # a number with thousands separators: 1,234.50 or 12.000
-    (re.compile(r"\b\d{1,3}(?:[,.]\d{3})+(?:[.,]\d+)?\b"), "<id>"),
-    # any word with a digit in it: 42, 3.5, HAT123, ORD-4412, v2 …
-    (re.compile(r"[+-]?\b[\w-]*\d[\w.-]*\b"), "<id>"),
-)
 _SPACE = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s<>]+")
-
-
-def mask_ids(text: str) -> str:
-    """``text`` with what varies between occurrences masked as in a template, case kept:
-    "Order 4412 for bob@x.com" → "Order <id> for <email>"."""
-    masked = unicodedata.normalize("NFKC", str(text))
-    for pattern, mask in _MASKS:
-        if mask != "<q>":
-            masked = pattern.sub(mask, masked)
-    return _SPACE.sub(" ", masked).strip()
-
-
-def error_template(error: str) -> str:
-    """The shape of an error message: its first line, lowercased, with what varies between
-    occurrences masked. ``order 4412 not found`` and ``order 98 not found`` share one."""
-    structured = _json_template(error)
-    if structured is not None:
-        return structured[:TEMPLATE_MAX]
-    line = _codes_masked(unicodedata.normalize("NFKC", telling_line(error)))
-    line = line.lower()
-    for pattern, mask in _MASKS:
-        line = pattern.sub(mask, line)
-    line = _SPACE.sub(" ", line).strip(" .:;,")
-    return line[:TEMPLATE_MAX]
-
-
-def telling_line(error: str) -> str:
-    """The line that says what went wrong: the first, or for a Python traceback (whose first
-    line is the same for every error) its last, the exception."""
-    lines = [part.strip() for part in str(error).splitlines() if part.strip()]
-    if not lines:
-        return ""
-    if lines[0].startswith("Traceback (most recent call last)"):
-        return lines[-1]
-    return lines[0]
-
-
-def _json_template(error: str) -> str | None:
-    """A JSON object or list of them as an error: its keys and the templates of its text
-    values (ids masked), so that the message inside it still tells errors apart."""
-    text = str(error).strip()
-    if not text.startswith(("{", "[")) or len(text) > 20_000:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(value, dict | list):
-        return None
-
-    def shape(item: Any, depth: int = 0) -> str:
-        if depth > 4:
-            return "…"
-        if isinstance(item, dict):
-            inner = ", ".join(f"{k}: {shape(v, depth + 1)}" for k, v in sorted(item.items()))
-            return "{" + inner + "}"
-        if isinstance(item, list):
-            return "[" + ", ".join(shape(v, depth + 1) for v in item[:5]) + "]"
-        if isinstance(item, str):
-            return error_template(item) if item.strip() else "<empty>"
-        if isinstance(item, bool) or item is None:
-            return str(item).lower()
-        return "<id>"
-
-    return shape(value)
-
-
-#: an upper-case code in mixed-case text: an airport (JFK), a currency (EUR), a fare class
-_CODE = re.compile(r"\b[A-Z]{2,5}\b")
-_LETTER = re.compile(r"[^\W\d_]")
-
-
-def _codes_masked(line: str) -> str:
-    """Upper-case codes masked as ids, unless the message itself is written in capitals
-    ("ERROR: NOT FOUND" keeps its words). A message is capitals when most of its letters are."""
-    letters = _LETTER.findall(line)
-    upper = sum(1 for c in letters if c.isupper())
-    if not letters or upper * 2 > len(letters):
-        return line
-    return _CODE.sub("<code>", line)
 
 
 def normalised_question(question: str) -> str:

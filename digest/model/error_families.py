@@ -302,7 +302,7 @@ FAMILIES: tuple[Family, ...] = (
         ),
         "Stay within the limit",
         "a quantity or amount may exceed a limit",
-        "Tell the customer the limit and reduce or split the request instead of retrying.",
+        "Tell the customer the limit and reduce or split the request; retrying fails the same.",
         "Keep {arg} within the limit",
     ),
     Family(
@@ -316,7 +316,7 @@ FAMILIES: tuple[Family, ...] = (
         ),
         "Meet the minimum first",
         "a value may be below the minimum allowed",
-        "Tell the customer the minimum instead of retrying.",
+        "Tell the customer the minimum; retrying fails the same.",
         "Check {arg} meets the minimum",
     ),
     Family(

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from digest import facts
+from digest.masking import kept_figures, through_figures
 from digest.model.error_families import FAMILIES, Family
 
 #: an error's own label before its message: "Error:", "ValidationError:", "HTTP 409 -"
@@ -42,15 +43,56 @@ def precondition(error: str, family: Family, limit: int) -> str:
         start = starts[-1] if starts else 0
         after = _CLAUSE.search(line, found.end())
         end = after.start() if after else len(line)
-        shorter += [line[start:end], line[found.start() : end], line[found.start() : found.end()]]
+        rest = line[found.start() : end]
+        shorter += [line[start:end], rest]
+        # cut short only where the cut keeps the rule's figure: after it ("exceeds the limit
+        # of 5"), else at a word ("at most 4 units of an…")
+        shorter += [p for p in reversed(through_figures(rest)) if len(p) <= limit]
+        shorter += [_cut(rest, limit)] if kept_figures(_cut(rest, limit)) else []
+        shorter.append(line[found.start() : found.end()])
     else:  # no family to find: its first clause, or that clause's first words
         clause = line[: m.start()] if (m := _CLAUSE.search(line)) else line
         shorter += [clause, _cut(clause, limit)]
+    # a clause that states the rule's figure ("expected 12 digits") says what to meet
+    shorter[1:1] = [part for part in _CLAUSE.split(line) if kept_figures(part)]
     for phrase in shorter:
         phrase = phrase.strip(" .")
         if len(phrase) <= limit and len(phrase.split()) >= 2 and not _SENTENCE.search(phrase):
             return phrase
     return line
+
+
+#: what an error of no known family states as the condition of the call, and the remedy
+#: that answers it (English, then the languages the families read)
+_PRECONDITIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(?:requires?|required|needs?|must (?:have|be|first)|only (?:[\w-]+ ){0,3}(?:after|"
+            r"when|if|once|for|with)|not (?:until|before)|before (?:you|it|the)|first)\b"
+            r"|erfordert|benötigt|nur (?:nach|wenn)|requiere|necesita|solo (?:después|cuando|si)"
+            r"|nécessite|exige|seulement (?:après|si)|requer|precisa|apenas (?:após|quando)"
+            r"|richiede|solo dopo",
+            re.I,
+        ),
+        "Meet the precondition first",
+    ),
+    (
+        re.compile(
+            r"\b(?:cannot|can't|can not|may not|must not|not (?:allowed|possible|permitted)"
+            r"|only)\b|nicht möglich|no (?:se )?puede|ne peut pas|não pode|non (?:può|è possibile)",
+            re.I,
+        ),
+        "Check the rule it states first",
+    ),
+)
+
+
+def remedy_of_condition(error: str) -> str | None:
+    """For an error of no known family, the remedy that answers the condition it states
+    ("requires a confirmed address" → meet the precondition first; "can only be sent after
+    payment" → the same), else None (the generic remedy stands)."""
+    line = without_label(error)
+    return next((remedy for pattern, remedy in _PRECONDITIONS if pattern.search(line)), None)
 
 
 def _cut(text: str, limit: int) -> str:

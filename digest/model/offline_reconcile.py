@@ -30,6 +30,7 @@ from digest.model.offline_edit_rules import (
     same_tone_rule,
     update,
 )
+from digest.model.offline_figures import other_figure, same_cap
 from digest.reversal import (
     answers_reversed,
     reverses_interface,
@@ -288,13 +289,23 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         if owner is not None:
             operations.append(owner)
             continue
+        # the same error with another figure that is its rule (a cap, a status): unless the
+        # error itself is known (a twin), the figure decides (``offline_figures``)
+        if not any(same(mine, item.get("fingerprint")) for item in existing):
+            figured = next(
+                (op for item in existing if (op := other_figure(cand, item)) is not None), None
+            )
+            if figured is not None:
+                operations.append(figured)
+                continue
         # the same specific failure of a tool in other words ("token expired", "the token is
         # no longer valid") is one error family, not a requirement reversed: one lesson when
         # the remedy and what the state is about agree (``_same_state``), else kept apart (a
         # family may hold two states: "not enough seats", "not available on that date"); the
         # pair goes to the judge (``for_the_judge``) either way
         kin = next((item for item in existing if _same_family(cand, item)), None)
-        if kin is not None and _same_state(cand, kin):
+        family = error_family([str(t) for t in cand.get("tags") or []])
+        if kin is not None and (_same_state(cand, kin) or same_cap(cand, kin, family)):
             operations.append(update(cand, kin, "the same failed state in other words"))
             continue
         reversed_lesson = None if kin is not None else _reversed(cand, existing)

@@ -31,7 +31,12 @@ from digest.edits import EditRule, taught
 from digest.fingerprint import mask_ids, run_failures, telling_line, tool_key
 from digest.model.contracts import MAX_LESSONS
 from digest.model.error_families import TOOL_FAILURE, Family, family_of
-from digest.model.error_reading import named_argument, precondition, without_label
+from digest.model.error_reading import (
+    named_argument,
+    precondition,
+    remedy_of_condition,
+    without_label,
+)
 from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
 
 #: a fault a retry fixes: timeouts, rate limits, outages. (An item "unavailable", or a date
@@ -97,6 +102,8 @@ def _tool_correction(
     """The family's remedy for a tool's error (naming the argument the error names, when the
     call passed it), its advice, and the error as an observed quotation."""
     remedy = family.remedy
+    if family is TOOL_FAILURE:
+        remedy = remedy_of_condition(error) or remedy
     if argument is not None and family.remedy_for is not None:
         remedy = family.remedy_for.format(arg=f"`{argument}`")
     more = [f"Do not repeat a failing {label} call with the same arguments."] if repeated else []

@@ -136,7 +136,7 @@ TITLES = [
     ),
     (
         ("place_order", "Quantity exceeds the limit of 5 per order"),
-        "Keep `quantity` within the limit: `place_order` fails with «exceeds the limit»",
+        "Keep `quantity` within the limit: `place_order` fails with «exceeds the limit of 5»",
     ),
     (
         ("cancel_order", "Order #W77 is already cancelled"),

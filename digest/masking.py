@@ -1,0 +1,282 @@
+"""Masking: an error's template, what varies between occurrences masked and the figures that
+are the rule kept (DESIGN §8a).
+
+One rule a reader can hold in their head:
+
+- **kept**: a figure that *is the rule* the error states, read from the words right before or
+  after it: an HTTP status beside its reason phrase or after ``HTTP``/``status``/``error``
+  ("403 Forbidden", "HTTP 401", "Fehler 413"); a number after a cap or threshold word
+  (limit, max, maximum, minimum, at most, at least, no more than, more than, up to, exceeds,
+  over, above, below, within; the same in the languages the families read: höchstens,
+  mindestens, como máximo, au moins, al massimo, …); a version (``v2``, ``version 3.1``);
+  a small number with a unit of format or size (12 digits, 30 characters, 10 MB, 15 %) or
+  a rate ("6 tickets per customer"). "exceeds limit of 5" and "at most 5" then say one cap;
+  "limit of 5" and "limit of 10" are two (a cap that changed, or two items' caps).
+- **masked**: everything else with a digit in it: ids, order numbers, amounts of one
+  transaction, quantities asked for, long digit runs, words with letters and digits, dates
+  and times, and (before any figure is read) e-mail addresses, URLs, UUIDs, hex, paths.
+
+A kept figure is short (at most five digits, or thousands groups), and never touches another
+digit group (``+34 600 123 456``, ``555-1234``, a card's groups, a date): what could be an
+address, a phone number, a card or a secret is never kept. Repeats that differ only in ids
+keep one template, so one fingerprint.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+#: a template keeps at most this many characters of the error's first line
+TEMPLATE_MAX = 200
+
+# Masks, in order: the wider shapes first, so that a URL is not read as a path and a date not
+# as three numbers.
+_WIDE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<email>"),
+    (re.compile(r"\b(?:https?|ftp|wss?)://\S+|\bwww\.[\w-]+\.\S+", re.I), "<url>"),
+    (
+        re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I),
+        "<uuid>",
+    ),
+    (
+        re.compile(
+            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+            r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b|\b\d{1,2}:\d{2}(?::\d{2})?\b",
+            re.I,
+        ),
+        "<date>",
+    ),
+    (
+        re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b", re.I),
+        "<hex>",
+    ),
+    # a quoted value: what the caller passed, named back by the error
+    (re.compile(r"\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|«[^»\n]{0,120}»|`[^`\n]{0,120}`"), "<q>"),
+    (re.compile(r"(?:[a-z]:\\|~?/)[\w.\-~]+(?:[\\/][\w.\-~]+)+/?", re.I), "<path>"),
+)
+_IDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # a number with thousands separators: 1,234.50 or 12.000
+    (re.compile(r"\b\d{1,3}(?:[,.]\d{3})+(?:[.,]\d+)?\b"), "<id>"),
+    # any word with a digit in it: 42, 3.5, HAT123, ORD-4412, v2 …
+    (re.compile(r"[+-]?\b[\w-]*\d[\w.-]*\b"), "<id>"),
+)
+_SPACE = re.compile(r"\s+")
+
+# --- the figures that are the rule ------------------------------------------------------
+
+#: a figure: at most five digits, or one or two thousands groups, with up to two decimals
+_NUM = r"(?:\d{1,3}(?:[,.]\d{3}){1,2}|\d{1,5})(?:[.,]\d{1,2})?"
+#: …that touches no other digit group, address or word: not a phone's, a card's or a date's
+_ALONE = r"(?![\d@]|\s?[-.,:/]?\s?\d|[^\W\d_])"
+_UNIT = r"(?:%|\s?(?:[kmgt]i?b|kg|ml|cm|mm|km)\b)?"
+_REASONS = (
+    "bad request|unauthori[sz]ed|payment required|forbidden|not found|method not allowed|not "
+    "acceptable|request timeout|conflict|gone|length required|precondition (?:failed|required)"
+    "|(?:payload|request entity) too large|uri too long|unsupported media type|unprocessable "
+    "(?:entity|content)|locked|failed dependency|too early|upgrade required|too many requests"
+    "|internal server error|not implemented|bad gateway|service unavailable|gateway timeout"
+)
+#: words after which a figure is a cap, a threshold or a window (English, then the languages
+#: the error families read)
+_CAP_WORDS = (
+    r"at most|at least|no (?:more|fewer|less) than|not (?:more|less) than|more than|less than"
+    r"|fewer than|greater than|smaller than|longer than|shorter than|up to|exceed(?:s|ed|ing)?"
+    r"(?: the)?|over|above|below|within"
+    r"|höchstens|mindestens|maximal|nicht mehr als|mehr als|weniger als|bis zu|über|unter"
+    r"|como (?:máximo|mínimo)|no más de|más de|menos de|hasta|al menos|por lo menos"
+    r"|au (?:maximum|minimum|plus|moins)|pas plus de|plus de|moins de|jusqu'à"
+    r"|no (?:máximo|mínimo)|mais de|pelo menos|até"
+    r"|al (?:massimo|minimo)|almeno|più di|meno di|fino a"
+)
+#: a cap's noun: "limit of 10", "the maximum allowed is 4", "maximale Größe von 20 MB"
+_CAP_NOUNS = (
+    r"limit|limited|limite|límite|grenze|maximum|minimum|max|min|quota|cap|threshold"
+    r"|allowance|m[aá]xim[ao]s?|m[ií]nim[ao]s?|massim[ao]|minim[ao]|maximale?|minimale?"
+    r"|höchst\w*|mindest\w*"
+)
+#: a word between a cap's noun and its figure ("maximum order value of"), never one that
+#: introduces an id ("limit reached for 4412")
+_FILLER = r"(?:\s+(?!(?:for|on|in|at|by|from|to|with|order|id|no)\b)[^\W\d_][\w-]*){0,2}?"
+#: a unit of format or size after a small number ("12 digits", "30 characters", "10 MB")
+_SIZE_UNITS = (
+    r"%|percent|digits?|characters?|chars?|letters?|zeichen|stellen|caracteres|caractères"
+    r"|caratteri|d[ií]gitos|chiffres|cifre|[kmgt]i?b\b"
+)
+_KEPT = re.compile(
+    # a status where a message starts or after a label, not an order numbered 404 "not found"
+    rf"(?:^|(?<=[:(\[«])|(?<=[:(\[«] )|(?<=returned )|(?<=received ))"
+    rf"(?P<code>[1-5]\d\d)(?=\s*[-:–]?\s*(?:{_REASONS})\b)"
+    rf"|(?:\bhttp(?:/\d(?:\.\d)?)?|\bstatus(?: code)?|\b(?:error|fehler|erreur|erro|errore)"
+    rf"(?: code)?)\s*[:=]?\s*(?P<status>[1-5]\d\d){_ALONE}"
+    rf"|\b(?:{_CAP_WORDS})\s*[:=]?\s*(?P<cap>{_NUM}{_UNIT}){_ALONE}"
+    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|:|=)?\s*"
+    rf"(?P<noun>{_NUM}{_UNIT}){_ALONE}"
+    rf"|(?<![\w/.-])(?P<version>v\d{{1,3}}(?:\.\d{{1,3}}){{0,2}})\b(?![.-]\d)"
+    rf"|\b(?:version|versión|versione|versão)\s*[:=]?\s*"
+    rf"(?P<vnum>\d{{1,3}}(?:\.\d{{1,3}}){{0,2}}){_ALONE}"
+    rf"|(?<![\w.,/:+-])(?<!\d )(?P<sized>\d{{1,3}})"
+    rf"(?=\s?(?:{_SIZE_UNITS}))"
+    rf"|(?<![\w.,/:+-])(?<!\d )(?P<rate>\d{{1,3}})"
+    rf"(?=\s+(?:[^\W\d_]+\s+)?(?:per|pro|por|par|each)\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_GROUPS = ("code", "status", "cap", "noun", "version", "vnum", "sized", "rate")
+#: a kept figure stands in as one private-use character while the id masks run
+_HOLD = 0xE000
+
+
+def _held(text: str) -> tuple[str, list[str]]:
+    """``text`` with each kept figure replaced by a placeholder the masks leave alone, and the
+    figures in placeholder order."""
+    figures: list[str] = []
+    parts: list[str] = []
+    at = 0
+    for match in _KEPT.finditer(text):
+        group = next(g for g in _GROUPS if match.group(g) is not None)
+        if len(figures) >= 0x100:
+            break
+        parts += [text[at : match.start(group)], chr(_HOLD + len(figures))]
+        figures.append(match.group(group))
+        at = match.end(group)
+    parts.append(text[at:])
+    return "".join(parts), figures
+
+
+def _released(text: str, figures: list[str]) -> str:
+    for index, figure in enumerate(figures):
+        text = text.replace(chr(_HOLD + index), figure)
+    # a placeholder a wider mask swallowed is gone with it; one that survived stands alone
+    return re.sub("[\ue000-\ue0ff]", "<id>", text)
+
+
+def through_figures(text: str) -> list[str]:
+    """``text`` up to the end of each kept figure, shortest first: "exceeds the limit of 5
+    per order" → ["exceeds the limit of 5"]. A phrase cut there still states its rule."""
+    text = str(text)
+    return [text[: match.end()].rstrip() for match in _KEPT.finditer(text)]
+
+
+def kept_figures(text: str) -> list[str]:
+    """The figures of ``text`` that are the rule and stay in its template, in order (the rule
+    above): ``"403 Forbidden: refunds over 200 EUR"`` → ``["403", "200"]``."""
+    return _held(unicodedata.normalize("NFKC", str(text)))[1]
+
+
+#: a status code names an error; the other kept figures state a rule's figure
+_STATUS_GROUPS = frozenset({"code", "status"})
+
+
+def figure_shape(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """``text`` with its kept figures replaced by ``#``, its status codes, and its other kept
+    figures (caps, thresholds, versions, sizes), each in order: two errors whose shapes are
+    equal differ only in the figures that are their rule ("limit of 5", "limit of 10")."""
+    text = unicodedata.normalize("NFKC", str(text))
+    statuses: list[str] = []
+    figures: list[str] = []
+    for match in _KEPT.finditer(text):
+        group = next(g for g in _GROUPS if match.group(g) is not None)
+        (statuses if group in _STATUS_GROUPS else figures).append(match.group(group).lower())
+    shape = _KEPT.sub(lambda m: m.group(0).replace(_group_text(m), "#"), text)
+    return _SPACE.sub(" ", shape).strip().lower(), tuple(statuses), tuple(figures)
+
+
+def _group_text(match: re.Match[str]) -> str:
+    return next(match.group(g) for g in _GROUPS if match.group(g) is not None)
+
+
+def _masked(held: str, figures: list[str], *, quotes: bool) -> str:
+    """``held`` (``_held``'s text) with the masks applied, then the kept figures put back."""
+    for pattern, mask in _WIDE:
+        if quotes or mask != "<q>":
+            held = pattern.sub(mask, held)
+    for pattern, mask in _IDS:
+        held = pattern.sub(mask, held)
+    return _released(held, figures)
+
+
+def mask_ids(text: str) -> str:
+    """``text`` with what varies between occurrences masked as in a template, case kept, the
+    figures that are the rule kept: "Order 4412 for bob@x.com" → "Order <id> for <email>",
+    "403 Forbidden: refunds over 200 EUR" stays as it is."""
+    masked = _masked(*_held(unicodedata.normalize("NFKC", str(text))), quotes=False)
+    return _SPACE.sub(" ", masked).strip()
+
+
+def error_template(error: str) -> str:
+    """The shape of an error message: its first line, lowercased, with what varies between
+    occurrences masked and the figures that are the rule kept. ``order 4412 not found`` and
+    ``order 98 not found`` share one; ``limit of 5`` and ``limit of 10`` do not."""
+    structured = _json_template(error)
+    if structured is not None:
+        return structured[:TEMPLATE_MAX]
+    held, figures = _held(unicodedata.normalize("NFKC", telling_line(error)))
+    line = _masked(_codes_masked(held).lower(), [f.lower() for f in figures], quotes=True)
+    line = _SPACE.sub(" ", line).strip(" .:;,")
+    return line[:TEMPLATE_MAX]
+
+
+def telling_line(error: str) -> str:
+    """The line that says what went wrong: the first, or for a Python traceback (whose first
+    line is the same for every error) its last, the exception."""
+    lines = [part.strip() for part in str(error).splitlines() if part.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("Traceback (most recent call last)"):
+        return lines[-1]
+    return lines[0]
+
+
+#: a JSON error's keys whose number is a status or a cap, kept as the rule
+_KEPT_KEYS = re.compile(r"(?:http_?)?status(?:_?code)?|code|limit|max\w*|min\w*", re.I)
+
+
+def _json_template(error: str) -> str | None:
+    """A JSON object or list of them as an error: its keys and the templates of its text
+    values (ids masked), so that the message inside it still tells errors apart."""
+    text = str(error).strip()
+    if not text.startswith(("{", "[")) or len(text) > 20_000:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict | list):
+        return None
+
+    def shape(item: Any, depth: int = 0, key: str = "") -> str:
+        if depth > 4:
+            return "…"
+        if isinstance(item, dict):
+            inner = ", ".join(
+                f"{k}: {shape(v, depth + 1, str(k))}" for k, v in sorted(item.items())
+            )
+            return "{" + inner + "}"
+        if isinstance(item, list):
+            return "[" + ", ".join(shape(v, depth + 1) for v in item[:5]) + "]"
+        if isinstance(item, str):
+            return error_template(item) if item.strip() else "<empty>"
+        if isinstance(item, bool) or item is None:
+            return str(item).lower()
+        if isinstance(item, int) and 0 <= item <= 99_999 and _KEPT_KEYS.fullmatch(key):
+            return str(item)
+        return "<id>"
+
+    return shape(value)
+
+
+#: an upper-case code in mixed-case text: an airport (JFK), a currency (EUR), a fare class
+_CODE = re.compile(r"\b[A-Z]{2,5}\b")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _codes_masked(line: str) -> str:
+    """Upper-case codes masked as ids, unless the message itself is written in capitals
+    ("ERROR: NOT FOUND" keeps its words). A message is capitals when most of its letters are."""
+    letters = _LETTER.findall(line)
+    upper = sum(1 for c in letters if c.isupper())
+    if not letters or upper * 2 > len(letters):
+        return line
+    return _CODE.sub("<code>", line)

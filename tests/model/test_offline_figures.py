@@ -1,0 +1,66 @@
+"""``offline/rules`` reconciling two errors of one tool that differ in a kept figure
+(``digest.model.offline_figures``, issue 24): a changed cap supersedes, another item's cap
+and another status are other lessons, one cap in other words is one lesson."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from digest.fingerprint import tool_key
+from digest.model.offline_reconcile import reconcile
+from digest.model.offline_reflect import judge_event
+
+
+def _lesson(lesson_id: int, tool: str, args: dict[str, Any], error: str) -> dict[str, Any]:
+    call = {"tool": tool, "args": args, "ok": False, "error": error}
+    payload = {"task": "a task", "outcome": "failure", "tool_calls": [call]}
+    out = judge_event({"kind": "run_outcome", "payload": payload})
+    fields = {
+        k: html.unescape(re.search(f"<{k}>(.*?)</{k}>", out, re.S).group(1))  # type: ignore[union-attr]
+        for k in ("situation", "mistake", "correction", "tags")
+    }
+    tags = [t.strip() for t in fields.pop("tags").split(",")]
+    return {**fields, "tags": tags, "fingerprint": tool_key(tool, error), "id": lesson_id,
+            "candidate": 0}  # fmt: skip
+
+
+def _op(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    [operation] = json.loads(reconcile([old], [new]))["operations"]
+    return operation
+
+
+def test_a_cap_that_changed_supersedes_the_old_one() -> None:
+    old = _lesson(1, "reserve", {"customer": 4412, "qty": 9}, "Error: no more than 6 per customer")
+    new = _lesson(2, "reserve", {"customer": 98, "qty": 10}, "Error: no more than 8 per customer")
+    op = _op(old, new)
+    assert (op["op"], op["id"]) == ("DELETE", 1)
+    assert "8" in op["reason"] and "6" in op["reason"]
+
+
+def test_another_items_cap_is_another_lesson() -> None:
+    error = "Error: quantity exceeds the limit of {} for this product"
+    old = _lesson(1, "add_to_cart", {"sku": "GPU-4090", "qty": 4}, error.format(2))
+    new = _lesson(2, "add_to_cart", {"sku": "CBL-HDMI2", "qty": 25}, error.format(10))
+    assert _op(old, new)["op"] == "ADD"
+
+
+def test_another_status_is_another_error() -> None:
+    old = _lesson(1, "export", {"report": "sales"}, "HTTP 401: request not accepted")
+    new = _lesson(2, "export", {"report": "payroll"}, "HTTP 403: request not accepted")
+    assert _op(old, new)["op"] == "ADD"
+
+
+def test_one_cap_in_other_words_is_one_lesson() -> None:
+    old = _lesson(1, "add_item", {"cart": 7, "qty": 9}, "Error: quantity exceeds the maximum of 4")
+    new = _lesson(2, "add_item", {"cart": 8, "qty": 7}, "Error: at most 4 units can be ordered")
+    op = _op(old, new)
+    assert (op["op"], op["id"]) == ("UPDATE", 1)
+
+
+def test_a_precondition_of_no_family_titles_the_remedy() -> None:
+    lesson = _lesson(1, "send_invoice", {"order_id": 7712}, "Error: invoice can only be sent "
+                     "after payment capture")  # fmt: skip
+    assert lesson["correction"].startswith("Meet the precondition first: `send_invoice` fails")

@@ -1,0 +1,73 @@
+"""The kept-figures rule of error templates (``digest.masking``, issue 24): the figures that
+are the rule stay, what varies between occurrences is masked, and nothing that could be an
+address, a phone number, a card or a secret is ever kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from digest.fingerprint import tool_key
+from digest.masking import error_template, figure_shape, kept_figures, mask_ids
+
+KEPT = [
+    ("403 Forbidden: refunds over 200 EUR need a manager", ["403", "200"]),
+    ("HTTP 401: token rejected", ["401"]),
+    ("Fehler 413: Datei überschreitet die maximale Größe von 20 MB", ["413", "20 MB"]),
+    ("Quantity 12 exceeds the per-order limit of 10", ["10"]),
+    ("Error: no more than 6 tickets per customer", ["6"]),
+    ("expected 12 digits", ["12"]),
+    ("as of v3 the field is required", ["v3"]),
+    ("el plan permite como máximo 3 líneas", ["3"]),
+    ("au maximum 2 bagages par passager", ["2"]),
+    ("la nota può avere al massimo 30 caratteri", ["30"]),
+]
+
+
+@pytest.mark.parametrize(("error", "figures"), KEPT, ids=[k[0][:30] for k in KEPT])
+def test_the_figures_that_are_the_rule_are_kept(error: str, figures: list[str]) -> None:
+    assert kept_figures(error) == figures
+    for figure in figures:
+        assert figure.lower() in error_template(error)
+
+
+MASKED = [
+    "order 404 not found",  # an order numbered like a status
+    "limit reached for 4412",  # an id after a cap word's preposition
+    "Error: insufficient balance on gift card GC-5512-0098 (12.40 EUR available)",
+    "Quantity 12 requested",
+    "at least 123456 characters",  # too long to be a rule's figure
+]
+
+
+@pytest.mark.parametrize("error", MASKED, ids=[m[:30] for m in MASKED])
+def test_ids_amounts_and_long_runs_stay_masked(error: str) -> None:
+    assert kept_figures(error) == []
+
+
+SECRETS = [
+    "call +34 600 123 456, up to 600 123 456",
+    "card 4111 1111 1111 1111 over 4111 1111 1111 1111",
+    "exceeds 555-1234 for bob@example.com",
+    "+44 7700 900123 per day",
+    "at most 4242.4242.4242.4242",
+    "max 2025-06-01 at 10:30",
+]
+
+
+@pytest.mark.parametrize("text", SECRETS, ids=[s[:30] for s in SECRETS])
+def test_no_phone_card_date_or_address_survives_beside_a_cap_word(text: str) -> None:
+    masked = mask_ids(text)
+    digits = [token for token in masked.split() if any(c.isdigit() for c in token)]
+    assert digits == [], masked
+
+
+def test_repeats_with_other_ids_keep_one_fingerprint_and_caps_do_not() -> None:
+    a = tool_key("add_item", "Error: quantity 9 for order 4412 exceeds the maximum of 4")
+    b = tool_key("add_item", "Error: quantity 7 for order 98 exceeds the maximum of 4")
+    c = tool_key("add_item", "Error: quantity 7 for order 98 exceeds the maximum of 5")
+    assert a == b != c
+
+
+def test_a_figure_shape_tells_statuses_from_rule_figures() -> None:
+    shape, statuses, figures = figure_shape("403 Forbidden: refunds over 200 EUR")
+    assert (shape, statuses, figures) == ("# forbidden: refunds over # eur", ("403",), ("200",))
