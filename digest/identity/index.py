@@ -20,20 +20,18 @@ touches the database.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz, process
 
 from digest.fingerprint import other_subject, same
+from digest.identity.postings import Postings
 from digest.identity.scale import (
     DEFAULT_SCALE,
     SEMANTIC_WEIGHT,
@@ -67,6 +65,11 @@ POSTINGS_PER_TERM = 64
 #: lessons the cosine ranking adds to the shortlist, at least
 SEMANTIC_TOP = 32
 
+#: what ``AgentIndex.nbytes`` counts per entry beside its arrays: the entry kept and its
+#: ``meta`` (a lesson's row: title, situation, mistake, correction …), and a text's header
+ENTRY_BYTES = 1024
+TEXT_OVERHEAD = 49
+
 #: the weight of how well a prompt matches the tasks a lesson was learned from (its cues),
 #: beside how well it matches the lesson as a whole
 CUE_WEIGHT = 0.25
@@ -99,13 +102,15 @@ def keyword_weights(parts: Iterable[tuple[Matches, np.ndarray]]) -> list[float]:
     return [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in found]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Entry:
-    """One lesson in an index (compared by identity: it holds a vector)."""
+    """One lesson given to an index (compared by identity: it holds a vector). An index
+    keeps of it only its id, fingerprint, ``meta`` and cues (``AgentIndex.entries``): its
+    text's normalised form, its words and its vectors go into the index's arrays."""
 
     lesson_id: int
     #: the lesson's text as compared: ``digest.text.lesson_text(situation, correction)``
-    text: str
+    text: str = ""
     fingerprint: str | None = None
     vector: np.ndarray | None = None
     #: anything the caller wants back with a hit (title, trust, scope …)
@@ -119,18 +124,9 @@ class Entry:
     #: kind of task; a prompt is compared with the closest as well as with the text
     cue_vectors: np.ndarray | None = None
 
-    # Computed once per entry: an index made again from entries it held before (an overlay
-    # folded into its kept index, ``digest.lessons.neighbours``) does not compute them again.
-    @cached_property
-    def normalised(self) -> str:
-        """The text as the lexical scores compare it (``digest.text.normalise``)."""
-        return normalise(self.text)
-
-    @cached_property
-    def index_terms(self) -> tuple[str, ...]:
-        """The index terms of its text, extra words and cues (interned: shared by every
-        index)."""
-        return tuple(sys.intern(term) for term in terms(f"{self.text} {self.extra} {self.cues}"))
+    def kept(self) -> Entry:
+        """What an index keeps of it."""
+        return Entry(self.lesson_id, "", self.fingerprint, None, self.meta, "", self.cues)
 
 
 @dataclass(frozen=True)
@@ -165,51 +161,155 @@ def sort_key(hit: Hit) -> tuple[bool, float, float, int]:
     return (not hit.same_fingerprint, -hit.relevance, -hit.identity, hit.lesson_id)
 
 
+#: masks an index remembers (``AgentIndex.mask``), at most: one per contact a prompt names
+MAX_MASKS = 16
+
+
 class AgentIndex:
     """An agent's lessons: an inverted index of words, a matrix of vectors, fingerprints.
-    ``scale`` is the cosine scale of the model the vectors are of."""
+    ``scale`` is the cosine scale of the model the vectors are of.
+
+    Held in arrays, one row or slot per entry (issue 27 point 4): each vector once (the
+    matrix's row), the postings flat (``digest.identity.postings``), the texts only in the
+    normalised form the lexical scores compare, the entries without text or vectors.
+    ``combined`` makes an index of other indexes' entries without reading a text again."""
 
     def __init__(self, entries: Sequence[Entry] = (), scale: CosineScale = DEFAULT_SCALE) -> None:
-        self.entries: list[Entry] = list(entries)
-        self.scale = scale
-        self._masks: dict[str, np.ndarray] = {}
-        self._normalised = [e.normalised for e in self.entries]
-        self._by_text: dict[str, list[int]] = {}
-        self._by_fingerprint: dict[str, list[int]] = {}
-        postings: dict[str, list[int]] = {}
-        cue_postings: dict[str, list[int]] = {}
-        for position, entry in enumerate(self.entries):
-            self._by_text.setdefault(self._normalised[position], []).append(position)
-            if entry.fingerprint:
-                self._by_fingerprint.setdefault(entry.fingerprint, []).append(position)
-            for term in entry.index_terms:
-                postings.setdefault(term, []).append(position)
-            for term in terms(entry.cues):
-                cue_postings.setdefault(term, []).append(position)
-        # newest lessons (highest positions: callers give entries oldest first) first
-        self._postings = {t: np.array(p[::-1], dtype=np.int32) for t, p in postings.items()}
-        self._vocabulary = sorted(self._postings)
-        self._cue_postings = {t: np.array(p, dtype=np.int32) for t, p in cue_postings.items()}
-        self._cue_vocabulary = sorted(self._cue_postings)
-        self._has_cues = np.array([bool(e.cues.strip()) for e in self.entries], dtype=bool)
-        vectors = [e.vector for e in self.entries]
-        self.dim = next((v.shape[0] for v in vectors if v is not None), 0)
-        self._has_vector = np.array([v is not None for v in vectors], dtype=bool)
-        self._matrix = (
-            np.stack([v if v is not None else np.zeros(self.dim, np.float32) for v in vectors])
-            if self.dim and self.entries
-            else np.zeros((len(self.entries), 0), np.float32)
+        normalised = [normalise(e.text) for e in entries]
+        words = [
+            [sys.intern(term) for term in terms(f"{e.text} {e.extra} {e.cues}")] for e in entries
+        ]
+        cue_words = [[sys.intern(term) for term in terms(e.cues)] for e in entries]
+        dim = next((e.vector.shape[0] for e in entries if e.vector is not None), 0)
+        has_vector = np.array(
+            [e.vector is not None and e.vector.shape == (dim,) for e in entries], dtype=bool
         )
+        matrix = np.zeros((len(entries), dim), np.float32)
+        for position, entry in enumerate(entries):
+            if has_vector[position]:
+                matrix[position] = entry.vector
         cues = [
             (position, e.cue_vectors)
-            for position, e in enumerate(self.entries)
-            if e.cue_vectors is not None and e.cue_vectors.shape[1:] == (self.dim,)
+            for position, e in enumerate(entries)
+            if e.cue_vectors is not None and dim and e.cue_vectors.shape[1:] == (dim,)
         ]
-        self._cue_matrix = np.vstack([rows for _, rows in cues]) if cues else None
-        #: the entry each row of the cue matrix belongs to
-        self._cue_owner = np.concatenate(
-            [np.full(len(rows), position, np.int64) for position, rows in cues]
-        ) if cues else None  # fmt: skip
+        self._assemble(
+            [e.kept() for e in entries],
+            scale,
+            normalised,
+            Postings.of(words),
+            Postings.of(cue_words),
+            matrix,
+            has_vector,
+            np.vstack([rows for _, rows in cues]).astype(np.float32) if cues else None,
+            np.concatenate([np.full(len(rows), p, np.int32) for p, rows in cues]) if cues else None,
+        )
+
+    def _assemble(
+        self,
+        entries: list[Entry],
+        scale: CosineScale,
+        normalised: list[str],
+        postings: Postings,
+        cue_postings: Postings,
+        matrix: np.ndarray,
+        has_vector: np.ndarray,
+        cue_matrix: np.ndarray | None,
+        cue_owner: np.ndarray | None,
+    ) -> None:
+        self.entries = entries
+        self.scale = scale
+        self.ids = np.fromiter((e.lesson_id for e in entries), np.int64, count=len(entries))
+        self._masks: dict[str, np.ndarray] = {}
+        self._normalised = normalised
+        self._text_hash = np.fromiter((hash(t) for t in normalised), np.int64, len(normalised))
+        self._fingerprint_hash = np.fromiter(
+            (hash(e.fingerprint) if e.fingerprint else 0 for e in entries), np.int64, len(entries)
+        )
+        self._postings = postings
+        self._cue_postings = cue_postings
+        self._has_cues = np.array([bool(e.cues.strip()) for e in entries], dtype=bool)
+        self.dim = int(matrix.shape[1])
+        self._matrix = matrix
+        self._has_vector = has_vector
+        #: the cue matrix's rows, and the entry each belongs to
+        self._cue_matrix = cue_matrix
+        self._cue_owner = cue_owner
+
+    @classmethod
+    def combined(
+        cls, parts: Sequence[tuple[AgentIndex, np.ndarray]], scale: CosineScale = DEFAULT_SCALE
+    ) -> AgentIndex:
+        """One index of the entries each part's boolean mask keeps, ordered by lesson id (the
+        first part's entry first on a tie), made from the parts' arrays: no text is
+        normalised, no word found and no vector copied but into the new matrix."""
+        kept = [(index, np.flatnonzero(keep)) for index, keep in parts]
+        ids = np.concatenate([index.ids[at] for index, at in kept] + [np.zeros(0, np.int64)])
+        order = np.argsort(ids, kind="stable")
+        new_of = np.empty(len(order), np.int64)
+        new_of[order] = np.arange(len(order))
+        dim = next((index.dim for index, at in kept if index.dim and len(at)), 0)
+        sources: list[tuple[AgentIndex, np.ndarray, np.ndarray]] = []
+        start = 0
+        for index, at in kept:
+            moved = np.full(len(index), -1, np.int64)
+            moved[at] = new_of[start : start + len(at)]
+            sources.append((index, at, moved))
+            start += len(at)
+        entries = [e for index, at in kept for e in (index.entries[p] for p in at)]
+        normalised = [t for index, at in kept for t in (index._normalised[p] for p in at)]
+        fits = [index.dim == dim for index, _ in kept]
+        matrix = np.concatenate(
+            [
+                index._matrix[at] if fit else np.zeros((len(at), dim), np.float32)
+                for (index, at), fit in zip(kept, fits, strict=True)
+            ]
+            + [np.zeros((0, dim), np.float32)]
+        )
+        has_vector = np.concatenate(
+            [
+                index._has_vector[at] if fit else np.zeros(len(at), bool)
+                for (index, at), fit in zip(kept, fits, strict=True)
+            ]
+            + [np.zeros(0, bool)]
+        )
+        cue_rows, cue_owners = [], []
+        for (index, _at, moved), fit in zip(sources, fits, strict=True):
+            if fit and index._cue_matrix is not None and index._cue_owner is not None:
+                owner = moved[index._cue_owner]
+                cue_rows.append(index._cue_matrix[owner >= 0])
+                cue_owners.append(owner[owner >= 0].astype(np.int32))
+        found = cls.__new__(cls)
+        found._assemble(
+            [entries[i] for i in order],
+            scale,
+            [normalised[i] for i in order],
+            Postings.combined([(index._postings, moved) for index, _, moved in sources]),
+            Postings.combined([(index._cue_postings, moved) for index, _, moved in sources]),
+            matrix[order],
+            has_vector[order],
+            np.concatenate(cue_rows) if cue_rows and sum(map(len, cue_rows)) else None,
+            np.concatenate(cue_owners) if cue_rows and sum(map(len, cue_rows)) else None,
+        )
+        return found
+
+    @property
+    def nbytes(self) -> int:
+        """About what the index holds, in bytes: its arrays, and per entry its normalised
+        text and ``ENTRY_BYTES`` for the entry kept and its ``meta`` (the bound of
+        ``digest.lessons.bank``'s kept indexes)."""
+        arrays = (
+            self.ids, self._text_hash, self._fingerprint_hash, self._has_cues, self._matrix,
+            self._has_vector, self._cue_matrix, self._cue_owner, *self._masks.values(),
+        )  # fmt: skip
+        texts = sum(len(t) + TEXT_OVERHEAD for t in self._normalised)
+        return (
+            sum(a.nbytes for a in arrays if a is not None)
+            + self._postings.nbytes
+            + self._cue_postings.nbytes
+            + texts
+            + ENTRY_BYTES * len(self.entries)
+        )
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -219,12 +319,24 @@ class AgentIndex:
         (the index never changes once built). A copy: callers may change it."""
         found = self._masks.get(name)
         if found is None:
+            while len(self._masks) >= MAX_MASKS:
+                del self._masks[next(iter(self._masks))]
             found = self._masks[name] = np.array([keep(e) for e in self.entries], dtype=bool)
         return found.copy()
 
+    def _with_fingerprint(self, fingerprint: str | None) -> list[int]:
+        if not fingerprint:
+            return []
+        at = np.flatnonzero(self._fingerprint_hash == hash(fingerprint))
+        return [int(p) for p in at if self.entries[p].fingerprint == fingerprint]
+
+    def _with_text(self, normalised: str) -> list[int]:
+        at = np.flatnonzero(self._text_hash == hash(normalised))
+        return [int(p) for p in at if self._normalised[p] == normalised]
+
     def holds(self, fingerprint: str | None, allowed: np.ndarray | None = None) -> bool:
         """Does an (allowed) entry have this fingerprint?"""
-        positions = self._by_fingerprint.get(fingerprint or "", ())
+        positions = self._with_fingerprint(fingerprint)
         return any(allowed is None or allowed[p] for p in positions)
 
     @property
@@ -235,12 +347,13 @@ class AgentIndex:
 
     def _shortlist(self, probe: str) -> set[int]:
         """The lessons sharing the probe's rarest terms, up to the budget; its exact text."""
-        found: set[int] = set(self._by_text.get(normalise(probe), ()))
-        held = sorted((len(self._postings[t]), t) for t in terms(probe) if t in self._postings)
-        for _count, term in held:
+        found: set[int] = set(self._with_text(normalise(probe)))
+        counts = [(self._postings.count(t), t) for t in terms(probe)]
+        for _count, term in sorted((c, t) for c, t in counts if c):
             if len(found) >= SHORTLIST_BUDGET:
                 break
-            found.update(self._postings[term][:POSTINGS_PER_TERM].tolist())
+            # newest lessons (highest positions: callers give entries oldest first) first
+            found.update(self._postings.newest(term, POSTINGS_PER_TERM).tolist())
         return found
 
     def cosines(self, vector: np.ndarray | None) -> np.ndarray | None:
@@ -274,7 +387,7 @@ class AgentIndex:
         if not self.entries or k < 1:
             return []
         cosines = self.cosines(vector) if mode != "lexical" else None
-        positions: set[int] = set(self._by_fingerprint.get(fingerprint or "", ()))
+        positions: set[int] = set(self._with_fingerprint(fingerprint))
         if mode != "semantic":
             positions |= self._shortlist(text)
         if cosines is not None:
@@ -323,20 +436,12 @@ class AgentIndex:
     def keyword_matches(self, keyword: str, *, cues: bool = False) -> np.ndarray | None:
         """The entries a keyword matches (None: none): those holding a word it begins
         ("refund" matches "refunds" and "refunded"); with ``cues``, in their cues only."""
-        vocabulary, postings = (
-            (self._cue_vocabulary, self._cue_postings)
-            if cues
-            else (self._vocabulary, self._postings)
-        )
+        positions = (self._cue_postings if cues else self._postings).with_prefix(keyword)
+        if positions is None:
+            return None
         held = np.zeros(len(self.entries), dtype=bool)
-        matched = False
-        start = bisect.bisect_left(vocabulary, keyword)
-        for word in itertools.islice(vocabulary, start, start + 256):
-            if not word.startswith(keyword):
-                break  # (a very common stem: its first 256 words say enough)
-            held[postings[word]] = True
-            matched = True
-        return held if matched else None
+        held[positions] = True
+        return held
 
     def all_keyword_matches(self, keywords: Sequence[str]) -> Matches:
         """``keyword_matches`` of each keyword, in order."""
