@@ -12,6 +12,10 @@
 - after a write has committed, ``refresh_kept`` brings the kept index up to date, so that the
   agent's next turn finds it current.
 
+A process keeps the indexes of at most ``MAX_AGENTS`` agents and ``MAX_KEPT_BYTES`` bytes
+(``AgentIndex.nbytes``), least recently searched dropped first; an index holds each lesson's
+vector once and no row text but what ranking and a neighbour read (``Row``).
+
 Vectors come from ``lessons.embedding`` when their key matches the lesson's text and the
 configured model, and are computed otherwise (``digest.lessons.vectors``), so a bank stays
 searchable while ``digest lesson reindex`` backfills it.
