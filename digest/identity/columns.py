@@ -135,6 +135,8 @@ class Columns:
         self.ids = np.fromiter((e.lesson_id for e in entries), np.int64, count=len(entries))
         self._masks: dict[str, np.ndarray] = {}
         self._normalised = normalised
+        #: the normalised texts' bytes, counted once (``nbytes`` is read on every keep)
+        self._text_bytes = sum(len(t) + TEXT_OVERHEAD for t in normalised)
         self._text_hash = np.fromiter((hash(t) for t in normalised), np.int64, len(normalised))
         self._fingerprint_hash = np.fromiter(
             (hash(e.fingerprint) if e.fingerprint else 0 for e in entries), np.int64, len(entries)
@@ -215,7 +217,7 @@ class Columns:
             self.ids, self._text_hash, self._fingerprint_hash, self._has_cues, self._matrix,
             self._has_vector, self._cue_matrix, self._cue_owner, *self._masks.values(),
         )  # fmt: skip
-        texts = sum(len(t) + TEXT_OVERHEAD for t in self._normalised)
+        texts = self._text_bytes
         return (
             sum(a.nbytes for a in arrays if a is not None)
             + self._postings.nbytes
