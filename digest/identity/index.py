@@ -13,54 +13,39 @@ Two signals, scored together:
 The same fingerprint (``digest.fingerprint``) is the strongest signal: such lessons
 are always in the result, first.
 
-The index is pure: built from ``Entry`` rows by ``digest.lessons.neighbours``, which keeps one
-per agent per process and refreshes it when the agent's ``lesson_epoch`` moves. Nothing here
+The index is pure: built from ``Entry`` rows by ``digest.lessons.bank``, which keeps one per
+agent per process and refreshes it when the agent's ``lesson_epoch`` moves; it is held in
+arrays (``digest.identity.columns``: each vector once, the postings flat). Nothing here
 touches the database.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
-import re
-import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
 
 import numpy as np
 from rapidfuzz import fuzz, process
 
 from digest.fingerprint import other_subject, same
+from digest.identity.columns import MIN_TERM, STOPWORDS, Columns, Entry, terms
 from digest.identity.near import WordVectors, near_matches
+from digest.identity.postings import Postings
 from digest.identity.scale import (
-    DEFAULT_SCALE,
     SEMANTIC_WEIGHT,
-    CosineScale,
     combine,
     matrix_times,
     semantic_relevance,
 )
 from digest.text import normalise
 
-MODES = ("hybrid", "lexical", "semantic")
+__all__ = [
+    "MIN_TERM", "MODES", "STOPWORDS", "AgentIndex", "Entry", "Hit", "Matches", "keyword_weights",
+    "sort_key", "terms",
+]  # fmt: skip
 
-#: words of fewer letters, and these common ones, are not index terms
-MIN_TERM = 3
-STOPWORDS = frozenset(
-    {
-        "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "her", "was", "one",
-        "our", "out", "has", "had", "how", "its", "may", "new", "now", "own", "see", "way", "who",
-        "did", "get", "got", "let", "put", "say", "she", "too", "use", "with", "that", "this",
-        "from", "they", "will", "would", "there", "their", "what", "when", "which", "while", "into",
-        "than", "then", "them", "these", "those", "been", "have", "were", "your", "about", "also",
-        "does", "just", "like", "more", "most", "much", "only", "other", "should", "some", "such",
-        "very", "want", "could",
-    }
-)  # fmt: skip
-_WORD = re.compile(r"[^\W_]+")
+MODES = ("hybrid", "lexical", "semantic")
 
 #: lessons read from the rarest terms' postings, at most (the lexical shortlist)
 SHORTLIST_BUDGET = 256
@@ -74,12 +59,6 @@ CUE_WEIGHT = 0.25
 #: …and of how close its meaning is to those tasks', beside the closer of theirs and the
 #: lesson's (a first message is told like a task, not like a lesson)
 TASK_WEIGHT = 0.5
-
-
-def terms(text: str) -> set[str]:
-    """The index terms of a text: its normalised words of three or more characters that are
-    not common words."""
-    return {w for w in _WORD.findall(normalise(text)) if len(w) >= MIN_TERM and w not in STOPWORDS}
 
 
 #: per keyword, the entries of one index it matches (``AgentIndex.keyword_matches``)
@@ -101,40 +80,6 @@ def keyword_weights(parts: Iterable[tuple[Matches, np.ndarray]]) -> list[float]:
             if held is not None:
                 found[position] += int((held & allowed).sum())
     return [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in found]
-
-
-@dataclass(frozen=True, eq=False)
-class Entry:
-    """One lesson in an index (compared by identity: it holds a vector)."""
-
-    lesson_id: int
-    #: the lesson's text as compared: ``digest.text.lesson_text(situation, correction)``
-    text: str
-    fingerprint: str | None = None
-    vector: np.ndarray | None = None
-    #: anything the caller wants back with a hit (title, trust, scope …)
-    meta: Any = None
-    #: extra words a keyword search matches (title, tags)
-    extra: str = ""
-    #: the words of the tasks it was learned from (``digest.lessons.cues``): a keyword search
-    #: matches them too, and a prompt's keywords found here weigh more (its situation)
-    cues: str = ""
-    #: what the tasks it was learned from meant (``digest.lessons.cues``): unit rows, one per
-    #: kind of task; a prompt is compared with the closest as well as with the text
-    cue_vectors: np.ndarray | None = None
-
-    # Computed once per entry: an index made again from entries it held before (an overlay
-    # folded into its kept index, ``digest.lessons.neighbours``) does not compute them again.
-    @cached_property
-    def normalised(self) -> str:
-        """The text as the lexical scores compare it (``digest.text.normalise``)."""
-        return normalise(self.text)
-
-    @cached_property
-    def index_terms(self) -> tuple[str, ...]:
-        """The index terms of its text, extra words and cues (interned: shared by every
-        index)."""
-        return tuple(sys.intern(term) for term in terms(f"{self.text} {self.extra} {self.cues}"))
 
 
 @dataclass(frozen=True)
@@ -169,85 +114,22 @@ def sort_key(hit: Hit) -> tuple[bool, float, float, int]:
     return (not hit.same_fingerprint, -hit.relevance, -hit.identity, hit.lesson_id)
 
 
-class AgentIndex:
-    """An agent's lessons: an inverted index of words, a matrix of vectors, fingerprints.
-    ``scale`` is the cosine scale of the model the vectors are of."""
-
-    def __init__(self, entries: Sequence[Entry] = (), scale: CosineScale = DEFAULT_SCALE) -> None:
-        self.entries: list[Entry] = list(entries)
-        self.scale = scale
-        self._masks: dict[str, np.ndarray] = {}
-        self._normalised = [e.normalised for e in self.entries]
-        self._by_text: dict[str, list[int]] = {}
-        self._by_fingerprint: dict[str, list[int]] = {}
-        postings: dict[str, list[int]] = {}
-        cue_postings: dict[str, list[int]] = {}
-        for position, entry in enumerate(self.entries):
-            self._by_text.setdefault(self._normalised[position], []).append(position)
-            if entry.fingerprint:
-                self._by_fingerprint.setdefault(entry.fingerprint, []).append(position)
-            for term in entry.index_terms:
-                postings.setdefault(term, []).append(position)
-            for term in terms(entry.cues):
-                cue_postings.setdefault(term, []).append(position)
-        # newest lessons (highest positions: callers give entries oldest first) first
-        self._postings = {t: np.array(p[::-1], dtype=np.int32) for t, p in postings.items()}
-        self._vocabulary = sorted(self._postings)
-        self._cue_postings = {t: np.array(p, dtype=np.int32) for t, p in cue_postings.items()}
-        self._cue_vocabulary = sorted(self._cue_postings)
-        #: its words' vectors and the words near each keyword asked, per embedder and for
-        #: its cues (``digest.identity.near``)
-        self.near_words: dict[tuple[str, bool], Any] = {}
-        self._has_cues = np.array([bool(e.cues.strip()) for e in self.entries], dtype=bool)
-        vectors = [e.vector for e in self.entries]
-        self.dim = next((v.shape[0] for v in vectors if v is not None), 0)
-        self._has_vector = np.array([v is not None for v in vectors], dtype=bool)
-        self._matrix = (
-            np.stack([v if v is not None else np.zeros(self.dim, np.float32) for v in vectors])
-            if self.dim and self.entries
-            else np.zeros((len(self.entries), 0), np.float32)
-        )
-        cues = [
-            (position, e.cue_vectors)
-            for position, e in enumerate(self.entries)
-            if e.cue_vectors is not None and e.cue_vectors.shape[1:] == (self.dim,)
-        ]
-        self._cue_matrix = np.vstack([rows for _, rows in cues]) if cues else None
-        #: the entry each row of the cue matrix belongs to
-        self._cue_owner = np.concatenate(
-            [np.full(len(rows), position, np.int64) for position, rows in cues]
-        ) if cues else None  # fmt: skip
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def mask(self, name: str, keep: Callable[[Entry], bool]) -> np.ndarray:
-        """A boolean mask of the entries ``keep`` accepts, computed once per index and name
-        (the index never changes once built). A copy: callers may change it."""
-        found = self._masks.get(name)
-        if found is None:
-            found = self._masks[name] = np.array([keep(e) for e in self.entries], dtype=bool)
-        return found.copy()
-
-    def holds(self, fingerprint: str | None, allowed: np.ndarray | None = None) -> bool:
-        """Does an (allowed) entry have this fingerprint?"""
-        positions = self._by_fingerprint.get(fingerprint or "", ())
-        return any(allowed is None or allowed[p] for p in positions)
-
-    @property
-    def has_vectors(self) -> bool:
-        return bool(self.dim) and bool(self._has_vector.any())
+class AgentIndex(Columns):
+    """An agent's lessons: an inverted index of words, a matrix of vectors, fingerprints
+    (``digest.identity.columns``: held in arrays). ``scale`` is the cosine scale of the model
+    the vectors are of."""
 
     # --- lexical ------------------------------------------------------------------------------
 
     def _shortlist(self, probe: str) -> set[int]:
         """The lessons sharing the probe's rarest terms, up to the budget; its exact text."""
-        found: set[int] = set(self._by_text.get(normalise(probe), ()))
-        held = sorted((len(self._postings[t]), t) for t in terms(probe) if t in self._postings)
-        for _count, term in held:
+        found: set[int] = set(self._with_text(normalise(probe)))
+        counts = [(self._postings.count(t), t) for t in terms(probe)]
+        for _count, term in sorted((c, t) for c, t in counts if c):
             if len(found) >= SHORTLIST_BUDGET:
                 break
-            found.update(self._postings[term][:POSTINGS_PER_TERM].tolist())
+            # newest lessons (highest positions: callers give entries oldest first) first
+            found.update(self._postings.newest(term, POSTINGS_PER_TERM).tolist())
         return found
 
     def cosines(self, vector: np.ndarray | None) -> np.ndarray | None:
@@ -281,7 +163,7 @@ class AgentIndex:
         if not self.entries or k < 1:
             return []
         cosines = self.cosines(vector) if mode != "lexical" else None
-        positions: set[int] = set(self._by_fingerprint.get(fingerprint or "", ()))
+        positions: set[int] = set(self._with_fingerprint(fingerprint))
         if mode != "semantic":
             positions |= self._shortlist(text)
         if cosines is not None:
@@ -330,26 +212,17 @@ class AgentIndex:
     def keyword_matches(self, keyword: str, *, cues: bool = False) -> np.ndarray | None:
         """The entries a keyword matches (None: none): those holding a word it begins
         ("refund" matches "refunds" and "refunded"); with ``cues``, in their cues only."""
-        vocabulary, postings = (
-            (self._cue_vocabulary, self._cue_postings)
-            if cues
-            else (self._vocabulary, self._postings)
-        )
+        positions = (self._cue_postings if cues else self._postings).with_prefix(keyword)
+        if positions is None:
+            return None
         held = np.zeros(len(self.entries), dtype=bool)
-        matched = False
-        start = bisect.bisect_left(vocabulary, keyword)
-        for word in itertools.islice(vocabulary, start, start + 256):
-            if not word.startswith(keyword):
-                break  # (a very common stem: its first 256 words say enough)
-            held[postings[word]] = True
-            matched = True
-        return held if matched else None
+        held[positions] = True
+        return held
 
-    def words(self, *, cues: bool = False) -> tuple[list[str], dict[str, np.ndarray]]:
-        """Its words (with ``cues``, its cues' words), sorted, and the entries holding each."""
-        if cues:
-            return self._cue_vocabulary, self._cue_postings
-        return self._vocabulary, self._postings
+    def words(self, *, cues: bool = False) -> Postings:
+        """Its words (with ``cues``, its cues' words): ``vocabulary`` sorted, and the entries
+        holding each (``Postings.at``)."""
+        return self._cue_postings if cues else self._postings
 
     def all_keyword_matches(self, keywords: Sequence[str]) -> Matches:
         """``keyword_matches`` of each keyword, in order."""

@@ -107,7 +107,7 @@ def _near_state(index: AgentIndex, words: WordVectors, cues: bool) -> _Near:
     key = (words.name, cues)
     found = index.near_words.get(key)
     if found is None:  # two threads may both make it: the same, and one is kept
-        found = index.near_words.setdefault(key, _Near(words.of(index.words(cues=cues)[0])))
+        found = index.near_words.setdefault(key, _Near(words.of(index.words(cues=cues).vocabulary)))
     return cast(_Near, found)
 
 
@@ -153,9 +153,9 @@ def near_matches(
     the keywords' ``keyword_matches`` when the caller has them."""
     if exact is None:
         exact = [index.keyword_matches(keyword, cues=cues) for keyword in keywords]
-    vocabulary, postings = index.words(cues=cues)
+    postings = index.words(cues=cues)
     unknown = [keyword for keyword, held in zip(keywords, exact, strict=True) if held is None]
-    if not vocabulary or not unknown:
+    if not postings.vocabulary or not unknown:
         return list(exact)
     state = _near_state(index, words, cues)
     nearest = dict(zip(unknown, _near_words(state, unknown, words), strict=True))
@@ -167,7 +167,7 @@ def near_matches(
             continue
         partial = np.zeros(len(index), np.float64)
         for position, closeness_of in zip(close.tolist(), near.tolist(), strict=True):
-            entries = postings[vocabulary[position]]
+            entries = postings.at(position)
             partial[entries] = np.maximum(partial[entries], closeness_of)
         found.append(partial)
     return found

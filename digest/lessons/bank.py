@@ -12,6 +12,10 @@
 - after a write has committed, ``refresh_kept`` brings the kept index up to date, so that the
   agent's next turn finds it current.
 
+A process keeps the indexes of at most ``MAX_AGENTS`` agents and ``MAX_KEPT_BYTES`` bytes
+(``AgentIndex.nbytes``), least recently searched dropped first; an index holds each lesson's
+vector once and no row text but what ranking and a neighbour read (``Row``).
+
 Vectors come from ``lessons.embedding`` when their key matches the lesson's text and the
 configured model, and are computed otherwise (``digest.lessons.vectors``), so a bank stays
 searchable while ``digest lesson reindex`` backfills it.
@@ -33,6 +37,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.identity.embedding import Embedder, cosine_scale, from_bytes
 from digest.identity.index import AgentIndex, Entry
+from digest.identity.scale import CosineScale
 from digest.lessons.transition import moved_in_transaction
 from digest.lessons.vectors import cue_vectors, embedder, vector_key, vectors_for
 from digest.logs import get_logger
@@ -43,7 +48,7 @@ from digest.text import lesson_text
 log = get_logger("digest.identity")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     """What the index keeps of a lesson besides its text and vector."""
 
@@ -67,14 +72,18 @@ class Row:
 DELTA_REBUILD = 512
 #: overlay entries beyond which the overlay is folded into the kept index, in memory
 DELTA_FOLD = 64
-#: agents whose index one process keeps
+#: agents whose index one process keeps, at most
 MAX_AGENTS = 64
+#: bytes the kept indexes of one process may hold together (``AgentIndex.nbytes``), at most:
+#: past it the least recently used agents' indexes are dropped (built again when searched)
+MAX_KEPT_BYTES = 256 * 2**20
 
 
 @dataclass
 class _Bank:
     """A kept index: the bank as built, and the overlay of what was written since, as of
-    ``epoch``. ``stamps`` holds the ``updated_at`` of every lesson it holds or hides."""
+    ``epoch``. ``stamps`` holds the ``updated_at`` of the lessons it holds or hides that a
+    read of what changed since ``read_at`` may return again (``OVERLAY_MARGIN``)."""
 
     agent_id: int
     epoch: int
@@ -82,13 +91,21 @@ class _Bank:
     read_at: datetime
     model: str | None
     index: AgentIndex
-    positions: dict[int, int]
     expires: np.ndarray
     stamps: dict[int, datetime] = field(default_factory=dict)
     hidden: frozenset[int] = frozenset()
-    delta: tuple[Entry, ...] = ()
     delta_index: AgentIndex | None = None
     delta_expires: np.ndarray | None = None
+
+    @property
+    def delta(self) -> list[Entry]:
+        """The overlay's entries."""
+        return self.delta_index.entries if self.delta_index is not None else []
+
+    @property
+    def nbytes(self) -> int:
+        delta = self.delta_index.nbytes if self.delta_index is not None else 0
+        return self.index.nbytes + delta + 8 * len(self.expires) + 150 * len(self.stamps)
 
 
 @dataclass
@@ -109,14 +126,20 @@ class View:
         now = utcnow().timestamp()
         bank = self.bank
         base = bank.expires > now
-        for lesson_id in bank.hidden:
-            position = bank.positions.get(lesson_id)
-            if position is not None:
-                base[position] = False
+        base[_positions(bank.index, bank.hidden)] = False
         found = [(bank.index, base)]
         if bank.delta_index is not None and bank.delta_expires is not None and bank.delta:
             found.append((bank.delta_index, bank.delta_expires > now))
         return found
+
+
+def _positions(index: AgentIndex, lesson_ids: frozenset[int]) -> np.ndarray:
+    """The positions of those of ``lesson_ids`` the index holds (its ids are ascending)."""
+    if not lesson_ids or not len(index):
+        return np.zeros(0, np.int64)
+    wanted = np.fromiter(lesson_ids, np.int64, count=len(lesson_ids))
+    at = np.minimum(np.searchsorted(index.ids, wanted), len(index) - 1)
+    return at[index.ids[at] == wanted]
 
 
 class _Banks:
@@ -206,6 +229,13 @@ def _entries(
     ]
 
 
+def _recent(stamps: dict[int, datetime], read_at: datetime) -> dict[int, datetime]:
+    """The stamps a read of the rows changed since ``read_at`` can still return: a row whose
+    ``updated_at`` is older than that read's margin comes back only once changed again."""
+    since = read_at - OVERLAY_MARGIN
+    return {lesson_id: at for lesson_id, at in stamps.items() if at >= since}
+
+
 def _expiries(index: AgentIndex) -> np.ndarray:
     return np.array(
         [
@@ -220,10 +250,9 @@ def _build(session: Session, agent_id: int, epoch: int, found: Embedder | None) 
     started = utcnow()
     lessons = session.execute(_rows_query(agent_id).where(Lesson.status == "active")).all()
     index = AgentIndex(_entries(lessons, found), cosine_scale(found))
-    positions = {e.lesson_id: i for i, e in enumerate(index.entries)}
-    stamps = {lesson.id: as_utc(lesson.updated_at) for lesson in lessons}
+    stamps = _recent({lesson.id: as_utc(lesson.updated_at) for lesson in lessons}, started)
     model = found.name if found else None
-    return _Bank(agent_id, epoch, started, model, index, positions, _expiries(index), stamps)
+    return _Bank(agent_id, epoch, started, model, index, _expiries(index), stamps)
 
 
 def lessons_index(
@@ -255,27 +284,27 @@ def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None)
         )
     ).all()
     changed = [row.id for row in recent if bank.stamps.get(row.id) != as_utc(row.updated_at)]
-    stamps = dict(bank.stamps)
-    delta = {entry.lesson_id: entry for entry in bank.delta}
-    if changed:
-        if len(changed) + len(bank.hidden) > DELTA_REBUILD:
-            return None
-        rows = session.execute(_rows_query(bank.agent_id).where(Lesson.id.in_(changed))).all()
-        for lesson in rows:
-            stamps[lesson.id] = as_utc(lesson.updated_at)
-            delta.pop(lesson.id, None)
-        for entry in _entries(rows, found):
-            delta[entry.lesson_id] = entry
-    hidden = bank.hidden | frozenset(changed)
-    entries = tuple(sorted(delta.values(), key=lambda e: e.lesson_id))
     if not changed:
         return replace(bank, epoch=epoch, read_at=started)
-    if len(entries) > DELTA_FOLD:
-        return _folded(bank, epoch, started, stamps, hidden, entries, found)
-    index = AgentIndex(entries, cosine_scale(found))
+    if len(changed) + len(bank.hidden) > DELTA_REBUILD:
+        return None
+    stamps = dict(bank.stamps)
+    rows = session.execute(_rows_query(bank.agent_id).where(Lesson.id.in_(changed))).all()
+    for lesson in rows:
+        stamps[lesson.id] = as_utc(lesson.updated_at)
+    hidden = bank.hidden | frozenset(changed)
+    scale = cosine_scale(found)
+    # the overlay: its entries the changed rows do not replace, and the changed rows' own
+    written = AgentIndex(_entries(rows, found), scale)
+    parts = [(written, np.ones(len(written), bool))]
+    if bank.delta_index is not None:
+        parts.insert(0, (bank.delta_index, ~np.isin(bank.delta_index.ids, changed)))
+    delta = AgentIndex.combined(parts, scale)
+    if len(delta) > DELTA_FOLD:
+        return _folded(bank, epoch, started, stamps, hidden, delta, scale)
     return replace(
-        bank, epoch=epoch, read_at=started, stamps=stamps, hidden=hidden, delta=entries,
-        delta_index=index, delta_expires=_expiries(index),
+        bank, epoch=epoch, read_at=started, stamps=stamps, hidden=hidden, delta_index=delta,
+        delta_expires=_expiries(delta),
     )  # fmt: skip
 
 
@@ -285,20 +314,20 @@ def _folded(
     read_at: datetime,
     stamps: dict[int, datetime],
     hidden: frozenset[int],
-    delta: tuple[Entry, ...],
-    found: Embedder | None,
+    delta: AgentIndex,
+    scale: CosineScale,
 ) -> _Bank:
     """The overlay folded into the kept index, in memory: the entries it did not replace and
-    the overlay's, indexed again (no row read, no vector computed). The overlay is rebuilt on
-    each write, so it is kept small: a write costs at most ``DELTA_FOLD`` entries indexed,
-    and the whole bank once every ``DELTA_FOLD`` changes."""
-    kept = [e for e in bank.index.entries if e.lesson_id not in hidden]
-    entries = sorted([*kept, *delta], key=lambda e: e.lesson_id)
-    index = AgentIndex(entries, cosine_scale(found))
-    positions = {e.lesson_id: i for i, e in enumerate(index.entries)}
+    the overlay's, as one index made of their arrays (no row read, no text indexed again).
+    The overlay is extended on each write, so it is kept small: a write costs its own rows
+    indexed, and the whole bank's arrays are copied once every ``DELTA_FOLD`` changes."""
+    keep = np.ones(len(bank.index), bool)
+    keep[_positions(bank.index, hidden)] = False
+    index = AgentIndex.combined([(bank.index, keep), (delta, np.ones(len(delta), bool))], scale)
     return _Bank(
-        bank.agent_id, epoch, read_at, bank.model, index, positions, _expiries(index), stamps
-    )
+        bank.agent_id, epoch, read_at, bank.model, index, _expiries(index),
+        _recent(stamps, read_at),
+    )  # fmt: skip
 
 
 def agent_view(
@@ -384,12 +413,27 @@ def refresh_kept(agent_id: int, settings: Settings | None = None) -> None:
 
 
 def _keep(key: tuple[str, int], bank: _Bank) -> None:
+    """Keep ``bank`` as the most recently used; drop the least recently used ones past
+    ``MAX_AGENTS`` indexes or ``MAX_KEPT_BYTES`` (never the one just kept)."""
     banks = runtime().piece(_Banks)
     with banks.lock:
         banks.by_agent[key] = bank
         banks.by_agent.move_to_end(key)
-        while len(banks.by_agent) > MAX_AGENTS:
-            banks.by_agent.popitem(last=False)
+        held = sum(kept.nbytes for kept in banks.by_agent.values())
+        while len(banks.by_agent) > 1 and (
+            len(banks.by_agent) > MAX_AGENTS or held > MAX_KEPT_BYTES
+        ):
+            _, dropped = banks.by_agent.popitem(last=False)
+            held -= dropped.nbytes
+
+
+def kept_sizes() -> tuple[int, int]:
+    """(entries, bytes) of the indexes this process keeps (``AgentIndex.nbytes``)."""
+    banks = runtime().piece(_Banks)
+    with banks.lock:
+        kept = list(banks.by_agent.values())
+    entries = sum(len(b.index) + len(b.delta) for b in kept)
+    return entries, sum(b.nbytes for b in kept)
 
 
 def kept_view(url: str, agent_id: int, settings: Settings | None = None) -> View | None:
