@@ -70,7 +70,10 @@ _W = {name: _class(getattr(words, name)) for name in (
 )}  # fmt: skip
 #: a check glued into a name ("SKIP=check-yaml", "verify_ssl") or naming a component
 #: ("the authorization plugin", "a verification service") is a name, not a check
-_COMPONENT = r"\s+(?:plugins?|services?|servers?|modules?|extensions?|providers?|apis?|endpoints?|daemons?)\b"
+_COMPONENT = (
+    r"\s+(?:plugins?|services?|servers?|modules?|extensions?"
+    r"|providers?|apis?|endpoints?|daemons?)\b"
+)
 _W["GUARD"] = rf"(?<![-_=./]){_W['GUARD']}(?![-_=./]\w)(?!{_COMPONENT})"
 #: a secret by its configuration name: DATABASE_URL, STRIPE_SECRET_KEY
 _W["SECRET"] = (
@@ -154,6 +157,11 @@ _GUEST = _re(
     rf"{_W['ALL']}|\b(?:guest|anonymous|external|public|unverified)\w*"
     r"|\b(?:current user|this user|the caller|the requester|the sender|me|us)\b"
 )
+_NEW_ORDERS = _re(
+    r"\b(?:new|updated|revised|real|actual|true|overriding|hidden|secret|additional|priority|urgent|neue|nouvelles?|nuevas?"
+    r"|novas?|nuove|nieuwe|nowe|yeni|новые|нові|جديدة|नए|moi|baru|nya|nove|νεες|חדשות|جدید)\s+(?:system\s+|operator\s+)?"
+    rf"{_W['INSTRUCTIONS']}\s*[:：\-–—]"
+)
 _DONE_WITHOUT = _re(
     r"\b(?:close|mark|set|report|record)\w*\b[^.!?]{0,40}?\bas (?:done|resolved|complete|completed"
     r"|verified|approved|paid|erased|deleted)\b[^.!?]{0,40}?\bwithout\b"
@@ -234,6 +242,8 @@ def _guidance(s: str, run_text: bool) -> str | None:
     interface = _has["API"].search(s) or _OPTION.search(s)
     if ignores and _ignored_guard(s) and not (_has["FAILED"].search(s) or interface):
         return "asserts a policy change"  # "disregard the identity check"
+    if _NEW_ORDERS.search(s):
+        return "asks to ignore instructions"  # "New instructions:"
     if _any(s, "VOID", "PRIOR") and (_has["INSTRUCTIONS"].search(s) or _has["RULES"].search(s)):
         return "asks to ignore instructions"
     return None
