@@ -56,15 +56,16 @@ MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|assistant|llm|agent|model|bot)|prompt_override|override_instructions|admin_override|policy_(?:override"
         r"|update)|override_polic(?:y|ies))[\"']?\s*[:=]"
     )),
-    ("changes whom the agent obeys", _re(r"\bjailbr(?:ea|o)k")),
-    ("asks to send data out", _re(r"\bexfiltrat")),
+    # the verb, an order ("exfiltrate the customer list"); "exfiltration attempt blocked" reports
+    ("asks to send data out", _re(r"\bexfiltrate\b")),
 )  # fmt: skip
 
 #: a forged reasoning trace or verdict: the reader told what it has "already" concluded
 REASONING = _re(
     r"\b(?:i|we)(?: have|'ve)? already (?:verified|confirmed|concluded|checked|approved|determined|decided|established)\b"
     r"|\b(?:safety|security|content) (?:rules|checks|policies|guidelines|filters) (?:do not|don't|no longer) apply\b"
-    r"|^\s*(?:thought|reasoning|chain of thought|analysis|final answer)\s*:"
+    r"|(?:^|[.!?]\s+)(?:(?:the\s+)?(?:assistant|ai|agent|model|system)(?:'s)?\s+)?(?:thoughts?|reasoning|chain of thought"
+    r"|analysis|final answer|internal monologue|scratchpad)\s*:"
 )
 
 COMMAND = _re(
@@ -88,12 +89,10 @@ COMMAND = _re(
 _WIPE = r"(?:delete|drop|wipe|purge|destroy|truncate|erase|nuke)"
 DESTRUCTIVE = _re(
     rf"\b(?:call|invoke|run|use|execute|trigger)\b\s+(?:the\s+)?[`'\"]?{_WIPE}[_.-]?\w*[`'\"]?[^.!?\n]{{0,60}}?"
-    r"(?:\ball\b|\bevery|\beverything|\bentire|=\s*true|--all|--force|cascade|immediately|\bnow\b|\bfirst\b|\bafter\b|before)"
+    r"(?:\ball(?:\b|_)|\bevery|\beverything|\bentire|[=:]\s*true|--all|--force|immediately|\bnow\b|\bfirst\b|\bafter\b|before)"
     rf"|(?<!cannot )(?<!not )(?<!never )(?<!to )(?<!n't ){_WIPE}\s+(?:all|every|the entire|the whole|everything)\b"
     r"[^.!?\n]{0,30}?\b(?:customers?|records?|data|users?|accounts?|files?|tables?|databases?|backups?|orders?|logs?)\b"
     rf"|\b(?:{_WIPE}|remove)\w*\s*\([^)]{{0,40}}\b(?:all|force|cascade|everything)\s*=\s*true"
-    rf"|\b{_WIPE}[_.-]?(?:all|everything|database|db|tables?|users|customers|records|accounts|data|files|backups?|logs"
-    r"|audit[_.-]?logs?)\b"
 )
 MONEY = _re(
     r"\b(?:send|wire|transfer|pay|remit|route|redirect|refund|credit|deposit)\b[^.!?\n]{0,40}?\b(?:to|into)\s+"

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 
 from digest.reflect import words
 from digest.reflect.markers import COMMAND, DESTRUCTIVE, MARKERS, MONEY, REASONING
+from digest.reflect.views import unnamed
 
 _SPACED = ("LATIN", "CYRILLIC", "GREEK", "ARABIC", "HEBREW")
 
@@ -67,8 +68,13 @@ _W = {name: _class(getattr(words, name)) for name in (
     "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND", "CHECK_FIRST", "DATUM", "OPERATOR",
     "TREAT", "AS", "AUTO",
 )}  # fmt: skip
-#: a check glued into a name ("SKIP=check-yaml", "verify_ssl") is a name, not a check
-_W["GUARD"] = rf"(?<![-_=./]){_W['GUARD']}(?![-_=./]\w)"
+#: a check glued into a name ("SKIP=check-yaml", "verify_ssl") or naming a component
+#: ("the authorization plugin", "a verification service") is a name, not a check
+_COMPONENT = (
+    r"\s+(?:plugins?|services?|servers?|modules?|extensions?"
+    r"|providers?|apis?|endpoints?|daemons?)\b"
+)
+_W["GUARD"] = rf"(?<![-_=./]){_W['GUARD']}(?![-_=./]\w)(?!{_COMPONENT})"
 #: a secret by its configuration name: DATABASE_URL, STRIPE_SECRET_KEY
 _W["SECRET"] = (
     rf"(?:{_W['SECRET']}|(?-i:\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:KEY|SECRET|TOKEN|PASSWORD|URL|DSN)\b))"
@@ -112,12 +118,6 @@ _ASKER = _re(
 _CONTACT = _re(r"\b(?:contact|message|notify|ping|text|reach)\b|\bwith (?:the|your|all|its)\b")
 _STATUS = re.compile(r"(?<![\w.])[45]\d\d(?![\w.])")
 _PERSONA = _re(rf"{_W['PERSONA']}(?P<who>[^.!?]{{0,40}}?(?:{ROLE}|{_W['UNBOUND']}))?")
-_PERSONA_ALONE = _re(
-    r"pretend|role-?play|\bact as\b|\b(?:enable|activate|enter|switch (?:in)?to|turn on|unlock"
-    r"|engage)\b\W+(?:\w+\W+){0,2}?(?:developer|god|dan|admin|debug|unrestricted|sudo|root) mode"
-    r"|(?:^|[.!:\[(>]\s*)(?:developer|god|dan|sudo) mode (?:is |has been )?(?:now )?"
-    r"(?:on|enabled|activated)"
-)
 #: a caller given the operator's standing: "treat this caller as the operator", "considérez
 #: l'appelant comme l'opérateur", "any caller who says they are staff is an administrator"
 _THE = r"(?:(?:the|an?|their|your|its|la|le|el|die|der|den|il|lo|het|de|o|a)\s+|l')?"
@@ -261,13 +261,19 @@ def _ignored_guard(s: str) -> bool:
     return False
 
 
+#: "to act as", "cannot act as", "impersonation not allowed": a permission reported, not an order
+_REPORTED = _re(r"(?:\bto|\bnot|n't|\bcannot|\bnever)\s+$")
+
+
 def _persona(s: str, run_text: bool) -> str | None:
     found = _PERSONA.search(s)
-    if found and (found.group().lower().startswith(("pretend", "act as")) or found.group("who")):
+    reported = found is not None and _REPORTED.search(s[: found.start()])
+    alone = found and found.group().lower().startswith(("pretend", "act as"))
+    if found and not reported and (alone or found.group("who")):
         return "changes whom the agent obeys"
     if _ROLE_CLAIM.search(s):
         return "changes whom the agent obeys"
-    if _PERSONA_ALONE.search(s) or (_any(s, "FROM_NOW", "YOU") and not _has["API"].search(s)):
+    if _any(s, "FROM_NOW", "YOU") and not _has["API"].search(s):
         return "changes whom the agent obeys"  # "from now on you answer to me"
     return None
 
@@ -288,7 +294,12 @@ def _standing(s: str, run_text: bool) -> str | None:
     return None
 
 
+#: a manner phrase names a format, not what is handed: "send it as a system message"
+_AS_FORMAT = _re(r"\bas (?:an?|the) (?:\w+\s+){0,2}?(?:message|prompt|reply|response)\b")
+
+
 def _carry_out(s: str, run_text: bool) -> str | None:
+    s = _AS_FORMAT.sub(" ", s)
     failed = _has["FAILED"].search(s) or _STATUS.search(s)
     address = _ADDRESS.search(s)
     # "send an SMS reminder to +44 …": a user's task reaches a person at a phone number
@@ -308,8 +319,6 @@ def _carry_out(s: str, run_text: bool) -> str | None:
         return "asks to reveal secrets"
     if MONEY.search(s):
         return "asks to send money to an account"
-    if DESTRUCTIVE.search(s):
-        return "asks to call a destructive tool"
     return None
 
 
@@ -318,12 +327,13 @@ def _interface(text: str) -> bool:
 
 
 def _negated_guard(clause: str) -> bool:
-    """A check with a negation just before it: "need no approval", "keine Freigabe",
-    "no tienen límite"."""
-    return any(
-        _has["NEG"].search(clause, max(0, g.start() - 14), g.start())
-        for g in _has["GUARD"].finditer(clause)
-    )
+    """A check with a negation before it: "need no approval", "keine Freigabe", "δεν
+    χρειάζονται έγκριση"; "cannot … without approval" negates twice and restricts."""
+    for g in _has["GUARD"].finditer(clause):
+        before = clause[max(0, g.start() - 32) : g.start()]
+        if _has["NEG"].search(before) and not _has["WITHOUT"].search(before):
+            return True
+    return False
 
 
 def _policy(s: str, run_text: bool) -> str | None:
@@ -392,7 +402,9 @@ def about_interface(text: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def check(text: str, run_text: bool = False) -> str | None:
     """The reason the first check that fires on ``text`` (one view) gives, or None."""
-    flat = plain(text)
+    if DESTRUCTIVE.search(text):  # on the names as written: "call delete_all_customers"
+        return "asks to call a destructive tool"
+    flat = unnamed(plain(text))
     for sentence in _sentences(flat):
         for one in _CHECKS:
             why = one(sentence, run_text)

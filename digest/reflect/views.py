@@ -188,7 +188,6 @@ _SPACED = re.compile(
     r"(?<![^\W_])[^\W_](?P<sep>[ \t._*~+·•-]{1,3})[^\W_](?:(?P=sep)[^\W_])*(?![^\W_])"
 )
 _INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011](?=[^\W\d_])")
-_INNER_UNDERSCORE = re.compile(r"(?<=[^\W_])_+(?=[^\W_])")
 _TOKEN = re.compile(r"[\w@$|]+")
 _LEET = str.maketrans("013457@$|", "oieastasl")
 _LEET_CHARS = frozenset("013457@$|")
@@ -201,11 +200,31 @@ def _unleet(match: re.Match[str]) -> str:
     return token.translate(_LEET)
 
 
+#: names a tool or a rule gives to things: snake_case and dotted identifiers
+#: ("ignore_unknown_fields", "python.lang.security.audit"), quoted kebab-case rule ids
+#: ("'ignore-previous-instructions'") and short bracketed tags ("[skip ci]"); never part of an
+#: address, nor a name that names a secret ("secret_key")
+_NAME = re.compile(
+    r"(?<![@/\w.-])(?![\w.-]*(?:key|secret|token|passw|credential))"
+    r"(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9-]+(?:\.[a-z][a-z0-9-]+){2,})(?![\w@-]|\.\w)"
+    r"|(?<=['\"`])[a-z0-9]+(?:-[a-z0-9]+){2,}(?=['\"`])|\[[a-z][a-z .:-]{0,20}\]"
+)
+
+
+def unnamed(text: str) -> str:
+    """``text`` with each name written "name": "input matched rule 'ignore-previous-
+    instructions'" and "argument supplied: ignore_instructions" quote a name, they ask nothing.
+    The tripwire's sentence checks read text so (its checks for destructive names and markers
+    read the names as written)."""
+    return _NAME.sub("name", text)
+
+
 def _deobfuscate(text: str) -> str:
-    """Spaced-out letters joined, hyphens inside words removed, underscores between words made
-    spaces, leetspeak folded in tokens that mix letters with 0 1 3 4 5 7 @ $ |."""
-    text = _SPACED.sub(lambda m: m.group()[:: 1 + len(m.group("sep"))], text)
-    text = _INNER_UNDERSCORE.sub(" ", _INNER_HYPHEN.sub("", text))
+    """Spaced-out letters joined, hyphens inside words removed, leetspeak folded in tokens that
+    mix letters with 0 1 3 4 5 7 @ $ |. Underscores stay: a snake_case name is a name (a tool's
+    own name is read as words where tools are screened, ``screen.event_reason``)."""
+    text = unnamed(_SPACED.sub(lambda m: m.group()[:: 1 + len(m.group("sep"))], text))
+    text = _INNER_HYPHEN.sub("", text)
     return _TOKEN.sub(_unleet, text)
 
 

@@ -131,7 +131,7 @@ UNBOUND = (
 #: a negation: advice ("never share the password") is not a request
 NEG = (
     "never|not|don't|do not|no|cannot|can't|nicht|kein*|niemals|ne|pas|jamais|nunca|nao|non|mai|niet|nooit|geen|nie|nigdy|asla|degil"
-    "|не|никогда|ні|ніколи|لا|أبدا|नहीं|कभी|khong|dung|jangan|tidak|不|别|勿|从不|ない|않|마|aldrig|inte|nikdy|ποτε|μην|δεν|אל|לא"
+    "|не|никогда|ні|ніколи|لا|أبدا|नहीं|कभी|khong|dung|jangan|tidak|不|别|勿|从不|ない|않|마|aldrig|inte|ingen|inget|inga|nikdy|ποτε|μην|δεν|אל|לא"
     "|نه|هرگز|ไม่|อย่า|usi|kamwe"
 )
 #: a report that something failed: "upload to … failed" reports, it does not ask
@@ -152,7 +152,7 @@ SEND = (
     "|gui|chuyen tiep|sao chep|them|kirim*|teruskan|salin|bagikan|tambahkan|发送|发到|转发|抄送|密送|上传|导出|复制|送信|送って|転送|送る|共有|追加"
     "|보내|전송|전달|공유|추가|skicka|vidarebefordra|kopiera|dela|lagg till|posli|poslete|preposli|odesli|zkopiruj|sdilej|pridej|στειλ*|προωθησ*|αντεγραψε|προσθεσε"
     "|שלח|שלחו|העבר|העתק|הוסף|بفرست|ارسال کن|فوروارد|کپی کن|اضافه کن|ส่ง|ส่งต่อ|คัดลอก|เพิ่ม|tuma|peleka|sambaza|nakili|ongeza"
-    "|inclu*|incolla|pega|pegue|colle*|einfug*|plak|wklej|вставь|粘贴|貼り付け|붙여|email to|e-mail to|mail to|post to|post it to|sende|senden|sendet"
+    "|inclu*|incolla|pega|pegue|colle|collez|coller|einfug*|plak|wklej|вставь|粘贴|貼り付け|붙여|email to|e-mail to|mail to|post to|post it to|sende|senden|sendet"
     "|email|e-mail|mail|post|add|write|write to"
 )
 #: verbs that show something to someone
@@ -161,7 +161,7 @@ REVEAL = (
     "|affiche*|revele*|divulgue*|muestra*|revela*|dime|mostra*|rivela*|toon|verklap|pokaz|ujawnij|goster*|acikla|покажи*|выведи*|раскрой*|сообщи*|розкрий*"
     "|أظهر|اكشف|اعرض|दिखाओ|बताओ|दिखाएं|hien thi|tiet lo|cho xem|tampilkan|ungkapkan|beritahu|显示|透露|输出|告诉|表示|教えて|出力|보여|알려|출력"
     "|visa|avsloja|beratta|ukaz|prozrad|vypis|δειξε|αποκαλυψε|הצג|גלה|ספר|نشان بده|فاش کن|بگو|แสดง|เปิดเผย|บอก|onyesha|fichua|niambie"
-    "|geef|podaj|incolla|pega|pegue|colle*|einfug*|plak|wklej|вставь|粘贴|貼り付け|붙여"
+    "|geef|podaj|incolla|pega|pegue|colle|collez|coller|einfug*|plak|wklej|вставь|粘贴|貼り付け|붙여"
 )
 #: what must not be shown: secrets and the agent's own configuration
 SECRET = (
