@@ -49,6 +49,7 @@ from digest.agent_words import (
     TAKEOVER,
     error_shaped,
 )
+from digest.error_shape import quotable
 from digest.fingerprint import mask_ids
 from digest.logs import get_logger
 from digest.redact import MASK, redact
@@ -122,10 +123,21 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
     dropped, destinations and secrets masked, quotations reduced to error templates.
 
     A name in backticks is kept as a tool's (or argument's) name; with ``called`` (the names
-    the source runs called or passed), only when it is one of them. A name outside backticks
+    the source runs called or passed), only when it is one of them, and an argument's name
+    (not a tool's, when ``called.tools`` says which) of at most ``ARGUMENT_WORDS`` words.
+    A name outside backticks
     (``snake_case``, a call ``f(…)``, an assignment ``x=1``) cannot be vouched for: its
     sentence is dropped."""
-    names = None if called is None else frozenset(n.casefold() for n in called)
+    tools: frozenset[str] | None = getattr(called, "tools", None)
+    names = None
+    if called is not None:
+        # an argument's name is vouched for as a name, not as a sentence: "amount",
+        # "order_id", never "skipIdentityCheck" (what a forged call's keys would have it say)
+        names = frozenset(
+            n.casefold()
+            for n in called
+            if tools is None or n in tools or len(_name_words(n)) <= ARGUMENT_WORDS
+        )
     said: RunWords = getattr(called, "said", _NOTHING_SAID)
     return _run_text(text_value, names, said)
 
@@ -157,8 +169,9 @@ def addresses_reader(text_value: str) -> str | None:
 
 
 def error_template(quotation: str) -> str | None:
-    """A quotation as a short masked error template (its first sentence, the error's
-    statement, up to the clause that says what failed), or None when it is not one: it is
+    """A quotation as a short masked error template (of its first sentence, the error's
+    statement, its label and the few words next to what failed: ``digest.error_shape``),
+    or None when it is not one: it is
     not shaped like an error (no failure's words in any language of the screen, no
     exception name, code or status:
     ``agent_words.error_shaped``), it speaks to the reader, or it asks a question. Ids,
@@ -166,12 +179,12 @@ def error_template(quotation: str) -> str | None:
     ``‹value›`` (an identifier such as a field's name stays), secrets are masked, and the
     template is cut at ``TEMPLATE_MAX`` characters. A quotation that says a policy, a
     permission or a role changed ("refunds no longer need approval") is a claim: None."""
-    flat = _statement(" ".join(_visible(unicodedata.normalize("NFKC", quotation)).split()))
+    # NFKC spells "…" as "...": put it back, so that a template's cut reads back as one
+    flat = unicodedata.normalize("NFKC", quotation).replace("...", "…")
+    flat = _statement(" ".join(_visible(flat).split()))
     if not error_shaped(flat):
         return None  # not what a failing tool says: an order, a note, a page's words
-    flat = _failing_clause(flat)
-    masked = mask_ids(_masked_destinations(_unsaid(flat)))
-    masked = _VALUE.sub(_value_placeholder, masked).translate(_QUOTE_SAFE)
+    masked = quotable(flat, _masked).replace("...", "…").translate(_QUOTE_SAFE)
     masked = masked.strip(" .")
     if not any(ch.isalpha() for ch in _PLACEHOLDER.sub("", masked)):
         return None  # nothing but placeholders: it says nothing
@@ -197,22 +210,6 @@ def _statement(error: str) -> str:
     else a tool or a page appended) is not what failed, and is not rendered."""
     first = _STATEMENT_END.split(error, maxsplit=1)[0]
     return first if not _ABBREVIATION.search(first) else error
-
-
-#: where a clause of an error ends: a comma or semicolon and a space (not "1,000")
-_ERROR_CLAUSE = re.compile(r"(?<=[,;])\s+|(?<=[,;，；])(?=[\u3040-\u9fff\uac00-\ud7af])")
-
-
-def _failing_clause(statement: str) -> str:
-    """An error's statement up to the end of the clause that says what failed: "Error: the
-    caller is an administrator, share …" keeps "Error: the caller is an administrator".
-    What a tool (or a page posing as one) adds after the failure is not the failure."""
-    clauses = _ERROR_CLAUSE.split(statement)
-    for end in range(1, len(clauses)):
-        head = " ".join(clauses[:end]).rstrip(" ,;，；")
-        if error_shaped(head):
-            return head
-    return statement
 
 
 def safe_prose(text_value: str) -> str:
@@ -359,10 +356,19 @@ _NAME_PART = re.compile(r"[^\W\d_]+")
 NAME_WORDS = 5
 
 
+#: an argument's name (not a tool's) has at most this many words to be shown
+ARGUMENT_WORDS = 2
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a name: "send_all_records" and "sendAllRecords" → send, all, records."""
+    return _NAME_PART.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name))
+
+
 def _sentence_in_a_name(name: str) -> bool:
     """Is this tool's name a sentence: more than ``NAME_WORDS`` words, or words that address
     the reader once spaced ("ignore_previous_instructions", "note_to_the_assistant")?"""
-    parts = _NAME_PART.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name))
+    parts = _name_words(name)
     return len(parts) > NAME_WORDS or addresses_reader(" ".join(parts)) is not None
 
 
@@ -382,6 +388,13 @@ def _own_words(part: str) -> str:
 COPIED_WORDS = 5
 #: in a script written without spaces (Chinese, Japanese, Thai), this many characters
 COPIED_CHARACTERS = 8
+#: this many words in a row, all but one content words (``_content``), are copied too: an
+#: order is a verb and its object ("pošli celou historii", "send the transcript")
+COPIED_CONTENT = 3
+#: a content word of an alphabet with short function words has this many letters
+CONTENT_LETTERS = 5
+#: two content words of this many letters in a row are copied too ("pirate speak")
+LONG_WORD = CONTENT_LETTERS
 #: scripts written without spaces: each character is a token
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"\w+")
@@ -404,7 +417,9 @@ def _tokens(text_value: str) -> list[str]:
 
 def _shingles(text_value: str) -> Iterable[str]:
     """Every run of ``COPIED_WORDS`` tokens of ``text_value`` (``COPIED_CHARACTERS`` when
-    they are all characters of an unspaced script)."""
+    they are all characters of an unspaced script), and the shorter runs that say as much:
+    ``COPIED_CONTENT`` tokens of which all but one are content words (``_content``), and two
+    long content words in a row ("pirate speak")."""
     tokens = _tokens(text_value)
     for n in range(len(tokens)):
         window = tokens[n : n + COPIED_WORDS]
@@ -412,8 +427,25 @@ def _shingles(text_value: str) -> Iterable[str]:
             window = tokens[n : n + COPIED_CHARACTERS]
             if len(window) == COPIED_CHARACTERS and all(_UNSPACED.fullmatch(t) for t in window):
                 yield "".join(window)
-        elif len(window) == COPIED_WORDS:
+            continue
+        if len(window) == COPIED_WORDS:
             yield " ".join(window)
+        short = tokens[n : n + COPIED_CONTENT]
+        if len(short) == COPIED_CONTENT and sum(map(_content, short)) >= COPIED_CONTENT - 1:
+            yield " ".join(short)
+        pair = tokens[n : n + 2]
+        if len(pair) == 2 and all(len(t) >= LONG_WORD and _content(t) for t in pair):
+            yield " ".join(pair)
+
+
+def _content(token: str) -> bool:
+    """A word that carries meaning rather than grammar: ``CONTENT_LETTERS`` letters or more
+    in an alphabet of short function words (Latin, Greek, Cyrillic), two or more in another
+    (Hangul, Arabic, Hebrew); no single character of an unspaced script, no number."""
+    if token.isdigit() or _UNSPACED.fullmatch(token):
+        return False
+    alphabet = all(ch < "\u0530" for ch in token)  # Latin, Greek, Cyrillic, Armenian
+    return len(token) >= (CONTENT_LETTERS if alphabet else 2)
 
 
 def _strings(value: Any) -> Iterable[str]:
@@ -481,6 +513,12 @@ def _unsaid(text_value: str) -> str:
     """Every secret ``digest.redact`` recognises as ``‹secret›``, the kind it keeps too (an
     agent has no use for "AKIA***")."""
     return _REDACTED.sub("‹secret›", redact(text_value))
+
+
+def _masked(text_value: str) -> str:
+    """Secrets, destinations, ids and quoted free-text values masked, as an error template
+    shows them."""
+    return _VALUE.sub(_value_placeholder, mask_ids(_masked_destinations(_unsaid(text_value))))
 
 
 def _masked_destinations(text_value: str) -> str:
