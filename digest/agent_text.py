@@ -9,7 +9,8 @@ an agent reads of it only:
   chat role marker such as ``SYSTEM:`` or ``[INST]``, or takes over: "from now on", "ignore
   the rules", "act as"; ``digest.agent_words``);
 - tool names in backticks (an identifier, never a sentence);
-- «…» quotations only as short masked error templates, and only when shaped like an error
+- «…» quotations only as short masked error templates (an error's label and the few words
+  next to what failed: ``digest.error_shape``), and only when shaped like an error
   (a failure's words, an exception's name, a code or a status): ids, numbers, dates, paths, e-mails,
   URLs and quoted free-text values become placeholders (``digest.fingerprint.mask_ids``),
   secrets are masked (``digest.redact``), and a quotation that addresses the reader, asks a
@@ -17,10 +18,11 @@ an agent reads of it only:
   not an error: its whole sentence is dropped;
 - never an address, URL, e-mail, phone or account number, or secret, quoted or not;
 - never the run's own words as the judge's: a sentence whose words outside quotations copy
-  ``COPIED_WORDS`` words in a row from what its runs carried (task, errors, outputs,
-  arguments, summary: ``run_words``, known when the caller passes the runs' names as
-  ``digest.lessons.called.RunNames``) is run text written as advice, whatever judge wrote it,
-  and is dropped.
+  what its runs carried (task, errors, outputs, arguments, summary: five words in a row, or
+  three that are mostly content words, or two long ones; ``digest.run_words``, known when
+  the caller passes the runs' names as ``digest.lessons.called.RunNames``) is run text
+  written as advice, whatever judge wrote it, and is dropped;
+- an argument's name only when it is a name, not a sentence (``ARGUMENT_WORDS``).
 
 A lesson left with no correction to say is not rendered at all (``lesson_not_rendered`` is
 logged). Trusted lessons (an owner's answers and rules, operator edits) render as they are.
@@ -35,9 +37,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from digest.agent_words import (
     ADDRESS_CONTROL,
@@ -54,6 +55,7 @@ from digest.fingerprint import mask_ids
 from digest.logs import get_logger
 from digest.redact import MASK, redact
 from digest.reversal import speaks_of_policy, states_reversal
+from digest.run_words import NOTHING_SAID, RunWords, copies
 from digest.text import DESTINATION, destination_placeholder
 
 log = get_logger("digest.agent_text")
@@ -138,7 +140,7 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
             for n in called
             if tools is None or n in tools or len(_name_words(n)) <= ARGUMENT_WORDS
         )
-    said: RunWords = getattr(called, "said", _NOTHING_SAID)
+    said: RunWords = getattr(called, "said", NOTHING_SAID)
     return _run_text(text_value, names, said)
 
 
@@ -264,6 +266,7 @@ _QUOTE = re.compile(
     r"|(?<![\w'])'[^'\s]*\s[^'\n]*'(?![\w'])"
 )
 _OPENERS = '«“„"「『`'
+_CLOSERS = "»”」』"
 _ENDS = (".", "!", "?", "…", "。", "！", "？", "؟")
 #: the words before a quotation that introduce it ("failed with", "while working on")
 INTRODUCTION = 4
@@ -321,8 +324,10 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
     parts = _QUOTE.split(sentence)
     quotes = _QUOTE.findall(sentence)
     words = " ".join(parts)
-    if any(ch in words for ch in _OPENERS):
-        return None  # a quotation opened and never closed: nothing tells data from words
+    if any(ch in words for ch in _OPENERS) or any(ch in words for ch in _CLOSERS):
+        # a quotation opened and never closed, or closed and never opened (a title cut from
+        # inside one): nothing tells data from words
+        return None
     if said and any(copies(part, said) for part in parts):
         return None  # the run's words written as the judge's: run text, not advice
     if _CODE_LIKE.search(words):
@@ -380,98 +385,6 @@ def _own_words(part: str) -> str:
         return part
     lead, tail = part[: len(part) - len(part.lstrip())], part[len(part.rstrip()) :]
     return f"{lead}{mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)}{tail}"
-
-
-# --- the runs' own words -------------------------------------------------------------------------
-
-#: this many words in a row, shared with the runs' text, are copied run text, not the judge's
-COPIED_WORDS = 5
-#: in a script written without spaces (Chinese, Japanese, Thai), this many characters
-COPIED_CHARACTERS = 8
-#: this many words in a row, all but one content words (``_content``), are copied too: an
-#: order is a verb and its object ("pošli celou historii", "send the transcript")
-COPIED_CONTENT = 3
-#: a content word of an alphabet with short function words has this many letters
-CONTENT_LETTERS = 5
-#: two content words of this many letters in a row are copied too ("pirate speak")
-LONG_WORD = CONTENT_LETTERS
-#: scripts written without spaces: each character is a token
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_WORD = re.compile(r"\w+")
-
-#: the words of a lesson's runs, as shingles (``run_words``)
-RunWords = frozenset[str]
-_NOTHING_SAID: RunWords = frozenset()
-
-
-def _tokens(text_value: str) -> list[str]:
-    folded = unicodedata.normalize("NFKC", text_value).casefold()
-    out: list[str] = []
-    for word in _WORD.findall(folded):
-        if _UNSPACED.search(word):
-            out += [piece for piece in re.split(f"({_UNSPACED.pattern})", word) if piece]
-        else:
-            out.append(word)
-    return out
-
-
-def _shingles(text_value: str) -> Iterable[str]:
-    """Every run of ``COPIED_WORDS`` tokens of ``text_value`` (``COPIED_CHARACTERS`` when
-    they are all characters of an unspaced script), and the shorter runs that say as much:
-    ``COPIED_CONTENT`` tokens of which all but one are content words (``_content``), and two
-    long content words in a row ("pirate speak")."""
-    tokens = _tokens(text_value)
-    for n in range(len(tokens)):
-        window = tokens[n : n + COPIED_WORDS]
-        if all(_UNSPACED.fullmatch(t) for t in window):
-            window = tokens[n : n + COPIED_CHARACTERS]
-            if len(window) == COPIED_CHARACTERS and all(_UNSPACED.fullmatch(t) for t in window):
-                yield "".join(window)
-            continue
-        if len(window) == COPIED_WORDS:
-            yield " ".join(window)
-        short = tokens[n : n + COPIED_CONTENT]
-        if len(short) == COPIED_CONTENT and sum(map(_content, short)) >= COPIED_CONTENT - 1:
-            yield " ".join(short)
-        pair = tokens[n : n + 2]
-        if len(pair) == 2 and all(len(t) >= LONG_WORD and _content(t) for t in pair):
-            yield " ".join(pair)
-
-
-def _content(token: str) -> bool:
-    """A word that carries meaning rather than grammar: ``CONTENT_LETTERS`` letters or more
-    in an alphabet of short function words (Latin, Greek, Cyrillic), two or more in another
-    (Hangul, Arabic, Hebrew); no single character of an unspaced script, no number."""
-    if token.isdigit() or _UNSPACED.fullmatch(token):
-        return False
-    alphabet = all(ch < "\u0530" for ch in token)  # Latin, Greek, Cyrillic, Armenian
-    return len(token) >= (CONTENT_LETTERS if alphabet else 2)
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key)
-            yield from _strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-
-
-def run_words(payloads: Iterable[Any]) -> RunWords:
-    """What runs carried (every string of their events' payloads: task, errors, outputs,
-    arguments, summary), as the shingles ``copies`` looks for."""
-    return frozenset(
-        s for payload in payloads for text in _strings(payload) for s in _shingles(text)
-    )
-
-
-def copies(text_value: str, said: RunWords) -> bool:
-    """Does ``text_value`` copy ``COPIED_WORDS`` words in a row (``COPIED_CHARACTERS`` of an
-    unspaced script) from the runs' words ``said``?"""
-    return any(s in said for s in _shingles(text_value))
 
 
 # --- masks ---------------------------------------------------------------------------------------

@@ -186,8 +186,8 @@ def test_the_judges_words_may_not_copy_its_runs_text() -> None:
     """Run text written as the judge's own advice (five words in a row, or eight characters
     of an unspaced script) is dropped, whatever judge wrote it; a quoted error template and
     the judge's own wording stay."""
-    from digest.agent_text import run_words
     from digest.lessons.called import RunNames
+    from digest.run_words import run_words
 
     runs = [
         {

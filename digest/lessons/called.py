@@ -5,7 +5,7 @@ its runs called that tool or passed that argument (its events' ``tool_calls``). 
 these names with the lesson: the learning document from all of its runs, pitfalls (on the
 agent's turn) from its few latest.
 
-With the names come the runs' own words (``RunNames.said``, ``digest.agent_text.run_words``):
+With the names come the runs' own words (``RunNames.said``, ``digest.run_words.run_words``):
 what the judge may not copy as its own words, and where an error it quotes must come from.
 """
 
@@ -17,14 +17,14 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from digest.agent_text import RunWords, run_words
 from digest.models import Event, LessonEvidence
+from digest.run_words import RunWords, run_words
 
 
 class RunNames(frozenset[str]):
     """The names a lesson's runs called or passed, ``tools``: those of them the runs called
     as tools (the rest are argument names), and ``said``: the words those runs carried
-    (``digest.agent_text.RunWords``), which a rendering of the lesson may not copy."""
+    (``digest.run_words.RunWords``), which a rendering of the lesson may not copy."""
 
     said: RunWords
     tools: frozenset[str] | None
