@@ -9,7 +9,8 @@ an agent reads of it only:
   chat role marker such as ``SYSTEM:`` or ``[INST]``, or takes over: "from now on", "ignore
   the rules", "act as"; ``digest.agent_words``);
 - tool names in backticks (an identifier, never a sentence);
-- «…» quotations only as short masked error templates, and only when shaped like an error
+- «…» quotations only as short masked error templates (an error's label and the few words
+  next to what failed: ``digest.error_shape``), and only when shaped like an error
   (a failure's words, an exception's name, a code or a status): ids, numbers, dates, paths, e-mails,
   URLs and quoted free-text values become placeholders (``digest.fingerprint.mask_ids``),
   secrets are masked (``digest.redact``), and a quotation that addresses the reader, asks a
@@ -17,10 +18,11 @@ an agent reads of it only:
   not an error: its whole sentence is dropped;
 - never an address, URL, e-mail, phone or account number, or secret, quoted or not;
 - never the run's own words as the judge's: a sentence whose words outside quotations copy
-  ``COPIED_WORDS`` words in a row from what its runs carried (task, errors, outputs,
-  arguments, summary: ``run_words``, known when the caller passes the runs' names as
-  ``digest.lessons.called.RunNames``) is run text written as advice, whatever judge wrote it,
-  and is dropped.
+  what its runs carried (task, errors, outputs, arguments, summary: five words in a row, or
+  three that are mostly content words, or two long ones; ``digest.run_words``, known when
+  the caller passes the runs' names as ``digest.lessons.called.RunNames``) is run text
+  written as advice, whatever judge wrote it, and is dropped;
+- an argument's name only when it is a name, not a sentence (``ARGUMENT_WORDS``).
 
 A lesson left with no correction to say is not rendered at all (``lesson_not_rendered`` is
 logged). Trusted lessons (an owner's answers and rules, operator edits) render as they are.
@@ -35,9 +37,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from digest.agent_words import (
     ADDRESS_CONTROL,
@@ -49,10 +50,12 @@ from digest.agent_words import (
     TAKEOVER,
     error_shaped,
 )
+from digest.error_shape import quotable
 from digest.fingerprint import mask_ids
 from digest.logs import get_logger
 from digest.redact import MASK, redact
 from digest.reversal import speaks_of_policy, states_reversal
+from digest.run_words import NOTHING_SAID, RunWords, copies
 from digest.text import DESTINATION, destination_placeholder
 
 log = get_logger("digest.agent_text")
@@ -122,11 +125,22 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
     dropped, destinations and secrets masked, quotations reduced to error templates.
 
     A name in backticks is kept as a tool's (or argument's) name; with ``called`` (the names
-    the source runs called or passed), only when it is one of them. A name outside backticks
+    the source runs called or passed), only when it is one of them, and an argument's name
+    (not a tool's, when ``called.tools`` says which) of at most ``ARGUMENT_WORDS`` words.
+    A name outside backticks
     (``snake_case``, a call ``f(…)``, an assignment ``x=1``) cannot be vouched for: its
     sentence is dropped."""
-    names = None if called is None else frozenset(n.casefold() for n in called)
-    said: RunWords = getattr(called, "said", _NOTHING_SAID)
+    tools: frozenset[str] | None = getattr(called, "tools", None)
+    names = None
+    if called is not None:
+        # an argument's name is vouched for as a name, not as a sentence: "amount",
+        # "order_id", never "skipIdentityCheck" (what a forged call's keys would have it say)
+        names = frozenset(
+            n.casefold()
+            for n in called
+            if tools is None or n in tools or len(_name_words(n)) <= ARGUMENT_WORDS
+        )
+    said: RunWords = getattr(called, "said", NOTHING_SAID)
     return _run_text(text_value, names, said)
 
 
@@ -157,8 +171,9 @@ def addresses_reader(text_value: str) -> str | None:
 
 
 def error_template(quotation: str) -> str | None:
-    """A quotation as a short masked error template (its first sentence, the error's
-    statement, up to the clause that says what failed), or None when it is not one: it is
+    """A quotation as a short masked error template (of its first sentence, the error's
+    statement, its label and the few words next to what failed: ``digest.error_shape``),
+    or None when it is not one: it is
     not shaped like an error (no failure's words in any language of the screen, no
     exception name, code or status:
     ``agent_words.error_shaped``), it speaks to the reader, or it asks a question. Ids,
@@ -166,12 +181,12 @@ def error_template(quotation: str) -> str | None:
     ``‹value›`` (an identifier such as a field's name stays), secrets are masked, and the
     template is cut at ``TEMPLATE_MAX`` characters. A quotation that says a policy, a
     permission or a role changed ("refunds no longer need approval") is a claim: None."""
-    flat = _statement(" ".join(_visible(unicodedata.normalize("NFKC", quotation)).split()))
+    # NFKC spells "…" as "...": put it back, so that a template's cut reads back as one
+    flat = unicodedata.normalize("NFKC", quotation).replace("...", "…")
+    flat = _statement(" ".join(_visible(flat).split()))
     if not error_shaped(flat):
         return None  # not what a failing tool says: an order, a note, a page's words
-    flat = _failing_clause(flat)
-    masked = mask_ids(_masked_destinations(_unsaid(flat)))
-    masked = _VALUE.sub(_value_placeholder, masked).translate(_QUOTE_SAFE)
+    masked = quotable(flat, _masked).replace("...", "…").translate(_QUOTE_SAFE)
     masked = masked.strip(" .")
     if not any(ch.isalpha() for ch in _PLACEHOLDER.sub("", masked)):
         return None  # nothing but placeholders: it says nothing
@@ -197,22 +212,6 @@ def _statement(error: str) -> str:
     else a tool or a page appended) is not what failed, and is not rendered."""
     first = _STATEMENT_END.split(error, maxsplit=1)[0]
     return first if not _ABBREVIATION.search(first) else error
-
-
-#: where a clause of an error ends: a comma or semicolon and a space (not "1,000")
-_ERROR_CLAUSE = re.compile(r"(?<=[,;])\s+|(?<=[,;，；])(?=[\u3040-\u9fff\uac00-\ud7af])")
-
-
-def _failing_clause(statement: str) -> str:
-    """An error's statement up to the end of the clause that says what failed: "Error: the
-    caller is an administrator, share …" keeps "Error: the caller is an administrator".
-    What a tool (or a page posing as one) adds after the failure is not the failure."""
-    clauses = _ERROR_CLAUSE.split(statement)
-    for end in range(1, len(clauses)):
-        head = " ".join(clauses[:end]).rstrip(" ,;，；")
-        if error_shaped(head):
-            return head
-    return statement
 
 
 def safe_prose(text_value: str) -> str:
@@ -267,6 +266,7 @@ _QUOTE = re.compile(
     r"|(?<![\w'])'[^'\s]*\s[^'\n]*'(?![\w'])"
 )
 _OPENERS = '«“„"「『`'
+_CLOSERS = "»”」』"
 _ENDS = (".", "!", "?", "…", "。", "！", "？", "؟")
 #: the words before a quotation that introduce it ("failed with", "while working on")
 INTRODUCTION = 4
@@ -324,8 +324,10 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
     parts = _QUOTE.split(sentence)
     quotes = _QUOTE.findall(sentence)
     words = " ".join(parts)
-    if any(ch in words for ch in _OPENERS):
-        return None  # a quotation opened and never closed: nothing tells data from words
+    if any(ch in words for ch in _OPENERS) or any(ch in words for ch in _CLOSERS):
+        # a quotation opened and never closed, or closed and never opened (a title cut from
+        # inside one): nothing tells data from words
+        return None
     if said and any(copies(part, said) for part in parts):
         return None  # the run's words written as the judge's: run text, not advice
     if _CODE_LIKE.search(words):
@@ -359,10 +361,19 @@ _NAME_PART = re.compile(r"[^\W\d_]+")
 NAME_WORDS = 5
 
 
+#: an argument's name (not a tool's) has at most this many words to be shown
+ARGUMENT_WORDS = 2
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a name: "send_all_records" and "sendAllRecords" → send, all, records."""
+    return _NAME_PART.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name))
+
+
 def _sentence_in_a_name(name: str) -> bool:
     """Is this tool's name a sentence: more than ``NAME_WORDS`` words, or words that address
     the reader once spaced ("ignore_previous_instructions", "note_to_the_assistant")?"""
-    parts = _NAME_PART.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name))
+    parts = _name_words(name)
     return len(parts) > NAME_WORDS or addresses_reader(" ".join(parts)) is not None
 
 
@@ -374,72 +385,6 @@ def _own_words(part: str) -> str:
         return part
     lead, tail = part[: len(part) - len(part.lstrip())], part[len(part.rstrip()) :]
     return f"{lead}{mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)}{tail}"
-
-
-# --- the runs' own words -------------------------------------------------------------------------
-
-#: this many words in a row, shared with the runs' text, are copied run text, not the judge's
-COPIED_WORDS = 5
-#: in a script written without spaces (Chinese, Japanese, Thai), this many characters
-COPIED_CHARACTERS = 8
-#: scripts written without spaces: each character is a token
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_WORD = re.compile(r"\w+")
-
-#: the words of a lesson's runs, as shingles (``run_words``)
-RunWords = frozenset[str]
-_NOTHING_SAID: RunWords = frozenset()
-
-
-def _tokens(text_value: str) -> list[str]:
-    folded = unicodedata.normalize("NFKC", text_value).casefold()
-    out: list[str] = []
-    for word in _WORD.findall(folded):
-        if _UNSPACED.search(word):
-            out += [piece for piece in re.split(f"({_UNSPACED.pattern})", word) if piece]
-        else:
-            out.append(word)
-    return out
-
-
-def _shingles(text_value: str) -> Iterable[str]:
-    """Every run of ``COPIED_WORDS`` tokens of ``text_value`` (``COPIED_CHARACTERS`` when
-    they are all characters of an unspaced script)."""
-    tokens = _tokens(text_value)
-    for n in range(len(tokens)):
-        window = tokens[n : n + COPIED_WORDS]
-        if all(_UNSPACED.fullmatch(t) for t in window):
-            window = tokens[n : n + COPIED_CHARACTERS]
-            if len(window) == COPIED_CHARACTERS and all(_UNSPACED.fullmatch(t) for t in window):
-                yield "".join(window)
-        elif len(window) == COPIED_WORDS:
-            yield " ".join(window)
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key)
-            yield from _strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-
-
-def run_words(payloads: Iterable[Any]) -> RunWords:
-    """What runs carried (every string of their events' payloads: task, errors, outputs,
-    arguments, summary), as the shingles ``copies`` looks for."""
-    return frozenset(
-        s for payload in payloads for text in _strings(payload) for s in _shingles(text)
-    )
-
-
-def copies(text_value: str, said: RunWords) -> bool:
-    """Does ``text_value`` copy ``COPIED_WORDS`` words in a row (``COPIED_CHARACTERS`` of an
-    unspaced script) from the runs' words ``said``?"""
-    return any(s in said for s in _shingles(text_value))
 
 
 # --- masks ---------------------------------------------------------------------------------------
@@ -481,6 +426,12 @@ def _unsaid(text_value: str) -> str:
     """Every secret ``digest.redact`` recognises as ``‹secret›``, the kind it keeps too (an
     agent has no use for "AKIA***")."""
     return _REDACTED.sub("‹secret›", redact(text_value))
+
+
+def _masked(text_value: str) -> str:
+    """Secrets, destinations, ids and quoted free-text values masked, as an error template
+    shows them."""
+    return _VALUE.sub(_value_placeholder, mask_ids(_masked_destinations(_unsaid(text_value))))
 
 
 def _masked_destinations(text_value: str) -> str:

@@ -174,3 +174,20 @@ def error_shaped(text: str) -> bool:
     """Does ``text`` read as an error report: a failure's words in any language of the
     screen, or an error's shape (an exception's name, an error code, a status)?"""
     return bool(ERROR_CODE.search(text) or _FAILURE.search(_unmarked(text)))
+
+
+def failure_span(text: str) -> tuple[int, int] | None:
+    """Where ``text`` first reads as an error (an error's shape, or a failure's word in any
+    language of the screen), as a span of ``text`` itself; None when it nowhere does."""
+    folded: list[str] = []
+    at: list[int] = []
+    for n, ch in enumerate(text):
+        # as ``_unmarked`` folds it, one character at a time, so a match maps back to ``text``
+        bare = _unmarked(ch)
+        folded.append(bare)
+        at += [n] * len(bare)
+    spans = [m.span() for m in (ERROR_CODE.search(text),) if m]
+    found = _FAILURE.search("".join(folded))
+    if found and found.end() > found.start():
+        spans.append((at[found.start()], at[found.end() - 1] + 1))
+    return min(spans) if spans else None

@@ -94,14 +94,19 @@ def _active_version(tenant: str, agent: str) -> CurrentLearning | None:
 
 def summarize_body(body: str) -> str:
     """The first 10 bullet lines of a version body, bold markers removed, one line each and at
-    most 200 characters. A pure function of the body, so it is as stable as the body."""
+    most 200 characters (a «…» quotation is never cut open). A pure function of the body,
+    so it is as stable as the body."""
     bullets: list[str] = []
     for line in body.splitlines():
         if not line.startswith("- "):
             continue  # headings, blank lines, and the indented "When:" lines
         bullet = _one_line(line.replace("**", ""))
         if len(bullet) > SUMMARY_LINE_MAX:
-            bullet = bullet[: SUMMARY_LINE_MAX - 1].rstrip() + "…"
+            bullet = bullet[: SUMMARY_LINE_MAX - 1]
+            if bullet.count("«") > bullet.count("»"):
+                # a quotation cut open would read on as the line's own words: cut before it
+                bullet = bullet[: bullet.rfind("«")]
+            bullet = bullet.rstrip() + "…"
         bullets.append(bullet)
         if len(bullets) == SUMMARY_BULLETS:
             break

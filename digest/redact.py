@@ -81,6 +81,7 @@ _SIGNS = (
 #: signs of the token shapes that hold a '-' or a '_', looked for only when the text has one
 _DASHED_SIGNS = (
     "gh", "github_pat_", "gl", "xox", "xapp-", "sk-", "sk_", "rk_", "whsec_", "-----begin",
+    "npm_", "hf_",
 )  # fmt: skip
 
 
@@ -88,6 +89,8 @@ def _has_sign(lowered: str) -> bool:
     for sign in _SIGNS:
         if sign in lowered:
             return True
+    if "@" in lowered and ":" in lowered:
+        return True  # user:password@host, with or without a scheme
     if "-" in lowered or "_" in lowered:
         for sign in _DASHED_SIGNS:
             if sign in lowered:
@@ -153,6 +156,16 @@ _RULES: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
         r"(?!\d{1,5}(?:[/?#\s\"'<>]|$))[^\s\"'<>]{0,512}@",
         rf"\1\2:{MASK}@",
     ),
+    # The same without a scheme ("login failed for admin:p@ss@w0rd@db.internal", a DSN's
+    # userinfo written alone): user:password@host, the password up to the LAST '@' before a
+    # host name; "12:30@home" or "a:1@b" is no user and no host.
+    (
+        r"(?<![\w/:@.%+-])(?!(?i:mailto|sips?|tel|[\w.-]*(?:error|exception|fault)):)"
+        r"([A-Za-z_][\w.-]{0,63}):(?!//|\*\*\*@|\d{1,5}(?:[/?#\s\"'<>]|$))"
+        r"[^\s\"'<>]{1,256}@(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+(?::\d{1,5})?"
+        r"(?:[/?#\s\"'<>,;)]|$)|localhost\b)",
+        rf"\1:{MASK}@",
+    ),
     # A semicolon-separated connection string (ADO.NET, Azure): the value runs to the next ';'.
     (
         r"(?i)(?:(?<=;)|(?<=; ))((?:password|pwd|accountkey|sharedaccesskey"
@@ -207,6 +220,9 @@ _RULES: tuple[tuple[str, str | Callable[[re.Match[str]], str]], ...] = (
     (r"(?<![A-Za-z0-9])(xox[abposrec]-|xapp-)[A-Za-z0-9-]{10,}", rf"\1{MASK}"),
     (r"(hooks\.slack\.com/services/)[A-Za-z0-9_/]{20,}", rf"\1{MASK}"),
     (r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}", f"AIza{MASK}"),
+    # package-registry and model-hub tokens (npm's "npm_", Hugging Face's "hf_")
+    (r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", f"npm_{MASK}"),
+    (r"(?<![A-Za-z0-9])hf_[A-Za-z]{34}(?![A-Za-z0-9])", f"hf_{MASK}"),
     # An AWS secret access key near what names it: 40 characters of base64 with upper and
     # lower case letters and a digit (a lower-case hex git SHA is none of these).
     (

@@ -93,6 +93,13 @@ SECRETS: list[tuple[str, str, str]] = [
     ("host=db user=app password=p@ss w" + "0rd#1 dbname=x", "p@ss", "user=app password=***"),
     ("Server=tcp:db,1433;User ID=sa;Password=my p@" + "ss w0rd;Encrypt=True", "ss w0rd",
      "User ID=sa;Password=***;Encrypt=True"),
+    # a DSN's userinfo written without a scheme, its password holding '@' and ':'
+    ("login failed for admin:p@ss" + "@w0rd:x@db.internal:5432", "w0rd:x", "admin:***@db.internal"),
+    ("replica:S3c" + "@ret@localhost refused", "ret", "replica:***@localhost"),
+    # package-registry and model-hub tokens
+    ("npm ERR! 401 for npm_" + "aB3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7C", "aB3dEf6hIj9kLm2n",
+     "npm_***"),
+    ("hub refused hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH", "aBcDeFgHiJkLmNoP", "hf_***"),
     # private keys
     (f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----", PEM_BODY,
      "-----PRIVATE KEY ***-----"),

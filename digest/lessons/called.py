@@ -5,7 +5,7 @@ its runs called that tool or passed that argument (its events' ``tool_calls``). 
 these names with the lesson: the learning document from all of its runs, pitfalls (on the
 agent's turn) from its few latest.
 
-With the names come the runs' own words (``RunNames.said``, ``digest.agent_text.run_words``):
+With the names come the runs' own words (``RunNames.said``, ``digest.run_words.run_words``):
 what the judge may not copy as its own words, and where an error it quotes must come from.
 """
 
@@ -17,19 +17,22 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from digest.agent_text import RunWords, run_words
 from digest.models import Event, LessonEvidence
+from digest.run_words import RunWords, run_words
 
 
 class RunNames(frozenset[str]):
-    """The names a lesson's runs called or passed, and ``said``: the words those runs carried
-    (``digest.agent_text.RunWords``), which a rendering of the lesson may not copy."""
+    """The names a lesson's runs called or passed, ``tools``: those of them the runs called
+    as tools (the rest are argument names), and ``said``: the words those runs carried
+    (``digest.run_words.RunWords``), which a rendering of the lesson may not copy."""
 
     said: RunWords
+    tools: frozenset[str] | None
 
-    def __new__(cls, names: set[str], said: RunWords) -> RunNames:
+    def __new__(cls, names: set[str], said: RunWords, tools: set[str] | None = None) -> RunNames:
         made = super().__new__(cls, names)
         made.said = said
+        made.tools = None if tools is None else frozenset(tools)
         return made
 
 
@@ -43,6 +46,7 @@ def called_names(
     if not lesson_ids:
         return {}
     found: dict[int, set[str]] = defaultdict(set)
+    tools: dict[int, set[str]] = defaultdict(set)
     payloads: dict[int, list[Any]] = defaultdict(list)
     if latest is None:
         rows = session.execute(_ALL, {"ids": list(lesson_ids)})
@@ -50,9 +54,10 @@ def called_names(
         rows = session.execute(_LATEST, {"ids": list(lesson_ids), "latest": latest})
     for lesson_id, payload in rows:
         found[lesson_id].update(_names(payload))
+        tools[lesson_id].update(_names(payload, arguments=False))
         payloads[lesson_id].append(payload)
     return {
-        lesson_id: RunNames(names, run_words(payloads[lesson_id]))
+        lesson_id: RunNames(names, run_words(payloads[lesson_id]), tools[lesson_id])
         for lesson_id, names in found.items()
     }
 
@@ -77,12 +82,12 @@ _LATEST = select(_RANKED.c.lesson_id, _RANKED.c.payload).where(
 )
 
 
-def _names(payload: Any) -> set[str]:
+def _names(payload: Any, *, arguments: bool = True) -> set[str]:
     calls = payload.get("tool_calls") if isinstance(payload, dict) else None
     names: set[str] = set()
     for call in calls if isinstance(calls, list) else ():
         if isinstance(call, dict) and call.get("tool"):
             names.add(str(call["tool"]))
-            args = call.get("args")
+            args = call.get("args") if arguments else None
             names.update(str(key) for key in (args if isinstance(args, dict) else ()))
     return names
