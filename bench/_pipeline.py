@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import _sql_count as sql_count
 import psycopg
 from _stream import StreamEvent, capture
 from _worker import (
@@ -39,6 +42,10 @@ class StreamRun:
     database_cpu_s: float = 0.0
     #: the host's load average (1, 5, 15 min) when every event was terminal
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    #: SQL statements and commits over the same span: the worker's processes (summed), and
+    #: capture's (this process); empty when not counted
+    worker_sql: dict[str, int] = field(default_factory=dict)
+    capture_sql: dict[str, int] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -77,13 +84,18 @@ def running_worker(
 ) -> Iterator[tuple[Worker, str]]:
     """A worker on a fresh queue, with this process capturing onto that queue."""
     queue = f"bench-{uuid.uuid4().hex[:6]}"
+    counts = tempfile.TemporaryDirectory(prefix="digest-bench-sql-")
+    env = {sql_count.ENV: counts.name, **env}
     worker = start_worker(worker_env(database_url, queue, **env), pool, concurrency)
+    worker.sql_counts = Path(counts.name)
     try:
         point_capture_at(database_url, queue)
+        sql_count.install()  # capture's statements, in this process
         yield worker, queue
     finally:
         worker.stop()
         flush_broker()
+        counts.cleanup()
 
 
 def send_and_wait(
@@ -106,8 +118,10 @@ def send_and_wait(
     already = count_terminal(database_url)
     done_at: list[float] = []
     cpu_at_end: list[float] = []
+    sql_at_end: list[dict[str, int]] = []
     stop = threading.Event()
     worker_cpu, database_cpu = worker.cpu_seconds(), _backends_cpu(database_url)
+    worker_sql, capture_sql = _worker_sql(worker), sql_count.counts()
     started = time.monotonic()
     target = already + len(stream)
     worker.samples.clear()
@@ -123,6 +137,7 @@ def send_and_wait(
             if done >= target:
                 done_at.append(time.monotonic())
                 cpu_at_end.extend((worker.cpu_seconds(), _backends_cpu(database_url)))
+                sql_at_end.extend((_worker_sql(worker), sql_count.counts()))
                 return
             if worker.proc.poll() is not None:
                 return
@@ -151,7 +166,17 @@ def send_and_wait(
         worker_cpu_s=cpu_at_end[0] - worker_cpu,
         database_cpu_s=cpu_at_end[1] - database_cpu,
         load=os.getloadavg(),
+        worker_sql=_since(worker_sql, sql_at_end[0]),
+        capture_sql=_since(capture_sql, sql_at_end[1]),
     )
+
+
+def _worker_sql(worker: Worker) -> dict[str, int]:
+    return sql_count.read_folder(worker.sql_counts) if worker.sql_counts else {}
+
+
+def _since(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {name: after[name] - before.get(name, 0) for name in after}
 
 
 def _backends_cpu(database_url: str, tries: int = 30) -> float:

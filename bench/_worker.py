@@ -25,6 +25,8 @@ class Worker:
     proc: subprocess.Popen[bytes]
     log_path: Path
     samples: list[tuple[float, int, list[float]]] = field(default_factory=list)
+    #: where its processes write their SQL counts (``bench/_sql_count.py``), if they do
+    sql_counts: Path | None = None
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -116,8 +118,11 @@ def start_worker(
     """Start a worker on ``env["DIGEST_QUEUE"]`` and wait until it is ready."""
     log_dir = log_dir or Path(os.environ.get("TMPDIR", "/tmp"))
     log_path = log_dir / f"digest-bench-worker-{uuid.uuid4().hex[:6]}.log"
+    # with BENCH_SQL_COUNTS, each worker process counts its SQL statements (bench/_sql_count.py)
+    counted = "BENCH_SQL_COUNTS" in env
+    launch = [str(ROOT / "bench" / "_sql_count.py")] if counted else ["-m", "celery"]
     cmd = [
-        sys.executable, "-m", "celery", "-A", "worker", "worker", "--loglevel=INFO",
+        sys.executable, *launch, "-A", "worker", "worker", "--loglevel=INFO",
         f"--pool={pool}", f"--concurrency={concurrency}", "-Q", env["DIGEST_QUEUE"],
         "-n", f"bench-{uuid.uuid4().hex[:6]}@%h",
         "--without-gossip", "--without-mingle", "--without-heartbeat",

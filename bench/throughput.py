@@ -8,7 +8,9 @@ COPY. The worker's RSS per process is sampled every second during the run (its s
 run and over the second half; RSS at each 1,000 events in the notes). CPU seconds of the
 worker's processes and of the database's PostgreSQL backends are read from /proc (the server
 runs on this host) at the start and the end: per event, and the rate two idle cores would
-give, a figure the host's other load does not change the way it changes events/s.
+give, a figure the host's other load does not change the way it changes events/s. SQL
+statements and commits per event are counted in the worker's processes and in capture's
+(``bench/_sql_count.py``).
 
 What is measured: capture and processing overlap, on the same host. The events are captured
 from ``--capture-threads`` threads of the benchmark process at once (default 8: a fleet of
@@ -108,6 +110,7 @@ def measure(
         ),
     ]  # fmt: skip
     figures.extend(cpu_figures(run, n))
+    figures.extend(sql_figures(run, n))
     figures.extend(rss_figures(run.samples, run.pids, "worker RSS"))
     return figures
 
@@ -134,6 +137,20 @@ def cpu_figures(run: Any, n: int) -> list[Figure]:
             note=f"2 cores / (worker + PostgreSQL CPU per event); load average {load} at the end",
         ),
     ]  # fmt: skip
+
+
+def sql_figures(run: Any, n: int) -> list[Figure]:
+    """SQL statements (and commits) per event: the worker's processes' and capture's, counted
+    by a SQLAlchemy listener in each (``bench/_sql_count.py``)."""
+    figures = []
+    for side, counted in (("worker", run.worker_sql), ("capture", run.capture_sql)):
+        if counted:
+            figures.append(Figure(
+                BENCH, f"SQL statements per event ({side})", counted["statements"] / n, "",
+                note=f"{counted['statements']} statements, {counted['commits']} commits"
+                f" ({counted['commits'] / n:.2f} per event)",
+            ))  # fmt: skip
+    return figures
 
 
 def rss_figures(

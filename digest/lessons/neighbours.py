@@ -39,9 +39,9 @@ from digest.models import Agent
 from digest.runtime import runtime
 
 __all__ = [
-    "DELTA_FOLD", "Neighbour", "Row", "StoredLesson", "View", "_Banks", "agent_view",
-    "embed_probes", "find_neighbours", "forget", "lessons_index", "refresh_kept",
-    "search_view", "vector_soon",
+    "DELTA_FOLD", "AgentRead", "Neighbour", "Row", "StoredLesson", "View", "_Banks",
+    "agent_view", "embed_probes", "find_neighbours", "forget", "lessons_index", "read_agent",
+    "refresh_kept", "search_view", "vector_soon",
 ]  # fmt: skip
 
 
@@ -163,17 +163,38 @@ def search_view(
     return hits[:k]
 
 
+@dataclass(frozen=True)
+class AgentRead:
+    """The agent's lesson epoch and tenant, read once in a transaction that holds the agent's
+    lesson lock (neither moves while it is held, but by the transaction's own writes): the
+    searches it makes before its next write need not read them again."""
+
+    epoch: int
+    tenant_id: int
+
+
+def read_agent(session: Session, agent_id: int) -> AgentRead | None:
+    """One round trip: the agent's lesson epoch and tenant (None: no such agent)."""
+    row = session.execute(
+        select(Agent.lesson_epoch, Agent.tenant_id).where(Agent.id == agent_id)
+    ).first()
+    return None if row is None else AgentRead(int(row.lesson_epoch or 0), int(row.tenant_id))
+
+
 def embed_probes(
     session: Session,
     agent_id: int,
     probes: Sequence[tuple[str, str | None]],
     settings: Settings | None = None,
+    *,
+    read: AgentRead | None = None,
 ) -> None:
     """Embed the texts of ``probes`` (text, fingerprint) that searches of the agent's lessons
     will need, in one call to the embedder: each search then finds its vector in the
     process's cache, and so does the write that stores it with a new lesson. A probe whose
-    fingerprint is a known failure needs none (``search_view``)."""
-    view = agent_view(session, agent_id, settings)
+    fingerprint is a known failure needs none (``search_view``). ``read``: the agent's
+    epoch as this transaction read it under the lock (``AgentRead``)."""
+    view = agent_view(session, agent_id, settings, epoch=read.epoch if read else None)
     texts = [text for text, fingerprint in probes if not _known_failure(view, fingerprint)]
     if view.embedder is not None and texts:
         vectors_for(view.embedder, list(dict.fromkeys(texts)))
@@ -215,19 +236,29 @@ def find_neighbours(
     mode: str = "hybrid",
     settings: Settings | None = None,
     others_of_kind: bool = False,
+    read: AgentRead | None = None,
 ) -> list[Neighbour]:
     """Top-``k`` active, unexpired lessons of this agent: the candidate's fingerprint first,
     then by relevance (ties: identity, then the oldest). Lessons with another fingerprint of
     the candidate's kind about another subject are left out (other lessons) unless
     ``others_of_kind``; another key on the same subject is kept for the judge to see.
-    ``tenant_id`` is checked against the agent."""
-    view = agent_view(session, agent_id, settings)
+    ``tenant_id`` is checked against the agent. ``read``: the agent's epoch and tenant as
+    this transaction read them under the lock (``AgentRead``), not read again."""
+    view = agent_view(session, agent_id, settings, epoch=read.epoch if read else None)
     hits = search_view(
         view, candidate_text, k, fingerprint=fingerprint, mode=mode,
         others_of_kind=others_of_kind,
     )  # fmt: skip
     found = [_neighbour(hit) for hit in hits]
     # Lessons are per agent, and an agent belongs to one tenant; refuse a mismatch anyway.
-    if found and session.scalar(select(Agent.tenant_id).where(Agent.id == agent_id)) != tenant_id:
+    if (
+        found
+        and (
+            read.tenant_id
+            if read is not None
+            else session.scalar(select(Agent.tenant_id).where(Agent.id == agent_id))
+        )
+        != tenant_id
+    ):
         return []
     return found

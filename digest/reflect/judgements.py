@@ -24,7 +24,7 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, undefer
 
 from digest.db import read_scope
 from digest.fingerprint import event_signature
@@ -83,22 +83,25 @@ def lookup(
 def _lookup(
     session: Session, claimed: Claimed, key: str, model: str, prompt_hash: str, k: int
 ) -> Reused | None:
-    found = session.scalars(
-        select(Judgement).where(
+    # the agent's lesson epoch with the judgement, in one round trip (read before its lessons:
+    # a snapshot's epoch is never newer than what it read)
+    epoch_now = select(Agent.lesson_epoch).where(Agent.id == claimed.agent_id).scalar_subquery()
+    row = session.execute(
+        select(Judgement, epoch_now).where(
             Judgement.agent_id == claimed.agent_id,
             Judgement.signature == key,
             Judgement.model == model,
             Judgement.prompt_hash == prompt_hash,
         )
     ).first()
-    if found is None:
+    if row is None:
         return None
+    found, epoch = row
     if found.verdict == "skip":
         return Reused(found.id, found.reason or "judged before", [], None)
     lessons = _live(session, claimed, list(found.lesson_ids or ()))
     if lessons is None:
         return None
-    epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == claimed.agent_id))
     candidates = [
         Candidate(
             lesson.situation,
@@ -127,7 +130,10 @@ def _live(session: Session, claimed: Claimed, ids: Sequence[int]) -> list[Lesson
     rows = {
         lesson.id: lesson
         for lesson in session.scalars(
-            select(Lesson).where(Lesson.id.in_(list(ids)), Lesson.agent_id == claimed.agent_id)
+            select(Lesson)
+            .where(Lesson.id.in_(list(ids)), Lesson.agent_id == claimed.agent_id)
+            # with their task vectors: the NOOP that cites them adds this event's task
+            .options(undefer(Lesson.cue_embedding))
         )
     }
     now = utcnow()

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, undefer
 
 from digest import fingerprint as fp
 from digest.lessons.neighbours import find_neighbours
@@ -41,6 +41,9 @@ log = get_logger("digest.reconcile")
 Vet = Callable[[Candidate], str | None]
 
 
+_WITH_TASKS = (undefer(Lesson.cue_embedding),)
+
+
 @dataclass
 class Applied:
     lesson_ids: list[int] = field(default_factory=list)
@@ -53,7 +56,9 @@ def _target(session: Session, lesson_id: int | None, event: Event) -> Lesson | N
     """The lesson an operation names, if it is still an active lesson of this very agent."""
     if lesson_id is None:
         return None
-    lesson = session.get(Lesson, lesson_id)
+    # with its task vectors: the write adds this event's task to them (``add_task_meaning``),
+    # in this round trip instead of one more
+    lesson = session.get(Lesson, lesson_id, options=_WITH_TASKS)
     if lesson is None or lesson.status != "active":
         return None
     if (lesson.tenant_id, lesson.agent_id) != (event.tenant_id, event.agent_id):

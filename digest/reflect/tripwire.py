@@ -23,6 +23,7 @@ what a run reported, so standing orders count too (a lesson may say "from now on
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -47,10 +48,24 @@ def _word(word: str) -> str:
     return rf"(?<!\w){pattern}(?!\w)" if spaced else pattern
 
 
+#: what a whole word's pattern starts with (``_word``)
+_WHOLE = r"(?<!\w)"
+
+
 def word_class(spec: str) -> str:
     """A regular expression for a word class of ``words`` (matched against ``plain`` text)."""
     # longest first: "as the" before "as", "no longer" before "no"
-    return "(?:" + "|".join(_word(w) for w in sorted(spec.split("|"), key=len, reverse=True)) + ")"
+    patterns = [_word(w) for w in sorted(spec.split("|"), key=len, reverse=True)]
+    # Consecutive whole words share one lookbehind: the same alternatives in the same order
+    # (so the same matches), but inside a word the engine turns the run down once instead of
+    # once per word (it tries every alternative at every position: 5x faster on run text).
+    branches: list[str] = []
+    for whole, run in itertools.groupby(patterns, key=lambda p: p.startswith(_WHOLE)):
+        if whole:
+            branches.append(_WHOLE + "(?:" + "|".join(p[len(_WHOLE) :] for p in run) + ")")
+        else:
+            branches.extend(run)
+    return "(?:" + "|".join(branches) + ")"
 
 
 _class = word_class
