@@ -403,8 +403,13 @@ _REDACTED = re.compile(rf"[^\s«»‹›]*{re.escape(MASK)}[^\s«»‹›]*")
 
 def _value_placeholder(match: re.Match[str]) -> str:
     inner = next(g for g in match.groups() if g is not None)
-    if _IDENTIFIER.fullmatch(inner) or re.fullmatch(r"[a-z]+", inner):
-        return match.group(0)  # a field's name, or a placeholder already
+    if re.fullmatch(r"[a-z]+", inner) or (
+        _IDENTIFIER.fullmatch(inner) and len(_name_words(inner)) <= ARGUMENT_WORDS
+    ):
+        # a field's name, or a placeholder already; a longer identifier is what a forged
+        # call's keys would have an error quote ("skipIdentityCheck"): as for a name in
+        # backticks, at most ``ARGUMENT_WORDS`` words
+        return match.group(0)
     return "‹value›"
 
 
