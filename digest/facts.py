@@ -47,7 +47,13 @@ from dataclasses import dataclass
 
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
-from digest.reversal import answer_polarity, reversal_sentences, reversal_terms, states_reversal
+from digest.reversal import (
+    answer_polarity,
+    extends,
+    reversal_sentences,
+    reversal_terms,
+    states_reversal,
+)
 
 #: the concept terms (``cost``, ``deliver``, ``appointment``…): words the table knows
 CONCEPTS = frozenset(concept.lstrip("-") for concept in _CONCEPTS.values())
@@ -395,6 +401,8 @@ def reverses(new: Fact, old: Fact) -> bool:
     asked how things stand now, it gives other figures (``figures_changed``)?"""
     if new.stance * old.stance < 0 or figures_changed(new, old):
         return True
+    if extends(new.answer, old.answer):  # all it said, and more: an UPDATE
+        return False
     stated = terms(" ".join(reversal_terms(new.answer)))
     if _opens_with_bare_reversal(new.answer):
         stated |= new.subject

@@ -287,7 +287,25 @@ def answers_reversed(new: str, old: str) -> bool:
     the other way round), or a statement that what the old answer says was removed, replaced
     or inverted?"""
     polarity = answer_polarity(new) * answer_polarity(old)
-    return polarity < 0 or reverses(new, old)
+    if polarity < 0:
+        return True
+    return not extends(new, old) and reverses(new, old)
+
+
+#: words that add to what was said ("…, and since March from Bergen too")
+_ADDS = re.compile(
+    r"\b(?:too|also|as well|in addition|additionally|auch|ebenfalls|también|además|aussi|"
+    r"également|anche|inoltre|também|ook|också|også|myös)\b",
+    re.IGNORECASE,
+)
+
+
+def extends(new: str, old: str) -> bool:
+    """Does a new answer keep everything the old one said and add to it ("Yes, from Oslo" →
+    "Yes, from Oslo, and since March from Bergen too")? Then it updates the old answer; a
+    dated change in it ("since March") is what was added, not a reversal."""
+    kept = _words(_substance(old))
+    return bool(kept) and kept <= _words(_substance(new)) and bool(_ADDS.search(new))
 
 
 def reverses(new: str, old: str) -> bool:

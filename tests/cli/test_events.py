@@ -184,7 +184,9 @@ def test_drain_reflects_captured_events(sqlite_env: str, tmp_path: Path) -> None
         statuses = list(session.scalars(select(Event.status)))
         lessons = list(session.scalars(select(Lesson)))
     assert statuses == ["reflected"] * 3
-    assert len(lessons) == 4  # the edit teaches its content and its tone, each a lesson
+    # the edit teaches its content, the promise it removed ("guaranteed … tomorrow") and its
+    # tone, each a lesson
+    assert len(lessons) == 5
     assert any("issue_refund" in lesson.correction for lesson in lessons)
 
     again = run_cli("drain", "--json")
