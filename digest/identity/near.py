@@ -39,6 +39,10 @@ NEAR_ONE = 0.8
 WORDS_MAX = 100_000
 #: keywords whose near words an index keeps (then it forgets them all and starts again)
 KEYWORDS_MAX = 4096
+#: a keyword matches at most this many words near it, the closest: each costs the agent's
+#: turn a pass over the entries holding it (a keyword near hundreds of a large bank's words
+#: made pitfalls 2x words only at p99, issue 27)
+NEAR_WORDS_MAX = 16
 
 
 class WordVectors:
@@ -128,6 +132,8 @@ def _near_words(
             for keyword, row in zip(missing, cosines, strict=True):
                 near = closeness(row)
                 close = np.flatnonzero(near > 0)
+                if close.size > NEAR_WORDS_MAX:
+                    close = close[np.argsort(-near[close], kind="stable")[:NEAR_WORDS_MAX]]
                 state.by_keyword[keyword] = (close, near[close])
     empty = (np.zeros(0, np.intp), np.zeros(0))
     with state.lock:
