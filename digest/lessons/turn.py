@@ -155,12 +155,17 @@ def _first_read(
                 )
             )
         )
+    _remember(memory, (url, tenant, agent), _Known(agent_id, gate))
+    return TurnRead(agent_id, _shown(rows), scores, found[2].settings)
+
+
+def _remember(memory: _Memory, key: tuple[str, str, str], known: _Known) -> None:
+    """Remember an agent's id and gate by name (at most ``KEPT`` names, least recent out)."""
     with memory.lock:
-        memory.agents[(url, tenant, agent)] = _Known(agent_id, gate)
-        memory.agents.move_to_end((url, tenant, agent))
+        memory.agents[key] = known
+        memory.agents.move_to_end(key)
         while len(memory.agents) > KEPT:
             memory.agents.popitem(last=False)
-    return TurnRead(agent_id, _shown(rows), scores, found[2].settings)
 
 
 def _agent_and_rows(
@@ -272,7 +277,7 @@ def accepted_for_turn(
         "tenant": lookup_key(tenant), "agent": lookup_key(agent), "contact": contact_id,
         "now": utcnow(),
     }  # fmt: skip
-    while True:
+    for _ in range(3):  # (a tenant's gate set between two reads: read again, at most twice)
         found: list[Any] = list(
             session.execute(_accepted_read(gate, contact_id is not None, limit), params)
         )
@@ -282,9 +287,10 @@ def accepted_for_turn(
         read_with, gate = gate, Gate.of(tenant_row, settings)
         if gate == read_with:
             break
+    else:  # the gate kept moving under the reads: no examples this turn (best effort)
+        return None
     if known is None or known != _Known(agent_id, gate):
-        with memory.lock:
-            memory.agents[(url, tenant, agent)] = _Known(agent_id, gate)
+        _remember(memory, (url, tenant, agent), _Known(agent_id, gate))
     ids = tuple(sorted(int(row.event_id) for row in found if row.event_id is not None))
     return agent_id, tenant_row, gate, ids
 
