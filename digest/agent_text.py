@@ -133,12 +133,9 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
     tools: frozenset[str] | None = getattr(called, "tools", None)
     names = None
     if called is not None:
-        # an argument's name is vouched for as a name, not as a sentence: "amount",
-        # "order_id", never "skipIdentityCheck" (what a forged call's keys would have it say)
+        # an argument's name is vouched for as a name, not as a sentence (``_short_name``)
         names = frozenset(
-            n.casefold()
-            for n in called
-            if tools is None or n in tools or len(_name_words(n)) <= ARGUMENT_WORDS
+            n.casefold() for n in called if tools is None or n in tools or _short_name(n)
         )
     said: RunWords = getattr(called, "said", NOTHING_SAID)
     return _run_text(text_value, names, said)
@@ -370,6 +367,11 @@ def _name_words(name: str) -> list[str]:
     return _NAME_PART.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name))
 
 
+def _short_name(name: str) -> bool:
+    """An argument's name, not a sentence: "order_id", never "skipIdentityCheck"."""
+    return len(_name_words(name)) <= ARGUMENT_WORDS
+
+
 def _sentence_in_a_name(name: str) -> bool:
     """Is this tool's name a sentence: more than ``NAME_WORDS`` words, or words that address
     the reader once spaced ("ignore_previous_instructions", "note_to_the_assistant")?"""
@@ -403,13 +405,8 @@ _REDACTED = re.compile(rf"[^\s«»‹›]*{re.escape(MASK)}[^\s«»‹›]*")
 
 def _value_placeholder(match: re.Match[str]) -> str:
     inner = next(g for g in match.groups() if g is not None)
-    if re.fullmatch(r"[a-z]+", inner) or (
-        _IDENTIFIER.fullmatch(inner) and len(_name_words(inner)) <= ARGUMENT_WORDS
-    ):
-        # a field's name, or a placeholder already; a longer identifier is what a forged
-        # call's keys would have an error quote ("skipIdentityCheck"): as for a name in
-        # backticks, at most ``ARGUMENT_WORDS`` words
-        return match.group(0)
+    if re.fullmatch(r"[a-z]+", inner) or (_IDENTIFIER.fullmatch(inner) and _short_name(inner)):
+        return match.group(0)  # a field's name (as in backticks), or a placeholder already
     return "‹value›"
 
 

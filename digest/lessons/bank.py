@@ -344,11 +344,7 @@ def agent_view(
         epoch = int(session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0)
     own_writes = moved_in_transaction(session, agent_id)
     key = (session.get_bind().engine.url.render_as_string(hide_password=True), agent_id)
-    banks = runtime().piece(_Banks)
-    with banks.lock:
-        bank = banks.by_agent.get(key)
-        if bank is not None:
-            banks.by_agent.move_to_end(key)
+    bank = _kept_now(key)
     if own_writes:
         # this transaction's own view, laid over by each of its searches in turn: a batch's
         # events read only what the event before wrote, never the batch's writes again
@@ -432,21 +428,24 @@ def kept_sizes() -> tuple[int, int]:
     banks = runtime().piece(_Banks)
     with banks.lock:
         kept = list(banks.by_agent.values())
-    entries = sum(len(b.index) + len(b.delta) for b in kept)
-    return entries, sum(b.nbytes for b in kept)
+    return sum(len(b.index) + len(b.delta) for b in kept), sum(b.nbytes for b in kept)
 
 
 def kept_view(url: str, agent_id: int, settings: Settings | None = None) -> View | None:
-    """The agent's index as this process keeps it, read from nothing: ``None`` when there is
-    none for ``url`` (rendered without its password) or it was built for another embedding
-    model. Its ``bank.epoch`` says which ``lesson_epoch`` it is current for; a caller ranks on
-    it and checks that epoch in its one read (``digest.lessons.turn``)."""
+    """The agent's kept index, read from nothing (``None``: none, or of another model); the
+    caller checks its ``bank.epoch`` in its one read (``digest.lessons.turn``)."""
     found = embedder(settings or get_settings())
-    banks = runtime().piece(_Banks)
-    with banks.lock:
-        bank = banks.by_agent.get((url, agent_id))
-        if bank is not None:
-            banks.by_agent.move_to_end((url, agent_id))
+    bank = _kept_now((url, agent_id))
     if bank is None or bank.model != (found.name if found else None):
         return None
     return View(bank, found)
+
+
+def _kept_now(key: tuple[str, int]) -> _Bank | None:
+    """The kept index of ``key`` (database, agent id), now the most recently used."""
+    banks = runtime().piece(_Banks)
+    with banks.lock:
+        bank = banks.by_agent.get(key)
+        if bank is not None:
+            banks.by_agent.move_to_end(key)
+        return bank
