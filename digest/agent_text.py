@@ -440,8 +440,16 @@ def _masked_destinations(text_value: str) -> str:
     return POSTAL.sub("‹address›", DESTINATION.sub(destination_placeholder, text_value))
 
 
+_ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_ASCII_CONTROL_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+
+
 def _visible(text_value: str, *, keep_newlines: bool = False) -> str:
     """Control and invisible format characters as spaces (newlines kept when asked)."""
+    if text_value.isascii():  # ASCII's only such characters are its controls (Cc)
+        return (_ASCII_CONTROL_BUT_NEWLINE if keep_newlines else _ASCII_CONTROL).sub(
+            " ", text_value
+        )
     return "".join(
         ch
         if (keep_newlines and ch == "\n") or unicodedata.category(ch) not in _INVISIBLE_CATEGORIES

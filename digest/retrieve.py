@@ -144,7 +144,7 @@ def pitfalls(
     how long the lesson went unused (1/2 per ``DIGEST_LESSON_HALF_LIFE_DAYS`` since it was last
     surfaced, supported or learned: ``best_of``), then the lesson surfaced more often, then the
     one seen most recently. Surfaced lessons get ``hit_count + 1`` and ``last_seen_at = now``,
-    written just after the call returns, off the agent's turn (``digest.lessons.hits``;
+    written off the agent's turn, a burst of calls in one write (``digest.lessons.hits``;
     ``flush_hits`` waits for them).
 
     ``style="block"`` gives the KNOWN PITFALLS block, one ``  - [title] correction (#id)`` line

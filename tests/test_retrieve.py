@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -190,6 +191,29 @@ def test_concurrent_calls_never_fail_and_count_every_free_hit(
     assert flush_hits()
     # A hit whose row another call held is skipped, never waited for: at most 8, at least 1.
     assert 1 <= lesson_row(lesson_id).hit_count <= 8
+
+
+def test_a_burst_of_turns_shares_one_hit_write_and_it_happens_without_a_flush(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    from digest.lessons.hits import _Hits
+    from digest.lessons.offturn import GATHER_S
+    from digest.runtime import runtime
+
+    lesson_id = add(tenant, "refund-proof: ask for the receipt before a refund")
+    assert flush_hits()
+    writer = runtime().piece(_Hits)
+    written = writer.written
+    for _ in range(5):
+        assert surfaced(digest.pitfalls(tenant, AGENT, "refund please")) == [lesson_id]
+    # no flush: the writer gathers the burst for GATHER_S, then writes it on its own
+    deadline = time.monotonic() + GATHER_S + 10
+    while lesson_row(lesson_id).hit_count < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lesson_row(lesson_id).hit_count == 5
+    # the five turns' hits went out together (one write; two when a loaded host spread the
+    # turns over more than GATHER_S), not one write per turn
+    assert flush_hits() and 1 <= writer.written - written <= 2
 
 
 def test_lessons_that_failed_more_than_helped_are_cautions(

@@ -3,8 +3,9 @@
 ``pitfalls`` surfaces a few lessons and each gets ``hit_count + 1`` and ``last_seen_at``. The
 agent need not wait for that write: ``count_hits`` queues the ids and returns, and one thread
 per process writes what is queued, each database's in one UPDATE per distinct increment
-(the ids a burst of calls surfaced, summed). ``flush_hits`` waits until what was queued before
-it is written (a command that exits, a test that reads the counts).
+(the ids a burst of calls surfaced within ``offturn.GATHER_S``, summed). ``flush_hits`` waits
+until what was queued before it is written (a command that exits, a test that reads the
+counts).
 
 A hit count is a statistic: rows another transaction holds are skipped, not waited for (that
 lesson misses those hits), the commit does not wait for the disk, and a process that dies

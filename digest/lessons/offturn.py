@@ -1,8 +1,12 @@
 """Writes the agent's turn does not wait for (issues 27 and 29): a queue per database URL and
-one thread per process that writes what is queued, in batches. Hit counts
-(``digest.lessons.hits``) and holdout exposures (``digest.lessons.holdout``) are both
-statistics written this way: a failed batch is logged and dropped, a process that dies loses
-what it had not written, and ``flush`` waits until what was queued before it is written.
+one thread per process that writes what is queued, in batches. The thread gathers for
+``GATHER_S`` after the first item of a batch arrives, so that a busy agent's turns share one
+write instead of one each (a write is a transaction whose statements the process builds and
+sends, and that CPU competes with the turns that follow it); a ``flush`` (and a reset) writes
+at once. Hit counts (``digest.lessons.hits``) and holdout exposures (``digest.lessons.holdout``)
+are both statistics written this way: a failed batch is logged and dropped, a process that dies
+loses what it had not written (at most ``GATHER_S`` of them plus a batch being written), and
+``flush`` waits until what was queued before it is written.
 
 A subclass says what an empty queue is (``empty``) and how a batch is written (``write``);
 it queues with ``queue``. An instance is a piece of the process's runtime: its reset (and the
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +28,8 @@ log = get_logger("digest.offturn")
 
 #: how long a flush (and a reset) waits for the writer, at most
 FLUSH_WAIT_S = 10.0
+#: how long the writer gathers after the first item of a batch before it writes
+GATHER_S = 0.5
 
 
 class OffTurnWriter:
@@ -39,6 +46,8 @@ class OffTurnWriter:
         self.taken = self.written = 0
         self.thread: threading.Thread | None = None
         self.closed = False
+        #: flushes waiting: the writer stops gathering and writes at once
+        self.flushing = 0
 
     def empty(self) -> Any:
         raise NotImplementedError
@@ -49,11 +58,13 @@ class OffTurnWriter:
     def queue(self, put: Callable[[Any], None]) -> None:
         """Add to the queue (``put(queued)``, under the lock) and wake the writer."""
         with self.lock:
+            was_empty = not self.queued
             put(self.queued)
             if self.thread is None:
                 self.thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
                 self.thread.start()
-            self.lock.notify_all()
+            if was_empty:  # (a writer already gathering needs no wake-up per item)
+                self.lock.notify_all()
 
     def _run(self) -> None:
         while True:
@@ -62,6 +73,12 @@ class OffTurnWriter:
                     self.lock.wait()
                 if not self.queued:
                     return
+                until = time.monotonic() + GATHER_S
+                while not self.closed and not self.flushing:
+                    left = until - time.monotonic()
+                    if left <= 0:
+                        break
+                    self.lock.wait(left)
                 batch, self.queued = self.queued, self.empty()
                 self.taken += 1
             try:
@@ -77,7 +94,12 @@ class OffTurnWriter:
         """Wait until everything queued before this call is written; False on timeout."""
         with self.lock:
             target = self.taken + 1 if self.queued else self.taken
-            return self.lock.wait_for(lambda: self.written >= target, timeout)
+            self.flushing += 1
+            self.lock.notify_all()
+            try:
+                return self.lock.wait_for(lambda: self.written >= target, timeout)
+            finally:
+                self.flushing -= 1
 
     def close(self) -> None:
         if os.getpid() != self.pid:  # a forked child: this is the parent's queue

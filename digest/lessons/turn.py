@@ -220,8 +220,11 @@ def called_for_turn(
     read from its ``latest`` runs."""
     if not rows:
         return {}
+    # a lesson no event cites has no runs to read names from (its names are unknown)
+    stamps = {row.id: (row.cited, row.newest, row.updated_at) for row in rows if row.cited}
+    if not stamps:
+        return {}
     memory = runtime().piece(_Memory)
-    stamps = {row.id: (row.cited, row.newest, row.updated_at) for row in rows}
     found: dict[int, frozenset[str] | None] = {}
     with read_scope(settings.database_url) as session:
         url = session.get_bind().engine.url.render_as_string(hide_password=True)
