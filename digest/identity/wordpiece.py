@@ -62,6 +62,9 @@ _WHITESPACE = frozenset(
     "\t\n\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )
+#: ASCII characters the normalizer drops: the controls that are not whitespace
+_ASCII_DROPPED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ASCII_SPACES = str.maketrans("\t\n\r", "   ")
 _ASCII_PUNCTUATION = frozenset(chr(c) for c in (*range(33, 48), *range(58, 65), *range(91, 97)))
 _ASCII_PUNCTUATION |= frozenset(chr(c) for c in range(123, 127))
 # The CJK blocks BERT pads with spaces. Hugging Face's table starts Extension E at U+2B920,
@@ -92,11 +95,9 @@ def _is_cjk(code: int) -> bool:
 def normalize(text: str) -> str:
     """BertNormalizer (clean text, CJK padding, accents stripped, lowercase)."""
     if text.isascii():
-        # The common case, without the per-character look-ups: no marks, no CJK.
-        cleaned = "".join(
-            " " if c in _WHITESPACE else c for c in text if c in _WHITESPACE or c.isprintable()
-        )
-        return cleaned.lower()
+        # The common case, without the per-character look-ups: no marks, no CJK. ASCII's
+        # whitespace (tab, line feed, carriage return) becomes a space, its other controls go.
+        return _ASCII_DROPPED.sub("", text).translate(_ASCII_SPACES).lower()
     out: list[str] = []
     for char in text:
         if char in _WHITESPACE:
