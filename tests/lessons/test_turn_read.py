@@ -15,7 +15,7 @@ from sqlalchemy import event, update
 import digest
 from digest.db import autocommit_engine, get_engine, session_scope
 from digest.lessons.hits import flush_hits
-from digest.models import Lesson
+from digest.models import Event, Lesson, LessonEvidence
 from digest.tenants import set_tenant
 from tests.conftest import manual_lesson
 
@@ -124,3 +124,43 @@ def test_examples_read_once_and_follow_a_lesson_taken_out(
         )
     assert digest.examples(tenant, AGENT, "refund for a broken mug") == []
     assert digest.examples("no-such-tenant", AGENT, "refund for a broken mug") == []
+
+
+def _cite_run(lesson_id: int, tools: list[str]) -> None:
+    """Evidence for ``lesson_id``: a run of its agent that called ``tools``."""
+    with session_scope() as session:
+        lesson = session.get(Lesson, lesson_id)
+        assert lesson is not None
+        run = Event(
+            tenant_id=lesson.tenant_id, agent_id=lesson.agent_id, kind="run_outcome",
+            payload={"outcome": "failure", "tool_calls": [{"tool": t} for t in tools]},
+            trust="low", status="reflected",
+        )  # fmt: skip
+        session.add(run)
+        session.flush()
+        session.add(LessonEvidence(lesson_id=lesson_id, event_id=run.id, note="a run"))
+
+
+def test_a_lesson_s_run_names_are_read_again_when_new_evidence_cites_it(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    """The names a lesson from run text may say are remembered per lesson while its evidence
+    stands: a run that cites it later (a tool it names now called) is read at the next turn."""
+    parcel = manual_lesson(tenant, AGENT, "wombat parcels: ask the sanctuary for a dock slot")
+    with session_scope() as session:  # a reviewed lesson from runs: rendered as run text
+        session.execute(
+            update(Lesson)
+            .where(Lesson.id == parcel)
+            .values(
+                trust="reviewed", source="run_outcome", title="Wombat parcels",
+                correction="Call `dock_slot` before booking a wombat parcel.",
+            )
+        )  # fmt: skip
+    _cite_run(parcel, ["track_parcel"])
+    # its runs never called `dock_slot`: the sentence naming it may not be said, and with no
+    # correction left the lesson is not rendered
+    assert digest.pitfalls(tenant, AGENT, PROMPT) == ""
+    assert digest.pitfalls(tenant, AGENT, PROMPT) == ""  # (remembered, same answer)
+    _cite_run(parcel, ["dock_slot"])
+    block = digest.pitfalls(tenant, AGENT, PROMPT)
+    assert shown(block) == [parcel] and "`dock_slot`" in block, block
