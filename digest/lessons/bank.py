@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
@@ -274,22 +274,21 @@ OVERLAY_MARGIN = timedelta(seconds=120)
 
 def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None) -> _Bank | None:
     """``bank`` with the rows changed since it was last read laid over it (None: too many,
-    rebuild). Rows are first read by id and stamp only; a row whose stamp the bank already
-    holds is unchanged and not read again."""
+    rebuild). One read: the rows stamped since then, but those whose (id, stamp) the bank
+    already holds (unchanged, not read again)."""
     started = utcnow()
-    recent = session.execute(
-        select(Lesson.id, Lesson.updated_at).where(
-            Lesson.agent_id == bank.agent_id,
-            Lesson.updated_at >= bank.read_at - OVERLAY_MARGIN,
-        )
-    ).all()
-    changed = [row.id for row in recent if bank.stamps.get(row.id) != as_utc(row.updated_at)]
-    if not changed:
+    since = bank.read_at - OVERLAY_MARGIN
+    known = [(lesson_id, at) for lesson_id, at in bank.stamps.items() if at >= since]
+    query = _rows_query(bank.agent_id).where(Lesson.updated_at >= since)
+    if known:
+        query = query.where(tuple_(Lesson.id, Lesson.updated_at).not_in(known))
+    rows = session.execute(query).all()
+    if not rows:
         return replace(bank, epoch=epoch, read_at=started)
+    changed = [lesson.id for lesson in rows]
     if len(changed) + len(bank.hidden) > DELTA_REBUILD:
         return None
     stamps = dict(bank.stamps)
-    rows = session.execute(_rows_query(bank.agent_id).where(Lesson.id.in_(changed))).all()
     for lesson in rows:
         stamps[lesson.id] = as_utc(lesson.updated_at)
     hidden = bank.hidden | frozenset(changed)

@@ -34,6 +34,7 @@ from digest.lessons.bank import (
     lessons_index,
     refresh_kept,
 )
+from digest.lessons.transition import moved_in_transaction
 from digest.lessons.vectors import vectors_for
 from digest.models import Agent
 from digest.runtime import runtime
@@ -41,7 +42,7 @@ from digest.runtime import runtime
 __all__ = [
     "DELTA_FOLD", "AgentRead", "Neighbour", "Row", "StoredLesson", "View", "_Banks",
     "agent_view", "embed_probes", "find_neighbours", "forget", "lessons_index", "read_agent",
-    "refresh_kept", "search_view", "vector_soon",
+    "read_agent_held", "refresh_kept", "search_view", "vector_soon",
 ]  # fmt: skip
 
 
@@ -181,6 +182,33 @@ def read_agent(session: Session, agent_id: int) -> AgentRead | None:
     return None if row is None else AgentRead(int(row.lesson_epoch or 0), int(row.tenant_id))
 
 
+#: session.info key: (the transaction, agent id → (its first read, whether the transaction
+#: had moved the agent's epoch by then))
+_HELD_READS = "digest_agent_reads"
+
+
+def read_agent_held(session: Session, agent_id: int) -> AgentRead | None:
+    """``read_agent`` for a transaction that holds the agent's lesson lock: read once. Under
+    the lock only this transaction moves the epoch, once (``transition.bump_epoch``): a read
+    made before that move is one behind after it."""
+    transaction = session.get_transaction()
+    held: tuple[object, dict[int, tuple[AgentRead, bool]]] | None = session.info.get(_HELD_READS)
+    if held is None or held[0] is not transaction:
+        held = session.info[_HELD_READS] = (transaction, {})
+    moved = moved_in_transaction(session, agent_id)
+    found = held[1].get(agent_id)
+    if found is None:
+        read = read_agent(session, agent_id)
+        if read is None:
+            return None
+        held[1][agent_id] = (read, moved)
+        return read
+    read, moved_then = found
+    if moved and not moved_then:
+        return AgentRead(read.epoch + 1, read.tenant_id)
+    return read
+
+
 def embed_probes(
     session: Session,
     agent_id: int,
@@ -188,16 +216,19 @@ def embed_probes(
     settings: Settings | None = None,
     *,
     read: AgentRead | None = None,
-) -> None:
+) -> View:
     """Embed the texts of ``probes`` (text, fingerprint) that searches of the agent's lessons
     will need, in one call to the embedder: each search then finds its vector in the
     process's cache, and so does the write that stores it with a new lesson. A probe whose
     fingerprint is a known failure needs none (``search_view``). ``read``: the agent's
-    epoch as this transaction read it under the lock (``AgentRead``)."""
+    epoch as this transaction read it under the lock (``AgentRead``). Returns the agent's
+    view it looked at: the searches that follow, with nothing written in between, search
+    it (``find_neighbours``'s ``view``) instead of reading the bank's changes again."""
     view = agent_view(session, agent_id, settings, epoch=read.epoch if read else None)
     texts = [text for text, fingerprint in probes if not _known_failure(view, fingerprint)]
     if view.embedder is not None and texts:
         vectors_for(view.embedder, list(dict.fromkeys(texts)))
+    return view
 
 
 def _known_failure(view: View, fingerprint: str | None) -> bool:
@@ -237,14 +268,17 @@ def find_neighbours(
     settings: Settings | None = None,
     others_of_kind: bool = False,
     read: AgentRead | None = None,
+    view: View | None = None,
 ) -> list[Neighbour]:
     """Top-``k`` active, unexpired lessons of this agent: the candidate's fingerprint first,
     then by relevance (ties: identity, then the oldest). Lessons with another fingerprint of
     the candidate's kind about another subject are left out (other lessons) unless
     ``others_of_kind``; another key on the same subject is kept for the judge to see.
     ``tenant_id`` is checked against the agent. ``read``: the agent's epoch and tenant as
-    this transaction read them under the lock (``AgentRead``), not read again."""
-    view = agent_view(session, agent_id, settings, epoch=read.epoch if read else None)
+    this transaction read them under the lock (``AgentRead``), not read again. ``view``: the
+    agent's view as this session read it, nothing written since (``embed_probes``)."""
+    if view is None:
+        view = agent_view(session, agent_id, settings, epoch=read.epoch if read else None)
     hits = search_view(
         view, candidate_text, k, fingerprint=fingerprint, mode=mode,
         others_of_kind=others_of_kind,

@@ -81,6 +81,23 @@ def agent_gate(session: Session, agent_id: int) -> Gate:
     return Gate.of(tenant, get_settings())
 
 
+#: session.info key: (the transaction, agent id → its release gate as the transaction read it)
+_GATES = "digest_release_gates"
+
+
+def transaction_gate(session: Session, agent_id: int) -> Gate:
+    """``agent_gate``, read once per transaction: the reflect writes of a batch ask for it per
+    lesson they cite, and a tenant's settings read once hold for the whole transaction."""
+    transaction = session.get_transaction()
+    held: tuple[object, dict[int, Gate]] | None = session.info.get(_GATES)
+    if held is None or held[0] is not transaction:
+        held = session.info[_GATES] = (transaction, {})
+    gate = held[1].get(agent_id)
+    if gate is None:
+        gate = held[1][agent_id] = agent_gate(session, agent_id)
+    return gate
+
+
 def counted_sources(sources: int, span_s: int, spread_s: int) -> int:
     """The independent sources that count: all of them when their events span ``spread_s``,
     else at most one (a burst is one campaign, however many contacts it claims)."""
@@ -192,7 +209,7 @@ def recount(session: Session, lesson_ids: Iterable[int]) -> None:
     gates: dict[int, Gate] = {}
     for lesson in proposals:
         if lesson.agent_id not in gates:
-            gates[lesson.agent_id] = agent_gate(session, lesson.agent_id)
+            gates[lesson.agent_id] = transaction_gate(session, lesson.agent_id)
         settle_replacements(session, [lesson], gates[lesson.agent_id])
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +19,12 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from digest.lessons.cues import event_cues, merged
-from digest.lessons.release import agent_gate, is_released, note_cited
+from digest.lessons.release import is_released, note_cited, transaction_gate
 from digest.lessons.transition import (
     CITED,
     bump_epoch,
     first_in_transaction,
+    flush_for_ids,
     lock_agent_lessons,
     record_history,
     transition,
@@ -183,11 +185,13 @@ def add_lesson(
     model: str | None = None,
     prompt_hash: str | None = None,
     note: str,
+    vectors: Callable[[Lesson], None] | None = None,
 ) -> Lesson:
     """Create a lesson citing ``event``, with its evidence row and an ADD history row. Its
-    embedding is the caller's to set (reflection does; a lesson stored on the capture path
-    gets one when the agent's index first reads it, and ``digest lesson reindex`` stores
-    it)."""
+    embedding is the caller's to set: ``vectors`` sets it (and its task vectors) on the new
+    row before the row is written, so that its INSERT carries them (reflection does; a
+    lesson stored on the capture path gets one when the agent's index first reads it, and
+    ``digest lesson reindex`` stores it)."""
     cand = candidate.normalised()
     assert cand.title is not None
     lock_agent_lessons(session, event.agent_id)
@@ -221,9 +225,16 @@ def add_lesson(
         created_at=now,
         updated_at=now,
         fingerprint=cand.fingerprint,
+        # set, even to nothing: a deferred column never set is read back by its first use
+        embedding=None,
+        embedding_key=None,
+        cue_embedding=None,
+        cue_embedding_key=None,
     )
+    if vectors is not None:
+        vectors(lesson)
     session.add(lesson)
-    session.flush()
+    flush_for_ids(session)
     # A new lesson has no evidence yet: no need to look for an existing citation.
     session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
     first_in_transaction(session, CITED, (lesson.id, event.id))
@@ -367,7 +378,7 @@ def _cite(
 
 def _released(session: Session, lesson: Lesson) -> bool:
     """Does an agent read ``lesson`` now (before this event counts)?"""
-    gate = agent_gate(session, lesson.agent_id)
+    gate = transaction_gate(session, lesson.agent_id)
     return lesson.status == "active" and is_released(
         lesson.trust, lesson.independent_sources or 0, lesson.source_span_s or 0, gate
     )

@@ -16,7 +16,16 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from digest.models import Agent, Event, Lesson, LessonHistory, as_utc, utcnow
+from digest.models import (
+    Agent,
+    DigestRun,
+    Event,
+    Lesson,
+    LessonEvidence,
+    LessonHistory,
+    as_utc,
+    utcnow,
+)
 
 
 @dataclass(frozen=True)
@@ -153,6 +162,25 @@ def first_in_transaction(session: Session, what: str, key: Hashable) -> bool:
         return False
     done[1].add(key)
     return True
+
+
+#: rows nothing reads back while a lesson write is under way (the audit trail, citations, run
+#: records): a flush that only needs a new lesson's id leaves them for the next flush
+_WRITE_ONLY = (LessonHistory, LessonEvidence, DigestRun)
+
+
+def flush_for_ids(session: Session) -> None:
+    """Flush so that a new row gets its id, leaving the pending audit, citation and run rows
+    (``_WRITE_ONLY``) in the session for its next flush: a batch of events that adds lessons
+    one by one then writes each of those tables in one statement, not one per lesson added.
+    Every other flush (a search's, a count's, the commit's) writes them as before."""
+    later = [row for row in session.new if isinstance(row, _WRITE_ONLY)]
+    for row in later:
+        session.expunge(row)
+    try:
+        session.flush()
+    finally:
+        session.add_all(later)  # in the order they were added: their ids keep that order
 
 
 def bump_epoch(session: Session, agent_id: int) -> None:

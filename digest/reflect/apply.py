@@ -53,7 +53,7 @@ def mark_skipped(session: Session, event: Event, run: RunInfo, reason: str) -> R
             session, run.claimed, run.model, run.prompt_hash, skip_reason=reason[:1000]
         )
     elif run.reused is not None:
-        judgements.count_reuse(session, run.reused.judgement_id)
+        judgements.count_reuse(session, run.reused)
     _set_terminal(session, event, "skipped")
     event.skip_reason = reason
     event.last_error = None
@@ -184,6 +184,13 @@ def apply_and_finish(
     feedback, the ``digest_runs`` row and the final status."""
     claimed = run.claimed
     outcome = _lesson_outcome(claimed)
+    #: lessons this event created: their task vectors went in with their row
+    born: set[int] = set()
+
+    def with_vectors(lesson: Lesson) -> None:
+        # Embedded before the transaction (judge.prepare): the process remembers the vectors.
+        lesson.embedding, lesson.embedding_key = stored_vector(lesson.situation, lesson.correction)
+        add_task_meaning([lesson], claimed.kind, claimed.payload)
 
     def add(candidate: Candidate, status: str = "active", why: str | None = None) -> Lesson:
         lesson = add_lesson(
@@ -197,9 +204,9 @@ def apply_and_finish(
             model=run.model,
             prompt_hash=run.history_hash,
             note=f"reflected from {claimed.kind} event {event.id}",
+            vectors=with_vectors,
         )
-        # Embedded before the transaction (judge.prepare): the process remembers the vector.
-        lesson.embedding, lesson.embedding_key = stored_vector(lesson.situation, lesson.correction)
+        born.add(lesson.id)
         return lesson
 
     applied = apply_plan(
@@ -234,8 +241,9 @@ def apply_and_finish(
             applied.counts["NOOP"] += 1
         if held.id not in applied.lesson_ids:
             applied.lesson_ids.append(held.id)
-    # what the run's task meant, for retrieval (embedded before the write by prepare)
-    touched = [session.get(Lesson, lesson_id) for lesson_id in applied.lesson_ids]
+    # what the run's task meant, for retrieval (embedded before the write by prepare); the
+    # lessons it created have it already
+    touched = [session.get(Lesson, i) for i in applied.lesson_ids if i not in born]
     add_task_meaning(filter(None, touched), claimed.kind, claimed.payload)
     _share_judgement(session, run, prepared, applied.by_candidate)
     _set_terminal(session, event, "reflected")
@@ -280,7 +288,7 @@ def _share_judgement(
     """Store the model's judgement for the fleet when every lesson it produced is now an
     active lesson (nothing quarantined); count a reuse."""
     if run.reused is not None:
-        judgements.count_reuse(session, run.reused.judgement_id)
+        judgements.count_reuse(session, run.reused)
         return
     clean = prepared.clean
     if not run.judged or prepared.quarantined or not clean:

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.orm import Session
 
 from digest.config import Settings
 from digest.db import session_scope
 from digest.errors import is_time_limit
 from digest.lessons.transition import lock_agent_lessons
 from digest.logs import get_logger
+from digest.model.prompts import load_prompt
 from digest.models import Event
 from digest.redact import redact
+from digest.reflect import judgements
 from digest.reflect.claims import Claimed, ReflectResult, hand_back, still_ours
 from digest.reflect.core import Held, Own, reflect_claimed
 from digest.reflect.run import about
@@ -66,12 +69,14 @@ def reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectRe
             # Rows that nothing in the batch reads back (history, citations, runs, statuses)
             # wait for one flush; changes a search reads are flushed before it (Held.reading).
             with session.no_autoflush:
+                _read_judgements(session, batch, settings)
                 for claimed in batch:
                     if not still_ours(events.get(claimed.event_id), claimed):
                         results.append(ReflectResult(claimed.event_id, "claim_lost"))
                         continue
                     with about(claimed):
                         results.append(reflect_claimed(claimed, settings, tx))
+                judgements.write_batch(session)
     except Exception as exc:
         if not _is_fault(exc):
             log.error(
@@ -86,6 +91,14 @@ def reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectRe
         with about(claimed):
             result.log()
     return results
+
+
+def _read_judgements(session: Session, batch: list[Claimed], settings: Settings) -> None:
+    """The stored judgements of the batch's events, read at once (``judgements.read_batch``),
+    when they all ask one model (they do: one agent)."""
+    models = {c.agent_model or settings.model_for("reflect") for c in batch}
+    if len(models) == 1:
+        judgements.read_batch(session, batch, models.pop(), load_prompt("reflect").hash)
 
 
 def _is_fault(exc: BaseException) -> bool:

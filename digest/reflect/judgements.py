@@ -13,14 +13,22 @@ hold for it as for any event (an untrusted run's text is still screened first, a
 run is never answered from the cache). A judgement whose lessons are no longer all active
 (superseded, deleted, disabled, expired) is not reused: the event is judged afresh and the
 new judgement replaces it.
+
+A batch of one agent's events (models in process, one transaction under the agent's lesson
+lock: ``digest.reflect.batch``) reads the judgements of all its signatures, and their lessons,
+once (``read_batch``); its events' lookups are answered from that read and from what the
+batch's earlier events stored, and what they store and reuse is written once, before the
+batch commits (``write_batch``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
@@ -50,12 +58,17 @@ def signature(claimed: Claimed) -> str | None:
 class Reused:
     """A stored judgement that stands for this event."""
 
-    judgement_id: int
+    #: None: stored by an earlier event of the same batch, not written yet (``Batch``)
+    judgement_id: int | None
+    #: the event's signature (with the agent, the model and the prompt: the judgement's key)
+    key: str
     skip_reason: str | None
     #: the lessons it produced, as candidates (their own text and fingerprint), and the
     #: snapshot that makes each the NOOP target of its own candidate
     candidates: list[Candidate]
     snapshot: Snapshot | None
+    #: read through this transaction's ``Batch``: its reuse is counted there
+    batched: bool = False
 
 
 def lookup(
@@ -69,6 +82,9 @@ def lookup(
     if claimed.trust == "low" and event_reason(claimed.payload) is not None:
         return None  # a tainted run is screened and quarantined the normal way
     if not isinstance(session, str):
+        batch = _batch(session, claimed.agent_id, model, prompt_hash)
+        if batch is not None and key in batch.found:
+            return batch.lookup(session, claimed, key, k)
         return _lookup(session, claimed, key, model, prompt_hash, k)
     try:
         with read_scope(session) as reader:
@@ -98,8 +114,16 @@ def _lookup(
         return None
     found, epoch = row
     if found.verdict == "skip":
-        return Reused(found.id, found.reason or "judged before", [], None)
-    lessons = _live(session, claimed, list(found.lesson_ids or ()))
+        return Reused(found.id, key, found.reason or "judged before", [], None)
+    ids = list(found.lesson_ids or ())
+    lessons = _live(_read_lessons(session, claimed.agent_id, ids), ids)
+    return _reused(found.id, key, lessons, int(epoch or 0), k)
+
+
+def _reused(
+    judgement_id: int | None, key: str, lessons: list[Lesson] | None, epoch: int, k: int
+) -> Reused | None:
+    """A judgement with lessons as it stands for an event (None: a lesson is gone)."""
     if lessons is None:
         return None
     candidates = [
@@ -114,28 +138,34 @@ def _lookup(
         for lesson in lessons
     ]
     snapshot = Snapshot(
-        epoch=int(epoch or 0),
+        epoch=epoch,
         neighbours=[[Neighbour.of(lesson, relevance=1.0, identity=1.0)] for lesson in lessons],
         k=k,
         settled=True,
     )
-    return Reused(found.id, None, candidates, snapshot)
+    return Reused(judgement_id, key, None, candidates, snapshot)
 
 
-def _live(session: Session, claimed: Claimed, ids: Sequence[int]) -> list[Lesson] | None:
-    """The judgement's lessons in its order, if every one is still an active, unexpired
-    lesson of this agent."""
+def _read_lessons(session: Session, agent_id: int, ids: Sequence[int]) -> dict[int, Lesson]:
+    """These lessons of the agent, by id (one round trip)."""
     if not ids:
-        return None
-    rows = {
+        return {}
+    return {
         lesson.id: lesson
         for lesson in session.scalars(
             select(Lesson)
-            .where(Lesson.id.in_(list(ids)), Lesson.agent_id == claimed.agent_id)
+            .where(Lesson.id.in_(list(ids)), Lesson.agent_id == agent_id)
             # with their task vectors: the NOOP that cites them adds this event's task
             .options(undefer(Lesson.cue_embedding))
         )
     }
+
+
+def _live(rows: dict[int, Lesson], ids: Sequence[int]) -> list[Lesson] | None:
+    """The judgement's lessons (``rows``, by id) in its order, if every one is still an
+    active, unexpired lesson of this agent."""
+    if not ids:
+        return None
     now = utcnow()
     lessons = [rows.get(i) for i in ids]
     if any(
@@ -157,11 +187,28 @@ def remember(
     skip_reason: str | None = None,
     lesson_ids: Sequence[int] = (),
 ) -> None:
-    """Store (or replace) this event's judgement, in the caller's transaction."""
+    """Store (or replace) this event's judgement, in the caller's transaction (in a batch:
+    when the batch is written, ``write_batch``)."""
     key = signature(claimed)
     if key is None or model is None:
         return
-    values = {
+    values = _values(claimed, key, model, prompt_hash, skip_reason, lesson_ids)
+    batch = _batch(session, claimed.agent_id, model, prompt_hash)
+    if batch is not None:
+        batch.remember(key, values)
+        return
+    _upsert(session, [values])
+
+
+def _values(
+    claimed: Claimed,
+    key: str,
+    model: str,
+    prompt_hash: str,
+    skip_reason: str | None,
+    lesson_ids: Sequence[int],
+) -> dict[str, Any]:
+    return {
         "agent_id": claimed.agent_id,
         "signature": key,
         "model": model,
@@ -172,23 +219,152 @@ def remember(
         "event_id": claimed.event_id,
         "created_at": utcnow(),
     }
+
+
+def _upsert(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Store (or replace) judgements, one statement (rows of distinct keys)."""
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    statement = insert(Judgement).values(**values)
-    session.execute(
+    statement = insert(Judgement)
+    session.connection().execute(
         statement.on_conflict_do_update(
             index_elements=["agent_id", "signature", "model", "prompt_hash"],
             set_={
                 name: statement.excluded[name]
                 for name in ("verdict", "reason", "lesson_ids", "event_id", "created_at")
             },
-        )
+        ),
+        rows,
     )
 
 
-def count_reuse(session: Session, judgement_id: int) -> None:
+def count_reuse(session: Session, reused: Reused) -> None:
+    """One more event stood on this judgement (in a batch: counted when it is written)."""
+    batch = _batch_of(session) if reused.batched else None
+    if batch is not None:
+        batch.reused[reused.key] += 1
+        return
     session.execute(
         update(Judgement)
-        .where(Judgement.id == judgement_id)
+        .where(Judgement.id == reused.judgement_id)
         .values(reused=Judgement.reused + 1)
         .execution_options(synchronize_session=False)
     )
+
+
+# --- a batch's judgements ------------------------------------------------------------------
+# A batch of one agent's events (models in process, one transaction under the agent's lesson
+# lock) reads the judgements of all its events' signatures, and their lessons, in two round
+# trips; what its events store and reuse is written once, when the batch's events are done.
+
+
+@dataclass
+class Batch:
+    """The judgements of one batch's signatures as read under the lock (None: none stored),
+    the lessons they name (held here, so the session keeps them), and what the batch's
+    events stored or reused since, not yet written."""
+
+    agent_id: int
+    model: str
+    prompt_hash: str
+    found: dict[str, Judgement | None]
+    lessons: dict[int, Lesson]
+    remembered: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reused: Counter[str] = field(default_factory=Counter)
+
+    def lookup(self, session: Session, claimed: Claimed, key: str, k: int) -> Reused | None:
+        stored = self.remembered.get(key)
+        if stored is not None:
+            verdict, reason, ids, judgement_id = (
+                stored["verdict"], stored["reason"], list(stored["lesson_ids"]), None,
+            )  # fmt: skip
+        else:
+            found = self.found[key]
+            if found is None:
+                return None
+            verdict, reason, ids = found.verdict, found.reason, list(found.lesson_ids or ())
+            judgement_id = found.id
+        if verdict == "skip":
+            return Reused(judgement_id, key, reason or "judged before", [], None, batched=True)
+        rows = {i: self.lessons[i] for i in ids if i in self.lessons}
+        # a lesson an earlier event of the batch wrote: this session holds it
+        rows.update(_read_lessons(session, claimed.agent_id, [i for i in ids if i not in rows]))
+        # the snapshot's epoch is not checked under the lock (``core.Held``)
+        reused = _reused(judgement_id, key, _live(rows, ids), 0, k)
+        return replace(reused, batched=True) if reused is not None else None
+
+    def remember(self, key: str, values: dict[str, Any]) -> None:
+        self.remembered[key] = values
+        self.found.setdefault(key, None)
+
+
+#: session.info key: (the transaction, its batch's judgements)
+_BATCH = "digest_judgements_batch"
+
+
+def read_batch(session: Session, batch: Sequence[Claimed], model: str, prompt_hash: str) -> None:
+    """Read the judgements of ``batch``'s signatures (one agent's events) and their lessons,
+    for ``lookup`` in this transaction; what the events store or reuse is kept for
+    ``write_batch``."""
+    keys = sorted({key for key in map(signature, batch) if key is not None})
+    agent_id = batch[0].agent_id
+    found: dict[str, Judgement | None] = dict.fromkeys(keys)
+    if keys:
+        for judgement in session.scalars(
+            select(Judgement).where(
+                Judgement.agent_id == agent_id,
+                Judgement.signature.in_(keys),
+                Judgement.model == model,
+                Judgement.prompt_hash == prompt_hash,
+            )
+        ):
+            found[judgement.signature] = judgement
+    ids = sorted(
+        {
+            i
+            for judgement in found.values()
+            if judgement is not None and judgement.verdict != "skip"
+            for i in judgement.lesson_ids or ()
+        }
+    )
+    read = Batch(agent_id, model, prompt_hash, found, _read_lessons(session, agent_id, ids))
+    session.info[_BATCH] = (session.get_transaction(), read)
+
+
+def write_batch(session: Session) -> None:
+    """Write what the batch's events stored and reused (``read_batch``), in its transaction:
+    the judgements stored in one statement, then the reuse counts in one."""
+    batch = _batch_of(session)
+    session.info.pop(_BATCH, None)
+    if batch is None:
+        return
+    if batch.remembered:
+        _upsert(session, list(batch.remembered.values()))
+    if batch.reused:
+        session.connection().execute(
+            update(Judgement)
+            .where(
+                Judgement.agent_id == batch.agent_id,
+                Judgement.signature == bindparam("key"),
+                Judgement.model == batch.model,
+                Judgement.prompt_hash == batch.prompt_hash,
+            )
+            .values(reused=Judgement.reused + bindparam("times")),
+            [{"key": key, "times": times} for key, times in sorted(batch.reused.items())],
+        )
+
+
+def _batch_of(session: Session) -> Batch | None:
+    held: tuple[object, Batch] | None = session.info.get(_BATCH)
+    if held is None or held[0] is not session.get_transaction():
+        return None
+    return held[1]
+
+
+def _batch(session: Session, agent_id: int, model: str | None, prompt_hash: str) -> Batch | None:
+    """This transaction's batch, if it was read for this agent, model and prompt version."""
+    batch = _batch_of(session)
+    if batch is None or (batch.agent_id, batch.model, batch.prompt_hash) != (
+        agent_id, model, prompt_hash,
+    ):  # fmt: skip
+        return None
+    return batch

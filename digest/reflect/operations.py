@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, undefer
 
 from digest import fingerprint as fp
 from digest.lessons.neighbours import find_neighbours
-from digest.lessons.release import Gate, agent_gate, is_released, recount
+from digest.lessons.release import is_released, recount, transaction_gate
 from digest.lessons.store import (
     Candidate,
     promote_if_supported,
@@ -169,18 +169,15 @@ def apply_plan(
     screens the merged text of an untrusted event's UPDATE (see ``_guarded``)."""
     applied = Applied()
     index = 0
-    gates: list[Gate] = []
 
     def read_by_agents(target: Lesson | None) -> bool:
         """Does an agent read ``target`` today (so an untrusted change to it must wait)?"""
         if target is None:
             return False
-        if not gates:
-            gates.append(agent_gate(session, event.agent_id))
         # as of this transaction: a batch's earlier events may have corroborated it already
         recount(session, [target.id])
         counts = (target.trust, target.independent_sources, target.source_span_s)
-        return is_released(*counts, gates[0])
+        return is_released(*counts, transaction_gate(session, event.agent_id))
 
     def proposed(candidate: Candidate, target: Lesson) -> Lesson:
         """A held lesson with ``candidate``'s words that replaces ``target`` once released."""

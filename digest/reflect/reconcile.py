@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone
-from digest.lessons.neighbours import Neighbour, embed_probes, find_neighbours, read_agent
+from digest.lessons.neighbours import Neighbour, embed_probes, find_neighbours, read_agent_held
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
@@ -299,19 +299,20 @@ def read_neighbours(
     if with_epoch:
         epoch = session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0
     else:
-        # under the lock, and nothing is written until the searches end: the agent's epoch
-        # and tenant are read once for all of them (one round trip, not two per search)
-        read = read_agent(session, agent_id)
-    # every candidate's vector in one call to the embedder (a batch), before the searches
+        # under the lock: the agent's epoch and tenant, read once in the transaction (only
+        # its own write moves the epoch), not two round trips per search
+        read = read_agent_held(session, agent_id)
+    # every candidate's vector in one call to the embedder (a batch), before the searches;
+    # nothing is written until they end: they all search the view it looked at
     probes = [(candidate_text(c), c.fingerprint) for c in candidates]
-    embed_probes(session, agent_id, probes, read=read)
+    view = embed_probes(session, agent_id, probes, read=read)
     return Snapshot(
         k=k,
         epoch=int(epoch),
         neighbours=[
             find_neighbours(
                 session, tenant_id, agent_id, candidate_text(c), k, fingerprint=c.fingerprint,
-                read=read,
+                read=read, view=view,
             )
             for c in candidates
         ],

@@ -178,3 +178,62 @@ def test_a_judgement_whose_lesson_is_retired_before_the_write_is_judged_afresh(
         [judgement] = session.scalars(select(Judgement)).all()
     assert judgement.event_id == second
     assert run_of(second).llm_calls == 1
+
+
+def emailing(tenant: str, order: int) -> int:
+    return digest.record_run(
+        tenant, AGENT, task=f"email the receipt of order {order}", outcome="failure",
+        tool_calls=[{"tool": "send_email", "args": {"order": order}, "ok": False,
+                     "error": "permission denied for mailbox"}],
+    )  # fmt: skip
+
+
+def test_a_batch_reads_its_judgements_once_and_sees_what_its_own_events_stored(
+    counted: Any, tenant: str
+) -> None:
+    """One batch (one drain, models in process): three repeats of a judgement stored before,
+    and a new failure judged in the batch then repeated twice in it. Each repeat reuses, none
+    asks the model, and every reuse is counted once."""
+    first = failing(tenant, 1)
+    drain()
+    events = [failing(tenant, 2), emailing(tenant, 3), failing(tenant, 4)]
+    events += [emailing(tenant, 5), failing(tenant, 6), emailing(tenant, 7)]
+    results = drain()
+    assert sorted(r.event_id for r in results) == sorted(events)
+    assert {r.status for r in results} == {"reflected"}
+    assert reflect_calls(counted) == 2  # the first failure, then the email failure once
+    with session_scope() as session:
+        stored = {j.signature: (j.event_id, j.reused) for j in session.scalars(select(Judgement))}
+        supports = sorted(session.scalars(select(Lesson.support_count)))
+    assert sorted(stored.values()) == sorted([(first, 3), (events[1], 2)])
+    assert supports == [3, 4]
+    assert [run_of(e).llm_calls for e in events] == [0, 1, 0, 0, 0, 0]
+
+
+def test_a_batch_that_fails_counts_no_reuse_twice(
+    counted: Any, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch that raises midway is rolled back whole (its judgements' counts with it) and
+    its events run one by one: each reuse is counted once, by the run that committed."""
+    from digest.reflect import apply
+
+    failing(tenant, 1)
+    drain()
+    events = [failing(tenant, n) for n in (2, 3, 4)]
+    real = apply.apply_and_finish
+    calls = {"n": 0}
+
+    def third_raises(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 3:  # the batch's third event: the whole batch rolls back
+            raise ValueError("a bad event")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("digest.reflect.core.apply_and_finish", third_raises)
+    results = drain()
+    assert sorted(r.event_id for r in results) == events
+    assert {r.status for r in results} == {"reflected"}
+    with session_scope() as session:
+        [judgement] = session.scalars(select(Judgement)).all()
+        [lesson] = session.scalars(select(Lesson)).all()
+    assert (judgement.reused, lesson.support_count) == (3, 4)
