@@ -88,7 +88,10 @@ _FILLER = frozenset(
 )
 TOKEN = re.compile(r"[^\W_][\w'’-]*")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_LEADING_GREETING = re.compile(rf"^\W*(?:{GREETINGS})\b[^.!?,\n]{{0,40}}[.!?,\n]*\s*", re.I)
+#: a greeting and the name after it, up to the punctuation that ends it ("Hi Anna,")…
+_LEADING_GREETING = re.compile(rf"^\W*(?:{GREETINGS})\b[^.!?,\n]{{0,40}}[.!?,\n]+\s*", re.I)
+#: …or, with none near ("Hey Tom 😊 your test is booked"), the greeting and a capitalised name
+_BARE_GREETING = re.compile(rf"^\W*(?:{GREETINGS})\b(?:\s+(?-i:[A-ZÀ-Þ])[\w'’-]*){{0,2}}\s*", re.I)
 _TRAILING_SIGN_OFF = re.compile(
     rf"(?:^|(?<=[.!?\n]))\s*(?:{SIGN_OFFS})\b[^.!?]{{0,40}}[.!?]*\s*$", re.I
 )
@@ -112,7 +115,8 @@ def content_template(text: str) -> str:
 def plain(text: str) -> str:
     """A reply without its tone: no greeting, sign-off or emoji; "!" read as "."."""
     plain = EMOJI.sub(" ", unicodedata.normalize("NFKC", text))
-    plain = _LEADING_GREETING.sub("", plain.strip())
+    greeted = _LEADING_GREETING.match(plain.strip())
+    plain = (_LEADING_GREETING if greeted else _BARE_GREETING).sub("", plain.strip())
     plain = _TRAILING_SIGN_OFF.sub("", plain)
     plain = re.sub(r"[.!]*![.!]*", ".", plain).strip()
     return plain[:1].upper() + plain[1:]

@@ -233,7 +233,9 @@ def taught(original: str, final: str | None) -> list[EditRule]:
         if dropped and room > 1:
             room -= 1
             unsaid = " ".join(
-                s for s in sentences(unsaid) if not any(d.rstrip(".") in s for d in dropped)
+                s
+                for s in sentences(unsaid)
+                if not any(d.rstrip(".").casefold() in s.casefold() for d in dropped)
             )
         else:
             dropped = []
