@@ -14,8 +14,6 @@ import difflib
 import re
 import unicodedata
 
-from rapidfuzz import fuzz
-
 #: greetings in the languages the product screens (a closed class of words)
 GREETINGS = (
     r"hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|guten (?:tag|morgen|abend)"
@@ -248,8 +246,12 @@ def _drafted(word: str, drafted: set[str]) -> bool:
         short, long_ = sorted((word, other), key=len)
         if len(short) < _WORD_FORM_LETTERS or short.isdigit():
             continue
-        if long_.startswith(short) or (
-            len(short) > _WORD_FORM_LETTERS and fuzz.ratio(word, other) >= _WORD_FORM_RATIO
+        if long_.startswith(short):
+            return True
+        # (difflib, not rapidfuzz: the capture path that keys edits imports no rapidfuzz)
+        if len(short) > _WORD_FORM_LETTERS and (
+            100 * difflib.SequenceMatcher(a=word, b=other, autojunk=False).ratio()
+            >= _WORD_FORM_RATIO
         ):
             return True
     return False
