@@ -77,6 +77,36 @@ _PROMISE = re.compile(
 )
 
 
+#: how a reply addresses the reader, per language that has a familiar and a polite "you"
+#: (informal, formal): German and Italian write the polite forms with a capital
+_ADDRESS = tuple(
+    (re.compile(rf"\b(?:{informal})\b", re.I), re.compile(rf"\b(?:{formal})\b", flags))
+    for informal, formal, flags in (
+        ("du|dich|dir|dein|deine|deinen|deinem|deiner|deines",
+         "Sie|Ihnen|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres", 0),
+        ("tu|te|toi|ton|ta|tes|t'", "vous|votre|vos", re.I),
+        ("tú|tu|tus|te|ti|contigo", "usted|ustedes|su|sus", re.I),
+        ("tu|ti|tuo|tua|tuoi|tue", "Lei|Le|Suo|Sua|Suoi|Sue", 0),
+        ("tu|te|teu|tua|teus|tuas|contigo", "o senhor|a senhora|senhor|senhora", re.I),
+        ("je|jij|jou|jouw", "u|uw", re.I),
+    )
+)  # fmt: skip
+
+
+def _address(original: str, final: str) -> list[str]:
+    """``formal-address`` when the draft says the familiar "you" of a language and the final
+    only its polite one ("kannst du" → "können Sie", "ta carte" → "votre carte"),
+    ``informal-address`` the other way; else nothing."""
+    for informal, formal in _ADDRESS:
+        was, now = bool(informal.search(original)), bool(informal.search(final))
+        polite, polite_now = bool(formal.search(original)), bool(formal.search(final))
+        if was and not now and polite_now:
+            return ["formal-address"]
+        if polite and not polite_now and now and not was:
+            return ["informal-address"]
+    return []
+
+
 def _flag(name: str, before: bool, after: bool) -> list[str]:
     if before and not after:
         return [f"removed-{name}"]
@@ -97,9 +127,9 @@ def _apology_words(text: str) -> int:
 
 def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     """The shape rules an operator's edit shows, as names: ``rejected``, ``removed-promise``,
-    ``added-greeting``, ``greeting-dear`` (another greeting), ``shorter-apology`` (a long
-    apology cut down), ``shorter``, … (empty when the diff shows none of them). The content of
-    the edit is not among them: ``taught`` adds it."""
+    ``added-greeting``, ``greeting-dear`` (another greeting), ``formal-address`` ("du" →
+    "Sie"), ``shorter-apology`` (a long apology cut down), ``shorter``, … (empty when the
+    diff shows none of them). The content of the edit is not among them: ``taught`` adds it."""
     if final is None:
         return ("rejected",)
     rules: list[str] = []
@@ -114,6 +144,7 @@ def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     rules += _flag("greeting", bool(greeted), bool(greets))
     if greeted and greets and greeted != greets:
         rules.append("greeting-" + greets.replace(" ", "-"))
+    rules += _address(plain(original), plain(final))
     rules += _flag("sign-off", bool(SIGN_OFF.search(original)), bool(SIGN_OFF.search(final)))
     rules += _flag("apology", bool(APOLOGY.search(original)), bool(APOLOGY.search(final)))
     sorry, sorry_now = _apology_words(original), _apology_words(final)

@@ -111,3 +111,15 @@ def test_one_fact_in_other_words_is_one_content_rule_two_facts_stay_two() -> Non
     )
     assert same_content(again, unload)
     assert not same_content(other, unload)
+
+
+def test_the_polite_you_is_a_tone_rule_not_content() -> None:
+    assert [(r.family, r.names) for r in taught(
+        "Du kannst das Paket morgen abholen.", "Sie können das Paket morgen abholen."
+    )] == [("tone", ("formal-address",))]  # fmt: skip
+    assert [(r.family, r.names) for r in taught(
+        "Je kunt je pakket morgen ophalen.", "U kunt uw pakket morgen ophalen."
+    )] == [("tone", ("formal-address",))]  # fmt: skip
+    assert [(r.family, r.names) for r in taught(
+        "Vous pouvez passer en agence demain.", "Tu peux passer en agence demain."
+    )] == [("tone", ("informal-address",))]  # fmt: skip
