@@ -1,6 +1,8 @@
 """The quality benchmark's cases (``bench/quality.py``): scripted streams with their ground truth.
 
-Cases live in ``bench/data/quality/<split>/<class>.jsonl``, one JSON object per line
+Cases live in ``bench/data/quality/<split>/<class>.jsonl`` (and in ``<class>_<tag>.jsonl``,
+more cases of the class kept in a file of their own so they can be reported apart: a set
+written later, or one kept aside and never tuned on), one JSON object per line
 (``bench/data/quality/README.md`` describes a record). A case is a short stream of events for
 one agent of its own, and what a right lesson bank holds afterwards, written as *rules*: each
 rule is one lesson, named by the events it must cite (all of them, and no others); a rule may
@@ -65,6 +67,8 @@ class Case:
     events: tuple[Event, ...]
     rules: tuple[Rule, ...]
     nothing: frozenset[str] = frozenset()
+    #: the stem of the file the case came from: its class, or ``<class>_<tag>``
+    source: str = ""
 
     @property
     def key(self) -> str:
@@ -75,7 +79,9 @@ class Case:
         return next(r for r in self.rules if r.name == name)
 
     @classmethod
-    def from_record(cls, record: Any, *, split: str, category: str) -> Case:
+    def from_record(
+        cls, record: Any, *, split: str, category: str, source: str | None = None
+    ) -> Case:
         """A case from one line of a data file; a record that is not a well-formed case is a
         ``ValueError`` saying why."""
         _fields(record, _CASE_KEYS, {"case", "about", "events", "lessons"}, "case")
@@ -105,6 +111,7 @@ class Case:
         return cls(
             split=split, cls=category, name=_text(record["case"], "case"),
             about=_text(record["about"], "about"), events=events, rules=rules, nothing=nothing,
+            source=source or category,
         )  # fmt: skip
 
 
@@ -154,28 +161,44 @@ def _rule(item: Any, ids: set[str]) -> Rule:
     return Rule(_text(item["rule"], "rule"), _text(item["says"], "says"), events, superseded_by)
 
 
-def load(split: str, classes: tuple[str, ...] = CLASSES) -> tuple[Case, ...]:
-    """Every case of ``split`` in ``classes``, class by class in ``CLASSES`` order, each file
-    in its line order. A file that is not a class's, or a line that is not a case, is a
-    ``ValueError`` naming the file and the line."""
+def class_of(stem: str) -> str | None:
+    """The class a data file's stem belongs to: ``<class>`` or ``<class>_<tag>``; else None."""
+    for category in sorted(CLASSES, key=len, reverse=True):
+        if stem == category or (stem.startswith(category + "_") and len(stem) > len(category) + 1):
+            return category
+    return None
+
+
+def load(
+    split: str, classes: tuple[str, ...] = CLASSES, files: tuple[str, ...] | None = None
+) -> tuple[Case, ...]:
+    """Every case of ``split`` in ``classes`` (and, given ``files``, only from the files with
+    those stems), class by class in ``CLASSES`` order, the class's own file first and its
+    tagged files by name, each file in its line order. A file that is not a class's, or a line
+    that is not a case, is a ``ValueError`` naming the file and the line."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: one of {SPLITS}")
     folder = DATA / split
-    strays = sorted(p.name for p in folder.glob("*.jsonl") if p.stem not in CLASSES)
+    stems = sorted(p.stem for p in folder.glob("*.jsonl"))
+    strays = [f"{s}.jsonl" for s in stems if class_of(s) is None]
     if strays:
         raise ValueError(f"{folder}: not the file of a class: {', '.join(strays)}")
     cases: list[Case] = []
     for category in (c for c in CLASSES if c in classes):
-        path = folder / f"{category}.jsonl"
-        if not path.exists():
-            continue
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                cases.append(Case.from_record(json.loads(line), split=split, category=category))
-            except ValueError as exc:
-                raise ValueError(f"{path}:{number}: {exc}") from None
+        mine = [s for s in stems if class_of(s) == category]
+        mine.sort(key=lambda s: (s != category, s))
+        for stem in (s for s in mine if files is None or s in files):
+            path = folder / f"{stem}.jsonl"
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    case = Case.from_record(
+                        json.loads(line), split=split, category=category, source=stem
+                    )
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{number}: {exc}") from None
+                cases.append(case)
     names = [c.key for c in cases]
     if len(names) != len(set(names)):
         raise ValueError(f"{folder}: two cases of one class share a name")

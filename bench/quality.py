@@ -1,7 +1,8 @@
 """Benchmark: is the lesson bank right? Ground-truth streams by class (issue 24, point 6).
 
     .venv/bin/python bench/quality.py [--judge offline|remote|both] [--split dev|held-out|both]
-                                      [--class CLASS ...] [--embedding local|none] [--report]
+                                      [--class CLASS ...] [--file STEM ...]
+                                      [--embedding local|none] [--report]
 
 The cases (``bench/data/quality/<split>/<class>.jsonl``, ``bench/_quality_cases.py``) are short
 scripted streams, one agent each, with what a right bank holds afterwards: which events end as
@@ -14,7 +15,9 @@ reworded), ``transient`` (timeouts, 429, 503: nothing learned; and errors that o
 timeout), ``multi_error`` (tool-using agents' runs in the style of tau-bench's retail and
 airline domains: several tool errors per run, recurring error families). No dataset can be
 downloaded here: every case was written for this benchmark, realistic but not real. The
-``held-out`` split was written with ``dev``, by the same hand, and is only measured.
+``held-out`` split was written with ``dev``, by the same hand, and is only measured. A class
+may have more files (``<class>_<tag>.jsonl``, e.g. ``two_rules_fresh``): each is reported on
+a row of its own, and ``--file`` plays only the files named.
 
 Each case's stream goes through the one reflect core two ways (``bench/_quality_play.py``):
 ``offline/rules`` in process (``drain`` after each capture, the embedded mode) and a remote
@@ -166,11 +169,13 @@ def summary(graded: list[Graded]) -> dict[str, float]:
 
 
 def _groups(run: JudgeRun) -> list[tuple[str, str, list[Graded]]]:
+    """(split, file stem, graded cases): a class's own file, then its tagged files."""
+    sources = list(dict.fromkeys(g.case.source for g in run.graded))
     return [
-        (split, cls, found)
+        (split, source, found)
         for split in SPLITS
-        for cls in CLASSES
-        if (found := [g for g in run.graded if g.case.split == split and g.case.cls == cls])
+        for source in sources
+        if (found := [g for g in run.graded if g.case.split == split and g.case.source == source])
     ]
 
 
@@ -284,6 +289,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", choices=[*JUDGES, "both"], default="both")
     parser.add_argument("--split", choices=[*SPLITS, "both"], default="both")
     parser.add_argument("--class", dest="classes", nargs="*", choices=CLASSES, default=None)
+    parser.add_argument(
+        "--file",
+        dest="files",
+        nargs="*",
+        default=None,
+        metavar="STEM",
+        help="only these data files (stems such as two_rules_fresh)",
+    )
     parser.add_argument("--embedding", choices=("local", "none"), default="local")
     parser.add_argument("--stream", type=int, default=200, help="events in the repeats stream")
     parser.add_argument("--report", action="store_true", help="list every wrong case")
@@ -293,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging("WARNING", json=False)
     splits = SPLITS if args.split == "both" else (args.split,)
     classes = tuple(args.classes or CLASSES)
-    cases = [c for split in splits for c in load(split, classes)]
+    files = tuple(args.files) if args.files else None
+    cases = [c for split in splits for c in load(split, classes, files)]
     ok = True
     for judge in JUDGES if args.judge == "both" else (args.judge,):
         run = run_judge(judge, cases, embedding=args.embedding, stream_events=args.stream)

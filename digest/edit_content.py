@@ -86,7 +86,10 @@ _FILLER = frozenset(
 )
 TOKEN = re.compile(r"[^\W_][\w'’-]*")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_LEADING_GREETING = re.compile(rf"^\W*(?:{GREETINGS})\b[^.!?,\n]{{0,40}}[.!?,\n]*\s*", re.I)
+#: a greeting and the name after it, up to the punctuation that ends it ("Hi Anna,")…
+_LEADING_GREETING = re.compile(rf"^\W*(?:{GREETINGS})\b[^.!?,\n]{{0,40}}[.!?,\n]+\s*", re.I)
+#: …or, with none near ("Hey Tom 😊 your test is booked"), the greeting and a capitalised name
+_BARE_GREETING = re.compile(rf"^\W*(?:{GREETINGS})\b(?:\s+(?-i:[A-ZÀ-Þ])[\w'’-]*){{0,2}}\s*", re.I)
 _TRAILING_SIGN_OFF = re.compile(
     rf"(?:^|(?<=[.!?\n]))\s*(?:{SIGN_OFFS})\b[^.!?]{{0,40}}[.!?]*\s*$", re.I
 )
@@ -110,7 +113,8 @@ def content_template(text: str) -> str:
 def plain(text: str) -> str:
     """A reply without its tone: no greeting, sign-off or emoji; "!" read as "."."""
     plain = EMOJI.sub(" ", unicodedata.normalize("NFKC", text))
-    plain = _LEADING_GREETING.sub("", plain.strip())
+    greeted = _LEADING_GREETING.match(plain.strip())
+    plain = (_LEADING_GREETING if greeted else _BARE_GREETING).sub("", plain.strip())
     plain = _TRAILING_SIGN_OFF.sub("", plain)
     plain = re.sub(r"[.!]*![.!]*", ".", plain).strip()
     return plain[:1].upper() + plain[1:]
@@ -227,8 +231,46 @@ _REPORT = re.compile(
 )
 
 
+#: a word the final writes another way than the draft (another inflection, a compound built
+#: on it: "invoices" for "invoice", "zurückgesetzt" for "zurück") is still the draft's word:
+#: its shorter form has this many letters at least, and the two this much in common
+_WORD_FORM_LETTERS = 4
+_WORD_FORM_RATIO = 85
+
+
+def _drafted(word: str, drafted: set[str]) -> bool:
+    """Did the draft say ``word``, maybe in another form (``_WORD_FORM_*``)?"""
+    if word in drafted:
+        return True
+    for other in drafted:
+        short, long_ = sorted((word, other), key=len)
+        if len(short) < _WORD_FORM_LETTERS or short.isdigit():
+            continue
+        if long_.startswith(short):
+            return True
+        # (difflib, not rapidfuzz: the capture path that keys edits imports no rapidfuzz)
+        if len(short) > _WORD_FORM_LETTERS and (
+            100 * difflib.SequenceMatcher(a=word, b=other, autojunk=False).ratio()
+            >= _WORD_FORM_RATIO
+        ):
+            return True
+    return False
+
+
+def _figures(text: str) -> set[str]:
+    """The words of ``text`` that hold a figure ("30", "9am", "24h"), ids masked."""
+    return {t for t in TOKEN.findall(mask_reply_ids(text).casefold()) if any(map(str.isdigit, t))}
+
+
 def _new_words(text: str, drafted: set[str]) -> int:
-    return len({t for t in TOKEN.findall(text.casefold()) if substantive(t)} - drafted)
+    """How much of a statement ``text`` is new beside the draft's words: its substantive words
+    the draft did not say in any form; a figure the draft did not give ("30 days" where the
+    draft said "15 days": a correction) is a statement on its own."""
+    words = {t for t in TOKEN.findall(text.casefold()) if substantive(t)}
+    new = {w for w in words if not _drafted(w, drafted)}
+    if _figures(text) - drafted:
+        return max(len(new), STATEMENT_WORDS)
+    return len(new)
 
 
 def _clauses(sentence: str, drafted: set[str]) -> list[str]:
@@ -244,16 +286,22 @@ def _words_of(text: str) -> set[str]:
     return {t for t in TOKEN.findall(text.casefold()) if substantive(t)}
 
 
+def _reworded(text: str, weight: int, drafted: set[str]) -> bool:
+    """Is a part of what the final adds the draft's own sentence reworded ("Ihr Passwort wurde
+    zurückgesetzt" for "ich setz dir das Passwort zurück"): no statement of its own, and at
+    least half its words the draft's? Beside a statement it is no rule."""
+    words = _words_of(text)
+    if weight >= STATEMENT_WORDS or not words:
+        return False
+    return 2 * sum(_drafted(w, drafted) for w in words) >= len(words)
+
+
 def says_more(original: str, said: str) -> bool:
     """Does ``said`` (what the final adds) state something the draft did not: a sentence or
     clause with ``STATEMENT_WORDS`` new words, or a figure the draft did not give? "Your order
     has shipped." for "ur order's shipped lol" says nothing more: the draft reworded."""
     drafted = _words_of(plain(original))
-    for sentence in sentences(said):
-        new = _words_of(sentence) - drafted
-        if len(new) >= STATEMENT_WORDS or any(any(c.isdigit() for c in t) for t in new):
-            return True
-    return False
+    return any(_new_words(sentence, drafted) >= STATEMENT_WORDS for sentence in sentences(said))
 
 
 def takes_out(phrase: str, final: str) -> bool:
@@ -264,6 +312,72 @@ def takes_out(phrase: str, final: str) -> bool:
         return {re.sub(r"['’]\w{1,2}$", "", w) for w in _words_of(text) if len(w) > 2}
 
     return len(words(phrase) - words(plain(final))) >= STATEMENT_WORDS
+
+
+#: a sentence that opens by thanking the reader is courtesy, whatever it goes on to praise
+_THANKS = re.compile(
+    r"^\W*(?:thank|thanks|many thanks|merci|danke|vielen dank|gracias|grazie|obrigad[oa]"
+    r"|bedankt|dank je|dank u|tack|dziękuj\w*|teşekkür\w*)\b",
+    re.I,
+)
+
+
+#: where a draft's sentence is cut into clauses to find the claim taken out of it: commas,
+#: semicolons and the coordinating conjunctions of the languages the product screens
+_CLAUSE_CUT = re.compile(
+    r"[,;:]\s*|\s+(?:and|but|und|aber|et|mais|y|pero|e|ma|mas|en|maar|och|men|i|ale|ve|ama)\s+",
+    re.I,
+)
+#: two words are one in another form when they open alike this far ("zurückschicken",
+#: "zurücksenden"); what counts as answering a claim is read generously
+_SAME_OPENING = 6
+
+
+def _answers(word: str, words: set[str]) -> bool:
+    """Does one of ``words`` say ``word``, in any form ("dog", "dogs"; "richiama",
+    "richiamerà")?"""
+    for other in words:
+        short, long_ = sorted((word, other), key=len)
+        if short == long_ or _drafted(word, {other}):
+            return True
+        if len(short) >= 3 and long_.startswith(short) and len(long_) - len(short) <= 2:
+            return True
+        if len(short) >= _SAME_OPENING and short[:_SAME_OPENING] == long_[:_SAME_OPENING]:
+            return True
+    return False
+
+
+def dropped_claims(original: str, final: str, keep: re.Pattern[str] | None = None) -> list[str]:
+    """The claims of the draft the operator took out and put nothing in place of ("It is
+    completely painless and takes 5 minutes." beside an added "Please remove metal jewellery
+    before the scan."): the clauses of a draft sentence none of whose words the final says in
+    any form, run together, ``STATEMENT_WORDS`` words at least, in a sentence that is no
+    apology, courtesy or thanks (the tone's), nor one ``keep`` finds (a promise: its own
+    rule). A clause that shares a word with the final is the draft reworded or corrected,
+    part of the content the final says. A draft the final keeps nothing of was rewritten, not
+    edited: what it said is no claim taken out."""
+    said = {w for w in _words_of(plain(final))}
+    drafted = sentences(plain(original))
+    kept = any(_answers(w, said) for s in drafted for w in _words_of(s) if len(w) > 2)
+    found: list[str] = []
+    for sentence in drafted if kept else []:
+        if APOLOGY.search(sentence) or _THANKS.search(sentence) or not claims(sentence):
+            continue
+        if keep is not None and keep.search(sentence):
+            continue
+        cuts = [0, *(i for m in _CLAUSE_CUT.finditer(sentence) for i in m.span()), len(sentence)]
+        spans = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts), 2)]
+        run: list[tuple[int, int]] = []
+        for start, end in [*spans, (0, 0)]:  # (0, 0) ends the last run
+            words = {w for w in _words_of(sentence[start:end]) if len(w) > 2}
+            if end > start and words and not any(_answers(w, said) for w in words):
+                run.append((start, end))
+                continue
+            gone = sentence[run[0][0] : run[-1][1]].strip(" .!?") if run else ""
+            if gone and claims(gone) and takes_out(gone, final):
+                found.append(gone[:1].upper() + gone[1:] + ".")
+            run = []
+    return found
 
 
 def content_statements(original: str, final: str) -> list[str]:
@@ -283,7 +397,11 @@ def content_statements(original: str, final: str) -> list[str]:
     for sentence in sentences(said):
         for clause in _clauses(sentence, drafted):
             parts.append((clause, _new_words(clause, drafted)))
-    stated = [(text, weight) for text, weight in parts if not _REPORT.search(text)]
+    stated = [
+        (text, weight)
+        for text, weight in parts
+        if not _REPORT.search(text) and not _reworded(text, weight, drafted)
+    ]
     if any(weight >= STATEMENT_WORDS for _, weight in stated):
         parts = stated
     statements: list[str] = []

@@ -44,6 +44,7 @@ from digest.edit_content import (
     content_change,
     content_statements,
     content_template,
+    dropped_claims,
     left_out,
     plain,
     says_more,
@@ -63,9 +64,47 @@ _PROMISE = re.compile(
     r"(?:delivered|there|shipped|refunded))|by (?:tomorrow|monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today"
     # an offer the reply commits the business to: "we'll give you a free courtesy car"
-    r"|(?:give|send|offer|lend) you (?:a |an |our )?(?:free|complimentary)|complimentary)\b",
+    r"|(?:give|send|offer|lend) you (?:a |an |our )?(?:free|complimentary)|complimentary"
+    # the same commitments in the other languages the product screens: a guarantee, a promise,
+    # an adverb of certainty, "today still" / "by tomorrow"
+    r"|garantiert|versprochen|auf jeden fall|ganz sicher|definitiv|heute noch|bis morgen"
+    r"|garantie?s?|promis|certainement|sans faute|à coup sûr|assurément|dès demain|d'ici demain"
+    r"|garantizad[oa]s?|prometid[oa]|seguro que|sin falta|definitivamente|hoy mismo|para mañana"
+    r"|garantit[oa]|promesso|sicuramente|di sicuro|senz'altro|entro domani|oggi stesso"
+    r"|garantid[oa]|com certeza|certamente|sem falta|hoje mesmo|até amanhã"
+    r"|gegarandeerd|beloofd|zeker weten|beslist|vandaag nog|uiterlijk morgen)\b",
     re.I,
 )
+
+
+#: how a reply addresses the reader, per language that has a familiar and a polite "you"
+#: (informal, formal): German and Italian write the polite forms with a capital
+_ADDRESS = tuple(
+    (re.compile(rf"\b(?:{informal})\b", re.I), re.compile(rf"\b(?:{formal})\b", flags))
+    for informal, formal, flags in (
+        ("du|dich|dir|dein|deine|deinen|deinem|deiner|deines",
+         "Sie|Ihnen|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres", 0),
+        ("tu|te|toi|ton|ta|tes|t'", "vous|votre|vos", re.I),
+        ("tú|tu|tus|te|ti|contigo", "usted|ustedes|su|sus", re.I),
+        ("tu|ti|tuo|tua|tuoi|tue", "Lei|Le|Suo|Sua|Suoi|Sue", 0),
+        ("tu|te|teu|tua|teus|tuas|contigo", "o senhor|a senhora|senhor|senhora", re.I),
+        ("je|jij|jou|jouw", "u|uw", re.I),
+    )
+)  # fmt: skip
+
+
+def _address(original: str, final: str) -> list[str]:
+    """``formal-address`` when the draft says the familiar "you" of a language and the final
+    only its polite one ("kannst du" → "können Sie", "ta carte" → "votre carte"),
+    ``informal-address`` the other way; else nothing."""
+    for informal, formal in _ADDRESS:
+        was, now = bool(informal.search(original)), bool(informal.search(final))
+        polite, polite_now = bool(formal.search(original)), bool(formal.search(final))
+        if was and not now and polite_now:
+            return ["formal-address"]
+        if polite and not polite_now and now and not was:
+            return ["informal-address"]
+    return []
 
 
 def _flag(name: str, before: bool, after: bool) -> list[str]:
@@ -88,9 +127,9 @@ def _apology_words(text: str) -> int:
 
 def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     """The shape rules an operator's edit shows, as names: ``rejected``, ``removed-promise``,
-    ``added-greeting``, ``greeting-dear`` (another greeting), ``shorter-apology`` (a long
-    apology cut down), ``shorter``, … (empty when the diff shows none of them). The content of
-    the edit is not among them: ``taught`` adds it."""
+    ``added-greeting``, ``greeting-dear`` (another greeting), ``formal-address`` ("du" →
+    "Sie"), ``shorter-apology`` (a long apology cut down), ``shorter``, … (empty when the
+    diff shows none of them). The content of the edit is not among them: ``taught`` adds it."""
     if final is None:
         return ("rejected",)
     rules: list[str] = []
@@ -105,6 +144,7 @@ def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     rules += _flag("greeting", bool(greeted), bool(greets))
     if greeted and greets and greeted != greets:
         rules.append("greeting-" + greets.replace(" ", "-"))
+    rules += _address(plain(original), plain(final))
     rules += _flag("sign-off", bool(SIGN_OFF.search(original)), bool(SIGN_OFF.search(final)))
     rules += _flag("apology", bool(APOLOGY.search(original)), bool(APOLOGY.search(final)))
     sorry, sorry_now = _apology_words(original), _apology_words(final)
@@ -144,7 +184,12 @@ def _promising(text: str) -> str:
 _HEDGE = re.compile(
     r"\b(?:as soon as|as quickly as|shortly|we(?:'ll| will) (?:let you know|keep you (?:posted|"
     r"updated)|update you|be in touch)|(?:cannot|can't|can not) (?:promise|guarantee)|no (?:exact|"
-    r"fixed) date)\b",
+    r"fixed) date"
+    # "as soon as possible" in the other languages the product screens
+    r"|so bald wie möglich|so schnell wie möglich|schnellstmöglich|sobald|dès que possible"
+    r"|au plus vite|dès que|lo antes posible|cuanto antes|en cuanto|(?:il )?prima possibile"
+    r"|appena possibile|quanto prima|assim que possível|o mais rápido possível|o quanto antes"
+    r"|zo snel mogelijk|zodra)\b",
     re.I,
 )
 _NUMBER = re.compile(
@@ -213,10 +258,24 @@ def taught(original: str, final: str | None) -> list[EditRule]:
         # each statement the operator added is a rule of its own, as many as the event's
         # lessons allow beside its promise and tone rules (the rest go with the last one)
         room = max(1, RULES_PER_EDIT - bool(promise) - bool(tone))
+        # a claim the draft made that nothing added stands in for is a rule of its own (what
+        # not to say), when there is room beside the content; a promise is the promise's rule
+        dropped = dropped_claims(original, final, _PROMISE if promise else None)
+        if dropped and room > 1:
+            room -= 1
+            unsaid = " ".join(
+                s
+                for s in sentences(unsaid)
+                if not any(d.rstrip(".").casefold() in s.casefold() for d in dropped)
+            )
+        else:
+            dropped = []
         statements = content_statements(original, final)
         if len(statements) > room:
             statements = [*statements[: room - 1], " ".join(statements[room - 1 :])]
         rules += [EditRule("content", ("said",), said=s, unsaid=unsaid) for s in statements]
+        if dropped:
+            rules.append(EditRule("content", ("left-out",), unsaid=" … ".join(dropped)))
     elif unsaid and not promise and set(tone) <= {"shorter"}:
         # nothing added, and no promise or tone rule explains what was removed: what the
         # operator took out is the rule ("shorter" says only that it was long, and the rule

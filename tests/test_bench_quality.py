@@ -9,6 +9,7 @@ judge is) are not asserted here: they are what it measures.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path[:0] = [str(BENCH)]
 
-from _quality_cases import CLASSES, SPLITS, Case, load  # noqa: E402
+import _quality_cases  # noqa: E402
+from _quality_cases import CLASSES, SPLITS, Case, class_of, load  # noqa: E402
 from _quality_verdict import VERDICTS, EventRun, Observed, Seen, grade  # noqa: E402
 
 
@@ -75,6 +77,29 @@ def test_every_class_has_cases_in_both_splits() -> None:
         cases = load(split)
         assert {c.cls for c in cases} == set(CLASSES), split
         assert len({c.key for c in cases}) == len(cases)
+
+
+def test_a_class_may_have_tagged_files_each_its_own_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert class_of("two_rules") == "two_rules"
+    assert class_of("two_rules_fresh_check") == "two_rules"
+    assert class_of("two_rules_") is None and class_of("notes") is None
+    record = {"case": "c", "about": "a", "lessons": [{"rule": "r", "says": "s", "events": ["e1"]}],
+              "events": [_answer("e1", "q", "a")]}  # fmt: skip
+    (tmp_path / "dev").mkdir()
+    for stem in ("two_rules", "two_rules_fresh"):
+        line = json.dumps({**record, "case": stem})
+        (tmp_path / "dev" / f"{stem}.jsonl").write_text(line + "\n", encoding="utf-8")
+    monkeypatch.setattr(_quality_cases, "DATA", tmp_path)
+    assert [(c.cls, c.source) for c in load("dev")] == [
+        ("two_rules", "two_rules"),
+        ("two_rules", "two_rules_fresh"),
+    ]
+    assert [c.source for c in load("dev", files=("two_rules_fresh",))] == ["two_rules_fresh"]
+    (tmp_path / "dev" / "notes.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"not the file of a class: notes\.jsonl"):
+        load("dev")
 
 
 @pytest.mark.parametrize(

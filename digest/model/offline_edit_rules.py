@@ -83,6 +83,12 @@ def _values(text: str) -> set[str]:
 SAME_CONTENT_TERMS = 0.75
 #: …or the share of the shorter one's terms the other says, and at least this many terms
 SAME_CONTENT_SHARED = 3
+#: …or this many terms, if they are at least half of the shorter one's: a fact with many
+#: words of its own said again with several of them ("The driver can only unload at street
+#: level, so have a pallet truck ready", "Our drivers unload at the kerbside only; you need
+#: your own pallet truck"), where two rules that share their subject share two or three
+SAME_CONTENT_MANY = 4
+SAME_CONTENT_HALF = 0.5
 
 
 def _content_terms(text: str) -> set[str]:
@@ -100,7 +106,8 @@ def _content_terms(text: str) -> set[str]:
 
 def _says_alike(said: str, stored: str) -> bool:
     """Do two contents say one thing in their terms: nearly all terms alike, or nearly all of
-    the shorter one's said by the other (``SAME_CONTENT_SHARED`` at least), neither negated?
+    the shorter one's said by the other (``SAME_CONTENT_SHARED`` at least), or many of them
+    and half the shorter one's (``SAME_CONTENT_MANY``), neither negated?
     "Please back up your data before you hand the laptop in" and "Make a backup of your data
     before you bring the phone in"; "The car must be returned with a full tank" and "… clean
     inside" share half their terms: two rules."""
@@ -111,10 +118,10 @@ def _says_alike(said: str, stored: str) -> bool:
         return True
     # a word one writes as two or as a participle counts where the other writes it so
     shared = _content_terms(said) & _content_terms(stored) & (mine | theirs)
-    return (
-        len(shared) >= SAME_CONTENT_SHARED
-        and len(shared) / min(len(mine), len(theirs)) >= SAME_CONTENT_TERMS
-    )
+    share = len(shared) / min(len(mine), len(theirs))
+    if len(shared) >= SAME_CONTENT_MANY and share >= SAME_CONTENT_HALF:
+        return True
+    return len(shared) >= SAME_CONTENT_SHARED and share >= SAME_CONTENT_TERMS
 
 
 def same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:

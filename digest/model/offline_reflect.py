@@ -262,6 +262,8 @@ _EDIT_ADVICE = {
     "added-emoji": "Use the emoji the operator adds to replies like this.",
     "shorter": "Keep replies like this short: say only what the customer needs.",
     "longer": "Give fuller replies like this: the operator adds the detail the customer needs.",
+    "formal-address": "Address the customer formally (Sie, vous, usted, u), as the operator does.",
+    "informal-address": "Address the customer informally (du, tu, je), as the operator does.",
 }
 #: what each tone rule asks for, as part of one sentence about the operator's tone
 _TONE_ASKS = {
@@ -278,6 +280,8 @@ _TONE_ASKS = {
     "added-emoji": "the emoji the operator adds",
     "shorter": "short replies with only what the customer needs",
     "longer": "fuller replies with the detail the customer needs",
+    "formal-address": "the formal address (Sie, vous, usted, u)",
+    "informal-address": "the informal address (du, tu, je)",
 }
 #: what a tone rule changed, as a lesson's mistake says it
 _TONE_THING = {
@@ -319,6 +323,7 @@ def _tone_done(names: tuple[str, ...]) -> str:
             parts.append(f"{verb} {_and(things)}")
     parts += [f"greeted with «{_greeting_of(n)}»" for n in names if n.startswith("greeting-")]
     parts += ["cut the apology short" for n in names if n == "shorter-apology"]
+    parts += [f"switched to the {n.split('-')[0]} address" for n in names if n.endswith("-address")]
     parts += [f"made it {n}" for n in names if n in ("shorter", "longer")]
     return "; ".join(parts)
 

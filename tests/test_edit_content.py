@@ -1,0 +1,125 @@
+"""What an operator's edit teaches, read from its words (``digest.edit_content``,
+``digest.edits.taught``, ``digest.model.offline_edit_rules.same_content``): the content the
+final adds as statements of its own, a claim taken out as its own rule, promises and hedges
+in the languages the product screens, and content rules that are one fact in other words."""
+
+from __future__ import annotations
+
+from digest.edit_content import dropped_claims, plain
+from digest.edits import taught
+from digest.fingerprint import edit_keys
+from digest.model.offline_edit_rules import same_content
+
+
+def _families(original: str, final: str) -> list[str]:
+    return [rule.family for rule in taught(original, final)]
+
+
+def test_a_corrected_figure_is_a_statement_of_its_own() -> None:
+    rules = taught(
+        "Late fees are 10 EUR.",
+        "Late fees are 15 EUR. The first late payment of each year is never charged.",
+    )
+    said = [r.said for r in rules if r.family == "content"]
+    assert said == [
+        "Late fees are 15 EUR.",
+        "The first late payment of each year is never charged.",
+    ]
+
+
+def test_the_draft_reworded_beside_a_statement_is_no_rule() -> None:
+    rules = taught(
+        "Yeah the invoice is attached lol",
+        "The invoice is attached here. Invoices are payable within 14 days of issue.",
+    )
+    assert [r.family for r in rules] == ["content"]
+    assert rules[0].said == "Invoices are payable within 14 days of issue."
+
+
+def test_a_claim_taken_out_beside_new_content_is_a_rule_of_its_own() -> None:
+    original = "Your visit is on Monday at 9:00. Parking at the clinic is always free."
+    final = "Your visit is on Monday at 9:00. Please arrive 15 minutes early to fill in the forms."
+    rules = taught(original, final)
+    assert [(r.family, r.names) for r in rules] == [
+        ("content", ("said",)),
+        ("content", ("left-out",)),
+    ]
+    assert rules[1].unsaid == "Parking at the clinic is always free."
+    assert rules[0].unsaid == ""  # the claim is not the statement's draft
+    assert len(set(edit_keys(original, final))) == 2
+
+
+def test_a_draft_rewritten_whole_takes_out_no_claim() -> None:
+    original = "All our lamps are handmade in Italy by one family."
+    final = "Thanks for waiting; a colleague replies within one working day."
+    assert dropped_claims(original, final) == []
+    assert _families(original, final) == ["content"]
+
+
+def test_what_the_final_corrects_is_no_claim_taken_out() -> None:
+    # "zurückschicken" and "zurücksenden": the draft's sentence corrected, not dropped
+    assert (
+        dropped_claims(
+            "Klar kannst du das zurückschicken.",
+            "Selbstverständlich können Sie den Artikel innerhalb von 30 Tagen zurücksenden.",
+        )
+        == []
+    )
+
+
+def test_promises_and_hedges_in_other_languages() -> None:
+    assert _families("Su pedido llegará mañana, garantizado. El número es 5521.",
+                     "El número es 5521.") == ["promise"]  # fmt: skip
+    rules = taught(
+        "Der Techniker kommt ganz sicher morgen.",
+        "Der Techniker meldet sich so bald wie möglich.",
+    )
+    assert [r.family for r in rules] == ["promise"]
+    assert rules[0].said == "Der Techniker meldet sich so bald wie möglich."
+
+
+def test_a_greeting_with_no_punctuation_keeps_the_sentence() -> None:
+    assert plain("Hey Tom 😊 your order ships today") == "Your order ships today"
+    assert plain("Hi Sarah thanks for the order") == "Thanks for the order"
+    assert plain("Good evening Mrs Smith, the table is ready") == "The table is ready"
+
+
+def _content(original: str, final: str, situation: str) -> dict[str, object]:
+    rule = taught(original, final)[0]
+    assert rule.family == "content"
+    key = edit_keys(original, final)[0]
+    return {"fingerprint": key, "situation": situation, "correction": f"Say «{rule.said}»."}
+
+
+def test_one_fact_in_other_words_is_one_content_rule_two_facts_stay_two() -> None:
+    unload = _content(
+        "Your crate arrives on Tuesday.",
+        "Your crate arrives on Tuesday. The courier can only unload at street level, so please "
+        "have a forklift or hand truck ready.",
+        "crate delivery",
+    )
+    again = _content(
+        "We booked the delivery of your crates.",
+        "We booked the delivery of your crates. Our couriers unload at the kerbside only; you "
+        "will need your own hand truck to move them inside.",
+        "warehouse delivery",
+    )
+    other = _content(
+        "Your crate arrives on Tuesday.",
+        "Your crate arrives on Tuesday. Crates over 80 kg need two people at the gate to sign.",
+        "crate delivery",
+    )
+    assert same_content(again, unload)
+    assert not same_content(other, unload)
+
+
+def test_the_polite_you_is_a_tone_rule_not_content() -> None:
+    assert [(r.family, r.names) for r in taught(
+        "Du kannst das Paket morgen abholen.", "Sie können das Paket morgen abholen."
+    )] == [("tone", ("formal-address",))]  # fmt: skip
+    assert [(r.family, r.names) for r in taught(
+        "Je kunt je pakket morgen ophalen.", "U kunt uw pakket morgen ophalen."
+    )] == [("tone", ("formal-address",))]  # fmt: skip
+    assert [(r.family, r.names) for r in taught(
+        "Vous pouvez passer en agence demain.", "Tu peux passer en agence demain."
+    )] == [("tone", ("informal-address",))]  # fmt: skip
