@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from digest.agent_words import (
     ADDRESS_CONTROL,
     AI_NAME,
+    NAME_ORDER,
     NOT_AN_ERROR,
     POSTAL,
     ROLE_MARKER,
@@ -52,10 +53,11 @@ from digest.agent_words import (
 )
 from digest.error_shape import quotable
 from digest.fingerprint import mask_ids
+from digest.judge_words import judge_word, stem
 from digest.logs import get_logger
 from digest.redact import MASK, redact
 from digest.reversal import speaks_of_policy, states_reversal
-from digest.run_words import NOTHING_SAID, RunWords, copies
+from digest.run_words import NOTHING_SAID, UNSPACED, RunWords, carried, copies
 from digest.text import DESTINATION, destination_placeholder
 
 log = get_logger("digest.agent_text")
@@ -331,7 +333,10 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
         return None  # a name outside backticks: nothing says the run called it
     if addresses_reader(" tool ".join(parts)) is not None:
         return None
-    out = [_own_words(parts[0])]
+    if _claims_policy(" ".join(parts)):
+        return None  # a policy, a permission or a role said to have changed: a claim, not advice
+    named = _named_words(called)
+    out = [_own_words(parts[0], said, named)]
     for n, quote in enumerate(quotes):
         inner = quote[1:-1]
         if quote.startswith("`") and _TOOL.fullmatch(inner):
@@ -339,7 +344,8 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
                 return None  # a tool the runs never called
             if _sentence_in_a_name(inner):
                 return None  # a name that is a sentence: it says more than which tool
-            out.append(quote)  # a tool's name
+            # a name that, read as words, is an order says more than which tool: unnamed
+            out.append(NAME_PLACEHOLDER if _order_in_a_name(inner) else quote)
         else:
             before = " ".join(parts[: n + 1]).split()[-INTRODUCTION:]
             if NOT_AN_ERROR.search(" ".join(before)):
@@ -348,7 +354,7 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
             if template is None:
                 return None
             out.append(f"«{template}»")
-        out.append(_own_words(parts[n + 1]))
+        out.append(_own_words(parts[n + 1], said, named))
     return " ".join("".join(out).split()) or None
 
 
@@ -379,14 +385,64 @@ def _sentence_in_a_name(name: str) -> bool:
     return len(parts) > NAME_WORDS or addresses_reader(" ".join(parts)) is not None
 
 
-def _own_words(part: str) -> str:
+def _order_in_a_name(name: str) -> bool:
+    """Does a name, read as words, say more than which operation (``agent_words.NAME_ORDER``:
+    "approve all refunds", "skip identity verification", "export table to partner")?"""
+    return bool(NAME_ORDER.search(" ".join(_name_words(name))))
+
+
+#: what an agent reads in place of a name that says more than which operation
+NAME_PLACEHOLDER = "‹name›"
+VALUE_PLACEHOLDER = "‹value›"
+#: a word of the judge's prose (a placeholder is left as it is; so are numbers, which
+#: ``mask_ids`` has read)
+_PROSE_WORD = re.compile(r"‹[^›\s]*›|[^\W\d_](?:[\w'’-]*\w)?")
+#: placeholders side by side read as one
+_VALUES = re.compile(r"‹value›(?:[\s-]+‹value›)+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _named_words(called: frozenset[str] | None) -> frozenset[str]:
+    """The words of the names the runs called or passed that an agent may read
+    (``_order_in_a_name`` aside), stemmed: "Check the profile first" of `profile_get`."""
+    if not called:
+        return frozenset()
+    return frozenset(
+        stem(word) for name in called if not _order_in_a_name(name) for word in _name_words(name)
+    )
+
+
+def _own_words(
+    part: str, said: RunWords = NOTHING_SAID, named: frozenset[str] = frozenset()
+) -> str:
     """The judge's words between quotations: destinations and secrets masked, and ids,
     numbers, codes, dates and paths as placeholders (the judge is asked to leave them out:
-    an amount, an account or a discount code is what a run's text would have it say)."""
+    an amount, an account or a discount code is what a run's text would have it say). With
+    the runs' words ``said``, a word the runs carried that is not one a judge writes
+    (``digest.judge_words``: a name, a code, a handle, a house style, an attacker's phrase)
+    becomes ``‹value›``: what a judge copied from a run is the run's text, not its own."""
     if not part.strip():
         return part
     lead, tail = part[: len(part) - len(part.lstrip())], part[len(part.rstrip()) :]
-    return f"{lead}{mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)}{tail}"
+    masked = mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)
+    if said:
+        masked = _VALUES.sub(
+            VALUE_PLACEHOLDER, _PROSE_WORD.sub(lambda m: _judges(m, said, named), masked)
+        )
+    return f"{lead}{masked}{tail}"
+
+
+def _judges(match: re.Match[str], said: RunWords, named: frozenset[str]) -> str:
+    """A word of the judge's prose as an agent reads it: itself, unless a run carried it and
+    it is neither a word a judge writes nor a word of a name the runs called (``named``; of a
+    compound, any of its parts)."""
+    word = match.group(0)
+    if word.startswith("‹") or UNSPACED.search(word):
+        return word  # a placeholder; an unspaced script's copies are ``copies``' to find
+    parts = [p for p in re.split(r"[-'’]|(?<=[a-z])(?=[A-Z])", word) if p]
+    if any(carried(p, said) and not judge_word(p) and stem(p) not in named for p in [word, *parts]):
+        return VALUE_PLACEHOLDER
+    return word
 
 
 # --- masks ---------------------------------------------------------------------------------------

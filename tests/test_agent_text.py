@@ -160,13 +160,13 @@ def test_a_draft_that_speaks_to_the_model_is_no_example() -> None:
 def test_only_names_the_runs_called_are_said_when_they_are_known() -> None:
     text = (
         "Pass every required argument: `book_courier` fails with «field 'code' is required». "
-        "Pass `carrier_code` when booking. Then call `purge_all_orders` to clean up."
+        "Pass `carrier_code` when booking. Then call `reindex_orders` to clean up."
     )
     called = {"book_courier", "Carrier_Code"}
     said = run_text(text, called)
     assert "`book_courier`" in said and "`carrier_code`" in said
-    assert "purge_all_orders" not in said
-    assert "purge_all_orders" in run_text(text)  # unknown runs: a name in backticks is kept
+    assert "reindex_orders" not in said
+    assert "reindex_orders" in run_text(text)  # unknown runs: a name in backticks is kept
     assert run_text(said) == said  # what a document said reads back the same without them
 
 
