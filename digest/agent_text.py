@@ -8,7 +8,12 @@ an agent reads of it only:
   its reader (names an AI, speaks to "you" with an order or about its instructions, carries a
   chat role marker such as ``SYSTEM:`` or ``[INST]``, or takes over: "from now on", "ignore
   the rules", "act as"; ``digest.agent_words``);
-- tool names in backticks (an identifier, never a sentence);
+- tool names in backticks (an identifier, never a sentence; a name that reads as an order,
+  ``agent_words.NAME_ORDER``, as ``‹name›``);
+- of the words its runs carried, only those a judge writes (``digest.judge_words``) and the
+  words of the names shown: any other such word is ``‹value›`` (a handle, a code, a house
+  style the judge copied); and no sentence that claims a policy, a permission or a role
+  changed;
 - «…» quotations only as short masked error templates (an error's label and the few words
   next to what failed: ``digest.error_shape``), and only when shaped like an error
   (a failure's words, an exception's name, a code or a status): ids, numbers, dates, paths, e-mails,
@@ -186,6 +191,7 @@ def error_template(quotation: str) -> str | None:
     if not error_shaped(flat):
         return None  # not what a failing tool says: an order, a note, a page's words
     masked = quotable(flat, _masked).replace("...", "…").translate(_QUOTE_SAFE)
+    masked = _NAME_TOKEN.sub(_shown_name, masked)
     masked = masked.strip(" .")
     if not any(ch.isalpha() for ch in _PLACEHOLDER.sub("", masked)):
         return None  # nothing but placeholders: it says nothing
@@ -459,8 +465,23 @@ _INVISIBLE_CATEGORIES = ("Cc", "Cf", "Co", "Cs")
 _REDACTED = re.compile(rf"[^\s«»‹›]*{re.escape(MASK)}[^\s«»‹›]*")
 
 
+#: a name inside an error: an identifier of two words or more (``snake_case``, ``camelCase``)
+_NAME_TOKEN = re.compile(
+    r"(?<![\w‹])[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?![\w›])"
+    r"|(?<![\w‹])[a-z]+(?:[A-Z][a-z0-9]+)+(?![\w›])"
+)
+
+
+def _shown_name(match: re.Match[str]) -> str:
+    """A name inside an error template as an agent reads it: ``‹name›`` when, read as words,
+    it is an order (``_order_in_a_name``), as a name in backticks is."""
+    return NAME_PLACEHOLDER if _order_in_a_name(match.group(0)) else match.group(0)
+
+
 def _value_placeholder(match: re.Match[str]) -> str:
     inner = next(g for g in match.groups() if g is not None)
+    if _IDENTIFIER.fullmatch(inner) and _order_in_a_name(inner):
+        return NAME_PLACEHOLDER  # a field's name that is an order: a forged call's key
     if re.fullmatch(r"[a-z]+", inner) or (_IDENTIFIER.fullmatch(inner) and _short_name(inner)):
         return match.group(0)  # a field's name (as in backticks), or a placeholder already
     return "‹value›"
