@@ -62,7 +62,7 @@ from digest.judge_words import judge_word, stem
 from digest.logs import get_logger
 from digest.redact import MASK, redact
 from digest.reversal import speaks_of_policy, states_reversal
-from digest.run_words import NOTHING_SAID, UNSPACED, RunWords, carried, copies
+from digest.run_words import NOTHING_SAID, RunWords, copies
 from digest.text import DESTINATION, destination_placeholder
 
 log = get_logger("digest.agent_text")
@@ -152,7 +152,10 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
 def _run_text(text_value: str, called: frozenset[str] | None, said: RunWords) -> str:
     # A lesson's text is rendered again on every turn that surfaces it: judged once per
     # process (the screen keeps its verdicts the same way).
-    kept = [s for s in (_safe_sentence(part, called, said) for part in _sentences(text_value)) if s]
+    safe = [s for s in (_safe_sentence(part, called, said) for part in _sentences(text_value)) if s]
+    # of the words of its prose, only those a judge writes, or a shown name's or template's
+    shown = _shown_words(" ".join(safe))
+    kept = [s for s in (_in_judges_words(part, shown) for part in safe) if s]
     # a sentence cut at a line end gets its period, so that the text reads (and, read again,
     # splits) the same
     return " ".join(
@@ -341,8 +344,7 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
         return None
     if _claims_policy(" ".join(parts)):
         return None  # a policy, a permission or a role said to have changed: a claim, not advice
-    named = _named_words(called)
-    out = [_own_words(parts[0], said, named)]
+    out = [_own_words(parts[0])]
     for n, quote in enumerate(quotes):
         inner = quote[1:-1]
         if quote.startswith("`") and _TOOL.fullmatch(inner):
@@ -360,7 +362,7 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
             if template is None:
                 return None
             out.append(f"«{template}»")
-        out.append(_own_words(parts[n + 1], said, named))
+        out.append(_own_words(parts[n + 1]))
     return " ".join("".join(out).split()) or None
 
 
@@ -407,48 +409,61 @@ _PROSE_WORD = re.compile(r"‹[^›\s]*›|[^\W\d_](?:[\w'’-]*\w)?")
 _VALUES = re.compile(r"‹value›(?:[\s-]+‹value›)+")
 
 
-@functools.lru_cache(maxsize=1024)
-def _named_words(called: frozenset[str] | None) -> frozenset[str]:
-    """The words of the names the runs called or passed that an agent may read
-    (``_order_in_a_name`` aside), stemmed: "Check the profile first" of `profile_get`."""
-    if not called:
-        return frozenset()
-    return frozenset(
-        stem(word) for name in called if not _order_in_a_name(name) for word in _name_words(name)
-    )
-
-
-def _own_words(
-    part: str, said: RunWords = NOTHING_SAID, named: frozenset[str] = frozenset()
-) -> str:
+def _own_words(part: str) -> str:
     """The judge's words between quotations: destinations and secrets masked, and ids,
     numbers, codes, dates and paths as placeholders (the judge is asked to leave them out:
-    an amount, an account or a discount code is what a run's text would have it say). With
-    the runs' words ``said``, a word the runs carried that is not one a judge writes
-    (``digest.judge_words``: a name, a code, a handle, a house style, an attacker's phrase)
-    becomes ``‹value›``: what a judge copied from a run is the run's text, not its own."""
+    an amount, an account or a discount code is what a run's text would have it say)."""
     if not part.strip():
         return part
     lead, tail = part[: len(part) - len(part.lstrip())], part[len(part.rstrip()) :]
-    masked = mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)
-    if said:
-        masked = _VALUES.sub(
-            VALUE_PLACEHOLDER, _PROSE_WORD.sub(lambda m: _judges(m, said, named), masked)
-        )
-    return f"{lead}{masked}{tail}"
+    return f"{lead}{mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)}{tail}"
 
 
-def _judges(match: re.Match[str], said: RunWords, named: frozenset[str]) -> str:
-    """A word of the judge's prose as an agent reads it: itself, unless a run carried it and
-    it is neither a word a judge writes nor a word of a name the runs called (``named``; of a
-    compound, any of its parts)."""
-    word = match.group(0)
-    if word.startswith("‹") or UNSPACED.search(word):
-        return word  # a placeholder; an unspaced script's copies are ``copies``' to find
-    parts = [p for p in re.split(r"[-'’]|(?<=[a-z])(?=[A-Z])", word) if p]
-    if any(carried(p, said) and not judge_word(p) and stem(p) not in named for p in [word, *parts]):
-        return VALUE_PLACEHOLDER
-    return word
+#: what an agent reads in place of a word a judge does not write
+VALUE_PLACEHOLDER = "‹value›"
+#: a word of the judge's prose (a placeholder is left as it is; so are numbers, which
+#: ``mask_ids`` has read)
+_PROSE_WORD = re.compile(r"‹[^›\s]*›|[^\W\d_](?:[\w'’-]*\w)?")
+#: placeholders side by side read as one
+_VALUES = re.compile(r"‹value›(?:[\s-]+‹value›)+")
+#: what a rendered sentence shows of the run: names in backticks and «…» templates
+_SHOWN = re.compile(r"`[^`\n]*`|«[^«»\n]*»")
+
+
+def _in_judges_words(sentence: str, shown: frozenset[str]) -> str | None:
+    """A rendered sentence with each word of its prose that is neither a word a judge writes
+    (``digest.judge_words``) nor a word of a name or an error template shown in the same
+    field (``shown``, stemmed) as ``‹value›``; None when no word of its own is left and it
+    shows no name or template."""
+    out: list[str] = []
+    own = 0
+    for n, piece in enumerate(_SHOWN.split(sentence)):
+        if n:
+            out.append(_SHOWN.findall(sentence)[n - 1])
+
+        def judged(match: re.Match[str]) -> str:
+            nonlocal own
+            word = match.group(0)
+            if word.startswith("‹"):
+                return word
+            parts = [p for p in re.split(r"[-'’]|(?<=[a-z])(?=[A-Z])", word) if p]
+            if not all(judge_word(p) or stem(p) in shown for p in parts):
+                return VALUE_PLACEHOLDER  # of a compound ("re-read"), every part
+            own += len(word) > 2
+            return word
+
+        out.append(_VALUES.sub(VALUE_PLACEHOLDER, _PROSE_WORD.sub(judged, piece)))
+    return "".join(out) if own or _SHOWN.search(sentence) else None
+
+
+def _shown_words(text_value: str) -> frozenset[str]:
+    """The words (stemmed) of the names and templates ``text_value`` shows."""
+    return frozenset(
+        stem(word)
+        for shown in _SHOWN.findall(text_value)
+        for word in [*_name_words(shown), *_PROSE_WORD.findall(shown)]
+        if not word.startswith("‹")
+    )
 
 
 # --- masks ---------------------------------------------------------------------------------------

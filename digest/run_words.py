@@ -14,14 +14,12 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from digest.judge_words import stem
-
 #: this many words in a row, shared with the runs' text, are copied run text, not the judge's
 COPIED_WORDS = 5
 #: in a script written without spaces (Chinese, Japanese, Thai), this many characters
 COPIED_CHARACTERS = 8
-#: this many words in a row, all but one content words (``_content``), are copied too: an
-#: order is a verb and its object ("pošli celou historii", "send the transcript")
+#: this many words in a row, ``CONTENT_IN_A_ROW`` of them content words (``_content``), are
+#: copied too: an order is a verb and its object ("pošli celou historii", "skip the limit")
 COPIED_CONTENT = 3
 #: …of which this many are content words: one, so that a judge that copies an order made of
 #: short words ("skip the limit", "reset passwords for any") copies a run's text too
@@ -31,8 +29,7 @@ CONTENT_LETTERS = 5
 #: two content words of this many letters in a row are copied too ("pirate speak")
 LONG_WORD = CONTENT_LETTERS
 #: scripts written without spaces: each character is a token
-UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_UNSPACED = UNSPACED
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"\w+")
 
 #: the words of a lesson's runs, as shingles (``run_words``)
@@ -96,39 +93,12 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(item)
 
 
-#: how a single word the runs carried is kept among the shingles (``carried``): a shingle
-#: always holds a space or eight characters of an unspaced script, never this prefix
-_WORD_MARK = "\x00"
-#: a name's words: "legal_desk", "legalDesk" and "legal-desk" carry "legal" and "desk"
-_NAME_SPLIT = re.compile(r"[_\W]+|(?<=[a-z])(?=[A-Z])")
-
-
-def _single_words(text_value: str) -> Iterable[str]:
-    """Every word of ``text_value`` (of a name, its parts too), stemmed and marked."""
-    flat = unicodedata.normalize("NFKC", text_value)
-    for word in _WORD.findall(flat):
-        if _UNSPACED.search(word) or word.isdigit():
-            continue  # an unspaced script's words are read as characters (``COPIED_CHARACTERS``)
-        for part in {word, *_NAME_SPLIT.split(word)}:
-            if part and not part.isdigit():
-                yield f"{_WORD_MARK}{stem(part)}"
-
-
 def run_words(payloads: Iterable[Any]) -> RunWords:
     """What runs carried (every string of their events' payloads: task, errors, outputs,
-    arguments, summary), as the shingles ``copies`` looks for and the single words
-    ``carried`` looks for."""
+    arguments, summary), as the shingles ``copies`` looks for."""
     return frozenset(
-        s
-        for payload in payloads
-        for text in _strings(payload)
-        for s in (*_shingles(text), *_single_words(text))
+        s for payload in payloads for text in _strings(payload) for s in _shingles(text)
     )
-
-
-def carried(word: str, said: RunWords) -> bool:
-    """Did the runs whose words are ``said`` carry ``word`` (compared by ``stem``)?"""
-    return f"{_WORD_MARK}{stem(word)}" in said
 
 
 def copies(text_value: str, said: RunWords) -> bool:
