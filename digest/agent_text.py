@@ -10,10 +10,10 @@ an agent reads of it only:
   the rules", "act as"; ``digest.agent_words``);
 - tool names in backticks (an identifier, never a sentence; a name that reads as an order,
   ``agent_words.NAME_ORDER``, as ``‹name›``);
-- of the words its runs carried, only those a judge writes (``digest.judge_words``) and the
-  words of the names shown: any other such word is ``‹value›`` (a handle, a code, a house
-  style the judge copied); and no sentence that claims a policy, a permission or a role
-  changed;
+- of the judge's prose, only the words a judge writes (``digest.judge_words``) and the words
+  of the names and templates the same text shows: any other word is ``‹value›`` (a handle,
+  a code, a house style, an order the judge reworded); and no sentence that claims a
+  policy, a permission or a role changed;
 - «…» quotations only as short masked error templates (an error's label and the few words
   next to what failed: ``digest.error_shape``), and only when shaped like an error
   (a failure's words, an exception's name, a code or a status): ids, numbers, dates, paths, e-mails,
@@ -24,7 +24,7 @@ an agent reads of it only:
 - never an address, URL, e-mail, phone or account number, or secret, quoted or not;
 - never the run's own words as the judge's: a sentence whose words outside quotations copy
   what its runs carried (task, errors, outputs, arguments, summary: five words in a row, or
-  three that are mostly content words, or two long ones; ``digest.run_words``, known when
+  three with a content word, or two long ones; ``digest.run_words``, known when
   the caller passes the runs' names as ``digest.lessons.called.RunNames``) is run text
   written as advice, whatever judge wrote it, and is dropped;
 - an argument's name only when it is a name, not a sentence (``ARGUMENT_WORDS``).

@@ -1,14 +1,14 @@
-"""The words a judge's own prose may take from a run (``digest.agent_text``, issue 25 point 2).
+"""The words a judge's own prose may hold (``digest.agent_text``, issue 25 point 2).
 
-A lesson distilled from run text is written by a judge that read what strangers wrote. A word
-of its prose that no run of the lesson carried is the judge's own. A word that a run carried
-(its task, errors, outputs, arguments) is the judge's only when it is one of the words a
-judge writes to say what failed and what to do: the frame words of ``offline/rules`` (its
-remedies, advice and situations, ``digest.model.error_families`` and
-``digest.model.offline_reflect``; ``tests/test_agent_text_vocabulary.py`` checks that each of
-them is here) and English function words. Any other word a run carried (a name, a code, a
-handle, a house style, an attacker's phrase, in whatever language) is the run's, and an agent
-reads ``‹value›`` in its place. Words of one or two letters are grammar and always kept.
+A lesson distilled from run text is written by a judge that read what strangers wrote, and a
+judge that obeys them writes their order in its own words (copied, decoded, translated or
+reworded). So what an agent reads of a judge's prose is only the words a judge writes to say
+what failed and what to do: the frame words of ``offline/rules`` (its remedies, advice and
+situations, ``digest.model.error_families`` and ``digest.model.offline_reflect``;
+``tests/test_agent_text_vocabulary.py`` checks that each of them is here) and English
+function words, besides the names and error templates the same text shows. Any other word
+(a name, a code, a handle, a house style, an attacker's phrase, in whatever language) is
+rendered ``‹value›``. Words of one or two letters are grammar and always kept.
 
 Words compare by a light stem (``stem``: case folded, a plural or verb ending dropped), so
 "refund", "refunds" and "refunded" are one word.
