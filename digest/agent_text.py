@@ -401,12 +401,6 @@ def _order_in_a_name(name: str) -> bool:
 
 #: what an agent reads in place of a name that says more than which operation
 NAME_PLACEHOLDER = "‹name›"
-VALUE_PLACEHOLDER = "‹value›"
-#: a word of the judge's prose (a placeholder is left as it is; so are numbers, which
-#: ``mask_ids`` has read)
-_PROSE_WORD = re.compile(r"‹[^›\s]*›|[^\W\d_](?:[\w'’-]*\w)?")
-#: placeholders side by side read as one
-_VALUES = re.compile(r"‹value›(?:[\s-]+‹value›)+")
 
 
 def _own_words(part: str) -> str:
