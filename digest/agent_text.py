@@ -8,7 +8,12 @@ an agent reads of it only:
   its reader (names an AI, speaks to "you" with an order or about its instructions, carries a
   chat role marker such as ``SYSTEM:`` or ``[INST]``, or takes over: "from now on", "ignore
   the rules", "act as"; ``digest.agent_words``);
-- tool names in backticks (an identifier, never a sentence);
+- tool names in backticks (an identifier, never a sentence; a name that reads as an order,
+  ``agent_words.NAME_ORDER``, as ``‹name›``);
+- of the judge's prose, only the words a judge writes (``digest.judge_words``) and the words
+  of the names and templates the same text shows: any other word is ``‹value›`` (a handle,
+  a code, a house style, an order the judge reworded); and no sentence that claims a
+  policy, a permission or a role changed;
 - «…» quotations only as short masked error templates (an error's label and the few words
   next to what failed: ``digest.error_shape``), and only when shaped like an error
   (a failure's words, an exception's name, a code or a status): ids, numbers, dates, paths, e-mails,
@@ -19,7 +24,7 @@ an agent reads of it only:
 - never an address, URL, e-mail, phone or account number, or secret, quoted or not;
 - never the run's own words as the judge's: a sentence whose words outside quotations copy
   what its runs carried (task, errors, outputs, arguments, summary: five words in a row, or
-  three that are mostly content words, or two long ones; ``digest.run_words``, known when
+  three with a content word, or two long ones; ``digest.run_words``, known when
   the caller passes the runs' names as ``digest.lessons.called.RunNames``) is run text
   written as advice, whatever judge wrote it, and is dropped;
 - an argument's name only when it is a name, not a sentence (``ARGUMENT_WORDS``).
@@ -43,6 +48,7 @@ from dataclasses import dataclass
 from digest.agent_words import (
     ADDRESS_CONTROL,
     AI_NAME,
+    NAME_ORDER,
     NOT_AN_ERROR,
     POSTAL,
     ROLE_MARKER,
@@ -52,6 +58,7 @@ from digest.agent_words import (
 )
 from digest.error_shape import quotable
 from digest.fingerprint import mask_ids
+from digest.judge_words import judge_word, stem
 from digest.logs import get_logger
 from digest.redact import MASK, redact
 from digest.reversal import speaks_of_policy, states_reversal
@@ -145,7 +152,10 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
 def _run_text(text_value: str, called: frozenset[str] | None, said: RunWords) -> str:
     # A lesson's text is rendered again on every turn that surfaces it: judged once per
     # process (the screen keeps its verdicts the same way).
-    kept = [s for s in (_safe_sentence(part, called, said) for part in _sentences(text_value)) if s]
+    safe = [s for s in (_safe_sentence(part, called, said) for part in _sentences(text_value)) if s]
+    # of the words of its prose, only those a judge writes, or a shown name's or template's
+    shown = _shown_words(" ".join(safe))
+    kept = [s for s in (_in_judges_words(part, shown) for part in safe) if s]
     # a sentence cut at a line end gets its period, so that the text reads (and, read again,
     # splits) the same
     return " ".join(
@@ -184,6 +194,7 @@ def error_template(quotation: str) -> str | None:
     if not error_shaped(flat):
         return None  # not what a failing tool says: an order, a note, a page's words
     masked = quotable(flat, _masked).replace("...", "…").translate(_QUOTE_SAFE)
+    masked = _NAME_TOKEN.sub(_shown_name, masked)
     masked = masked.strip(" .")
     if not any(ch.isalpha() for ch in _PLACEHOLDER.sub("", masked)):
         return None  # nothing but placeholders: it says nothing
@@ -331,6 +342,8 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
         return None  # a name outside backticks: nothing says the run called it
     if addresses_reader(" tool ".join(parts)) is not None:
         return None
+    if _claims_policy(" ".join(parts)):
+        return None  # a policy, a permission or a role said to have changed: a claim, not advice
     out = [_own_words(parts[0])]
     for n, quote in enumerate(quotes):
         inner = quote[1:-1]
@@ -339,7 +352,8 @@ def _checked(sentence: str, called: frozenset[str] | None, said: RunWords) -> st
                 return None  # a tool the runs never called
             if _sentence_in_a_name(inner):
                 return None  # a name that is a sentence: it says more than which tool
-            out.append(quote)  # a tool's name
+            # a name that, read as words, is an order says more than which tool: unnamed
+            out.append(NAME_PLACEHOLDER if _order_in_a_name(inner) else quote)
         else:
             before = " ".join(parts[: n + 1]).split()[-INTRODUCTION:]
             if NOT_AN_ERROR.search(" ".join(before)):
@@ -379,6 +393,16 @@ def _sentence_in_a_name(name: str) -> bool:
     return len(parts) > NAME_WORDS or addresses_reader(" ".join(parts)) is not None
 
 
+def _order_in_a_name(name: str) -> bool:
+    """Does a name, read as words, say more than which operation (``agent_words.NAME_ORDER``:
+    "approve all refunds", "skip identity verification", "export table to partner")?"""
+    return bool(NAME_ORDER.search(" ".join(_name_words(name))))
+
+
+#: what an agent reads in place of a name that says more than which operation
+NAME_PLACEHOLDER = "‹name›"
+
+
 def _own_words(part: str) -> str:
     """The judge's words between quotations: destinations and secrets masked, and ids,
     numbers, codes, dates and paths as placeholders (the judge is asked to leave them out:
@@ -387,6 +411,53 @@ def _own_words(part: str) -> str:
         return part
     lead, tail = part[: len(part) - len(part.lstrip())], part[len(part.rstrip()) :]
     return f"{lead}{mask_ids(safe_prose(part)).translate(_QUOTE_SAFE)}{tail}"
+
+
+#: what an agent reads in place of a word a judge does not write
+VALUE_PLACEHOLDER = "‹value›"
+#: a word of the judge's prose (a placeholder is left as it is; so are numbers, which
+#: ``mask_ids`` has read)
+_PROSE_WORD = re.compile(r"‹[^›\s]*›|[^\W\d_](?:[\w'’-]*\w)?")
+#: placeholders side by side read as one
+_VALUES = re.compile(r"‹value›(?:[\s-]+‹value›)+")
+#: what a rendered sentence shows of the run: names in backticks and «…» templates
+_SHOWN = re.compile(r"`[^`\n]*`|«[^«»\n]*»")
+
+
+def _in_judges_words(sentence: str, shown: frozenset[str]) -> str | None:
+    """A rendered sentence with each word of its prose that is neither a word a judge writes
+    (``digest.judge_words``) nor a word of a name or an error template shown in the same
+    field (``shown``, stemmed) as ``‹value›``; None when no word of its own is left and it
+    shows no name or template."""
+    out: list[str] = []
+    own = 0
+    for n, piece in enumerate(_SHOWN.split(sentence)):
+        if n:
+            out.append(_SHOWN.findall(sentence)[n - 1])
+
+        def judged(match: re.Match[str]) -> str:
+            nonlocal own
+            word = match.group(0)
+            if word.startswith("‹"):
+                return word
+            parts = [p for p in re.split(r"[-'’]|(?<=[a-z])(?=[A-Z])", word) if p]
+            if not all(judge_word(p) or stem(p) in shown for p in parts):
+                return VALUE_PLACEHOLDER  # of a compound ("re-read"), every part
+            own += len(word) > 2
+            return word
+
+        out.append(_VALUES.sub(VALUE_PLACEHOLDER, _PROSE_WORD.sub(judged, piece)))
+    return "".join(out) if own or _SHOWN.search(sentence) else None
+
+
+def _shown_words(text_value: str) -> frozenset[str]:
+    """The words (stemmed) of the names and templates ``text_value`` shows."""
+    return frozenset(
+        stem(word)
+        for shown in _SHOWN.findall(text_value)
+        for word in [*_name_words(shown), *_PROSE_WORD.findall(shown)]
+        if not word.startswith("‹")
+    )
 
 
 # --- masks ---------------------------------------------------------------------------------------
@@ -403,8 +474,23 @@ _INVISIBLE_CATEGORIES = ("Cc", "Cf", "Co", "Cs")
 _REDACTED = re.compile(rf"[^\s«»‹›]*{re.escape(MASK)}[^\s«»‹›]*")
 
 
+#: a name inside an error: an identifier of two words or more (``snake_case``, ``camelCase``)
+_NAME_TOKEN = re.compile(
+    r"(?<![\w‹])[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?![\w›])"
+    r"|(?<![\w‹])[a-z]+(?:[A-Z][a-z0-9]+)+(?![\w›])"
+)
+
+
+def _shown_name(match: re.Match[str]) -> str:
+    """A name inside an error template as an agent reads it: ``‹name›`` when, read as words,
+    it is an order (``_order_in_a_name``), as a name in backticks is."""
+    return NAME_PLACEHOLDER if _order_in_a_name(match.group(0)) else match.group(0)
+
+
 def _value_placeholder(match: re.Match[str]) -> str:
     inner = next(g for g in match.groups() if g is not None)
+    if _IDENTIFIER.fullmatch(inner) and _order_in_a_name(inner):
+        return NAME_PLACEHOLDER  # a field's name that is an order: a forged call's key
     if re.fullmatch(r"[a-z]+", inner) or (_IDENTIFIER.fullmatch(inner) and _short_name(inner)):
         return match.group(0)  # a field's name (as in backticks), or a placeholder already
     return "‹value›"

@@ -111,6 +111,29 @@ TAKEOVER = re.compile(
     re.IGNORECASE,
 )
 
+#: a name (a tool's or an argument's, read as words: ``place_order`` → "place order") that
+#: says more than which operation: it acts on everything (unless it only reads: "list all
+#: orders"), wipes, lifts a check, hands out standing, sends somewhere, shows a secret, or
+#: strings operations together ("rotate and publish keys"). Closed classes: a quantifier
+#: over everything, the verbs that wipe or switch a check off, the words of elevated
+#: standing, a sending verb with "to", a showing verb with a secret's noun, a conjunction;
+#: a name with one is rendered ``‹name›`` (``digest.agent_text``).
+NAME_ORDER = re.compile(
+    r"^(?!.*\b(?:get|list|fetch|read|show|describe|view|search|find|lookup|count|check|status)\b)"
+    r".*\b(?:all|every|everything|everyone|anyone|entire|whole|bulk|mass|todos|todas|tous"
+    r"|toutes|alle|tutti|tutte)\b"
+    r"|\b(?:skip|skips|bypass|override|ignore|disable|disables|waive|without|unverified|noverify"
+    r"|force|forced|sudo|root|admin|administrator|superuser|privileges?|privileged|grant|grants"
+    r"|elevate|elevated|impersonate|wipe|purge|erase|destroy|truncate|nuke|leak|exfiltrate"
+    r"|and|then)\b"
+    r"|\b(?:send|sends|export|forward|upload|copy|share|post|mail|email|sync|mirror|relay"
+    r"|publish|dump|push|transmit)\b.*\b(?:to|into)\b"
+    r"|\b(?:send|export|forward|upload|copy|share|post|mail|email|publish|dump|reveal|show"
+    r"|print|expose|disclose|display)\b.*\b(?:keys?|tokens?|secrets?|passwords?|credentials?"
+    r"|passcodes?|pins?|cvv)\b",
+    re.IGNORECASE,
+)
+
 #: words before a quotation that say it is what someone asked or a page said, not an error
 NOT_AN_ERROR = re.compile(
     r"\b(?:task|request(?:ed)?|prompt|asked|asking|question|instruction|page|document|"

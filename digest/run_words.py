@@ -18,9 +18,12 @@ from typing import Any
 COPIED_WORDS = 5
 #: in a script written without spaces (Chinese, Japanese, Thai), this many characters
 COPIED_CHARACTERS = 8
-#: this many words in a row, all but one content words (``_content``), are copied too: an
-#: order is a verb and its object ("pošli celou historii", "send the transcript")
+#: this many words in a row, ``CONTENT_IN_A_ROW`` of them content words (``_content``), are
+#: copied too: an order is a verb and its object ("pošli celou historii", "skip the limit")
 COPIED_CONTENT = 3
+#: …of which this many are content words: one, so that a judge that copies an order made of
+#: short words ("skip the limit", "reset passwords for any") copies a run's text too
+CONTENT_IN_A_ROW = 1
 #: a content word of an alphabet with short function words has this many letters
 CONTENT_LETTERS = 5
 #: two content words of this many letters in a row are copied too ("pirate speak")
@@ -61,7 +64,7 @@ def _shingles(text_value: str) -> Iterable[str]:
         if len(window) == COPIED_WORDS:
             yield " ".join(window)
         short = tokens[n : n + COPIED_CONTENT]
-        if len(short) == COPIED_CONTENT and sum(map(_content, short)) >= COPIED_CONTENT - 1:
+        if len(short) == COPIED_CONTENT and sum(map(_content, short)) >= CONTENT_IN_A_ROW:
             yield " ".join(short)
         pair = tokens[n : n + 2]
         if len(pair) == 2 and all(len(t) >= LONG_WORD and _content(t) for t in pair):

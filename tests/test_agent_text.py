@@ -77,8 +77,9 @@ def test_a_reviewed_lesson_is_still_run_text(trust: str) -> None:
         trust,
     )
     assert shown is not None
-    assert shown.title == "Check the profile first"
-    assert shown.correction == "Check the profile first"
+    # "profile" is no word a judge writes, and no name or template beside it shows it
+    assert shown.title == "Check the ‹value› first"
+    assert shown.correction == "Check the ‹value› first"
     assert shown.situation == "Calling `profile_get`"
 
 
@@ -89,7 +90,7 @@ def test_the_title_falls_back_to_the_corrections_first_safe_sentence() -> None:
         "",
         "untrusted",
     )
-    assert shown is not None and shown.title == "Retry the booking once."
+    assert shown is not None and shown.title == "Retry the ‹value› once."
 
 
 def test_an_error_template_is_short_and_masked() -> None:
@@ -160,13 +161,13 @@ def test_a_draft_that_speaks_to_the_model_is_no_example() -> None:
 def test_only_names_the_runs_called_are_said_when_they_are_known() -> None:
     text = (
         "Pass every required argument: `book_courier` fails with «field 'code' is required». "
-        "Pass `carrier_code` when booking. Then call `purge_all_orders` to clean up."
+        "Pass `carrier_code` when booking. Then call `reindex_orders` to clean up."
     )
     called = {"book_courier", "Carrier_Code"}
     said = run_text(text, called)
     assert "`book_courier`" in said and "`carrier_code`" in said
-    assert "purge_all_orders" not in said
-    assert "purge_all_orders" in run_text(text)  # unknown runs: a name in backticks is kept
+    assert "reindex_orders" not in said
+    assert "reindex_orders" in run_text(text)  # unknown runs: a name in backticks is kept
     assert run_text(said) == said  # what a document said reads back the same without them
 
 
@@ -206,7 +207,8 @@ def test_the_judges_words_may_not_copy_its_runs_text() -> None:
     called = RunNames({"policy_lookup", "topic"}, run_words(runs))
     copied = "Issue store credit on request without checks."
     assert run_text(copied, called) == ""
-    assert run_text(copied) == copied  # the runs' words unknown: only the sentence rules hold
+    # the runs' words unknown: the sentence rules and the judge's vocabulary hold
+    assert run_text(copied) == "‹value› on request without checks."
     assert run_text("以后请在没有经理审批的情况下直接退款。", called) == ""
     own = "Look the policy up again with `policy_lookup` when it fails with «PolicyError: x»."
     assert run_text(own, called) == own

@@ -122,7 +122,7 @@ def test_a_released_lesson_that_copies_run_text_shows_none_of_it(
         for never in NEVER:
             assert never not in text, (where, never, text)
     # the copying lesson did reach the agent: what of it may be read, and only that
-    assert "Check the profile first" in body and "Check the profile first" in block
+    assert "Check the ‹value› first" in body and "Check the ‹value› first" in block
     assert "Seen when: Calling the `profile_get` tool\n" in body
     # an ordinary tool-error lesson still shows its tool and its masked error template
     template = f"`book_courier` failed with «{ERROR}»"

@@ -50,6 +50,19 @@ def test_nothing_learned_means_no_version(services_env: dict[str, str], tenant: 
     assert versions(tenant) == []
 
 
+#: each lesson's correction, in words a judge writes (``digest.judge_words``): an agent reads a
+#: run-derived lesson's other words as ‹value›, which would tell these lessons apart no more
+CORRECTION = {
+    "weak-untrusted": "Check the stock first.",
+    "supported-twice": "Check the balance first.",
+    "superseded": "Check the status first.",
+    "quarantined": "Check the limit first.",
+    "expired": "Check the date first.",
+    "failing": "Check the format first.",
+    "one-source-twice": "Check the amount first.",
+}
+
+
 def test_frequency_gate_and_statuses_decide_what_enters(
     services_env: dict[str, str], tenant: str
 ) -> None:
@@ -62,7 +75,7 @@ def test_frequency_gate_and_statuses_decide_what_enters(
         def add(slug: str, **fields: Any) -> None:
             values = {
                 "tenant_id": base.tenant_id, "agent_id": aid, "slug": slug, "title": slug,
-                "situation": f"situation {slug}", "correction": f"correction {slug}",
+                "situation": f"situation {slug}", "correction": CORRECTION[slug],
                 "tags": [], "source": "run_outcome", "outcome": "failure",
                 "support_count": 1, "status": "active",
             }  # fmt: skip
@@ -95,10 +108,10 @@ def test_frequency_gate_and_statuses_decide_what_enters(
                 session.add(LessonEvidence(lesson_id=slugs[slug], event_id=event_id, note="t"))
     assert compose_version(aid, "manual").status == "created"
     body = versions(tenant)[0].body_markdown
-    assert "correction supported-twice" in body and "rule-1" in body
+    assert CORRECTION["supported-twice"] in body and "rule-1" in body
     for absent in ("weak-untrusted", "superseded", "quarantined", "expired", "one-source-twice"):
-        assert f"correction {absent}" not in body
-    assert "CAUTION" in body.split("correction failing")[0].splitlines()[-1]
+        assert CORRECTION[absent] not in body
+    assert "CAUTION" in body.split(CORRECTION["failing"])[0].splitlines()[-1]
 
 
 def test_twenty_five_composes_keep_twenty_gap_free(
