@@ -77,7 +77,7 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 ROLE = rf"(?:{_class(words.ROLE)}|(?-i:(?<!\w)(?:{words.ROLE_CAPITALS})(?!\w)))"
 _W = {name: _class(getattr(words, name)) for name in (
-    "LEAD", "AFTER", "MODAL", "YOU", "FROM_NOW", "IGNORE", "INSTRUCTIONS", "RULES", "PRIOR",
+    "LEAD", "MODAL", "YOU", "FROM_NOW", "IGNORE", "INSTRUCTIONS", "RULES", "PRIOR",
     "VOID", "PERSONA", "UNBOUND", "NEG", "FAILED", "SEND", "REVEAL", "SECRET", "REPLY", "GUARD",
     "RELAX", "WITHOUT", "HELD", "PERMIT", "ALL", "CUSTOMERS", "BENEFIT", "NEW_POLICY", "API",
     "ALWAYS", "LONGER", "GRANT", "ELEVATED", "HAND", "CHECK_FIRST", "DATUM", "OPERATOR",
@@ -105,7 +105,6 @@ _ADDRESSED = _re(
     rf"|(?:^|[>\[(\-*#])\s*{ROLE}\s*[:,](?=.*?(?:{_W['YOU']}|{_W['MODAL']}|{_W['IGNORE']}|{_W['FROM_NOW']}"
     rf"|{_W['ALWAYS']}|{_W['GRANT']}|{_W['SEND']}|{_W['REVEAL']}))"  # "assistant: you …"
     rf"|{ROLE}\s*(?:(?!{_PRODUCT})\w+\s+)?{_W['MODAL']}"  # "the assistant must", "AI agents should"
-    rf"|{ROLE}\s*{_W['AFTER']}"  # "AIへ", "asistan için"
     rf"|{ROLE}\s+(?:\w+\s+)?(?:reading|processing|parsing|summari[sz]ing|seeing) this"
 )
 _has = {name: _re(pattern) for name, pattern in _W.items()}
