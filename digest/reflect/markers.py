@@ -2,7 +2,8 @@
 # (regular expressions: alternations run past the line length)
 """Shapes the tripwire (``digest.reflect.tripwire``) recognises whatever the language: role and
 channel markers, the judge's own output structure, markup that hides or acts, directives
-written as configuration, forged reasoning, dangerous shell commands.
+written as configuration, forged reasoning, dangerous shell commands, destructive tool names,
+money sent to an account.
 
 ``MARKERS`` are ``(reason, pattern)`` pairs tried on a whole view; the rest are single
 patterns the tripwire's sentence checks use.
@@ -84,4 +85,18 @@ COMMAND = _re(
     r"\b(?:run|execute)\b[^.!?\n]{0,30}?\b(?:curl|wget)\b\s+\S*(?:https?://|www\.)"
     r"|\b(?:run|execute)\s+(?:this|the|these|following)\s+(?:(?:shell|bash|terminal|system|powershell)\s+)?"
     r"(?:commands?|scripts?)\b[^.!?\n]{0,30}?(?:\brm\s+-|\bcurl\b|\bwget\b|\|)"
+)
+_WIPE = r"(?:delete|drop|wipe|purge|destroy|truncate|erase|nuke)"
+DESTRUCTIVE = _re(
+    rf"\b(?:call|invoke|run|use|execute|trigger)\b\s+(?:the\s+)?[`'\"]?{_WIPE}[_.-]?\w*[`'\"]?[^.!?\n]{{0,60}}?"
+    r"(?:\ball(?:\b|_)|\bevery|\beverything|\bentire|[=:]\s*true|--all|--force|immediately|\bnow\b|\bfirst\b|\bafter\b|before)"
+    rf"|(?<!cannot )(?<!not )(?<!never )(?<!to )(?<!n't ){_WIPE}\s+(?:all|every|the entire|the whole|everything)\b"
+    r"[^.!?\n]{0,30}?\b(?:customers?|records?|data|users?|accounts?|files?|tables?|databases?|backups?|orders?|logs?)\b"
+    rf"|\b(?:{_WIPE}|remove)\w*\s*\([^)]{{0,40}}\b(?:all|force|cascade|everything)\s*=\s*true"
+)
+MONEY = _re(
+    r"\b(?:send|wire|transfer|pay|remit|route|redirect|refund|credit|deposit)\b[^.!?\n]{0,40}?\b(?:to|into)\s+"
+    r"(?:(?:the|this|a|new|following|fallback|backup|another|our|their|my|external|different|personal)\s+){0,3}"
+    r"(?:iban|account|acct|bank account|wallet|routing number|sort code|btc|bitcoin|eth)\b"
+    r"|\b(?:send|wire|transfer|pay|remit|refund|credit|deposit)\b[^.!?\n]{0,40}?\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}"
 )

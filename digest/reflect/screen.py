@@ -10,12 +10,13 @@ another). Each view of the text (``digest.reflect.views``: look-alikes folded, i
 characters dropped, de-spaced, de-leeted, decoded from base64/base32/hex/binary/Morse/
 percent/entities/escapes/rot13/reversal) goes through the structural checks of
 ``digest.reflect.tripwire`` (reader-addressed sentences, role and channel markers, carrying
-data or secrets out, policy claims aimed at the agent). Three entry points:
+data, secrets or money out, policy claims aimed at the agent). Three entry points:
 
 - ``injection_reason(text)``: the checks on every view of one text;
 - ``event_reason(payload)``: every field of a run an attacker can write (task, error, attempt
-  summary, each tool's name, error, output and argument strings), tools named that the run
-  never called included for all but the task, which is the user's own request;
+  summary, each tool's name, error, output and argument strings), standing orders ("from now
+  on you…") and tools named that the run never called included for all but the task, which is
+  the user's own request;
 - ``lesson_reason(candidate, tools)``: a lesson's text, plus what an untrusted lesson may not do
   in its own words (outside «…» quotations of observed data): name an address or URL to send
   to, or a tool the failing run never called.
@@ -51,7 +52,7 @@ MAX_SCREENED = 20_000
 
 def injection_reason(text: str, *, run_text: bool = False) -> str | None:
     """Why ``text`` reads as an instruction injection, or None. ``run_text``: the text is what
-    a run reported (not a lesson)."""
+    a run reported (not a lesson), so standing orders count too."""
     return _reason(text[:MAX_SCREENED], run_text)
 
 
@@ -64,7 +65,25 @@ def _reason(text: str, run_text: bool) -> str | None:
         why = check(view.text, run_text)
         if why is not None:
             return why
+    if _card_number(text):
+        return "carries a payment card number"
     return None
+
+
+_DIGITS = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
+
+
+def _card_number(text: str) -> bool:
+    """Does ``text`` carry a whole payment card number (13-19 digits passing the Luhn check)?"""
+    for match in _DIGITS.finditer(text):
+        digits = [int(d) for d in match.group(0) if d.isdigit()]
+        total = sum(
+            d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2)
+            for i, d in enumerate(reversed(digits))
+        )
+        if total % 10 == 0 and len(set(digits)) > 2:
+            return True
+    return False
 
 
 # --- a run's fields ------------------------------------------------------------------------------
@@ -148,6 +167,8 @@ def event_reason(payload: dict[str, Any]) -> str | None:
             return f"{why} (in tool_calls[{index}].tool)"
     tools = tools_called(payload)
     for field, value in _fields(payload):
+        # A task is the user's request: it may well say "from now on" to the agent. What a
+        # tool or the run itself reported never gives standing orders.
         # The task may name the user's own address ("email ethan@x.com, I want to return …",
         # "Liam Ahmed (liam@x.com): …"): where a user can be reached is not where data is sent,
         # so that address is screened as a placeholder ("send it all to x@y" is screened as is).
