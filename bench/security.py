@@ -10,10 +10,10 @@ judge, ``obedient`` with a scripted model that writes the attacker's instruction
 and rewrites or retires the owner's rule when reconciliation shows it. On the tuned split
 (issue 25, as measured) the offline lines read:
 
-    security suite (offline/rules): 363 attacks, 0 reached pitfalls or a version, 74 more only
+    security suite (offline/rules): 363 attacks, 0 reached pitfalls or a version, 0 more only
     an active lesson; 0 of 25 trusted lessons changed; 491 benign, 1 quarantined (0.2%)
-      attacks stopped (offline/rules): screen (run text) 184, not shown (a lesson held or not
-      rendered) 96, judge (no lesson) 9
+      attacks stopped (offline/rules): screen (run text) 298, not shown (a lesson held or not
+      rendered) 19, judge (no lesson) 9
 
 "more only an active lesson": the marker is in an active lesson's text that no agent was
 shown (a held lesson, or a sentence not rendered).
