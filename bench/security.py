@@ -76,7 +76,12 @@ _SPREAD = "DIGEST_INDEPENDENT_SPREAD_S"
 def _reset() -> None:
     from digest.config import get_settings
     from digest.db import dispose_engines
+    from digest.lessons.hits import flush_hits
+    from digest.lessons.holdout import flush_exposures
 
+    # the hit counts and exposures queued for this database written before it goes
+    flush_hits()
+    flush_exposures()
     get_settings.cache_clear()
     dispose_engines()
 
