@@ -32,9 +32,9 @@ dates dear declined delivery depends detail details did document does doing done
 drafting during each earlier early edit edited either eligibility emoji empty end ended ends
 enthusiastic entitled error errors escalate escalated event events every exactly exceed
 exclamation exist existing expired expiry explain fact facts failed failing fails failure
-faults few final finding finishing first fixes for format from fuller further gave get give
+faults few final finding finishing first fixes for formal format from fuller further gave get give
 given greeted greeting guesses guessing had hand has have having help helps here how incomplete
-instead into invalid item its itself just keep kind know lack last late learn leave left lesson
+informal instead into invalid item its itself just keep kind know lack last late learn leave left lesson
 like limit longer look lookup made marks match matches may meet meets membership message method
 might minimum missing mistake mistyped more most must names need needs new next nobody nor not
 nothing now observed off offer offers offline once one only open operator option options
@@ -45,7 +45,7 @@ reduce reflect refresh refreshed refunds refused rejected removed repeat repeati
 replies reply request required requirements requires resolve result retry retrying returned
 rule rules run said same say says search seats second send sentence session set shall short
 shorter should sign situation skip smaller some specific split states status stay still stock
-success successful such summary supported tags task tell than that the their them then there
+success successful such summary supported switched tags task tell than that the their them then there
 these they this those through time times tone too took tool transient trouble trying
 unavailable unchanged under unknown unmet unsure until update use valid value values very
 warmer was wasted way went were what when where whether which while who whom why will window
