@@ -22,12 +22,12 @@ what a run reported, so standing orders count too (a lesson may say "from now on
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
+from digest.bounded import memo
 from digest.reflect import words
 from digest.reflect.markers import COMMAND, DESTRUCTIVE, MARKERS, MONEY, REASONING
 from digest.reflect.views import unnamed
@@ -414,7 +414,11 @@ def about_interface(text: str) -> bool:
     return bool(_has["API"].search(flat) or _OPTION.search(flat))
 
 
-@functools.lru_cache(maxsize=4096)
+#: views a process keeps the verdict of, at most, and bytes of views and verdicts
+CHECKED_KEPT, CHECKED_BYTES = 4096, 8 * 2**20
+
+
+@memo(CHECKED_KEPT, CHECKED_BYTES)
 def check(text: str, run_text: bool = False) -> str | None:
     """The reason the first check that fires on ``text`` (one view) gives, or None."""
     if DESTRUCTIVE.search(text):  # on the names as written: "call delete_all_customers"
