@@ -27,7 +27,6 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
-from digest.bounded import memo
 from digest.reflect import words
 from digest.reflect.markers import COMMAND, DESTRUCTIVE, MARKERS, MONEY, REASONING
 from digest.reflect.views import unnamed
@@ -414,13 +413,10 @@ def about_interface(text: str) -> bool:
     return bool(_has["API"].search(flat) or _OPTION.search(flat))
 
 
-#: views a process keeps the verdict of, at most, and bytes of views and verdicts
-CHECKED_KEPT, CHECKED_BYTES = 4096, 8 * 2**20
-
-
-@memo(CHECKED_KEPT, CHECKED_BYTES)
 def check(text: str, run_text: bool = False) -> str | None:
-    """The reason the first check that fires on ``text`` (one view) gives, or None."""
+    """The reason the first check that fires on ``text`` (one view) gives, or None. Not
+    remembered: the screen remembers each whole text's verdict, and the views of different
+    texts hardly ever repeat (no hit in 10,000 events of the throughput stream, issue 27)."""
     if DESTRUCTIVE.search(text):  # on the names as written: "call delete_all_customers"
         return "asks to call a destructive tool"
     flat = unnamed(plain(text))
