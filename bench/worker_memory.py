@@ -7,6 +7,10 @@ pipeline a worker runs), with ``offline/rules`` and the configured embedding mod
 by file and line (the allocations that stay are what the process keeps: kept indexes, caches)
 and the kept indexes' own count of entries and bytes (``digest.lessons.bank.kept_sizes``).
 
+The kept indexes grow with the bank, as they must (a worker searches every lesson of an agent
+it serves): the end prints their bytes per kept lesson and their slope per 1,000 events, the
+expected part of the RSS slope, and what RSS grew beyond them (the part that should be flat).
+
     .venv/bin/python bench/worker_memory.py [--events 10000] [--top 15] [--no-trace]
 
 ``--no-trace`` leaves tracemalloc off (it adds its own memory to RSS). Uses DIGEST_BENCH_PG
@@ -57,6 +61,7 @@ def main() -> None:
             tracemalloc.start(1)
         half: tracemalloc.Snapshot | None = None
         marks: list[tuple[int, float]] = []
+        kept: list[tuple[int, int, int]] = []  # (events, entries, bytes)
         started = time.monotonic()
         for start in range(0, len(stream), 1000):
             for index in range(start, min(start + 1000, len(stream))):
@@ -66,6 +71,7 @@ def main() -> None:
             marks.append((done, rss_mb()))
             sizes = getattr(bank, "kept_sizes", None)  # (absent before issue 27's rss branch)
             entries, held = sizes() if sizes is not None else (-1, 0)
+            kept.append((done, entries, held))
             traced = tracemalloc.get_traced_memory()[0] / 2**20 if not args.no_trace else 0.0
             print(
                 f"{done:>6} events  RSS {marks[-1][1]:6.1f} MB  traced {traced:6.1f} MB"
@@ -77,12 +83,17 @@ def main() -> None:
                 half = tracemalloc.take_snapshot()
         second = [(x, y) for x, y in marks if x > len(stream) // 2]
         if len(second) >= 2:
-            n = len(second)
-            mx = sum(x for x, _ in second) / n
-            my = sum(y for _, y in second) / n
-            var = sum((x - mx) ** 2 for x, _ in second)
-            slope = 1000 * sum((x - mx) * (y - my) for x, y in second) / var if var else 0.0
+            slope = _slope(second)
             print(f"RSS slope over the second half: {slope:.2f} MB per 1,000 events")
+            held = [(x, b / 2**20) for x, _, b in kept if x > len(stream) // 2]
+            first, last = next(k for k in kept if k[0] > len(stream) // 2), kept[-1]
+            if last[1] > first[1] >= 0:
+                per_lesson = (last[2] - first[2]) / (last[1] - first[1])
+                print(
+                    f"kept indexes: {per_lesson / 1024:.2f} KB per kept lesson,"
+                    f" {_slope(held):.2f} MB per 1,000 events (expected: the bank grows);"
+                    f" RSS slope beyond them {slope - _slope(held):.2f} MB per 1,000 events"
+                )
         if half is not None:
             end = tracemalloc.take_snapshot()
             span = len(stream) - len(stream) // 2 // 1000 * 1000
@@ -91,6 +102,15 @@ def main() -> None:
                 frame = stat.traceback[0]
                 where = f"{Path(frame.filename).name}:{frame.lineno}"
                 print(f"  {stat.size_diff / 2**20:+7.2f} MB  {stat.count_diff:+8d} blocks  {where}")
+
+
+def _slope(points: list[tuple[int, float]]) -> float:
+    """Least-squares slope of the points, per 1,000 events."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    var = sum((x - mx) ** 2 for x, _ in points)
+    return 1000 * sum((x - mx) * (y - my) for x, y in points) / var if var else 0.0
 
 
 if __name__ == "__main__":

@@ -44,13 +44,13 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from digest.bounded import BytesLRU
 from digest.config import Settings, get_settings
 from digest.errors import (
     ConfigError,
@@ -88,6 +88,9 @@ LOCAL_BATCH_TOKENS = 512
 _VECTOR_DTYPE = np.dtype("<f4")
 #: cached vectors of an ``inline`` embedder (the static table), at most
 INLINE_CACHE_SIZE = 256
+#: bytes of texts and vectors the cache of a process holds, at most, whatever
+#: ``DIGEST_EMBEDDING_CACHE_SIZE`` allows (8,192 short texts of the local model: about 16 MB)
+CACHE_BYTES = 24 * 2**20
 
 
 class Embedder(Protocol):
@@ -342,11 +345,11 @@ def cosine_scale(embedder: Embedder | None) -> CosineScale:
 
 
 class _Vectors:
-    """The vectors this process remembers, by (embedder name, text), least recent first."""
+    """The vectors this process remembers, by (embedder name, text), least recent first: at
+    most ``DIGEST_EMBEDDING_CACHE_SIZE`` of them and ``CACHE_BYTES``."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.by_text: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self.by_text: BytesLRU[tuple[str, str], np.ndarray] = BytesLRU(0, CACHE_BYTES)
 
 
 def embed_one(embedder: Embedder, text: str) -> np.ndarray:
@@ -359,12 +362,10 @@ def embed_many(embedder: Embedder, texts: Sequence[str]) -> list[np.ndarray]:
     once) from one call to the embedder."""
     found: dict[str, np.ndarray] = {}
     cache = runtime().piece(_Vectors)
-    with cache.lock:
-        for text in texts:
-            vector = cache.by_text.get((embedder.name, text))
-            if vector is not None:
-                cache.by_text.move_to_end((embedder.name, text))
-                found[text] = vector
+    for text in texts:
+        vector = cache.by_text.get((embedder.name, text))
+        if vector is not None:
+            found[text] = vector
     missing = list(dict.fromkeys(text for text in texts if text not in found))
     if missing:
         vectors = embedder.embed(missing)
@@ -387,12 +388,8 @@ def _remember(embedder: Embedder, pairs: Sequence[tuple[str, np.ndarray]]) -> No
         # (its search, then its stored vector); thousands of entries would be memory for nothing
         size = min(size, INLINE_CACHE_SIZE)
     cache = runtime().piece(_Vectors)
-    with cache.lock:
-        for text, vector in pairs:
-            cache.by_text[(name, text)] = vector
-            cache.by_text.move_to_end((name, text))
-        while len(cache.by_text) > size:
-            cache.by_text.popitem(last=False)
+    for text, vector in pairs:
+        cache.by_text.put((name, text), vector, max_entries=size)
 
 
 def clear_cache() -> None:

@@ -4,7 +4,9 @@ A model asked the same thing (same model, same prompt version, same input) at te
 answers the same way, so an exact repeat need not be asked again: a half-repeats stream then
 costs the model calls of its unique half. Only parsed answers are kept (failures never are);
 a restart starts empty; ``DIGEST_LLM_CACHE_SIZE=0`` turns it off. Callers key entries by
-everything the answer depends on, and never share entries across agents.
+everything the answer depends on, and never share entries across agents. Besides its entries
+(``DIGEST_LLM_CACHE_SIZE``, 4,096 by default) a cache holds at most ``MAX_BYTES`` of keys and
+answers (``digest.bounded``): answers are as long as the model makes them.
 
 ``get_or_compute`` also collapses concurrent asks: while one thread's model call for a key is
 in flight, other threads asking the same thing wait for its answer instead of making the same
@@ -19,11 +21,16 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from digest.bounded import BytesLRU
+
 V = TypeVar("V")
+
+#: bytes of keys and answers one cache of a process holds, at most (4,096 judgements of one
+#: or two lessons each weigh about 8 MB)
+MAX_BYTES = 16 * 2**20
 
 
 def answer_key(*parts: Any) -> str:
@@ -34,31 +41,30 @@ def answer_key(*parts: Any) -> str:
 
 class AnswerCache(Generic[V]):
     """An LRU of at most ``size`` entries (the size is passed on each put: settings may
-    change between tests). Stored values must not be mutated by callers."""
+    change between tests) and ``max_bytes`` bytes. Stored values must not be mutated by
+    callers."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
         self._lock = threading.Lock()
-        self._items: OrderedDict[str, V] = OrderedDict()
+        self._items: BytesLRU[str, V] = BytesLRU(0, max_bytes)
         #: keys whose value one thread is computing now, and the signal it sets when done
         self._in_flight: dict[str, threading.Event] = {}
-        self.hits = 0
+
+    @property
+    def hits(self) -> int:
+        return self._items.hits
+
+    @property
+    def nbytes(self) -> int:
+        """The weight of the keys and answers it holds (``digest.bounded.approx_bytes``)."""
+        return self._items.nbytes
 
     def get(self, key: str) -> V | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-                self.hits += 1
-            return found
+        return self._items.get(key)
 
     def put(self, key: str, value: V, size: int) -> None:
-        if size <= 0:
-            return
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > size:
-                self._items.popitem(last=False)
+        if size > 0:
+            self._items.put(key, value, max_entries=size)
 
     def get_or_compute(self, key: str, compute: Callable[[], V], size: int) -> tuple[V, bool]:
         """The remembered value, or ``compute()`` stored; True if it was not computed here.
@@ -72,8 +78,6 @@ class AnswerCache(Generic[V]):
             with self._lock:
                 found = self._items.get(key)
                 if found is not None:
-                    self._items.move_to_end(key)
-                    self.hits += 1
                     return found, True
                 done = self._in_flight.get(key)
                 if done is None:
@@ -90,10 +94,7 @@ class AnswerCache(Generic[V]):
             done.set()
 
     def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self.hits = 0
+        self._items.clear()
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._items)
+        return len(self._items)

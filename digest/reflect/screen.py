@@ -24,11 +24,11 @@ data, secrets or money out, policy claims aimed at the agent). Three entry point
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from digest.bounded import memo
 from digest.lessons.store import Candidate
 from digest.reflect import words
 from digest.reflect.tripwire import about_interface, check, plain, word_class
@@ -48,6 +48,9 @@ _ATTACK_WORD = re.compile(
 
 #: the most of one text the screen reads (a run's fields are capped at 4 KB by capture)
 MAX_SCREENED = 20_000
+#: verdicts a process keeps, at most, and bytes of texts and verdicts (``digest.bounded``):
+#: 4,096 texts of up to ``MAX_SCREENED`` characters would otherwise be up to 80 MB
+VERDICTS_KEPT, VERDICTS_BYTES = 4096, 8 * 2**20
 
 
 def injection_reason(text: str, *, run_text: bool = False) -> str | None:
@@ -56,7 +59,7 @@ def injection_reason(text: str, *, run_text: bool = False) -> str | None:
     return _reason(text[:MAX_SCREENED], run_text)
 
 
-@functools.lru_cache(maxsize=4096)
+@memo(VERDICTS_KEPT, VERDICTS_BYTES)
 def _reason(text: str, run_text: bool) -> str | None:
     # An exact repeat (the same error from many runs) is judged once per process.
     for view in labelled_views(text):

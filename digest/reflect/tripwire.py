@@ -22,7 +22,6 @@ what a run reported, so standing orders count too (a lesson may say "from now on
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 import unicodedata
@@ -414,9 +413,10 @@ def about_interface(text: str) -> bool:
     return bool(_has["API"].search(flat) or _OPTION.search(flat))
 
 
-@functools.lru_cache(maxsize=4096)
 def check(text: str, run_text: bool = False) -> str | None:
-    """The reason the first check that fires on ``text`` (one view) gives, or None."""
+    """The reason the first check that fires on ``text`` (one view) gives, or None. Not
+    remembered: the screen remembers each whole text's verdict, and the views of different
+    texts hardly ever repeat (no hit in 10,000 events of the throughput stream, issue 27)."""
     if DESTRUCTIVE.search(text):  # on the names as written: "call delete_all_customers"
         return "asks to call a destructive tool"
     flat = unnamed(plain(text))

@@ -1,0 +1,96 @@
+"""digest.bounded: memories bounded by bytes as well as entries (issue 27), and the caches of a
+worker that use it: each one's byte bound is pinned here."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from digest.bounded import BytesLRU, approx_bytes, memo
+from digest.model.cache import MAX_BYTES, AnswerCache
+
+
+def test_approx_bytes_counts_what_an_entry_holds() -> None:
+    text = "x" * 10_000
+    assert approx_bytes(text) >= 10_000
+    assert approx_bytes((text, text)) < 2 * 10_000  # one object held twice counts once
+    assert approx_bytes([text, "y" * 10_000]) >= 20_000
+    assert approx_bytes({"k": text}) >= 10_000
+
+    @dataclass(frozen=True)
+    class Held:
+        a: str
+        b: tuple[str, ...]
+
+    assert approx_bytes(Held(text, ("z" * 5_000,))) >= 15_000
+    assert approx_bytes(np.zeros(1000, np.float32)) >= 4000
+    assert approx_bytes(np.zeros(1000, np.float32)[:10]) < 4000  # a view holds no buffer
+
+
+def test_bytes_lru_drops_the_least_recent_past_its_bytes() -> None:
+    kept: BytesLRU[int, str] = BytesLRU(max_entries=1000, max_bytes=50_000)
+    for n in range(20):
+        kept.put(n, str(n) * 5_000)  # 5-10 KB each
+    assert kept.nbytes <= 50_000
+    assert 3 <= len(kept) < 20
+    assert kept.get(19) is not None and kept.get(0) is None
+    kept.get(len(kept))  # a read does not add weight
+    assert kept.nbytes <= 50_000
+
+
+def test_bytes_lru_keeps_at_most_its_entries_and_skips_an_entry_heavier_than_all() -> None:
+    kept: BytesLRU[int, str] = BytesLRU(max_entries=3, max_bytes=10_000)
+    for n in range(5):
+        kept.put(n, "v")
+    assert len(kept) == 3 and kept.get(1) is None and kept.get(4) == "v"
+    kept.put(9, "w" * 20_000)
+    assert kept.get(9) is None and len(kept) == 3
+    kept.put(4, "w")  # a key stored again is weighed again
+    assert len(kept) == 3
+    kept.clear()
+    assert (len(kept), kept.nbytes, kept.hits) == (0, 0, 0)
+
+
+def test_memo_remembers_results_within_both_bounds() -> None:
+    calls: list[str] = []
+
+    @memo(max_entries=100, max_bytes=40_000)
+    def upper(text: str, flag: bool = False) -> str | None:
+        calls.append(text)
+        return None if flag else text.upper()
+
+    assert upper("a") == "A" and upper("a") == "A"
+    assert upper("b", True) is None and upper("b", True) is None  # None is remembered too
+    assert calls == ["a", "b"]
+    for n in range(50):
+        upper(str(n) * 2_000)  # 2-4 KB argument and as much result each
+    info = upper.memo_info()  # type: ignore[attr-defined]
+    assert info.nbytes <= 40_000 and info.entries < 50
+    upper.cache_clear()  # type: ignore[attr-defined]
+    assert upper.memo_info().entries == 0  # type: ignore[attr-defined]
+
+
+def test_answer_cache_holds_at_most_its_bytes() -> None:
+    cache: AnswerCache[str] = AnswerCache(max_bytes=100_000)
+    for n in range(100):
+        cache.put(f"key-{n}", "answer " * 1_000, size=4096)  # 7 KB each: bytes bind first
+    assert cache.nbytes <= 100_000 and len(cache) < 100
+    assert cache.get("key-99") is not None and cache.get("key-0") is None
+    assert MAX_BYTES == 16 * 2**20
+
+
+def test_the_screen_verdicts_are_bounded_by_bytes_and_the_views_not_kept() -> None:
+    from digest.reflect import screen, tripwire
+
+    assert (screen.VERDICTS_KEPT, screen.VERDICTS_BYTES) == (4096, 8 * 2**20)
+    assert not hasattr(tripwire.check, "cache_info")  # a view's verdict is not kept
+    info = screen._reason.memo_info()  # type: ignore[attr-defined]
+    assert (info.max_entries, info.max_bytes) == (4096, 8 * 2**20)
+    long = "the customer asked about the order " * 500  # 17 KB, screened whole
+    for n in range(10):
+        screen.injection_reason(f"{n} {long}")
+    info = screen._reason.memo_info()  # type: ignore[attr-defined]
+    assert info.entries >= 1 and info.nbytes >= 10 * len(long) * 0.9
+    assert sys.getsizeof(long) < info.max_bytes
