@@ -34,10 +34,10 @@ enthusiastic entitled error errors escalate escalated event events every exactly
 exclamation exist existing expired expiry explain fact facts failed failing fails failure
 faults few final finding finishing first fixes for formal format from fuller further gave get give
 given greeted greeting guesses guessing had hand has have having help helps here how incomplete
-informal instead into invalid item its itself just keep kind know lack last late learn leave left lesson
-like limit longer look lookup made marks match matches may meet meets membership message method
-might minimum missing mistake mistyped more most must names need needs new next nobody nor not
-nothing now observed off offer offers offline once one only open operator option options
+informal instead into invalid item its itself just keep kind know lack last late learn leave left
+lesson like limit longer look lookup made marks match matches may meet meets membership message
+method might minimum missing mistake mistyped more most must names need needs new next nobody nor
+not nothing now observed off offer offers offline once one only open operator option options
 original other others our out outcome outcomes output outright outside over own owner pass
 passed past pay payload payment permission person plan point policy possible precondition
 prerequisite promise promised qualify quantity question random read reason recognise record
@@ -45,8 +45,8 @@ reduce reflect refresh refreshed refunds refused rejected removed repeat repeati
 replies reply request required requirements requires resolve result retry retrying returned
 rule rules run said same say says search seats second send sentence session set shall short
 shorter should sign situation skip smaller some specific split states status stay still stock
-success successful such summary supported switched tags task tell than that the their them then there
-these they this those through time times tone too took tool transient trouble trying
+success successful such summary supported switched tags task tell than that the their them then
+there these they this those through time times tone too took tool transient trouble trying
 unavailable unchanged under unknown unmet unsure until update use valid value values very
 warmer was wasted way went were what when where whether which while who whom why will window
 with within without working would writes wrong yet"""
