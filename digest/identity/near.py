@@ -43,6 +43,10 @@ KEYWORDS_MAX = 4096
 #: turn a pass over the entries holding it (a keyword near hundreds of a large bank's words
 #: made pitfalls 2x words only at p99, issue 27)
 NEAR_WORDS_MAX = 16
+#: a prompt's keywords the index does not hold that look for near words, at most this many
+#: (the first in the prompt): each costs a pass over the index's vocabulary on the agent's
+#: turn, and a prompt of a dozen unseen words made the slowest turns (issue 27)
+NEAR_KEYWORDS_MAX = 6
 
 
 class WordVectors:
@@ -153,14 +157,17 @@ def near_matches(
     no word of the index matches, in part, the entry's word nearest it in meaning (its
     closeness). With ``cues``, among the entries' cues only.
 
-    Only a keyword the index does not hold looks for near words: a prompt's words are mostly
-    the bank's own, so the pass over the vocabulary (the agent's turn pays it) is made for the
-    few it has never seen, where it is what finds a lesson told in other words. ``exact``:
+    Only a keyword the index does not hold looks for near words (the first
+    ``NEAR_KEYWORDS_MAX`` of them): a prompt's words are mostly the bank's own, so the pass over
+    the vocabulary (the agent's turn pays it) is made for the few it has never seen, where it
+    is what finds a lesson told in other words. ``exact``:
     the keywords' ``keyword_matches`` when the caller has them."""
     if exact is None:
         exact = [index.keyword_matches(keyword, cues=cues) for keyword in keywords]
     postings = index.words(cues=cues)
-    unknown = [keyword for keyword, held in zip(keywords, exact, strict=True) if held is None]
+    unknown = [keyword for keyword, held in zip(keywords, exact, strict=True) if held is None][
+        :NEAR_KEYWORDS_MAX
+    ]
     if not postings.vocabulary or not unknown:
         return list(exact)
     state = _near_state(index, words, cues)

@@ -10,7 +10,14 @@ import pytest
 
 from digest.identity.embedding import StaticEmbedder
 from digest.identity.index import AgentIndex, Entry
-from digest.identity.near import NEAR_ZERO, WordVectors, closeness, near_matches, word_vectors
+from digest.identity.near import (
+    NEAR_KEYWORDS_MAX,
+    NEAR_ZERO,
+    WordVectors,
+    closeness,
+    near_matches,
+    word_vectors,
+)
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +66,18 @@ def test_only_an_inline_embedder_gives_word_vectors() -> None:
         name = "openai/text-embedding-3-small"
 
     assert word_vectors(Remote()) is None  # type: ignore[arg-type]
+
+
+def test_only_the_first_unseen_keywords_of_a_prompt_look_for_near_words(
+    words: WordVectors,
+) -> None:
+    """Each unseen keyword costs a pass over the vocabulary on the agent's turn: the first
+    ``NEAR_KEYWORDS_MAX`` of a prompt look, later ones match as they are (not at all)."""
+    index = AgentIndex([_entry(1, "Check `amount`: `issue_refund` fails with «exceeds»", "")])
+    filler = [f"zzqunseen{n}" for n in range(NEAR_KEYWORDS_MAX)]
+    # "amounts" begins no word of the index…
+    first = near_matches(index, ["amounts", *filler], words)
+    late = near_matches(index, [*filler, "amounts"], words)
+    # …but is near "amount": found while among the first unseen keywords, not after them
+    assert first[0] is not None and first[0][0] > 0
+    assert late[-1] is None
