@@ -14,6 +14,8 @@ import difflib
 import re
 import unicodedata
 
+from digest.masking import EMAIL, URL, UUID
+
 #: greetings in the languages the product screens (a closed class of words)
 GREETINGS = (
     r"hi|hello|hey|dear|good (?:morning|afternoon|evening)|greetings|guten (?:tag|morgen|abend)"
@@ -44,12 +46,9 @@ EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 #: that mix letters and digits, long numbers, and the number after an id word ("order 41").
 #: Small numbers stay: "5 business days" and "7 business days" are two different rules.
 _REPLY_IDS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<id>"),
-    (re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.[\w-]+\.\S+", re.I), "<id>"),
-    (
-        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
-        "<id>",
-    ),
+    (EMAIL, "<id>"),
+    (URL, "<id>"),
+    (UUID, "<id>"),
     (
         re.compile(
             r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
