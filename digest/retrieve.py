@@ -29,7 +29,8 @@ from digest.agent_text import UNTRUSTED, for_agent
 from digest.config import get_settings
 from digest.identity.index import AgentIndex, Entry, keyword_weights
 from digest.identity.near import WordVectors, word_vectors
-from digest.identity.siblings import with_siblings
+from digest.identity.siblings import task_heads as task_heads
+from digest.identity.siblings import with_siblings as with_siblings
 from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
@@ -128,7 +129,9 @@ def pitfalls(
     contact_id: str | None = None,
     turn_id: str | None = None,
 ) -> str:
-    """The agent's ``k`` lessons most relevant to ``prompt``, rendered for its context.
+    """The lessons of the agent's ``k`` tasks most relevant to ``prompt`` (a task's lessons:
+    those learned from the runs of one kind of task, or about one tool: ``best_of``, at most
+    ``LESSONS_PER_TASK * k`` lessons), rendered for its context.
 
     Retrieval is hybrid, over the agent's index kept in memory per process and refreshed when
     its ``lesson_epoch`` moves (``digest.lessons.neighbours``, ``AgentIndex.rank_for_prompt``):
@@ -198,13 +201,18 @@ def _surface(
     # otherwise) starts before the read and is joined when the index ranks.
     vector_of = vector_soon(embedder(settings), prompt)
 
+    heads: dict[int, int] = {}
+
     def rank(view: View, gate: Gate) -> dict[int, float]:
         vector = vector_of() if view.embedder is not None else None
         # only what the release rule lets an agent read (digest.lessons.release)
-        return prompt_scores(
+        scores, tasks = prompt_ranking(
             released_parts(view.parts(), gate), words, vector, k, contact_id,
             near=word_vectors(view.embedder),
         )  # fmt: skip
+        heads.clear()
+        heads.update(tasks)
+        return scores
 
     # One statement when nothing moved since this process's last turn for the agent
     # (digest.lessons.turn); the hits are written after the agent has its answer.
@@ -212,7 +220,7 @@ def _surface(
     if found is None or not found.rows:
         return []
     agent_id = found.agent_id
-    rows = best_of(found.rows, found.scores, k, settings.lesson_half_life_days)
+    rows = best_of(found.rows, found.scores, k, settings.lesson_half_life_days, heads)
     tenant_settings = found.tenant_settings
     # randomized holdout: withhold eligible lessons on a share of turns (off the turn's writes)
     rows = withhold(
@@ -253,7 +261,7 @@ class RankedRow(Protocol):
     def last_seen_at(self) -> datetime | None: ...
 
 
-def prompt_scores(
+def prompt_ranking(
     parts: Iterable[tuple[AgentIndex, np.ndarray]],
     words: list[str],
     vector: np.ndarray | None,
@@ -261,13 +269,15 @@ def prompt_scores(
     contact_id: str | None = None,
     *,
     near: WordVectors | None = None,
-) -> dict[int, float]:
+) -> tuple[dict[int, float], dict[int, int]]:
     """The pitfalls candidates for a prompt (its keywords ``words``, its embedding ``vector``)
     and their relevance: the best ``PREFETCH * k`` of each index part (``ranked_parts``),
     each lesson with its best score, the best one's siblings just after it
-    (``with_siblings``)."""
+    (``with_siblings``); and each candidate's task (``task_heads``: the best lesson of the
+    task it was learned from, for ``best_of``)."""
     ranked = ranked_parts(parts, words, vector, PREFETCH * k, contact_id, near=near)
-    return with_siblings(ranked, merged_scores(ranked))
+    scores = with_siblings(ranked, merged_scores(ranked))
+    return scores, task_heads(ranked, scores)
 
 
 def ranked_parts(
@@ -333,14 +343,27 @@ def ranking_weight(last_seen_at: datetime | None) -> float:
     return faded(last_seen_at, get_settings().lesson_half_life_days, utcnow())
 
 
+#: a block shows at most this many lessons per task it shows (``best_of`` with ``heads``)
+LESSONS_PER_TASK = 2
+
+
 def best_of(
-    rows: Iterable[R], scores: dict[int, float], k: int, half_life_days: float = 0.0
+    rows: Iterable[R],
+    scores: dict[int, float],
+    k: int,
+    half_life_days: float = 0.0,
+    heads: dict[int, int] | None = None,
 ) -> list[R]:
     """The ``k`` best of the candidates' ``rows``: by relevance (``scores``) faded by how long
     each lesson went unused (``faded``, with ``half_life_days``), ties to the lesson surfaced
-    more often, then the one seen most recently, then the oldest."""
+    more often, then the one seen most recently, then the oldest.
+
+    With ``heads`` (each lesson's task, ``task_heads``), ``k`` counts tasks, not lessons: the
+    lessons of the ``k`` best tasks, in that order, at most ``LESSONS_PER_TASK * k`` in all. A
+    run that failed in several ways taught a lesson per error; a later task of its kind needs
+    each of them, and one task's lessons must not push every other task out of the block."""
     now = utcnow()
-    return sorted(
+    ordered = sorted(
         rows,
         key=lambda r: (
             -round(scores[r.id] * faded(r.last_seen_at, half_life_days, now), 6),
@@ -348,7 +371,21 @@ def best_of(
             -(as_utc(r.last_seen_at).timestamp() if r.last_seen_at else float("-inf")),
             r.id,
         ),
-    )[:k]
+    )
+    if heads is None:
+        return ordered[:k]
+    shown: list[R] = []
+    tasks: set[int] = set()
+    for row in ordered:
+        task = heads.get(row.id, row.id)
+        if task not in tasks:
+            if len(tasks) == k:
+                continue
+            tasks.add(task)
+        shown.append(row)
+        if len(shown) == LESSONS_PER_TASK * k:
+            break
+    return shown
 
 
 def _agent_wide(entry: Entry) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from digest.fingerprint import same_subject
 from digest.identity.index import Entry, terms
 
 #: two lessons learned from one run share its task's telling words: at least this many cues
@@ -51,3 +52,32 @@ def siblings(own: set[str], theirs: set[str]) -> bool:
     if len(shared) >= SIBLING_CUES:
         return True
     return len(shared) >= SHORT_TASK_CUES and shared in (own, theirs)
+
+
+def task_heads(
+    ranked: Iterable[Iterable[tuple[Entry, float]]], scores: dict[int, float]
+) -> dict[int, int]:
+    """Each ranked lesson's task: the best-scoring lesson it is a sibling of (``siblings`` by
+    their cues), or that is about the same tool (``same_subject``: another error of the tool
+    the task calls), or else itself. In score order, a lesson joins the first task whose best
+    lesson is such, or begins one of its own."""
+    entries = {entry.lesson_id: entry for part in ranked for entry, _score in part}
+    heads: dict[int, int] = {}
+    opened: list[tuple[int, set[str], str | None]] = []
+    for lesson_id in sorted(scores, key=lambda i: (-scores[i], -i)):
+        entry = entries.get(lesson_id)
+        own = terms(entry.cues) if entry is not None else set()
+        key = entry.fingerprint if entry is not None else None
+        head = next(
+            (
+                h
+                for h, theirs, their_key in opened
+                if (own and len(theirs) >= SHORT_TASK_CUES and siblings(theirs, own))
+                or same_subject(their_key, key)
+            ),
+            None,
+        )
+        heads[lesson_id] = lesson_id if head is None else head
+        if head is None:
+            opened.append((lesson_id, own, key))
+    return heads

@@ -20,7 +20,14 @@ from digest.identity.near import word_vectors
 from digest.lessons.neighbours import agent_view, lessons_index
 from digest.lessons.vectors import vectors_for
 from digest.models import LearningVersion, as_utc
-from digest.retrieve import PREFETCH, best_of, merged_scores, ranked_parts, with_siblings
+from digest.retrieve import (
+    PREFETCH,
+    best_of,
+    merged_scores,
+    ranked_parts,
+    task_heads,
+    with_siblings,
+)
 from digest.versions.replay.facts import remember_facts
 from digest.versions.replay.probes import Probe, read_probes
 from digest.versions.replay.relevance import CandidateLesson, relevant_lessons
@@ -131,7 +138,8 @@ class ReplayPlan:
             return FOLDED, min(relevant)  # not even a candidate: no need to order them
         scores = with_siblings(own, merged_scores(own))
         candidates = [self.lessons[i] for i in scores if i in self.lessons]
-        for row in best_of(candidates, scores, self.k, self.half_life_days):
+        heads = task_heads(own, scores)
+        for row in best_of(candidates, scores, self.k, self.half_life_days, heads):
             if row.id in relevant:
                 return SURFACED, row.id
         return FOLDED, min(relevant)
