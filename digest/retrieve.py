@@ -35,6 +35,7 @@ from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.bank import View
+from digest.lessons.cues import telling_words
 from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
 from digest.lessons.neighbours import vector_soon
@@ -47,6 +48,8 @@ from digest.redact import driver_line
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from digest.identity.embedding import Embedder
 
 log = get_logger("digest.retrieve")
 
@@ -94,6 +97,19 @@ def prompt_keywords(prompt: str) -> list[str]:
             if len(found) == MAX_KEYWORDS:
                 break  # a long prompt is not scanned past what can be used
     return list(found)
+
+
+def prompt_meaning(found: Embedder | None, prompt: str) -> str:
+    """What a prompt's embedding is made of under the embedder ``found``. A static table
+    (``inline``: a weighted mean of its tokens' rows, rare tokens weighing most) embeds the
+    prompt's telling words (``digest.lessons.cues``: ids, names, common, conversational and
+    time words left out), as a lesson's tasks' meaning is made (``digest.lessons.vectors``):
+    else a city, a name or an id, rare tokens all, would weigh most in what the prompt means.
+    A model that reads the sentence embeds the prompt itself (it weighs words in context);
+    so does a prompt without telling words."""
+    if found is None or not getattr(found, "inline", False):
+        return prompt
+    return " ".join(telling_words(prompt)) or prompt
 
 
 def _letter_runs(text_value: str) -> Iterator[str]:
@@ -199,7 +215,8 @@ def _surface(
     settings = get_settings()
     # The prompt's embedding (microseconds with the static table; on a thread of its own
     # otherwise) starts before the read and is joined when the index ranks.
-    vector_of = vector_soon(embedder(settings), prompt)
+    prompt_embedder = embedder(settings)
+    vector_of = vector_soon(prompt_embedder, prompt_meaning(prompt_embedder, prompt))
 
     heads: dict[int, int] = {}
 
