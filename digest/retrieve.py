@@ -31,6 +31,7 @@ from digest.identity.index import AgentIndex, Entry, keyword_weights
 from digest.identity.near import WordVectors, word_vectors
 from digest.identity.siblings import task_heads as task_heads
 from digest.identity.siblings import with_siblings as with_siblings
+from digest.identity.siblings import with_tasks as with_tasks
 from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
@@ -292,9 +293,10 @@ def prompt_ranking(
     each lesson with its best score, the best one's siblings just after it
     (``with_siblings``); and each candidate's task (``task_heads``: the best lesson of the
     task it was learned from, for ``best_of``)."""
-    ranked = ranked_parts(parts, words, vector, PREFETCH * k, contact_id, near=near)
+    visible = visible_parts(parts, contact_id)
+    ranked = ranked_visible(visible, words, vector, PREFETCH * k, near=near)
     scores = with_siblings(ranked, merged_scores(ranked))
-    return scores, task_heads(ranked, scores)
+    return with_tasks(visible, ranked, scores, task_heads(ranked, scores), k)
 
 
 def ranked_parts(
@@ -314,22 +316,46 @@ def ranked_parts(
 
     ``pitfalls`` ranks the parts of the agent's kept index (``View.parts``); a replay
     (``digest.versions.replay``) the same parts with the masks cut to versions' lessons."""
+    return ranked_visible(visible_parts(parts, contact_id), words, vector, count, near=near)
+
+
+def ranked_visible(
+    visible: Iterable[tuple[AgentIndex, np.ndarray]],
+    words: list[str],
+    vector: np.ndarray | None,
+    count: int,
+    *,
+    near: WordVectors | None = None,
+) -> list[list[tuple[Entry, float]]]:
+    """``ranked_parts`` of parts whose masks are already cut to what may be shown
+    (``visible_parts``)."""
     if not words and vector is None:
         return []
     seen = []
-    for index, allowed in parts:
-        visible = allowed & index.mask("agent-scope", _agent_wide)
-        if contact_id is not None:
-            visible |= allowed & index.mask(f"contact:{contact_id}", _of_contact(contact_id))
+    for index, visible_here in visible:
         # each keyword looked up once per part: for its weight and for the ranking
-        seen.append((index, visible, index.all_keyword_matches(words)))
-    weights = keyword_weights((m, visible) for _, visible, m in seen) if words else None
+        seen.append((index, visible_here, index.all_keyword_matches(words)))
+    weights = keyword_weights((m, shown) for _, shown, m in seen) if words else None
     return [
         index.rank_for_prompt(
-            words, vector, count, allowed=visible, weights=weights, matches=matches, near=near
+            words, vector, count, allowed=shown, weights=weights, matches=matches, near=near
         )
-        for index, visible, matches in seen
+        for index, shown, matches in seen
     ]
+
+
+def visible_parts(
+    parts: Iterable[tuple[AgentIndex, np.ndarray]], contact_id: str | None = None
+) -> list[tuple[AgentIndex, np.ndarray]]:
+    """The index parts with their masks cut to the agent-wide entries (with ``contact_id``,
+    that contact's own too): what a prompt may be shown."""
+    visible = []
+    for index, allowed in parts:
+        shown = allowed & index.mask("agent-scope", _agent_wide)
+        if contact_id is not None:
+            shown |= allowed & index.mask(f"contact:{contact_id}", _of_contact(contact_id))
+        visible.append((index, shown))
+    return visible
 
 
 def merged_scores(ranked: Iterable[Iterable[tuple[Entry, float]]]) -> dict[int, float]:

@@ -8,8 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
+
 from digest.identity.index import AgentIndex, Entry
-from digest.identity.siblings import SIBLING_CUES, SIBLING_GAP, task_heads, with_siblings
+from digest.identity.siblings import (
+    SIBLING_CUES,
+    SIBLING_GAP,
+    task_heads,
+    with_siblings,
+    with_tasks,
+)
 from digest.retrieve import LESSONS_PER_TASK, best_of
 
 #: the words a task gave the lessons of its run (``digest.lessons.cues``)
@@ -116,3 +124,30 @@ def test_with_tasks_k_counts_tasks_and_each_shows_its_lessons_up_to_a_cap() -> N
     assert [r.id for r in best_of(rows, scores, 3, 0.0, heads)] == [1, 2, 3, 4, 5, 6]
     assert len(best_of(rows, scores, 1, 0.0, heads)) == LESSONS_PER_TASK
     assert [r.id for r in best_of(rows, scores, 1, 0.0, {})] == [1]  # no task known: a lesson
+
+
+def test_the_best_tasks_bring_their_lessons_the_prompt_did_not_find() -> None:
+    """``with_tasks``: a lesson of one of the k best tasks that did not qualify for the prompt
+    (its run's words differ from the later task's) joins its task, by its cues or its tool,
+    if the mask lets it be shown; another task's lessons, and other tasks beyond k, do not."""
+    found = _entry(1, "Check availability first", BOOKING)
+    same_run = _entry(2, "Check the balance first", BOOKING)
+    same_tool = Entry(3, "Keep `quantity` within the limit", fingerprint="tool:t9-b:y", cues="x")
+    tool_lesson = Entry(4, "Check stock first", fingerprint="tool:t9-a:x", cues=CANCELLING)
+    other_task = _entry(5, "Check eligibility first", "hotel room breakfast late checkout")
+    hidden = _entry(6, "Check the seat map first", BOOKING)
+    index = AgentIndex([found, same_run, same_tool, tool_lesson, other_task, hidden])
+    visible = np.array([True, True, True, True, True, False])
+    ranked = [[(found, 0.5), (tool_lesson, 0.3)]]
+    scores = {1: 0.5, 4: 0.3}
+    heads = task_heads(ranked, scores)
+    raised, tasks = with_tasks([(index, visible)], ranked, scores, heads, k=2)
+    assert tasks == {1: 1, 4: 4, 2: 1, 3: 4}  # 5 is another task, 6 may not be shown
+    assert raised[2] == 0.5 - 2 * SIBLING_GAP and raised[3] == 0.3 - 2 * SIBLING_GAP
+    # with k=1 only the best task brings its lessons
+    _scores, tasks = with_tasks([(index, visible)], ranked, scores, heads, k=1)
+    assert tasks == {1: 1, 4: 4, 2: 1}
+    assert index.with_subject("tool:t9-c:z") == [3, 2]  # newest first
+    assert index.with_subject("tool:t9-c:z", visible, limit=1) == [3]
+    assert index.with_subject(None) == []
+    assert index.words(cues=True).holding("seats").tolist() == [0, 1, 5]
