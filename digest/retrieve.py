@@ -20,20 +20,30 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
 from digest.agent_text import UNTRUSTED, for_agent
 from digest.config import get_settings
-from digest.identity.index import AgentIndex, Entry, keyword_weights
-from digest.identity.near import WordVectors, word_vectors
-from digest.identity.siblings import with_siblings
+from digest.identity.near import word_vectors
+from digest.identity.ranking import LESSONS_PER_TASK as LESSONS_PER_TASK
+from digest.identity.ranking import PREFETCH as PREFETCH
+from digest.identity.ranking import RankedRow as RankedRow
+from digest.identity.ranking import best_of as best_of
+from digest.identity.ranking import faded, prompt_ranking
+from digest.identity.ranking import merged_scores as merged_scores
+from digest.identity.ranking import ranked_parts as ranked_parts
+from digest.identity.ranking import visible_parts as visible_parts
+from digest.identity.siblings import task_heads as task_heads
+from digest.identity.siblings import with_siblings as with_siblings
+from digest.identity.siblings import with_tasks as with_tasks
 from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.bank import View
+from digest.lessons.cues import telling_words
 from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
 from digest.lessons.neighbours import vector_soon
@@ -41,15 +51,13 @@ from digest.lessons.release import Gate, released_parts
 from digest.lessons.turn import called_for_turn, read_for_turn
 from digest.lessons.vectors import embedder
 from digest.logs import get_logger
-from digest.models import as_utc, utcnow
+from digest.models import utcnow
 from digest.redact import driver_line
 
 if TYPE_CHECKING:
-    import numpy as np
+    from digest.identity.embedding import Embedder
 
 log = get_logger("digest.retrieve")
-
-R = TypeVar("R", bound="RankedRow")
 
 PITFALLS_HEAD = "[KNOWN PITFALLS — your prior lessons]"
 PITFALLS_END = "[END KNOWN PITFALLS]"
@@ -95,6 +103,19 @@ def prompt_keywords(prompt: str) -> list[str]:
     return list(found)
 
 
+def prompt_meaning(found: Embedder | None, prompt: str) -> str:
+    """What a prompt's embedding is made of under the embedder ``found``. A static table
+    (``inline``: a weighted mean of its tokens' rows, rare tokens weighing most) embeds the
+    prompt's telling words (``digest.lessons.cues``: ids, names, common, conversational and
+    time words left out), as a lesson's tasks' meaning is made (``digest.lessons.vectors``):
+    else a city, a name or an id, rare tokens all, would weigh most in what the prompt means.
+    A model that reads the sentence embeds the prompt itself (it weighs words in context);
+    so does a prompt without telling words."""
+    if found is None or not getattr(found, "inline", False):
+        return prompt
+    return " ".join(telling_words(prompt)) or prompt
+
+
 def _letter_runs(text_value: str) -> Iterator[str]:
     for match in _LETTERS.finditer(text_value):
         token = match.group()
@@ -128,7 +149,9 @@ def pitfalls(
     contact_id: str | None = None,
     turn_id: str | None = None,
 ) -> str:
-    """The agent's ``k`` lessons most relevant to ``prompt``, rendered for its context.
+    """The lessons of the agent's ``k`` tasks most relevant to ``prompt`` (a task's lessons:
+    those learned from the runs of one kind of task, or about one tool: ``best_of``, at most
+    ``LESSONS_PER_TASK * k`` lessons), rendered for its context.
 
     Retrieval is hybrid, over the agent's index kept in memory per process and refreshed when
     its ``lesson_epoch`` moves (``digest.lessons.neighbours``, ``AgentIndex.rank_for_prompt``):
@@ -196,15 +219,21 @@ def _surface(
     settings = get_settings()
     # The prompt's embedding (microseconds with the static table; on a thread of its own
     # otherwise) starts before the read and is joined when the index ranks.
-    vector_of = vector_soon(embedder(settings), prompt)
+    prompt_embedder = embedder(settings)
+    vector_of = vector_soon(prompt_embedder, prompt_meaning(prompt_embedder, prompt))
+
+    heads: dict[int, int] = {}
 
     def rank(view: View, gate: Gate) -> dict[int, float]:
         vector = vector_of() if view.embedder is not None else None
         # only what the release rule lets an agent read (digest.lessons.release)
-        return prompt_scores(
+        scores, tasks = prompt_ranking(
             released_parts(view.parts(), gate), words, vector, k, contact_id,
             near=word_vectors(view.embedder),
         )  # fmt: skip
+        heads.clear()
+        heads.update(tasks)
+        return scores
 
     # One statement when nothing moved since this process's last turn for the agent
     # (digest.lessons.turn); the hits are written after the agent has its answer.
@@ -212,7 +241,7 @@ def _surface(
     if found is None or not found.rows:
         return []
     agent_id = found.agent_id
-    rows = best_of(found.rows, found.scores, k, settings.lesson_half_life_days)
+    rows = best_of(found.rows, found.scores, k, settings.lesson_half_life_days, heads)
     tenant_settings = found.tenant_settings
     # randomized holdout: withhold eligible lessons on a share of turns (off the turn's writes)
     rows = withhold(
@@ -238,126 +267,11 @@ def _surface(
     ]
 
 
-#: candidates read back per lesson asked for: ties at the cut are decided with fresh counts
-PREFETCH = 4
-
-
-class RankedRow(Protocol):
-    """What the final order reads of a lesson: a row of these columns, or a ``Lesson``."""
-
-    @property
-    def id(self) -> int: ...
-    @property
-    def hit_count(self) -> int: ...
-    @property
-    def last_seen_at(self) -> datetime | None: ...
-
-
-def prompt_scores(
-    parts: Iterable[tuple[AgentIndex, np.ndarray]],
-    words: list[str],
-    vector: np.ndarray | None,
-    k: int,
-    contact_id: str | None = None,
-    *,
-    near: WordVectors | None = None,
-) -> dict[int, float]:
-    """The pitfalls candidates for a prompt (its keywords ``words``, its embedding ``vector``)
-    and their relevance: the best ``PREFETCH * k`` of each index part (``ranked_parts``),
-    each lesson with its best score, the best one's siblings just after it
-    (``with_siblings``)."""
-    ranked = ranked_parts(parts, words, vector, PREFETCH * k, contact_id, near=near)
-    return with_siblings(ranked, merged_scores(ranked))
-
-
-def ranked_parts(
-    parts: Iterable[tuple[AgentIndex, np.ndarray]],
-    words: list[str],
-    vector: np.ndarray | None,
-    count: int,
-    contact_id: str | None = None,
-    *,
-    near: WordVectors | None = None,
-) -> list[list[tuple[Entry, float]]]:
-    """Per index part, its ``count`` agent-wide entries (with ``contact_id``, that contact's
-    own too) most relevant to the prompt among those its mask allows, best first. Keywords
-    weigh by how few of all the visible entries hold them (``keyword_weights``); with
-    ``near`` (the static table's word vectors, ``digest.identity.near``) a keyword also
-    matches the words closest to it in meaning.
-
-    ``pitfalls`` ranks the parts of the agent's kept index (``View.parts``); a replay
-    (``digest.versions.replay``) the same parts with the masks cut to versions' lessons."""
-    if not words and vector is None:
-        return []
-    seen = []
-    for index, allowed in parts:
-        visible = allowed & index.mask("agent-scope", _agent_wide)
-        if contact_id is not None:
-            visible |= allowed & index.mask(f"contact:{contact_id}", _of_contact(contact_id))
-        # each keyword looked up once per part: for its weight and for the ranking
-        seen.append((index, visible, index.all_keyword_matches(words)))
-    weights = keyword_weights((m, visible) for _, visible, m in seen) if words else None
-    return [
-        index.rank_for_prompt(
-            words, vector, count, allowed=visible, weights=weights, matches=matches, near=near
-        )
-        for index, visible, matches in seen
-    ]
-
-
-def merged_scores(ranked: Iterable[Iterable[tuple[Entry, float]]]) -> dict[int, float]:
-    """Each ranked lesson with its best score over the parts."""
-    scores: dict[int, float] = {}
-    for part in ranked:
-        for entry, score in part:
-            scores[entry.lesson_id] = max(score, scores.get(entry.lesson_id, 0.0))
-    return scores
-
-
-def faded(last_seen_at: datetime | None, half_life_days: float, now: datetime) -> float:
-    """The weight of a lesson last surfaced, supported or learned at ``last_seen_at``: 1/2 per
-    ``half_life_days`` whole days since (1 on the day itself; ``half_life_days`` 0: always 1).
-    A lesson never seen weighs 0."""
-    if half_life_days <= 0:
-        return 1.0
-    if last_seen_at is None:
-        return 0.0
-    days = int((now - as_utc(last_seen_at)).total_seconds() // 86_400)
-    return 1.0 if days <= 0 else float(0.5 ** (days / half_life_days))
-
-
 def ranking_weight(last_seen_at: datetime | None) -> float:
     """The share of its relevance a lesson last seen at ``last_seen_at`` keeps in ``pitfalls``'s
     ranking now (``faded`` with ``DIGEST_LESSON_HALF_LIFE_DAYS``), as ``lesson show`` and the
     review page say it."""
     return faded(last_seen_at, get_settings().lesson_half_life_days, utcnow())
-
-
-def best_of(
-    rows: Iterable[R], scores: dict[int, float], k: int, half_life_days: float = 0.0
-) -> list[R]:
-    """The ``k`` best of the candidates' ``rows``: by relevance (``scores``) faded by how long
-    each lesson went unused (``faded``, with ``half_life_days``), ties to the lesson surfaced
-    more often, then the one seen most recently, then the oldest."""
-    now = utcnow()
-    return sorted(
-        rows,
-        key=lambda r: (
-            -round(scores[r.id] * faded(r.last_seen_at, half_life_days, now), 6),
-            -r.hit_count,
-            -(as_utc(r.last_seen_at).timestamp() if r.last_seen_at else float("-inf")),
-            r.id,
-        ),
-    )[:k]
-
-
-def _agent_wide(entry: Entry) -> bool:
-    return bool(entry.meta.scope == "agent")
-
-
-def _of_contact(contact_id: str) -> Callable[[Entry], bool]:
-    # A contact's own preference must not reach another contact's conversation.
-    return lambda entry: entry.meta.scope == "contact" and entry.meta.contact_id == contact_id
 
 
 #: a lesson from run text names only what its latest runs called, this many of them

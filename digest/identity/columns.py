@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from digest.fingerprint import same_subject, subject_of
 from digest.identity.postings import Postings
 from digest.identity.scale import DEFAULT_SCALE, CosineScale
 from digest.text import normalise
@@ -141,6 +142,12 @@ class Columns:
         self._fingerprint_hash = np.fromiter(
             (hash(e.fingerprint) if e.fingerprint else 0 for e in entries), np.int64, len(entries)
         )
+        #: what each entry's fingerprint is about (a tool), hashed: 0 for none
+        self._subject_hash = np.fromiter(
+            (hash(subject) if (subject := subject_of(e.fingerprint)) else 0 for e in entries),
+            np.int64,
+            len(entries),
+        )
         self._postings = postings
         self._cue_postings = cue_postings
         self._has_cues = np.array([bool(e.cues.strip()) for e in entries], dtype=bool)
@@ -217,7 +224,8 @@ class Columns:
         text and ``ENTRY_BYTES`` for the entry kept and its ``meta`` (the bound of
         ``digest.lessons.bank``'s kept indexes)."""
         arrays = (
-            self.ids, self._text_hash, self._fingerprint_hash, self._has_cues, self._matrix,
+            self.ids, self._text_hash, self._fingerprint_hash, self._subject_hash, self._has_cues,
+            self._matrix,
             self._has_vector, self._cue_matrix, self._cue_owner, *self._masks.values(),
         )  # fmt: skip
         texts = self._text_bytes
@@ -247,6 +255,26 @@ class Columns:
             return []
         at = np.flatnonzero(self._fingerprint_hash == hash(fingerprint))
         return [int(p) for p in at if self.entries[p].fingerprint == fingerprint]
+
+    def with_subject(
+        self, fingerprint: str | None, allowed: np.ndarray | None = None, limit: int | None = None
+    ) -> list[int]:
+        """The positions of the (``allowed``) entries about the subject of ``fingerprint``
+        (another error of its tool: ``digest.fingerprint.same_subject``), its own included,
+        newest (highest position) first, at most ``limit``."""
+        subject = subject_of(fingerprint)
+        if not subject:
+            return []
+        at = np.flatnonzero(self._subject_hash == hash(subject))
+        if allowed is not None:
+            at = at[allowed[at]]
+        found: list[int] = []
+        for position in at[::-1].tolist():
+            if limit is not None and len(found) >= limit:
+                break
+            if same_subject(fingerprint, self.entries[position].fingerprint):
+                found.append(position)
+        return found
 
     def _with_text(self, normalised: str) -> list[int]:
         at = np.flatnonzero(self._text_hash == hash(normalised))

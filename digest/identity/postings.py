@@ -99,6 +99,11 @@ class Postings:
         """The positions holding the ``number``-th word of the vocabulary."""
         return self.positions[int(self.offsets[number]) : int(self.offsets[number + 1])]
 
+    def holding(self, word: str) -> np.ndarray:
+        """The positions holding ``word`` itself."""
+        i = self._number(word)
+        return self.at(i) if i is not None else np.zeros(0, np.int32)
+
     def newest(self, word: str, limit: int) -> np.ndarray:
         """The ``limit`` highest positions holding ``word``, highest first."""
         i = self._number(word)

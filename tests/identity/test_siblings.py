@@ -5,8 +5,20 @@ generic text, and the lessons learned from the runs of one task follow its best 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
 from digest.identity.index import AgentIndex, Entry
-from digest.identity.siblings import SIBLING_CUES, SIBLING_GAP, with_siblings
+from digest.identity.siblings import (
+    SIBLING_CUES,
+    SIBLING_GAP,
+    task_heads,
+    with_siblings,
+    with_tasks,
+)
+from digest.retrieve import LESSONS_PER_TASK, best_of
 
 #: the words a task gave the lessons of its run (``digest.lessons.cues``)
 BOOKING = "book flight seats passengers economy chicago"
@@ -73,3 +85,69 @@ def test_the_lessons_of_a_short_task_are_siblings_by_all_its_cues() -> None:
     scores = with_siblings(ranked, {1: 0.4, 4: 0.3, 2: 0.1, 3: 0.05})
     assert scores[2] == scores[3] == 0.4 - SIBLING_GAP
     assert scores[4] == 0.3  # one word in common: another task's lesson
+
+
+def test_a_lessons_task_is_the_best_lesson_it_is_a_sibling_of_or_shares_a_tool_with() -> None:
+    """``task_heads``: in score order, a lesson joins the first task whose best lesson shares
+    its run's cues or its tool (another error of the tool the task calls); else it begins
+    a task of its own. A person's lesson (no cues, no tool) is a task of its own."""
+    booking = _entry(1, "Check availability first", BOOKING)
+    cancelling = _entry(2, "Check eligibility first", CANCELLING)
+    booking_too = _entry(3, "Check the balance first", BOOKING)
+    person = _entry(4, "Greet the customer by name")
+    same_tool = Entry(5, "Keep `quantity` within the limit", fingerprint="tool:t2-b:y")
+    cancel_tool = Entry(6, "Check the status first", fingerprint="tool:t2-a:x")
+    ranked = [
+        [(booking, 0.5), (cancel_tool, 0.45), (cancelling, 0.4), (person, 0.3),
+         (booking_too, 0.2), (same_tool, 0.1)]
+    ]  # fmt: skip
+    scores = {entry.lesson_id: score for entry, score in ranked[0]}
+    assert task_heads(ranked, scores) == {1: 1, 6: 6, 2: 2, 4: 4, 3: 1, 5: 6}
+
+
+@dataclass(frozen=True)
+class _Row:
+    id: int
+    hit_count: int = 0
+    last_seen_at: datetime | None = None
+
+
+def test_with_tasks_k_counts_tasks_and_each_shows_its_lessons_up_to_a_cap() -> None:
+    """``best_of`` with ``heads``: the lessons of the k best tasks in score order, a task's
+    lessons after its best even below another task's, at most ``LESSONS_PER_TASK * k``."""
+    scores = {1: 0.9, 2: 0.8, 3: 0.7, 4: 0.6, 5: 0.5, 6: 0.4, 7: 0.3}
+    heads = {1: 1, 2: 1, 3: 3, 4: 4, 5: 3, 6: 1, 7: 7}
+    rows = [_Row(i) for i in scores]
+    assert [r.id for r in best_of(rows, scores, 2)] == [1, 2]  # without tasks: k lessons
+    assert [r.id for r in best_of(rows, scores, 2, 0.0, heads)] == [1, 2, 3, 5]
+    # three tasks (task 7 left out) hold six lessons: the cap
+    assert [r.id for r in best_of(rows, scores, 3, 0.0, heads)] == [1, 2, 3, 4, 5, 6]
+    assert len(best_of(rows, scores, 1, 0.0, heads)) == LESSONS_PER_TASK
+    assert [r.id for r in best_of(rows, scores, 1, 0.0, {})] == [1]  # no task known: a lesson
+
+
+def test_the_best_tasks_bring_their_lessons_the_prompt_did_not_find() -> None:
+    """``with_tasks``: a lesson of one of the k best tasks that did not qualify for the prompt
+    (its run's words differ from the later task's) joins its task, by its cues or its tool,
+    if the mask lets it be shown; another task's lessons, and other tasks beyond k, do not."""
+    found = _entry(1, "Check availability first", BOOKING)
+    same_run = _entry(2, "Check the balance first", BOOKING)
+    same_tool = Entry(3, "Keep `quantity` within the limit", fingerprint="tool:t9-b:y", cues="x")
+    tool_lesson = Entry(4, "Check stock first", fingerprint="tool:t9-a:x", cues=CANCELLING)
+    other_task = _entry(5, "Check eligibility first", "hotel room breakfast late checkout")
+    hidden = _entry(6, "Check the seat map first", BOOKING)
+    index = AgentIndex([found, same_run, same_tool, tool_lesson, other_task, hidden])
+    visible = np.array([True, True, True, True, True, False])
+    ranked = [[(found, 0.5), (tool_lesson, 0.3)]]
+    scores = {1: 0.5, 4: 0.3}
+    heads = task_heads(ranked, scores)
+    raised, tasks = with_tasks([(index, visible)], ranked, scores, heads, k=2)
+    assert tasks == {1: 1, 4: 4, 2: 1, 3: 4}  # 5 is another task, 6 may not be shown
+    assert raised[2] == 0.5 - 2 * SIBLING_GAP and raised[3] == 0.3 - 2 * SIBLING_GAP
+    # with k=1 only the best task brings its lessons
+    _scores, tasks = with_tasks([(index, visible)], ranked, scores, heads, k=1)
+    assert tasks == {1: 1, 4: 4, 2: 1}
+    assert index.with_subject("tool:t9-c:z") == [3, 2]  # newest first
+    assert index.with_subject("tool:t9-c:z", visible, limit=1) == [3]
+    assert index.with_subject(None) == []
+    assert index.words(cues=True).holding("seats").tolist() == [0, 1, 5]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).with_name("data")
-SPLITS = ("tuned", "held-out")
+SPLITS = ("tuned", "held-out", "check")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,16 @@ from digest.identity.near import word_vectors
 from digest.lessons.neighbours import agent_view, lessons_index
 from digest.lessons.vectors import vectors_for
 from digest.models import LearningVersion, as_utc
-from digest.retrieve import PREFETCH, best_of, merged_scores, ranked_parts, with_siblings
+from digest.retrieve import (
+    PREFETCH,
+    best_of,
+    merged_scores,
+    ranked_parts,
+    task_heads,
+    visible_parts,
+    with_siblings,
+    with_tasks,
+)
 from digest.versions.replay.facts import remember_facts
 from digest.versions.replay.probes import Probe, read_probes
 from digest.versions.replay.relevance import CandidateLesson, relevant_lessons
@@ -57,6 +66,14 @@ class ReplayPlan:
         wanted = np.fromiter(union, dtype=np.int64, count=len(union))
         parts = [(index, allowed & np.isin(held, wanted)) for index, allowed, held in self.parts]
         versions = (self.current_ids, self.proposed_ids)
+        # what each version may show, where a task's other lessons are looked for (with_tasks)
+        shown = [
+            visible_parts(
+                (index, allowed & np.isin(held, np.fromiter(ids, np.int64, len(ids))))
+                for index, allowed, held in self.parts
+            )
+            for ids in versions
+        ]
         # Both versions are ranked from one ranking of the lessons of either: within an index
         # part, a version's best m entries are the first m of its own in the union's order,
         # and they lie within the union's best m + (lessons of the union not in the version).
@@ -80,7 +97,7 @@ class ReplayPlan:
                     if i == 1 and relevant[1] == relevant[0] and own[1] == own[0]:
                         found[1] = found[0]  # the same candidates: the same answer
                     else:
-                        found[i] = self._cover(own[i], relevant[i])
+                        found[i] = self._cover(own[i], relevant[i], shown[i])
             rows.append(
                 EventReplay(
                     probe.event_id,
@@ -123,15 +140,21 @@ class ReplayPlan:
         return [[(e, s) for e, s in part if e.lesson_id in ids][:m] for part in ranked]
 
     def _cover(
-        self, own: list[list[tuple[Entry, float]]], relevant: set[int]
+        self,
+        own: list[list[tuple[Entry, float]]],
+        relevant: set[int],
+        shown: list[tuple[AgentIndex, np.ndarray]],
     ) -> tuple[str, int | None]:
         """Whether the version's own ranking surfaces one of ``relevant`` (the version's
-        lessons relevant to the event) in its top k, as ``pitfalls`` orders them."""
-        if not any(e.lesson_id in relevant for part in own for e, _ in part):
-            return FOLDED, min(relevant)  # not even a candidate: no need to order them
+        lessons relevant to the event) in its top k, as ``pitfalls`` orders them (``shown``:
+        the index parts cut to what the version may show, where its best tasks' other
+        lessons are)."""
         scores = with_siblings(own, merged_scores(own))
+        scores, heads = with_tasks(shown, own, scores, task_heads(own, scores), self.k)
+        if not any(i in relevant for i in scores):
+            return FOLDED, min(relevant)  # not even a candidate: no need to order them
         candidates = [self.lessons[i] for i in scores if i in self.lessons]
-        for row in best_of(candidates, scores, self.k, self.half_life_days):
+        for row in best_of(candidates, scores, self.k, self.half_life_days, heads):
             if row.id in relevant:
                 return SURFACED, row.id
         return FOLDED, min(relevant)

@@ -20,7 +20,7 @@ from digest.fingerprint import event_keys
 from digest.identity.embedding import Embedder, from_bytes
 from digest.lessons.vectors import vector_key
 from digest.models import Event, ReplayProbe, as_utc
-from digest.retrieve import prompt_keywords
+from digest.retrieve import prompt_keywords, prompt_meaning
 from digest.versions.replay.facts import (
     UNKNOWN_FACTS,
     EventFacts,
@@ -110,35 +110,36 @@ def read_probes(
         for row in rows
     ]
     unknown = [p for p in probes if p.facts is UNKNOWN_FACTS or p.facts.model != model]
-    _read_payloads(session, unknown, model)
+    _read_payloads(session, unknown, embedder)
     if embedder is not None:
         lacking = [p for p in probes if p.facts.vector is None]
         _stored(session, lacking)
         _read_payloads(
-            session, [p for p in lacking if p.facts.vector is None and not p.text], model
+            session, [p for p in lacking if p.facts.vector is None and not p.text], embedder
         )
     for probe in probes:
         remember_facts(database, probe.event_id, probe.facts)
     return probes
 
 
-def _read_payloads(session: Session, probes: list[Probe], model: str | None) -> None:
+def _read_payloads(session: Session, probes: list[Probe], embedder: Embedder | None) -> None:
     """Read these probes' events and make their facts (no vector yet)."""
     if not probes:
         return
+    model = embedder.name if embedder is not None else None
     by_id = {p.event_id: p for p in probes}
     for event_id, kind, payload in session.execute(
         select(Event.id, Event.kind, Event.payload).where(Event.id.in_(list(by_id)))
     ):
         text = probe_text(kind, payload or {})
         probe = by_id[event_id]
-        probe.text = text
+        probe.text = prompt_meaning(embedder, text)  # embedded as pitfalls embeds a prompt
         probe.facts = EventFacts(
             _excerpt(text),
             tuple(prompt_keywords(text)),
             tuple(event_keys(kind, payload or {})),
             model,
-            vector_key(model, text) if model is not None else None,
+            vector_key(model, probe.text) if model is not None else None,
         )
 
 
