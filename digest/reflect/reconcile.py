@@ -285,6 +285,11 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             return True
         if facts.may_reverse(asked, known):
             return True  # a change stated on a shared term: the judge says what it reverses
+        if facts.changed_terms(asked) & known.said:
+            # a change stated on what the old fact says ("Not any more: since March we are
+            # closed at weekends" beside "open on Saturdays"): only a judge can tell whether
+            # it reverses it (a model is asked; the offline rules keep two subjects apart)
+            return True
         # two facts of other subjects: read in the owner's words, not the lessons' frame
         # ("Answer … with the owner's facts", the same in every answer's lesson)
         said = (f"{asked.question} {asked.answer}", f"{known.question} {known.answer}")
