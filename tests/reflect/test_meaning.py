@@ -28,6 +28,9 @@ from digest.reflect.ask import prompt_blocks
 from digest.reflect.reconcile import for_the_judge, meaning_of
 from digest.tenants import find_agent
 from digest.text import observed
+from tests.conftest import WorkerProcess, wait_for_event
+
+DONE = {"reflected", "skipped", "failed", "dead"}
 
 
 def test_figures_are_read_in_digits_and_in_words() -> None:
@@ -217,14 +220,8 @@ STREAM = [
 EXPECTED = [(0, 1), (2,), (3, 4), (5,)]
 
 
-def test_paraphrased_repeats_are_one_lesson_through_the_one_core(
-    sqlite_env: str, tenant: str
-) -> None:
-    record = {"run_outcome": digest.record_run, "owner_answer": digest.record_answer}
-    ids = []
-    for kind, payload in STREAM:
-        ids.append(record[kind](tenant, AGENT, **payload))
-        drain()
+def _check(tenant: str, ids: list[int]) -> None:
+    """One lesson per thing said, citing exactly the events that said it."""
     event_of = {event_id: n for n, event_id in enumerate(ids)}
     with session_scope() as session:
         agent_id = find_agent(session, tenant, AGENT).id
@@ -238,6 +235,29 @@ def test_paraphrased_repeats_are_one_lesson_through_the_one_core(
         )  # fmt: skip
         assert cites == EXPECTED
         assert {lesson.status for lesson in lessons} == {"active"}
+
+
+_RECORD = {"run_outcome": digest.record_run, "owner_answer": digest.record_answer}
+
+
+def test_paraphrased_repeats_are_one_lesson_in_the_embedded_default(
+    sqlite_env: str, tenant: str
+) -> None:
+    ids = []
+    for kind, payload in STREAM:
+        ids.append(_RECORD[kind](tenant, AGENT, **payload))
+        drain()
+    _check(tenant, ids)
+
+
+def test_paraphrased_repeats_are_one_lesson_through_a_worker(
+    shared_worker: WorkerProcess, tenant: str
+) -> None:
+    ids = []
+    for kind, payload in STREAM:
+        ids.append(_RECORD[kind](tenant, AGENT, **payload))
+        assert wait_for_event(ids[-1], DONE)["status"] == "reflected"
+    _check(tenant, ids)
 
 
 def _content(i: int, context: str, said: str) -> dict[str, object]:
