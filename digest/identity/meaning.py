@@ -50,10 +50,9 @@ from dataclasses import dataclass
 
 from digest import facts
 from digest.figures import figures, figures_apart
-from digest.identity.embedding import StaticEmbedder, embed_many
+from digest.identity.embedding import embed_many, static_embedder
 from digest.identity.gloss import gloss
 from digest.identity.wordpiece import default_tokenizer
-from digest.runtime import runtime
 
 #: at or above this whole-text cosine (the static table's own scale, where unrelated texts
 #: sit near 0.2), two observations read as one thing
@@ -70,12 +69,6 @@ _LABEL = re.compile(r"`[^`\n]{1,80}`")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 #: a name an error quotes or spells in capitals: what it is about, in any language
 _NAMED = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]|\b([A-Z][A-Z0-9_]{1,9})\b""")
-
-
-def _static() -> StaticEmbedder:
-    """The static table, whatever the neighbour search embeds with: the evidence a judge is
-    shown must not depend on the search's settings (a piece of the process's runtime)."""
-    return StaticEmbedder()
 
 
 def plain(text: str) -> str:
@@ -172,7 +165,9 @@ def likeness(a: str, b: str) -> Likeness:
     swap = _swapped(pa, pb)
     unread = _unread(only_a) or _unread(only_b)
     texts = [pa, pb] + ([_alone(only_a), _alone(only_b)] if only_a and only_b else [])
-    vectors = embed_many(runtime().piece(_static), texts)
+    # the static table whatever the neighbour search embeds with: the evidence a judge is
+    # shown must not depend on the search's settings
+    vectors = embed_many(static_embedder(), texts)
     whole = float(vectors[0] @ vectors[1])
     rest = float(vectors[2] @ vectors[3]) if len(vectors) == 4 else None
     # each line (quotation) is a sentence of its own: its first word names nothing
