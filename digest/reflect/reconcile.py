@@ -246,7 +246,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     the new answer states a change on a term both questions share (``facts.may_reverse``). A key
     with no subject is when nearly the same words, read in what both observed when both quote
     it (two runs' own errors in a template's words read alike whatever the errors say);
-    another subject never."""
+    another subject never. Under any key of its kind and subject, a lesson that says what the
+    candidate says in other words (``meaning_of``: one error worded by two services, an
+    owner's fact restated, one content rule in an operator's own words) is too: the judge is
+    shown the score and joins them."""
     fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
