@@ -1,8 +1,9 @@
 """The quality benchmark's cases (``bench/quality.py``): scripted streams with their ground truth.
 
 Cases live in ``bench/data/quality/<split>/<class>.jsonl`` (and in ``<class>_<tag>.jsonl``,
-more cases of the class kept in a file of their own so they can be reported apart: a set
-written later, or one kept aside and never tuned on), one JSON object per line
+more cases kept in a file of their own so they can be reported apart: a set written later, or
+one kept aside and never tuned on; a record of such a file may name another ``class``, so one
+set can hold the look-alikes its class must keep apart), one JSON object per line
 (``bench/data/quality/README.md`` describes a record). A case is a short stream of events for
 one agent of its own, and what a right lesson bank holds afterwards, written as *rules*: each
 rule is one lesson, named by the events it must cite (all of them, and no others); a rule may
@@ -34,7 +35,7 @@ PAYLOAD_KEYS = {
     "operator_edit": frozenset({"original", "final", "context", "thread_id", "contact_id"}),
     "owner_answer": frozenset({"question", "answer", "context", "thread_id", "contact_id"}),
 }
-_CASE_KEYS = frozenset({"case", "about", "events", "lessons", "nothing"})
+_CASE_KEYS = frozenset({"case", "class", "about", "events", "lessons", "nothing"})
 _EVENT_KEYS = frozenset({"id", "kind", "payload"})
 _RULE_KEYS = frozenset({"rule", "says", "events", "superseded_by"})
 
@@ -83,8 +84,15 @@ class Case:
         cls, record: Any, *, split: str, category: str, source: str | None = None
     ) -> Case:
         """A case from one line of a data file; a record that is not a well-formed case is a
-        ``ValueError`` saying why."""
+        ``ValueError`` saying why. ``category`` is the file's class; a record of a tagged file
+        may name its own (``"class"``), one of ``CLASSES``."""
         _fields(record, _CASE_KEYS, {"case", "about", "events", "lessons"}, "case")
+        named = record.get("class", category)
+        if named != category and (source in (None, category) or named not in CLASSES):
+            raise ValueError(
+                f"class {named!r}: a record names one of {CLASSES}, and only in a tagged file"
+            )
+        category = named
         events = tuple(_event(item) for item in _list(record["events"], "events"))
         ids = [e.id for e in events]
         if not ids or len(ids) != len(set(ids)):
@@ -173,9 +181,11 @@ def load(
     split: str, classes: tuple[str, ...] = CLASSES, files: tuple[str, ...] | None = None
 ) -> tuple[Case, ...]:
     """Every case of ``split`` in ``classes`` (and, given ``files``, only from the files with
-    those stems), class by class in ``CLASSES`` order, the class's own file first and its
-    tagged files by name, each file in its line order. A file that is not a class's, or a line
-    that is not a case, is a ``ValueError`` naming the file and the line."""
+    those stems), file by file in the ``CLASSES`` order of their classes, the class's own file
+    first and its tagged files by name, each file in its line order; a record naming another
+    class (a tagged file's look-alikes) is kept when that class is asked for. A file that is
+    not a class's, or a line that is not a case, is a ``ValueError`` naming the file and the
+    line."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: one of {SPLITS}")
     folder = DATA / split
@@ -184,7 +194,7 @@ def load(
     if strays:
         raise ValueError(f"{folder}: not the file of a class: {', '.join(strays)}")
     cases: list[Case] = []
-    for category in (c for c in CLASSES if c in classes):
+    for category in CLASSES:
         mine = [s for s in stems if class_of(s) == category]
         mine.sort(key=lambda s: (s != category, s))
         for stem in (s for s in mine if files is None or s in files):
@@ -198,7 +208,8 @@ def load(
                     )
                 except ValueError as exc:
                     raise ValueError(f"{path}:{number}: {exc}") from None
-                cases.append(case)
+                if case.cls in classes:
+                    cases.append(case)
     names = [c.key for c in cases]
     if len(names) != len(set(names)):
         raise ValueError(f"{folder}: two cases of one class share a name")

@@ -17,7 +17,8 @@ airline domains: several tool errors per run, recurring error families). No data
 downloaded here: every case was written for this benchmark, realistic but not real. The
 ``held-out`` split was written with ``dev``, by the same hand, and is only measured. A class
 may have more files (``<class>_<tag>.jsonl``, e.g. ``two_rules_fresh``): each is reported on
-a row of its own, and ``--file`` plays only the files named.
+a row of its own (a record of such a file may name another class: the look-alikes a set keeps
+apart, on a row ``<stem> (<class>)``), and ``--file`` plays only the files named.
 
 Each case's stream goes through the one reflect core two ways (``bench/_quality_play.py``):
 ``offline/rules`` in process (``drain`` after each capture, the embedded mode) and a remote
@@ -54,7 +55,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from _quality_cases import CLASSES, SPLITS, Case, load  # noqa: E402
+from _quality_cases import CLASSES, SPLITS, Case, class_of, load  # noqa: E402
 from _quality_play import Script, Step  # noqa: E402
 from _quality_verdict import Graded, grade  # noqa: E402
 from _report import Figure  # noqa: E402
@@ -169,13 +170,20 @@ def summary(graded: list[Graded]) -> dict[str, float]:
 
 
 def _groups(run: JudgeRun) -> list[tuple[str, str, list[Graded]]]:
-    """(split, file stem, graded cases): a class's own file, then its tagged files."""
-    sources = list(dict.fromkeys(g.case.source for g in run.graded))
+    """(split, row, graded cases): a class's own file, then its tagged files; a tagged file's
+    records of another class on rows of their own (``<stem> (<class>)``)."""
+    rows = list(dict.fromkeys((g.case.source, g.case.cls) for g in run.graded))
     return [
-        (split, source, found)
+        (split, source if class_of(source) == cls else f"{source} ({cls})", found)
         for split in SPLITS
-        for source in sources
-        if (found := [g for g in run.graded if g.case.split == split and g.case.source == source])
+        for source, cls in rows
+        if (
+            found := [
+                g
+                for g in run.graded
+                if g.case.split == split and (g.case.source, g.case.cls) == (source, cls)
+            ]
+        )
     ]
 
 

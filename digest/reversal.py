@@ -122,8 +122,15 @@ def _plain(word: str) -> str:
     return word
 
 
+#: one thing a masked id names ("Loan ‹id›", "order #‹id›"): a sentence about it speaks of
+#: that one loan's or order's state ("Loan ‹id› is no longer renewable"), not of what the
+#: tool asks for, so the word naming the instance is not what a reversal is about
+_INSTANCE = re.compile(r"[^\W\d_][\w-]*\s*#?\s*[‹<]id[›>]")
+
+
 def _words(text: str) -> set[str]:
-    folded = unicodedata.normalize("NFKC", _LABEL.sub(" ", text)).casefold()
+    text = _INSTANCE.sub(" ", _LABEL.sub(" ", text))
+    folded = unicodedata.normalize("NFKC", text).casefold()
     # a name the text quotes is what it is about, however short ('q', "id")
     words: set[str] = set(_NAMED.findall(folded))
     for word in _WORD.findall(folded):

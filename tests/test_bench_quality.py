@@ -102,6 +102,32 @@ def test_a_class_may_have_tagged_files_each_its_own_source(
         load("dev")
 
 
+def test_a_tagged_file_may_hold_records_of_other_classes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = {"case": "c", "about": "a", "lessons": [{"rule": "r", "says": "s", "events": ["e1"]}],
+              "events": [_answer("e1", "q", "a")]}  # fmt: skip
+    (tmp_path / "dev").mkdir()
+    lines = [{**record, "case": "p"}, {**record, "case": "f", "class": "alike_facts"}]
+    mixed = "".join(json.dumps(line) + "\n" for line in lines)
+    (tmp_path / "dev" / "paraphrase_fresh.jsonl").write_text(mixed, encoding="utf-8")
+    monkeypatch.setattr(_quality_cases, "DATA", tmp_path)
+    found = [(c.name, c.cls, c.source) for c in load("dev")]
+    assert found == [("p", "paraphrase", "paraphrase_fresh"),
+                     ("f", "alike_facts", "paraphrase_fresh")]  # fmt: skip
+    assert [c.name for c in load("dev", ("alike_facts",))] == ["f"]
+    # a class's own file holds that class only, and a record names a known class
+    own = json.dumps({**record, "class": "alike_facts"})
+    (tmp_path / "dev" / "paraphrase.jsonl").write_text(own + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"paraphrase\.jsonl:1: class 'alike_facts'"):
+        load("dev")
+    (tmp_path / "dev" / "paraphrase.jsonl").unlink()
+    unknown = json.dumps({**record, "class": "rumours"})
+    (tmp_path / "dev" / "paraphrase_fresh.jsonl").write_text(unknown + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="class 'rumours'"):
+        load("dev")
+
+
 @pytest.mark.parametrize(
     ("change", "why"),
     [

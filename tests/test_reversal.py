@@ -355,3 +355,15 @@ def test_other_figures_asked_for_now_supersede_with_the_figures_in_the_reason() 
     # the same question not asked for now: a new answer, UPDATEd (the old one in its history)
     op = _judged(existing, "What are your opening hours?", "10 to 6, Monday to Saturday.")
     assert (op["op"], op["id"]) == ("UPDATE", 3)
+
+
+def test_a_state_of_one_masked_instance_reverses_nothing_the_tool_asks_for() -> None:
+    """A state of one loan ("Loan ‹id› is no longer renewable") says that this loan's state
+    changed, not what the tool asks for: the word naming the instance is not what the
+    reversal is about."""
+    old = "Observed: `renew_loan` failed with «Loan ‹id› cannot be renewed: it is reserved»."
+    state = "Observed: `renew_loan` failed with «Loan ‹id› is no longer renewable: 3 renewals»."
+    assert states_reversal(state) and not reverses(state, old)
+    # a field the old lesson names, reversed, still is
+    field = "Observed: `renew_loan` failed with «'loan_id' is no longer accepted; send 'loan'»."
+    assert reverses(field, "Observed: `renew_loan` failed with «'loan_id' is required».")

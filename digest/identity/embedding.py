@@ -335,6 +335,17 @@ def get_embedder(settings: Settings | None = None) -> Embedder | None:
         return embedder
 
 
+def static_embedder() -> StaticEmbedder:
+    """This process's static table, the one ``get_embedder`` gives for ``static`` (one copy
+    of the table per process, whatever the neighbour search embeds with)."""
+    embedders = runtime().piece(_Embedders)
+    with embedders.lock:
+        found = embedders.by_model.get((STATIC_MODEL, None))
+        if not isinstance(found, StaticEmbedder):
+            found = embedders.by_model[(STATIC_MODEL, None)] = StaticEmbedder()
+    return found
+
+
 def cosine_scale(embedder: Embedder | None) -> CosineScale:
     """The scale ``embedder``'s cosines run on (all-MiniLM-L6-v2's unless it states one)."""
     scale = getattr(embedder, "cosine_scale", None)

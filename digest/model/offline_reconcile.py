@@ -34,6 +34,7 @@ from digest.model.offline_figures import other_figure, same_cap
 from digest.reversal import (
     answers_reversed,
     reverses_interface,
+    signals_change,
 )
 from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed, score
 
@@ -103,6 +104,14 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
     return max(found, key=lambda f: f[:2])[2] if found else None
 
 
+def reads_alike(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Does the request say that the candidate reads like this lesson in meaning (the
+    lesson's ``reads_like`` names the candidate: ``digest.reflect.reconcile.meaning_of``, one
+    error, fact or content rule in other words under another key)?"""
+    found = item.get("reads_like")
+    return isinstance(found, dict) and str(cand.get("candidate")) in found
+
+
 def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str, Any] | None:
     """An owner's answer against the owner's facts already known (``digest.facts``), or None
     when it states none of them (then the other rules run: it may still repeat a lesson of
@@ -126,9 +135,10 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
             continue
         old = _fact(item)
         twin = same(mine, item.get("fingerprint"))
-        if not twin and not facts.same_fact(new, old) and not facts.overrides(new, old):
+        restated = reads_alike(cand, item)  # the same fact in other words, by meaning
+        if not (twin or restated or facts.same_fact(new, old) or facts.overrides(new, old)):
             continue
-        same_subject_asked = twin or facts.relation(new, old) is facts.Relation.SAME
+        same_subject_asked = twin or restated or facts.relation(new, old) is facts.Relation.SAME
         shared = len(new.subject & old.subject)
         relevance = score(_text(cand), _text(item))[0]
         found.append((same_subject_asked, shared, relevance, -int(item["id"]), item, old))
@@ -331,6 +341,13 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         reworded = next((item for item in existing if _same_error(cand, item)), None)
         if reworded is not None:
             operations.append(update(cand, reworded, "the same error in other words"))
+            continue
+        # one error, run failure or content rule in other words, by meaning (the request's
+        # ``reads_like``): one lesson, in the newer wording, unless the candidate states a
+        # change (a reversal supersedes above; one it does not name stays apart)
+        alike = next((item for item in existing if reads_alike(cand, item)), None)
+        if alike is not None and not signals_change(_all_text(cand)):
+            operations.append(update(cand, alike, "the same in other words (reads alike)"))
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]

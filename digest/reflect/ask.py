@@ -15,6 +15,7 @@ from typing import Any
 from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone, tone_added
+from digest.identity.meaning import READS_ALIKE
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
@@ -22,7 +23,14 @@ from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import embed_json, parse_reconcile_output
 from digest.model.prompts import load_prompt
-from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text, digits
+from digest.reflect.reconcile import (
+    OPS,
+    Operation,
+    Plan,
+    candidate_text,
+    digits,
+    meaning_of,
+)
 from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, score
 
@@ -57,10 +65,13 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
 def prompt_blocks(
     candidates: dict[int, Candidate], neighbours: list[Neighbour]
 ) -> tuple[str, str, list[int]]:
-    """(existing JSON, candidates JSON, prompt id → real lesson id)."""
+    """(existing JSON, candidates JSON, prompt id → real lesson id). An existing lesson that a
+    candidate with another key reads like (``reconcile.meaning_of``: one error, fact or content
+    rule in other words) carries ``reads_like``: the candidate's number and the score."""
     id_map = [n.lesson_id for n in neighbours]
-    existing = [
-        {
+    existing = []
+    for i, n in enumerate(neighbours):
+        item: dict[str, Any] = {
             "id": i,
             "situation": n.situation,
             "mistake": n.mistake,
@@ -68,8 +79,14 @@ def prompt_blocks(
             "tags": list(n.tags),
             "fingerprint": n.fingerprint,
         }
-        for i, n in enumerate(neighbours)
-    ]
+        alike = {
+            str(index): found
+            for index, c in sorted(candidates.items())
+            if (found := meaning_of(c, n)) >= READS_ALIKE
+        }
+        if alike:
+            item["reads_like"] = alike
+        existing.append(item)
     shown = [
         {
             "candidate": index,

@@ -28,6 +28,8 @@ from sqlalchemy.orm import Session
 from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone
+from digest.figures import figures
+from digest.identity import meaning
 from digest.lessons.neighbours import Neighbour, embed_probes, find_neighbours, read_agent_held
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
@@ -140,7 +142,7 @@ def restates(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
     mine = observed(candidate_text(candidate))
     theirs = observed(lesson_text(neighbour.situation, neighbour.correction))
     shared = _about(mine) & _about(theirs)
-    return len(shared) >= RESTATED_WORDS or bool(set(digits(mine)) & set(digits(theirs)))
+    return len(shared) >= RESTATED_WORDS or bool(figures(mine) & figures(theirs))
 
 
 def rewords(new: str, old: str) -> bool:
@@ -151,6 +153,82 @@ def rewords(new: str, old: str) -> bool:
     if mine == new or theirs == old:
         return False
     return facts.rewords(mine, theirs)
+
+
+#: what an owner's answer must say (content terms) for its words to tell one fact from another
+#: ("Yes." to two questions says nothing of what it is about)
+FACT_TERMS = 3
+
+
+def _fact_reads_like(asked: facts.Fact, known: facts.Fact) -> float:
+    """How much two owners' answers state one fact in other words: the answers read alike
+    (``digest.identity.meaning``), each saying something of its own, and the questions name
+    no other thing (another name or figure, or one word swapped in a frame: dog and cat)."""
+    if facts.names_apart(asked, known):
+        return 0.0
+    if min(len(asked.answer_terms), len(known.answer_terms)) < FACT_TERMS:
+        return 0.0
+    questions = meaning.likeness(asked.question, known.question)
+    if questions.swap or questions.figures_apart or questions.names_apart:
+        return 0.0
+    answers = meaning.likeness(asked.answer, known.answer)
+    if answers.unread and not (answers.swap or answers.figures_apart or answers.names_apart):
+        # words the table cannot read (a language the gloss does not know): the owner's own
+        # words decide, when the questions share a term and the answers most of theirs
+        return _said_alike(asked, known)
+    return answers.score()
+
+
+#: the share of the shorter answer's terms two answers in words the table cannot read must
+#: share (and at least ``FACT_TERMS`` of them) to state one fact
+SAID_ALIKE = 0.6
+
+
+def _said_alike(asked: facts.Fact, known: facts.Fact) -> float:
+    """Two owners' answers in the same words: most of the shorter one's terms are the other's
+    (``SAID_ALIKE``), and the questions share a term (or one's is in the other's answer)."""
+    if not (asked.subject & known.said or known.subject & asked.said):
+        return 0.0
+    shared = asked.answer_terms & known.answer_terms
+    share = len(shared) / min(len(asked.answer_terms), len(known.answer_terms))
+    return round(share, 2) if len(shared) >= FACT_TERMS and share >= SAID_ALIKE else 0.0
+
+
+#: two operators' content rules read alike from this cosine: full sentences about one
+#: business share its words, so two of its facts that share a figure read half alike ("Parcels
+#: are kept at the depot for 7 days", "Refunds for returns are issued within 7 days": 0.52)
+CONTENT_READS_ALIKE = 0.6
+
+
+def meaning_of(candidate: Candidate, neighbour: Neighbour) -> float:
+    """How much a candidate and a lesson of its kind with another key read as one thing, 0..1
+    (``digest.identity.meaning``; ``READS_ALIKE`` and above: one): two errors of one tool, or
+    two runs' own errors, read in what both observed (their «…» quotations); two owners'
+    answers (``_fact_reads_like``); two operators' content rules, read in what they say. Other
+    pairs (another subject, another kind, the same key) are 0: their keys already tell."""
+    mine, theirs = candidate.fingerprint, neighbour.fingerprint
+    if not fp.distinct(mine, theirs) or fp.other_subject(mine, theirs):
+        return 0.0
+    kind = fp.kind_of(mine)
+    if kind != fp.kind_of(theirs):
+        return 0.0
+    new, old = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
+    if kind == "answer":
+        asked = facts.lesson_fact(candidate.situation, candidate.correction)
+        known = facts.lesson_fact(neighbour.situation, neighbour.correction)
+        return _fact_reads_like(asked, known)
+    if kind == "edit":
+        if fp.edit_family(mine) != "content" or fp.edit_family(theirs) != "content":
+            return 0.0
+        found = meaning.reads_like(observed(new), observed(old))
+        return found if found >= CONTENT_READS_ALIKE else 0.0
+    if kind not in ("tool", "run") or observed(new) == new or observed(old) == old:
+        return 0.0
+    return meaning.reads_like(observed(new), observed(old))
+
+
+def reads_alike(candidate: Candidate, neighbour: Neighbour) -> bool:
+    return meaning_of(candidate, neighbour) >= meaning.READS_ALIKE
 
 
 def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
@@ -168,7 +246,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     the new answer states a change on a term both questions share (``facts.may_reverse``). A key
     with no subject is when nearly the same words, read in what both observed when both quote
     it (two runs' own errors in a template's words read alike whatever the errors say);
-    another subject never."""
+    another subject never. Under any key of its kind and subject, a lesson that says what the
+    candidate says in other words (``meaning_of``: one error worded by two services, an
+    owner's fact restated, one content rule in an operator's own words) is too: the judge is
+    shown the score and joins them."""
     fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
@@ -181,7 +262,7 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             # replies they were taught on read (``digest.edits.same_tone``)
             return same_tone(candidate.tags, neighbour.tags or ())
         if neighbour.relevance < floor:
-            return False
+            return reads_alike(candidate, neighbour)  # other words, one meaning
         text = " ".join(
             filter(None, (candidate.situation, candidate.mistake, candidate.correction))
         )
@@ -191,9 +272,13 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             fingerprint, candidate.tags, candidate_text(candidate),
             neighbour.fingerprint, neighbour.tags, old,
         )  # fmt: skip
-        return changed or restates(candidate, neighbour, floor) or reworded
+        if changed or restates(candidate, neighbour, floor) or reworded:
+            return True
+        return reads_alike(candidate, neighbour)
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
+    if reads_alike(candidate, neighbour):
+        return True  # one error, fact or content rule in other words: the judge joins them
     relevance = neighbour.relevance
     mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
     if fp.kind_of(fingerprint) == fp.kind_of(neighbour.fingerprint) == "answer":
@@ -203,6 +288,11 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             return True
         if facts.may_reverse(asked, known):
             return True  # a change stated on a shared term: the judge says what it reverses
+        if facts.changed_terms(asked) & known.said:
+            # a change stated on what the old fact says ("Not any more: since March we are
+            # closed at weekends" beside "open on Saturdays"): only a judge can tell whether
+            # it reverses it (a model is asked; the offline rules keep two subjects apart)
+            return True
         # two facts of other subjects: read in the owner's words, not the lessons' frame
         # ("Answer … with the owner's facts", the same in every answer's lesson)
         said = (f"{asked.question} {asked.answer}", f"{known.question} {known.answer}")

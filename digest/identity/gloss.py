@@ -1,0 +1,175 @@
+"""Glossing for the static table (``digest.identity.meaning``): the static embedding table is
+English-centred, so the common words of errors and service answers in the languages the
+product screens (German, French, Spanish, Portuguese, Italian, Dutch, Danish, Norwegian,
+Swedish) are read as their English words, and those languages' function words are left out.
+"Zahlung abgelehnt: Karte abgelaufen" reads as "payment rejected card expired". Data and one
+function: a word not listed stays as it is (names, codes and cognates read alike anyway).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: English word → its spellings in the screened languages (words of errors and of services:
+#: what failed, what is required, what a customer has, when)
+_BY_MEANING = {
+    "error": "fehler erreur erro errore fout fejl feil fel",
+    "rejected": """abgelehnt abgewiesen zurückgewiesen refusé refusée rejeté rejetée rechazado
+        rechazada denegado denegada recusado recusada rejeitado rejeitada rifiutato rifiutata
+        respinto respinta geweigerd afgewezen afvist afviste avvist avvisad avvisat""",
+    "failed": """fehlgeschlagen gescheitert échoué échouée échec fallido fallida falló falhou
+        fallito fallita mislukt mislykkedes mislyktes misslyckades""",
+    "invalid": """ungültig invalide inválido inválida invalido invalida ongeldig ugyldig
+        ogiltig""",
+    "valid": "gültig valide válido válida valido valida geldig gyldig giltig",
+    "required": """erforderlich benötigt pflichtfeld obligatoire requis requise obligatorio
+        obligatoria requerido requerida obrigatório obrigatória obbligatorio obbligatoria
+        richiesto richiesta verplicht påkrævet påkrevd obligatorisk""",
+    "missing": """fehlt fehlen fehlend manquant manquante falta faltan ausente mancante manca
+        ontbreekt mangler saknas""",
+    "found": """gefunden trouvé trouvée encontrado encontrada trovato trovata gevonden fundet
+        funnet hittades""",
+    "not found": "introuvable",
+    "not": "nicht pas ikke inte niet",
+    "no": "kein keine keinen aucun aucune ningún ninguna nenhum nenhuma nessun nessuna geen ingen",
+    "longer": "mehr lenger længere längre",
+    "card": "karte carte tarjeta cartão carta kaart kort",
+    "payment": "zahlung paiement pago pagamento betaling betalning",
+    "expired": """abgelaufen expiré expirée caducado caducada vencido vencida expirado
+        expirada scaduto scaduta verlopen udløbet utløpt utgått""",
+    "number": "nummer nummeret numéro número numero",
+    "code": "kode koden kod codice código",
+    "date": "datum fecha dato",
+    "booking": "buchung buchungen réservation reserva reservas prenotazione boeking bokning",
+    "must": "muss müssen doit doivent debe deben deve devem moet moeten skal måste",
+    "at least": "mindestens minstens almeno",
+    "at most": "höchstens maximal",
+    "least": "moins menos",
+    "hours": "stunden stunde heures heure horas ore uur timer timmar",
+    "days": "tage tagen jours días dias giorni dagen dage dager dagar",
+    "advance": "voraus avance antelación antecedência anticipo",
+    "stock": "lager existencias estoque scorte voorraad",
+    "item": "artikel article artículo artigo articolo vare varen vara",
+    "quantity": "menge quantité cantidad quantidade quantità aantal antal antall",
+    "exceeds": "überschreitet dépasse supera excede overschrijdt overskrider överskrider",
+    "limit": "grenze limite límite limiet grænse grense gräns",
+    "allowed": """erlaubt zulässig autorisé autorisée permitido permitida consentito
+        consentita toegestaan tilladt tillatt tillåten""",
+    "available": """verfügbar disponible disponível disponibile beschikbaar tilgængelig
+        tilgjengelig tillgänglig""",
+    "matches": """passt übereinstimmt correspond coincide corresponde corrisponde overeenkomt
+        passer stämmer""",
+    "customer": "kunde kundin cliente klant kund",
+    "account": "konto compte cuenta conta conto rekening",
+    "order": "bestellung commande pedido ordine bestelling bestilling beställning",
+    "address": "adresse dirección endereço indirizzo adres adress",
+    "delivery": "lieferung zustellung livraison entrega consegna levering leverans",
+    "shipping": "versand envío envio spedizione verzending forsendelse",
+    "pickup": "abholung retrait recogida recolha ritiro ophalen afhentning henting upphämtning",
+    "weekday": """werktag wochentag ouvrable ouvré laborable hábil feriale lavorativo werkdag
+        hverdag vardag""",
+    "day": "tag jour día dia giorno dag",
+    "blocked": """gesperrt bloqué bloquée bloqueado bloqueada bloccato bloccata geblokkeerd
+        blokeret sperret spärrad""",
+    "already": "bereits schon déjà ya já già allerede redan",
+    "cancelled": """storniert annulé annulée cancelado cancelada annullato annullata
+        geannuleerd annulleret kansellert avbokad""",
+    "invoice": "rechnung facture factura fatura fattura factuur faktura",
+    "amount": "betrag montant importe valor importo bedrag beløb belopp",
+    "balance": "guthaben saldo solde",
+    "insufficient": """unzureichend insuffisant insuffisante insuficiente insufficiente
+        onvoldoende utilstrækkelig otillräcklig""",
+    "file": "datei fichier archivo arquivo fil",
+    "size": "größe taille tamaño tamanho dimensione grootte størrelse storlek",
+    "type": "typ tipo",
+    "access": "zugriff accès acceso acesso accesso toegang adgang tilgang åtkomst",
+    "denied": "verweigert denegado negado negato geweigerd nægtet nektet nekad",
+    "sold out": "ausverkauft épuisé agotado esgotado esaurito uitverkocht udsolgt utsolgt slutsåld",
+    "room": "zimmer chambre habitación quarto kamer værelse rom",
+    "seat": "sitzplatz siège asiento assento posto zitplaats sæde sete",
+    "appointment": "termin rendez-vous cita consulta appuntamento afspraak aftale time",
+    "transfer": """übertragung transfert transferencia transferência trasferimento overdracht
+        overførsel overføring överföring""",
+    "field": "feld champ campo veld feltet fältet",
+    "supported": """unterstützt supporté soportado suportado supportato ondersteund
+        understøttet støttes stöds""",
+    "use": "verwenden utilisez utiliser use usar utilizzare gebruik brug bruk använd",
+    "instead": "stattdessen plutôt stedet istället",
+    "phone": "telefon téléphone teléfono telefone telefono",
+    "password": "passwort kennwort wachtwoord adgangskode passord lösenord",
+    "permission": """berechtigung permiso permissão permesso bevoegdheid tilladelse tillatelse
+        behörighet""",
+    "price": "preis prix precio preço prezzo prijs pris",
+    "free": "kostenlos gratuit gratuite gratis grátis gratuito gratuita",
+    "open": """geöffnet ouvert ouverte abierto abierta aberto aberta aperto aperta geopend åben
+        åpen öppen""",
+    "closed": """geschlossen fermé fermée cerrado cerrada fechado fechada chiuso chiusa
+        gesloten lukket stengt stängd""",
+    "month": "monat mois mes mês mese maand måned månad",
+    "year": "jahr année año ano anno jaar år",
+    "week": "woche semaine semana settimana week uge uke vecka",
+    "today": "heute aujourd'hui hoy hoje oggi vandaag idag i dag",
+    "tomorrow": "morgen demain mañana amanhã domani imorgen",
+    "too low": "zu niedrig trop bas demasiado bajo muito baixo troppo basso te laag",
+    "too high": "zu hoch trop élevé demasiado alto muito alto troppo alto te hoog",
+    "minimum": "mindestwert minimo mínimo",
+    "maximum": "höchstwert massimo máximo",
+    "submitted": "eingereicht soumis enviado presentado inviato ingediend indsendt innsendt",
+    "photo": "foto bild photographie fotografia",
+    "damage": "schaden dommage daño dano danno schade skade",
+    "user": "benutzer utilisateur usuario utilizador utente gebruiker bruger bruker användare",
+    "member": "mitglied membre miembro membro medlem",
+    "loan": "ausleihe prêt préstamo empréstimo prestito lening lån",
+}
+
+#: function words of those languages: they carry nothing the table can read
+_FUNCTION_WORDS = """der die das den dem des ein eine einen einem einer und oder ist sind war
+    wird werden wurde für mit von zu zum zur im am an auf bei nach aus ihr ihre sie es
+    le la les un une des du de et ou est sont été pour avec dans sur par ce cette il elle
+    el los las una unos unas y o es son está fue para con en por del al lo se su sus
+    o os as um uma e é são foi para com em por do da dos das no na nos nas seu sua
+    il lo gli i uno e o è sono stato per con in su del della dei delle al alla suo sua
+    het een en is zijn was voor met van op aan bij naar uit ze
+    en et og eller er var til med af på fra den det de som har
+    ett och är för av till""".split()  # noqa: SIM905
+
+GLOSSES: dict[str, str] = dict.fromkeys(_FUNCTION_WORDS, "")
+for _meaning, _spellings in _BY_MEANING.items():
+    GLOSSES.update(dict.fromkeys(_spellings.split(), _meaning))
+# English words spelled like a foreign one stay English ("time", "use", "type", "file")
+for _english_word in [
+    "time",
+    "use",
+    "type",
+    "file",
+    "date",
+    "limit",
+    "stock",
+    "week",
+    "photo",
+    "tag",
+]:
+    GLOSSES.pop(_english_word, None)
+
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
+
+
+#: the definite endings of Danish, Norwegian and Swedish nouns ("kortet", "ordren"): a word
+#: not listed is looked up without them
+_DEFINITE = ("erne", "ene", "et", "en", "a", "n")
+
+
+def _english(match: re.Match[str]) -> str:
+    word = match.group(0)
+    folded = word.casefold()
+    found = GLOSSES.get(folded)
+    if found is None:
+        ends = (e for e in _DEFINITE if folded.endswith(e) and len(folded) > len(e) + 2)
+        bare = (folded[: -len(e)] for e in ends)
+        found = next((GLOSSES[b] for b in bare if GLOSSES.get(b)), None)
+    return word if found is None else found
+
+
+def gloss(text: str) -> str:
+    """``text`` with each word of ``GLOSSES`` read as its English word (function words out)."""
+    return _WORD.sub(_english, text)

@@ -1,0 +1,186 @@
+"""Do two observations say one thing? Meaning read with the static embedding table, and the
+structure that tells where the table cannot (issue 24, DESIGN §8a: meaning decides identity,
+structure is evidence).
+
+Two lessons with other keys may state one thing: one tool's error worded by two services
+("Microchip ‹id› is not registered in the national pet database", "No entry for microchip
+‹id› in the national pet registry"), a run's own error in other words, an owner's fact
+restated to another question, one fact two operators added in their own words. Their keys
+differ, so only meaning can join them; and look-alikes that are two things (a minimum TTL
+and a maximum priority, Oslo closed on Mondays and Bergen on Tuesdays) must stay apart.
+
+``reads_like(a, b)`` is that evidence, 0..1, for the judge (``digest.reflect.reconcile``
+shows it in the reconcile prompt; the offline judge reads it there):
+
+- the texts are read as the table reads English: masked values (``‹id›``), labels in
+  backticks and the words that only frame a sentence left out, and the common words of
+  errors and service answers in the languages the product screens glossed into English
+  (``digest.identity.gloss``: the table is English-centred, "Zahlung abgelehnt: Karte
+  abgelaufen" reads as "payment declined card expired");
+- the cosine of the whole texts, and the cosine of what each says alone (its content words
+  the other lacks): two wordings of one thing differ in words that mean alike
+  ("registered"/"registry", "refused"/"cannot be submitted"), two things in one frame differ
+  in words that do not ("exceeds the 25 MB limit"/"type not allowed", "full tank"/"clean
+  inside"); a pair that reads nearly the same as a whole (``READS_SAME``) is not read apart
+  by its rest;
+- a **swap** (each says exactly one word the other does not, in a frame they share: "dog"
+  and "cat", "sauna" and "massage", "amount is required" and "currency is required") is two
+  things of one kind, which an embedding reads as alike: 0. A synonym swapped alone
+  ("porting", "transfer") is read apart too: a merge loses a fact, a split only a count;
+- **unread** (what one text says alone is two or more words the table only reads in pieces:
+  codes, coined names, words of a language the gloss does not know) is not evidence: 0;
+- **figures apart** (each states a figure the other does not: a minimum of 300 and a maximum
+  of 65535; 21 and 25) is two things: 0. Figures are read in words too ("six months" is 6).
+
+- **names apart** (each names a thing the other does not: a capitalised name inside a
+  sentence, a quoted field, a code in capitals: "Oslo" and "Bergen", ``'sku'`` and
+  ``'product_code'``) is two things: 0.
+
+The score is the whole texts' cosine on the table's own scale (unrelated texts sit near 0.2,
+one thing in other words above ``READS_ALIKE``), or 0 when what each says alone does not
+align (``REST_ALIKE``). Measured on the dev pairs of ``bench/data/quality`` (one tool's
+paraphrased errors, owner answers and edit contents restated, against one tool's distinct
+errors and alike facts): see bench/RESULTS.md, branch ``meaning``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from digest import facts
+from digest.figures import figures, figures_apart
+from digest.identity.embedding import embed_many, static_embedder
+from digest.identity.gloss import gloss
+from digest.identity.wordpiece import default_tokenizer
+
+#: at or above this whole-text cosine (the static table's own scale, where unrelated texts
+#: sit near 0.2), two observations read as one thing
+READS_ALIKE = 0.5
+#: …when what each says alone (its words the other lacks) reads like what the other says
+#: alone at least this well (one frame around two things sits near 0)
+REST_ALIKE = 0.12
+#: at or above this whole-text cosine, what each says alone is not read apart: the texts say
+#: nearly all of it alike (a frame around two things sits below it, names and figures aside)
+READS_SAME = 0.75
+
+_PLACEHOLDER = re.compile(r"[‹<][^›>\s]{1,12}[›>]")
+_LABEL = re.compile(r"`[^`\n]{1,80}`")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+#: a name an error quotes or spells in capitals: what it is about, in any language
+_NAMED = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]|\b([A-Z][A-Z0-9_]{1,9})\b""")
+
+
+def plain(text: str) -> str:
+    """``text`` as the table should read it: masked values and labels out, glossed."""
+    return gloss(_LABEL.sub(" ", _PLACEHOLDER.sub(" ", text)))
+
+
+#: words that only frame a sentence (the gloss leaves the other languages' out)
+_FRAME = frozenset(
+    """a an the and or but of to in on at by for from with as into than then that this these
+    those there it its is are was were be been being am has have had do does did will would
+    shall should can could may might must i you he she we they me him her us them my your his
+    our their which who whom whose what when where while if so such very just also no not
+    never none cannot""".split()  # noqa: SIM905
+)
+
+
+def _swapped(text_a: str, text_b: str) -> bool:
+    """Does each text say exactly one word the other does not, in a frame of words they share
+    ("amount is required", "currency is required"; "dog", "cat")? Read in every word but the
+    frame's, stemmed as ``digest.facts`` stems (generic words kept: they are the frame)."""
+
+    def terms(text: str) -> set[str]:
+        words = (w for w in _WORD.findall(text.casefold()) if w not in _FRAME)
+        return {next(iter(sorted(facts.terms(w))), w) for w in words}
+
+    mine, theirs = terms(text_a), terms(text_b)
+    return len(mine - theirs) == len(theirs - mine) == 1 and bool(mine & theirs)
+
+
+def _words(text: str) -> dict[str, str]:
+    """Each content word of ``text`` by its term (``digest.facts``: stemmed, the words for one
+    thing joined, function words and the generic ones out: "required", "available"): what
+    two texts say apart is read in their nouns and the verbs of their own."""
+    found: dict[str, str] = {}
+    for word in _WORD.findall(text.casefold()):
+        for term in facts.terms(word):
+            found.setdefault(term, word)
+    return found
+
+
+def named(text: str) -> frozenset[str]:
+    """The names ``text`` quotes or spells in capitals (``'iccid'``, ``PUK``, ``TTL``)."""
+    return frozenset((quoted or capitals).casefold() for quoted, capitals in _NAMED.findall(text))
+
+
+@dataclass(frozen=True)
+class Likeness:
+    """How two texts compare: the cosines (the static table's own) of the whole texts and of
+    what each says that the other does not, and what reads them apart."""
+
+    whole: float
+    rest: float | None
+    swap: bool
+    figures_apart: bool
+    names_apart: bool
+    #: what one text says alone is words the table only reads in pieces (codes, coined
+    #: names, words of languages the gloss does not know): it cannot say they mean alike
+    unread: bool = False
+
+    def score(self) -> float:
+        """0..1: the whole texts' cosine, or 0 when they read apart (see the module)."""
+        if self.swap or self.figures_apart or self.names_apart or self.unread:
+            return 0.0
+        if self.whole < READS_SAME and self.rest is not None and self.rest < REST_ALIKE:
+            return 0.0
+        return round(max(0.0, self.whole), 2)
+
+
+#: the fewest words a text must say alone for ``_unread`` to judge them
+UNREAD_WORDS = 2
+
+
+def _unread(words: list[str]) -> bool:
+    """Are ``words`` (at least ``UNREAD_WORDS``) all words the table has no row of their own
+    for (its tokenizer cuts each into pieces): names, codes, another language's words?"""
+    if len(words) < UNREAD_WORDS:
+        return False
+    tokenizer = default_tokenizer()
+    return all(len(tokenizer.tokenize(word)) > 1 for word in words)
+
+
+def _alone(words: list[str]) -> str:
+    return " ".join(words)
+
+
+def likeness(a: str, b: str) -> Likeness:
+    """How ``a`` and ``b`` compare (see the module's docstring)."""
+    pa, pb = plain(a), plain(b)
+    wa, wb = _words(pa), _words(pb)
+    # figures are compared as figures (``figures_apart``), not as words
+    only_a = [w for t, w in wa.items() if t not in wb and not figures(w)]
+    only_b = [w for t, w in wb.items() if t not in wa and not figures(w)]
+    swap = _swapped(pa, pb)
+    unread = _unread(only_a) or _unread(only_b)
+    texts = [pa, pb] + ([_alone(only_a), _alone(only_b)] if only_a and only_b else [])
+    # the static table whatever the neighbour search embeds with: the evidence a judge is
+    # shown must not depend on the search's settings
+    vectors = embed_many(static_embedder(), texts)
+    whole = float(vectors[0] @ vectors[1])
+    rest = float(vectors[2] @ vectors[3]) if len(vectors) == 4 else None
+    # each line (quotation) is a sentence of its own: its first word names nothing
+    names_a = named(a) | facts.names(a.replace("\n", ". "))
+    names_b = named(b) | facts.names(b.replace("\n", ". "))
+    return Likeness(
+        whole=whole, rest=rest, swap=swap, figures_apart=figures_apart(a, b), unread=unread,
+        names_apart=bool(names_a - names_b) and bool(names_b - names_a),
+    )  # fmt: skip
+
+
+def reads_like(a: str, b: str) -> float:
+    """How much ``a`` and ``b`` read as one thing, 0..1 (``READS_ALIKE`` and above: one)."""
+    if not a.strip() or not b.strip():
+        return 0.0
+    return likeness(a, b).score()
