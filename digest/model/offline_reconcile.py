@@ -343,11 +343,16 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
             operations.append(update(cand, reworded, "the same error in other words"))
             continue
         # one error, run failure or content rule in other words, by meaning (the request's
-        # ``reads_like``): one lesson, in the newer wording, unless the candidate states a
-        # change (a reversal supersedes above; one it does not name stays apart)
+        # ``reads_like``): one lesson, in its first wording, the candidate counted as its
+        # support (a NOOP): a rewording from run text would be a held change that replaces a
+        # released lesson with one of less support. Unless the candidate states a change (a
+        # reversal supersedes above; one it does not name stays apart)
         alike = next((item for item in existing if reads_alike(cand, item)), None)
         if alike is not None and not signals_change(_all_text(cand)):
-            operations.append(update(cand, alike, "the same in other words (reads alike)"))
+            operations.append(
+                {"op": "NOOP", "candidate": index, "id": alike["id"],
+                 "reason": "the same in other words (reads alike)"}
+            )  # fmt: skip
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]

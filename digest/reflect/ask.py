@@ -43,10 +43,15 @@ NOOP_ACROSS_KEYS_IDENTITY = 0.8
 
 def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     """Would a NOOP of ``candidate`` on ``lesson`` (another key of its kind) lose what the
-    candidate says: its words differ from the lesson's, or its numbers do? Between two
+    candidate says: it does not read like the lesson in meaning (``meaning_of``) and its words
+    differ from the lesson's, or its numbers do? Between two
     owners' questions meaning decides (``digest.facts``): only an answer to the lesson's
     question in other words that says no more than it loses nothing."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
+        return False
+    if meaning_of(candidate, lesson) >= READS_ALIKE:
+        # the same thing in other words, nothing reading them apart (figures, names, a word
+        # swapped: ``digest.identity.meaning``): the candidate is the lesson's support
         return False
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new
