@@ -87,6 +87,10 @@ _PRECONDITIONS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+#: the remedies that answer a stated condition without naming it (``remedy_of_condition``)
+CONDITION_REMEDIES: tuple[str, ...] = tuple(remedy for _pattern, remedy in _PRECONDITIONS)
+
+
 def remedy_of_condition(error: str) -> str | None:
     """For an error of no known family, the remedy that answers the condition it states
     ("requires a confirmed address" → meet the precondition first; "can only be sent after
