@@ -17,11 +17,13 @@ in ``digest.model.error_reading``.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from digest.model.error_family import Family
 from digest.model.error_family import any_of as _any
 from digest.model.error_input_families import INPUT_FAMILIES
+from digest.model.error_statement import readable
 
 #: the families of states and preconditions, most specific first
 STATE_FAMILIES: tuple[Family, ...] = (
@@ -86,7 +88,7 @@ STATE_FAMILIES: tuple[Family, ...] = (
         "out-of-stock",
         _any(
             r"out of stock|sold out|not in stock|no (?:stock|inventory)|insufficient (?:stock|"
-            r"inventory)|back-?order|discontinued",
+            r"inventory)|back-?order|discontinued|(?:left|remaining) in stock",
             r"(?:item|product|variant|article|size|colou?r)s?\b[^.;\n]{0,40}?\b(?:is |are )?"
             r"(?:unavailable|not available|not found or available)",
             r"nicht (?:auf lager|vorrätig|lieferbar)|ausverkauft|agotad|sin (?:stock|existencias)"
@@ -102,10 +104,16 @@ STATE_FAMILIES: tuple[Family, ...] = (
         _any(
             r"not available (?:on|for|at|in|from|between|during)|unavailable (?:on|for|at|"
             r"between)|no (?:availability|seats?|rooms?|tables?|slots?|vacanc(?:y|ies)|"
-            r"appointments?|capacity|space)\b|not enough (?:seats?|rooms?|tables?|slots?|capacity"
+            r"appointments?|capacity|space)\b|no \w+(?: \w+)? available\b|(?:is|are) "
+            r"(?:now )?(?:full|fully booked|at capacity)\b|not enough (?:seats?|rooms?|tables?|"
+            r"slots?|capacity"
             r"|space|availability)|fully booked|booked up|(?:slot|seat|room|table|time) (?:is |"
             r"was )?(?:taken|occupied|already booked)",
             r"ausgebucht|keine (?:plätze|zimmer|termine|verfügbarkeit)|nicht verfügbar (?:am|für)"
+            r"|aucune? \w+(?: \w+)? (?:n'est )?disponible|kein(?:e|en)? \w+(?: \w+)? (?:mehr )?"
+            r"(?:verfügbar|frei)\b|no hay \w+(?: \w+)? disponibles?|ningún \w+ disponible"
+            r"|nessun[ao]? \w+(?: \w+)? disponibil|nenhum[a]? \w+(?: \w+)? disponíve|geen \w+"
+            r"(?: \w+)? (?:beschikbaar|vrij)\b"
             r"|no hay (?:disponibilidad|plazas|asientos|habitaciones|mesas)|sin disponibilidad"
             r"|no disponible (?:el|para)|aucune disponibilité|plus de places|(?:pas |in)disponible"
             r" (?:le|pour)|sem disponibilidade|não há (?:vagas|lugares)|indisponível (?:em|para)"
@@ -116,10 +124,27 @@ STATE_FAMILIES: tuple[Family, ...] = (
         "Offer the customer other dates, times or options instead of retrying the same request.",
     ),
     Family(
+        "insufficient-amount",
+        _any(
+            r"(?:insufficient|not enough|too few) (?!(?:privileges|rights|scope|permissions?|"
+            r"funds|balance|credit|stock|inventory)\b)\w+|no \w+ (?:remaining|left)\b|\w+ "
+            r"(?:exhausted|used up|depleted)\b",
+            r"nicht (?:ausreichend|genügend|genug)|unzureichend|insuffisant|pas assez (?:de|d')"
+            r"|insuficiente|no hay suficiente|insufficiente|non (?:basta|sufficiente)|onvoldoende"
+            r"|niet genoeg|(?:crédito|credito|crédit|saldo|solde|guthaben)\w* (?:\w+ )?"
+            r"(?:non )?(?:insufficient|insuficiente|insufficiente|insuffisant)",
+        ),
+        "Check what is left first",
+        "what is left may not cover the request",
+        "When it does not, tell the customer what is left and offer what it covers instead of "
+        "retrying.",
+    ),
+    Family(
         "duplicate",
         _any(
             r"already exists?|duplicate|already (?:registered|taken|in use|added|on file|linked|"
-            r"subscribed|enrolled)|exists already|not unique",
+            r"subscribed|enrolled|listed|saved|stored|present|included|a member)|exists already"
+            r"|not unique",
             r"existiert bereits|bereits vorhanden|ya existe|duplicad|existe déjà|en double"
             r"|já existe|esiste già|duplicat",
         ),
@@ -167,46 +192,28 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"the deadline)|too late|(?:deadline|cut-?off|window|period)\b[^.;\n]{0,30}?\b"
             r"(?:passed|expired|closed|over|elapsed|exceeded)|past (?:the )?(?:deadline|"
             r"cut-?off)|outside (?:the )?(?:\w+ )?(?:window|period)|(?:require|need)s? (?:a |an )?"
-            r"\S+ notice|no longer (?:be )?(?:cancel|modif|chang|return|refund)",
+            r"\S+ notice|no longer (?:be )?(?:cancel|modif|chang|return|refund)|(?:is|are|was|lies"
+            r"|falls) in the past|less than \d+ ?\w* (?:before|prior to|ahead of)",
             r"zu spät|frist (?:abgelaufen|überschritten)|nach (?:der )?buchung|demasiado tarde"
             r"|plazo (?:vencido|expirado)|después de (?:la )?reserva|trop tard|délai (?:dépassé|"
             r"expiré)|après (?:la )?réservation|tarde demais|prazo (?:expirado|vencido)|após a "
-            r"reserva|troppo tardi|termine scaduto|dopo la prenotazione",
+            r"reserva|troppo tardi|termine scaduto|dopo la prenotazione|in der vergangenheit"
+            r"|dans le passé|en el pasado|nel passato|no passado|in het verleden|moins de \d+ ?\w*"
+            r" avant|weniger als \d+ ?\w* vor|menos de \d+ ?\w* antes|meno di \d+ ?\w* prima"
+            r"|minder dan \d+ ?\w* voor",
         ),
         "Check the time window first",
         "the time window for the change may have passed",
         "Past the window, explain the rule to the customer; retrying does not help.",
     ),
     Family(
-        "status-does-not-allow",
-        _any(
-            r"does not allow (?:changes|modifications|updates|cancel\w*)|(?:cannot|can't|can not"
-            r"|may not|could not) be (?:modified|changed|updated|edited|cancel+ed|refunded|"
-            r"returned|exchanged|upgraded|downgraded|transferred|resumed|paused)|not (?:modifiable|"
-            r"editable|changeable|refundable|cancel+able|returnable|exchangeable|transferable)"
-            r"|non-?(?:refundable|modifiable|changeable|returnable|transferable|cancel+able|"
-            r"pending|delivered)\b|(?:is|are) (?:locked|read-only|immutable|final)\b|in (?:status"
-            r"|state)\b|(?:status|state) (?:is|must be)|only \w+(?: \w+)? (?:orders?|bookings?|"
-            r"reservations?|items?|requests?|accounts?) can",
-            r"kann nicht (?:geändert|storniert|erstattet|zurückgegeben) werden|nicht (?:änderbar|"
-            r"stornierbar|erstattungsfähig)|no (?:se )?pueden? (?:ser )?(?:modificad|cambiad|"
-            r"cancelad|reembolsad|devuelt)|no (?:es )?(?:modificable|reembolsable|cancelable)"
-            r"|ne peu(?:t|vent) pas être (?:modifi|annul|rembours|retourn)|non (?:modifiable|"
-            r"remboursable|annulable)|não pode(?:m)? ser (?:alterad|cancelad|reembolsad|devolvid)"
-            r"|não reembolsável|non (?:può|possono) essere (?:modificat|annullat|rimborsat|"
-            r"restituit)|non rimborsabile",
-        ),
-        "Check the status allows it first",
-        "its current status may not allow the change",
-        "When it does not, explain the rule to the customer and offer what is still possible "
-        "instead of retrying.",
-    ),
-    Family(
         "missing-prerequisite",
         _any(
             r"(?:has|have) no (?:active |valid )?(?:membership|subscription|account|plan|"
             r"insurance|loyalty|coverage|license|refills?)|no (?:active |valid )?(?:membership|"
-            r"subscription|insurance|coverage|refills?)\b|not (?:a )?(?:member|subscriber|"
+            r"subscription|insurance|coverage|refills?)\b|not (?:a member of|in) (?:the |this )?"
+            r"(?:channel|group|team|project|workspace|organi[sz]ation|room|conversation)\b"
+            r"|not (?:a )?(?:member|subscriber|"
             r"enrolled|registered|subscribed)\b|requires? (?:a |an )?(?:active |valid )?(?:\w+ )?"
             r"(?:membership|subscription|account|plan|license)|(?:membership|subscription|plan) "
             r"(?:is )?(?:required|needed)|without (?:a |an )?(?:active )?(?:membership|"
@@ -220,6 +227,19 @@ STATE_FAMILIES: tuple[Family, ...] = (
         "Check the membership first",
         "the customer may lack the membership, account or plan it requires",
         "Explain what the customer is entitled to instead of retrying.",
+    ),
+    Family(
+        "missing-record",
+        _any(
+            r"(?:has|have) no \w+(?: \w+)? (?:on file|registered|linked|attached|set up|configured"
+            r"|saved)\b|no \w+(?: \w+)? (?:on file|registered|linked) (?:for|to|with)",
+            r"n'a (?:pas de|aucune?) \w+|no tiene (?:\w+ )?(?:registrad|asociad|vinculad)\w*"
+            r"|hat kein\w* \w+ (?:hinterlegt|registriert)|non ha (?:\w+ )?(?:registrat|associat)"
+            r"\w*|não tem (?:\w+ )?(?:registrad|cadastrad)\w*|heeft geen \w+",
+        ),
+        "Check the record has what it needs first",
+        "the record may lack what the call needs",
+        "Ask the customer for what is missing or complete the record first instead of retrying.",
     ),
     Family(
         "prerequisite-step",
@@ -240,10 +260,58 @@ STATE_FAMILIES: tuple[Family, ...] = (
         "Complete what the error names as a prerequisite, then call again.",
     ),
     Family(
+        "status-does-not-allow",
+        _any(
+            r"does not allow (?:changes|modifications|updates|cancel\w*)|(?:cannot|can't|can not"
+            r"|may not|could not) be (?:modified|changed|updated|edited|cancel+ed|refunded|"
+            r"returned|exchanged|upgraded|downgraded|transferred|resumed|paused)|not (?:modifiable|"
+            r"editable|changeable|refundable|cancel+able|returnable|exchangeable|transferable)"
+            r"|non-?(?:refundable|modifiable|changeable|returnable|transferable|cancel+able|"
+            r"pending|delivered)\b|(?:is|are) (?:locked|read-only|immutable|final)\b|in (?:status"
+            r"|state)\b|(?:status|state) (?:is|must be)|only \w+(?: \w+)? (?:orders?|bookings?|"
+            r"reservations?|items?|requests?|accounts?) can",
+            # a state named ("is lapsed", "has a status of canceled", "while the line is
+            # suspended") or an action a state refuses ("cannot be captured"): any participle
+            # but those that say it was not found, read or valid, or of another family
+            r"(?:has|with|in) (?:a |the )?(?:status|state) (?:of|=)|unexpected state|invalid state"
+            r"|(?:is|are|was|has been) (?:currently )?(?:lapsed|inactive|suspended|frozen|blocked"
+            r"|closed|canceled|cancelled|terminated|deactivated|disabled|on hold|archived)\b"
+            r"|(?:cannot|can't|can not|may not|could not) be (?!(?:found|located|identified|"
+            r"recogni[sz]ed|resolved|parsed|decoded|read|verified|validated|authenticated|"
+            r"authori[sz]ed|combined|reached|determined|matched|delivered|shipped|used|applied|"
+            r"processed|completed|performed|executed|created|saved|sent|loaded|retrieved|fetched"
+            r"|generated|written|opened|connected|started|empty|blank|null)\b)\w+(?:ed|en|t)\b"
+            r"|(?:does not|doesn't|do not) (?:allow|accept|permit) (?:\w+ )?(?:changes|"
+            r"modifications|updates|operations|transactions|cancel\w*|edits|transfers|payments)",
+            r"kann nicht (?:mehr )?(?!gefunden|gelesen|verarbeitet)\w+ werden|kan niet (?:meer )?"
+            r"worden (?!gevonden)\w+|ne peu(?:t|vent) (?:pas|plus) être (?!trouvé|vide|lu)\w+"
+            r"|no (?:se )?pueden? (?:ya )?ser (?!encontrad)\w+|non (?:può|possono) (?:più )?essere "
+            r"(?!trovat|vuot|lett)\w+|não pode(?:m)? (?:mais )?ser (?!encontrad|vazi)\w+"
+            r"|(?:está|estaba) (?:bloquead|suspendid|cancelad|cerrad|inactiv|congelad)|ist "
+            r"(?:gesperrt|gekündigt|inaktiv|deaktiviert|geschlossen|eingefroren)|est (?:bloqué|"
+            r"suspendu|résilié|clôturé|inactif|gelé|fermé)|è (?:bloccat|sospes|chius|disattivat|"
+            r"congelat)|no admite (?:\w+ )?operaciones|n'(?:admet|accepte) (?:pas|aucune) "
+            r"(?:d')?opérations?|non (?:ammette|consente) (?:\w+ )?operazioni",
+            r"kann nicht (?:geändert|storniert|erstattet|zurückgegeben) werden|nicht (?:änderbar|"
+            r"stornierbar|erstattungsfähig)|no (?:se )?pueden? (?:ser )?(?:modificad|cambiad|"
+            r"cancelad|reembolsad|devuelt)|no (?:es )?(?:modificable|reembolsable|cancelable)"
+            r"|ne peu(?:t|vent) pas être (?:modifi|annul|rembours|retourn)|non (?:modifiable|"
+            r"remboursable|annulable)|não pode(?:m)? ser (?:alterad|cancelad|reembolsad|devolvid)"
+            r"|não reembolsável|non (?:può|possono) essere (?:modificat|annullat|rimborsat|"
+            r"restituit)|non rimborsabile",
+        ),
+        "Check the status allows it first",
+        "its current status may not allow the change",
+        "When it does not, explain the rule to the customer and offer what is still possible "
+        "instead of retrying.",
+    ),
+    Family(
         "not-eligible",
         _any(
             r"not eligible|ineligible|does not qualify|not covered|(?:policy|rules?) (?:does not|"
-            r"doesn't) (?:allow|permit)|cannot be used (?:to|for|on)|not valid for|not "
+            r"doesn't) (?:allow|permit)|cannot be (?:used|applied) (?:to|for|on)"
+            # "'1234' is not valid for country 'NL'" is a value, not an eligibility
+            r"|(?<!['\"] is )not valid for|not "
             r"applicable|only (?:available|valid|applies) (?:for|to|on)|excluded from"
             r"|(?:are|is) not accepted (?:for|on|here)|not included in (?:the |your |this )?"
             r"(?:\w+ )?(?:plan|package|tier|subscription|fare|contract)",
@@ -271,12 +339,13 @@ STATE_FAMILIES: tuple[Family, ...] = (
     Family(
         "limit-exceeded",
         _any(
-            r"exceed(?:s|ed)?(?: the)? (?:\w+ )?(?:maximum|max|limit|allowed|allowance|quota|"
-            r"amount)|(?:maximum|max|limit|quota|cap)\b[^.;\n]{0,30}?\b(?:exceeded|reached|"
+            r"exceed(?:s|ed)?(?: the)? (?:[\w'’]+ ){0,3}?(?:maximum|max|limit|allowed|allowance|"
+            r"quota|amount)|(?:maximum|max|limit|quota|cap)\b[^.;\n]{0,30}?\b(?:exceeded|reached|"
             r"surpassed)|too (?:many|much|large|long|big|high)|more than (?:the )?(?:allowed|"
             r"maximum|permitted)|(?:cannot|can't|may not|must not) exceed|\bat most\b|above the "
             r"(?:maximum|limit)|over the limit|(?:maximum|limit) (?:of|is)"
-            r"|no more than \d|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
+            r"|no more than \d|(?:is|are) (?:greater|larger|more|higher|longer|bigger) than"
+            r"|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
             r"überschreitet|überschritten|zu viele|höchstens|excede|supera(?:do)? el (?:límite|"
             r"máximo)|demasiad[oa]s|dépasse|trop de|ultrapassa|supera il|troppi",
         ),
@@ -325,9 +394,20 @@ TOOL_FAILURE = Family(
 )  # fmt: skip
 
 
+#: a status that says the family whatever the message adds ("404 Not Found: … or you do not
+#: have permission to see it" hides that it exists: it is not found, not refused)
+_STATUS = re.compile(r"^\s*(?:HTTP(?:/[\d.]+)?\s*)?(401|404)\b(?![.,]\d)", re.I)
+_BY_STATUS = {"401": "authentication", "404": "not-found"}
+
+
 def family_of(error: str) -> Family:
-    """The first family whose phrasings the error shows, else ``TOOL_FAILURE``."""
-    text = unicodedata.normalize("NFKC", str(error))
+    """The first family whose phrasings the error shows (a code's words read as words:
+    ``channel_not_found``), else ``TOOL_FAILURE``; a leading HTTP status of 401 or 404 says
+    it first."""
+    text = readable(unicodedata.normalize("NFKC", str(error)))
+    status = _STATUS.match(text)
+    if status is not None:
+        return next(f for f in FAMILIES if f.name == _BY_STATUS[status.group(1)])
     for family in FAMILIES:
         if family.pattern is not None and family.pattern.search(text):
             return family

@@ -77,7 +77,8 @@ INPUT_FAMILIES: tuple[Family, ...] = (
     Family(
         "not-found",
         _any(
-            r"not found|\b404\b|does not exist|doesn't exist|no such|\bunknown\b|no (?:matching|"
+            r"not found|\b404\b|does not exist|doesn't exist|no such|\bunknown\b|no \w+(?: \w+)?"
+            r" found\b|no (?:matching|"
             r"record|results?|entry|user|order|customer|account)s? (?:found|for|with|matching)"
             r"|(?:could not|couldn't|cannot|can't|unable to) (?:find|locate)|not recogni[sz]ed",
             r"nicht gefunden|existiert nicht|unbekannt|no (?:se )?(?:encontr|encuentra)|no existe"
@@ -92,7 +93,8 @@ INPUT_FAMILIES: tuple[Family, ...] = (
     Family(
         "missing-parameter",
         _any(
-            r"missing|(?:is|are) required|required (?:field|parameter|argument|param|property|"
+            r"missing|\bkey ?error\b|(?:is|are) required|required (?:field|parameter|argument|"
+            r"param|property|"
             r"value)|must (?:provide|specify|include|supply)|not provided|(?:is|are|was|were) "
             r"(?:empty|blank|null)\b|(?:cannot|can't|must not|may not) be (?:empty|blank|null)"
             r"|no \w+ (?:provided|given|specified)",
@@ -112,7 +114,10 @@ INPUT_FAMILIES: tuple[Family, ...] = (
             r"than|earlier than)|not (?:one of|a valid option|in the "
             r"list|an allowed value)|unsupported|not supported|invalid (?:value|option|choice|"
             r"status|type|enum|currency|country|size|class|cabin|reason)|(?:unknown|unrecogni[sz]ed)"
-            r" (?:value|option)|expected one of|allowed values",
+            r" (?:value|option)|expected one of|allowed values|not a valid (?:choice|enumeration)"
+            # the values listed ("should be 'low', 'normal' or 'high'", "[type=enum]")
+            r"|(?:must|should) be (?:'[^']*'|\"[^\"]*\")(?:, (?:'[^']*'|\"[^\"]*\"))*,? or "
+            r"|\[type=(?:enum|literal_error)\]",
             r"nicht unterstützt|ungültiger wert|außerhalb des bereichs|no soportad|fuera de rango"
             r"|valor no válido|non pris en charge|hors (?:de la )?plage|valeur invalide|não "
             r"suportad|fora do intervalo|valor inválido|non support|fuori intervallo|valore non "
@@ -126,7 +131,8 @@ INPUT_FAMILIES: tuple[Family, ...] = (
     Family(
         "bad-format",
         _any(
-            r"invalid|malformed|format|must be (?:a|an) |expected|not a valid|could not (?:parse|"
+            r"invalid|malformed|format|must be (?:a|an) |(?:is|are) not valid\b|expected|not a "
+            r"valid|could not (?:parse|"
             r"decode)|cannot parse|parse error|unparseable|type ?error|wrong type|not (?:a|an) "
             r"(?:number|integer|string|date)|syntax|must be \d|digits",
             r"ungültig|falsches format|inválid|no válid|formato|invalide|non valide|non valid"
