@@ -48,7 +48,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
         _any(
             r"insufficient\b[^.;\n]{0,25}?\b(?:funds|balance|credit|points)|not enough (?:funds|"
             r"balance|credit|money|points)|balance (?:is )?(?:not enough|too low|insufficient)"
-            r"|(?:exceeds?|more than) (?:the )?(?:available |remaining )?(?:balance|credit)",
+            r"|(?:exceeds?|more than) (?:the )?(?:available |remaining )?(?:balance|credit)"
+            r"|balance (?:would|will) (?:become|go|be) negative|negative balance",
             r"(?:unzureichend|nicht genügend|zu wenig)\w* (?:guthaben|deckung)|saldo insuficiente"
             r"|fondos insuficientes|solde insuffisant|fonds insuffisants|saldo insufficiente"
             r"|fondi insufficienti|残高不足|余额不足",
@@ -108,7 +109,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"(?:now )?(?:full|fully booked|at capacity)\b|not enough (?:seats?|rooms?|tables?|"
             r"slots?|capacity"
             r"|space|availability)|fully booked|booked up|(?:slot|seat|room|table|time) (?:is |"
-            r"was )?(?:taken|occupied|already booked)",
+            r"was )?(?:taken|occupied|already booked)|(?:is|are|was) (?:already )?(?:taken|"
+            r"occupied)\b",
             r"ausgebucht|keine (?:plätze|zimmer|termine|verfügbarkeit)|nicht verfügbar (?:am|für)"
             r"|aucune? \w+(?: \w+)? (?:n'est )?disponible|kein(?:e|en)? \w+(?: \w+)? (?:mehr )?"
             r"(?:verfügbar|frei)\b|no hay \w+(?: \w+)? disponibles?|ningún \w+ disponible"
@@ -144,6 +146,7 @@ STATE_FAMILIES: tuple[Family, ...] = (
         _any(
             r"already exists?|duplicate|already (?:registered|taken|in use|added|on file|linked|"
             r"subscribed|enrolled|listed|saved|stored|present|included|a member)|exists already"
+            r"|already (?:has|have|contains?|includes?) (?:an? |the |this )?\w+"
             r"|not unique",
             r"existiert bereits|bereits vorhanden|ya existe|duplicad|existe déjà|en double"
             r"|já existe|esiste già|duplicat",
@@ -173,7 +176,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
     Family(
         "must-differ",
         _any(
-            r"must (?:be )?differ|(?:must|should) be different|same as (?:the )?(?:current|"
+            r"must (?:be )?differ|(?:must|should) be different|(?<!be )(?<!be the )(?<!be of the )"
+            r"same as (?:the )?(?:current|"
             r"existing|original|old|previous)|identical to|nothing to (?:update|change)|cannot"
             r" be the same|(?:must|should) not be the same|no changes? (?:to apply|detected|made)",
             r"muss sich unterscheiden|(?:darf|dürfen) nicht (?:gleich|identisch)|deben? ser "
@@ -232,7 +236,9 @@ STATE_FAMILIES: tuple[Family, ...] = (
         "missing-record",
         _any(
             r"(?:has|have) no \w+(?: \w+)? (?:on file|registered|linked|attached|set up|configured"
-            r"|saved)\b|no \w+(?: \w+)? (?:on file|registered|linked) (?:for|to|with)",
+            r"|saved)\b|no \w+(?: \w+)? (?:on file|registered|linked) (?:for|to|with)|(?:does not"
+            r"|doesn't|do not) have (?:an? |any )?\w+(?: \w+)? (?:on file|registered|linked|"
+            r"attached|set up|configured|saved)\b",
             r"n'a (?:pas de|aucune?) \w+|no tiene (?:\w+ )?(?:registrad|asociad|vinculad)\w*"
             r"|hat kein\w* \w+ (?:hinterlegt|registriert)|non ha (?:\w+ )?(?:registrat|associat)"
             r"\w*|não tem (?:\w+ )?(?:registrad|cadastrad)\w*|heeft geen \w+",
@@ -274,6 +280,12 @@ STATE_FAMILIES: tuple[Family, ...] = (
             # suspended") or an action a state refuses ("cannot be captured"): any participle
             # but those that say it was not found, read or valid, or of another family
             r"(?:has|with|in) (?:a |the )?(?:status|state) (?:of|=)|unexpected state|invalid state"
+            r"|(?:is|are) not (?:currently )?(?:active|pending|open|suspended|enabled|live|running"
+            r"|paused|in progress|ready|delivered|shipped|paid)\b|(?:cannot|can't|can not|unable "
+            r"to) (?:cancel|modify|change|update|edit|refund|return|exchange|delete|remove|resume|"
+            r"suspend|pause|transfer|upgrade|downgrade|reopen|close|capture|void|ship|book|assign"
+            r"|approve) (?:an? |the |this )?[\w-]+(?: [\w-]+)? (?:that|which|with|while|because"
+            r"|since|after|once|in)\b"
             r"|(?:is|are|was|has been) (?:currently )?(?:lapsed|inactive|suspended|frozen|blocked"
             r"|closed|canceled|cancelled|terminated|deactivated|disabled|on hold|archived)\b"
             r"|(?:cannot|can't|can not|may not|could not) be (?!(?:found|located|identified|"
@@ -345,6 +357,7 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"maximum|permitted)|(?:cannot|can't|may not|must not) exceed|\bat most\b|above the "
             r"(?:maximum|limit)|over the limit|(?:maximum|limit) (?:of|is)"
             r"|no more than \d|(?:is|are) (?:greater|larger|more|higher|longer|bigger) than"
+            r"|\bexceed(?:s|ed|ing)?\b"
             r"|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
             r"überschreitet|überschritten|zu viele|höchstens|excede|supera(?:do)? el (?:límite|"
             r"máximo)|demasiad[oa]s|dépasse|trop de|ultrapassa|supera il|troppi",

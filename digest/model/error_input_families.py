@@ -19,6 +19,7 @@ INPUT_FAMILIES: tuple[Family, ...] = (
         "mismatch",
         _any(
             r"does not match|doesn't match|do not match|mismatch|(?:should|must) match"
+            r"|(?:must|should|needs to) be (?:of )?the same (?:\w+ )?(?:as|for)"
             r"|incorrect (?:pin|code|password|zip|postcode|name|date of birth|answer|details|cvv"
             r"|otp)|verification failed|could not (?:be )?verif|(?:wrong|invalid) (?:pin|otp|"
             r"verification code|cvv)|belongs to (?:another|a different)",
@@ -110,7 +111,8 @@ INPUT_FAMILIES: tuple[Family, ...] = (
     Family(
         "out-of-range",
         _any(
-            r"out of range|(?:must|should) be (?:between|one of|within|either|before|after|later "
+            r"out of range|(?:is|are) (?:earlier|later) than|(?:must|should) be (?:between|one of"
+            r"|within|either|before|after|later "
             r"than|earlier than)|not (?:one of|a valid option|in the "
             r"list|an allowed value)|unsupported|not supported|invalid (?:value|option|choice|"
             r"status|type|enum|currency|country|size|class|cabin|reason)|(?:unknown|unrecogni[sz]ed)"

@@ -106,6 +106,15 @@ CLASSES = [
     ("Error: no dental plan found for member 5512", "not-found"),
     ("KeyError: 'tax_id'", "missing-parameter"),
     ("Error: 'AB12' is not valid for field vat_number", "bad-format"),
+    ("Error: device D-12 is not enabled", "status-does-not-allow"),
+    ("Error: cannot refund a payment that was disputed", "status-does-not-allow"),
+    ("Error: the profile already has a default address", "duplicate"),
+    ("Error: the currency must be the same as the order's", "mismatch"),
+    ("Error: check-out date is earlier than check-in date", "out-of-range"),
+    ("Error: desk 4B is already taken", "unavailable-date"),
+    ("Error: transfer exceeds what the mandate covers", "limit-exceeded"),
+    ("Error: wallet balance would go negative", "insufficient-funds"),
+    ("Error: member does not have an IBAN on file", "missing-record"),
 ]
 
 
