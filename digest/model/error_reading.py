@@ -43,10 +43,8 @@ def precondition(error: str, family: Family, limit: int) -> str:
     whole = line = without_label(error)
     status = _STATUS_HEAD.match(line)
     # the status says the class of error; the message after it says what failed
-    if (
-        status is not None
-        and family.pattern is not None
-        and family.pattern.search(readable(line), status.end())
+    if status is not None and (
+        family.pattern is None or family.pattern.search(readable(line), status.end())
     ):
         line = line[status.end() :]
     found = family.pattern.search(readable(line)) if family.pattern is not None else None
