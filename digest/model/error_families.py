@@ -360,7 +360,10 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"|\bexceed(?:s|ed|ing)?\b"
             r"|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
             r"überschreitet|überschritten|zu viele|höchstens|excede|supera(?:do)? el (?:límite|"
-            r"máximo)|demasiad[oa]s|dépasse|trop de|ultrapassa|supera il|troppi",
+            r"máximo)|demasiad[oa]s|dépasse|trop de|ultrapassa|supera il|troppi"
+            # "at most" as each language says it
+            r"|maximal \d|como máximo|a lo sumo|máximo de \d|au maximum|au plus \d|maximum de \d"
+            r"|al massimo|massimo (?:di )?\d|no máximo",
         ),
         "Stay within the limit",
         "a quantity or amount may exceed a limit",
@@ -374,7 +377,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"should) be (?:at least|greater than|more than|positive)|minimum (?:order|amount|"
             r"quantity|age|of)|too (?:small|short|few|low|young)|\bat least\b",
             r"mindestens|unter dem minimum|al menos|por debajo del mínimo|au moins|inférieur au "
-            r"minimum|pelo menos|abaixo do mínimo|almeno|sotto il minimo",
+            r"minimum|pelo menos|abaixo do mínimo|almeno|sotto il minimo|como mínimo|mínimo de \d"
+            r"|au minimum|minimum de \d|no mínimo|minimo (?:di )?\d",
         ),
         "Meet the minimum first",
         "a value may be below the minimum allowed",

@@ -115,6 +115,9 @@ CLASSES = [
     ("Error: transfer exceeds what the mandate covers", "limit-exceeded"),
     ("Error: wallet balance would go negative", "insufficient-funds"),
     ("Error: member does not have an IBAN on file", "missing-record"),
+    ("Error: la tarifa admite como máximo 2 usuarios", "limit-exceeded"),
+    ("Erreur : au plus 4 invités par réservation", "limit-exceeded"),
+    ("Errore: l'importo deve essere minimo 10 euro", "below-minimum"),
 ]
 
 
