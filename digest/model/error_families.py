@@ -415,6 +415,7 @@ TOOL_FAILURE = Family(
 #: have permission to see it" hides that it exists: it is not found, not refused)
 _STATUS = re.compile(r"^\s*(?:HTTP(?:/[\d.]+)?\s*)?(401|404)\b(?![.,]\d)", re.I)
 _BY_STATUS = {"401": "authentication", "404": "not-found"}
+_CHANGED = [f.pattern for f in FAMILIES if f.name == "requirement-changed" and f.pattern]
 
 
 def family_of(error: str) -> Family:
@@ -423,7 +424,8 @@ def family_of(error: str) -> Family:
     it first."""
     text = readable(unicodedata.normalize("NFKC", str(error)))
     status = _STATUS.match(text)
-    if status is not None:
+    # unless it says the tool changed ("404: /v1/orders was removed, use /v2/orders")
+    if status is not None and not any(p.search(text) for p in _CHANGED):
         return next(f for f in FAMILIES if f.name == _BY_STATUS[status.group(1)])
     for family in FAMILIES:
         if family.pattern is not None and family.pattern.search(text):

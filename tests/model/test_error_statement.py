@@ -86,6 +86,10 @@ def test_a_404_is_not_found_whatever_its_message_adds() -> None:
     error = "HTTP 404: Project does not exist or you lack permission to view it"
     assert family_of(error).name == "not-found"
     assert family_of("HTTP 403: you lack permission to view it").name == "permission"
+    # unless it says the tool changed: a reversal is read as one
+    assert family_of("404: /v1/orders was removed, use /v2/orders instead").name == (
+        "requirement-changed"
+    )
 
 
 #: errors of the classes of precondition, worded as no family list spells them
