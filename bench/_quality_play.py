@@ -229,9 +229,11 @@ def observe(url: str, tenant: str, case: Case) -> Observed:
                 frozenset(cites.get(int(i), ())),
                 frozenset(retired.get(int(i), ())),
                 None if replaces is None else int(replaces),
+                str(title or ""),
             )
-            for i, s, by, replaces in conn.execute(
-                "SELECT id, status, superseded_by_id, replaces_id FROM lessons WHERE agent_id = %s",
+            for i, s, by, replaces, title in conn.execute(
+                "SELECT id, status, superseded_by_id, replaces_id, title FROM lessons"
+                " WHERE agent_id = %s",
                 agent,
             )
         )

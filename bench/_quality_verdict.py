@@ -65,6 +65,8 @@ class Seen:
     retired_by: frozenset[str] = frozenset()
     #: the released lesson this held one replaces once corroborated (``lessons.replaces_id``)
     replaces: int | None = None
+    #: its title (never graded: ``bench/_quality_titles.py`` reads it for multi-error cases)
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ class Graded:
     calls: int = 0
     prompt_tokens: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    #: the lessons read back (their titles are reported, never graded)
+    lessons: tuple[Seen, ...] = ()
 
 
 def _match(rules: tuple[Rule, ...], lessons: list[Seen]) -> dict[str, Seen]:
@@ -197,7 +201,7 @@ def grade(case: Case, observed: Observed) -> Graded:
         case=case, verdict=verdict, findings=tuple(findings), reversals=reversals,
         superseded=superseded, waiting=waiting, asked=asked, events=len(case.events),
         calls=sum(r.calls for r in runs), prompt_tokens=sum(r.prompt_tokens for r in runs),
-        counts=counts,
+        counts=counts, lessons=observed.lessons,
     )  # fmt: skip
 
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/quality.py [--judge offline|remote|both] [--split dev|held-out|both]
                                       [--class CLASS ...] [--file STEM ...]
-                                      [--embedding local|none] [--report]
+                                      [--embedding local|none] [--report] [--titles]
 
 The cases (``bench/data/quality/<split>/<class>.jsonl``, ``bench/_quality_cases.py``) are short
 scripted streams, one agent each, with what a right bank holds afterwards: which events end as
@@ -39,7 +39,11 @@ event's ``digest_runs`` row: candidates written minus those the fast path decide
 
 Redis: the worker uses ``DIGEST_BENCH_REDIS`` (default ``redis://127.0.0.1:6379/7``), which it
 flushes after; point it at a database of your own. ``--report`` lists every wrong case with
-what was found. The exit status is 1 when a case of a class run is wrong.
+what was found. ``--titles`` adds, for multi-error files, the kinds of the active lessons'
+titles (a generic fallback, or a remedy naming the error's precondition or argument) and how
+many rules (recurring error families) ended at one lesson, split, merged or missing
+(``bench/_quality_titles.py``; with ``--report``, every title). The exit status is 1 when a
+case of a class run is wrong.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
+import _quality_titles as titles  # noqa: E402
 from _quality_cases import CLASSES, SPLITS, Case, class_of, load  # noqa: E402
 from _quality_play import Script, Step  # noqa: E402
 from _quality_verdict import Graded, grade  # noqa: E402
@@ -308,6 +313,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedding", choices=("local", "none"), default="local")
     parser.add_argument("--stream", type=int, default=200, help="events in the repeats stream")
     parser.add_argument("--report", action="store_true", help="list every wrong case")
+    parser.add_argument(
+        "--titles",
+        action="store_true",
+        help="multi-error files: the kinds of the lessons' titles and the rules' fates",
+    )
     args = parser.parse_args(argv)
     from digest.logs import configure_logging
 
@@ -322,8 +332,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n== {LABELS[judge]} (embedding {args.embedding})\n{table(run)}", flush=True)
         for f in figures(replace(run, graded=[])):
             print(f"{f.name} = {f.value:.2f} {f.unit}  met={f.met}\n    {f.note}")
+        if args.titles:
+            print(f"titles and families (bench/_quality_titles.py):\n{titles.table(_groups(run))}")
         if args.report:
             print(f"wrong cases:\n{wrong(run)}")
+            if args.titles:
+                print(f"titles:\n{titles.listing(run.graded)}")
         ok = ok and all(g.verdict == "right" for g in run.graded)
     return 0 if ok else 1
 

@@ -324,8 +324,9 @@ TOOL_ERROR_TAG = "tool-error"
 #: "sku is required") says which input; those differ by what they name, so are not here.
 STATE_ERROR_FAMILIES = frozenset(
     """authentication insufficient-funds payment-declined not-combinable out-of-stock
-    unavailable-date duplicate already-done too-late status-does-not-allow missing-prerequisite
-    not-eligible expired limit-exceeded below-minimum delivery-area""".split()  # noqa: SIM905
+    unavailable-date insufficient-amount duplicate already-done too-late status-does-not-allow
+    missing-prerequisite missing-record not-eligible expired limit-exceeded below-minimum
+    delivery-area""".split()  # noqa: SIM905
 )
 #: a name a lesson or an error quotes ('sku', "amount", `code`): which input it is about
 _QUOTED_INPUT = re.compile(r"""['"‘“`]([\w.-]{1,40})['"’”`]""")

@@ -213,25 +213,70 @@ def error_template(error: str) -> str:
     structured = _json_template(error)
     if structured is not None:
         return structured[:TEMPLATE_MAX]
+    head, body = json_body(telling_line(error))
+    if body is not None and head and (structured := _json_template(body)) is not None:
+        # a status line before a JSON body ("HTTP 400 Bad Request: {…}"): both tell
+        return f"{error_template(head)}: {structured}"[:TEMPLATE_MAX]
     held, figures = _held(unicodedata.normalize("NFKC", telling_line(error)))
     line = _masked(_codes_masked(held).lower(), [f.lower() for f in figures], quotes=True)
     line = _SPACE.sub(" ", line).strip(" .:;,")
     return line[:TEMPLATE_MAX]
 
 
+#: a first line that only announces errors ("1 validation error for CreateTicket", "Validation
+#: failed:"): what failed is said on the lines after it
+_ANNOUNCES = re.compile(
+    r"(?:[\w.]*(?:error|exception):\s*)?\d+ (?:validation )?errors? (?:for|in|found|occurred)\b"
+    r"[^:]*|[^:]{1,60}:",
+    re.I,
+)
+#: what a validation error adds after its kind: the value it was given ("[type=enum,
+#: input_value='urgent', input_type=str]" → "[type=enum]")
+_GIVEN = re.compile(r",\s*input_(?:value|type)=.*(?=\]\s*$)")
+
+
 def telling_line(error: str) -> str:
-    """The line that says what went wrong: the first, or for a Python traceback (whose first
-    line is the same for every error) its last, the exception."""
+    """The line that says what went wrong: the first; for a Python traceback (whose first
+    line is the same for every error) its last, the exception; for a first line that only
+    announces errors (a validation error's "1 validation error for CreateTicket", a line
+    ending with a colon), it and the two lines after it, which say the field and what is
+    wrong with it ("… for CreateTicket: priority: Input should be 'low' or 'high' [type=enum]")."""
     lines = [part.strip() for part in str(error).splitlines() if part.strip()]
     if not lines:
         return ""
     if lines[0].startswith("Traceback (most recent call last)"):
         return lines[-1]
+    if len(lines) > 1 and _ANNOUNCES.fullmatch(lines[0]):
+        told = [lines[0].rstrip(" :"), *(_GIVEN.sub("", line) for line in lines[1:3])]
+        return ": ".join(told)
     return lines[0]
 
 
 #: a JSON error's keys whose number is a status or a cap, kept as the rule
 _KEPT_KEYS = re.compile(r"(?:http_?)?status(?:_?code)?|code|limit|max\w*|min\w*", re.I)
+
+
+#: where a JSON body starts after a short head ("HTTP 400 Bad Request: {…", "409 - [{…")
+_BODY = re.compile(r"^[^{\[]{0,80}?(?=[{\[])")
+
+
+def json_body(line: str) -> tuple[str, str | None]:
+    """A line as the head before a JSON body and the body ("HTTP 404 Not Found: {…}" →
+    ("HTTP 404 Not Found", "{…}")), or (``line``, None) when no JSON object (or list of
+    objects) follows a short head."""
+    found = _BODY.match(line)
+    if found is None:
+        return line, None
+    body = line[found.end() :].strip()
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return line, None
+    if not isinstance(value, dict) and not (
+        isinstance(value, list) and any(isinstance(v, dict) for v in value)
+    ):
+        return line, None  # "[1, 2]" after a message is part of the message
+    return found.group(0).strip().rstrip(":-–— ").strip(), body
 
 
 def _json_template(error: str) -> str | None:

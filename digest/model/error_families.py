@@ -9,42 +9,24 @@ remedy. The error only picks the family; a lesson shows it as an observed quotat
 
 Families are tried in order: business preconditions and states before the generic input
 classes (an order that "cannot be modified" is about its status, not its format), and the
-generic ``tool-failure`` when none fits. What an error states and the argument it names are
-read in ``digest.model.error_reading``.
+generic ``tool-failure`` when none fits. The families of states and preconditions are here;
+those of inputs, identities and access in ``digest.model.error_input_families``; what a family
+is in ``digest.model.error_family``. What an error states and the argument it names are read
+in ``digest.model.error_reading``.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 
-from digest.reversal import REVERSAL_PATTERN
+from digest.model.error_family import Family
+from digest.model.error_family import any_of as _any
+from digest.model.error_input_families import INPUT_FAMILIES
+from digest.model.error_statement import readable
 
-
-@dataclass(frozen=True)
-class Family:
-    """A class of errors and the rules' own answer to it."""
-
-    #: its tag: what the lesson is about (``out-of-stock``, ``not-found`` …)
-    name: str
-    pattern: re.Pattern[str] | None
-    #: an imperative clause, the lesson's title: short, with no comma, colon or parenthesis
-    remedy: str
-    #: when the situation applies ("an item may be out of stock"); None: whenever it is called
-    when: str | None
-    #: what to do about it, one sentence
-    advice: str
-    #: the remedy naming the argument the error names (``{arg}``), when there is one
-    remedy_for: str | None = None
-
-
-def _any(*phrasings: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in phrasings), re.IGNORECASE)
-
-
-#: the families, most specific first
-FAMILIES: tuple[Family, ...] = (
+#: the families of states and preconditions, most specific first
+STATE_FAMILIES: tuple[Family, ...] = (
     Family(
         "authentication",
         _any(
@@ -66,7 +48,8 @@ FAMILIES: tuple[Family, ...] = (
         _any(
             r"insufficient\b[^.;\n]{0,25}?\b(?:funds|balance|credit|points)|not enough (?:funds|"
             r"balance|credit|money|points)|balance (?:is )?(?:not enough|too low|insufficient)"
-            r"|(?:exceeds?|more than) (?:the )?(?:available |remaining )?(?:balance|credit)",
+            r"|(?:exceeds?|more than) (?:the )?(?:available |remaining )?(?:balance|credit)"
+            r"|balance (?:would|will) (?:become|go|be) negative|negative balance",
             r"(?:unzureichend|nicht genügend|zu wenig)\w* (?:guthaben|deckung)|saldo insuficiente"
             r"|fondos insuficientes|solde insuffisant|fonds insuffisants|saldo insufficiente"
             r"|fondi insufficienti|残高不足|余额不足",
@@ -106,7 +89,7 @@ FAMILIES: tuple[Family, ...] = (
         "out-of-stock",
         _any(
             r"out of stock|sold out|not in stock|no (?:stock|inventory)|insufficient (?:stock|"
-            r"inventory)|back-?order|discontinued",
+            r"inventory)|back-?order|discontinued|(?:left|remaining) in stock",
             r"(?:item|product|variant|article|size|colou?r)s?\b[^.;\n]{0,40}?\b(?:is |are )?"
             r"(?:unavailable|not available|not found or available)",
             r"nicht (?:auf lager|vorrätig|lieferbar)|ausverkauft|agotad|sin (?:stock|existencias)"
@@ -122,10 +105,17 @@ FAMILIES: tuple[Family, ...] = (
         _any(
             r"not available (?:on|for|at|in|from|between|during)|unavailable (?:on|for|at|"
             r"between)|no (?:availability|seats?|rooms?|tables?|slots?|vacanc(?:y|ies)|"
-            r"appointments?|capacity|space)\b|not enough (?:seats?|rooms?|tables?|slots?|capacity"
+            r"appointments?|capacity|space)\b|no \w+(?: \w+)? available\b|(?:is|are) "
+            r"(?:now )?(?:full|fully booked|at capacity)\b|not enough (?:seats?|rooms?|tables?|"
+            r"slots?|capacity"
             r"|space|availability)|fully booked|booked up|(?:slot|seat|room|table|time) (?:is |"
-            r"was )?(?:taken|occupied|already booked)",
+            r"was )?(?:taken|occupied|already booked)|(?:is|are|was) (?:already )?(?:taken|"
+            r"occupied)\b",
             r"ausgebucht|keine (?:plätze|zimmer|termine|verfügbarkeit)|nicht verfügbar (?:am|für)"
+            r"|aucune? \w+(?: \w+)? (?:n'est )?disponible|kein(?:e|en)? \w+(?: \w+)? (?:mehr )?"
+            r"(?:verfügbar|frei)\b|no hay \w+(?: \w+)? disponibles?|ningún \w+ disponible"
+            r"|nessun[ao]? \w+(?: \w+)? disponibil|nenhum[a]? \w+(?: \w+)? disponíve|geen \w+"
+            r"(?: \w+)? (?:beschikbaar|vrij)\b"
             r"|no hay (?:disponibilidad|plazas|asientos|habitaciones|mesas)|sin disponibilidad"
             r"|no disponible (?:el|para)|aucune disponibilité|plus de places|(?:pas |in)disponible"
             r" (?:le|pour)|sem disponibilidade|não há (?:vagas|lugares)|indisponível (?:em|para)"
@@ -136,10 +126,28 @@ FAMILIES: tuple[Family, ...] = (
         "Offer the customer other dates, times or options instead of retrying the same request.",
     ),
     Family(
+        "insufficient-amount",
+        _any(
+            r"(?:insufficient|not enough|too few) (?!(?:privileges|rights|scope|permissions?|"
+            r"funds|balance|credit|stock|inventory)\b)\w+|no \w+ (?:remaining|left)\b|\w+ "
+            r"(?:exhausted|used up|depleted)\b",
+            r"nicht (?:ausreichend|genügend|genug)|unzureichend|insuffisant|pas assez (?:de|d')"
+            r"|insuficiente|no hay suficiente|insufficiente|non (?:basta|sufficiente)|onvoldoende"
+            r"|niet genoeg|(?:crédito|credito|crédit|saldo|solde|guthaben)\w* (?:\w+ )?"
+            r"(?:non )?(?:insufficient|insuficiente|insufficiente|insuffisant)",
+        ),
+        "Check what is left first",
+        "what is left may not cover the request",
+        "When it does not, tell the customer what is left and offer what it covers instead of "
+        "retrying.",
+    ),
+    Family(
         "duplicate",
         _any(
             r"already exists?|duplicate|already (?:registered|taken|in use|added|on file|linked|"
-            r"subscribed|enrolled)|exists already|not unique",
+            r"subscribed|enrolled|listed|saved|stored|present|included|a member)|exists already"
+            r"|already (?:has|have|contains?|includes?) (?:an? |the |this )?\w+"
+            r"|not unique",
             r"existiert bereits|bereits vorhanden|ya existe|duplicad|existe déjà|en double"
             r"|já existe|esiste già|duplicat",
         ),
@@ -168,7 +176,8 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "must-differ",
         _any(
-            r"must (?:be )?differ|(?:must|should) be different|same as (?:the )?(?:current|"
+            r"must (?:be )?differ|(?:must|should) be different|(?<!be )(?<!be the )(?<!be of the )"
+            r"same as (?:the )?(?:current|"
             r"existing|original|old|previous)|identical to|nothing to (?:update|change)|cannot"
             r" be the same|(?:must|should) not be the same|no changes? (?:to apply|detected|made)",
             r"muss sich unterscheiden|(?:darf|dürfen) nicht (?:gleich|identisch)|deben? ser "
@@ -187,46 +196,28 @@ FAMILIES: tuple[Family, ...] = (
             r"the deadline)|too late|(?:deadline|cut-?off|window|period)\b[^.;\n]{0,30}?\b"
             r"(?:passed|expired|closed|over|elapsed|exceeded)|past (?:the )?(?:deadline|"
             r"cut-?off)|outside (?:the )?(?:\w+ )?(?:window|period)|(?:require|need)s? (?:a |an )?"
-            r"\S+ notice|no longer (?:be )?(?:cancel|modif|chang|return|refund)",
+            r"\S+ notice|no longer (?:be )?(?:cancel|modif|chang|return|refund)|(?:is|are|was|lies"
+            r"|falls) in the past|less than \d+ ?\w* (?:before|prior to|ahead of)",
             r"zu spät|frist (?:abgelaufen|überschritten)|nach (?:der )?buchung|demasiado tarde"
             r"|plazo (?:vencido|expirado)|después de (?:la )?reserva|trop tard|délai (?:dépassé|"
             r"expiré)|après (?:la )?réservation|tarde demais|prazo (?:expirado|vencido)|após a "
-            r"reserva|troppo tardi|termine scaduto|dopo la prenotazione",
+            r"reserva|troppo tardi|termine scaduto|dopo la prenotazione|in der vergangenheit"
+            r"|dans le passé|en el pasado|nel passato|no passado|in het verleden|moins de \d+ ?\w*"
+            r" avant|weniger als \d+ ?\w* vor|menos de \d+ ?\w* antes|meno di \d+ ?\w* prima"
+            r"|minder dan \d+ ?\w* voor",
         ),
         "Check the time window first",
         "the time window for the change may have passed",
         "Past the window, explain the rule to the customer; retrying does not help.",
     ),
     Family(
-        "status-does-not-allow",
-        _any(
-            r"does not allow (?:changes|modifications|updates|cancel\w*)|(?:cannot|can't|can not"
-            r"|may not|could not) be (?:modified|changed|updated|edited|cancel+ed|refunded|"
-            r"returned|exchanged|upgraded|downgraded|transferred|resumed|paused)|not (?:modifiable|"
-            r"editable|changeable|refundable|cancel+able|returnable|exchangeable|transferable)"
-            r"|non-?(?:refundable|modifiable|changeable|returnable|transferable|cancel+able|"
-            r"pending|delivered)\b|(?:is|are) (?:locked|read-only|immutable|final)\b|in (?:status"
-            r"|state)\b|(?:status|state) (?:is|must be)|only \w+(?: \w+)? (?:orders?|bookings?|"
-            r"reservations?|items?|requests?|accounts?) can",
-            r"kann nicht (?:geändert|storniert|erstattet|zurückgegeben) werden|nicht (?:änderbar|"
-            r"stornierbar|erstattungsfähig)|no (?:se )?pueden? (?:ser )?(?:modificad|cambiad|"
-            r"cancelad|reembolsad|devuelt)|no (?:es )?(?:modificable|reembolsable|cancelable)"
-            r"|ne peu(?:t|vent) pas être (?:modifi|annul|rembours|retourn)|non (?:modifiable|"
-            r"remboursable|annulable)|não pode(?:m)? ser (?:alterad|cancelad|reembolsad|devolvid)"
-            r"|não reembolsável|non (?:può|possono) essere (?:modificat|annullat|rimborsat|"
-            r"restituit)|non rimborsabile",
-        ),
-        "Check the status allows it first",
-        "its current status may not allow the change",
-        "When it does not, explain the rule to the customer and offer what is still possible "
-        "instead of retrying.",
-    ),
-    Family(
         "missing-prerequisite",
         _any(
             r"(?:has|have) no (?:active |valid )?(?:membership|subscription|account|plan|"
             r"insurance|loyalty|coverage|license|refills?)|no (?:active |valid )?(?:membership|"
-            r"subscription|insurance|coverage|refills?)\b|not (?:a )?(?:member|subscriber|"
+            r"subscription|insurance|coverage|refills?)\b|not (?:a member of|in) (?:the |this )?"
+            r"(?:channel|group|team|project|workspace|organi[sz]ation|room|conversation)\b"
+            r"|not (?:a )?(?:member|subscriber|"
             r"enrolled|registered|subscribed)\b|requires? (?:a |an )?(?:active |valid )?(?:\w+ )?"
             r"(?:membership|subscription|account|plan|license)|(?:membership|subscription|plan) "
             r"(?:is )?(?:required|needed)|without (?:a |an )?(?:active )?(?:membership|"
@@ -240,6 +231,21 @@ FAMILIES: tuple[Family, ...] = (
         "Check the membership first",
         "the customer may lack the membership, account or plan it requires",
         "Explain what the customer is entitled to instead of retrying.",
+    ),
+    Family(
+        "missing-record",
+        _any(
+            r"(?:has|have) no \w+(?: \w+)? (?:on file|registered|linked|attached|set up|configured"
+            r"|saved)\b|no \w+(?: \w+)? (?:on file|registered|linked) (?:for|to|with)|(?:does not"
+            r"|doesn't|do not) have (?:an? |any )?\w+(?: \w+)? (?:on file|registered|linked|"
+            r"attached|set up|configured|saved)\b",
+            r"n'a (?:pas de|aucune?) \w+|no tiene (?:\w+ )?(?:registrad|asociad|vinculad)\w*"
+            r"|hat kein\w* \w+ (?:hinterlegt|registriert)|non ha (?:\w+ )?(?:registrat|associat)"
+            r"\w*|não tem (?:\w+ )?(?:registrad|cadastrad)\w*|heeft geen \w+",
+        ),
+        "Check the record has what it needs first",
+        "the record may lack what the call needs",
+        "Ask the customer for what is missing or complete the record first instead of retrying.",
     ),
     Family(
         "prerequisite-step",
@@ -260,10 +266,64 @@ FAMILIES: tuple[Family, ...] = (
         "Complete what the error names as a prerequisite, then call again.",
     ),
     Family(
+        "status-does-not-allow",
+        _any(
+            r"does not allow (?:changes|modifications|updates|cancel\w*)|(?:cannot|can't|can not"
+            r"|may not|could not) be (?:modified|changed|updated|edited|cancel+ed|refunded|"
+            r"returned|exchanged|upgraded|downgraded|transferred|resumed|paused)|not (?:modifiable|"
+            r"editable|changeable|refundable|cancel+able|returnable|exchangeable|transferable)"
+            r"|non-?(?:refundable|modifiable|changeable|returnable|transferable|cancel+able|"
+            r"pending|delivered)\b|(?:is|are) (?:locked|read-only|immutable|final)\b|in (?:status"
+            r"|state)\b|(?:status|state) (?:is|must be)|only \w+(?: \w+)? (?:orders?|bookings?|"
+            r"reservations?|items?|requests?|accounts?) can",
+            # a state named ("is lapsed", "has a status of canceled", "while the line is
+            # suspended") or an action a state refuses ("cannot be captured"): any participle
+            # but those that say it was not found, read or valid, or of another family
+            r"(?:has|with|in) (?:a |the )?(?:status|state) (?:of|=)|unexpected state|invalid state"
+            r"|(?:is|are) not (?:currently )?(?:active|pending|open|suspended|enabled|live|running"
+            r"|paused|in progress|ready|delivered|shipped|paid)\b|(?:cannot|can't|can not|unable "
+            r"to) (?:cancel|modify|change|update|edit|refund|return|exchange|delete|remove|resume|"
+            r"suspend|pause|transfer|upgrade|downgrade|reopen|close|capture|void|ship|book|assign"
+            r"|approve) (?:an? |the |this )?[\w-]+(?: [\w-]+)? (?:that|which|with|while|because"
+            r"|since|after|once|in)\b"
+            r"|(?:is|are|was|has been) (?:currently )?(?:lapsed|inactive|suspended|frozen|blocked"
+            r"|closed|canceled|cancelled|terminated|deactivated|disabled|on hold|archived)\b"
+            r"|(?:cannot|can't|can not|may not|could not) be (?!(?:found|located|identified|"
+            r"recogni[sz]ed|resolved|parsed|decoded|read|verified|validated|authenticated|"
+            r"authori[sz]ed|combined|reached|determined|matched|delivered|shipped|used|applied|"
+            r"processed|completed|performed|executed|created|saved|sent|loaded|retrieved|fetched"
+            r"|generated|written|opened|connected|started|empty|blank|null)\b)\w+(?:ed|en|t)\b"
+            r"|(?:does not|doesn't|do not) (?:allow|accept|permit) (?:\w+ )?(?:changes|"
+            r"modifications|updates|operations|transactions|cancel\w*|edits|transfers|payments)",
+            r"kann nicht (?:mehr )?(?!gefunden|gelesen|verarbeitet)\w+ werden|kan niet (?:meer )?"
+            r"worden (?!gevonden)\w+|ne peu(?:t|vent) (?:pas|plus) être (?!trouvé|vide|lu)\w+"
+            r"|no (?:se )?pueden? (?:ya )?ser (?!encontrad)\w+|non (?:può|possono) (?:più )?essere "
+            r"(?!trovat|vuot|lett)\w+|não pode(?:m)? (?:mais )?ser (?!encontrad|vazi)\w+"
+            r"|(?:está|estaba) (?:bloquead|suspendid|cancelad|cerrad|inactiv|congelad)|ist "
+            r"(?:gesperrt|gekündigt|inaktiv|deaktiviert|geschlossen|eingefroren)|est (?:bloqué|"
+            r"suspendu|résilié|clôturé|inactif|gelé|fermé)|è (?:bloccat|sospes|chius|disattivat|"
+            r"congelat)|no admite (?:\w+ )?operaciones|n'(?:admet|accepte) (?:pas|aucune) "
+            r"(?:d')?opérations?|non (?:ammette|consente) (?:\w+ )?operazioni",
+            r"kann nicht (?:geändert|storniert|erstattet|zurückgegeben) werden|nicht (?:änderbar|"
+            r"stornierbar|erstattungsfähig)|no (?:se )?pueden? (?:ser )?(?:modificad|cambiad|"
+            r"cancelad|reembolsad|devuelt)|no (?:es )?(?:modificable|reembolsable|cancelable)"
+            r"|ne peu(?:t|vent) pas être (?:modifi|annul|rembours|retourn)|non (?:modifiable|"
+            r"remboursable|annulable)|não pode(?:m)? ser (?:alterad|cancelad|reembolsad|devolvid)"
+            r"|não reembolsável|non (?:può|possono) essere (?:modificat|annullat|rimborsat|"
+            r"restituit)|non rimborsabile",
+        ),
+        "Check the status allows it first",
+        "its current status may not allow the change",
+        "When it does not, explain the rule to the customer and offer what is still possible "
+        "instead of retrying.",
+    ),
+    Family(
         "not-eligible",
         _any(
             r"not eligible|ineligible|does not qualify|not covered|(?:policy|rules?) (?:does not|"
-            r"doesn't) (?:allow|permit)|cannot be used (?:to|for|on)|not valid for|not "
+            r"doesn't) (?:allow|permit)|cannot be (?:used|applied) (?:to|for|on)"
+            # "'1234' is not valid for country 'NL'" is a value, not an eligibility
+            r"|(?<!['\"] is )not valid for|not "
             r"applicable|only (?:available|valid|applies) (?:for|to|on)|excluded from"
             r"|(?:are|is) not accepted (?:for|on|here)|not included in (?:the |your |this )?"
             r"(?:\w+ )?(?:plan|package|tier|subscription|fare|contract)",
@@ -291,14 +351,19 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "limit-exceeded",
         _any(
-            r"exceed(?:s|ed)?(?: the)? (?:\w+ )?(?:maximum|max|limit|allowed|allowance|quota|"
-            r"amount)|(?:maximum|max|limit|quota|cap)\b[^.;\n]{0,30}?\b(?:exceeded|reached|"
+            r"exceed(?:s|ed)?(?: the)? (?:[\w'’]+ ){0,3}?(?:maximum|max|limit|allowed|allowance|"
+            r"quota|amount)|(?:maximum|max|limit|quota|cap)\b[^.;\n]{0,30}?\b(?:exceeded|reached|"
             r"surpassed)|too (?:many|much|large|long|big|high)|more than (?:the )?(?:allowed|"
             r"maximum|permitted)|(?:cannot|can't|may not|must not) exceed|\bat most\b|above the "
             r"(?:maximum|limit)|over the limit|(?:maximum|limit) (?:of|is)"
-            r"|no more than \d|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
+            r"|no more than \d|(?:is|are) (?:greater|larger|more|higher|longer|bigger) than"
+            r"|\bexceed(?:s|ed|ing)?\b"
+            r"|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
             r"überschreitet|überschritten|zu viele|höchstens|excede|supera(?:do)? el (?:límite|"
-            r"máximo)|demasiad[oa]s|dépasse|trop de|ultrapassa|supera il|troppi",
+            r"máximo)|demasiad[oa]s|dépasse|trop de|ultrapassa|supera il|troppi"
+            # "at most" as each language says it
+            r"|maximal \d|como máximo|a lo sumo|máximo de \d|au maximum|au plus \d|maximum de \d"
+            r"|al massimo|massimo (?:di )?\d|no máximo",
         ),
         "Stay within the limit",
         "a quantity or amount may exceed a limit",
@@ -312,7 +377,8 @@ FAMILIES: tuple[Family, ...] = (
             r"should) be (?:at least|greater than|more than|positive)|minimum (?:order|amount|"
             r"quantity|age|of)|too (?:small|short|few|low|young)|\bat least\b",
             r"mindestens|unter dem minimum|al menos|por debajo del mínimo|au moins|inférieur au "
-            r"minimum|pelo menos|abaixo do mínimo|almeno|sotto il minimo",
+            r"minimum|pelo menos|abaixo do mínimo|almeno|sotto il minimo|como mínimo|mínimo de \d"
+            r"|au minimum|minimum de \d|no mínimo|minimo (?:di )?\d",
         ),
         "Meet the minimum first",
         "a value may be below the minimum allowed",
@@ -334,129 +400,9 @@ FAMILIES: tuple[Family, ...] = (
         "the address may be outside the delivery area or incomplete",
         "Confirm the address with the customer or offer another option.",
     ),
-    Family(
-        "mismatch",
-        _any(
-            r"does not match|doesn't match|do not match|mismatch|(?:should|must) match"
-            r"|incorrect (?:pin|code|password|zip|postcode|name|date of birth|answer|details|cvv"
-            r"|otp)|verification failed|could not (?:be )?verif|(?:wrong|invalid) (?:pin|otp|"
-            r"verification code|cvv)|belongs to (?:another|a different)",
-            r"stimmt nicht überein|no coincide|no corresponde|ne correspond pas|não corresponde"
-            r"|não confere|non corrisponde",
-        ),
-        "Confirm the details first",
-        "the details given may not match the record",
-        "Ask the customer to confirm them instead of retrying with guesses.",
-    ),
-    Family(
-        "conflict",
-        _any(
-            r"\bconflict|\b409\b|overlap|double[- ]?book|concurrent (?:modification|update)"
-            r"|modified by another|version mismatch|precondition failed|\b412\b|locked by",
-            r"konflikt|überschneid|conflicto|se superpone|conflit|chevauche|conflito|conflitto",
-        ),
-        "Re-read the record first",
-        "the change may conflict with an existing record",
-        "Resolve the conflict with what the record says now instead of retrying the same call.",
-    ),
-    Family(
-        "requirement-changed",
-        _any(
-            r"no longer (?:accepts?|accepted|supports?|supported|allows?|allowed|requires?|"
-            r"exists?)|(?:is|was|has been) (?:deprecated|removed|replaced|renamed|retired)"
-            r"|deprecated|\S+ instead\b|instead of|replaced (?:by|with)|now (?:requires?|expects?"
-            r"|only accepts?|accepts only)|renamed to|moved to",
-            r"nicht mehr (?:unterstützt|akzeptiert|erlaubt)|stattdessen|ersetzt durch|veraltet"
-            r"|ya no se (?:acepta|admite|permite)|en su lugar|reemplazad[oa] por|obsolet"
-            r"|n'est plus (?:accepté|pris en charge|supporté)|désormais|à la place|remplacé par"
-            r"|não é mais (?:aceit|suportad)|em vez de|substituíd[oa] por|non è più "
-            r"(?:accettat|support)|invece di|sostituit[oa] da|deprecat",
-            # whatever else says a requirement was removed, replaced or inverted
-            REVERSAL_PATTERN,
-        ),
-        "Send what the tool now asks for",
-        "the tool's requirements may have changed",
-        "Give the tool what its error asks for; the earlier way of calling it fails the same way.",
-    ),
-    Family(
-        "permission",
-        _any(
-            r"permission|forbidden|unauthori[sz]ed|\b403\b|not (?:allowed|permitted|authori[sz]ed)"
-            r"|access (?:is )?denied|insufficient (?:privileges|rights|scope)|lacks? (?:the )?"
-            r"(?:scope|permission|right|role)|\bdenied\b",
-            r"keine berechtigung|zugriff verweigert|nicht erlaubt|sin permiso|acceso denegado"
-            r"|no autorizad|no (?:está )?permitido|prohibido|accès refusé|non autorisé|interdit"
-            r"|acesso negado|não autorizad|sem permissão|proibido|não permitido|accesso negato"
-            r"|non autorizzat|vietato|non consentito|権限|アクセス拒否|权限|拒绝访问|无权",
-        ),
-        "Escalate permission errors to a person",
-        "the agent may lack permission for the action",
-        "Do not retry it: the same call is refused again.",
-    ),
-    Family(
-        "not-found",
-        _any(
-            r"not found|\b404\b|does not exist|doesn't exist|no such|\bunknown\b|no (?:matching|"
-            r"record|results?|entry|user|order|customer|account)s? (?:found|for|with|matching)"
-            r"|(?:could not|couldn't|cannot|can't|unable to) (?:find|locate)|not recogni[sz]ed",
-            r"nicht gefunden|existiert nicht|unbekannt|no (?:se )?(?:encontr|encuentra)|no existe"
-            r"|desconocid|introuvable|n'existe pas|non trouvé|inconnu|não encontrad|não existe"
-            r"|desconhecid|non trovat|non esiste|sconosciut|niet gevonden|bestaat niet|onbekend"
-            r"|見つかりません|存在しません|找不到|未找到|不存在",
-        ),
-        "Look up the id instead of guessing",
-        "an id may be wrong, mistyped or unknown",
-        "Search with what the customer gave and use an id exactly as a lookup returned it.",
-    ),
-    Family(
-        "missing-parameter",
-        _any(
-            r"missing|(?:is|are) required|required (?:field|parameter|argument|param|property|"
-            r"value)|must (?:provide|specify|include|supply)|not provided|(?:is|are|was|were) "
-            r"(?:empty|blank|null)\b|(?:cannot|can't|must not|may not) be (?:empty|blank|null)"
-            r"|no \w+ (?:provided|given|specified)",
-            r"fehlt|erforderlich|pflichtfeld|darf nicht leer|falta|obligatori|requerid|no puede "
-            r"estar vací|manquant|requis|ne peut pas être vide|ausente|faltando|não pode (?:estar"
-            r"|ser) vazi|mancant|non può essere vuot|必須|缺少|必填|不能为空",
-        ),
-        "Pass every required argument",
-        "a required argument may be missing or empty",
-        "Ask the customer for what is missing instead of calling without it.",
-        "Pass a value for {arg}",
-    ),
-    Family(
-        "out-of-range",
-        _any(
-            r"out of range|(?:must|should) be (?:between|one of|within|either|before|after|later "
-            r"than|earlier than)|not (?:one of|a valid option|in the "
-            r"list|an allowed value)|unsupported|not supported|invalid (?:value|option|choice|"
-            r"status|type|enum|currency|country|size|class|cabin|reason)|(?:unknown|unrecogni[sz]ed)"
-            r" (?:value|option)|expected one of|allowed values",
-            r"nicht unterstützt|ungültiger wert|außerhalb des bereichs|no soportad|fuera de rango"
-            r"|valor no válido|non pris en charge|hors (?:de la )?plage|valeur invalide|não "
-            r"suportad|fora do intervalo|valor inválido|non support|fuori intervallo|valore non "
-            r"valido",
-        ),
-        "Use a supported value",
-        "a value may be outside what the tool accepts",
-        "Check the allowed values before calling instead of trying others at random.",
-        "Give {arg} a supported value",
-    ),
-    Family(
-        "bad-format",
-        _any(
-            r"invalid|malformed|format|must be (?:a|an) |expected|not a valid|could not (?:parse|"
-            r"decode)|cannot parse|parse error|unparseable|type ?error|wrong type|not (?:a|an) "
-            r"(?:number|integer|string|date)|syntax|must be \d|digits",
-            r"ungültig|falsches format|inválid|no válid|formato|invalide|non valide|non valid"
-            r"|無効|形式|无效|格式",
-        ),
-        "Check the argument format first",
-        "an argument may be in the wrong format",
-        "Convert it to the format the error asks for before calling again.",
-        "Check the format of {arg}",
-    ),
 )
+#: every family, in the order they are tried
+FAMILIES: tuple[Family, ...] = (*STATE_FAMILIES, *INPUT_FAMILIES)
 
 #: no family fits: the generic answer to a failing call
 TOOL_FAILURE = Family(
@@ -465,9 +411,22 @@ TOOL_FAILURE = Family(
 )  # fmt: skip
 
 
+#: a status that says the family whatever the message adds ("404 Not Found: … or you do not
+#: have permission to see it" hides that it exists: it is not found, not refused)
+_STATUS = re.compile(r"^\s*(?:HTTP(?:/[\d.]+)?\s*)?(401|404)\b(?![.,]\d)", re.I)
+_BY_STATUS = {"401": "authentication", "404": "not-found"}
+_CHANGED = [f.pattern for f in FAMILIES if f.name == "requirement-changed" and f.pattern]
+
+
 def family_of(error: str) -> Family:
-    """The first family whose phrasings the error shows, else ``TOOL_FAILURE``."""
-    text = unicodedata.normalize("NFKC", str(error))
+    """The first family whose phrasings the error shows (a code's words read as words:
+    ``channel_not_found``), else ``TOOL_FAILURE``; a leading HTTP status of 401 or 404 says
+    it first."""
+    text = readable(unicodedata.normalize("NFKC", str(error)))
+    status = _STATUS.match(text)
+    # unless it says the tool changed ("404: /v1/orders was removed, use /v2/orders")
+    if status is not None and not any(p.search(text) for p in _CHANGED):
+        return next(f for f in FAMILIES if f.name == _BY_STATUS[status.group(1)])
     for family in FAMILIES:
         if family.pattern is not None and family.pattern.search(text):
             return family

@@ -13,11 +13,16 @@ from typing import Any
 from digest import facts
 from digest.masking import kept_figures, through_figures
 from digest.model.error_families import FAMILIES, Family
+from digest.model.error_statement import readable
 
 #: an error's own label before its message: "Error:", "ValidationError:", "HTTP 409 -"
 _LABEL = re.compile(
-    r"^\s*(?:[\w.]*(?:error|exception|fault|err)\b|fehler|erreur)\s*[:\-–]\s*", re.I
+    r"^\s*(?:[\w.]*(?:error|exception|fault|err)\b|fehler|erreur|errore|erro|fout|fel|feil"
+    r"|fejl|virhe|hata|błąd|chyba|ошибка)\s*[:\-–]\s*",
+    re.I,
 )
+#: a status line before an error's message: "HTTP 400 Bad Request: ", "404 Not Found - "
+_STATUS_HEAD = re.compile(r"(?:HTTP(?:/[\d.]+)?\s*)?[45]\d\d(?:\s+[A-Z][\w'-]*){0,4}\s*[:\-–]\s*")
 #: where a clause of an error ends, and where a sentence does (a title is one sentence)
 _CLAUSE = re.compile(r"[,;:—–]\s|\s[-–]\s|[.!?]\s")
 _SENTENCE = re.compile(r"[.!?;]\s")
@@ -35,8 +40,14 @@ def precondition(error: str, family: Family, limit: int) -> str:
     sentence end; for an error of no family, its first clause or that clause's first words,
     marked cut with "…". When nothing fits, the whole message (the title is then the remedy alone;
     the caller quotes it, and ``digest.text.quoted`` bounds it)."""
-    line = without_label(error)
-    found = family.pattern.search(line) if family.pattern is not None else None
+    whole = line = without_label(error)
+    status = _STATUS_HEAD.match(line)
+    # the status says the class of error; the message after it says what failed
+    if status is not None and (
+        family.pattern is None or family.pattern.search(readable(line), status.end())
+    ):
+        line = line[status.end() :]
+    found = family.pattern.search(readable(line)) if family.pattern is not None else None
     shorter = [line]
     if found is not None:
         starts = [m.end() for m in _CLAUSE.finditer(line, 0, found.start())]
@@ -59,7 +70,7 @@ def precondition(error: str, family: Family, limit: int) -> str:
         phrase = phrase.strip(" .")
         if len(phrase) <= limit and len(phrase.split()) >= 2 and not _SENTENCE.search(phrase):
             return phrase
-    return line
+    return whole
 
 
 #: what an error of no known family states as the condition of the call, and the remedy
@@ -87,6 +98,10 @@ _PRECONDITIONS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+#: the remedies that answer a stated condition without naming it (``remedy_of_condition``)
+CONDITION_REMEDIES: tuple[str, ...] = tuple(remedy for _pattern, remedy in _PRECONDITIONS)
+
+
 def remedy_of_condition(error: str) -> str | None:
     """For an error of no known family, the remedy that answers the condition it states
     ("requires a confirmed address" → meet the precondition first; "can only be sent after
@@ -111,16 +126,33 @@ _NAMED = re.compile(
     r"([A-Za-z_][A-Za-z0-9_.]{0,39})",
     re.I,
 )
+#: a field an error lists its message under ("… for CreateTicket: priority: Input should be …",
+#: "HTTP 400 Bad Request: assignee: User cannot be assigned")
+_FIELD_LABEL = re.compile(r"(?:^|:\s)([A-Za-z_][A-Za-z0-9_.]{0,39}):\s")
+#: a word that judges the name after it ("invalid reason", "missing sku"), and how many
+#: words after it may be that name
+_QUALIFIER = re.compile(
+    r"(?:invalid|missing|unknown|unsupported|unrecogni[sz]ed|malformed|wrong|bad|incorrect"
+    r"|required|empty)\b",
+    re.I,
+)
+_AFTER = 2
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 _WORDS = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{1,39}\b")
 
 
-def named_argument(error: str, args: Any) -> str | None:
+def named_argument(error: str, args: Any, family: Family | None = None) -> str | None:
     """The argument of the failing call that the error names, or None.
 
     Only a name the agent itself passed counts (a top-level key of the call's arguments,
     like the tool's own name): a name that only the error spells is the error's text and
-    stays inside its quotation."""
+    stays inside its quotation. A quoted name, one after a word for one ("field 'amount'")
+    or one an error lists its message under ("priority: Input should be …") counts wherever
+    it stands; a bare word only when it says what failed: before what ``family`` recognised
+    ("quantity exceeds the limit", not "… exceeds the carrier maximum"), the nearest one, or,
+    with none there, one of the words after a word that judges it ("invalid reason");
+    a name of several words ("weight_kg") when each of its words is in the error, one of
+    them there ("package weight 38.5 kg exceeds …")."""
     if not isinstance(args, dict) or not args:
         return None
     keys = {
@@ -129,15 +161,36 @@ def named_argument(error: str, args: Any) -> str | None:
         if _IDENTIFIER.fullmatch(str(k)) and str(k).count("_") <= 3
     }
     text = str(error)
-    for pattern in (_QUOTED_NAME, _NAMED):
-        for found in pattern.finditer(text):
-            if found.group(1).casefold() in keys:
-                return keys[found.group(1).casefold()]
-    for found in _WORDS.finditer(text):
-        word = found.group(0).casefold()
-        if word in keys and ("_" in word or len(word) >= 4):
-            return keys[word]
-    return None
+    for pattern in (_QUOTED_NAME, _NAMED, _FIELD_LABEL):
+        for named in pattern.finditer(text):
+            if named.group(1).casefold() in keys:
+                return keys[named.group(1).casefold()]
+    words = readable(text)
+    found = family.pattern.search(words) if family is not None and family.pattern else None
+    before = words[: found.start()] if found is not None else words
+    said = {w.casefold() for w in _WORDS.findall(words)}
+    # each word before what failed, at its last place (the nearest to what failed wins)
+    at = {m.group(0).casefold(): m.start() for m in _WORDS.finditer(before)}
+    if (
+        found is not None
+        and not (at.keys() & keys.keys())
+        and _QUALIFIER.match(words, found.start())
+    ):
+        # "invalid reason", "missing sku in line 2": the name follows the word that judges it
+        after = _WORDS.findall(words, found.start())[1 : 1 + _AFTER]
+        at = {w.casefold(): -n for n, w in enumerate(after)}
+    best: tuple[int, str] | None = None
+    for folded, key in keys.items():
+        parts = [part for part in folded.split("_") if len(part) >= 2]
+        if folded in at and ("_" in folded or len(folded) >= 4):
+            place = at[folded]
+        elif len(parts) >= 2 and set(parts) <= said and any(p in at for p in parts):
+            place = max(at[p] for p in parts if p in at)
+        else:
+            continue
+        if best is None or place > best[0]:
+            best = (place, key)
+    return None if best is None else best[1]
 
 
 def state_terms(error: str, family: str) -> frozenset[str] | None:
@@ -148,7 +201,9 @@ def state_terms(error: str, family: str) -> frozenset[str] | None:
     found = next((f for f in FAMILIES if f.name == family), None)
     if found is None or found.pattern is None:
         return None
-    said = [m.group(0) for m in found.pattern.finditer(without_label(error))]
+    # in the message, or in its label when only that says it ("401: …")
+    said = [m.group(0) for m in found.pattern.finditer(readable(without_label(error)))]
+    said = said or [m.group(0) for m in found.pattern.finditer(readable(error))]
     if not said:
         return None
     # a status code ("401") names the class of error, not what the state is

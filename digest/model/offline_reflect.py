@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from typing import Any
 
 from digest.edit_content import main_clause_first, mask_reply_ids
@@ -37,36 +36,9 @@ from digest.model.error_reading import (
     remedy_of_condition,
     without_label,
 )
+from digest.model.error_statement import statement
+from digest.model.transient import transient
 from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
-
-#: a fault a retry fixes: timeouts, rate limits, outages. (An item "unavailable", or a date
-#: "not available", is a precondition, not an outage.)
-TRANSIENT = re.compile(
-    # a timeout that happened, not a parameter named timeout ("invalid value for timeout_s")
-    r"(?<![\w'\"`])time[ds]?[\s-]?out(?:error|exception)?(?![\w'\"`=])|timed out|"
-    r"deadline exceeded|"
-    r"rate[\s_-]?limit|too many requests|\b429\b|"
-    r"\b50[234]\b|temporar(?:y|ily) (?:unavailable|down|failure|error|outage|issue|problem)|"
-    r"(?:service|server|backend|upstream|gateway|api|endpoint|database|host)s? (?:is |are )?"
-    r"(?:temporarily |currently )?unavailable|overloaded|connection (?:reset|refused|aborted)|"
-    r"closed the connection unexpectedly|server has gone away|deadlock (?:detected|found)|"
-    r"try (?:again later|restarting (?:the )?transaction)|upstream connect error|"
-    r"disconnect/reset before headers|econnreset|econnrefused|etimedout|broken pipe",
-    re.IGNORECASE,
-)
-#: an error about a timeout setting (a parameter, a field, a value), not a timeout that happened
-TIMEOUT_SETTING = re.compile(
-    r"(?:parameter|field|argument|option|value|setting)\W+(?:for\W+|of\W+)?\S*time[ds]?[\s_-]?out"
-    r"|time[ds]?[\s_-]?out\S*\W+(?:must|should|is (?:required|invalid|not)|expects?|cannot)",
-    re.IGNORECASE,
-)
-
-
-def transient(error: str) -> bool:
-    """A fault that a retry fixes (timeouts, rate limits, outages, dropped connections,
-    deadlocks), not an error about a timeout setting."""
-    return bool(TRANSIENT.search(error)) and not TIMEOUT_SETTING.search(error)
-
 
 #: a title is the correction's first sentence when that has at most this many characters
 #: (``digest.lessons.store.TITLE_SHORT``), else its first clause: the remedy
@@ -79,25 +51,34 @@ def _first_line(text: str, limit: int = 300) -> str:
 
 
 def _correction(
-    remedy: str, failed: str, family: Family, error: str, advice: str, *more: str
+    remedy: str,
+    failed: str,
+    family: Family,
+    error: str,
+    advice: str,
+    *more: str,
+    shown: str | None = None,
 ) -> str:
     """The remedy and what the error states, as the first sentence (the lesson's title:
     "Check that the item is in stock first: `place_order` fails with «item out of stock»"),
     then ``advice``, ``more``, and the whole error when the title quoted only part of it.
 
-    ``failed`` is what failed ("`place_order` fails with"); ``error`` the error's line with
-    its ids masked. Both quotations are the run's text: bounded, escaped, marked as observed."""
+    ``failed`` is what failed ("`place_order` fails with"); ``error`` what the error says
+    (``error_statement``) with its ids masked, ``shown`` its line as the tool wrote it (masked
+    too) when that differs (a JSON body, a validation error). Both quotations are the run's
+    text: bounded, escaped, marked as observed."""
     head = f"{remedy}: {failed} "
     said = precondition(error, family, TITLE_ROOM - len(head) - 3)
     sentences = [f"{head}{quoted(said)}.", advice]
     sentences += more
-    if said != without_label(error):
-        sentences.append(f"Observed: {failed.replace(' fails ', ' failed ')} {quoted(error)}.")
+    shown = error if shown is None else shown
+    if said != without_label(shown):
+        sentences.append(f"Observed: {failed.replace(' fails ', ' failed ')} {quoted(shown)}.")
     return " ".join(sentences)
 
 
 def _tool_correction(
-    label: str, family: Family, error: str, argument: str | None, repeated: bool
+    label: str, family: Family, error: str, shown: str, argument: str | None, repeated: bool
 ) -> str:
     """The family's remedy for a tool's error (naming the argument the error names, when the
     call passed it), its advice, and the error as an observed quotation."""
@@ -107,7 +88,8 @@ def _tool_correction(
     if argument is not None and family.remedy_for is not None:
         remedy = family.remedy_for.format(arg=f"`{argument}`")
     more = [f"Do not repeat a failing {label} call with the same arguments."] if repeated else []
-    return _correction(remedy, f"{label} fails with", family, error, family.advice, *more)
+    failed = f"{label} fails with"
+    return _correction(remedy, failed, family, error, family.advice, *more, shown=shown)
 
 
 def _block(situation: str, mistake: str, correction: str, tags: list[str]) -> str:
@@ -169,8 +151,8 @@ def _judge_run(event: dict[str, Any]) -> str:
             and tool_key(failure.tool, str(tc.get("error") or "failed without a message"))
             == failure.key
         ]  # fmt: skip
-        error = _first_line(telling_line(str(same[0].get("error") or "failed without a message")))
-        if transient(error):
+        error = str(same[0].get("error") or "failed without a message")
+        if transient(_first_line(telling_line(error))) or transient(statement(error)):
             continue
         lessons.append(_tool_lesson(failure.tool, same, error))
     if not lessons:
@@ -179,22 +161,24 @@ def _judge_run(event: dict[str, Any]) -> str:
 
 
 def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str) -> str:
-    """The lesson of one error of a tool: what to do about its family (``error_families``),
-    in the rules' words; the error only as an observed quotation, the task not at all."""
+    """The lesson of one error of a tool: what to do about its family (``error_families``,
+    read from what the error says: ``error_statement``), in the rules' words; the error only
+    as an observed quotation, the task not at all."""
     args_seen = [json.dumps(c.get("args"), sort_keys=True) for c in calls]
     repeated = len(args_seen) != len(set(args_seen))
-    family = family_of(error)
+    said = _first_line(statement(error))
+    family = family_of(said)
     label = tool_label(tool)
-    masked = mask_ids(error)
+    masked = mask_ids(_first_line(telling_line(error)))
     mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(masked)}"
     if repeated:
         mistake += " (the same failing call was repeated)"
-    argument = named_argument(error, calls[0].get("args"))
+    argument = named_argument(said, calls[0].get("args"), family)
     tags = [tool if is_tool_name(tool) else "tool", "tool-error", family.name]
     return _block(
         f"Calling the {label} tool" + (f" when {family.when}" if family.when else ""),
         mistake,
-        _tool_correction(label, family, masked, argument, repeated),
+        _tool_correction(label, family, mask_ids(said), masked, argument, repeated),
         tags,
     )
 
@@ -207,9 +191,9 @@ def _restates(top_error: str, tool_errors: list[str]) -> bool:
     permission refused beside a missing argument) is its own failure with its own lesson."""
     if not tool_errors:
         return False
-    family = family_of(_first_line(top_error))
+    family = family_of(_first_line(statement(top_error)))
     return family is TOOL_FAILURE or any(
-        family_of(telling_line(error)) is family for error in tool_errors
+        family_of(statement(error)) is family for error in tool_errors
     )
 
 
@@ -222,7 +206,7 @@ def _run_error_lesson(payload: dict[str, Any], outcome: str) -> str:
     error of no known family, to catch the failure before finishing (or escalate early)."""
     line = _first_line(payload.get("error") or "")
     error = mask_ids(line)
-    family = family_of(line)
+    family = family_of(statement(line))
     summary = _first_line(payload.get("attempt_summary") or "", 400)
     ended = _ENDED.get(outcome, f"ended {outcome}")
     mistake = f"The run {ended} with {quoted(error)}"
