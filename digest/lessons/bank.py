@@ -14,7 +14,9 @@
 
 A process keeps the indexes of at most ``MAX_AGENTS`` agents and ``MAX_KEPT_BYTES`` bytes
 (``AgentIndex.nbytes``), least recently searched dropped first; an index holds each lesson's
-vector once and no row text but what ranking and a neighbour read (``Row``).
+vector once (int8 codes: ``digest.identity.quantized``) and no row text but the normalised
+text and cues ranking reads: a neighbour's title, situation, mistake and correction are read
+for the hits a search returns (``digest.lessons.neighbours``), never kept (``Row``).
 
 Vectors come from ``lessons.embedding`` when their key matches the lesson's text and the
 configured model, and are computed otherwise (``digest.lessons.vectors``), so a bank stays
@@ -23,6 +25,7 @@ searchable while ``digest lesson reindex`` backfills it.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -50,15 +53,10 @@ log = get_logger("digest.identity")
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """What the index keeps of a lesson besides its text and vector."""
+    """What the index keeps of a lesson besides its normalised text, cues and vector: what
+    ranking filters on. No text: a neighbour's is read for the hits (issue 27 point 4)."""
 
     id: int
-    title: str
-    situation: str
-    mistake: str | None
-    correction: str
-    tags: tuple[str, ...]
-    fingerprint: str | None
     scope: str
     contact_id: str | None
     expires_at: datetime | None
@@ -177,11 +175,11 @@ def _rows_query(agent_id: int) -> Any:
 
 
 def _row(lesson: Any) -> Row:
+    # the scope and trust words are one object each per process, not one per kept lesson
     return Row(
-        lesson.id, lesson.title, lesson.situation, lesson.mistake, lesson.correction,
-        tuple(lesson.tags or ()), lesson.fingerprint, lesson.scope, lesson.contact_id,
-        as_utc(lesson.expires_at) if lesson.expires_at is not None else None, lesson.trust,
-        lesson.independent_sources or 0, lesson.source_span_s or 0,
+        lesson.id, sys.intern(lesson.scope), lesson.contact_id,
+        as_utc(lesson.expires_at) if lesson.expires_at is not None else None,
+        sys.intern(lesson.trust), lesson.independent_sources or 0, lesson.source_span_s or 0,
     )  # fmt: skip
 
 

@@ -75,7 +75,7 @@ def test_a_combined_index_ranks_as_one_built_from_the_same_entries() -> None:
 def test_an_index_keeps_each_vector_once_and_no_text_but_the_normalised_one() -> None:
     index = AgentIndex(_entries(range(1, 51)))
     assert all(e.vector is None and e.cue_vectors is None and e.text == "" for e in index.entries)
-    assert index._matrix.shape == (50, 16)
+    assert index._vectors.codes.shape == (50, 16) and index._vectors.codes.dtype == np.int8
     # the entries' words in one array of positions, not an array per word
     assert isinstance(index._postings, Postings)
     assert len(index._postings.positions) >= 50 * 3
