@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     embedding_timeout_s: float = Field(default=30.0, gt=0)
     #: vectors of texts each process remembers (a repeated text is not embedded again)
     embedding_cache_size: int = Field(default=8192, ge=0)
+    #: MiB the agents' lesson indexes one process keeps may hold together, at most (least
+    #: recently searched dropped first, built again when searched: digest.lessons.bank)
+    kept_index_mb: int = Field(default=96, ge=1)
 
     # --- reflection policy --------------------------------------------------------------------
     reflect_success_runs: bool = False

@@ -45,7 +45,7 @@ _WORD = re.compile(r"[^\W_]+")
 #: what ``AgentIndex.nbytes`` counts per entry beside its arrays and texts: the entry kept and
 #: its ``meta`` (``digest.lessons.bank.Row``: no text but its fingerprint), and a text's header
 #: (measured with tracemalloc: ``tests/identity/test_columns.py``)
-ENTRY_BYTES = 320
+ENTRY_BYTES = 600
 TEXT_OVERHEAD = 49
 
 
@@ -216,9 +216,10 @@ class Columns:
 
     @property
     def nbytes(self) -> int:
-        """About what the index holds, in bytes: its arrays, and per entry its normalised
-        text and ``ENTRY_BYTES`` for the entry kept and its ``meta`` (the bound of
-        ``digest.lessons.bank``'s kept indexes)."""
+        """About what the index holds, in bytes: its arrays, per entry its normalised text
+        and ``ENTRY_BYTES`` for the entry kept and its ``meta``, and its words' vectors once a
+        prompt looked for near words (the bound of ``digest.lessons.bank``'s kept
+        indexes)."""
         arrays = (
             self.ids, self._text_hash, self._fingerprint_hash, self._has_cues, self._vectors,
             self._has_vector, self._cue_vectors, self._cue_owner, *self._masks.values(),
@@ -230,6 +231,7 @@ class Columns:
             + self._cue_postings.nbytes
             + texts
             + ENTRY_BYTES * len(self.entries)
+            + sum(getattr(state, "nbytes", 0) for state in list(self.near_words.values()))
         )
 
     def __len__(self) -> int:

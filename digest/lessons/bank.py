@@ -12,11 +12,12 @@
 - after a write has committed, ``refresh_kept`` brings the kept index up to date, so that the
   agent's next turn finds it current.
 
-A process keeps the indexes of at most ``MAX_AGENTS`` agents and ``MAX_KEPT_BYTES`` bytes
-(``AgentIndex.nbytes``), least recently searched dropped first; an index holds each lesson's
-vector once (int8 codes: ``digest.identity.quantized``) and no row text but the normalised
-text and cues ranking reads: a neighbour's title, situation, mistake and correction are read
-for the hits a search returns (``digest.lessons.neighbours``), never kept (``Row``).
+A process keeps the indexes of at most ``MAX_AGENTS`` agents and ``DIGEST_KEPT_INDEX_MB``
+(``max_kept_bytes``, by ``AgentIndex.nbytes``), least recently searched dropped first; an
+index holds each lesson's vector once (int8 codes: ``digest.identity.quantized``) and no row
+text but the normalised text and cues ranking reads: a neighbour's title, situation, mistake
+and correction are read for the hits a search returns (``digest.lessons.neighbours``), never
+kept (``Row``).
 
 Vectors come from ``lessons.embedding`` when their key matches the lesson's text and the
 configured model, and are computed otherwise (``digest.lessons.vectors``), so a bank stays
@@ -72,9 +73,14 @@ DELTA_REBUILD = 512
 DELTA_FOLD = 64
 #: agents whose index one process keeps, at most
 MAX_AGENTS = 64
-#: bytes the kept indexes of one process may hold together (``AgentIndex.nbytes``), at most:
-#: past it the least recently used agents' indexes are dropped (built again when searched)
-MAX_KEPT_BYTES = 256 * 2**20
+
+
+def max_kept_bytes() -> int:
+    """The bytes the kept indexes of one process may hold together (``AgentIndex.nbytes``),
+    at most (``DIGEST_KEPT_INDEX_MB``): past it the least recently used agents' indexes are
+    dropped (built again when searched). The default, 96 MiB, keeps a worker within 300 MB
+    with every other memory full (``docs/internals.md``)."""
+    return get_settings().kept_index_mb * 2**20
 
 
 @dataclass
@@ -407,15 +413,14 @@ def refresh_kept(agent_id: int, settings: Settings | None = None) -> None:
 
 def _keep(key: tuple[str, int], bank: _Bank) -> None:
     """Keep ``bank`` as the most recently used; drop the least recently used ones past
-    ``MAX_AGENTS`` indexes or ``MAX_KEPT_BYTES`` (never the one just kept)."""
+    ``MAX_AGENTS`` indexes or ``max_kept_bytes()`` (never the one just kept)."""
     banks = runtime().piece(_Banks)
+    limit = max_kept_bytes()
     with banks.lock:
         banks.by_agent[key] = bank
         banks.by_agent.move_to_end(key)
         held = sum(kept.nbytes for kept in banks.by_agent.values())
-        while len(banks.by_agent) > 1 and (
-            len(banks.by_agent) > MAX_AGENTS or held > MAX_KEPT_BYTES
-        ):
+        while len(banks.by_agent) > 1 and (len(banks.by_agent) > MAX_AGENTS or held > limit):
             _, dropped = banks.by_agent.popitem(last=False)
             held -= dropped.nbytes
 
