@@ -216,6 +216,9 @@ class Settings(BaseSettings):
     # threads overlaps model latency (LLM calls are I/O); prefork suits CPU-bound offline/rules.
     worker_pool: Literal["prefork", "threads", "solo"] | None = None
     worker_concurrency: int | None = Field(default=None, ge=1, le=512)
+    #: give freed heap back to the system after each task (glibc's malloc_trim; nothing on
+    #: other C libraries): a batch's transient memory does not stay in RSS
+    worker_malloc_trim: bool = True
 
     # --- the review page (`digest serve`, /review) -------------------------------------------
     #: how long an owner stays signed in to the review page after logging in with an owner key
