@@ -56,6 +56,7 @@ from digest.agent_words import (
     TAKEOVER,
     error_shaped,
 )
+from digest.bounded import memo
 from digest.error_shape import quotable
 from digest.fingerprint import mask_ids
 from digest.judge_words import judge_word, stem
@@ -148,7 +149,12 @@ def run_text(text_value: str, called: Collection[str] | None = None) -> str:
     return _run_text(text_value, names, said)
 
 
-@functools.lru_cache(maxsize=8192)
+#: lesson texts rendered for a run, remembered per process: at most this many, and bytes
+RUN_TEXTS_KEPT = 8192
+RUN_TEXTS_BYTES = 8 * 2**20
+
+
+@memo(RUN_TEXTS_KEPT, RUN_TEXTS_BYTES)
 def _run_text(text_value: str, called: frozenset[str] | None, said: RunWords) -> str:
     # A lesson's text is rendered again on every turn that surfaces it: judged once per
     # process (the screen keeps its verdicts the same way).

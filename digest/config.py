@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     embedding_timeout_s: float = Field(default=30.0, gt=0)
     #: vectors of texts each process remembers (a repeated text is not embedded again)
     embedding_cache_size: int = Field(default=8192, ge=0)
+    #: MiB the agents' lesson indexes one process keeps may hold together, at most (least
+    #: recently searched dropped first, built again when searched: digest.lessons.bank)
+    kept_index_mb: int = Field(default=96, ge=1)
 
     # --- reflection policy --------------------------------------------------------------------
     reflect_success_runs: bool = False
@@ -213,6 +216,9 @@ class Settings(BaseSettings):
     # threads overlaps model latency (LLM calls are I/O); prefork suits CPU-bound offline/rules.
     worker_pool: Literal["prefork", "threads", "solo"] | None = None
     worker_concurrency: int | None = Field(default=None, ge=1, le=512)
+    #: give freed heap back to the system after each task (glibc's malloc_trim; nothing on
+    #: other C libraries): a batch's transient memory does not stay in RSS
+    worker_malloc_trim: bool = True
 
     # --- the review page (`digest serve`, /review) -------------------------------------------
     #: how long an owner stays signed in to the review page after logging in with an owner key

@@ -60,9 +60,21 @@ _NAME_ENDING_PATTERN = (
 _NAME_SEPARATORS = re.compile(r"[^a-z0-9]+")
 
 
-@lru_cache(maxsize=4096)  # field names repeat: "order_id", "query", "headers"
+#: names of at most this many characters are remembered (4,096 of them: at most about 1.5 MB)
+NAME_REMEMBERED = 256
+
+
 def secret_named(name: str) -> bool:
     """Whether a field called ``name`` holds a secret, whatever its value looks like."""
+    return _secret_named(name) if len(name) <= NAME_REMEMBERED else _judged_name(name)
+
+
+@lru_cache(maxsize=4096)  # field names repeat: "order_id", "query", "headers"
+def _secret_named(name: str) -> bool:
+    return _judged_name(name)
+
+
+def _judged_name(name: str) -> bool:
     lowered = name.lower()
     if _NAME_SEPARATORS.sub("", lowered).endswith(_NAME_ENDINGS):
         return True

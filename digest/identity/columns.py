@@ -1,10 +1,11 @@
 """An agent's index held in arrays (issue 27 point 4): what ``digest.identity.index``'s
 ``AgentIndex`` searches, and how it is made.
 
-One row or slot per entry: each vector once (the matrix's row; the entries given keep theirs,
-the index does not), the words' postings flat (``digest.identity.postings``), the texts only
-in the normalised form the lexical scores compare, the exact texts and fingerprints as hash
-arrays, and the entries kept without text or vectors. ``Columns.combined`` makes an index of
+One row or slot per entry: each vector once (the matrix's row, as int8 codes with a scale:
+``digest.identity.quantized``; the entries given keep theirs, the index does not), the words'
+postings flat (``digest.identity.postings``), the texts only in the normalised form the
+lexical scores compare, the exact texts and fingerprints as hash arrays, and the entries kept
+without text or vectors. ``Columns.combined`` makes an index of
 other indexes' entries from their arrays (an overlay folded into a kept index) without
 normalising a text or finding a word again.
 """
@@ -21,6 +22,7 @@ import numpy as np
 
 from digest.fingerprint import same_subject, subject_of
 from digest.identity.postings import Postings
+from digest.identity.quantized import QuantizedRows
 from digest.identity.scale import DEFAULT_SCALE, CosineScale
 from digest.text import normalise
 
@@ -41,9 +43,10 @@ STOPWORDS = frozenset(
 )  # fmt: skip
 _WORD = re.compile(r"[^\W_]+")
 
-#: what ``AgentIndex.nbytes`` counts per entry beside its arrays: the entry kept and its
-#: ``meta`` (a lesson's row: title, situation, mistake, correction …), and a text's header
-ENTRY_BYTES = 1024
+#: what ``AgentIndex.nbytes`` counts per entry beside its arrays and texts: the entry kept and
+#: its ``meta`` (``digest.lessons.bank.Row``: no text but its fingerprint), and a text's header
+#: (measured with tracemalloc: ``tests/identity/test_columns.py``)
+ENTRY_BYTES = 600
 TEXT_OVERHEAD = 49
 
 
@@ -113,9 +116,9 @@ class Columns:
             normalised,
             Postings.of(words),
             Postings.of(cue_words),
-            matrix,
+            QuantizedRows.of(matrix),
             has_vector,
-            np.vstack([rows for _, rows in cues]).astype(np.float32) if cues else None,
+            QuantizedRows.of(np.vstack([rows for _, rows in cues])) if cues else None,
             np.concatenate([np.full(len(rows), p, np.int32) for p, rows in cues]) if cues else None,
         )
 
@@ -126,9 +129,9 @@ class Columns:
         normalised: list[str],
         postings: Postings,
         cue_postings: Postings,
-        matrix: np.ndarray,
+        vectors: QuantizedRows,
         has_vector: np.ndarray,
-        cue_matrix: np.ndarray | None,
+        cue_vectors: QuantizedRows | None,
         cue_owner: np.ndarray | None,
     ) -> None:
         self.entries = entries
@@ -151,11 +154,11 @@ class Columns:
         self._postings = postings
         self._cue_postings = cue_postings
         self._has_cues = np.array([bool(e.cues.strip()) for e in entries], dtype=bool)
-        self.dim = int(matrix.shape[1])
-        self._matrix = matrix
+        self.dim = vectors.dim
+        self._vectors = vectors
         self._has_vector = has_vector
-        #: the cue matrix's rows, and the entry each belongs to
-        self._cue_matrix = cue_matrix
+        #: the tasks' vectors (rows), and the entry each belongs to
+        self._cue_vectors = cue_vectors
         self._cue_owner = cue_owner
         #: its words' vectors and the words near each keyword asked, per embedder and for
         #: its cues (``digest.identity.near``)
@@ -184,12 +187,12 @@ class Columns:
         entries = [e for index, at in kept for e in (index.entries[p] for p in at)]
         normalised = [t for index, at in kept for t in (index._normalised[p] for p in at)]
         fits = [index.dim == dim for index, _ in kept]
-        matrix = np.concatenate(
+        vectors = QuantizedRows.concatenate(
             [
-                index._matrix[at] if fit else np.zeros((len(at), dim), np.float32)
+                index._vectors.take(at) if fit else QuantizedRows.of(np.zeros((len(at), dim)))
                 for (index, at), fit in zip(kept, fits, strict=True)
-            ]
-            + [np.zeros((0, dim), np.float32)]
+            ],
+            dim,
         )
         has_vector = np.concatenate(
             [
@@ -200,9 +203,9 @@ class Columns:
         )
         cue_rows, cue_owners = [], []
         for (index, _at, moved), fit in zip(sources, fits, strict=True):
-            if fit and index._cue_matrix is not None and index._cue_owner is not None:
+            if fit and index._cue_vectors is not None and index._cue_owner is not None:
                 owner = moved[index._cue_owner]
-                cue_rows.append(index._cue_matrix[owner >= 0])
+                cue_rows.append(index._cue_vectors.take(owner >= 0))
                 cue_owners.append(owner[owner >= 0].astype(np.int32))
         found = cls.__new__(cls)
         found._assemble(
@@ -211,22 +214,23 @@ class Columns:
             [normalised[i] for i in order],
             Postings.combined([(index._postings, moved) for index, _, moved in sources]),
             Postings.combined([(index._cue_postings, moved) for index, _, moved in sources]),
-            matrix[order],
+            vectors.take(order),
             has_vector[order],
-            np.concatenate(cue_rows) if cue_rows and sum(map(len, cue_rows)) else None,
-            np.concatenate(cue_owners) if cue_rows and sum(map(len, cue_rows)) else None,
+            QuantizedRows.concatenate(cue_rows, dim) if sum(map(len, cue_rows)) else None,
+            np.concatenate(cue_owners) if sum(map(len, cue_rows)) else None,
         )
         return found
 
     @property
     def nbytes(self) -> int:
-        """About what the index holds, in bytes: its arrays, and per entry its normalised
-        text and ``ENTRY_BYTES`` for the entry kept and its ``meta`` (the bound of
-        ``digest.lessons.bank``'s kept indexes)."""
+        """About what the index holds, in bytes: its arrays, per entry its normalised text
+        and ``ENTRY_BYTES`` for the entry kept and its ``meta``, and its words' vectors once a
+        prompt looked for near words (the bound of ``digest.lessons.bank``'s kept
+        indexes)."""
         arrays = (
             self.ids, self._text_hash, self._fingerprint_hash, self._subject_hash, self._has_cues,
-            self._matrix,
-            self._has_vector, self._cue_matrix, self._cue_owner, *self._masks.values(),
+            self._vectors,
+            self._has_vector, self._cue_vectors, self._cue_owner, *self._masks.values(),
         )  # fmt: skip
         texts = self._text_bytes
         return (
@@ -235,6 +239,7 @@ class Columns:
             + self._cue_postings.nbytes
             + texts
             + ENTRY_BYTES * len(self.entries)
+            + sum(getattr(state, "nbytes", 0) for state in list(self.near_words.values()))
         )
 
     def __len__(self) -> int:

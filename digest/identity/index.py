@@ -7,8 +7,9 @@ Two signals, scored together:
   scores them with the rapidfuzz scores of ``digest.text`` (token-set relevance, plain-ratio
   identity), so the reconciliation thresholds keep their meaning;
 - **semantic**: the cosine of sentence embeddings (``digest.identity.embedding``), over every
-  lesson of the agent at once (one matrix-vector product: 10,000 lessons × 384 floats is
-  about a millisecond).
+  lesson of the agent at once (one matrix-vector product over int8 codes,
+  ``digest.identity.quantized``: 10,000 lessons × 128 dimensions is a fraction of a
+  millisecond).
 
 The same fingerprint (``digest.fingerprint``) is the strongest signal: such lessons
 are always in the result, first.
@@ -35,7 +36,6 @@ from digest.identity.postings import Postings
 from digest.identity.scale import (
     SEMANTIC_WEIGHT,
     combine,
-    matrix_times,
     semantic_relevance,
 )
 from digest.text import normalise
@@ -135,7 +135,7 @@ class AgentIndex(Columns):
     def cosines(self, vector: np.ndarray | None) -> np.ndarray | None:
         if vector is None or not self.has_vectors or vector.shape[0] != self.dim:
             return None
-        scores = matrix_times(self._matrix, vector)
+        scores = self._vectors.times(vector)
         scores[~self._has_vector] = -1.0
         return scores
 
@@ -287,11 +287,11 @@ class AgentIndex(Columns):
                 min_cosine = self.scale.qualifying
             semantic = self.scale.relevance(cosines)
             qualifies = (counts > 0) | (cosines >= min_cosine)
-            if self._cue_matrix is not None and self._cue_owner is not None and vector is not None:
+            if self._cue_vectors is not None and self._cue_owner is not None and vector is not None:
                 # the closer of the lesson's text and the tasks it was learned from, the
                 # tasks' alone weighing TASK_WEIGHT
                 cues = np.full(len(self.entries), -1.0, np.float32)
-                np.maximum.at(cues, self._cue_owner, matrix_times(self._cue_matrix, vector))
+                np.maximum.at(cues, self._cue_owner, self._cue_vectors.times(vector))
                 tasks = self.scale.relevance(cues)
                 closer = np.maximum(semantic, tasks)
                 semantic = (1 - TASK_WEIGHT) * closer + TASK_WEIGHT * np.where(

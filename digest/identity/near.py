@@ -35,8 +35,12 @@ if TYPE_CHECKING:
 NEAR_ZERO = 0.5
 #: …and at least this close, the same word for a prompt ("moving" and "move")
 NEAR_ONE = 0.8
-#: words whose vectors a process keeps, per embedder (a word is some hundred bytes)
+#: words whose vectors a process keeps, per embedder, at most, and at most these bytes (a
+#: word of the static table's 128 dimensions is about 0.7 KB with its array and slot)
 WORDS_MAX = 100_000
+WORDS_BYTES = 32 * 2**20
+#: what a kept word costs beside its vector's floats and its text (array header, dict slot)
+WORD_OVERHEAD = 200
 #: keywords whose near words an index keeps (then it forgets them all and starts again)
 KEYWORDS_MAX = 4096
 #: a keyword matches at most this many words near it, the closest: each costs the agent's
@@ -51,29 +55,44 @@ NEAR_KEYWORDS_MAX = 6
 
 class WordVectors:
     """Unit vectors of single words under one inline embedder, each embedded once per
-    process (at most ``WORDS_MAX``; past that the oldest are forgotten)."""
+    process (at most ``WORDS_MAX`` words and ``WORDS_BYTES``; past that the oldest are
+    forgotten)."""
 
     def __init__(self, embedder: Embedder) -> None:
         self.name = embedder.name
         self._embedder = embedder
         self._lock = threading.Lock()
         self._known: dict[str, np.ndarray] = {}
+        self.nbytes = 0
 
     def of(self, words: Sequence[str]) -> np.ndarray:
         """The words' vectors, one row each (float32)."""
         with self._lock:
             missing = [w for w in dict.fromkeys(words) if w not in self._known]
-        made = self._embedder.embed(missing) if missing else []
+        made = {
+            word: np.asarray(vector, np.float32)
+            for word, vector in zip(
+                missing, self._embedder.embed(missing) if missing else [], strict=True
+            )
+        }
         with self._lock:
-            for word, vector in zip(missing, made, strict=True):
-                self._known[word] = np.asarray(vector, np.float32)
-            while len(self._known) > WORDS_MAX:
-                self._known.pop(next(iter(self._known)))
-            rows = [self._known.get(word) for word in words]
+            for word, vector in made.items():
+                if word not in self._known:
+                    self._known[word] = vector
+                    self.nbytes += _weight(word, vector)
+            while self._known and (len(self._known) > WORDS_MAX or self.nbytes > WORDS_BYTES):
+                word = next(iter(self._known))
+                self.nbytes -= _weight(word, self._known.pop(word))
+            # (the words just made are read from ``made``: the bound may have dropped them)
+            rows = [made.get(word, self._known.get(word)) for word in words]
         dim = next((row.shape[0] for row in rows if row is not None), 0)
         if not rows or dim == 0:
             return np.zeros((len(words), dim), np.float32)
         return np.stack([row if row is not None else np.zeros(dim, np.float32) for row in rows])
+
+
+def _weight(word: str, vector: np.ndarray) -> int:
+    return len(word) + vector.nbytes + WORD_OVERHEAD
 
 
 class _Words:
@@ -109,6 +128,13 @@ class _Near:
         self.matrix = matrix
         self.lock = threading.Lock()
         self.by_keyword: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    @property
+    def nbytes(self) -> int:
+        """About what it holds (counted in its index's ``nbytes``, the kept indexes' bound)."""
+        with self.lock:
+            near = sum(a.nbytes + b.nbytes + 250 for a, b in self.by_keyword.values())
+        return int(self.matrix.nbytes) + near
 
 
 def _near_state(index: AgentIndex, words: WordVectors, cues: bool) -> _Near:

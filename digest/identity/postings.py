@@ -4,7 +4,8 @@ are one slice of it, a prefix's (every word it begins) one slice too, since the 
 begins are neighbours in the sorted vocabulary.
 
 A dict of one array per word costs an array header and a dict slot per word of every agent's
-index; here a word costs its place in the vocabulary and four bytes, and a posting four. An
+index; here a word costs its place in the vocabulary and four bytes, and a posting two (four
+in an index of more than 65,536 entries). An
 index made again from ones it held before (``combined``: an overlay folded in) moves their
 postings as arrays and never reads a text again.
 """
@@ -18,6 +19,8 @@ import numpy as np
 
 #: words a prefix's matches read, at most (a very common stem: its first words say enough)
 PREFIX_WORDS = 256
+#: positions below this are held in two bytes each
+_SHORT = 2**16
 
 
 class Postings:
@@ -52,7 +55,8 @@ class Postings:
         counts = np.bincount(words, minlength=len(vocabulary))
         offsets = np.zeros(len(vocabulary) + 1, np.int32)
         np.cumsum(counts, out=offsets[1:])
-        return cls(vocabulary, offsets, positions[order].astype(np.int32))
+        short = not len(positions) or int(positions.max()) < _SHORT
+        return cls(vocabulary, offsets, positions[order].astype(np.uint16 if short else np.int32))
 
     @classmethod
     def combined(cls, parts: Sequence[tuple[Postings, np.ndarray]]) -> Postings:

@@ -12,9 +12,12 @@
 - after a write has committed, ``refresh_kept`` brings the kept index up to date, so that the
   agent's next turn finds it current.
 
-A process keeps the indexes of at most ``MAX_AGENTS`` agents and ``MAX_KEPT_BYTES`` bytes
-(``AgentIndex.nbytes``), least recently searched dropped first; an index holds each lesson's
-vector once and no row text but what ranking and a neighbour read (``Row``).
+A process keeps the indexes of at most ``MAX_AGENTS`` agents and ``DIGEST_KEPT_INDEX_MB``
+(``max_kept_bytes``, by ``AgentIndex.nbytes``), least recently searched dropped first; an
+index holds each lesson's vector once (int8 codes: ``digest.identity.quantized``) and no row
+text but the normalised text and cues ranking reads: a neighbour's title, situation, mistake
+and correction are read for the hits a search returns (``digest.lessons.neighbours``), never
+kept (``Row``).
 
 Vectors come from ``lessons.embedding`` when their key matches the lesson's text and the
 configured model, and are computed otherwise (``digest.lessons.vectors``), so a bank stays
@@ -23,6 +26,7 @@ searchable while ``digest lesson reindex`` backfills it.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -50,15 +54,10 @@ log = get_logger("digest.identity")
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """What the index keeps of a lesson besides its text and vector."""
+    """What the index keeps of a lesson besides its normalised text, cues and vector: what
+    ranking filters on. No text: a neighbour's is read for the hits (issue 27 point 4)."""
 
     id: int
-    title: str
-    situation: str
-    mistake: str | None
-    correction: str
-    tags: tuple[str, ...]
-    fingerprint: str | None
     scope: str
     contact_id: str | None
     expires_at: datetime | None
@@ -74,9 +73,14 @@ DELTA_REBUILD = 512
 DELTA_FOLD = 64
 #: agents whose index one process keeps, at most
 MAX_AGENTS = 64
-#: bytes the kept indexes of one process may hold together (``AgentIndex.nbytes``), at most:
-#: past it the least recently used agents' indexes are dropped (built again when searched)
-MAX_KEPT_BYTES = 256 * 2**20
+
+
+def max_kept_bytes() -> int:
+    """The bytes the kept indexes of one process may hold together (``AgentIndex.nbytes``),
+    at most (``DIGEST_KEPT_INDEX_MB``): past it the least recently used agents' indexes are
+    dropped (built again when searched). The default, 96 MiB, keeps a worker within 300 MB
+    with every other memory full (``docs/internals.md``)."""
+    return get_settings().kept_index_mb * 2**20
 
 
 @dataclass
@@ -177,11 +181,11 @@ def _rows_query(agent_id: int) -> Any:
 
 
 def _row(lesson: Any) -> Row:
+    # the scope and trust words are one object each per process, not one per kept lesson
     return Row(
-        lesson.id, lesson.title, lesson.situation, lesson.mistake, lesson.correction,
-        tuple(lesson.tags or ()), lesson.fingerprint, lesson.scope, lesson.contact_id,
-        as_utc(lesson.expires_at) if lesson.expires_at is not None else None, lesson.trust,
-        lesson.independent_sources or 0, lesson.source_span_s or 0,
+        lesson.id, sys.intern(lesson.scope), lesson.contact_id,
+        as_utc(lesson.expires_at) if lesson.expires_at is not None else None,
+        sys.intern(lesson.trust), lesson.independent_sources or 0, lesson.source_span_s or 0,
     )  # fmt: skip
 
 
@@ -409,15 +413,14 @@ def refresh_kept(agent_id: int, settings: Settings | None = None) -> None:
 
 def _keep(key: tuple[str, int], bank: _Bank) -> None:
     """Keep ``bank`` as the most recently used; drop the least recently used ones past
-    ``MAX_AGENTS`` indexes or ``MAX_KEPT_BYTES`` (never the one just kept)."""
+    ``MAX_AGENTS`` indexes or ``max_kept_bytes()`` (never the one just kept)."""
     banks = runtime().piece(_Banks)
+    limit = max_kept_bytes()
     with banks.lock:
         banks.by_agent[key] = bank
         banks.by_agent.move_to_end(key)
         held = sum(kept.nbytes for kept in banks.by_agent.values())
-        while len(banks.by_agent) > 1 and (
-            len(banks.by_agent) > MAX_AGENTS or held > MAX_KEPT_BYTES
-        ):
+        while len(banks.by_agent) > 1 and (len(banks.by_agent) > MAX_AGENTS or held > limit):
             _, dropped = banks.by_agent.popitem(last=False)
             held -= dropped.nbytes
 

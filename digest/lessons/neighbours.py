@@ -7,17 +7,19 @@ lessons with the candidate's fingerprint always first. Reconciliation, the owner
 
 The index is kept per process and refreshed by the agent's ``lesson_epoch``, which every
 lesson write moves (``digest.lessons.bank``: ``agent_view``, ``refresh_kept``; named here too
-for their readers).
+for their readers). It keeps no lesson's title, situation, mistake or correction (what ranking
+does not read): those of the hits are read when a search returns them, in one round trip for
+all the searches of a batch (``find_neighbours_of``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
@@ -36,12 +38,13 @@ from digest.lessons.bank import (
 )
 from digest.lessons.transition import moved_in_transaction
 from digest.lessons.vectors import vectors_for
-from digest.models import Agent
+from digest.models import Agent, Lesson
 from digest.runtime import runtime
 
 __all__ = [
     "DELTA_FOLD", "AgentRead", "Neighbour", "Row", "StoredLesson", "View", "_Banks",
-    "agent_view", "embed_probes", "find_neighbours", "forget", "lessons_index", "read_agent",
+    "agent_view", "embed_probes", "find_neighbours", "find_neighbours_of", "forget",
+    "lessons_index", "read_agent",
     "read_agent_held", "refresh_kept", "search_view", "vector_soon",
 ]  # fmt: skip
 
@@ -237,23 +240,43 @@ def _known_failure(view: View, fingerprint: str | None) -> bool:
     return any(index.holds(fingerprint, allowed) for index, allowed in view.parts())
 
 
-def _neighbour(hit: Hit) -> Neighbour:
+#: the texts of the lessons a search returned (the kept index holds none of them)
+_TEXTS = select(
+    Lesson.id, Lesson.title, Lesson.situation, Lesson.mistake, Lesson.correction, Lesson.tags
+).where(Lesson.id.in_(bindparam("ids", expanding=True)))
+
+
+def _neighbour(hit: Hit, texts: Any) -> Neighbour:
     assert hit.entry is not None
-    row: Row = hit.entry.meta
     return Neighbour(
-        lesson_id=row.id,
+        lesson_id=hit.lesson_id,
         relevance=hit.relevance,
         identity=hit.identity,
-        title=row.title,
-        situation=row.situation,
-        mistake=row.mistake,
-        correction=row.correction,
-        tags=row.tags,
-        fingerprint=row.fingerprint,
+        title=texts.title,
+        situation=texts.situation,
+        mistake=texts.mistake,
+        correction=texts.correction,
+        tags=tuple(texts.tags or ()),
+        fingerprint=hit.entry.fingerprint,
         cosine=hit.cosine,
         same_fingerprint=hit.same_fingerprint,
         lexical=hit.lexical,
     )
+
+
+def _with_texts(session: Session, searches: Sequence[list[Hit]]) -> list[list[Neighbour]]:
+    """Each search's hits as neighbours, with their texts read in one round trip for all of
+    them (as this transaction sees the rows; nothing flushed for it). A hit whose row is gone
+    (deleted since the index read it) is left out."""
+    ids = sorted({hit.lesson_id for hits in searches for hit in hits})
+    if not ids:
+        return [[] for _ in searches]
+    with session.no_autoflush:
+        texts = {row.id: row for row in session.execute(_TEXTS, {"ids": ids})}
+    return [
+        [_neighbour(hit, texts[hit.lesson_id]) for hit in hits if hit.lesson_id in texts]
+        for hits in searches
+    ]
 
 
 def find_neighbours(
@@ -277,16 +300,38 @@ def find_neighbours(
     ``tenant_id`` is checked against the agent. ``read``: the agent's epoch and tenant as
     this transaction read them under the lock (``AgentRead``), not read again. ``view``: the
     agent's view as this session read it, nothing written since (``embed_probes``)."""
+    return find_neighbours_of(
+        session, tenant_id, agent_id, [(candidate_text, fingerprint)], k, mode=mode,
+        settings=settings, others_of_kind=others_of_kind, read=read, view=view,
+    )[0]  # fmt: skip
+
+
+def find_neighbours_of(
+    session: Session,
+    tenant_id: int,
+    agent_id: int,
+    probes: Sequence[tuple[str, str | None]],
+    k: int = 5,
+    *,
+    mode: str = "hybrid",
+    settings: Settings | None = None,
+    others_of_kind: bool = False,
+    read: AgentRead | None = None,
+    view: View | None = None,
+) -> list[list[Neighbour]]:
+    """``find_neighbours`` of each probe (text, fingerprint) in one view of the agent's
+    lessons, the texts of all their hits read in one round trip."""
     if view is None:
         view = agent_view(session, agent_id, settings, epoch=read.epoch if read else None)
-    hits = search_view(
-        view, candidate_text, k, fingerprint=fingerprint, mode=mode,
-        others_of_kind=others_of_kind,
-    )  # fmt: skip
-    found = [_neighbour(hit) for hit in hits]
+    searches = [
+        search_view(
+            view, text, k, fingerprint=fingerprint, mode=mode, others_of_kind=others_of_kind
+        )
+        for text, fingerprint in probes
+    ]
     # Lessons are per agent, and an agent belongs to one tenant; refuse a mismatch anyway.
     if (
-        found
+        any(searches)
         and (
             read.tenant_id
             if read is not None
@@ -294,5 +339,5 @@ def find_neighbours(
         )
         != tenant_id
     ):
-        return []
-    return found
+        return [[] for _ in probes]
+    return _with_texts(session, searches)

@@ -16,28 +16,30 @@ by the judge, and merges the two (``digest.questions.merge``).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
 from digest import facts
+from digest.bounded import memo
 
-#: parsed texts each process keeps (a question is compared with every open one on each ask)
+#: parsed texts each process keeps (a question is compared with every open one on each ask),
+#: at most, and at most these bytes of texts and parses per memory
 CACHED = 8192
+CACHED_BYTES = 8 * 2**20
 
 
-@functools.lru_cache(maxsize=CACHED)
+@memo(CACHED, CACHED_BYTES)
 def question_fact(question: str) -> facts.Fact:
     return facts.fact(question, "")
 
 
-@functools.lru_cache(maxsize=CACHED)
+@memo(CACHED, CACHED_BYTES)
 def lesson_fact_of(situation: str, correction: str) -> facts.Fact:
     """The fact an owner-answer lesson states (``facts.lesson_fact``), parsed once."""
     return facts.lesson_fact(situation, correction)
 
 
-@functools.lru_cache(maxsize=CACHED)
+@memo(CACHED, CACHED_BYTES)
 def _keys(subject: frozenset[str]) -> frozenset[str]:
     return facts.subject_keys(subject)
 

@@ -30,7 +30,12 @@ from digest import fingerprint as fp
 from digest.edits import same_tone
 from digest.figures import figures
 from digest.identity import meaning
-from digest.lessons.neighbours import Neighbour, embed_probes, find_neighbours, read_agent_held
+from digest.lessons.neighbours import (
+    Neighbour,
+    embed_probes,
+    find_neighbours_of,
+    read_agent_held,
+)
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
@@ -399,14 +404,11 @@ def read_neighbours(
     return Snapshot(
         k=k,
         epoch=int(epoch),
-        neighbours=[
-            find_neighbours(
-                session, tenant_id, agent_id, candidate_text(c), k, fingerprint=c.fingerprint,
-                read=read, view=view,
-            )
-            for c in candidates
-        ],
-    )  # fmt: skip
+        # the hits' texts read in one round trip for all the candidates
+        neighbours=find_neighbours_of(
+            session, tenant_id, agent_id, probes, k, read=read, view=view
+        ),
+    )
 
 
 def decide(

@@ -75,7 +75,7 @@ def test_a_combined_index_ranks_as_one_built_from_the_same_entries() -> None:
 def test_an_index_keeps_each_vector_once_and_no_text_but_the_normalised_one() -> None:
     index = AgentIndex(_entries(range(1, 51)))
     assert all(e.vector is None and e.cue_vectors is None and e.text == "" for e in index.entries)
-    assert index._matrix.shape == (50, 16)
+    assert index._vectors.codes.shape == (50, 16) and index._vectors.codes.dtype == np.int8
     # the entries' words in one array of positions, not an array per word
     assert isinstance(index._postings, Postings)
     assert len(index._postings.positions) >= 50 * 3
@@ -111,11 +111,11 @@ def test_kept_indexes_stay_within_their_byte_cap_least_recently_used_first(
     banks, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     one = _bank(banks, 1, 200).nbytes
-    monkeypatch.setattr(banks, "MAX_KEPT_BYTES", int(3.5 * one))
+    monkeypatch.setattr(banks, "max_kept_bytes", lambda: int(3.5 * one))
     for agent_id in range(1, 11):
         banks._keep(("db", agent_id), _bank(banks, agent_id, 200))
         entries, held = banks.kept_sizes()
-        assert held <= banks.MAX_KEPT_BYTES and entries <= 3 * 200
+        assert held <= 3.5 * one and entries <= 3 * 200
     kept = [key[1] for key in banks.runtime().piece(banks._Banks).by_agent]
     assert kept == [8, 9, 10]  # the most recently used three
     # one index larger than the cap is still kept (the one just searched), alone
@@ -128,3 +128,46 @@ def test_kept_indexes_are_bounded_by_agents(banks, monkeypatch: pytest.MonkeyPat
     for agent_id in range(1, 9):
         banks._keep(("db", agent_id), _bank(banks, agent_id, 10))
     assert banks.kept_sizes()[0] == 4 * 10
+
+
+def test_nbytes_is_about_what_an_index_holds() -> None:
+    # what ``max_kept_bytes`` bounds must be what the process holds: an index built from
+    # lessons of realistic length (row text dropped, vectors as codes) weighs what tracemalloc
+    # counts, within a fifth
+    import gc
+    import sys
+    import tracemalloc
+
+    from digest.lessons.bank import Row
+
+    rng = random.Random(5)
+    vocabulary = [sys.intern(f"{rng.choice(WORDS)}{n}") for n in range(800)]
+
+    def text(n: int) -> str:
+        return " ".join(rng.choice(vocabulary) for _ in range(n))
+
+    AgentIndex([Entry(1, "warm")])
+    gc.collect()
+    tracemalloc.start()
+    try:
+        vectors = np.random.default_rng(5).normal(size=(400, 128)).astype(np.float32)
+        entries = [
+            Entry(
+                i,
+                text(40),
+                f"tool:t{i % 9}:{text(3)}",
+                vectors[i],
+                meta=Row(i, sys.intern("agent"), None, None, sys.intern("untrusted")),
+                extra=text(6),
+                cues=text(8) if i % 2 else "",
+                cue_vectors=vectors[[i, (i + 1) % 400]] if i % 2 else None,
+            )
+            for i in range(400)
+        ]
+        index = AgentIndex(entries)
+        del entries, vectors
+        gc.collect()
+        traced = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert 0.8 * traced <= index.nbytes <= 1.2 * traced, (index.nbytes, traced)

@@ -24,6 +24,21 @@ from tests.conftest import manual_lesson
 AGENT = "bot"
 #: how the index's reads of lesson rows begin (``digest.lessons.bank._rows_query``)
 INDEX_READ = "SELECT lessons.id, lessons.title, lessons.situation, lessons.mistake"
+#: a search's read of its hits' texts, by id (the kept index holds no title, situation,
+#: mistake or correction)
+TEXTS_READ = (
+    "SELECT lessons.id, lessons.title, lessons.situation, lessons.mistake, lessons.correction,"
+    " lessons.tags \nFROM lessons \nWHERE lessons.id IN ("
+)
+
+
+def bank_reads(statements: list[str]) -> list[str]:
+    """The statements that read lesson rows but the hits' texts."""
+    return [s for s in statements if "FROM lessons" in s and not s.startswith(TEXTS_READ)]
+
+
+def texts_reads(statements: list[str]) -> list[str]:
+    return [s for s in statements if s.startswith(TEXTS_READ)]
 
 
 def first_lesson(tenant: str, agent: str = AGENT, line: str = "seed: seed lesson") -> Lesson:
@@ -90,16 +105,17 @@ def test_the_index_is_kept_per_epoch_and_only_new_rows_are_read_after_a_write(
         first = [s for s in statements if "FROM lessons" in s]
         assert first, statements
         statements.clear()
-        with session_scope() as session:  # same epoch: no lesson row is read
+        with session_scope() as session:  # same epoch: no lesson row is read but the hits'
             found = find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
-        assert not [s for s in statements if "FROM lessons" in s], statements
+        assert not bank_reads(statements), statements
+        assert len(texts_reads(statements)) == 1, statements
         assert found
         with session_scope() as session:  # a write moves the epoch
             bump_epoch(session, anchor.agent_id)
         statements.clear()
         with session_scope() as session:
             find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
-        read = [s for s in statements if "FROM lessons" in s]
+        read = bank_reads(statements)
         assert len(read) == 1 and "updated_at >=" in read[0], read  # only the rows since
     finally:
         event.remove(engine, "before_cursor_execute", seen)
@@ -132,7 +148,7 @@ def test_a_write_refreshes_the_kept_index_so_the_next_search_reads_no_lesson(
         statements.clear()
         with session_scope() as session:  # the agent's next turn: its index is current
             found = find_neighbours(session, anchor.tenant_id, anchor.agent_id, probe)
-        assert not [s for s in statements if "FROM lessons" in s], statements
+        assert not bank_reads(statements), statements
         assert [n.lesson_id for n in found] == [anchor.id]
     finally:
         for engine in engines:

@@ -1,0 +1,48 @@
+"""Freed heap given back to the system after each task (issue 27 point 4), with glibc only.
+
+A batch's transient allocations (rows read, a bank rebuilt, a version's replay) raise the
+heap; once freed, glibc keeps the pages while any live chunk sits above them, so a worker's
+RSS steps up by megabytes and never comes down. ``malloc_trim(0)`` returns every free page of
+every arena (some tenths of a millisecond per call: a task is a batch of events). Other C
+libraries (musl, macOS) have no such call: nothing is done there.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from celery import signals
+
+from digest.config import get_settings
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+    trim = getattr(libc, "malloc_trim", None)  # glibc's; musl's libc has none
+    if trim is None:
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+_TRIM = _malloc_trim()
+
+
+def _after_task(**_: Any) -> None:
+    if _TRIM is not None:
+        _TRIM(0)
+
+
+def connect_trim() -> None:
+    """Trim the heap after each task when ``DIGEST_WORKER_MALLOC_TRIM`` is on."""
+    if _TRIM is not None and get_settings().worker_malloc_trim:
+        signals.task_postrun.connect(_after_task, weak=False)
