@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from digest.bounded import memo
 from digest.edit_content import (
     APOLOGY,
     EMOJI,
@@ -229,11 +230,22 @@ class EditRule:
         return self.names
 
 
+#: edits whose rules a process remembers, and their bytes (``digest.bounded``): an event's
+#: signature, its judge and the assignment of its lessons each read them, and a repeated edit
+#: is the same two texts
+TAUGHT_KEPT, TAUGHT_BYTES = 1024, 4 * 2**20
+
+
 def taught(original: str, final: str | None) -> list[EditRule]:
     """The rules an edit teaches, content first, then a promise, then the tone; a rejected
     draft teaches one. Never empty: an edit that shows no rule teaches its rewording."""
+    return list(_taught(original, final))
+
+
+@memo(TAUGHT_KEPT, TAUGHT_BYTES)
+def _taught(original: str, final: str | None) -> tuple[EditRule, ...]:
     if final is None:
-        return [EditRule("rejected", ("rejected",), unsaid=original)]
+        return (EditRule("rejected", ("rejected",), unsaid=original),)
     shape = edit_rules(original, final)
     promise = tuple(n for n in shape if n.endswith("-promise"))
     tone = tuple(n for n in shape if n not in promise)
@@ -304,7 +316,7 @@ def taught(original: str, final: str | None) -> list[EditRule]:
         rules.append(EditRule("tone", tone))
     if not rules:
         rules.append(EditRule("content", ("reworded",), said=plain(final) or final))
-    return rules
+    return tuple(rules)
 
 
 #: the shape rules that only say a reply got shorter or longer: no tone on their own

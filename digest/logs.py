@@ -151,6 +151,15 @@ def _stdlib_logger_for(*args: Any) -> logging.Logger:
     return logging.getLogger(*args[:1])
 
 
+def _redact_foreign(logger: Any, name: str, event_dict: EventDict) -> EventDict:
+    """``redact_secrets`` for a record of anyone else's logger; digest's own events were
+    redacted in their chain (``_PROCESSORS``), after their traceback was formatted."""
+    record = event_dict.get("_record")
+    if isinstance(getattr(record, "msg", None), EventMessage):
+        return event_dict
+    return redact_secrets(logger, name, event_dict)
+
+
 def configure_logging(
     level: str = "INFO", *, json: bool = True, stream: TextIO | None = None
 ) -> None:
@@ -174,10 +183,10 @@ def configure_logging(
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             processors=[
-                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 # Redaction runs last before rendering, so a formatted traceback is masked too.
                 structlog.processors.format_exc_info,
-                redact_secrets,
+                _redact_foreign,
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 renderer,
             ],
             # Records of stdlib loggers (Celery's, libraries', the capture path's) get what

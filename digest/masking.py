@@ -29,6 +29,8 @@ import re
 import unicodedata
 from typing import Any
 
+from digest.bounded import memo
+
 #: a template keeps at most this many characters of the error's first line
 TEMPLATE_MAX = 200
 
@@ -206,10 +208,21 @@ def mask_ids(text: str) -> str:
     return _SPACE.sub(" ", masked).strip()
 
 
+#: error templates a process remembers, and their bytes (``digest.bounded``): a run's
+#: fingerprints, its signature (read several times per event) and a compose's replay probes
+#: template the same error texts again
+TEMPLATES_KEPT, TEMPLATES_BYTES = 4096, 4 * 2**20
+
+
 def error_template(error: str) -> str:
     """The shape of an error message: its first line, lowercased, with what varies between
     occurrences masked and the figures that are the rule kept. ``order 4412 not found`` and
     ``order 98 not found`` share one; ``limit of 5`` and ``limit of 10`` do not."""
+    return _error_template(str(error))
+
+
+@memo(TEMPLATES_KEPT, TEMPLATES_BYTES)
+def _error_template(error: str) -> str:
     structured = _json_template(error)
     if structured is not None:
         return structured[:TEMPLATE_MAX]

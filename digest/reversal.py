@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from digest.bounded import memo
+
 #: the months, for a change dated by one ("since March", "seit Juni", "desde enero")
 _MONTHS_EN = (
     r"(?:january|february|march|april|may|june|july|august|september|october|november"
@@ -257,6 +259,12 @@ def _substance(text: str) -> str:
     return "\n".join(quotes) if quotes else text
 
 
+#: lesson texts whose ``signals_change`` a process remembers, and their bytes
+#: (``digest.bounded``): reconciliation asks it of one candidate beside each of its neighbours
+CHANGE_KEPT, CHANGE_BYTES = 1024, 2 * 2**20
+
+
+@memo(CHANGE_KEPT, CHANGE_BYTES)
 def signals_change(text: str) -> bool:
     """Does a lesson's substance (its observed quotations, else its text) say that something
     was removed, replaced or inverted? Such a candidate may contradict a lesson of its subject:

@@ -123,3 +123,49 @@ def test_the_polite_you_is_a_tone_rule_not_content() -> None:
     assert [(r.family, r.names) for r in taught(
         "Vous pouvez passer en agence demain.", "Tu peux passer en agence demain."
     )] == [("tone", ("informal-address",))]  # fmt: skip
+
+
+def test_word_forms_are_difflib_s_ratio_however_it_is_reached() -> None:
+    """``_drafted`` turns down most pairs by their lengths and letters before difflib runs:
+    the answers are those of difflib's ratio for every pair."""
+    import difflib
+    import random
+
+    from digest.edit_content import _WORD_FORM_LETTERS, _WORD_FORM_RATIO, _drafted
+
+    def by_ratio(word: str, drafted: set[str]) -> bool:
+        if word in drafted:
+            return True
+        for other in drafted:
+            short, long_ = sorted((word, other), key=len)
+            if len(short) < _WORD_FORM_LETTERS or short.isdigit():
+                continue
+            if long_.startswith(short):
+                return True
+            ratio = difflib.SequenceMatcher(a=word, b=other, autojunk=False).ratio()
+            if len(short) > _WORD_FORM_LETTERS and 100 * ratio >= _WORD_FORM_RATIO:
+                return True
+        return False
+
+    rng = random.Random(24)
+    stems = ["invoice", "zurück", "richiam", "refund", "livraison", "entrega", "paketti", "ab"]
+    words = [
+        s + "".join(rng.choice("aeinrst") for _ in range(rng.randint(0, 6)))
+        for s in stems
+        for _ in range(12)
+    ]
+    words += ["".join(rng.choice("abcdeé") for _ in range(rng.randint(1, 14))) for _ in range(200)]
+    agreed = 0
+    for word in words:
+        alike = [w for w in words if w[:3] == word[:3] and w != word]
+        drafted = set(rng.sample(words, 2) + rng.sample(alike, min(2, len(alike))))
+        assert _drafted(word, drafted) == by_ratio(word, drafted), (word, drafted)
+        agreed += by_ratio(word, drafted)
+    assert 30 < agreed < len(words) - 30  # both answers were met
+
+
+def test_the_rules_of_an_edit_are_a_new_list_each_time() -> None:
+    original, final = "Hi!! refund tomorrow", "Hello. Refunds take five business days."
+    first = taught(original, final)
+    first.clear()  # a caller's list is its own
+    assert taught(original, final) == taught(original + "", final) != []

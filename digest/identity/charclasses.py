@@ -11,6 +11,7 @@ surrogates were tried).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 #: removed by the normalizer: control, format and private-use characters (Cc, Cf, Co), U+FFFD,
@@ -86,6 +87,25 @@ _PUNCTUATION_STARTS, _PUNCTUATION_ENDS = _parse(_PUNCTUATION)
 def _in(code: int, starts: list[int], ends: list[int]) -> bool:
     i = bisect_right(starts, code) - 1
     return i >= 0 and code <= ends[i]
+
+
+def _regex_class(pairs: list[tuple[int, int]]) -> str:
+    items = (f"\\U{low:08x}" + (f"-\\U{high:08x}" if high > low else "") for low, high in pairs)
+    return "[" + "".join(items) + "]"
+
+
+def _regex(starts: list[int], ends: list[int]) -> re.Pattern[str]:
+    """The code points of the ranges as one regular expression: the BMP's as a class of its
+    own (compiled to a bitmap, one look-up a character), the others only tried for a
+    character beyond the BMP (their class is a list of ranges, scanned in turn)."""
+    ranges = list(zip(starts, ends, strict=True))
+    bmp = [(low, min(high, 0xFFFF)) for low, high in ranges if low <= 0xFFFF]
+    astral = [(max(low, 0x10000), high) for low, high in ranges if high > 0xFFFF]
+    return re.compile(f"{_regex_class(bmp)}|(?=[\\U00010000-\\U0010ffff]){_regex_class(astral)}")
+
+
+#: the characters ``is_dropped`` finds, as a regular expression (a pass over a whole text)
+DROPPED = _regex(_DROP_STARTS, _DROP_ENDS)
 
 
 def is_dropped(char: str) -> bool:

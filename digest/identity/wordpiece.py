@@ -40,7 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from digest.errors import EmbeddingFileError
-from digest.identity.charclasses import is_dropped, is_punctuation
+from digest.identity.charclasses import DROPPED, is_punctuation
 
 #: sha256 of ``data/vocab.txt`` (BERT uncased, 30,522 lines)
 VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
@@ -88,8 +88,11 @@ class Encoding:
     ids: list[int]
 
 
-def _is_cjk(code: int) -> bool:
-    return any(low <= code <= high for low, high in _CJK_RANGES)
+#: the whitespace and the CJK ideographs of the normalizer, as regular expressions
+_SPACES = re.compile("[" + "".join(sorted(re.escape(c) for c in _WHITESPACE)) + "]")
+_CJK = re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _CJK_RANGES) + "]")
+#: the one character whose lowercase depends on its neighbours in ``str.lower`` (final sigma)
+_CAPITAL_SIGMA = "\u03a3"
 
 
 def normalize(text: str) -> str:
@@ -98,20 +101,17 @@ def normalize(text: str) -> str:
         # The common case, without the per-character look-ups: no marks, no CJK. ASCII's
         # whitespace (tab, line feed, carriage return) becomes a space, its other controls go.
         return _ASCII_DROPPED.sub("", text).translate(_ASCII_SPACES).lower()
-    out: list[str] = []
-    for char in text:
-        if char in _WHITESPACE:
-            out.append(" ")
-        elif is_dropped(char):
-            continue
-        elif _is_cjk(ord(char)):
-            out.append(f" {char} ")
-        else:
-            out.append(char)
-    decomposed = unicodedata.normalize("NFD", "".join(out))
+    # The reference's steps character by character, each as a pass of a regular expression
+    # (the classes do not overlap, and what a pass writes no later pass matches): whitespace
+    # becomes a space, the dropped characters go, CJK ideographs get a space on each side.
+    cleaned = _CJK.sub(r" \g<0> ", DROPPED.sub("", _SPACES.sub(" ", text)))
     # Marks go after the decomposition (that strips accents). Lowercase character by
-    # character, as the reference does: no final-sigma rule (str.lower has one).
-    return "".join(c.lower() for c in decomposed if not is_dropped(c))
+    # character, as the reference does: no final-sigma rule (str.lower has one, its only
+    # rule that looks at a character's neighbours).
+    decomposed = DROPPED.sub("", unicodedata.normalize("NFD", cleaned))
+    if _CAPITAL_SIGMA in decomposed:
+        return "".join(c.lower() for c in decomposed)
+    return decomposed.lower()
 
 
 #: ASCII text's words and punctuation as ``pre_tokenize`` splits them: one regular expression

@@ -5,8 +5,11 @@ prompts are a piece of the process's runtime."""
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from string import Template
 from typing import Any
 
@@ -37,10 +40,16 @@ class _Loaded:
         self.prompts: dict[str, tuple[tuple[int, ...], Prompt]] = {}
 
 
-def load_prompt(name: str) -> Prompt:
+@lru_cache(maxsize=64)
+def _files(name: str) -> tuple[Path, Path]:
+    """Where a step's two files are (found once: each event asks for its prompts' hashes)."""
     folder = resource_dir("prompts")
-    paths = (folder / f"{name}.md", folder / f"{name}_event.md")
-    stamps = tuple(v for p in paths for v in (p.stat().st_mtime_ns, p.stat().st_size))
+    return folder / f"{name}.md", folder / f"{name}_event.md"
+
+
+def load_prompt(name: str) -> Prompt:
+    paths = _files(name)
+    stamps = tuple(v for p in paths for st in (os.stat(p),) for v in (st.st_mtime_ns, st.st_size))
     loaded = runtime().piece(_Loaded)
     with loaded.lock:
         cached = loaded.prompts.get(name)

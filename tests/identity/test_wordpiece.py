@@ -110,3 +110,45 @@ def test_a_vocabulary_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> N
         load_vocab(altered)
     with pytest.raises(EmbeddingFileError, match="cannot read"):
         load_vocab(tmp_path / "missing.txt")
+
+
+def _normalize_by_character(text: str) -> str:
+    """The reference's BertNormalizer step by step, a character at a time (what ``normalize``
+    computes with regular expressions)."""
+    import unicodedata
+
+    from digest.identity.charclasses import is_dropped
+    from digest.identity.wordpiece import _CJK_RANGES, _WHITESPACE
+
+    out: list[str] = []
+    for char in text:
+        if char in _WHITESPACE:
+            out.append(" ")
+        elif is_dropped(char):
+            continue
+        elif any(low <= ord(char) <= high for low, high in _CJK_RANGES):
+            out.append(f" {char} ")
+        else:
+            out.append(char)
+    decomposed = unicodedata.normalize("NFD", "".join(out))
+    return "".join(c.lower() for c in decomposed if not is_dropped(c))
+
+
+def test_normalize_is_the_character_by_character_reference() -> None:
+    import random
+
+    # ``a<c>b`` for every code point of the BMP but surrogates, and every 7th beyond it (ASCII
+    # letters around each keep the cases apart: NFD reorders marks only between them)
+    surrogates = range(0xD800, 0xE000)
+    codes = [
+        c for c in range(0x80, 0x110000) if (c < 0x10000 or c % 7 == 0) and c not in surrogates
+    ]
+    cases = ["".join(f"a{chr(c)}b" for c in codes[i : i + 512]) for i in range(0, len(codes), 512)]
+    rng = random.Random(27)
+    pool = (
+        "aZ \t\n\xa0\u3000\u200b\x00\u00ad\u0301\u0323\u0345ΣσςİÅﬁ日本한글ÉéΟΔ«»—\ufffd\U0001f600"
+    )
+    cases += ["".join(rng.choice(pool) for _ in range(rng.randint(1, 40))) for _ in range(3000)]
+    cases += ["ΟΔΟΣ", "ΣΑΣ ΣΣ", "Café naïve", "«refund» failed: order_id"]
+    for text in cases:
+        assert normalize(text) == _normalize_by_character(text), repr(text)
