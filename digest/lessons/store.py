@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, event, func, inspect, or_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -24,8 +24,9 @@ from digest.lessons.transition import (
     CITED,
     bump_epoch,
     first_in_transaction,
-    flush_for_ids,
+    give_id,
     lock_agent_lessons,
+    note_written,
     record_history,
     transition,
 )
@@ -136,12 +137,59 @@ def unique_slug(session: Session, agent_id: int, title: str, preferred: str | No
             select(Lesson.slug).where(Lesson.agent_id == agent_id, Lesson.slug.like(f"{base}%"))
         )
     )
+    return _free(base, taken)
+
+
+def _free(base: str, taken: set[str]) -> str:
+    """``base``, or ``base-2``, ``base-3`` … the first not in ``taken``."""
     if base not in taken:
         return base
     n = 2
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
+
+
+#: session.info key: (the transaction, the lessons it added whose slug is still their base)
+_SLUGS = "digest_slugs_unchecked"
+
+
+def _slug_later(session: Session, lesson: Lesson) -> None:
+    """``lesson.slug`` is its base (the preferred slug, else its title's): made unique among
+    the agent's lessons when the row is flushed (``_unique_slugs``)."""
+    transaction = session.get_transaction()
+    held: tuple[object, list[Lesson]] | None = session.info.get(_SLUGS)
+    if held is None or held[0] is not transaction:
+        held = session.info[_SLUGS] = (transaction, [])
+    held[1].append(lesson)
+
+
+@event.listens_for(Session, "before_flush")
+def _unique_slugs(session: Session, _context: Any, _objects: Any) -> None:
+    """Before new lessons are inserted: each one's slug made unique (``unique_slug``: the
+    base, else the base with the first free number), for all of the flush in one query, in
+    the order they were added (the second of two with one base gets ``-2``)."""
+    held: tuple[object, list[Lesson]] | None = session.info.get(_SLUGS)
+    if held is None or held[0] is not session.get_transaction() or not held[1]:
+        return
+    new = session.new
+    pending = [lesson for lesson in held[1] if lesson in new]
+    held[1][:] = [lesson for lesson in held[1] if lesson not in new]
+    if not pending:
+        return
+    bases = {(lesson.agent_id, lesson.slug) for lesson in pending}
+    taken: dict[int, set[str]] = {}
+    rows = session.execute(
+        select(Lesson.agent_id, Lesson.slug).where(
+            or_(*(and_(Lesson.agent_id == a, Lesson.slug.like(f"{b}%")) for a, b in bases))
+        )
+    )
+    for agent_id, slug in rows:
+        taken.setdefault(agent_id, set()).add(slug)
+    for lesson in pending:
+        mine = taken.setdefault(lesson.agent_id, set())
+        lesson.slug = _free(lesson.slug, mine)
+        mine.add(lesson.slug)
 
 
 def initial_scope(event: Event) -> str:
@@ -191,7 +239,10 @@ def add_lesson(
     embedding is the caller's to set: ``vectors`` sets it (and its task vectors) on the new
     row before the row is written, so that its INSERT carries them (reflection does; a
     lesson stored on the capture path gets one when the agent's index first reads it, and
-    ``digest lesson reindex`` stores it)."""
+    ``digest lesson reindex`` stores it).
+
+    The lesson has its id at once; its row, citation and history go in with the session's
+    next flush (``transition.give_id``), its slug made unique then (``_unique_slugs``)."""
     cand = candidate.normalised()
     assert cand.title is not None
     lock_agent_lessons(session, event.agent_id)
@@ -201,7 +252,7 @@ def add_lesson(
         agent_id=event.agent_id,
         scope=initial_scope(event),
         contact_id=event.contact_id,
-        slug=unique_slug(session, event.agent_id, cand.title, cand.slug),
+        slug=cand.slug or slugify(cand.title),
         title=cand.title,
         situation=cand.situation,
         mistake=cand.mistake,
@@ -234,7 +285,9 @@ def add_lesson(
     if vectors is not None:
         vectors(lesson)
     session.add(lesson)
-    flush_for_ids(session)
+    _slug_later(session, lesson)
+    give_id(session, lesson)
+    note_written(session, lesson)
     # A new lesson has no evidence yet: no need to look for an existing citation.
     session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
     first_in_transaction(session, CITED, (lesson.id, event.id))
@@ -395,6 +448,10 @@ def supersede_lesson(
     prompt_hash: str | None,
 ) -> None:
     """DELETE: the old lesson is contradicted. It is kept, marked superseded by the new one."""
+    if inspect(new).pending:
+        # a flush updates rows before it inserts them: the row ``superseded_by_id`` names
+        # must be in first
+        session.flush()
     transition(
         session, old, op="DELETE", reason=reason, event=event, model=model,
         prompt_hash=prompt_hash, status="superseded", superseded_by_id=new.id,

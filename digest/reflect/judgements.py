@@ -32,12 +32,13 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session, undefer
+from sqlalchemy.orm import Session
 
 from digest.db import read_scope
 from digest.fingerprint import event_signature
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
+from digest.lessons.transition import WITH_VECTORS, written
 from digest.logs import get_logger
 from digest.models import Agent, Judgement, Lesson, as_utc, utcnow
 from digest.reflect.claims import Claimed
@@ -147,18 +148,22 @@ def _reused(
 
 
 def _read_lessons(session: Session, agent_id: int, ids: Sequence[int]) -> dict[int, Lesson]:
-    """These lessons of the agent, by id (one round trip)."""
-    if not ids:
-        return {}
-    return {
-        lesson.id: lesson
-        for lesson in session.scalars(
-            select(Lesson)
-            .where(Lesson.id.in_(list(ids)), Lesson.agent_id == agent_id)
-            # with their task vectors: the NOOP that cites them adds this event's task
-            .options(undefer(Lesson.cue_embedding))
+    """These lessons of the agent, by id: those this transaction wrote as the session holds
+    them (a new one's row may not be flushed yet), the others in one round trip."""
+    mine = written(session).by_id
+    found = {i: mine[i] for i in ids if i in mine and mine[i].agent_id == agent_id}
+    missing = [i for i in ids if i not in found]
+    if missing:
+        found.update(
+            (lesson.id, lesson)
+            for lesson in session.scalars(
+                select(Lesson)
+                .where(Lesson.id.in_(missing), Lesson.agent_id == agent_id)
+                # with their vectors: the NOOP that cites them writes them (``WITH_VECTORS``)
+                .options(*WITH_VECTORS)
+            )
         )
-    }
+    return found
 
 
 def _live(rows: dict[int, Lesson], ids: Sequence[int]) -> list[Lesson] | None:
