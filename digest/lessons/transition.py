@@ -255,8 +255,9 @@ def give_id(session: Session, lesson: Lesson) -> None:
     _, free, last = held
     if not free:
         last = min(IDS_AT_ONCE, 2 * last or 1)
+        # on the connection: the session must not flush the new row meanwhile
         free = sorted(
-            session.scalars(
+            session.connection().scalars(
                 text(
                     "SELECT nextval(pg_get_serial_sequence(:table, 'id'))"
                     " FROM generate_series(1, :count)"

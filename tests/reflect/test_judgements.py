@@ -188,12 +188,33 @@ def emailing(tenant: str, order: int) -> int:
     )  # fmt: skip
 
 
+@pytest.fixture()
+def counted_pg(
+    services_env: dict[str, str], own_queue: str, monkeypatch: pytest.MonkeyPatch
+) -> Any:
+    with scripted_model(rules) as model:
+        use_model(monkeypatch, model.name)
+        yield model
+
+
 def test_a_batch_reads_its_judgements_once_and_sees_what_its_own_events_stored(
     counted: Any, tenant: str
 ) -> None:
     """One batch (one drain, models in process): three repeats of a judgement stored before,
     and a new failure judged in the batch then repeated twice in it. Each repeat reuses, none
     asks the model, and every reuse is counted once."""
+    batch_reuses(counted, tenant)
+
+
+def test_a_batch_on_postgres_reuses_the_judgement_of_a_lesson_it_has_not_flushed(
+    counted_pg: Any, tenant: str
+) -> None:
+    """The same on PostgreSQL, where the lesson the batch's judgement names has its id before
+    its row is flushed (``transition.give_id``): the repeats still reuse it."""
+    batch_reuses(counted_pg, tenant)
+
+
+def batch_reuses(counted: Any, tenant: str) -> None:
     first = failing(tenant, 1)
     drain()
     events = [failing(tenant, 2), emailing(tenant, 3), failing(tenant, 4)]
