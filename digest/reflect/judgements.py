@@ -77,7 +77,7 @@ def lookup(
 ) -> Reused | None:
     """A stored judgement of this event's signature that still holds, or None. ``session``
     is the caller's (a batch sees its own judgements) or a database URL to read from."""
-    key = signature(claimed)
+    key = _signature_in(session, claimed)
     if key is None:
         return None
     if claimed.trust == "low" and event_reason(claimed.payload) is not None:
@@ -194,7 +194,7 @@ def remember(
 ) -> None:
     """Store (or replace) this event's judgement, in the caller's transaction (in a batch:
     when the batch is written, ``write_batch``)."""
-    key = signature(claimed)
+    key = _signature_in(session, claimed)
     if key is None or model is None:
         return
     values = _values(claimed, key, model, prompt_hash, skip_reason, lesson_ids)
@@ -273,6 +273,8 @@ class Batch:
     prompt_hash: str
     found: dict[str, Judgement | None]
     lessons: dict[int, Lesson]
+    #: each event's signature, by event id (an operator edit's takes a diff: found once)
+    signatures: dict[int, str | None] = field(default_factory=dict)
     remembered: dict[str, dict[str, Any]] = field(default_factory=dict)
     reused: Counter[str] = field(default_factory=Counter)
 
@@ -310,7 +312,8 @@ def read_batch(session: Session, batch: Sequence[Claimed], model: str, prompt_ha
     """Read the judgements of ``batch``'s signatures (one agent's events) and their lessons,
     for ``lookup`` in this transaction; what the events store or reuse is kept for
     ``write_batch``."""
-    keys = sorted({key for key in map(signature, batch) if key is not None})
+    signatures = {claimed.event_id: signature(claimed) for claimed in batch}
+    keys = sorted({key for key in signatures.values() if key is not None})
     agent_id = batch[0].agent_id
     found: dict[str, Judgement | None] = dict.fromkeys(keys)
     if keys:
@@ -331,7 +334,8 @@ def read_batch(session: Session, batch: Sequence[Claimed], model: str, prompt_ha
             for i in judgement.lesson_ids or ()
         }
     )
-    read = Batch(agent_id, model, prompt_hash, found, _read_lessons(session, agent_id, ids))
+    lessons = _read_lessons(session, agent_id, ids)
+    read = Batch(agent_id, model, prompt_hash, found, lessons, signatures)
     session.info[_BATCH] = (session.get_transaction(), read)
 
 
@@ -356,6 +360,14 @@ def write_batch(session: Session) -> None:
             .values(reused=Judgement.reused + bindparam("times")),
             [{"key": key, "times": times} for key, times in sorted(batch.reused.items())],
         )
+
+
+def _signature_in(session: Session | str, claimed: Claimed) -> str | None:
+    """``signature``, as the session's batch found it when it read its judgements."""
+    batch = _batch_of(session) if not isinstance(session, str) else None
+    if batch is not None and claimed.event_id in batch.signatures:
+        return batch.signatures[claimed.event_id]
+    return signature(claimed)
 
 
 def _batch_of(session: Session) -> Batch | None:
