@@ -34,25 +34,42 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from digest.config import get_settings
 from digest.db import read_scope
 from digest.fingerprint import event_signature
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.lessons.transition import WITH_VECTORS, written
 from digest.logs import get_logger
+from digest.model.cache import AnswerCache, answer_key
 from digest.models import Agent, Judgement, Lesson, as_utc, utcnow
 from digest.reflect.claims import Claimed
 from digest.reflect.reconcile import Snapshot
 from digest.reflect.screen import event_reason
+from digest.runtime import runtime
 
 log = get_logger("digest.reflect")
 
 
 def signature(claimed: Claimed) -> str | None:
-    """The event's signature, or None when it has none (nothing to share)."""
+    """The event's signature, or None when it has none (nothing to share). An operator's
+    edit's is the rules its diff teaches: found once per content in this process
+    (``known_signatures``), so that an exact repeat takes no diff."""
     if claimed.kind == "manual_lesson":
         return None
-    return event_signature(claimed.kind, claimed.payload, claimed.trust, claimed.instructions or "")
+    parts = (claimed.kind, claimed.payload, claimed.trust, claimed.instructions or "")
+    if claimed.kind != "operator_edit":
+        return event_signature(*parts)
+    remembered = runtime().piece(known_signatures)
+    key, size = answer_key("signature", *parts), get_settings().llm_cache_size
+    found, _ = remembered.get_or_compute(key, lambda: event_signature(*parts) or "", size)
+    return found or None
+
+
+def known_signatures() -> AnswerCache[str]:
+    """An operator edit's content → its signature ("": none), in this process (a piece of
+    its runtime)."""
+    return AnswerCache()
 
 
 @dataclass(frozen=True)
