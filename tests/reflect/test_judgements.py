@@ -216,16 +216,20 @@ def test_a_batch_on_postgres_reuses_the_judgement_of_a_lesson_it_has_not_flushed
 
 def batch_reuses(counted: Any, tenant: str) -> None:
     first = failing(tenant, 1)
-    drain()
+    drain(tenant=tenant)  # the PostgreSQL database is shared with other tests
     events = [failing(tenant, 2), emailing(tenant, 3), failing(tenant, 4)]
     events += [emailing(tenant, 5), failing(tenant, 6), emailing(tenant, 7)]
-    results = drain()
+    results = drain(tenant=tenant)
     assert sorted(r.event_id for r in results) == sorted(events)
     assert {r.status for r in results} == {"reflected"}
     assert reflect_calls(counted) == 2  # the first failure, then the email failure once
     with session_scope() as session:
-        stored = {j.signature: (j.event_id, j.reused) for j in session.scalars(select(Judgement))}
-        supports = sorted(session.scalars(select(Lesson.support_count)))
+        agent_id = session.get(Event, first).agent_id  # type: ignore[union-attr]
+        judged = select(Judgement).where(Judgement.agent_id == agent_id)
+        stored = {j.signature: (j.event_id, j.reused) for j in session.scalars(judged)}
+        supports = sorted(
+            session.scalars(select(Lesson.support_count).where(Lesson.agent_id == agent_id))
+        )
     assert sorted(stored.values()) == sorted([(first, 3), (events[1], 2)])
     assert supports == [3, 4]
     assert [run_of(e).llm_calls for e in events] == [0, 1, 0, 0, 0, 0]
