@@ -8,18 +8,18 @@ lesson cites at least one event and has an ADD row in ``lesson_history`` from bi
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, event, func, inspect, or_, select
+from sqlalchemy import func, inspect, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from digest.lessons.cues import event_cues, merged
 from digest.lessons.release import is_released, note_cited, transaction_gate
+from digest.lessons.slugs import slug_later, slugify
 from digest.lessons.transition import (
     CITED,
     bump_epoch,
@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # a type only: capture imports this module and must not load 
 
 from digest.models import BODY_MAX, TITLE_MAX, Event, Lesson, LessonEvidence, utcnow
 
-SLUG_MAX = 80
 TAGS_MAX = 12
 TAG_MAX = 40
 
@@ -122,76 +121,6 @@ def derive_title(correction: str) -> str:
     return cut or first[:TITLE_SHORT]
 
 
-def slugify(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    if len(slug) > SLUG_MAX:
-        slug = slug[:SLUG_MAX].rsplit("-", 1)[0]
-    return slug or "lesson"
-
-
-def unique_slug(session: Session, agent_id: int, title: str, preferred: str | None = None) -> str:
-    base = preferred or slugify(title)
-    taken = set(
-        session.scalars(
-            select(Lesson.slug).where(Lesson.agent_id == agent_id, Lesson.slug.like(f"{base}%"))
-        )
-    )
-    return _free(base, taken)
-
-
-def _free(base: str, taken: set[str]) -> str:
-    """``base``, or ``base-2``, ``base-3`` … the first not in ``taken``."""
-    if base not in taken:
-        return base
-    n = 2
-    while f"{base}-{n}" in taken:
-        n += 1
-    return f"{base}-{n}"
-
-
-#: session.info key: (the transaction, the lessons it added whose slug is still their base)
-_SLUGS = "digest_slugs_unchecked"
-
-
-def _slug_later(session: Session, lesson: Lesson) -> None:
-    """``lesson.slug`` is its base (the preferred slug, else its title's): made unique among
-    the agent's lessons when the row is flushed (``_unique_slugs``)."""
-    transaction = session.get_transaction()
-    held: tuple[object, list[Lesson]] | None = session.info.get(_SLUGS)
-    if held is None or held[0] is not transaction:
-        held = session.info[_SLUGS] = (transaction, [])
-    held[1].append(lesson)
-
-
-@event.listens_for(Session, "before_flush")
-def _unique_slugs(session: Session, _context: Any, _objects: Any) -> None:
-    """Before new lessons are inserted: each one's slug made unique (``unique_slug``: the
-    base, else the base with the first free number), for all of the flush in one query, in
-    the order they were added (the second of two with one base gets ``-2``)."""
-    held: tuple[object, list[Lesson]] | None = session.info.get(_SLUGS)
-    if held is None or held[0] is not session.get_transaction() or not held[1]:
-        return
-    new = session.new
-    pending = [lesson for lesson in held[1] if lesson in new]
-    held[1][:] = [lesson for lesson in held[1] if lesson not in new]
-    if not pending:
-        return
-    bases = {(lesson.agent_id, lesson.slug) for lesson in pending}
-    taken: dict[int, set[str]] = {}
-    rows = session.execute(
-        select(Lesson.agent_id, Lesson.slug).where(
-            or_(*(and_(Lesson.agent_id == a, Lesson.slug.like(f"{b}%")) for a, b in bases))
-        )
-    )
-    for agent_id, slug in rows:
-        taken.setdefault(agent_id, set()).add(slug)
-    for lesson in pending:
-        mine = taken.setdefault(lesson.agent_id, set())
-        lesson.slug = _free(lesson.slug, mine)
-        mine.add(lesson.slug)
-
-
 def initial_scope(event: Event) -> str:
     """An operator's edit in one contact's thread is that contact's preference until other
     contacts show the same (then it is promoted); everything else is agent-wide."""
@@ -242,7 +171,7 @@ def add_lesson(
     ``digest lesson reindex`` stores it).
 
     The lesson has its id at once; its row, citation and history go in with the session's
-    next flush (``transition.give_id``), its slug made unique then (``_unique_slugs``)."""
+    next flush (``transition.give_id``), its slug made unique then (``slugs.unique_slugs``)."""
     cand = candidate.normalised()
     assert cand.title is not None
     lock_agent_lessons(session, event.agent_id)
@@ -285,7 +214,7 @@ def add_lesson(
     if vectors is not None:
         vectors(lesson)
     session.add(lesson)
-    _slug_later(session, lesson)
+    slug_later(session, lesson)
     give_id(session, lesson)
     note_written(session, lesson)
     # A new lesson has no evidence yet: no need to look for an existing citation.
