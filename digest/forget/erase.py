@@ -30,7 +30,7 @@ from digest.forget.quotes import (
 from digest.forget.result import ForgetResult
 from digest.lessons.cues import event_cues, merged
 from digest.lessons.release import recount
-from digest.lessons.store import slugify, unique_slug
+from digest.lessons.slugs import slugify, unique_slug
 from digest.lessons.transition import transition
 from digest.models import (
     DigestRun,

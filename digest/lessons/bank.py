@@ -7,8 +7,8 @@
   more than ``DELTA_FOLD`` lessons it is folded into the index in memory (no row read again),
   and when more than ``DELTA_REBUILD`` rows changed at once the index is rebuilt from the bank;
 - a transaction that has written the agent's lessons itself (a batch) sees its own writes
-  through the overlay, and never keeps what it saw beyond itself: it may still roll back.
-  Within it, each search lays the rows changed since the one before over that one's view;
+  laid over the kept index the same way, from the session's objects, and never keeps what it
+  saw beyond itself: it may still roll back (``digest.lessons.own_view``);
 - after a write has committed, ``refresh_kept`` brings the kept index up to date, so that the
   agent's next turn finds it current.
 
@@ -42,7 +42,6 @@ from digest.config import Settings, get_settings
 from digest.identity.embedding import Embedder, cosine_scale, from_bytes
 from digest.identity.index import AgentIndex, Entry
 from digest.identity.scale import CosineScale
-from digest.lessons.transition import moved_in_transaction
 from digest.lessons.vectors import cue_vectors, embedder, vector_key, vectors_for
 from digest.logs import get_logger
 from digest.models import Agent, Lesson, as_utc, utcnow
@@ -65,6 +64,10 @@ class Row:
     #: the release state's counts (``digest.lessons.release``): pitfalls filters on them
     independent_sources: int = 0
     source_span_s: int = 0
+    #: a hash of what a search reads of the lesson (title, texts, tags, fingerprint), so two
+    #: rows of one lesson compare unequal when it was rewritten (``digest.lessons.own_view``
+    #: lays a rewritten lesson over its view by it); this process's ``hash``, never stored
+    written: int = 0
 
 
 #: rows changed at once beyond which the index is rebuilt from the whole bank (read again)
@@ -186,6 +189,8 @@ def _row(lesson: Any) -> Row:
         lesson.id, sys.intern(lesson.scope), lesson.contact_id,
         as_utc(lesson.expires_at) if lesson.expires_at is not None else None,
         sys.intern(lesson.trust), lesson.independent_sources or 0, lesson.source_span_s or 0,
+        hash((lesson.title, lesson.situation, lesson.mistake, lesson.correction,
+              tuple(lesson.tags or ()), lesson.fingerprint)),
     )  # fmt: skip
 
 
@@ -289,12 +294,26 @@ def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None)
     rows = session.execute(query).all()
     if not rows:
         return replace(bank, epoch=epoch, read_at=started)
-    changed = [lesson.id for lesson in rows]
-    if len(changed) + len(bank.hidden) > DELTA_REBUILD:
+    if len(rows) + len(bank.hidden) > DELTA_REBUILD:
         return None
     stamps = dict(bank.stamps)
     for lesson in rows:
         stamps[lesson.id] = as_utc(lesson.updated_at)
+    return _laid_over(bank, rows, found, epoch, started, stamps)
+
+
+def _laid_over(
+    bank: _Bank,
+    rows: Sequence[Any],
+    found: Embedder | None,
+    epoch: int,
+    read_at: datetime,
+    stamps: dict[int, datetime],
+) -> _Bank:
+    """``bank`` with ``rows`` (lessons, or rows of their columns) laid over it: they hide
+    the entries they replace, and the active ones join the overlay, folded into the kept
+    index once it holds more than ``DELTA_FOLD``."""
+    changed = [lesson.id for lesson in rows]
     hidden = bank.hidden | frozenset(changed)
     scale = cosine_scale(found)
     # the overlay: its entries the changed rows do not replace, and the changed rows' own
@@ -304,9 +323,9 @@ def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None)
         parts.insert(0, (bank.delta_index, ~np.isin(bank.delta_index.ids, changed)))
     delta = AgentIndex.combined(parts, scale)
     if len(delta) > DELTA_FOLD:
-        return _folded(bank, epoch, started, stamps, hidden, delta, scale)
+        return _folded(bank, epoch, read_at, stamps, hidden, delta, scale)
     return replace(
-        bank, epoch=epoch, read_at=started, stamps=stamps, hidden=hidden, delta_index=delta,
+        bank, epoch=epoch, read_at=read_at, stamps=stamps, hidden=hidden, delta_index=delta,
         delta_expires=_expiries(delta),
     )  # fmt: skip
 
@@ -339,54 +358,28 @@ def agent_view(
     """The agent's lessons as of this session: the kept index when the epoch has not moved,
     otherwise the kept index with the rows written since it was built laid over it.
     ``epoch`` is the agent's ``lesson_epoch`` when the caller read it already (in this
-    session, with the agent's row)."""
+    session, with the agent's row). A transaction that has written the agent's lessons
+    searches its own view instead (``digest.lessons.own_view``)."""
     settings = settings or get_settings()
     found = embedder(settings)
     model = found.name if found else None
     if epoch is None:
         epoch = int(session.scalar(select(Agent.lesson_epoch).where(Agent.id == agent_id)) or 0)
-    own_writes = moved_in_transaction(session, agent_id)
-    key = (session.get_bind().engine.url.render_as_string(hide_password=True), agent_id)
+    key = bank_key(session, agent_id)
     bank = _kept_now(key)
-    if own_writes:
-        # this transaction's own view, laid over by each of its searches in turn: a batch's
-        # events read only what the event before wrote, never the batch's writes again
-        mine = _in_transaction(session, key)
-        if mine is not None and mine.model == model:
-            bank = mine
     if bank is None or bank.model != model:
         bank = _build(session, agent_id, epoch, found)
-    elif bank.epoch != epoch or own_writes:
+    elif bank.epoch != epoch:
         bank = _overlaid(session, bank, epoch, found) or _build(session, agent_id, epoch, found)
     else:
         return View(bank, found)
-    if own_writes:
-        _hold_in_transaction(session, key, bank)
-    else:
-        _keep(key, bank)
+    _keep(key, bank)
     return View(bank, found)
 
 
-#: ``Session.info`` key of the views a transaction that wrote lessons built for itself
-_OWN_VIEWS = "digest.neighbours.own_views"
-
-
-def _in_transaction(session: Session, key: tuple[str, int]) -> _Bank | None:
-    held: tuple[object, dict[tuple[str, int], _Bank]] | None = session.info.get(_OWN_VIEWS)
-    if held is None or held[0] is not session.get_transaction():
-        return None
-    return held[1].get(key)
-
-
-def _hold_in_transaction(session: Session, key: tuple[str, int], bank: _Bank) -> None:
-    """Keep ``bank`` for the rest of the session's current transaction only: it holds writes
-    that may still roll back."""
-    transaction = session.get_transaction()
-    held: tuple[object, dict[tuple[str, int], _Bank]] | None = session.info.get(_OWN_VIEWS)
-    if held is None or held[0] is not transaction:
-        held = (transaction, {})
-        session.info[_OWN_VIEWS] = held
-    held[1][key] = bank
+def bank_key(session: Session, agent_id: int) -> tuple[str, int]:
+    """What a kept index is kept under: (the session's database, the agent)."""
+    return (session.get_bind().engine.url.render_as_string(hide_password=True), agent_id)
 
 
 def refresh_kept(agent_id: int, settings: Settings | None = None) -> None:

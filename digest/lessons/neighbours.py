@@ -7,9 +7,11 @@ lessons with the candidate's fingerprint always first. Reconciliation, the owner
 
 The index is kept per process and refreshed by the agent's ``lesson_epoch``, which every
 lesson write moves (``digest.lessons.bank``: ``agent_view``, ``refresh_kept``; named here too
-for their readers). It keeps no lesson's title, situation, mistake or correction (what ranking
-does not read): those of the hits are read when a search returns them, in one round trip for
-all the searches of a batch (``find_neighbours_of``).
+for their readers); a transaction that has written the agent's lessons searches its own view
+(``digest.lessons.own_view``): ``agent_view`` here chooses. The index keeps no lesson's title,
+situation, mistake or correction (what ranking does not read): those of the hits are read when
+a search returns them, in one round trip for all the searches of a batch
+(``find_neighbours_of``).
 """
 
 from __future__ import annotations
@@ -26,16 +28,9 @@ from digest.config import Settings
 from digest.fingerprint import states_a_fact
 from digest.identity.embedding import Embedder
 from digest.identity.index import Hit, sort_key
-from digest.lessons.bank import (
-    DELTA_FOLD,
-    Row,
-    View,
-    _Banks,
-    agent_view,
-    forget,
-    lessons_index,
-    refresh_kept,
-)
+from digest.lessons import bank
+from digest.lessons.bank import DELTA_FOLD, Row, View, _Banks, forget, lessons_index, refresh_kept
+from digest.lessons.own_view import own_view
 from digest.lessons.transition import moved_in_transaction
 from digest.lessons.vectors import vectors_for
 from digest.models import Agent, Lesson
@@ -210,6 +205,20 @@ def read_agent_held(session: Session, agent_id: int) -> AgentRead | None:
     if moved and not moved_then:
         return AgentRead(read.epoch + 1, read.tenant_id)
     return read
+
+
+def agent_view(
+    session: Session, agent_id: int, settings: Settings | None = None, *, epoch: int | None = None
+) -> View:
+    """The agent's lessons as this session sees them: in a transaction that has written them,
+    its own view (``digest.lessons.own_view``); else the kept index, up to date
+    (``bank.agent_view``). ``epoch``: the agent's ``lesson_epoch`` as the caller read it."""
+    if not moved_in_transaction(session, agent_id):
+        return bank.agent_view(session, agent_id, settings, epoch=epoch)
+    if epoch is None:
+        read = read_agent_held(session, agent_id)
+        epoch = read.epoch if read is not None else 0
+    return own_view(session, agent_id, epoch, settings)
 
 
 def embed_probes(

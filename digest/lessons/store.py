@@ -8,24 +8,25 @@ lesson cites at least one event and has an ADD row in ``lesson_history`` from bi
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, inspect, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from digest.lessons.cues import event_cues, merged
 from digest.lessons.release import is_released, note_cited, transaction_gate
+from digest.lessons.slugs import slug_later, slugify
 from digest.lessons.transition import (
     CITED,
     bump_epoch,
     first_in_transaction,
-    flush_for_ids,
+    give_id,
     lock_agent_lessons,
+    note_written,
     record_history,
     transition,
 )
@@ -35,7 +36,6 @@ if TYPE_CHECKING:  # a type only: capture imports this module and must not load 
 
 from digest.models import BODY_MAX, TITLE_MAX, Event, Lesson, LessonEvidence, utcnow
 
-SLUG_MAX = 80
 TAGS_MAX = 12
 TAG_MAX = 40
 
@@ -121,29 +121,6 @@ def derive_title(correction: str) -> str:
     return cut or first[:TITLE_SHORT]
 
 
-def slugify(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    if len(slug) > SLUG_MAX:
-        slug = slug[:SLUG_MAX].rsplit("-", 1)[0]
-    return slug or "lesson"
-
-
-def unique_slug(session: Session, agent_id: int, title: str, preferred: str | None = None) -> str:
-    base = preferred or slugify(title)
-    taken = set(
-        session.scalars(
-            select(Lesson.slug).where(Lesson.agent_id == agent_id, Lesson.slug.like(f"{base}%"))
-        )
-    )
-    if base not in taken:
-        return base
-    n = 2
-    while f"{base}-{n}" in taken:
-        n += 1
-    return f"{base}-{n}"
-
-
 def initial_scope(event: Event) -> str:
     """An operator's edit in one contact's thread is that contact's preference until other
     contacts show the same (then it is promoted); everything else is agent-wide."""
@@ -191,7 +168,10 @@ def add_lesson(
     embedding is the caller's to set: ``vectors`` sets it (and its task vectors) on the new
     row before the row is written, so that its INSERT carries them (reflection does; a
     lesson stored on the capture path gets one when the agent's index first reads it, and
-    ``digest lesson reindex`` stores it)."""
+    ``digest lesson reindex`` stores it).
+
+    The lesson has its id at once; its row, citation and history go in with the session's
+    next flush (``transition.give_id``), its slug made unique then (``slugs.unique_slugs``)."""
     cand = candidate.normalised()
     assert cand.title is not None
     lock_agent_lessons(session, event.agent_id)
@@ -201,7 +181,7 @@ def add_lesson(
         agent_id=event.agent_id,
         scope=initial_scope(event),
         contact_id=event.contact_id,
-        slug=unique_slug(session, event.agent_id, cand.title, cand.slug),
+        slug=cand.slug or slugify(cand.title),
         title=cand.title,
         situation=cand.situation,
         mistake=cand.mistake,
@@ -234,7 +214,9 @@ def add_lesson(
     if vectors is not None:
         vectors(lesson)
     session.add(lesson)
-    flush_for_ids(session)
+    slug_later(session, lesson)
+    give_id(session, lesson)
+    note_written(session, lesson)
     # A new lesson has no evidence yet: no need to look for an existing citation.
     session.add(LessonEvidence(lesson_id=lesson.id, event_id=event.id, note=note[:300]))
     first_in_transaction(session, CITED, (lesson.id, event.id))
@@ -395,6 +377,10 @@ def supersede_lesson(
     prompt_hash: str | None,
 ) -> None:
     """DELETE: the old lesson is contradicted. It is kept, marked superseded by the new one."""
+    if inspect(new).pending:
+        # a flush updates rows before it inserts them: the row ``superseded_by_id`` names
+        # must be in first
+        session.flush()
     transition(
         session, old, op="DELETE", reason=reason, event=event, model=model,
         prompt_hash=prompt_hash, status="superseded", superseded_by_id=new.id,

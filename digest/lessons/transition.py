@@ -10,11 +10,11 @@ concurrent reconciliation to read its neighbours again.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import func, select, text, update
+from sqlalchemy.orm import Session, undefer
 
 from digest.models import (
     Agent,
@@ -68,6 +68,7 @@ def transition(
         setattr(lesson, name, value)
     if "updated_at" not in changes:
         lesson.updated_at = utcnow()
+    note_written(session, lesson)
     record_history(
         session, lesson, op, before=before, reason=reason, event=event, model=model,
         prompt_hash=prompt_hash,
@@ -181,6 +182,91 @@ def flush_for_ids(session: Session) -> None:
         session.flush()
     finally:
         session.add_all(later)  # in the order they were added: their ids keep that order
+
+
+@dataclass
+class Written:
+    """The lessons a transaction wrote (added, or changed by ``transition``), as of now."""
+
+    #: each lesson once per write, in the order of the writes: a search inside the
+    #: transaction lays those written since the one before over its view (``lessons.bank``)
+    order: list[Lesson] = field(default_factory=list)
+    #: by id: a lesson added but not flushed yet is found here (``lesson_by_id``)
+    by_id: dict[int, Lesson] = field(default_factory=dict)
+
+
+#: session.info key: (the transaction, its ``Written``)
+_WRITTEN = "digest_lessons_written"
+
+
+def written(session: Session) -> Written:
+    """The lessons the session's current transaction wrote."""
+    transaction = session.get_transaction()
+    held: tuple[object, Written] | None = session.info.get(_WRITTEN)
+    if held is None or held[0] is not transaction:
+        held = session.info[_WRITTEN] = (transaction, Written())
+    return held[1]
+
+
+def note_written(session: Session, lesson: Lesson) -> None:
+    """Remember that this transaction wrote ``lesson`` (it has its id)."""
+    found = written(session)
+    found.order.append(lesson)
+    found.by_id[lesson.id] = lesson
+
+
+#: how a lesson about to be written is read: with its vectors (the write adds the event's
+#: task to its task vectors, ``vectors.add_task_meaning``, and a search later in the
+#: transaction lays it over its view, ``digest.lessons.own_view``), in this round trip
+WITH_VECTORS = (undefer(Lesson.cue_embedding), undefer(Lesson.embedding))
+
+
+def lesson_by_id(session: Session, lesson_id: int) -> Lesson | None:
+    """A lesson about to be written, by id (``WITH_VECTORS``): one this transaction added and
+    has not flushed yet (its row goes in with the next flush: ``give_id``) is found too."""
+    found = written(session).by_id.get(lesson_id)
+    if found is not None:
+        return found
+    return session.get(Lesson, lesson_id, options=WITH_VECTORS)
+
+
+#: session.info key: (the transaction, the lesson ids it took from the sequence, unused yet)
+_IDS = "digest_lesson_ids"
+#: ids a transaction takes from the lessons' sequence at once, at most: one the first time,
+#: then twice as many as the time before (a batch of events adding many lessons pays a few
+#: round trips, a transaction adding one wastes none)
+IDS_AT_ONCE = 32
+
+
+def give_id(session: Session, lesson: Lesson) -> None:
+    """Give a new lesson (added to the session) its id. PostgreSQL: from the lessons'
+    sequence, taken a few at a time per transaction, so that the row itself waits for the
+    transaction's next flush (a batch of events then inserts its new lessons, their citations
+    and history in a statement per table); under the agent's lesson lock the agent's ids still
+    grow in the order its lessons were added. Elsewhere: a flush (``flush_for_ids``)."""
+    if session.get_bind().dialect.name != "postgresql":
+        flush_for_ids(session)
+        return
+    transaction = session.get_transaction()
+    # (the transaction, its ids not given yet, how many it took the time before)
+    held: tuple[object, list[int], int] | None = session.info.get(_IDS)
+    if held is None or held[0] is not transaction:
+        held = (transaction, [], 0)
+    _, free, last = held
+    if not free:
+        last = min(IDS_AT_ONCE, 2 * last or 1)
+        # on the connection: the session must not flush the new row meanwhile
+        free = sorted(
+            session.connection().scalars(
+                text(
+                    "SELECT nextval(pg_get_serial_sequence(:table, 'id'))"
+                    " FROM generate_series(1, :count)"
+                ),
+                {"table": Lesson.__tablename__, "count": last},
+            )
+        )
+    lesson.id = free.pop(0)
+    session.info[_IDS] = (transaction, free, last)
 
 
 def bump_epoch(session: Session, agent_id: int) -> None:

@@ -20,6 +20,7 @@ from digest.config import Settings
 from digest.errors import BudgetExhausted, LLMError, LLMOutputError, LLMTransientError
 from digest.lessons.budgets import BUDGET
 from digest.lessons.store import Candidate, add_lesson, confidence_from_counts, support_lesson
+from digest.lessons.transition import lesson_by_id
 from digest.lessons.vectors import add_task_meaning, stored_vector
 from digest.logs import get_logger
 from digest.models import Agent, Event, Lesson, as_utc, utcnow
@@ -243,7 +244,7 @@ def apply_and_finish(
             applied.lesson_ids.append(held.id)
     # what the run's task meant, for retrieval (embedded before the write by prepare); the
     # lessons it created have it already
-    touched = [session.get(Lesson, i) for i in applied.lesson_ids if i not in born]
+    touched = [lesson_by_id(session, i) for i in applied.lesson_ids if i not in born]
     add_task_meaning(filter(None, touched), claimed.kind, claimed.payload)
     _share_judgement(session, run, prepared, applied.by_candidate)
     _set_terminal(session, event, "reflected")
@@ -302,6 +303,7 @@ def _share_judgement(
 def _quarantined_twin(session: Session, event: Event, candidate: Candidate) -> Lesson | None:
     """A quarantined lesson of this agent with exactly this candidate's text, if any."""
     text = candidate.normalised()
+    session.flush()  # the lessons this transaction quarantined are new rows too
     return session.scalars(
         select(Lesson)
         .where(

@@ -66,8 +66,9 @@ def reflect_together(batch: list[Claimed], settings: Settings) -> list[ReflectRe
             lock_agent_lessons(session, batch[0].agent_id)
             tx = Held(session, events)
             results = []
-            # Rows that nothing in the batch reads back (history, citations, runs, statuses)
-            # wait for one flush; changes a search reads are flushed before it (Held.reading).
+            # Rows wait for the batch's flush (new lessons have their ids from the sequence:
+            # ``transition.give_id``); a search lays the batch's writes over its view from the
+            # session's objects (``digest.lessons.own_view``).
             with session.no_autoflush:
                 _read_judgements(session, batch, settings)
                 for claimed in batch:

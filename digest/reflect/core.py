@@ -29,7 +29,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 
-from sqlalchemy import inspect
 from sqlalchemy.orm import Session
 
 from digest.config import Settings
@@ -41,7 +40,7 @@ from digest.lessons.transition import lock_agent_lessons
 from digest.logs import get_logger
 from digest.model import spend
 from digest.model.contracts import Skip
-from digest.models import Event, Lesson
+from digest.models import Event
 from digest.reflect.apply import (
     Mark,
     apply_and_finish,
@@ -107,8 +106,8 @@ class Held:
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
-        if _bank_changed(self._session):
-            self._session.flush()  # a search reads the rows this transaction changed
+        # nothing to flush first: a search lays what this transaction wrote over its view
+        # from the session's own objects (``digest.lessons.own_view``)
         yield self._session
 
     def write(self, claimed: Claimed, step: Step, *, lessons: bool = True) -> ReflectResult:
@@ -226,18 +225,3 @@ def _apply(
     # an ADD, unless the event's own candidates could be identical to each other.
     recheck = not held or len(prepared.clean) > 1
     return apply_and_finish(session, event, run, prepared, plan, recheck_adds=recheck)
-
-
-#: lesson columns the neighbour search depends on (its text, its filter)
-_SEARCHED = ("situation", "correction", "status", "expires_at", "agent_id")
-
-
-def _bank_changed(session: Session) -> bool:
-    """Does the session hold unflushed changes to lessons that a neighbour search would see?
-    (Support counts and timestamps do not matter; new lessons are flushed when added.)"""
-    for obj in session.dirty:
-        if isinstance(obj, Lesson):
-            attrs = inspect(obj).attrs
-            if any(attrs[name].history.has_changes() for name in _SEARCHED):
-                return True
-    return False

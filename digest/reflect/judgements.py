@@ -32,26 +32,44 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session, undefer
+from sqlalchemy.orm import Session
 
+from digest.config import get_settings
 from digest.db import read_scope
 from digest.fingerprint import event_signature
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
+from digest.lessons.transition import WITH_VECTORS, written
 from digest.logs import get_logger
+from digest.model.cache import AnswerCache, answer_key
 from digest.models import Agent, Judgement, Lesson, as_utc, utcnow
 from digest.reflect.claims import Claimed
 from digest.reflect.reconcile import Snapshot
 from digest.reflect.screen import event_reason
+from digest.runtime import runtime
 
 log = get_logger("digest.reflect")
 
 
 def signature(claimed: Claimed) -> str | None:
-    """The event's signature, or None when it has none (nothing to share)."""
+    """The event's signature, or None when it has none (nothing to share). An operator's
+    edit's is the rules its diff teaches: found once per content in this process
+    (``known_signatures``), so that an exact repeat takes no diff."""
     if claimed.kind == "manual_lesson":
         return None
-    return event_signature(claimed.kind, claimed.payload, claimed.trust, claimed.instructions or "")
+    parts = (claimed.kind, claimed.payload, claimed.trust, claimed.instructions or "")
+    if claimed.kind != "operator_edit":
+        return event_signature(*parts)
+    remembered = runtime().piece(known_signatures)
+    key, size = answer_key("signature", *parts), get_settings().llm_cache_size
+    found, _ = remembered.get_or_compute(key, lambda: event_signature(*parts) or "", size)
+    return found or None
+
+
+def known_signatures() -> AnswerCache[str]:
+    """An operator edit's content → its signature ("": none), in this process (a piece of
+    its runtime)."""
+    return AnswerCache()
 
 
 @dataclass(frozen=True)
@@ -76,7 +94,7 @@ def lookup(
 ) -> Reused | None:
     """A stored judgement of this event's signature that still holds, or None. ``session``
     is the caller's (a batch sees its own judgements) or a database URL to read from."""
-    key = signature(claimed)
+    key = _signature_in(session, claimed)
     if key is None:
         return None
     if claimed.trust == "low" and event_reason(claimed.payload) is not None:
@@ -147,18 +165,22 @@ def _reused(
 
 
 def _read_lessons(session: Session, agent_id: int, ids: Sequence[int]) -> dict[int, Lesson]:
-    """These lessons of the agent, by id (one round trip)."""
-    if not ids:
-        return {}
-    return {
-        lesson.id: lesson
-        for lesson in session.scalars(
-            select(Lesson)
-            .where(Lesson.id.in_(list(ids)), Lesson.agent_id == agent_id)
-            # with their task vectors: the NOOP that cites them adds this event's task
-            .options(undefer(Lesson.cue_embedding))
+    """These lessons of the agent, by id: those this transaction wrote as the session holds
+    them (a new one's row may not be flushed yet), the others in one round trip."""
+    mine = written(session).by_id
+    found = {i: mine[i] for i in ids if i in mine and mine[i].agent_id == agent_id}
+    missing = [i for i in ids if i not in found]
+    if missing:
+        found.update(
+            (lesson.id, lesson)
+            for lesson in session.scalars(
+                select(Lesson)
+                .where(Lesson.id.in_(missing), Lesson.agent_id == agent_id)
+                # with their vectors: the NOOP that cites them writes them (``WITH_VECTORS``)
+                .options(*WITH_VECTORS)
+            )
         )
-    }
+    return found
 
 
 def _live(rows: dict[int, Lesson], ids: Sequence[int]) -> list[Lesson] | None:
@@ -189,7 +211,7 @@ def remember(
 ) -> None:
     """Store (or replace) this event's judgement, in the caller's transaction (in a batch:
     when the batch is written, ``write_batch``)."""
-    key = signature(claimed)
+    key = _signature_in(session, claimed)
     if key is None or model is None:
         return
     values = _values(claimed, key, model, prompt_hash, skip_reason, lesson_ids)
@@ -268,6 +290,8 @@ class Batch:
     prompt_hash: str
     found: dict[str, Judgement | None]
     lessons: dict[int, Lesson]
+    #: each event's signature, by event id (an operator edit's takes a diff: found once)
+    signatures: dict[int, str | None] = field(default_factory=dict)
     remembered: dict[str, dict[str, Any]] = field(default_factory=dict)
     reused: Counter[str] = field(default_factory=Counter)
 
@@ -305,7 +329,8 @@ def read_batch(session: Session, batch: Sequence[Claimed], model: str, prompt_ha
     """Read the judgements of ``batch``'s signatures (one agent's events) and their lessons,
     for ``lookup`` in this transaction; what the events store or reuse is kept for
     ``write_batch``."""
-    keys = sorted({key for key in map(signature, batch) if key is not None})
+    signatures = {claimed.event_id: signature(claimed) for claimed in batch}
+    keys = sorted({key for key in signatures.values() if key is not None})
     agent_id = batch[0].agent_id
     found: dict[str, Judgement | None] = dict.fromkeys(keys)
     if keys:
@@ -326,7 +351,8 @@ def read_batch(session: Session, batch: Sequence[Claimed], model: str, prompt_ha
             for i in judgement.lesson_ids or ()
         }
     )
-    read = Batch(agent_id, model, prompt_hash, found, _read_lessons(session, agent_id, ids))
+    lessons = _read_lessons(session, agent_id, ids)
+    read = Batch(agent_id, model, prompt_hash, found, lessons, signatures)
     session.info[_BATCH] = (session.get_transaction(), read)
 
 
@@ -351,6 +377,14 @@ def write_batch(session: Session) -> None:
             .values(reused=Judgement.reused + bindparam("times")),
             [{"key": key, "times": times} for key, times in sorted(batch.reused.items())],
         )
+
+
+def _signature_in(session: Session | str, claimed: Claimed) -> str | None:
+    """``signature``, as the session's batch found it when it read its judgements."""
+    batch = _batch_of(session) if not isinstance(session, str) else None
+    if batch is not None and claimed.event_id in batch.signatures:
+        return batch.signatures[claimed.event_id]
+    return signature(claimed)
 
 
 def _batch_of(session: Session) -> Batch | None:

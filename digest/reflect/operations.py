@@ -16,10 +16,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy.orm import Session, undefer
+from sqlalchemy.orm import Session
 
 from digest import fingerprint as fp
-from digest.lessons.neighbours import find_neighbours
+from digest.lessons.neighbours import find_neighbours, read_agent_held
 from digest.lessons.release import is_released, recount, transaction_gate
 from digest.lessons.store import (
     Candidate,
@@ -28,6 +28,7 @@ from digest.lessons.store import (
     support_lesson,
     update_lesson,
 )
+from digest.lessons.transition import lesson_by_id
 from digest.lessons.vectors import stored_vector
 from digest.logs import get_logger
 from digest.models import PROTECTED_TRUST, Event, Lesson
@@ -39,9 +40,6 @@ log = get_logger("digest.reconcile")
 
 #: why a merged lesson text may not be written for an untrusted event (None: it may)
 Vet = Callable[[Candidate], str | None]
-
-
-_WITH_TASKS = (undefer(Lesson.cue_embedding),)
 
 
 @dataclass
@@ -56,9 +54,7 @@ def _target(session: Session, lesson_id: int | None, event: Event) -> Lesson | N
     """The lesson an operation names, if it is still an active lesson of this very agent."""
     if lesson_id is None:
         return None
-    # with its task vectors: the write adds this event's task to them (``add_task_meaning``),
-    # in this round trip instead of one more
-    lesson = session.get(Lesson, lesson_id, options=_WITH_TASKS)
+    lesson = lesson_by_id(session, lesson_id)
     if lesson is None or lesson.status != "active":
         return None
     if (lesson.tenant_id, lesson.agent_id) != (event.tenant_id, event.agent_id):
@@ -74,6 +70,7 @@ def _identical_active(session: Session, event: Event, candidate: Candidate) -> L
     found = find_neighbours(
         session, event.tenant_id, event.agent_id, text_value, 5,
         fingerprint=candidate.fingerprint, mode="lexical",
+        read=read_agent_held(session, event.agent_id),
     )  # fmt: skip
     for neighbour in found:
         stored = lesson_text(neighbour.situation, neighbour.correction)
@@ -83,7 +80,7 @@ def _identical_active(session: Session, event: Event, candidate: Candidate) -> L
             and not fp.distinct(candidate.fingerprint, neighbour.fingerprint)
             and sorted(re.findall(r"\d+", text_value)) == sorted(re.findall(r"\d+", stored))
         ):
-            return session.get(Lesson, neighbour.lesson_id)
+            return lesson_by_id(session, neighbour.lesson_id)
     return None
 
 

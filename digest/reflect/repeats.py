@@ -7,8 +7,9 @@ from sqlalchemy.orm import Session
 from digest.config import Settings
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
+from digest.lessons.transition import lesson_by_id
 from digest.model.cache import AnswerCache, answer_key
-from digest.models import Lesson, as_utc, utcnow
+from digest.models import as_utc, utcnow
 from digest.reflect.claims import Claimed
 from digest.reflect.reconcile import Snapshot, candidate_text
 from digest.runtime import runtime
@@ -39,7 +40,7 @@ def known_repeats(
     found: list[list[Neighbour]] = []
     for candidate in clean:
         lesson_id = runtime().piece(known_texts).get(text_key(claimed.agent_id, candidate))
-        lesson = session.get(Lesson, lesson_id) if lesson_id is not None else None
+        lesson = lesson_by_id(session, lesson_id) if lesson_id is not None else None
         if (
             lesson is None
             or lesson.status != "active"

@@ -14,17 +14,15 @@ from sqlalchemy.orm import Session
 
 import digest
 from digest.db import session_scope
+from digest.lessons.slugs import SLUG_MAX, slugify, unique_slug
 from digest.lessons.store import (
-    SLUG_MAX,
     TAGS_MAX,
     Candidate,
     add_evidence,
     add_lesson,
     confidence_from_counts,
     derive_title,
-    slugify,
     support_lesson,
-    unique_slug,
     update_lesson,
 )
 from digest.models import BODY_MAX, TITLE_MAX, Agent, Event, Lesson, LessonEvidence, LessonHistory

@@ -1,23 +1,26 @@
 """digest.lessons.transition: the one way a lesson's status or text changes. Each change writes
 a ``lesson_history`` row (before, after, reason, cause), stamps ``updated_at`` and moves the
 agent's ``lesson_epoch`` once per transaction; the lesson lock is taken once per transaction
-(embedded SQLite, and the advisory lock on PostgreSQL)."""
+(embedded SQLite, and the advisory lock on PostgreSQL). On PostgreSQL a new lesson has its id
+from the sequence at once and its row goes in with the transaction's next flush, its slug
+made unique then."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import event, func, select, text
 
-from digest.db import session_scope
+from digest.db import get_engine, session_scope
+from digest.lessons.store import Candidate, add_lesson
 from digest.lessons.transition import (
     first_in_transaction,
     lock_agent_lessons,
     snapshot,
     transition,
 )
-from digest.models import Agent, Lesson, LessonHistory
+from digest.models import Agent, Event, Lesson, LessonEvidence, LessonHistory
 from tests.conftest import manual_lesson
 
 
@@ -113,3 +116,53 @@ def test_the_postgres_lock_is_taken_once_and_held_to_the_end(
         ).all()
         agent_id = lesson.agent_id
     assert [tuple(row) for row in held] == [(0x6C64, agent_id)]  # one lock: "ld", the agent
+
+
+def test_new_lessons_have_their_ids_at_once_and_go_in_with_one_flush(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    """Three lessons added in one transaction (as a batch adds them): ids from the sequence at
+    once, ascending, in two round trips (one id, then two); no row until the flush, which
+    inserts them in one statement with slugs made unique in the order they were added."""
+    first = manual_lesson(tenant, "bot", "refunds: confirm the amount")
+    sent: list[str] = []
+
+    def seen(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        sent.append(statement)
+
+    engine = get_engine()
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        with session_scope() as session, session.no_autoflush:
+            cause = session.scalars(
+                select(Event).join(LessonEvidence).where(LessonEvidence.lesson_id == first)
+            ).one()
+            cause.status = "processing"  # as a batch's events are
+            added = []
+            for n, title in enumerate(("Refunds", "Refunds", "Refunds 2")):
+                candidate = Candidate(f"case {n}", f"confirm amount {n}", title=title)
+                lesson = add_lesson(
+                    session, event=cause, candidate=candidate, source="manual_lesson",
+                    outcome="mixed", note="n",
+                )  # fmt: skip
+                added.append(lesson)
+            ids = [lesson.id for lesson in added]
+            assert ids == sorted(ids) and first < ids[0]
+            assert len([s for s in sent if "nextval" in s]) == 2
+            stored = select(func.count()).select_from(Lesson).where(Lesson.id.in_(ids))
+            assert session.scalar(stored) == 0
+            sent.clear()
+            session.flush()
+            assert len([s for s in sent if s.startswith("INSERT INTO lessons")]) == 1, sent
+            assert session.scalar(stored) == 3
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    with session_scope() as session:
+        slugs = session.scalars(select(Lesson.slug).where(Lesson.id.in_(ids)).order_by(Lesson.id))
+        assert list(slugs) == ["refunds-2", "refunds-3", "refunds-2-2"]
+        cited = session.scalar(
+            select(func.count())
+            .select_from(LessonEvidence)
+            .where(LessonEvidence.lesson_id.in_(ids))
+        )
+        assert cited == 3

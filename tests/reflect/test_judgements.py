@@ -188,23 +188,48 @@ def emailing(tenant: str, order: int) -> int:
     )  # fmt: skip
 
 
+@pytest.fixture()
+def counted_pg(
+    services_env: dict[str, str], own_queue: str, monkeypatch: pytest.MonkeyPatch
+) -> Any:
+    with scripted_model(rules) as model:
+        use_model(monkeypatch, model.name)
+        yield model
+
+
 def test_a_batch_reads_its_judgements_once_and_sees_what_its_own_events_stored(
     counted: Any, tenant: str
 ) -> None:
     """One batch (one drain, models in process): three repeats of a judgement stored before,
     and a new failure judged in the batch then repeated twice in it. Each repeat reuses, none
     asks the model, and every reuse is counted once."""
+    batch_reuses(counted, tenant)
+
+
+def test_a_batch_on_postgres_reuses_the_judgement_of_a_lesson_it_has_not_flushed(
+    counted_pg: Any, tenant: str
+) -> None:
+    """The same on PostgreSQL, where the lesson the batch's judgement names has its id before
+    its row is flushed (``transition.give_id``): the repeats still reuse it."""
+    batch_reuses(counted_pg, tenant)
+
+
+def batch_reuses(counted: Any, tenant: str) -> None:
     first = failing(tenant, 1)
-    drain()
+    drain(tenant=tenant)  # the PostgreSQL database is shared with other tests
     events = [failing(tenant, 2), emailing(tenant, 3), failing(tenant, 4)]
     events += [emailing(tenant, 5), failing(tenant, 6), emailing(tenant, 7)]
-    results = drain()
+    results = drain(tenant=tenant)
     assert sorted(r.event_id for r in results) == sorted(events)
     assert {r.status for r in results} == {"reflected"}
     assert reflect_calls(counted) == 2  # the first failure, then the email failure once
     with session_scope() as session:
-        stored = {j.signature: (j.event_id, j.reused) for j in session.scalars(select(Judgement))}
-        supports = sorted(session.scalars(select(Lesson.support_count)))
+        agent_id = session.get(Event, first).agent_id  # type: ignore[union-attr]
+        judged = select(Judgement).where(Judgement.agent_id == agent_id)
+        stored = {j.signature: (j.event_id, j.reused) for j in session.scalars(judged)}
+        supports = sorted(
+            session.scalars(select(Lesson.support_count).where(Lesson.agent_id == agent_id))
+        )
     assert sorted(stored.values()) == sorted([(first, 3), (events[1], 2)])
     assert supports == [3, 4]
     assert [run_of(e).llm_calls for e in events] == [0, 1, 0, 0, 0, 0]
