@@ -343,16 +343,19 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
             operations.append(update(cand, reworded, "the same error in other words"))
             continue
         # one error, run failure or content rule in other words, by meaning (the request's
-        # ``reads_like``): one lesson, in its first wording, the candidate counted as its
-        # support (a NOOP): a rewording from run text would be a held change that replaces a
-        # released lesson with one of less support. Unless the candidate states a change (a
-        # reversal supersedes above; one it does not name stays apart)
+        # ``reads_like``): one lesson, unless the candidate states a change (a reversal
+        # supersedes above; one it does not name stays apart). A run's failure is the lesson's
+        # support in its first wording (NOOP): run text rewording a lesson agents read would
+        # be a held change replacing it with one of less support. What a person states is
+        # taken in the newer words (UPDATE)
         alike = next((item for item in existing if reads_alike(cand, item)), None)
         if alike is not None and not signals_change(_all_text(cand)):
-            operations.append(
-                {"op": "NOOP", "candidate": index, "id": alike["id"],
-                 "reason": "the same in other words (reads alike)"}
-            )  # fmt: skip
+            why = "the same in other words (reads alike)"
+            if {kind_of(mine), kind_of(alike.get("fingerprint"))} <= {"tool", "run"}:
+                operations.append({"op": "NOOP", "candidate": index, "id": alike["id"],
+                                   "reason": why})  # fmt: skip
+            else:
+                operations.append(update(cand, alike, why))
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]

@@ -39,19 +39,26 @@ log = get_logger("digest.reconcile")
 
 #: the identity a candidate needs with a lesson of another key for a NOOP to lose nothing
 NOOP_ACROSS_KEYS_IDENTITY = 0.8
+#: the kinds of key whose lessons say how a run failed (a tool's error, a run's own error)
+RUN_FAILURES = frozenset({"tool", "run"})
 
 
 def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     """Would a NOOP of ``candidate`` on ``lesson`` (another key of its kind) lose what the
-    candidate says: it does not read like the lesson in meaning (``meaning_of``) and its words
-    differ from the lesson's, or its numbers do? Between two
+    candidate says: its words differ from the lesson's, or its numbers do, and it is not one
+    run failure in other words (``meaning_of``)? Between two
     owners' questions meaning decides (``digest.facts``): only an answer to the lesson's
     question in other words that says no more than it loses nothing."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
         return False
-    if meaning_of(candidate, lesson) >= READS_ALIKE:
-        # the same thing in other words, nothing reading them apart (figures, names, a word
-        # swapped: ``digest.identity.meaning``): the candidate is the lesson's support
+    if {
+        fp.kind_of(candidate.fingerprint),
+        fp.kind_of(lesson.fingerprint),
+    } <= RUN_FAILURES and meaning_of(candidate, lesson) >= READS_ALIKE:
+        # one failure in other words (two services' wordings of one error, masked ids, no
+        # figure or name reading them apart: ``digest.identity.meaning``): the candidate is
+        # the lesson's support. Not for what people state (an operator's content, an owner's
+        # fact): there a shared frame can read alike around two different facts
         return False
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new
