@@ -31,7 +31,7 @@ from digest.identity.index import Hit, sort_key
 from digest.lessons import bank
 from digest.lessons.bank import DELTA_FOLD, Row, View, _Banks, forget, lessons_index, refresh_kept
 from digest.lessons.own_view import own_view
-from digest.lessons.transition import moved_in_transaction
+from digest.lessons.transition import moved_in_transaction, written
 from digest.lessons.vectors import vectors_for
 from digest.models import Agent, Lesson
 from digest.runtime import runtime
@@ -275,13 +275,20 @@ def _neighbour(hit: Hit, texts: Any) -> Neighbour:
 
 def _with_texts(session: Session, searches: Sequence[list[Hit]]) -> list[list[Neighbour]]:
     """Each search's hits as neighbours, with their texts read in one round trip for all of
-    them (as this transaction sees the rows; nothing flushed for it). A hit whose row is gone
-    (deleted since the index read it) is left out."""
+    them (as this transaction sees the rows; nothing flushed for it). The lessons this
+    transaction wrote are taken as the session holds them (``transition.written``: a batch's
+    new lesson, or its rewrite, waits for the batch's flush, so its row is not there yet or
+    says the old words). A hit whose row is gone (deleted since the index read it) is left
+    out."""
     ids = sorted({hit.lesson_id for hits in searches for hit in hits})
     if not ids:
         return [[] for _ in searches]
-    with session.no_autoflush:
-        texts = {row.id: row for row in session.execute(_TEXTS, {"ids": ids})}
+    mine = written(session).by_id
+    texts: dict[int, Any] = {i: mine[i] for i in ids if i in mine}
+    rest = [i for i in ids if i not in texts]
+    if rest:
+        with session.no_autoflush:
+            texts.update((row.id, row) for row in session.execute(_TEXTS, {"ids": rest}))
     return [
         [_neighbour(hit, texts[hit.lesson_id]) for hit in hits if hit.lesson_id in texts]
         for hits in searches
