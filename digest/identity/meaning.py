@@ -69,6 +69,10 @@ _LABEL = re.compile(r"`[^`\n]{1,80}`")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 #: a name an error quotes or spells in capitals: what it is about, in any language
 _NAMED = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]|\b([A-Z][A-Z0-9_]{1,9})\b""")
+#: a field an error labels ("…for CreateTicket: priority: Input should be …", "amount:
+#: must be positive"): a lowercase identifier before a colon, opening a line or after
+#: another label's colon (not a word of prose: "Payment rejected: card expired")
+_FIELD = re.compile(r"(?:^|(?<=: ))([a-z][a-z0-9]*(?:_[a-z0-9]+)*):\s", re.M)
 
 
 def plain(text: str) -> str:
@@ -111,8 +115,10 @@ def _words(text: str) -> dict[str, str]:
 
 
 def named(text: str) -> frozenset[str]:
-    """The names ``text`` quotes or spells in capitals (``'iccid'``, ``PUK``, ``TTL``)."""
-    return frozenset((quoted or capitals).casefold() for quoted, capitals in _NAMED.findall(text))
+    """The names ``text`` quotes, spells in capitals or labels as a field (``'iccid'``,
+    ``PUK``, ``TTL``, ``priority:``)."""
+    found = {(quoted or capitals).casefold() for quoted, capitals in _NAMED.findall(text)}
+    return frozenset(found | set(_FIELD.findall(text)))
 
 
 @dataclass(frozen=True)

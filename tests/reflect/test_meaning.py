@@ -325,3 +325,16 @@ def test_an_owners_restated_fact_asked_for_now_with_other_figures_supersedes() -
            "to the island now leaves the harbour at 9:05."}  # fmt: skip
     [op] = json.loads(reconcile([old], [new]))["operations"]
     assert (op["op"], op["id"]) == ("DELETE", 5) and "reversed" in op["reason"]
+
+
+def test_two_validation_errors_of_one_tool_on_other_fields_read_apart() -> None:
+    """A field an error labels is what it is about: one frame around two fields is two
+    errors, whatever the table reads of the frame."""
+    from digest.identity import meaning
+
+    missing = "‹id› validation error for CreateTicket: requester: Field required (type=missing)"
+    value = "‹id› validation error for CreateTicket: priority: Input should be 'low' or 'high'"
+    assert meaning.reads_like(missing, value) < READS_ALIKE
+    assert meaning.named(missing) == {"requester"}
+    again = "‹id› validation error for CreateTicket: requester: field is required"
+    assert "requester" in meaning.named(again) and not meaning.likeness(missing, again).names_apart
