@@ -13,7 +13,7 @@ import re
 _WORDS: dict[str, int] = {}
 for _value, _spellings in {
     2: "two zwei deux dos dois twee två",
-    3: "three drei trois tres três tre drie tre",
+    3: "three drei trois tres três tre drie",
     4: "four vier quatre cuatro quatro quattro fyra",
     5: "five fünf cinq cinco cinque vijf fem",
     6: "six sechs seis zes seks",

@@ -12,6 +12,7 @@ from typing import Any
 
 from digest import facts
 from digest.edits import same_tone, tone_added
+from digest.figures import figures
 from digest.fingerprint import edit_family, same
 from digest.model.offline_reflect import tone_lesson
 from digest.reversal import about_words, reversal_terms
@@ -64,19 +65,13 @@ def content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
 
 
-#: what pins a fact down: its numbers and times, and codes in capitals (CET, EUR, SKU names)
-_VALUE = re.compile(r"\d+|\b[A-Z]{2,5}\b")
-#: figures written as words ("five business days", "zwei Werktage"; "one" is a pronoun too)
-_NUMBER_WORD = re.compile(
-    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
-    r"|forty|fifty|hundred|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwölf|deux|trois"
-    r"|quatre|cinq|sept|huit|neuf|dix|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)\b",
-    re.I,
-)
+#: what pins a fact down besides its figures (``digest.figures``: numbers and times, and
+#: numbers written as words): codes in capitals (CET, EUR, SKU names)
+_CODE = re.compile(r"\b[A-Z]{2,5}\b")
 
 
 def _values(text: str) -> set[str]:
-    return set(_VALUE.findall(text)) | {w.casefold() for w in _NUMBER_WORD.findall(text)}
+    return set(_CODE.findall(text)) | figures(text)
 
 
 #: the share of their content terms two operators' content rules without figures must share
