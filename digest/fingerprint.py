@@ -87,6 +87,11 @@ def _family(key: str | None) -> str | None:
     return _FAMILY.get(kind, kind) if kind else None
 
 
+def tells_a_failure(key: str | None) -> bool:
+    """Is ``key`` a lesson's about how a run failed (a tool's error, a run's own error)?"""
+    return _family(key) == "failure"
+
+
 def distinct(a: str | None, b: str | None) -> bool:
     """Are these two keys of one strict kind (a tool's and a run's failure count as one kind)
     and different: two different lessons, whatever their words? Keys of different kinds,

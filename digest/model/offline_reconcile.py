@@ -20,6 +20,7 @@ from digest.fingerprint import (
     same_subject,
     states_a_fact,
     subject_of,
+    tells_a_failure,
 )
 from digest.model.error_reading import state_terms
 from digest.model.offline_edit_rules import (
@@ -351,7 +352,7 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         alike = next((item for item in existing if reads_alike(cand, item)), None)
         if alike is not None and not signals_change(_all_text(cand)):
             why = "the same in other words (reads alike)"
-            if {kind_of(mine), kind_of(alike.get("fingerprint"))} <= {"tool", "run"}:
+            if tells_a_failure(mine) and tells_a_failure(alike.get("fingerprint")):
                 operations.append({"op": "NOOP", "candidate": index, "id": alike["id"],
                                    "reason": why})  # fmt: skip
             else:

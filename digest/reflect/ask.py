@@ -39,8 +39,6 @@ log = get_logger("digest.reconcile")
 
 #: the identity a candidate needs with a lesson of another key for a NOOP to lose nothing
 NOOP_ACROSS_KEYS_IDENTITY = 0.8
-#: the kinds of key whose lessons say how a run failed (a tool's error, a run's own error)
-RUN_FAILURES = frozenset({"tool", "run"})
 
 
 def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
@@ -51,10 +49,11 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     question in other words that says no more than it loses nothing."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
         return False
-    if {
-        fp.kind_of(candidate.fingerprint),
-        fp.kind_of(lesson.fingerprint),
-    } <= RUN_FAILURES and meaning_of(candidate, lesson) >= READS_ALIKE:
+    if (
+        fp.tells_a_failure(candidate.fingerprint)
+        and fp.tells_a_failure(lesson.fingerprint)
+        and meaning_of(candidate, lesson) >= READS_ALIKE
+    ):
         # one failure in other words (two services' wordings of one error, masked ids, no
         # figure or name reading them apart: ``digest.identity.meaning``): the candidate is
         # the lesson's support. Not for what people state (an operator's content, an owner's

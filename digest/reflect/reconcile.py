@@ -227,7 +227,7 @@ def meaning_of(candidate: Candidate, neighbour: Neighbour) -> float:
             return 0.0
         found = meaning.reads_like(observed(new), observed(old))
         return found if found >= CONTENT_READS_ALIKE else 0.0
-    if kind not in ("tool", "run") or observed(new) == new or observed(old) == old:
+    if not fp.tells_a_failure(mine) or observed(new) == new or observed(old) == old:
         return 0.0
     return meaning.reads_like(observed(new), observed(old))
 
