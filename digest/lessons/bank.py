@@ -67,7 +67,7 @@ class Row:
     #: a hash of what a search reads of the lesson (title, texts, tags, fingerprint), so two
     #: rows of one lesson compare unequal when it was rewritten (``digest.lessons.own_view``
     #: lays a rewritten lesson over its view by it); this process's ``hash``, never stored
-    written: int = 0
+    text_key: int = 0
 
 
 #: rows changed at once beyond which the index is rebuilt from the whole bank (read again)

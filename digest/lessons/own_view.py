@@ -84,7 +84,7 @@ def _changed(bank: _Bank, lessons: Sequence[Lesson]) -> list[Lesson]:
 
 def _holds_as_is(bank: _Bank, lesson: Lesson) -> bool:
     """Does the view hold ``lesson`` as it is now: active, as the same entry (its row, whose
-    ``written`` hash stands for its text, so its vector, and its cues); not active, not at
+    ``text_key`` hash stands for its text, so its vector, and its cues); not active, not at
     all?"""
     entry = _entry_of(bank, lesson.id)
     if entry is None or lesson.status != "active":
