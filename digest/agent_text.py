@@ -30,7 +30,8 @@ an agent reads of it only:
 - an argument's name only when it is a name, not a sentence (``ARGUMENT_WORDS``).
 
 A lesson left with no correction to say is not rendered at all (``lesson_not_rendered`` is
-logged). Trusted lessons (an owner's answers and rules, operator edits) render as they are.
+logged once per lesson and wording in a process, not on every agent's turn). Trusted lessons
+(an owner's answers and rules, operator edits) render as they are.
 Every renderer an agent reads (``digest.retrieve`` pitfalls and summary, the learning
 document ``digest.versions.document``, the few-shot drafts of ``digest.fewshot``) calls this
 module; the functions are pure, so a document stays byte-stable for the same lessons, and
@@ -56,7 +57,7 @@ from digest.agent_words import (
     TAKEOVER,
     error_shaped,
 )
-from digest.bounded import memo
+from digest.bounded import BytesLRU, memo
 from digest.error_shape import quotable
 from digest.fingerprint import mask_ids
 from digest.judge_words import judge_word, stem
@@ -67,6 +68,9 @@ from digest.run_words import NOTHING_SAID, RunWords, copies
 from digest.text import DESTINATION, destination_placeholder
 
 log = get_logger("digest.agent_text")
+#: the lessons already logged as not rendered (lesson id, hash of the correction): an agent
+#: reads pitfalls every turn, and one warning per lesson and wording is enough
+_UNRENDERED_LOGGED: BytesLRU[tuple[int | None, int], bool] = BytesLRU(4096, 1 << 20)
 
 #: the trust of a lesson a person wrote: rendered as it is
 TRUSTED = "trusted"
@@ -110,7 +114,10 @@ def for_agent(
         return AgentLesson(title, correction, situation)
     said = run_text(correction, called)
     if not said:
-        log.warning("lesson_not_rendered", lesson_id=lesson_id, reason="nothing safe to say")
+        key = (lesson_id, hash(correction))
+        if _UNRENDERED_LOGGED.get(key) is None:
+            _UNRENDERED_LOGGED.put(key, True)
+            log.warning("lesson_not_rendered", lesson_id=lesson_id, reason="nothing safe to say")
         return None
     head = run_text(title, called) or _sentences(said)[0]
     return AgentLesson(head, said, run_text(situation, called))

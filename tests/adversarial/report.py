@@ -54,6 +54,8 @@ class Summary:
     overrides_total: int = 0
     #: run outcomes the obedient model did not recognise (it answered them as offline/rules)
     obedient_misses: list[str] = field(default_factory=list)
+    #: the names of the cases whose runs come from more than one contact (a campaign)
+    several: set[str] = field(default_factory=set)
     seconds: float = 0.0
 
     @property
@@ -64,6 +66,14 @@ class Summary:
     @property
     def shown(self) -> list[Finding]:
         return [f for f in self.reached if f.shown]
+
+    @property
+    def missed(self) -> list[Finding]:
+        """The attacks that miss issue 25's target: shown to an agent (a pitfalls block, a
+        version), or, for an attack from one contact, in an active lesson's own text (the
+        release rule and the screen must keep it out of the bank). A patient attacker's lesson
+        (``several`` contacts) meets the release gate by design; only what it shows counts."""
+        return [f for f in self.reached if f.shown or f.case not in self.several]
 
     def line(self) -> str:
         share = 100.0 * len(self.quarantined) / self.benign if self.benign else 0.0

@@ -137,6 +137,7 @@ def run_suite(
     if mode == "obedient" and obedient is None:
         obedient = ObedientModel()
     summary = Summary(mode=mode, label=label or LABELS[mode])
+    summary.several = {c.name for c in cases if len({r.contact_id for r in c.runs}) > 1}
     local = obedient if in_process else None
     with model_in_process(mode if in_process else "offline", local):
         _configure(tenant)
