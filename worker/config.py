@@ -38,6 +38,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "broker_connection_timeout": 5,
         "broker_connection_retry_on_startup": True,
         "broker_connection_max_retries": None,  # the worker outlives Redis restarts
+        # Celery's consumer, whose teardown survives Redis going away mid-poll
+        "worker_consumer": "worker.consumer:Consumer",
         # Outcomes live in our tables, not in a result backend.
         "task_ignore_result": True,
         "result_backend": None,

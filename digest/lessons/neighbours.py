@@ -31,6 +31,7 @@ from digest.identity.index import Hit, sort_key
 from digest.lessons import bank
 from digest.lessons.bank import DELTA_FOLD, Row, View, _Banks, forget, lessons_index, refresh_kept
 from digest.lessons.own_view import own_view
+from digest.lessons.per_transaction import for_transaction
 from digest.lessons.transition import moved_in_transaction, written
 from digest.lessons.vectors import vectors_for
 from digest.models import Agent, Lesson
@@ -180,8 +181,8 @@ def read_agent(session: Session, agent_id: int) -> AgentRead | None:
     return None if row is None else AgentRead(int(row.lesson_epoch or 0), int(row.tenant_id))
 
 
-#: session.info key: (the transaction, agent id → (its first read, whether the transaction
-#: had moved the agent's epoch by then))
+#: key of a transaction's reads (``per_transaction``): agent id → (its first read, whether
+#: the transaction had moved the agent's epoch by then)
 _HELD_READS = "digest_agent_reads"
 
 
@@ -189,17 +190,14 @@ def read_agent_held(session: Session, agent_id: int) -> AgentRead | None:
     """``read_agent`` for a transaction that holds the agent's lesson lock: read once. Under
     the lock only this transaction moves the epoch, once (``transition.bump_epoch``): a read
     made before that move is one behind after it."""
-    transaction = session.get_transaction()
-    held: tuple[object, dict[int, tuple[AgentRead, bool]]] | None = session.info.get(_HELD_READS)
-    if held is None or held[0] is not transaction:
-        held = session.info[_HELD_READS] = (transaction, {})
+    reads: dict[int, tuple[AgentRead, bool]] = for_transaction(session, _HELD_READS, dict)
     moved = moved_in_transaction(session, agent_id)
-    found = held[1].get(agent_id)
+    found = reads.get(agent_id)
     if found is None:
         read = read_agent(session, agent_id)
         if read is None:
             return None
-        held[1][agent_id] = (read, moved)
+        reads[agent_id] = (read, moved)
         return read
     read, moved_then = found
     if moved and not moved_then:

@@ -30,12 +30,13 @@ from digest.lessons.bank import (
     _row,
     bank_key,
 )
+from digest.lessons.per_transaction import for_transaction
 from digest.lessons.transition import written
 from digest.lessons.vectors import embedder
 from digest.models import Lesson
 
-#: ``Session.info`` key: (the transaction, its views by ``bank_key``, each with how many of
-#: the transaction's writes it has laid over)
+#: key of a transaction's views (``per_transaction``): by ``bank_key``, each with how many
+#: of the transaction's writes it has laid over
 _OWN_VIEWS = "digest.lessons.own_views"
 
 
@@ -66,13 +67,7 @@ def own_view(session: Session, agent_id: int, epoch: int, settings: Settings | N
 
 def _held(session: Session) -> dict[tuple[str, int], tuple[_Bank, int]]:
     """The views of the session's current transaction."""
-    transaction = session.get_transaction()
-    held: tuple[object, dict[tuple[str, int], tuple[_Bank, int]]] | None = session.info.get(
-        _OWN_VIEWS
-    )
-    if held is None or held[0] is not transaction:
-        held = session.info[_OWN_VIEWS] = (transaction, {})
-    return held[1]
+    return for_transaction(session, _OWN_VIEWS, dict)
 
 
 def _changed(bank: _Bank, lessons: Sequence[Lesson]) -> list[Lesson]:

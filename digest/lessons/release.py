@@ -40,6 +40,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from digest.config import Settings, get_settings
+from digest.lessons.per_transaction import drop, for_transaction
 from digest.lessons.transition import StatusChange, transition
 from digest.models import (
     PROTECTED_TRUST,
@@ -81,20 +82,18 @@ def agent_gate(session: Session, agent_id: int) -> Gate:
     return Gate.of(tenant, get_settings())
 
 
-#: session.info key: (the transaction, agent id → its release gate as the transaction read it)
+#: key of a transaction's gates (``per_transaction``): agent id → its release gate as the
+#: transaction read it
 _GATES = "digest_release_gates"
 
 
 def transaction_gate(session: Session, agent_id: int) -> Gate:
     """``agent_gate``, read once per transaction: the reflect writes of a batch ask for it per
     lesson they cite, and a tenant's settings read once hold for the whole transaction."""
-    transaction = session.get_transaction()
-    held: tuple[object, dict[int, Gate]] | None = session.info.get(_GATES)
-    if held is None or held[0] is not transaction:
-        held = session.info[_GATES] = (transaction, {})
-    gate = held[1].get(agent_id)
+    gates: dict[int, Gate] = for_transaction(session, _GATES, dict)
+    gate = gates.get(agent_id)
     if gate is None:
-        gate = held[1][agent_id] = agent_gate(session, agent_id)
+        gate = gates[agent_id] = agent_gate(session, agent_id)
     return gate
 
 
@@ -235,18 +234,15 @@ def settle_replacements(session: Session, lessons: Iterable[Lesson], gate: Gate)
     return done
 
 
-#: session.info key: (the transaction, the lessons it cited untrusted events on)
+#: key of the lessons a transaction cited untrusted events on (``per_transaction``)
 _CITED = "digest_release_cited"
 
 
 def note_cited(session: Session, lesson_id: int) -> None:
     """Remember that this transaction cited an untrusted event on the lesson: its counts are
     kept when the transaction commits (one count per lesson however many events cited it)."""
-    transaction = session.get_transaction()
-    held: tuple[object, set[Hashable]] | None = session.info.get(_CITED)
-    if held is None or held[0] is not transaction:
-        held = session.info[_CITED] = (transaction, set())
-    held[1].add(lesson_id)
+    cited: set[Hashable] = for_transaction(session, _CITED, set)
+    cited.add(lesson_id)
 
 
 @event.listens_for(Session, "after_flush")
@@ -265,9 +261,9 @@ def _recount_cited(session: Session) -> None:
     ):
         return
     session.flush()  # citations still pending are noted by the flush
-    held: tuple[object, set[Any]] | None = session.info.pop(_CITED, None)
-    if held is not None and held[1]:
-        recount(session, held[1])
+    cited: set[Any] | None = drop(session, _CITED)
+    if cited:
+        recount(session, cited)
 
 
 # --- a person releases held lessons ---------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import and_, event, or_, select
 from sqlalchemy.orm import Session
 
+from digest.lessons.per_transaction import for_transaction, kept
 from digest.models import Lesson
 
 SLUG_MAX = 80
@@ -45,18 +46,16 @@ def _free(base: str, taken: set[str]) -> str:
     return f"{base}-{n}"
 
 
-#: session.info key: (the transaction, the lessons it added whose slug is still their base)
+#: key of the lessons a transaction added whose slug is still their base
+#: (``per_transaction``)
 _SLUGS = "digest_slugs_unchecked"
 
 
 def slug_later(session: Session, lesson: Lesson) -> None:
     """``lesson.slug`` is its base (the preferred slug, else its title's): made unique among
     the agent's lessons when the row is flushed (``unique_slugs``)."""
-    transaction = session.get_transaction()
-    held: tuple[object, list[Lesson]] | None = session.info.get(_SLUGS)
-    if held is None or held[0] is not transaction:
-        held = session.info[_SLUGS] = (transaction, [])
-    held[1].append(lesson)
+    unchecked: list[Lesson] = for_transaction(session, _SLUGS, list)
+    unchecked.append(lesson)
 
 
 @event.listens_for(Session, "before_flush")
@@ -64,12 +63,12 @@ def unique_slugs(session: Session, _context: Any, _objects: Any) -> None:
     """Before new lessons are inserted: each one's slug made unique (``unique_slug``: the
     base, else the base with the first free number), for all of the flush in one query, in
     the order they were added (the second of two with one base gets ``-2``)."""
-    held: tuple[object, list[Lesson]] | None = session.info.get(_SLUGS)
-    if held is None or held[0] is not session.get_transaction() or not held[1]:
+    unchecked: list[Lesson] | None = kept(session, _SLUGS)
+    if not unchecked:
         return
     new = session.new
-    pending = [lesson for lesson in held[1] if lesson in new]
-    held[1][:] = [lesson for lesson in held[1] if lesson not in new]
+    pending = [lesson for lesson in unchecked if lesson in new]
+    unchecked[:] = [lesson for lesson in unchecked if lesson not in new]
     if not pending:
         return
     bases = {(lesson.agent_id, lesson.slug) for lesson in pending}

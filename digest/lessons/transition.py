@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session, undefer
 
+from digest.lessons.per_transaction import for_transaction, kept
 from digest.models import (
     Agent,
     DigestRun,
@@ -146,7 +147,7 @@ def lock_agent_lessons(session: Session, agent_id: int) -> None:
     session.execute(select(func.pg_advisory_xact_lock(_LOCK_CLASS, key)))
 
 
-#: session.info keys: (the transaction, agent ids it has done this for)
+#: keys of the agent ids a transaction has done this for (``per_transaction``)
 _HELD_LOCKS = "digest_lesson_locks"
 _EPOCH_MOVED = "digest_epoch_moved"
 CITED = "digest_cited"
@@ -155,13 +156,10 @@ CITED = "digest_cited"
 def first_in_transaction(session: Session, what: str, key: Hashable) -> bool:
     """True the first time ``what`` is asked for ``key`` in the session's current transaction
     (and remembers it); False after that, until the transaction ends."""
-    transaction = session.get_transaction()
-    done: tuple[object, set[Hashable]] | None = session.info.get(what)
-    if done is None or done[0] is not transaction:
-        done = session.info[what] = (transaction, set())
-    if key in done[1]:
+    done: set[Hashable] = for_transaction(session, what, set)
+    if key in done:
         return False
-    done[1].add(key)
+    done.add(key)
     return True
 
 
@@ -195,17 +193,13 @@ class Written:
     by_id: dict[int, Lesson] = field(default_factory=dict)
 
 
-#: session.info key: (the transaction, its ``Written``)
+#: key of a transaction's ``Written`` (``per_transaction``)
 _WRITTEN = "digest_lessons_written"
 
 
 def written(session: Session) -> Written:
     """The lessons the session's current transaction wrote."""
-    transaction = session.get_transaction()
-    held: tuple[object, Written] | None = session.info.get(_WRITTEN)
-    if held is None or held[0] is not transaction:
-        held = session.info[_WRITTEN] = (transaction, Written())
-    return held[1]
+    return for_transaction(session, _WRITTEN, Written)
 
 
 def note_written(session: Session, lesson: Lesson) -> None:
@@ -230,8 +224,19 @@ def lesson_by_id(session: Session, lesson_id: int) -> Lesson | None:
     return session.get(Lesson, lesson_id, options=WITH_VECTORS)
 
 
-#: session.info key: (the transaction, the lesson ids it took from the sequence, unused yet)
+#: key of the lesson ids a transaction took from the sequence (``per_transaction``)
 _IDS = "digest_lesson_ids"
+
+
+@dataclass
+class _Ids:
+    """The lesson ids a transaction took from the sequence and has not given yet, and how
+    many it took the time before."""
+
+    free: list[int] = field(default_factory=list)
+    last: int = 0
+
+
 #: ids a transaction takes from the lessons' sequence at once, at most: one the first time,
 #: then twice as many as the time before (a batch of events adding many lessons pays a few
 #: round trips, a transaction adding one wastes none)
@@ -247,26 +252,21 @@ def give_id(session: Session, lesson: Lesson) -> None:
     if session.get_bind().dialect.name != "postgresql":
         flush_for_ids(session)
         return
-    transaction = session.get_transaction()
-    # (the transaction, its ids not given yet, how many it took the time before)
-    held: tuple[object, list[int], int] | None = session.info.get(_IDS)
-    if held is None or held[0] is not transaction:
-        held = (transaction, [], 0)
-    _, free, last = held
-    if not free:
-        last = min(IDS_AT_ONCE, 2 * last or 1)
+    ids = for_transaction(session, _IDS, _Ids)
+    if not ids.free:
+        count = min(IDS_AT_ONCE, 2 * ids.last or 1)
         # on the connection: the session must not flush the new row meanwhile
-        free = sorted(
+        ids.free = sorted(
             session.connection().scalars(
                 text(
                     "SELECT nextval(pg_get_serial_sequence(:table, 'id'))"
                     " FROM generate_series(1, :count)"
                 ),
-                {"table": Lesson.__tablename__, "count": last},
+                {"table": Lesson.__tablename__, "count": count},
             )
         )
-    lesson.id = free.pop(0)
-    session.info[_IDS] = (transaction, free, last)
+        ids.last = count
+    lesson.id = ids.free.pop(0)
 
 
 def bump_epoch(session: Session, agent_id: int) -> None:
@@ -284,5 +284,5 @@ def bump_epoch(session: Session, agent_id: int) -> None:
 def moved_in_transaction(session: Session, agent_id: int) -> bool:
     """Has the session's current transaction written lessons of this agent (moved its epoch,
     not yet committed)?"""
-    done: tuple[object, set[Hashable]] | None = session.info.get(_EPOCH_MOVED)
-    return done is not None and done[0] is session.get_transaction() and agent_id in done[1]
+    done: set[Hashable] | None = kept(session, _EPOCH_MOVED)
+    return done is not None and agent_id in done

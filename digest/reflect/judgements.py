@@ -38,6 +38,7 @@ from digest.config import get_settings
 from digest.db import read_scope
 from digest.fingerprint import event_signature
 from digest.lessons.neighbours import Neighbour
+from digest.lessons.per_transaction import drop, keep, kept
 from digest.lessons.store import Candidate
 from digest.lessons.transition import WITH_VECTORS, written
 from digest.logs import get_logger
@@ -321,7 +322,7 @@ class Batch:
         self.found.setdefault(key, None)
 
 
-#: session.info key: (the transaction, its batch's judgements)
+#: key of a transaction's batch of judgements (``digest.lessons.per_transaction``)
 _BATCH = "digest_judgements_batch"
 
 
@@ -353,14 +354,14 @@ def read_batch(session: Session, batch: Sequence[Claimed], model: str, prompt_ha
     )
     lessons = _read_lessons(session, agent_id, ids)
     read = Batch(agent_id, model, prompt_hash, found, lessons, signatures)
-    session.info[_BATCH] = (session.get_transaction(), read)
+    keep(session, _BATCH, read)
 
 
 def write_batch(session: Session) -> None:
     """Write what the batch's events stored and reused (``read_batch``), in its transaction:
     the judgements stored in one statement, then the reuse counts in one."""
     batch = _batch_of(session)
-    session.info.pop(_BATCH, None)
+    drop(session, _BATCH)
     if batch is None:
         return
     if batch.remembered:
@@ -388,10 +389,8 @@ def _signature_in(session: Session | str, claimed: Claimed) -> str | None:
 
 
 def _batch_of(session: Session) -> Batch | None:
-    held: tuple[object, Batch] | None = session.info.get(_BATCH)
-    if held is None or held[0] is not session.get_transaction():
-        return None
-    return held[1]
+    batch: Batch | None = kept(session, _BATCH)
+    return batch
 
 
 def _batch(session: Session, agent_id: int, model: str | None, prompt_hash: str) -> Batch | None:
