@@ -10,9 +10,10 @@ what to (order, parcel, flight, train, seat, car, subscription, prescription, co
 
 Users conjugate and decline ("annulé", "annuler", "annulation"; "stornieren", "Stornierung"),
 so these are stems: a word read here begins with one of them (accents ignored, at least
-``MIN_STEM`` letters), the longest one deciding. A word the English vocabulary holds whole
-(``digest.identity.wordpiece``) keeps its own meaning ("reservation", "billet"): only words
-the table cannot read are glossed by stem. Exact words of ``gloss.GLOSSES`` come first.
+``MIN_STEM`` letters, followed by at most ``MAX_ENDING``), the longest one deciding. A word the
+English vocabulary holds whole (``digest.identity.wordpiece``), or its -ing or -ed form, keeps
+its own meaning ("reservation", "contacting"): only words the table cannot read are glossed by
+stem. Exact words of ``gloss.GLOSSES`` come first.
 
 For retrieval only: what a prompt and a lesson's tasks mean (``digest.retrieve.prompt_meaning``,
 ``digest.lessons.vectors``) and which keywords a prompt adds (``digest.retrieve.prompt_keywords``);
@@ -29,6 +30,9 @@ from digest.identity.gloss import GLOSSES
 
 #: the shortest stem read
 MIN_STEM = 4
+#: a word read by a stem goes on past it by at most this many letters (an ending:
+#: "annul|ation", "miet|wagen", "stornier|ung")
+MAX_ENDING = 6
 
 #: English word(s) → stems of the words users say it with in the screened languages
 _STEMS_BY_MEANING = {
@@ -120,6 +124,20 @@ def _english() -> frozenset[str]:
     return frozenset(t for t in default_tokenizer().vocab if t.isalpha())
 
 
+def _is_english(plain: str) -> bool:
+    """Is ``plain`` a word of the English vocabulary, or one of its -ing or -ed forms
+    ("contacting", "reclaimed": not "conta…" nor "reclam…")?"""
+    english = _english()
+    if plain in english:
+        return True
+    for ending in ("ing", "ed"):
+        if plain.endswith(ending):
+            bare = plain[: -len(ending)]
+            if bare in english or f"{bare}e" in english:
+                return True
+    return False
+
+
 def read_as(word: str) -> str | None:
     """What ``word`` reads as in English for retrieval, or None when it stays itself."""
     folded = word.casefold()
@@ -129,9 +147,9 @@ def read_as(word: str) -> str | None:
     plain = _plain(folded)
     if plain in STEMS:
         return STEMS[plain]
-    if plain in _english():
+    if _is_english(plain):
         return None
-    for end in range(min(len(plain), _LONGEST), MIN_STEM - 1, -1):
+    for end in range(min(len(plain), _LONGEST), max(MIN_STEM, len(plain) - MAX_ENDING) - 1, -1):
         meaning = STEMS.get(plain[:end])
         if meaning is not None:
             return meaning

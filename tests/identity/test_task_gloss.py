@@ -30,7 +30,9 @@ def test_a_word_the_table_cannot_read_is_read_as_english(word: str, english: str
     assert read_as(word) == english
 
 
-@pytest.mark.parametrize("word", ["reservation", "location", "refund", "seattle", "xqzvbn"])
+@pytest.mark.parametrize(
+    "word", ["reservation", "location", "refund", "seattle", "xqzvbn", "contacting", "reclaimed"]
+)
 def test_an_english_word_or_an_unknown_one_stays_itself(word: str) -> None:
     # "location" is French for a rental, but the table reads the English word whole
     assert read_as(word) is None
