@@ -10,7 +10,8 @@ what to (order, parcel, flight, train, seat, car, subscription, prescription, co
 
 Users conjugate and decline ("annulé", "annuler", "annulation"; "stornieren", "Stornierung"),
 so these are stems: a word read here begins with one of them (accents ignored, at least
-``MIN_STEM`` letters, followed by at most ``MAX_ENDING``), the longest one deciding. A word the
+``MIN_STEM`` letters, followed by at most ``MAX_ENDING``, fewer after a short stem), the longest
+one deciding. A word the
 English vocabulary holds whole (``digest.identity.wordpiece``), or its -ing or -ed form, keeps
 its own meaning ("reservation", "contacting"): only words the table cannot read are glossed by
 stem. Exact words of ``gloss.GLOSSES`` come first.
@@ -31,13 +32,14 @@ from digest.identity.gloss import GLOSSES
 #: the shortest stem read
 MIN_STEM = 4
 #: a word read by a stem goes on past it by at most this many letters (an ending:
-#: "annul|ation", "miet|wagen", "stornier|ung")
+#: "rembours|ement", "stornier|ung"); past a short stem, fewer ("auto|s", not "auto|pay")
 MAX_ENDING = 6
+SHORT_ENDINGS = {4: 2, 5: 4}
 
 #: English word(s) → stems of the words users say it with in the screened languages
 _STEMS_BY_MEANING = {
-    "cancel": """cancel stornier storno annul anular anulac anulaç cancelam cancelac cancelaç disdir
-        disdic opzeg annuller avbest afbestil avbestill avboka kundig kündig""",
+    "cancel": """cancel stornier storno annul annulation anular anulac anulaç cancelam cancelac
+        cancelaç disdir disdic opzeg annuller avbest afbestil avbestill avboka kundig kündig""",
     "refund": """erstatt ruckerstatt rückerstatt rembours reembols rimbors terugbetal
         tilbagebetal tilbakebetal aterbetal återbetal""",
     "return": """rucksend rücksend zuruckschick zurückschick ruckgabe rückgabe retourn devolv
@@ -56,7 +58,7 @@ _STEMS_BY_MEANING = {
     "car": """auto wagen voiture coche carro macchina mietwagen""",
     "rent": """miet mieten locat louer loue alquil alug nolegg huur leje leie hyra hyrbil""",
     "luggage": "gepack gepäck koffer bagag equipaj maleta bagaglio valigi kuffert resväska",
-    "subscription": """abonn suscrip subscri assinatur abbonam""",
+    "subscription": """abonn abonnement suscrip subscri assinatur abbonam""",
     "membership": """mitgliedschaft adhesion adhésion membres afiliac iscrizion lidmaatschap
         medlemskab medlemskap""",
     "plan": "tarif tarifa tariffa plano",
@@ -78,7 +80,7 @@ _STEMS_BY_MEANING = {
     "course": "kurs cours curso corso cursus",
     "register": "anmeld inscri iscriv inschrijv tilmeld registr",
     "gym": "fitnessstudio gimnas palestra sportschool treningssenter",
-    "insurance": "versicher assur segur assicur verzeker forsikr försäkr",
+    "insurance": "versicher assur seguro assicur verzeker forsikr försäkr",
     "claim": "reclam beschwerd reklamation klage",
     "passenger": "passagier passager pasajer passageir passegger reisend viajer",
     "name": "nombre nome naam navn namn",
@@ -151,7 +153,7 @@ def read_as(word: str) -> str | None:
         return None
     for end in range(min(len(plain), _LONGEST), max(MIN_STEM, len(plain) - MAX_ENDING) - 1, -1):
         meaning = STEMS.get(plain[:end])
-        if meaning is not None:
+        if meaning is not None and len(plain) - end <= SHORT_ENDINGS.get(end, MAX_ENDING):
             return meaning
     return None
 

@@ -31,7 +31,18 @@ def test_a_word_the_table_cannot_read_is_read_as_english(word: str, english: str
 
 
 @pytest.mark.parametrize(
-    "word", ["reservation", "location", "refund", "seattle", "xqzvbn", "contacting", "reclaimed"]
+    "word",
+    [
+        "reservation",
+        "location",
+        "refund",
+        "seattle",
+        "xqzvbn",
+        "contacting",
+        "reclaimed",
+        "autopay",
+        "autocommit",
+    ],
 )
 def test_an_english_word_or_an_unknown_one_stays_itself(word: str) -> None:
     # "location" is French for a rental, but the table reads the English word whole
