@@ -39,11 +39,12 @@ from digest.identity.ranking import visible_parts as visible_parts
 from digest.identity.siblings import task_heads as task_heads
 from digest.identity.siblings import with_siblings as with_siblings
 from digest.identity.siblings import with_tasks as with_tasks
+from digest.identity.task_gloss import read_as
 from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.bank import View
-from digest.lessons.cues import telling_words
+from digest.lessons.cues import task_meaning
 from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
 from digest.lessons.neighbours import vector_soon
@@ -98,9 +99,12 @@ def prompt_keywords(prompt: str) -> list[str]:
         word = token.lower()
         if len(word) >= MIN_KEYWORD_LEN and word not in STOPWORDS:
             found[word] = None
-            if len(found) == MAX_KEYWORDS:
+            for english in (read_as(word) or "").split():
+                if len(english) >= MIN_KEYWORD_LEN and english not in STOPWORDS:
+                    found[english] = None
+            if len(found) >= MAX_KEYWORDS:
                 break  # a long prompt is not scanned past what can be used
-    return list(found)
+    return list(found)[:MAX_KEYWORDS]
 
 
 def prompt_meaning(found: Embedder | None, prompt: str) -> str:
@@ -113,7 +117,7 @@ def prompt_meaning(found: Embedder | None, prompt: str) -> str:
     so does a prompt without telling words."""
     if found is None or not getattr(found, "inline", False):
         return prompt
-    return " ".join(telling_words(prompt)) or prompt
+    return task_meaning(prompt) or prompt
 
 
 def _letter_runs(text_value: str) -> Iterator[str]:

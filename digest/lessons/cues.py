@@ -26,6 +26,7 @@ import unicodedata
 from typing import Any
 
 from digest.fingerprint import mask_ids
+from digest.identity.task_gloss import gloss_task
 
 #: at most this many words of one task are kept
 MAX_WORDS = 10
@@ -33,6 +34,10 @@ MAX_WORDS = 10
 MAX_CUES = 48
 #: the shortest word kept: pitfalls matches a prompt's keywords of four letters or more
 MIN_LETTERS = 4
+#: what a task means (``task_meaning``) is made of at most this many words, of at least
+#: this many letters
+MEANING_WORDS = 12
+MEANING_LETTERS = 3
 #: how much of a task is read
 READ_MAX = 600
 
@@ -75,6 +80,21 @@ STOPWORDS = frozenset(
     quello questa questo sono sulla tutto vorrei voglio
     """.split()  # noqa: SIM905
 )
+#: words of three letters that say nothing about what kind of task it is (``task_meaning``
+#: keeps the others: "car", "bag", "gym", "sim")
+SHORT_STOPWORDS = frozenset(
+    """
+    the and for you can get but not any our was has had did are its his her him she who why
+    how all one two six ten out off own too now new old yet may way day got let say see put
+    try use ask due per via etc hey yes lot bit far few end set got due ago age big bad top
+    also won don isn aren wasn didn hasn hadn pls thx plz asap i'm i'd
+    der die das und ich sie ihr ein mit von zum zur den dem des aus auf bei was wie wer uns
+    les une pour que qui est par sur pas son ses mes tes nos vos moi toi lui oui non
+    del los las por con una mis tus sus muy han hay ser ver dos era fue sin
+    tre che gli nel sul mio mia suo sua era
+    het een van met ons ook wat wie hoe
+    """.split()  # noqa: SIM905
+)
 #: words of a language that capitalises its nouns (German): there a capital is not a name
 _NOUNS_CAPITALISED = frozenset(
     "ich und die der das den dem nicht ist sie meine mein bitte möchte eine ein mit für".split()  # noqa: SIM905
@@ -103,9 +123,10 @@ def _capitalised(word: str) -> bool:
     return word[:1].isupper()
 
 
-def telling_words(task: str, limit: int = MAX_WORDS) -> list[str]:
+def telling_words(task: str, limit: int = MAX_WORDS, *, shortest: int = MIN_LETTERS) -> list[str]:
     """At most ``limit`` words of ``task`` that say what kind of task it is, lowercased, in
-    the order the task says them (see the module's docstring)."""
+    the order the task says them (see the module's docstring); words of ``shortest`` letters
+    or more (below ``MIN_LETTERS``, not ``SHORT_STOPWORDS``)."""
     tokens = _tokens(task)
     names_are_capitalised = not any(word.casefold() in _NOUNS_CAPITALISED for word, _ in tokens)
     kept: dict[str, None] = {}
@@ -116,12 +137,23 @@ def telling_words(task: str, limit: int = MAX_WORDS) -> list[str]:
         if lowered in STOPWORDS:
             continue
         lowered = lowered.split("'", 1)[0]  # "customer's" → "customer"
-        if len(lowered) < MIN_LETTERS or lowered in STOPWORDS:
+        if len(lowered) < shortest or lowered in STOPWORDS:
+            continue
+        if len(lowered) < MIN_LETTERS and lowered in SHORT_STOPWORDS:
             continue
         kept[lowered] = None
         if len(kept) == limit:
             break
     return list(kept)
+
+
+def task_meaning(task: str) -> str:
+    """What a task is embedded as, by an inline embedder (the static table), for a lesson's
+    tasks (``digest.lessons.vectors``) and a prompt alike (``digest.retrieve.prompt_meaning``):
+    its telling words, short ones too ("car", "bag", "gym": what a task is about, though too
+    short to be a cue), read as English where the table cannot read them
+    (``digest.identity.task_gloss``)."""
+    return gloss_task(" ".join(telling_words(task, MEANING_WORDS, shortest=MEANING_LETTERS)))
 
 
 def event_cues(kind: str, payload: dict[str, Any] | None) -> list[str]:

@@ -22,7 +22,7 @@ import numpy as np
 from digest.config import Settings, get_settings
 from digest.errors import MissingExtra
 from digest.identity.embedding import Embedder, embed_many, from_bytes, get_embedder, to_bytes
-from digest.lessons.cues import event_cues
+from digest.lessons.cues import event_cues, task_meaning
 from digest.logs import get_logger
 from digest.runtime import runtime
 from digest.text import lesson_text
@@ -113,11 +113,11 @@ def warm(kind: str, payload: dict[str, Any] | None) -> None:
 
 
 def _event_vector(kind: str, payload: dict[str, Any] | None) -> tuple[np.ndarray, str] | None:
-    words = event_cues(kind, payload)
-    if not words:
+    if not event_cues(kind, payload):
         return None
     found = embedder()
-    vectors = vectors_for(found, [" ".join(words)]) if found is not None else None
+    text = task_meaning(str((payload or {}).get("task") or ""))
+    vectors = vectors_for(found, [text]) if found is not None else None
     if found is None or not vectors:
         return None
     return vectors[0].astype(np.float32), cue_vector_key(found.name)
