@@ -13,17 +13,18 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from sqlalchemy import Connection, Dialect, Engine, bindparam, select
+from sqlalchemy import Connection, Engine, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from digest._log import stdlib_logger
+from digest.capture.driver import run_insert
 from digest.capture.schemas import EventCommon, ManualLesson
 from digest.config import get_settings
-from digest.db import autocommit_engine, connections_lost, get_engine, session_scope
+from digest.db import autocommit_engine, get_engine, session_scope
 from digest.errors import CaptureUnavailable, IdempotencyConflict
 from digest.fingerprint import manual_key, normalised_question
 from digest.lessons.store import Candidate, add_lesson, support_lesson
@@ -33,7 +34,6 @@ from digest.retrying import call_again
 from digest.runtime import runtime
 
 if TYPE_CHECKING:
-    import psycopg
     from sqlalchemy.sql.dml import Insert
     from sqlalchemy.sql.selectable import Select
 
@@ -284,35 +284,6 @@ def _stored_before(conn: Connection, values: dict[str, Any]) -> int:
 # --- the INSERT straight to psycopg ----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _DriverStatement:
-    sql: str
-    #: the columns whose defaults SQLAlchemy computes in Python (``deferrals``, …): constants
-    defaults: dict[str, Any]
-
-
-_driver_statements: dict[tuple[str, int, tuple[str, ...]], _DriverStatement] = {}
-
-
-def _driver_statement(
-    dialect: Dialect, statement: Insert, columns: tuple[str, ...]
-) -> _DriverStatement:
-    """``statement`` compiled once for the driver, for a row of ``columns``. Raises if a
-    column's default is not a constant (nothing but SQLAlchemy could fill it)."""
-    key = (dialect.name, id(statement), columns)
-    found = _driver_statements.get(key)
-    if found is None:
-        compiled = statement.compile(dialect=dialect, column_keys=list(columns))
-        defaults: dict[str, Any] = {}
-        for column in compiled.insert_prefetch:
-            default = column.default
-            if default is None or not getattr(default, "is_scalar", False):
-                raise CaptureUnavailable(f"events.{column.key}: a default only SQLAlchemy fills")
-            defaults[column.key] = default.arg  # type: ignore[attr-defined]
-        found = _driver_statements[key] = _DriverStatement(str(compiled), defaults)
-    return found
-
-
 def insert_by_driver(
     engine: Engine, parsed: EventCommon, ids: tuple[int, int], trust: str | None = None
 ) -> tuple[int, bool]:
@@ -325,57 +296,13 @@ def insert_by_driver(
     values = event_values(parsed, *ids, trust, payload_json=True)
     statements = _event_statements("postgresql")
     keyed = parsed.idempotency_key is not None
-    inserted = _run_by_driver(
-        engine, statements.insert_keyed if keyed else statements.insert, values
-    )
+    inserted = run_insert(engine, statements.insert_keyed if keyed else statements.insert, values)
     if inserted is not None:
         return inserted, True
     if not keyed:
         raise CaptureUnavailable("the event was not stored: the INSERT returned no id")
     with engine.connect() as conn:
         return _stored_before(conn, event_values(parsed, *ids, trust)), False
-
-
-def _run_by_driver(engine: Engine, statement: Insert, values: dict[str, Any]) -> int | None:
-    """The INSERT's returned id, or None (a conflict did nothing), run on a pooled psycopg
-    connection's cursor. Committed when this returns: the pool's connections are in
-    autocommit, and one that is not (never expected) is committed here, so an event is never
-    rolled back by its connection's return to the pool. A driver fault is raised as SQLAlchemy
-    would raise it (``IntegrityError``, ``OperationalError`` with ``connection_invalidated``
-    after a dead connection, which is invalidated), so the fault policy (``storage_errors``)
-    is the same on both roads."""
-    from psycopg import Error as DriverError  # only on this road: SQLite needs no psycopg
-    from psycopg.types.json import Jsonb
-
-    prepared = _driver_statement(engine.dialect, statement, tuple(values))
-    params = {**prepared.defaults, **values, "payload": Jsonb(values["payload"], dumps=_as_written)}
-    pooled = engine.raw_connection()
-    raw = cast("psycopg.Connection[Any]", pooled.dbapi_connection)
-    try:
-        cursor = raw.cursor()
-        try:
-            cursor.execute(prepared.sql, params, prepare=True)
-            row = cursor.fetchone()
-        finally:
-            cursor.close()
-        if not raw.autocommit:
-            raw.commit()
-    except DriverError as exc:
-        dead = engine.dialect.is_disconnect(cast(Any, exc), pooled, None)
-        if dead:
-            pooled.invalidate(exc)
-            connections_lost(engine, pool_invalidated=False)
-        raise DBAPIError.instance(
-            prepared.sql, params, exc, DriverError, connection_invalidated=dead
-        ) from exc
-    finally:
-        pooled.close()
-    return None if row is None else int(row[0])
-
-
-def _as_written(text: Any) -> str:
-    """The payload's JSON, already written (``Jsonb``'s ``dumps``)."""
-    return cast(str, text)
 
 
 @storage_errors("the event")
