@@ -5,7 +5,8 @@ which runs ``agent_ids_for`` and ``insert_event`` on its async connection): the 
 built once per dialect; the per-process cache of tenant and agent ids, filled on their first
 use; the row builder; and the one policy for database faults (``worth_another_try``: one fresh
 try after a pooled connection died or a cached id went stale, ``digest.retrying``'s policy),
-whose last error becomes ``CaptureUnavailable`` (``storage_unavailable``).
+whose last error becomes ``CaptureUnavailable`` (``storage_unavailable``). On PostgreSQL the
+sync capture's INSERT runs straight on psycopg (``insert_by_driver``, ``digest.capture.driver``).
 """
 
 from __future__ import annotations
