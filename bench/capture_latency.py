@@ -6,8 +6,12 @@ payload through a bare redis client. The measured path is ``digest.record_run``:
 INSERT + COMMIT, and the publish of a Celery message onto the worker's Redis queue.
 
 record_run's INSERT is a single autocommitted statement (one round trip; BEGIN, INSERT, COMMIT
-is three), so it can come in under the issue's floor. A stricter floor is reported beside it:
-the same INSERT autocommitted through bare psycopg, plus the LPUSH.
+is three), so it can come in under that floor. Issue 27's target is against the strict floor:
+the same INSERT autocommitted through a bare psycopg connection (which, as psycopg does by
+default, prepares it on the server from its sixth run), plus the LPUSH on a bare redis client,
+one connection each: record_run p50 at most 2x its p50 in the same run. The calling thread's
+CPU time per call is reported beside it: on a loaded host both sides wait for the CPU, which
+compresses the wall-clock ratio, while the CPU each side spends does not depend on the wait.
 
 Floor and measured calls alternate one for one, so both see the same noise from whatever else
 the machine is doing; warm-up calls (first connection, tenant/agent rows, first publish) are
@@ -92,6 +96,8 @@ def measure(scale: float = 1.0) -> list[Figure]:
     floor: list[float] = []
     strict: list[float] = []
     measured: list[float] = []
+    #: the calling thread's CPU seconds, strict floor and record_run
+    cpu = {"strict": 0.0, "measured": 0.0}
     with scratch_database() as url:
         env = {"DIGEST_DATABASE_URL": url, "DIGEST_BROKER_URL": REDIS_URL, "DIGEST_QUEUE": queue}
         try:
@@ -134,17 +140,19 @@ def measure(scale: float = 1.0) -> list[Figure]:
                     floor_once()
                     strict_once()
                     capture()
-                clock = time.perf_counter
+                clock, thread_clock = time.perf_counter, time.thread_time
                 for _ in range(n):
                     started = clock()
                     floor_once()
                     floor.append(clock() - started)
-                    started = clock()
+                    spent, started = thread_clock(), clock()
                     strict_once()
                     strict.append(clock() - started)
-                    started = clock()
+                    cpu["strict"] += thread_clock() - spent
+                    spent, started = thread_clock(), clock()
                     capture()
                     measured.append(clock() - started)
+                    cpu["measured"] += thread_clock() - spent
                 published = client.llen(queue)
         finally:
             client.delete(queue, floor_key, f"_kombu.binding.{queue}")
@@ -154,20 +162,25 @@ def measure(scale: float = 1.0) -> list[Figure]:
         return percentile(samples, q) * 1000
 
     floor_name = "INSERT+COMMIT (bare psycopg) + LPUSH (bare redis)"
-    p99, floor_p99 = ms(measured, 0.99), ms(floor, 0.99)
+    strict_name = "autocommitted INSERT (bare psycopg) + LPUSH (bare redis)"
+    p50, p99, floor_p99 = ms(measured, 0.5), ms(measured, 0.99), ms(floor, 0.99)
+    strict_p50 = ms(strict, 0.5)
     note = f"n={n} alternating with the floor, {warmup} warm-up calls excluded"
     return [
-        Figure(BENCH, "record_run p50", ms(measured, 0.5), "ms", f"{floor_name} p50",
+        Figure(BENCH, "record_run p50", p50, "ms", f"{floor_name} p50",
                ms(floor, 0.5), note=note),
         Figure(BENCH, "record_run p99", p99, "ms", f"{floor_name} p99", floor_p99,
                target=f"p99 <= {TARGET_RATIO:g}x floor", met=p99 <= TARGET_RATIO * floor_p99,
                note=note),
-        Figure(BENCH, "record_run p50 (strict floor)", ms(measured, 0.5), "ms",
-               "autocommitted INSERT (bare psycopg) + LPUSH (bare redis) p50", ms(strict, 0.5),
-               note="the same single round trip record_run makes; report only"),
-        Figure(BENCH, "record_run p99 (strict floor)", p99, "ms",
-               "autocommitted INSERT (bare psycopg) + LPUSH (bare redis) p99", ms(strict, 0.99),
-               note="report only"),
+        Figure(BENCH, "record_run p50 (strict floor)", p50, "ms", f"{strict_name} p50",
+               strict_p50, target=f"p50 <= {TARGET_RATIO:g}x strict floor",
+               met=p50 <= TARGET_RATIO * strict_p50,
+               note="the same single round trip to each server record_run makes (issue 27)"),
+        Figure(BENCH, "record_run p99 (strict floor)", p99, "ms", f"{strict_name} p99",
+               ms(strict, 0.99), note="report only"),
+        Figure(BENCH, "record_run CPU per call", cpu["measured"] / n * 1000, "ms",
+               f"{strict_name} CPU per call", cpu["strict"] / n * 1000,
+               note="the calling thread's CPU time (time.thread_time); report only"),
         Figure(BENCH, "record_run mean", statistics.fmean(measured) * 1000, "ms",
                f"{floor_name} mean", statistics.fmean(floor) * 1000,
                note=f"{published} messages on the queue for {n + warmup + 1} captures"),

@@ -64,6 +64,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+#: psycopg's ``prepare_threshold`` that never prepares a statement on its own (a count no
+#: statement reaches) but still prepares one run with ``prepare=True`` (``None`` would refuse)
+PREPARE_ON_REQUEST = 2**62
+
+
 def make_engine(url: str, **options: Any) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
@@ -79,11 +84,13 @@ def make_engine(url: str, **options: Any) -> Engine:
         pool_size=pool_size(),
         max_overflow=5,
         # A dead database must fail the hot path fast, not after the OS connect timeout.
-        # No server-side prepared statements: after five runs psycopg would prepare a statement
-        # and Postgres could switch it to a generic plan made while a table was small, kept for
-        # the connection's life however large the table grows (the old SQL neighbour search
-        # took 50 ms instead of 2 this way). Planning each statement costs far less than that.
-        connect_args={"connect_timeout": 3, "prepare_threshold": None},
+        # No automatic server-side prepared statements: after five runs psycopg would prepare a
+        # statement and Postgres could switch it to a generic plan made while a table was small,
+        # kept for the connection's life however large the table grows (the old SQL neighbour
+        # search took 50 ms instead of 2 this way). Planning each statement costs far less than
+        # that. Only a statement that asks is prepared (``execute(..., prepare=True)``): the
+        # capture INSERT, a one-row write with no plan to choose (``PREPARE_ON_REQUEST``).
+        connect_args={"connect_timeout": 3, "prepare_threshold": PREPARE_ON_REQUEST},
     )
 
     def after_error(context: ExceptionContext) -> None:
@@ -128,7 +135,8 @@ def autocommit_engine(url: str | None = None) -> Engine:
         found = engines.autocommit.get(url)
         if found is None:
             found = engines.autocommit[url] = (
-                make_engine(url, isolation_level="AUTOCOMMIT")
+                # Nothing to roll back when a connection comes back: no reset on return.
+                make_engine(url, isolation_level="AUTOCOMMIT", pool_reset_on_return=None)
                 if shared is None
                 else shared.execution_options(isolation_level="AUTOCOMMIT")
             )

@@ -2,11 +2,12 @@
 
 A capture is one pydantic validation, one pre-built SQLAlchemy Core ``INSERT … RETURNING id`` on a
 pooled connection in autocommit mode (a single statement is its own transaction: one round trip
-instead of BEGIN, INSERT, COMMIT), and, once that has returned, one Redis ``LPUSH`` of the
-reflect task (``digest.outbox.publish``). Tenant and agent ids are cached per process after
-their first use. Nothing here imports litellm, Celery, structlog or rapidfuzz (``lint-imports``
-checks it): log records go to stdlib logging, and an operator edit's edit distance is measured
-when the event is claimed for reflection.
+instead of BEGIN, INSERT, COMMIT; on PostgreSQL run straight on psycopg and prepared on the
+server, ``digest.capture.driver``), and, once that has returned, one Redis command that queues
+the reflect task unless one already waits for the agent (``digest.outbox.publish``). Tenant
+and agent ids are cached per process after their first use. Nothing here imports litellm,
+Celery, structlog or rapidfuzz (``lint-imports`` checks it): log records go to stdlib logging,
+and an operator edit's edit distance is measured when the event is claimed for reflection.
 
 This module holds the calls an agent makes (``record_*``, ``capture_event``, ``store_pending``,
 ``lesson_for_event``); the writing, ids and fault handling are ``digest.capture.store``'s.

@@ -5,7 +5,8 @@ which runs ``agent_ids_for`` and ``insert_event`` on its async connection): the 
 built once per dialect; the per-process cache of tenant and agent ids, filled on their first
 use; the row builder; and the one policy for database faults (``worth_another_try``: one fresh
 try after a pooled connection died or a cached id went stale, ``digest.retrying``'s policy),
-whose last error becomes ``CaptureUnavailable`` (``storage_unavailable``).
+whose last error becomes ``CaptureUnavailable`` (``storage_unavailable``). On PostgreSQL the
+sync capture's INSERT runs straight on psycopg (``insert_by_driver``, ``digest.capture.driver``).
 """
 
 from __future__ import annotations
@@ -13,17 +14,18 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import Connection, Engine, bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from digest._log import stdlib_logger
+from digest.capture.driver import run_insert
 from digest.capture.schemas import EventCommon, ManualLesson
 from digest.config import get_settings
-from digest.db import autocommit_engine, connections_lost, get_engine, session_scope
+from digest.db import autocommit_engine, get_engine, session_scope
 from digest.errors import CaptureUnavailable, IdempotencyConflict
 from digest.fingerprint import manual_key, normalised_question
 from digest.lessons.store import Candidate, add_lesson, support_lesson
@@ -41,6 +43,8 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _ROUTING_FIELDS = {"kind", "tenant", "agent", "idempotency_key", "thread_id", "contact_id"}
+#: what a payload leaves out: the routing fields, and "trimmed" unless capture trimmed something
+_NOT_PAYLOAD: dict[bool, set[str]] = {False: _ROUTING_FIELDS | {"trimmed"}, True: _ROUTING_FIELDS}
 
 #: stdlib logging, not structlog: an agent's process decides where its records go, and the
 #: hot path never pays for structlog's import (the worker routes these records through it).
@@ -208,13 +212,21 @@ def storage_unavailable(what: str, failed: str, exc: BaseException) -> CaptureUn
 
 
 def event_values(
-    parsed: EventCommon, tenant_id: int, agent_id: int, trust: str | None = None
+    parsed: EventCommon,
+    tenant_id: int,
+    agent_id: int,
+    trust: str | None = None,
+    *,
+    payload_json: bool = False,
 ) -> dict[str, Any]:
     """The ``events`` row of a validated event, with ``trust`` if given, else the trust of its
-    kind: one builder for the sync and async paths."""
-    # "trimmed" is recorded only when capture trimmed something
-    payload = parsed.model_dump(
-        mode="json", exclude=_ROUTING_FIELDS | (set() if parsed.trimmed else {"trimmed"})
+    kind: one builder for the sync and async paths. ``payload_json``: the payload as JSON
+    text, written by pydantic (``insert_by_driver``'s), rather than a JSON-ready dict."""
+    exclude = _NOT_PAYLOAD[bool(parsed.trimmed)]
+    payload: Any = (
+        parsed.model_dump_json(exclude=exclude)
+        if payload_json
+        else parsed.model_dump(mode="json", exclude=exclude)
     )
     now = utcnow()
     return {
@@ -247,95 +259,51 @@ def insert_event(
     the one stored before with the same idempotency key. (event id, created)."""
     values = event_values(parsed, *ids, trust)
     statements = _event_statements(conn.dialect.name)
-    run = _run_by_driver if _driver_ready(conn) else _run_by_core
-    if parsed.idempotency_key is None:
-        inserted = run(conn, statements.insert, values)
-        if inserted is None:
-            raise CaptureUnavailable("the event was not stored: the INSERT returned no id")
-        return inserted, True
-    inserted = run(conn, statements.insert_keyed, values)
+    keyed = parsed.idempotency_key is not None
+    statement = statements.insert_keyed if keyed else statements.insert
+    inserted: int | None = conn.execute(statement, values).scalar_one_or_none()
     if inserted is not None:
         return inserted, True
+    if not keyed:
+        raise CaptureUnavailable("the event was not stored: the INSERT returned no id")
+    return _stored_before(conn, values), False
+
+
+def _stored_before(conn: Connection, values: dict[str, Any]) -> int:
+    """The id of the event whose idempotency key the INSERT found taken, if it is a repeat of
+    ``values``; else ``IdempotencyConflict``."""
+    key = values["idempotency_key"]
     existing = conn.execute(
-        statements.find_keyed, {"agent_id": ids[1], "idempotency_key": parsed.idempotency_key}
+        _event_statements(conn.dialect.name).find_keyed,
+        {"agent_id": values["agent_id"], "idempotency_key": key},
     ).one()
     if not same_event(existing.kind, existing.payload, values):
-        raise IdempotencyConflict(parsed.idempotency_key, existing.id)
-    return existing.id, False
+        raise IdempotencyConflict(key, existing.id)
+    return int(existing.id)
 
 
-def _run_by_core(conn: Connection, statement: Insert, values: dict[str, Any]) -> int | None:
-    """The INSERT's returned id through SQLAlchemy, or None (a conflict did nothing)."""
-    found: int | None = conn.execute(statement, values).scalar_one_or_none()
-    return found
+# --- the INSERT straight to psycopg ----------------------------------------------------------
 
 
-def _driver_ready(conn: Connection) -> bool:
-    """Whether ``conn`` is a sync psycopg connection in autocommit (``db.autocommit_engine``),
-    on which the INSERT can go straight to the driver."""
-    if conn.dialect.driver != "psycopg":
-        return False
-    raw = conn.connection.dbapi_connection
-    return raw is not None and bool(getattr(raw, "autocommit", False))
-
-
-@dataclass(frozen=True)
-class _DriverStatement:
-    sql: str
-    #: the columns whose defaults SQLAlchemy computes in Python (``deferrals``, …): constants
-    defaults: dict[str, Any]
-
-
-_driver_statements: dict[tuple[str, int, tuple[str, ...]], _DriverStatement] = {}
-
-
-def _driver_statement(
-    conn: Connection, statement: Insert, columns: tuple[str, ...]
-) -> _DriverStatement:
-    """``statement`` compiled once for the driver, for a row of ``columns``. Raises if a
-    column's default is not a constant (nothing but SQLAlchemy could fill it)."""
-    key = (conn.dialect.name, id(statement), columns)
-    found = _driver_statements.get(key)
-    if found is None:
-        compiled = statement.compile(dialect=conn.dialect, column_keys=list(columns))
-        defaults: dict[str, Any] = {}
-        for column in compiled.insert_prefetch:
-            default = column.default
-            if default is None or not getattr(default, "is_scalar", False):
-                raise CaptureUnavailable(f"events.{column.key}: a default only SQLAlchemy fills")
-            defaults[column.key] = default.arg  # type: ignore[attr-defined]
-        found = _driver_statements[key] = _DriverStatement(str(compiled), defaults)
-    return found
-
-
-def _run_by_driver(conn: Connection, statement: Insert, values: dict[str, Any]) -> int | None:
-    """``_run_by_core`` without SQLAlchemy's execution machinery (a quarter of a millisecond per
-    capture): the statement compiled once, run on the connection's psycopg cursor. A driver
-    fault is raised as SQLAlchemy would raise it (``IntegrityError``, ``OperationalError`` with
-    ``connection_invalidated`` after a dead connection, which is invalidated), so the fault
-    policy (``storage_errors``) is the same on both roads."""
-    from psycopg import Error as DriverError
-    from psycopg.types.json import Jsonb
-
-    prepared = _driver_statement(conn, statement, tuple(values))
-    params = {**prepared.defaults, **values, "payload": Jsonb(values["payload"])}
-    raw = conn.connection.dbapi_connection
-    assert raw is not None
-    cursor = raw.cursor()
-    try:
-        cursor.execute(prepared.sql, params)
-        row = cursor.fetchone()
-    except DriverError as exc:
-        dead = conn.dialect.is_disconnect(cast(Any, exc), raw, None)
-        if dead:
-            conn.invalidate(exc)
-            connections_lost(conn.engine, pool_invalidated=False)
-        raise DBAPIError.instance(
-            prepared.sql, params, exc, DriverError, connection_invalidated=dead
-        ) from exc
-    finally:
-        cursor.close()
-    return None if row is None else int(row[0])
+def insert_by_driver(
+    engine: Engine, parsed: EventCommon, ids: tuple[int, int], trust: str | None = None
+) -> tuple[int, bool]:
+    """``insert_event`` for a psycopg engine (``db.autocommit_engine``'s), without
+    SQLAlchemy's execution machinery (a quarter of a millisecond per capture): a connection
+    checked out of the engine's pool, and the statement compiled once and prepared on the
+    server on its first run on that connection (``prepare=True``: parsing and planning a
+    14-column INSERT is about a quarter of its server time). A repeated idempotency key is
+    looked up through SQLAlchemy (``_stored_before``: not the hot path)."""
+    values = event_values(parsed, *ids, trust, payload_json=True)
+    statements = _event_statements("postgresql")
+    keyed = parsed.idempotency_key is not None
+    inserted = run_insert(engine, statements.insert_keyed if keyed else statements.insert, values)
+    if inserted is not None:
+        return inserted, True
+    if not keyed:
+        raise CaptureUnavailable("the event was not stored: the INSERT returned no id")
+    with engine.connect() as conn:
+        return _stored_before(conn, event_values(parsed, *ids, trust)), False
 
 
 @storage_errors("the event")
@@ -348,7 +316,10 @@ def store_event(parsed: EventCommon, trust: str | None = None) -> tuple[int, boo
         with get_engine(url).begin() as conn:
             ids = agent_ids_for(conn, url, parsed.tenant, parsed.agent)
     # One statement, so autocommit is enough: the INSERT is durable when it returns.
-    with autocommit_engine(url).connect() as conn:
+    engine = autocommit_engine(url)
+    if engine.dialect.driver == "psycopg":
+        return (*insert_by_driver(engine, parsed, ids, trust), ids[1])
+    with engine.connect() as conn:
         return (*insert_event(conn, parsed, ids, trust), ids[1])
 
 
