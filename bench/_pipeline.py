@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _memory_trace as memory_trace
 import _sql_count as sql_count
 import psycopg
 from _stream import StreamEvent, capture
@@ -125,6 +126,8 @@ def send_and_wait(
     started = time.monotonic()
     target = already + len(stream)
     worker.samples.clear()
+    traced = os.environ.get(memory_trace.ENV)
+    trace = Path(traced) if traced else None
 
     def watch() -> None:
         while not stop.is_set():
@@ -134,6 +137,8 @@ def send_and_wait(
                 stop.wait(sample_every_s)
                 continue
             worker.sample(done - already)
+            if trace is not None:
+                memory_trace.note_done(trace, done - already)
             if done >= target:
                 done_at.append(time.monotonic())
                 cpu_at_end.extend((worker.cpu_seconds(), _backends_cpu(database_url)))

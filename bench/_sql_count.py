@@ -79,6 +79,9 @@ if __name__ == "__main__":  # a celery worker whose statements are counted
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # as ``python -m`` would
     install()
     _open()
+    import _memory_trace  # opt-in: BENCH_MEMORY_TRACE (bench/throughput.py --trace-memory)
+
+    _memory_trace.install()
     from celery.__main__ import main
 
     sys.argv = ["celery", *sys.argv[1:]]

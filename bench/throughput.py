@@ -19,7 +19,12 @@ on a loaded 2-core host, and would then be what is timed). The capture rate is r
 its own figure, so a slow end-to-end figure can be told apart from a slow capture.
 
     .venv/bin/python bench/throughput.py [--scale 1.0] [--pool prefork] [--concurrency 2]
-        [--capture-threads 8]
+        [--capture-threads 8] [--trace-memory DIR]
+
+``--trace-memory DIR``: each worker child records where its memory goes (``bench/
+_memory_trace.py``: tracemalloc snapshots from 4,000 events, the size of every memory it
+keeps at each 1,000) and the growth is printed at the end; a diagnosis, not the benchmark
+(tracing costs CPU and memory: that run's figures are not comparable).
 
 Uses DIGEST_BENCH_PG for a scratch database and Redis at DIGEST_BENCH_REDIS (default
 redis://127.0.0.1:6379/7), which it flushes.
@@ -28,6 +33,7 @@ redis://127.0.0.1:6379/7), which it flushes.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,6 +50,10 @@ RSS_TARGET_MB = 300.0
 DEFAULT_POOL, DEFAULT_CONCURRENCY = "prefork", 2
 #: agents reporting at once (threads of the benchmark process)
 DEFAULT_CAPTURE_THREADS = 8
+#: what a kept lesson costs a worker process in its kept indexes (``AgentIndex.nbytes`` per
+#: entry, 1.4-1.5 KB measured in a worker child by ``--trace-memory``, bench/RESULTS.md):
+#: every prefork child keeps every agent's index, so each grows by this per active lesson
+KEPT_KB_PER_LESSON = 1.45
 
 
 def by_thousand(samples: list[tuple[float, int, list[float]]]) -> list[tuple[int, float]]:
@@ -87,6 +97,7 @@ def measure(
         run = run_stream(
             url, stream, pool=pool, concurrency=concurrency, capture_threads=capture_threads
         )
+        lessons = active_lessons(url)
     floor_rate = n / floor_s
     terminal = sum(run.statuses.get(s, 0) for s in ("reflected", "skipped"))
     note = (
@@ -112,7 +123,31 @@ def measure(
     figures.extend(cpu_figures(run, n))
     figures.extend(sql_figures(run, n))
     figures.extend(rss_figures(run.samples, run.pids, "worker RSS"))
+    figures.append(net_slope_figure(run.samples, lessons, n))
     return figures
+
+
+def active_lessons(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM lessons WHERE status = 'active'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def net_slope_figure(samples: list[tuple[float, int, list[float]]], lessons: int, n: int) -> Figure:
+    """The whole run's RSS slope less what the kept indexes of the growing bank must add
+    (``KEPT_KB_PER_LESSON`` per active lesson, the bank taken to grow evenly with the events):
+    beside the raw slope, never instead of it (the target is the raw slope's)."""
+    with_rss = [s for s in samples if s[2]]
+    raw = slope_mb_per_1k(with_rss) if with_rss else 0.0
+    expected = lessons / n * 1000 * KEPT_KB_PER_LESSON / 1024
+    return Figure(
+        "worker RSS", "RSS slope net of the kept indexes' growth", raw - expected,
+        "MB per 1,000 events",
+        note=f"raw slope {raw:.2f} less {expected:.2f} ({lessons} active lessons at the end x "
+        f"{KEPT_KB_PER_LESSON} KB, each child keeping every agent's index); not a target",
+    )  # fmt: skip
 
 
 def cpu_figures(run: Any, n: int) -> list[Figure]:
@@ -192,11 +227,19 @@ def main() -> None:
     parser.add_argument("--pool", default=DEFAULT_POOL)
     parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY)
     parser.add_argument("--capture-threads", type=int, default=DEFAULT_CAPTURE_THREADS)
+    parser.add_argument("--trace-memory", type=Path, default=None)
     args = parser.parse_args()
+    if args.trace_memory is not None:
+        import _memory_trace
+
+        args.trace_memory.mkdir(parents=True, exist_ok=True)
+        os.environ[_memory_trace.ENV] = str(args.trace_memory.resolve())
     for figure in measure(args.scale, args.pool, args.concurrency, args.capture_threads):
         ratio = f"  ratio {figure.ratio:.3f}" if figure.ratio is not None else ""
         print(f"{figure.bench}: {figure.name} = {figure.value:.2f} {figure.unit}{ratio}"
               f"  met={figure.met}  {figure.note}")  # fmt: skip
+    if args.trace_memory is not None:
+        print("\n".join(_memory_trace.report(args.trace_memory)))
 
 
 if __name__ == "__main__":

@@ -117,6 +117,15 @@ class BytesLRU(Generic[K, V]):
                 _, (_, dropped) = self._items.popitem(last=False)
                 self._bytes -= dropped
 
+    def pop(self, key: K) -> V | None:
+        """Forget ``key``'s entry; its value, or None."""
+        with self._lock:
+            found = self._items.pop(key, None)
+            if found is None:
+                return None
+            self._bytes -= found[1]
+            return found[0]
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

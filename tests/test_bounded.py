@@ -53,6 +53,15 @@ def test_bytes_lru_keeps_at_most_its_entries_and_skips_an_entry_heavier_than_all
     assert (len(kept), kept.nbytes, kept.hits) == (0, 0, 0)
 
 
+def test_bytes_lru_pop_gives_back_the_entry_and_its_weight() -> None:
+    kept: BytesLRU[int, str] = BytesLRU(max_entries=10, max_bytes=100_000)
+    kept.put(1, "a" * 1_000)
+    kept.put(2, "b")
+    weight = kept.nbytes
+    assert kept.pop(1) == "a" * 1_000 and kept.pop(1) is None
+    assert len(kept) == 1 and kept.nbytes < weight - 1_000
+
+
 def test_memo_remembers_results_within_both_bounds() -> None:
     calls: list[str] = []
 

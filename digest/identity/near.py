@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from digest.identity.quantized import QuantizedRows
 from digest.runtime import runtime
 
 if TYPE_CHECKING:
@@ -120,21 +121,38 @@ def closeness(cosines: np.ndarray) -> np.ndarray:
     return np.clip((cosines - NEAR_ZERO) / (NEAR_ONE - NEAR_ZERO), 0.0, 1.0)
 
 
+#: what a keyword's entry in ``_Near.by_keyword`` costs beside its arrays' numbers (two array
+#: headers, the tuple, the dict slot, the keyword); a keyword near no word costs the slot only
+NEAR_ENTRY_BYTES = 330
+
+
 class _Near:
-    """One index's words (or cues) under one embedder: their vectors, and the words near each
-    keyword asked so far (positions in its vocabulary and their closeness)."""
+    """One index's words (or cues) under one embedder: their vectors, as int8 codes
+    (``digest.identity.quantized``: a fourth of float32's bytes, cosines within about 0.001),
+    and the words near each keyword asked so far (positions in its vocabulary, int32, and
+    their closeness, float32). A kept index holds it for as long as it is kept: in a worker a
+    compose's replay makes one for every agent it replays (issue 27 point 4)."""
 
     def __init__(self, matrix: np.ndarray) -> None:
-        self.matrix = matrix
+        self.matrix = QuantizedRows.of(matrix.reshape(len(matrix), -1))
         self.lock = threading.Lock()
         self.by_keyword: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def cosines(self, vectors: np.ndarray) -> np.ndarray:
+        """(keywords, words): each keyword vector's cosine with each word of the vocabulary,
+        on this thread (not through BLAS: ``digest.identity.scale.matrix_times``)."""
+        products = np.einsum("ij,kj->ki", self.matrix.codes, vectors.astype(np.float32))
+        return products * self.matrix.scales
 
     @property
     def nbytes(self) -> int:
         """About what it holds (counted in its index's ``nbytes``, the kept indexes' bound)."""
         with self.lock:
-            near = sum(a.nbytes + b.nbytes + 250 for a, b in self.by_keyword.values())
-        return int(self.matrix.nbytes) + near
+            near = sum(
+                a.nbytes + b.nbytes + NEAR_ENTRY_BYTES if a.size else 100
+                for a, b in self.by_keyword.values()
+            )
+        return self.matrix.nbytes + near
 
 
 def _near_state(index: AgentIndex, words: WordVectors, cues: bool) -> _Near:
@@ -152,10 +170,10 @@ def _near_words(
     keyword and index (one pass over the vocabulary for the keywords not asked before)."""
     with state.lock:
         missing = [k for k in dict.fromkeys(keywords) if k not in state.by_keyword]
-    if missing and state.matrix.shape[0]:
+    if missing and len(state.matrix):
         vectors = words.of(missing).astype(np.float32, copy=False)
         # not through BLAS (digest.identity.scale.matrix_times): one pass, this thread
-        cosines = np.einsum("ij,kj->ki", state.matrix, vectors)
+        cosines = state.cosines(vectors)
         with state.lock:
             if len(state.by_keyword) + len(missing) > KEYWORDS_MAX:
                 state.by_keyword.clear()
@@ -164,10 +182,13 @@ def _near_words(
                 close = np.flatnonzero(near > 0)
                 if close.size > NEAR_WORDS_MAX:
                     close = close[np.argsort(-near[close], kind="stable")[:NEAR_WORDS_MAX]]
-                state.by_keyword[keyword] = (close, near[close])
-    empty = (np.zeros(0, np.intp), np.zeros(0))
+                state.by_keyword[keyword] = (
+                    (close.astype(np.int32), near[close].astype(np.float32))
+                    if close.size
+                    else _NONE  # one shared pair for every keyword near no word
+                )
     with state.lock:
-        return [state.by_keyword.get(k, empty) for k in keywords]
+        return [state.by_keyword.get(k, _NONE) for k in keywords]
 
 
 def near_matches(
@@ -212,4 +233,4 @@ def near_matches(
     return found
 
 
-_NONE = (np.zeros(0, np.intp), np.zeros(0))
+_NONE = (np.zeros(0, np.int32), np.zeros(0, np.float32))

@@ -81,3 +81,27 @@ def test_only_the_first_unseen_keywords_of_a_prompt_look_for_near_words(
     # …but is near "amount": found while among the first unseen keywords, not after them
     assert first[0] is not None and first[0][0] > 0
     assert late[-1] is None
+
+
+def test_an_index_keeps_its_words_as_int8_codes_and_one_pair_for_keywords_near_nothing(
+    words: WordVectors,
+) -> None:
+    """Issue 27 point 4: a compose's replay makes the near words of every agent it replays, and
+    a kept index holds them; the vocabulary's vectors are int8 codes (a fourth of float32's
+    bytes) and a keyword near no word holds no arrays of its own."""
+    index = AgentIndex(
+        [_entry(n, f"Check {w}: tool fails", w) for n, w in enumerate(["vase", "seats", "flight"])]
+    )
+    near_matches(index, ["cracked", "plane", "xqzv"], words)
+    [state] = index.near_words.values()
+    vocabulary = index.words(cues=False).vocabulary
+    assert state.matrix.codes.dtype == np.int8 and len(state.matrix) == len(vocabulary)
+    float32_bytes = len(vocabulary) * words.of(["vase"]).shape[1] * 4
+    assert state.matrix.nbytes < float32_bytes / 3
+    nothing = state.by_keyword["xqzv"]
+    assert nothing[0].size == 0 and nothing is state.by_keyword.get("xqzv")
+    close, near = state.by_keyword["plane"]
+    assert close.dtype == np.int32 and near.dtype == np.float32 and close.size >= 1
+    # the codes' cosines are the float32 ones within a few thousandths
+    exact = words.of(vocabulary) @ words.of(["plane"])[0]
+    assert np.abs(state.cosines(words.of(["plane"]))[0] - exact).max() < 0.005

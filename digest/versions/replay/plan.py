@@ -30,7 +30,6 @@ from digest.retrieve import (
     with_siblings,
     with_tasks,
 )
-from digest.versions.replay.facts import remember_facts
 from digest.versions.replay.probes import Probe, read_probes
 from digest.versions.replay.relevance import CandidateLesson, relevant_lessons
 from digest.versions.replay.report import FOLDED, MISSED, SURFACED, EventReplay, ReplayReport
@@ -129,7 +128,6 @@ class ReplayPlan:
         for probe, vector in zip(missing, vectors or [], strict=False):
             probe.facts = replace(probe.facts, vector=vector)
             probe.new_vector = True
-            remember_facts(self.database, probe.event_id, probe.facts)
 
     def _own(
         self, ranked: list[list[tuple[Entry, float]]], ids: frozenset[int]

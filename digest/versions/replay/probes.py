@@ -24,6 +24,7 @@ from digest.retrieve import prompt_keywords, prompt_meaning
 from digest.versions.replay.facts import (
     UNKNOWN_FACTS,
     EventFacts,
+    keep_window,
     recall_facts,
     remember_facts,
 )
@@ -99,6 +100,7 @@ def read_probes(
     reused; the others' payloads are read (and, with an embedder, stored probe vectors)."""
     model = embedder.name if embedder is not None else None
     rows = recent_events(session, agent_id, n)
+    keep_window(database, agent_id, (row.id for row in rows))
     kept = recall_facts(database, (row.id for row in rows))
     probes = [
         Probe(
