@@ -277,7 +277,12 @@ def telling_line(error: str) -> str:
     if not lines:
         return ""
     if lines[0].startswith("Traceback (most recent call last)"):
-        return _located(lines[-1])
+        raised = [line for line in lines[1:] if _RAISED.match(line)]
+        return _located(raised[-1] if raised else lines[-1])
+    causes = [line for line in lines[1:] if line.startswith("Caused by: ")]
+    if causes:
+        # a Java trace's root cause says why; what wraps it only where it was caught
+        return _located(causes[-1].removeprefix("Caused by: "))
     if len(lines) > 2 and lines[1].rstrip(":").lower() == "call log":
         # a browser's call log ("Timeout 30000ms exceeded.", "Call log:", "- waiting for
         # locator('#x')", "- locator resolved to 0 elements"): its last step says why
@@ -292,6 +297,9 @@ def telling_line(error: str) -> str:
     return _located(lines[0])
 
 
+#: a traceback's exception line ("KeyError: 'x'", "requests.exceptions.HTTPError: 404 …"),
+#: which lines the runner added after it ("(exit code 1)") do not replace
+_RAISED = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b")
 #: a status line standing alone ("HTTP/1.1 422 Unprocessable Entity", "409 Conflict")
 _STATUS_LINE = re.compile(r"(?:HTTP(?:/[\d.]+)?\s+)?[1-5]\d\d(?:\s+[^\W\d_][\w' -]{0,40})?", re.I)
 #: a header line between a status line and its body ("Content-Type: application/json")

@@ -21,7 +21,7 @@ from digest.masking import json_body, telling_line
 #: keys whose text is what the body says went wrong, most telling first
 _MESSAGE_KEYS = (
     "message", "msg", "detail", "details", "error_description", "errormessage",
-    "errormessages", "description", "title", "reason",
+    "errormessages", "description", "title", "reason", "text",
 )  # fmt: skip
 #: keys whose text is a code for what went wrong ("card_declined", "not_in_channel")
 _CODE_KEYS = ("error", "code", "error_code", "errorcode", "decline_code", "reason_code")

@@ -50,6 +50,17 @@ TOLD = [
         "\tat com.acme.X.y(X.java:2)",
         "AccountFrozenException: Account 44-2 is frozen",
     ),
+    (
+        "org.x.DataIntegrityViolationException: could not execute statement\n\tat a.B.c(B.java:1)"
+        '\nCaused by: org.postgresql.util.PSQLException: ERROR: duplicate key "u_email_key"'
+        "\n\tat d.E.f(E.java:9)",
+        'PSQLException: ERROR: duplicate key "u_email_key"',
+    ),
+    (
+        'Traceback (most recent call last):\n  File "a.py", line 2, in <module>\n    x()\n'
+        "KeyError: 'tax_id'\n\n(exit code 1)",
+        "KeyError: 'tax_id'",
+    ),
 ]
 
 
@@ -122,6 +133,13 @@ SAID = [
     (
         json.dumps({"error": "", "response": json.dumps({"message": "You are not subscribed"})}),
         "You are not subscribed",
+    ),
+    (
+        # a tool's result in the Model Context Protocol's shape
+        json.dumps(
+            {"isError": True, "content": [{"type": "text", "text": "Repo acme/x not found"}]}
+        ),
+        "Repo acme/x not found",
     ),
 ]
 
