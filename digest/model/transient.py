@@ -39,16 +39,14 @@ TIMEOUT_SETTING = re.compile(
 )
 
 
-#: a quota used up for a period or a plan: a 429 that no retry fixes before it resets ("monthly
-#: quota of 100000 requests exhausted", "You exceeded your current quota, please check your plan
-#: and billing details", "insufficient_quota")
+#: a quota used up until a reset or a change of plan the error names: a 429 that no retry fixes
+#: ("monthly quota of 100000 requests exhausted …; quota resets on 2026-12-01", "You exceeded
+#: your current quota, please check your plan and billing details", "insufficient_quota"); a
+#: quota "exceeded" and nothing more may be a window's, which a retry fixes
 QUOTA_USED_UP = re.compile(
-    r"(?:daily|weekly|monthly|yearly|annual|plan'?s?|account'?s?|billing|usage|your (?:current )?)"
-    r" (?:\w+ )?(?:quota|allowance|credits?)\b[^.;\n]{0,60}?\b(?:exhausted|exceeded|used up|"
-    r"reached|depleted|spent)|(?:exhausted|exceeded|used up|reached) (?:your |the |its )?"
-    r"(?:current |daily |monthly |\w+ )?quota|insufficient[\s_]quota|out of (?:credits|quota)"
-    r"|quota\b[^.;\n]{0,60}?\b(?:exhausted|exceeded|used up|reached)[^.\n]{0,80}?\b(?:resets?"
-    r"|renews?|upgrade|billing|plan)\b|billing (?:hard )?limit",
+    r"quota\b[^.;\n]{0,60}?\b(?:exhausted|exceeded|used up|reached)[^.\n]{0,80}?\b(?:resets?"
+    r"|renews?|upgrade|billing|plan)\b|insufficient[\s_]quota|out of (?:credits|quota)"
+    r"|billing (?:hard )?limit",
     re.IGNORECASE,
 )
 #: a wait for a page's element that never came: the selector is wrong, not the network
