@@ -24,13 +24,15 @@ from digest.model.error_family import Family
 from digest.model.error_family import any_of as _any
 from digest.model.error_input_families import INPUT_FAMILIES
 from digest.model.error_statement import readable
+from digest.model.error_tool_families import TOOL_FAMILIES
 
 #: the families of states and preconditions, most specific first
 STATE_FAMILIES: tuple[Family, ...] = (
     Family(
         "authentication",
         _any(
-            r"authenticat|\b401\b|not (?:logged|signed) in|sign[- ]?in required|re-?login",
+            r"authenticat|\b401\b|not (?:logged|signed) in|sign[- ]?in required|re-?login"
+            r"|requires? (?:a )?log ?in\b|log ?in required|redirected to \S*log ?in",
             r"(?:token|session|credentials?|api[ _-]?key|login)\b[^.;\n]{0,30}?\b(?:expired|"
             r"invalid|revoked|missing)|(?:invalid|expired|missing|revoked) (?:access )?(?:token|"
             r"session|credentials?|api[ _-]?key)",
@@ -49,7 +51,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"insufficient\b[^.;\n]{0,25}?\b(?:funds|balance|credit|points)|not enough (?:funds|"
             r"balance|credit|money|points)|balance (?:is )?(?:not enough|too low|insufficient)"
             r"|(?:exceeds?|more than) (?:the )?(?:available |remaining )?(?:balance|credit)"
-            r"|balance (?:would|will) (?:become|go|be) negative|negative balance",
+            r"|balance (?:would|will) (?:become|go|be) negative|negative balance"
+            r"|balance\b[^;\n]{0,30}?\b(?:is )?(?:less|lower|smaller) than",
             r"(?:unzureichend|nicht genügend|zu wenig)\w* (?:guthaben|deckung)|saldo insuficiente"
             r"|fondos insuficientes|solde insuffisant|fonds insuffisants|saldo insufficiente"
             r"|fondi insufficienti|残高不足|余额不足",
@@ -119,7 +122,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"|no hay (?:disponibilidad|plazas|asientos|habitaciones|mesas)|sin disponibilidad"
             r"|no disponible (?:el|para)|aucune disponibilité|plus de places|(?:pas |in)disponible"
             r" (?:le|pour)|sem disponibilidade|não há (?:vagas|lugares)|indisponível (?:em|para)"
-            r"|nessuna disponibilità|non disponibile (?:il|per)",
+            r"|nessuna disponibilità|non disponibile (?:il|per)|\bocupad[oa]s?\b|\boccupée?s?\b"
+            r"|\bbesetzt\b|\boccupat[oi]\b|\bbezet\b",
         ),
         "Check availability first",
         "the date, time or seats asked for may be unavailable",
@@ -197,7 +201,9 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"(?:passed|expired|closed|over|elapsed|exceeded)|past (?:the )?(?:deadline|"
             r"cut-?off)|outside (?:the )?(?:\w+ )?(?:window|period)|(?:require|need)s? (?:a |an )?"
             r"\S+ notice|no longer (?:be )?(?:cancel|modif|chang|return|refund)|(?:is|are|was|lies"
-            r"|falls) in the past|less than \d+ ?\w* (?:before|prior to|ahead of)",
+            r"|falls) in the past|less than \d+ ?\w* (?:before|prior to|ahead of)"
+            r"|must (?:be )?(?:today or )?(?:a |in the )?future|(?:cannot|can't|must not|may not)"
+            r" be in the past",
             r"zu spät|frist (?:abgelaufen|überschritten)|nach (?:der )?buchung|demasiado tarde"
             r"|plazo (?:vencido|expirado)|después de (?:la )?reserva|trop tard|délai (?:dépassé|"
             r"expiré)|après (?:la )?réservation|tarde demais|prazo (?:expirado|vencido)|após a "
@@ -375,7 +381,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
         _any(
             r"below (?:the )?(?:minimum|min)\b|less than (?:the )?(?:minimum|required)|(?:must|"
             r"should) be (?:at least|greater than|more than|positive)|minimum (?:order|amount|"
-            r"quantity|age|of)|too (?:small|short|few|low|young)|\bat least\b",
+            r"quantity|age|of)|(?:requires?|needs?) an? minimum\b|minimum \w+ of \d"
+            r"|too (?:small|short|few|low|young)|\bat least\b",
             r"mindestens|unter dem minimum|al menos|por debajo del mínimo|au moins|inférieur au "
             r"minimum|pelo menos|abaixo do mínimo|almeno|sotto il minimo|como mínimo|mínimo de \d"
             r"|au minimum|minimum de \d|no mínimo|minimo (?:di )?\d",
@@ -402,7 +409,7 @@ STATE_FAMILIES: tuple[Family, ...] = (
     ),
 )
 #: every family, in the order they are tried
-FAMILIES: tuple[Family, ...] = (*STATE_FAMILIES, *INPUT_FAMILIES)
+FAMILIES: tuple[Family, ...] = (*TOOL_FAMILIES, *STATE_FAMILIES, *INPUT_FAMILIES)
 
 #: no family fits: the generic answer to a failing call
 TOOL_FAILURE = Family(

@@ -78,7 +78,9 @@ INPUT_FAMILIES: tuple[Family, ...] = (
     Family(
         "not-found",
         _any(
-            r"not found|\b404\b|does not exist|doesn't exist|no such|\bunknown\b|no \w+(?: \w+)?"
+            # (a value that "does not exist in" an enum is a value out of range)
+            r"not found|\b404\b|does not exist(?![^.;\n]{0,40}\benum\b)|doesn't exist|no such"
+            r"|\bunknown\b|no \w+(?: \w+)?"
             r" found\b|no (?:matching|"
             r"record|results?|entry|user|order|customer|account)s? (?:found|for|with|matching)"
             r"|(?:could not|couldn't|cannot|can't|unable to) (?:find|locate)|not recogni[sz]ed",
@@ -119,7 +121,8 @@ INPUT_FAMILIES: tuple[Family, ...] = (
             r" (?:value|option)|expected one of|allowed values|not a valid (?:choice|enumeration)"
             # the values listed ("should be 'low', 'normal' or 'high'", "[type=enum]")
             r"|(?:must|should) be (?:'[^']*'|\"[^\"]*\")(?:, (?:'[^']*'|\"[^\"]*\"))*,? or "
-            r"|\[type=(?:enum|literal_error)\]",
+            r"|\[type=(?:enum|literal_error)\]|does not exist in \S{1,60} enum|no enum constant"
+            r"|not a valid enum",
             r"nicht unterstützt|ungültiger wert|außerhalb des bereichs|no soportad|fuera de rango"
             r"|valor no válido|non pris en charge|hors (?:de la )?plage|valeur invalide|não "
             r"suportad|fora do intervalo|valor inválido|non support|fuori intervallo|valore non "

@@ -21,14 +21,21 @@ from digest.masking import json_body, telling_line
 #: keys whose text is what the body says went wrong, most telling first
 _MESSAGE_KEYS = (
     "message", "msg", "detail", "details", "error_description", "errormessage",
-    "errormessages", "description", "title", "reason",
+    "errormessages", "description", "title", "reason", "text",
 )  # fmt: skip
 #: keys whose text is a code for what went wrong ("card_declined", "not_in_channel")
 _CODE_KEYS = ("error", "code", "error_code", "errorcode", "decline_code", "reason_code")
 #: keys that hold the errors of the body, one per field or one per item
-_ERRORS_KEYS = ("errors", "error", "violations", "fielderrors", "field_errors", "issues")
+_ERRORS_KEYS = (
+    "errors", "error", "violations", "fielderrors", "field_errors", "issues", "usererrors",
+    "invalid-params", "invalid_params",
+)  # fmt: skip
+#: keys of one error item that name the field it is about
+_FIELD_KEYS = ("field", "param", "parameter", "loc", "pointer", "name")
 #: what one item says at most, and how many items are read
 _SAID_MAX = 300
+#: how deep a body is read (GraphQL's ``data`` → mutation → ``userErrors`` → item → message)
+_DEPTH = 5
 _ITEMS = 3
 #: an underscore between letters: a code's word break
 _SNAKE = re.compile(r"(?<=[^\W\d_])_(?=[^\W\d_])")
@@ -58,7 +65,7 @@ def statement(error: str) -> str:
 def _said(value: Any, depth: int = 0) -> list[str]:
     """What a parsed JSON error body says: messages, then fields with their messages
     ("summary: You must specify a summary"), then codes; at most a few of each, deduplicated."""
-    if depth > 3:
+    if depth > _DEPTH:
         return []
     if isinstance(value, list):
         found = [s for item in value[:_ITEMS] for s in _said(item, depth + 1)]
@@ -77,12 +84,35 @@ def _said(value: Any, depth: int = 0) -> list[str]:
             fields += [f"{name}: {s}" for name, v in list(item.items())[:_ITEMS] for s in _texts(v)]
         elif isinstance(item, dict | list):
             fields += _said(item, depth + 1)
-    field = keys.get("field") or keys.get("param") or keys.get("loc")
+    field = next((keys[k] for k in _FIELD_KEYS[:3] if keys.get(k)), None)
     codes = [s for k in _CODE_KEYS for s in _texts(keys.get(k)) if k != "error" or not fields]
     if isinstance(field, str) and field.strip() and not messages:
         # one error item naming its field ({"field": "title", "code": "missing_field"})
         return [f"{_short(field)}: {'; '.join(codes) or 'invalid'}"]
-    return list(dict.fromkeys([*messages, *fields, *codes]))
+    named = next((keys[k] for k in _FIELD_KEYS if isinstance(keys.get(k), str)), None)
+    if depth > 0 and named and messages and not fields:
+        # one item of a body's errors, its field named ({"name": "start_date", "reason": …})
+        return [f"{_short(named)}: {m}" for m in messages]
+    # a body's errors by field say what failed; its own message beside them only counts them
+    # or says that something did not validate ("1 invalid parameter", "Validation Failed")
+    found = list(dict.fromkeys([*fields, *codes] if fields else [*messages, *codes]))
+    if found:
+        return found
+    # what wraps the errors ({"data": {"cartLinesAdd": {"userErrors": […]}}}): read inside
+    inner = [_parsed(v) for v in value.values()]
+    inner = [v for v in inner if isinstance(v, dict | list)][:_ITEMS]
+    return list(dict.fromkeys(s for v in inner for s in _said(v, depth + 1)))
+
+
+def _parsed(value: Any) -> Any:
+    """A string that holds a JSON object (a body passed on as text: ``"response": "{…}"``),
+    parsed; any other value as it is."""
+    if not isinstance(value, str) or not value.lstrip().startswith("{") or len(value) > 20_000:
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
 
 
 def _texts(value: Any) -> list[str]:

@@ -28,6 +28,7 @@ from typing import Any
 from digest.edit_content import main_clause_first, mask_reply_ids
 from digest.edits import EditRule, taught
 from digest.fingerprint import mask_ids, run_failures, telling_line, tool_key
+from digest.masking import json_body
 from digest.model.contracts import MAX_LESSONS
 from digest.model.error_families import TOOL_FAILURE, Family, family_of
 from digest.model.error_reading import (
@@ -37,7 +38,7 @@ from digest.model.error_reading import (
     without_label,
 )
 from digest.model.error_statement import statement
-from digest.model.transient import transient
+from digest.model.transient import lasting, transient
 from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
 
 #: a title is the correction's first sentence when that has at most this many characters
@@ -152,7 +153,8 @@ def _judge_run(event: dict[str, Any]) -> str:
             == failure.key
         ]  # fmt: skip
         error = str(same[0].get("error") or "failed without a message")
-        if transient(_first_line(telling_line(error))) or transient(statement(error)):
+        first = _first_line(telling_line(error))
+        if (transient(first) or transient(statement(error))) and not lasting(error):
             continue
         lessons.append(_tool_lesson(failure.tool, same, error))
     if not lessons:
@@ -169,7 +171,9 @@ def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str) -> str:
     said = _first_line(statement(error))
     family = family_of(said)
     label = tool_label(tool)
-    masked = mask_ids(_first_line(telling_line(error)))
+    line = telling_line(error)
+    # a JSON body is quoted as what it says, not as its keys and braces
+    masked = mask_ids(said if json_body(line)[1] is not None else _first_line(line))
     mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(masked)}"
     if repeated:
         mistake += " (the same failing call was repeated)"

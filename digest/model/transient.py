@@ -11,9 +11,10 @@ import re
 #: "not available", is a precondition, not an outage.)
 TRANSIENT = re.compile(
     # a timeout that happened, not a parameter named timeout ("invalid value for timeout_s")
-    r"(?<![\w'\"`])time[ds]?[\s-]?out(?:error|exception)?(?![\w'\"`=])|timed out|"
+    r"(?<![\w'\"`])time[ds]?[\s-]?out(?:error|exception)?(?![\w'\"`=])|timed[\s_-]out|"
     r"deadline exceeded|"
-    r"rate[\s_-]?limit|too many requests|\b429\b|"
+    r"rate[\s_-]?limit|too many requests|\b429\b|throttl(?:ed|ing)|"
+    r"(?:service|server|system|backend) (?:is )?(?:busy|overloaded)|"
     r"\b50[234]\b|temporar(?:y|ily) (?:unavailable|down|failure|error|outage|issue|problem)|"
     r"(?:service|server|backend|upstream|gateway|api|endpoint|database|host)s? (?:is |are )?"
     r"(?:temporarily |currently )?unavailable|overloaded|connection (?:reset|refused|aborted)|"
@@ -38,7 +39,38 @@ TIMEOUT_SETTING = re.compile(
 )
 
 
+#: a quota used up until a reset or a change of plan the error names: a 429 that no retry fixes
+#: ("monthly quota of 100000 requests exhausted …; quota resets on 2026-12-01", "You exceeded
+#: your current quota, please check your plan and billing details", "insufficient_quota"); a
+#: quota "exceeded" and nothing more may be a window's, which a retry fixes
+QUOTA_USED_UP = re.compile(
+    r"quota\b[^.;\n]{0,60}?\b(?:exhausted|exceeded|used up|reached)[^.\n]{0,80}?\b(?:resets?"
+    r"|renews?|upgrade|billing|plan)\b|insufficient[\s_]quota|out of (?:credits|quota)"
+    r"|billing (?:hard )?limit",
+    re.IGNORECASE,
+)
+#: a wait for a page's element that never came: the selector is wrong, not the network
+#: ("waiting for locator('#submit')", "locator resolved to 0 elements")
+ELEMENT_AWAITED = re.compile(
+    r"waiting for (?:locator|selector|element|xpath)|resolved to 0 elements|no (?:such )?element"
+    r"|element (?:was )?not found|unable to locate (?:the )?element|(?:could not|failed to) find "
+    r"(?:the )?element|no node found for selector",
+    re.IGNORECASE,
+)
+
+
+def lasting(error: str) -> bool:
+    """Does any line of ``error`` say what no retry fixes, whatever its first line says: a quota
+    used up for a period, a wait for an element that is not on the page ("Timeout 30000ms
+    exceeded", then "- locator resolved to 0 elements")?"""
+    return bool(QUOTA_USED_UP.search(error) or ELEMENT_AWAITED.search(error))
+
+
 def transient(error: str) -> bool:
     """A fault that a retry fixes (timeouts, rate limits, outages, dropped connections,
-    deadlocks), not an error about a timeout setting."""
-    return bool(TRANSIENT.search(error)) and not TIMEOUT_SETTING.search(error)
+    deadlocks), not an error about a timeout setting, a quota used up for a period
+    (``QUOTA_USED_UP``) or a wait for an element that is not on the page
+    (``ELEMENT_AWAITED``)."""
+    if not TRANSIENT.search(error) or TIMEOUT_SETTING.search(error):
+        return False
+    return not lasting(error)
