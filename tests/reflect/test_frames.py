@@ -15,6 +15,7 @@ import pytest
 from digest import fingerprint as fp
 from digest.figures import figures
 from digest.frames import names_apart, passed_values, swapped
+from digest.identity.gloss import gloss
 from digest.identity.meaning import READS_ALIKE, likeness, own_lines, reads_like
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
@@ -169,3 +170,10 @@ def test_no_more_around_its_noun_is_a_change_in_dutch_and_norwegian(answer: str)
     assert signals_change(answer)
     assert answer_polarity(answer) == -1
     assert not signals_change("Geen probleem, we leveren meer dan 5 dozen per dag.")
+
+
+def test_an_elided_article_is_read_off_the_word_it_is_glued_to() -> None:
+    assert gloss("l'adresse est invalide").split() == ["address", "invalid"]
+    assert gloss("manca l'ordine").split()[-1] == "order"
+    # an English contraction stays as it is
+    assert gloss("don't retry") == "don't retry"
