@@ -12,8 +12,10 @@ and a maximum priority, Oslo closed on Mondays and Bergen on Tuesdays) must stay
 ``reads_like(a, b)`` is that evidence, 0..1, for the judge (``digest.reflect.reconcile``
 shows it in the reconcile prompt; the offline judge reads it there):
 
-- the texts are read as the table reads English: masked values (``‹id›``), labels in
-  backticks and the words that only frame a sentence left out, and the common words of
+- the texts are read as the table reads English: a line another line of the text holds left
+  out (a lesson quotes an error whole and, for its title, the part stating the precondition:
+  only the whole is compared), masked values (``‹id›``), labels in backticks, the word
+  "error" and the words that only frame a sentence left out, and the common words of
   errors and service answers in the languages the product screens glossed into English
   (``digest.identity.gloss``: the table is English-centred, "Zahlung abgelehnt: Karte
   abgelaufen" reads as "payment declined card expired");
@@ -22,16 +24,21 @@ shows it in the reconcile prompt; the offline judge reads it there):
   ("registered"/"registry", "refused"/"cannot be submitted"), two things in one frame differ
   in words that do not ("exceeds the 25 MB limit"/"type not allowed", "full tank"/"clean
   inside"); a pair that reads nearly the same as a whole (``READS_SAME``) is not read apart
-  by its rest;
-- a **swap** (each says exactly one word the other does not, in a frame they share: "dog"
-  and "cat", "sauna" and "massage", "amount is required" and "currency is required") is two
-  things of one kind, which an embedding reads as alike: 0. A synonym swapped alone
-  ("porting", "transfer") is read apart too: a merge loses a fact, a split only a count;
+  by its rest, nor a pair that shares most of what it is about (two or more content terms,
+  half of the shorter one's: "Seat ‹id› is already taken for screening ‹id›", "Screening
+  ‹id›: seat ‹id› is occupied by another booking"): the table reads "taken"/"occupied by
+  another booking" poorly word by word, and a frame around two things is read apart below;
+- a **swap** (``digest.frames.swapped``: each says exactly one word the other does not, in a
+  frame they share: "dog" and "cat", "amount is required" and "currency is required"; or a
+  short phrase each in the same place of one sentence: "…at least one digit" and "…at least
+  one uppercase letter") is two things of one kind, which an embedding reads as alike: 0. A
+  synonym swapped alone ("porting", "transfer") is read apart too: a merge loses a fact, a
+  split only a count;
 - **unread** (what one text says alone is two or more words the table only reads in pieces:
   codes, coined names, words of a language the gloss does not know) is not evidence: 0;
 - **figures apart** (each states a figure the other does not: a minimum of 300 and a maximum
-  of 65535; 21 and 25) is two things: 0. Figures are read in words too ("six months" is 6).
-
+  of 65535; 21 and 25) is two things: 0. Figures are read in words too ("six months" is 6),
+  and with thousands separators ("10,000" is 10000).
 - **names apart** (each names a thing the other does not: a capitalised name inside a
   sentence, a quoted field, a code in capitals: "Oslo" and "Bergen", ``'sku'`` and
   ``'product_code'``) is two things: 0.
@@ -40,7 +47,7 @@ The score is the whole texts' cosine on the table's own scale (unrelated texts s
 one thing in other words above ``READS_ALIKE``), or 0 when what each says alone does not
 align (``REST_ALIKE``). Measured on the dev pairs of ``bench/data/quality`` (one tool's
 paraphrased errors, owner answers and edit contents restated, against one tool's distinct
-errors and alike facts): see bench/RESULTS.md, branch ``meaning``.
+errors and alike facts): see bench/RESULTS.md, branches ``meaning`` and ``para4``.
 """
 
 from __future__ import annotations
