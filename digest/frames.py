@@ -116,12 +116,14 @@ def passed_values(*mistakes: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def names_apart(a: str, b: str, passed: frozenset[str] = frozenset()) -> bool:
-    """Does each text name a thing the other does not (``named``: a quoted field, a code in
-    capitals, a labelled field): "Field 'postcode' is required" and "Field 'state' is
-    required", whose error templates mask the quoted names alike? A value a call passed
-    (``passed``: 'jdoe', 'mpatel') names the instance, not the error."""
-    mine, theirs = named(a) - passed, named(b) - passed
+def quoted_apart(a: str, b: str, passed: frozenset[str] = frozenset()) -> bool:
+    """Does each text quote a name the other does not ("Field 'postcode' is required" and
+    "Field 'state' is required", whose error templates mask the quoted names alike)? A value
+    a call passed (``passed``: 'jdoe', 'mpatel') names the instance, not the error; so does
+    a code in capitals ("plan P-BASIC"), which templates mask as an id and which is not
+    read here."""
+    mine = {q.casefold() for q in _QUOTED.findall(a)} - passed
+    theirs = {q.casefold() for q in _QUOTED.findall(b)} - passed
     return bool(mine - theirs) and bool(theirs - mine)
 
 

@@ -22,7 +22,7 @@ from digest.fingerprint import (
     subject_of,
     tells_a_failure,
 )
-from digest.frames import names_apart, passed_values, swapped
+from digest.frames import passed_values, quoted_apart, swapped
 from digest.model.error_reading import state_terms
 from digest.model.offline_edit_rules import (
     SAME_TOPIC,
@@ -221,7 +221,7 @@ def _named_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     if new == _text(cand) or old == _text(item):
         return False
     passed = passed_values(str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
-    return names_apart(new, old, passed)
+    return quoted_apart(new, old, passed)
 
 
 def _same_state(cand: dict[str, Any], kin: dict[str, Any]) -> bool:

@@ -29,7 +29,7 @@ from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone
 from digest.figures import figures
-from digest.frames import masked, names_apart, passed_values
+from digest.frames import masked, passed_values, quoted_apart
 from digest.identity import meaning
 from digest.lessons.neighbours import (
     Neighbour,
@@ -246,7 +246,7 @@ def named_apart(candidate: Candidate, neighbour: Neighbour) -> bool:
     if observed(new) == new or observed(old) == old:
         return False
     passed = passed_values(candidate.mistake or "", neighbour.mistake or "")
-    return names_apart(observed(new), observed(old), passed)
+    return quoted_apart(observed(new), observed(old), passed)
 
 
 def reads_alike(candidate: Candidate, neighbour: Neighbour) -> bool:

@@ -14,7 +14,7 @@ import pytest
 
 from digest import fingerprint as fp
 from digest.figures import figures
-from digest.frames import names_apart, passed_values, swapped
+from digest.frames import passed_values, quoted_apart, swapped
 from digest.identity.gloss import gloss
 from digest.identity.meaning import READS_ALIKE, likeness, own_lines, reads_like
 from digest.lessons.neighbours import Neighbour
@@ -84,10 +84,12 @@ def test_a_figure_with_thousands_separators_is_one_figure() -> None:
 def test_names_a_call_passed_are_the_instance_not_what_an_error_is_about() -> None:
     error = "Room 'lilac' cannot be booked by guests"
     other = "Room 'tulip' cannot be booked by guests"
-    assert names_apart(error, other)
+    assert quoted_apart(error, other)
     passed = passed_values('Called `book` with «{"room": "lilac"}»', '«{"room": "tulip"}»')
     assert passed == {"lilac", "tulip"}
-    assert not names_apart(error, other, passed)
+    assert not quoted_apart(error, other, passed)
+    # a code in capitals names the instance (a plan, a product): not read as a quoted name
+    assert not quoted_apart("not included in plan P-GOLD", "not included in plan P-SILVER")
 
 
 def _run_lesson(tool: str, error: str, args: dict[str, str]) -> tuple[str, str, str, str]:
