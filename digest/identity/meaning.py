@@ -12,10 +12,9 @@ and a maximum priority, Oslo closed on Mondays and Bergen on Tuesdays) must stay
 ``reads_like(a, b)`` is that evidence, 0..1, for the judge (``digest.reflect.reconcile``
 shows it in the reconcile prompt; the offline judge reads it there):
 
-- the texts are read as the table reads English: a line another line of the text holds left
-  out (a lesson quotes an error whole and, for its title, the part stating the precondition:
-  only the whole is compared), masked values (``‹id›``), labels in backticks, the word
-  "error" and the words that only frame a sentence left out, and the common words of
+- the texts are read as the table reads English: masked values (``‹id›``), labels in
+  backticks, the word "error" and the words that only frame a sentence left out, and the
+  common words of
   errors and service answers in the languages the product screens glossed into English
   (``digest.identity.gloss``: the table is English-centred, "Zahlung abgelehnt: Karte
   abgelaufen" reads as "payment declined card expired");
@@ -80,26 +79,9 @@ _ANNOUNCES = re.compile(r"\b(?:error|exception)s?\b", re.I)
 
 
 def plain(text: str) -> str:
-    """``text`` as the table should read it: each line that another line holds left out
-    (``own_lines``), masked values, labels and the word "error" out, glossed."""
-    text = "\n".join(own_lines(text))
+    """``text`` as the table should read it: masked values, labels and the word "error" out,
+    glossed."""
     return _ANNOUNCES.sub(" ", gloss(_LABEL.sub(" ", _PLACEHOLDER.sub(" ", text))))
-
-
-def own_lines(text: str) -> list[str]:
-    """The lines of ``text`` that no other of its lines holds: a lesson quotes an error whole
-    and, for its title, the part that states the precondition ("cannot be checked out", "Guest
-    in room ‹id› cannot be checked out: minibar charges are still open"); which part is picked
-    differs between two wordings of one error, so only the whole is compared."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    core = [line.rstrip("…").strip() for line in lines]
-    return [
-        line
-        for i, line in enumerate(lines)
-        if not any(
-            j != i and core[i] in other and core[i] != other for j, other in enumerate(lines)
-        )
-    ] or lines
 
 
 def _words(text: str) -> dict[str, str]:

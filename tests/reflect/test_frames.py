@@ -16,7 +16,7 @@ from digest import fingerprint as fp
 from digest.figures import figures
 from digest.frames import passed_values, quoted_apart, swapped
 from digest.identity.gloss import gloss
-from digest.identity.meaning import READS_ALIKE, likeness, own_lines, reads_like
+from digest.identity.meaning import READS_ALIKE, likeness, reads_like
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.model.offline_reconcile import reconcile
@@ -62,13 +62,6 @@ def test_one_thing_in_other_words_is_no_swap_and_reads_alike(a: str, b: str) -> 
     # what each says alone reads apart word by word; the things both name decide
     assert found.about_alike
     assert found.score() >= READS_ALIKE
-
-
-def test_a_lesson_compares_the_error_it_quotes_whole_not_the_part_its_title_picked() -> None:
-    text = "cannot be moved\nLocker ‹id› cannot be moved: the deposit is still unpaid"
-    assert own_lines(text) == ["Locker ‹id› cannot be moved: the deposit is still unpaid"]
-    # a line no other holds stays; a text of one line is itself
-    assert own_lines("a\nb") == ["a", "b"] and own_lines("only") == ["only"]
 
 
 def test_a_figure_with_thousands_separators_is_one_figure() -> None:
