@@ -169,8 +169,8 @@ def _english(match: re.Match[str]) -> str:
     found = GLOSSES.get(folded)
     if found is None and _ELIDED.match(folded):
         # French and Italian elide the article into the word: read the word
-        bare = _ELIDED.sub("", folded)
-        found = GLOSSES.get(bare, bare if bare != folded else None)
+        word_alone = _ELIDED.sub("", folded)
+        found = GLOSSES.get(word_alone, word_alone)
     if found is None:
         ends = (e for e in _DEFINITE if folded.endswith(e) and len(folded) > len(e) + 2)
         bare = (folded[: -len(e)] for e in ends)
