@@ -37,12 +37,17 @@ for _value, _spellings in {
     _WORDS.update(dict.fromkeys(_spellings.split(), _value))
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+#: a number written with thousands separators ("10,000", "10.000", "1,250,000"): one figure
+_GROUPED = re.compile(r"\b[1-9]\d{0,2}(?:([.,])\d{3})(?:\1\d{3})*(?:(?!\1)[.,]\d{1,2})?(?![.,]?\d)")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?", re.UNICODE)
 
 
 def figures(text: str) -> frozenset[str]:
     """The figures ``text`` states, as digits: "6-month" and "six months" both give ``6``,
-    "3.5 kg" gives ``3.5`` (a decimal comma read as a point)."""
+    "3.5 kg" gives ``3.5`` (a decimal comma read as a point), "10,000" and "10.000" give
+    ``10000`` (three digits after the separator, in groups, are thousands)."""
+    # thousands separators first: "10,000" and "10000" state one figure
+    text = _GROUPED.sub(lambda m: m.group(0).replace(m.group(1), "").replace(",", "."), text)
     found = {m.replace(",", ".") for m in _NUMBER.findall(text)}
     for word in _WORD.findall(text.casefold()):
         value = _WORDS.get(word)

@@ -263,6 +263,34 @@ def event_keys(kind: str, payload: dict[str, Any]) -> list[str]:
     return []
 
 
+#: a name an error quotes ('postcode', "iccid"): its template masks it as a value
+_QUOTED_NAME = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]""")
+
+
+def _values(value: Any) -> set[str]:
+    """Every scalar of a call's arguments, casefolded (what the caller passed)."""
+    if isinstance(value, dict):
+        return set().union(*(_values(v) for v in value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*(_values(v) for v in value)) if value else set()
+    return {str(value).casefold()}
+
+
+def quoted_names(payload: dict[str, Any]) -> list[str]:
+    """The names a run's errors quote that are no value the failing call passed: "Field
+    'postcode' is required" names a field, "branch 'main' is protected" for ``ref="main"``
+    names back the caller's value. A template masks both alike (repeats with other values
+    share it); a judgement of one field's error is not one of another's. (A run's own error
+    has no call to tell a name from a value: its quotations are left to the template.)"""
+    found: set[str] = set()
+    for call in payload.get("tool_calls") or []:
+        if _failed(call):
+            passed = _values(call.get("args"))
+            quoted = _QUOTED_NAME.findall(str(call.get("error") or ""))
+            found.update(n.casefold() for n in quoted if n.casefold() not in passed)
+    return sorted(found)
+
+
 def event_signature(kind: str, payload: dict[str, Any], *extra: Any) -> str | None:
     """What a judgement of the event depends on, ids and wording aside: the same signature is
     the same incident reported again (a judgement of one stands for the other). An owner's
@@ -271,7 +299,7 @@ def event_signature(kind: str, payload: dict[str, Any], *extra: Any) -> str | No
         keys = event_keys(kind, payload)
         if not keys:
             return None
-        parts = [str(payload.get("outcome")), *sorted(keys)]
+        parts = [str(payload.get("outcome")), *sorted(keys), *quoted_names(payload)]
     elif kind == "owner_answer":
         answer = " ".join(str(payload.get("answer", "")).split())
         parts = [*event_keys(kind, payload), answer]

@@ -26,6 +26,10 @@ _MONTHS_EN = (
 _MONTHS_DE = (
     r"(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)\b"
 )
+_MONTHS_NL = (
+    r"(?:januari|februari|maart|april|mei|juni|juli|augustus|september|oktober|november"
+    r"|december)\b"
+)
 _MONTHS_FR = (
     r"(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)\b"
 )
@@ -83,7 +87,10 @@ _MARKERS = (
     r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
     r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen"
     r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
-    r"|teraz wymaga|odstraněn|zrušen",
+    r"|teraz wymaga|odstraněn|zrušen"
+    # "no … any more" around its noun ("geen contant geld meer", "ingen kontanter længere")
+    r"|\bgeen (?:\S+ ){0,3}meer\b(?! dan)|\binge[nt]? (?:\S+ ){0,3}(?:længere|lenger|längre)\b"
+    r"|sinds (?:\d+ )?" + _MONTHS_NL,
     # Russian / Ukrainian / Greek / Turkish
     r"больше не|вместо|заменен|теперь требует|устарел|більше не|замість|δεν \S+ πλέον|πλέον δεν"
     r"|αντί για|αντικαταστάθηκε|artık|yerine|kaldırıldı|теперь|удал[её]н|отмен[её]н|упраздн"
@@ -282,7 +289,7 @@ _NO = re.compile(
     # "Unfortunately not", "Leider nein": a regret before the no is still a no
     r"^\W*(?:(?:unfortunately|sadly|i'?m afraid|afraid|leider|malheureusement|lamentablemente"
     r"|desafortunadamente|infelizmente|purtroppo|helaas|niestety)\W+)?"
-    r"(?:no|nope|not|never|non|nein|não|nao|нет|nie|ne|hayır|nej|ei|nem|いいえ|不是|不"
+    r"(?:no|nope|not|never|non|nein|nee|nei|não|nao|нет|nie|ne|hayır|nej|ei|nem|いいえ|不是|不"
     r"|아니요|아니오)(?=\W|$)",
     re.IGNORECASE,
 )

@@ -159,10 +159,18 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 _DEFINITE = ("erne", "ene", "et", "en", "a", "n")
 
 
+#: an elided article or preposition before a word ("l'adresse", "all'appuntamento", "d'ordine")
+_ELIDED = re.compile(r"^[^\W\d_]{1,5}'(?=[^\W\d_]{3,})")
+
+
 def _english(match: re.Match[str]) -> str:
     word = match.group(0)
     folded = word.casefold()
     found = GLOSSES.get(folded)
+    if found is None and _ELIDED.match(folded):
+        # French and Italian elide the article into the word: read the word
+        word_alone = _ELIDED.sub("", folded)
+        found = GLOSSES.get(word_alone, word_alone)
     if found is None:
         ends = (e for e in _DEFINITE if folded.endswith(e) and len(folded) > len(e) + 2)
         bare = (folded[: -len(e)] for e in ends)

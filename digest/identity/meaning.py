@@ -13,7 +13,8 @@ and a maximum priority, Oslo closed on Mondays and Bergen on Tuesdays) must stay
 shows it in the reconcile prompt; the offline judge reads it there):
 
 - the texts are read as the table reads English: masked values (``‹id›``), labels in
-  backticks and the words that only frame a sentence left out, and the common words of
+  backticks, the word "error" and the words that only frame a sentence left out, and the
+  common words of
   errors and service answers in the languages the product screens glossed into English
   (``digest.identity.gloss``: the table is English-centred, "Zahlung abgelehnt: Karte
   abgelaufen" reads as "payment declined card expired");
@@ -22,16 +23,21 @@ shows it in the reconcile prompt; the offline judge reads it there):
   ("registered"/"registry", "refused"/"cannot be submitted"), two things in one frame differ
   in words that do not ("exceeds the 25 MB limit"/"type not allowed", "full tank"/"clean
   inside"); a pair that reads nearly the same as a whole (``READS_SAME``) is not read apart
-  by its rest;
-- a **swap** (each says exactly one word the other does not, in a frame they share: "dog"
-  and "cat", "sauna" and "massage", "amount is required" and "currency is required") is two
-  things of one kind, which an embedding reads as alike: 0. A synonym swapped alone
-  ("porting", "transfer") is read apart too: a merge loses a fact, a split only a count;
+  by its rest, nor a pair that shares most of what it is about (two or more content terms,
+  half of the shorter one's: "Seat ‹id› is already taken for screening ‹id›", "Screening
+  ‹id›: seat ‹id› is occupied by another booking"): the table reads "taken"/"occupied by
+  another booking" poorly word by word, and a frame around two things is read apart below;
+- a **swap** (``digest.frames.swapped``: each says exactly one word the other does not, in a
+  frame they share: "dog" and "cat", "amount is required" and "currency is required"; or a
+  short phrase each in the same place of one sentence: "…at least one digit" and "…at least
+  one uppercase letter") is two things of one kind, which an embedding reads as alike: 0. A
+  synonym swapped alone ("porting", "transfer") is read apart too: a merge loses a fact, a
+  split only a count;
 - **unread** (what one text says alone is two or more words the table only reads in pieces:
   codes, coined names, words of a language the gloss does not know) is not evidence: 0;
 - **figures apart** (each states a figure the other does not: a minimum of 300 and a maximum
-  of 65535; 21 and 25) is two things: 0. Figures are read in words too ("six months" is 6).
-
+  of 65535; 21 and 25) is two things: 0. Figures are read in words too ("six months" is 6),
+  and with thousands separators ("10,000" is 10000).
 - **names apart** (each names a thing the other does not: a capitalised name inside a
   sentence, a quoted field, a code in capitals: "Oslo" and "Bergen", ``'sku'`` and
   ``'product_code'``) is two things: 0.
@@ -40,7 +46,7 @@ The score is the whole texts' cosine on the table's own scale (unrelated texts s
 one thing in other words above ``READS_ALIKE``), or 0 when what each says alone does not
 align (``REST_ALIKE``). Measured on the dev pairs of ``bench/data/quality`` (one tool's
 paraphrased errors, owner answers and edit contents restated, against one tool's distinct
-errors and alike facts): see bench/RESULTS.md, branch ``meaning``.
+errors and alike facts): see bench/RESULTS.md, branches ``meaning`` and ``para4``.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ from dataclasses import dataclass
 
 from digest import facts
 from digest.figures import figures, figures_apart
+from digest.frames import named, swapped
 from digest.identity.embedding import embed_many, static_embedder
 from digest.identity.gloss import gloss
 from digest.identity.wordpiece import default_tokenizer
@@ -67,40 +74,14 @@ READS_SAME = 0.75
 _PLACEHOLDER = re.compile(r"[‹<][^›>\s]{1,12}[›>]")
 _LABEL = re.compile(r"`[^`\n]{1,80}`")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
-#: a name an error quotes or spells in capitals: what it is about, in any language
-_NAMED = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]|\b([A-Z][A-Z0-9_]{1,9})\b""")
-#: a field an error labels ("…for CreateTicket: priority: Input should be …", "amount:
-#: must be positive"): a lowercase identifier before a colon, opening a line or after
-#: another label's colon (not a word of prose: "Payment rejected: card expired")
-_FIELD = re.compile(r"(?:^|(?<=: ))([a-z][a-z0-9]*(?:_[a-z0-9]+)*):\s", re.M)
+#: the word every error opens with, in any language (glossed): it tells no two errors apart
+_ANNOUNCES = re.compile(r"\b(?:error|exception)s?\b", re.I)
 
 
 def plain(text: str) -> str:
-    """``text`` as the table should read it: masked values and labels out, glossed."""
-    return gloss(_LABEL.sub(" ", _PLACEHOLDER.sub(" ", text)))
-
-
-#: words that only frame a sentence (the gloss leaves the other languages' out)
-_FRAME = frozenset(
-    """a an the and or but of to in on at by for from with as into than then that this these
-    those there it its is are was were be been being am has have had do does did will would
-    shall should can could may might must i you he she we they me him her us them my your his
-    our their which who whom whose what when where while if so such very just also no not
-    never none cannot""".split()  # noqa: SIM905
-)
-
-
-def _swapped(text_a: str, text_b: str) -> bool:
-    """Does each text say exactly one word the other does not, in a frame of words they share
-    ("amount is required", "currency is required"; "dog", "cat")? Read in every word but the
-    frame's, stemmed as ``digest.facts`` stems (generic words kept: they are the frame)."""
-
-    def terms(text: str) -> set[str]:
-        words = (w for w in _WORD.findall(text.casefold()) if w not in _FRAME)
-        return {next(iter(sorted(facts.terms(w))), w) for w in words}
-
-    mine, theirs = terms(text_a), terms(text_b)
-    return len(mine - theirs) == len(theirs - mine) == 1 and bool(mine & theirs)
+    """``text`` as the table should read it: masked values, labels and the word "error" out,
+    glossed."""
+    return _ANNOUNCES.sub(" ", gloss(_LABEL.sub(" ", _PLACEHOLDER.sub(" ", text))))
 
 
 def _words(text: str) -> dict[str, str]:
@@ -112,13 +93,6 @@ def _words(text: str) -> dict[str, str]:
         for term in facts.terms(word):
             found.setdefault(term, word)
     return found
-
-
-def named(text: str) -> frozenset[str]:
-    """The names ``text`` quotes, spells in capitals or labels as a field (``'iccid'``,
-    ``PUK``, ``TTL``, ``priority:``)."""
-    found = {(quoted or capitals).casefold() for quoted, capitals in _NAMED.findall(text)}
-    return frozenset(found | set(_FIELD.findall(text)))
 
 
 @dataclass(frozen=True)
@@ -134,12 +108,16 @@ class Likeness:
     #: what one text says alone is words the table only reads in pieces (codes, coined
     #: names, words of languages the gloss does not know): it cannot say they mean alike
     unread: bool = False
+    #: the texts share most of what they are about (``_about_alike``): what each says alone
+    #: is how it says it, not another thing
+    about_alike: bool = False
 
     def score(self) -> float:
         """0..1: the whole texts' cosine, or 0 when they read apart (see the module)."""
         if self.swap or self.figures_apart or self.names_apart or self.unread:
             return 0.0
-        if self.whole < READS_SAME and self.rest is not None and self.rest < REST_ALIKE:
+        rest_apart = self.rest is not None and self.rest < REST_ALIKE
+        if self.whole < READS_SAME and rest_apart and not self.about_alike:
             return 0.0
         return round(max(0.0, self.whole), 2)
 
@@ -157,6 +135,22 @@ def _unread(words: list[str]) -> bool:
     return all(len(tokenizer.tokenize(word)) > 1 for word in words)
 
 
+#: the content terms two texts must share (and at least half of the shorter one's) for what
+#: each says alone not to read them apart
+ABOUT_TERMS = 2
+
+
+def _about_alike(mine: set[str], theirs: set[str]) -> bool:
+    """Do two texts share what they are about: at least ``ABOUT_TERMS`` content terms, half
+    of the shorter one's or more ("Seat ‹id› is already taken for screening ‹id›",
+    "Screening ‹id›: seat ‹id› is occupied by another booking": seat and screening)? Then the
+    words each says alone are its own way of saying it (taken, occupied by another booking),
+    which the table reads poorly word by word; a frame around two things is read apart by
+    its swapped place (``digest.frames.swapped``), its figures and its names."""
+    shared = len(mine & theirs)
+    return shared >= ABOUT_TERMS and 2 * shared >= min(len(mine), len(theirs))
+
+
 def _alone(words: list[str]) -> str:
     return " ".join(words)
 
@@ -168,7 +162,7 @@ def likeness(a: str, b: str) -> Likeness:
     # figures are compared as figures (``figures_apart``), not as words
     only_a = [w for t, w in wa.items() if t not in wb and not figures(w)]
     only_b = [w for t, w in wb.items() if t not in wa and not figures(w)]
-    swap = _swapped(pa, pb)
+    swap = swapped(pa, pb)
     unread = _unread(only_a) or _unread(only_b)
     texts = [pa, pb] + ([_alone(only_a), _alone(only_b)] if only_a and only_b else [])
     # the static table whatever the neighbour search embeds with: the evidence a judge is
@@ -177,11 +171,16 @@ def likeness(a: str, b: str) -> Likeness:
     whole = float(vectors[0] @ vectors[1])
     rest = float(vectors[2] @ vectors[3]) if len(vectors) == 4 else None
     # each line (quotation) is a sentence of its own: its first word names nothing
-    names_a = named(a) | facts.names(a.replace("\n", ". "))
-    names_b = named(b) | facts.names(b.replace("\n", ". "))
+    # figures are compared as figures (``figures_apart``: "10,000" and "10000" are one), not
+    # as names
+    names_a = {n for n in named(a) | facts.names(a.replace("\n", ". ")) if not figures(n)}
+    names_b = {n for n in named(b) | facts.names(b.replace("\n", ". ")) if not figures(n)}
+    about = _about_alike(
+        {t for t, w in wa.items() if not figures(w)}, {t for t, w in wb.items() if not figures(w)}
+    )
     return Likeness(
         whole=whole, rest=rest, swap=swap, figures_apart=figures_apart(a, b), unread=unread,
-        names_apart=bool(names_a - names_b) and bool(names_b - names_a),
+        names_apart=bool(names_a - names_b) and bool(names_b - names_a), about_alike=about,
     )  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from digest.fingerprint import (
     subject_of,
     tells_a_failure,
 )
+from digest.frames import passed_values, quoted_apart, swapped
 from digest.model.error_reading import state_terms
 from digest.model.offline_edit_rules import (
     SAME_TOPIC,
@@ -211,6 +212,18 @@ def _remedy(item: dict[str, Any]) -> str:
     return normalise(str(item.get("correction") or "").split(":", 1)[0])
 
 
+def _named_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Do two lessons of one key quote other names ("Field 'postcode' is required", "Field
+    'state' is required": the template masks both alike)? Two errors, not twins."""
+    if not same(cand.get("fingerprint"), item.get("fingerprint")):
+        return False
+    new, old = observed(_text(cand)), observed(_text(item))
+    if new == _text(cand) or old == _text(item):
+        return False
+    passed = passed_values(str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
+    return quoted_apart(new, old, passed)
+
+
 def _same_state(cand: dict[str, Any], kin: dict[str, Any]) -> bool:
     """Are two errors of one state family (``_same_family``) one failed state: the same
     remedy, and the errors say the same of it (the words the family recognised, read as
@@ -224,7 +237,9 @@ def _same_state(cand: dict[str, Any], kin: dict[str, Any]) -> bool:
     if new == _text(cand) or old == _text(kin):
         return False
     family = error_family([str(t) for t in cand.get("tags") or []])
-    if family is None:
+    if family is None or swapped(new, old):
+        # one frame saying two things in one place ("at least one digit", "at least one
+        # uppercase letter"): two states of one family
         return False
     mine, theirs = state_terms(new, family), state_terms(old, family)
     return bool(mine and theirs and mine & theirs)
@@ -359,6 +374,8 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
                 operations.append(update(cand, alike, why))
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
+        # a key masks the names an error quotes: one key naming other fields is two errors
+        pool = [item for item in pool if not _named_apart(cand, item)]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]
         if twins:
             found = _best(text, twins)

@@ -32,7 +32,7 @@ from digest.lessons.transition import lesson_by_id
 from digest.lessons.vectors import stored_vector
 from digest.logs import get_logger
 from digest.models import PROTECTED_TRUST, Event, Lesson
-from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text
+from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text, named_apart
 from digest.reversal import about_policy, speaks_of_policy, states_reversal
 from digest.text import lesson_text, negation_flipped
 
@@ -65,7 +65,8 @@ def _target(session: Session, lesson_id: int | None, event: Event) -> Lesson | N
 def _identical_active(session: Session, event: Event, candidate: Candidate) -> Lesson | None:
     """An active lesson of this agent with (almost) the same words, read under the lock: the
     same numbers, no negation flipped, and not another fingerprint of the same kind (a new
-    answer to another question is another lesson however alike it reads)."""
+    answer to another question is another lesson however alike it reads) nor one quoting
+    another name ("Field 'state' is required" beside 'postcode': ``reconcile.named_apart``)."""
     text_value = candidate_text(candidate)
     found = find_neighbours(
         session, event.tenant_id, event.agent_id, text_value, 5,
@@ -78,6 +79,7 @@ def _identical_active(session: Session, event: Event, candidate: Candidate) -> L
             neighbour.identity >= IDENTICAL_UNDER_LOCK
             and not negation_flipped(text_value, stored)
             and not fp.distinct(candidate.fingerprint, neighbour.fingerprint)
+            and not named_apart(candidate, neighbour)
             and sorted(re.findall(r"\d+", text_value)) == sorted(re.findall(r"\d+", stored))
         ):
             return lesson_by_id(session, neighbour.lesson_id)

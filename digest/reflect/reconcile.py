@@ -29,6 +29,7 @@ from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone
 from digest.figures import figures
+from digest.frames import masked, passed_values, quoted_apart
 from digest.identity import meaning
 from digest.lessons.neighbours import (
     Neighbour,
@@ -229,7 +230,23 @@ def meaning_of(candidate: Candidate, neighbour: Neighbour) -> float:
         return found if found >= CONTENT_READS_ALIKE else 0.0
     if not fp.tells_a_failure(mine) or observed(new) == new or observed(old) == old:
         return 0.0
-    return meaning.reads_like(observed(new), observed(old))
+    # a value the call passed, named back by the error ("branch 'main'" for ``ref="main"``),
+    # is the instance, masked like an id
+    passed = passed_values(candidate.mistake or "", neighbour.mistake or "")
+    return meaning.reads_like(masked(observed(new), passed), masked(observed(old), passed))
+
+
+def named_apart(candidate: Candidate, neighbour: Neighbour) -> bool:
+    """Does a lesson with the candidate's own key quote another name than it does ("Field
+    'postcode' is required", "Field 'state' is required": an error's template masks what it
+    quotes, so both have one key)? Then it is another error, not a twin (``digest.frames``)."""
+    if not fp.same(candidate.fingerprint, neighbour.fingerprint):
+        return False
+    new, old = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
+    if observed(new) == new or observed(old) == old:
+        return False
+    passed = passed_values(candidate.mistake or "", neighbour.mistake or "")
+    return quoted_apart(observed(new), observed(old), passed)
 
 
 def reads_alike(candidate: Candidate, neighbour: Neighbour) -> bool:
@@ -327,6 +344,8 @@ def fast_path(
     the same numbers and no negation flipped → NOOP."""
     fingerprint = candidate.fingerprint
     text_value = candidate_text(candidate)
+    # a key masks the names an error quotes: one key naming other fields is two errors
+    neighbours = [n for n in neighbours if not named_apart(candidate, n)]
     twin = next((n for n in neighbours if fp.same(fingerprint, n.fingerprint)), None)
     if twin is not None:
         stored = lesson_text(twin.situation, twin.correction)

@@ -1,0 +1,139 @@
+"""Frames: where two sentences say one thing each in one shape (issue 24, DESIGN §8a).
+
+Two errors or facts of one kind often share a sentence and differ in one place: "Password must
+contain at least one digit" / "…one uppercase letter", "Field 'postcode' is required" / "Field
+'state' is required", "dog" / "cat". An embedding reads such pairs as alike; they are two
+things. Pure functions on text, read by ``digest.identity.meaning`` (whether two texts read as
+one thing) and by the offline judge (whether two errors of one family state one failed state).
+"""
+
+from __future__ import annotations
+
+import re
+
+from digest import facts
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+
+#: a name an error quotes or spells in capitals: what it is about, in any language
+NAMED_PATTERN = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]|\b([A-Z][A-Z0-9_]{1,9})\b""")
+#: a field an error labels ("…for CreateTicket: priority: Input should be …", "amount:
+#: must be positive"): a lowercase identifier before a colon, opening a line or after
+#: another label's colon (not a word of prose: "Payment rejected: card expired")
+FIELD_PATTERN = re.compile(r"(?:^|(?<=: ))([a-z][a-z0-9]*(?:_[a-z0-9]+)*):\s", re.M)
+
+
+#: words that only frame a sentence (the gloss leaves the other languages' out)
+FRAME = frozenset(
+    """a an the and or but of to in on at by for from with as into than then that this these
+    those there it its is are was were be been being am has have had do does did will would
+    shall should can could may might must i you he she we they me him her us them my your his
+    our their which who whom whose what when where while if so such very just also no not
+    never none cannot""".split()  # noqa: SIM905
+)
+
+
+def _stem(word: str) -> str:
+    return next(iter(sorted(facts.terms(word))), word)
+
+
+def swapped(text_a: str, text_b: str) -> bool:
+    """Does each text say something the other does not in one place of a frame they share:
+    exactly one word each, wherever it stands ("amount is required", "currency is required";
+    "dog", "cat"), or a short phrase each in the same place of one sentence ("…must contain
+    at least one digit" / "…one uppercase letter"; "…blocked: vaccination record missing" /
+    "…birth certificate missing")? Two things of one kind, which an embedding reads as alike.
+    Read in every word but the frame's, stemmed as ``digest.facts`` stems (generic words
+    kept: they are the frame)."""
+
+    def terms(text: str) -> set[str]:
+        return {_stem(w) for w in _WORD.findall(text.casefold()) if w not in FRAME}
+
+    mine, theirs = terms(text_a), terms(text_b)
+    if len(mine - theirs) == len(theirs - mine) == 1 and bool(mine & theirs):
+        return True
+    return any(_slot_swapped(a, b) for a in _lines(text_a) for b in _lines(text_b))
+
+
+#: the longest phrase ``_slot_swapped`` reads as one slot of a frame, in words
+SLOT_WORDS = 5
+
+
+def _lines(text: str) -> list[list[str]]:
+    return [words for line in text.splitlines() if (words := _WORD.findall(line.casefold()))]
+
+
+def _slot_swapped(a: list[str], b: list[str]) -> bool:
+    """One sentence each, the same words before and after one place where each says its own
+    phrase (at most ``SLOT_WORDS`` words): a frame around two things. The frame (what both
+    share around the place) is at least half of the longer sentence, and each phrase holds a
+    word the other sentence lacks: "Seat ‹id› is already taken" against "…is occupied" is a
+    synonym swapped, read apart too (a merge loses a fact, a split only a count)."""
+    sa, sb = [_stem(w) for w in a], [_stem(w) for w in b]
+    head = 0
+    while head < min(len(sa), len(sb)) and sa[head] == sb[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(sa), len(sb)) - head and sa[-1 - tail] == sb[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = sa[head : len(sa) - tail], sb[head : len(sb) - tail]
+    if not mid_a or not mid_b or max(len(mid_a), len(mid_b)) > SLOT_WORDS:
+        return False
+    if 2 * (head + tail) < max(len(sa), len(sb)):
+        return False
+    own_a = {w for w in mid_a if w not in sb and w not in FRAME}
+    own_b = {w for w in mid_b if w not in sa and w not in FRAME}
+    return bool(own_a) and bool(own_b)
+
+
+def named(text: str) -> frozenset[str]:
+    """The names ``text`` quotes, spells in capitals or labels as a field (``'iccid'``,
+    ``PUK``, ``TTL``, ``priority:``)."""
+    found = {(quoted or capitals).casefold() for quoted, capitals in NAMED_PATTERN.findall(text)}
+    return frozenset(found | set(FIELD_PATTERN.findall(text)))
+
+
+#: a short quoted name or value ('main', "jdoe")
+_QUOTED = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]""")
+#: a value a call passed, as a lesson quotes the call's arguments (``{"ref": "main"}``)
+_PASSED = re.compile(r'"[\w.-]{1,40}"\s*:\s*"([^"\n]{1,40})"')
+
+
+#: a lesson's first quotation («…»): a mistake quotes the call before what it answered
+_FIRST_QUOTE = re.compile(r"«([^«»]*)»")
+
+
+def passed_values(*mistakes: str) -> frozenset[str]:
+    """The values of the arguments each mistake quotes first, as a JSON object ("Called `x`
+    with «{"assignee": "jdoe"}» and it failed: «…»"): what a caller passed, which an error
+    names back ("User 'jdoe' cannot be assigned"). Only that quotation counts: an error's
+    own JSON body says what failed, not what was passed."""
+    found: set[str] = set()
+    for mistake in mistakes:
+        first = _FIRST_QUOTE.search(mistake)
+        if first is not None and first.group(1).lstrip().startswith("{"):
+            found.update(v.casefold() for v in _PASSED.findall(first.group(1)))
+    return frozenset(found)
+
+
+def quoted_apart(a: str, b: str, passed: frozenset[str] = frozenset()) -> bool:
+    """Does each text quote a name the other does not ("Field 'postcode' is required" and
+    "Field 'state' is required", whose error templates mask the quoted names alike)? A value
+    a call passed (``passed``: 'jdoe', 'mpatel') names the instance, not the error; so does
+    a code in capitals ("plan P-BASIC"), which templates mask as an id and which is not
+    read here."""
+    mine = {q.casefold() for q in _QUOTED.findall(a)} - passed
+    theirs = {q.casefold() for q in _QUOTED.findall(b)} - passed
+    return bool(mine - theirs) and bool(theirs - mine)
+
+
+def masked(text: str, passed: frozenset[str]) -> str:
+    """``text`` with each quoted value a call ``passed`` masked as an id ("branch 'main' is
+    protected" → "branch ‹id› is protected")."""
+    if not passed:
+        return text
+
+    def mask(match: re.Match[str]) -> str:
+        return "‹id›" if match.group(1).casefold() in passed else match.group(0)
+
+    return _QUOTED.sub(mask, text)

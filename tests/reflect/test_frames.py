@@ -1,0 +1,174 @@
+"""Paraphrases that share what they are about read as one; one frame saying two things in one
+place reads as two (issue 24, DESIGN §8a): ``digest.frames``, ``digest.identity.meaning``'s
+use of it, a key that masks the names two errors quote, and the offline judge's reading of one
+failed state. Pure functions and the offline judge's answer; no services.
+
+The texts here are written for these tests, in domains the benchmark's cases do not use.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from digest import fingerprint as fp
+from digest.figures import figures
+from digest.frames import passed_values, quoted_apart, swapped
+from digest.identity.gloss import gloss
+from digest.identity.meaning import READS_ALIKE, likeness, reads_like
+from digest.lessons.neighbours import Neighbour
+from digest.lessons.store import Candidate
+from digest.model.offline_reconcile import reconcile
+from digest.reflect.reconcile import fast_path, named_apart
+from digest.reversal import answer_polarity, signals_change
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # one phrase each in the same place of one sentence
+        ("Locker must be opened with a staff badge", "Locker must be opened with a master key"),
+        (
+            "Visa application ‹id› on hold: proof of funds missing",
+            "Visa application ‹id› on hold: travel insurance certificate missing",
+        ),
+        # one word each, wherever it stands
+        ("the sauna is closed on Sundays", "the pool is closed on Sundays"),
+    ],
+)
+def test_one_frame_saying_two_things_in_one_place_is_a_swap(a: str, b: str) -> None:
+    assert swapped(a, b)
+    assert reads_like(a, b) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # the same thing with its clauses in another order and other words
+        (
+            "Trailer length ‹id› m exceeds the limit of 12 m for the car deck",
+            "The car deck takes trailers up to 12 m; a trailer of ‹id› m was turned away",
+        ),
+        (
+            "Bed ‹id› is already taken on ward ‹id›",
+            "Ward ‹id›: bed ‹id› is occupied by another patient",
+        ),
+    ],
+)
+def test_one_thing_in_other_words_is_no_swap_and_reads_alike(a: str, b: str) -> None:
+    assert not swapped(a, b)
+    found = likeness(a, b)
+    # what each says alone reads apart word by word; the things both name decide
+    assert found.about_alike
+    assert found.score() >= READS_ALIKE
+
+
+def test_a_figure_with_thousands_separators_is_one_figure() -> None:
+    assert figures("more than 25,000 lines") == figures("a limit of 25000 lines") == {"25000"}
+    assert figures("1.250.000 EUR") == {"1250000"}
+    assert figures("1,234.50 and 1.234,50") == {"1234.50"}
+    # a decimal is no thousands group
+    assert figures("3,5 kg or 0.125 l") == {"3.5", "0.125"}
+    a, b = "Import aborted: more than 25,000 lines", "Import aborted: line limit of 25000 exceeded"
+    assert not likeness(a, b).figures_apart and not likeness(a, b).names_apart
+
+
+def test_names_a_call_passed_are_the_instance_not_what_an_error_is_about() -> None:
+    error = "Room 'lilac' cannot be booked by guests"
+    other = "Room 'tulip' cannot be booked by guests"
+    assert quoted_apart(error, other)
+    passed = passed_values('Called `book` with «{"room": "lilac"}»', '«{"room": "tulip"}»')
+    assert passed == {"lilac", "tulip"}
+    assert not quoted_apart(error, other, passed)
+    # a code in capitals names the instance (a plan, a product): not read as a quoted name
+    assert not quoted_apart("not included in plan P-GOLD", "not included in plan P-SILVER")
+
+
+def _run_lesson(tool: str, error: str, args: dict[str, str]) -> tuple[str, str, str, str]:
+    key = fp.tool_key(tool, error)
+    return (
+        f"Calling the `{tool}` tool",
+        f"Called `{tool}` with «{json.dumps(args)}» and it failed: «{error}»",
+        f"Pass it. Observed: `{tool}` failed with «{error}».",
+        key,
+    )
+
+
+def test_one_key_quoting_another_field_is_another_error_not_a_twin() -> None:
+    first = _run_lesson("open_account", "Field 'tax_id' is required for companies", {"a": "b"})
+    second = _run_lesson("open_account", "Field 'vat_id' is required for companies", {"a": "c"})
+    assert first[3] == second[3]  # the template masks what it quotes
+    old = Neighbour(
+        lesson_id=7, relevance=0.9, identity=0.95, title="t", situation=first[0],
+        mistake=first[1], correction=first[2], tags=(), fingerprint=first[3],
+    )  # fmt: skip
+    new = Candidate(situation=second[0], mistake=second[1], correction=second[2],
+                    fingerprint=second[3])  # fmt: skip
+    assert named_apart(new, old)
+    # not a free NOOP on the twin: another lesson
+    op = fast_path(0, new, [old], floor=0.5, identical=0.9)
+    assert op is not None and op.op == "ADD"
+    # the same field with another value the call passed is the same error: a twin
+    again = _run_lesson("grant_role", "User 'kim' cannot get role admin", {"user": "kim"})
+    other_user = _run_lesson("grant_role", "User 'lee' cannot get role admin", {"user": "lee"})
+    twin = Neighbour(
+        lesson_id=8, relevance=0.9, identity=0.95, title="t", situation=again[0],
+        mistake=again[1], correction=again[2], tags=(), fingerprint=again[3],
+    )  # fmt: skip
+    repeat = Candidate(situation=other_user[0], mistake=other_user[1],
+                       correction=other_user[2], fingerprint=other_user[3])  # fmt: skip
+    assert not named_apart(repeat, twin)
+    op = fast_path(0, repeat, [twin], floor=0.5, identical=0.9)
+    assert op is not None and op.op == "NOOP" and op.lesson_id == 8
+
+
+def test_a_judgement_is_not_shared_between_errors_quoting_other_fields() -> None:
+    def payload(field: str, value: str) -> dict[str, object]:
+        error = f"Field '{field}' is required for companies"
+        call = {"tool": "open_account", "args": {"name": value}, "ok": False, "error": error}
+        return {"outcome": "failure", "tool_calls": [call]}
+
+    tax, vat = payload("tax_id", "Acme"), payload("vat_id", "Acme")
+    assert fp.event_keys("run_outcome", tax) == fp.event_keys("run_outcome", vat)
+    assert fp.event_signature("run_outcome", tax) != fp.event_signature("run_outcome", vat)
+    # the same field with other values is the same incident: one signature
+    again = payload("tax_id", "Globex")
+    assert fp.event_signature("run_outcome", tax) == fp.event_signature("run_outcome", again)
+
+
+def _item(i: int, error: str, family: str) -> dict[str, object]:
+    return {
+        "id": i, "candidate": i,
+        "situation": "Calling the `set_password` tool",
+        "correction": f"Meet the minimum first: `set_password` fails with «{error}».",
+        "tags": ["set_password", "tool-error", family],
+        "fingerprint": fp.tool_key("set_password", error),
+    }  # fmt: skip
+
+
+def test_the_offline_judge_keeps_two_states_of_one_family_apart_when_a_phrase_is_swapped() -> None:
+    old = _item(0, "Passphrase must contain at least one symbol", "below-minimum")
+    new = _item(0, "Passphrase must contain at least one lowercase letter", "below-minimum")
+    [op] = json.loads(reconcile([old], [new]))["operations"]
+    assert op["op"] == "ADD"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Nee, sinds 1 maart verkopen we geen cadeaubonnen meer.",
+        "Nei, vi tar ingen sjekker lenger.",
+    ],
+)
+def test_no_more_around_its_noun_is_a_change_in_dutch_and_norwegian(answer: str) -> None:
+    assert signals_change(answer)
+    assert answer_polarity(answer) == -1
+    assert not signals_change("Geen probleem, we leveren meer dan 5 dozen per dag.")
+
+
+def test_an_elided_article_is_read_off_the_word_it_is_glued_to() -> None:
+    assert gloss("l'adresse est invalide").split() == ["address", "invalid"]
+    assert gloss("manca l'ordine").split()[-1] == "order"
+    # an English contraction stays as it is
+    assert gloss("don't retry") == "don't retry"
