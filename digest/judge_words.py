@@ -49,7 +49,11 @@ success successful such summary supported switched tags task tell than that the 
 there these they this those through time times tone too took tool transient trouble trying
 unavailable unchanged under unknown unmet unsure until update use valid value values very
 warmer was wasted way went were what when where whether which while who whom why will window
-with within without working would writes wrong yet"""
+with within without working would writes wrong yet
+act attribute banner click column dialog directory dismiss element elements environment field
+fields file install installed library list meanwhile name narrow narrower overlay page parent
+path program quota raised receives referenced refers resets role schema selector several shows
+stop text used user"""
 
 #: an inflection's ending, dropped when the word keeps at least three letters before it
 _ENDING = re.compile(r"(?<=\w{3})(?:ing|ed|es|s)$")

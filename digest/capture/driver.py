@@ -67,7 +67,15 @@ def run_insert(engine: Engine, statement: Insert, values: dict[str, Any]) -> int
 
     prepared = _driver_statement(engine.dialect, statement, tuple(values))
     params = {**prepared.defaults, **values, "payload": Jsonb(values["payload"], dumps=_as_written)}
-    pooled = engine.raw_connection()
+    try:
+        # the pool's own checkout: a refused connect comes back as the driver's error, not
+        # wrapped as ``engine.connect()`` would, so it is wrapped here
+        pooled = engine.raw_connection()
+    except DriverError as exc:
+        dead = engine.dialect.is_disconnect(cast(Any, exc), None, None)
+        raise DBAPIError.instance(
+            None, None, exc, DriverError, connection_invalidated=dead
+        ) from exc
     raw = cast("psycopg.Connection[Any]", pooled.dbapi_connection)
     try:
         if not raw.autocommit:

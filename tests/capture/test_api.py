@@ -193,6 +193,28 @@ def test_database_down_raises_capture_unavailable_and_writes_nothing(
         _reset_process_state()
 
 
+def test_a_server_that_refuses_a_pooled_reconnect_raises_capture_unavailable(
+    pg_admin: str, services_env: dict[str, str], tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server goes away after the pool and the ids are warm: the INSERT's checkout (the
+    driver's road, no id lookup before it) reconnects and is refused; the agent gets
+    ``CaptureUnavailable``, never the driver's own error."""
+    import psycopg
+
+    from digest.db import autocommit_engine
+
+    digest.record_run(tenant, AGENT, task="refund order 1", outcome="failure")
+    engine = autocommit_engine(services_env["DIGEST_DATABASE_URL"])
+
+    def refused(*_args: Any, **_kwargs: Any) -> Any:
+        return psycopg.connect("postgresql://postgres@127.0.0.1:1/nothing", connect_timeout=2)
+
+    monkeypatch.setattr(engine.dialect, "connect", refused)
+    assert end_server_connections(pg_admin, services_env["DIGEST_DATABASE_URL"]) >= 1
+    with pytest.raises(CaptureUnavailable, match="the event was not stored"):
+        digest.record_run(tenant, AGENT, task="refund order 2", outcome="failure")
+
+
 def test_a_pooled_connection_the_server_closed_is_tried_once_more(
     pg_admin: str, services_env: dict[str, str], tenant: str
 ) -> None:
