@@ -14,11 +14,8 @@ when Redis stops.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,21 +26,14 @@ from digest.db import session_scope
 from digest.models import Event
 from tests.conftest import WorkerProcess, llm_env, spawn_worker, wait_until
 from tests.fake_llm import HandlerLLM
-from tests.test_fault_suite import PrivateRedis, capture, point_here
+from tests.test_fault_suite import (  # noqa: F401  (private_redis: a fixture)
+    PrivateRedis,
+    capture,
+    point_here,
+    private_redis,
+)
 
 SKIP = "<skip>nothing general to learn</skip>"
-
-
-@pytest.fixture()
-def redis_server() -> Iterator[PrivateRedis]:
-    workdir = Path(tempfile.mkdtemp(prefix="digest-reconnect-redis-"))
-    server = PrivateRedis(workdir)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(workdir)
 
 
 class HeldModel:
@@ -68,7 +58,7 @@ def status_of(url: str, event_id: int) -> str:
 def test_worker_takes_new_messages_after_redis_restarts_while_a_task_runs(
     pg_url: str,
     tenant: str,
-    redis_server: PrivateRedis,
+    private_redis: PrivateRedis,  # noqa: F811  (the fixture imported above)
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
@@ -76,7 +66,7 @@ def test_worker_takes_new_messages_after_redis_restarts_while_a_task_runs(
     model.server.start()
     queue = f"digest-reconnect-{uuid.uuid4().hex[:8]}"
     env = {
-        **llm_env(pg_url, redis_server.url, queue, model.server.api_base),
+        **llm_env(pg_url, private_redis.url, queue, model.server.api_base),
         "DIGEST_LLM_TIMEOUT_S": "60",
         "DIGEST_LLM_MAX_ATTEMPTS": "1",
     }
@@ -88,9 +78,9 @@ def test_worker_takes_new_messages_after_redis_restarts_while_a_task_runs(
         held = capture(tenant, "run_outcome", {**failure, "idempotency_key": "held"})
         # one task running (its message unacknowledged), the consumer waiting for the next
         assert model.asked.wait(60), "the held task never asked its model"
-        redis_server.stop()
+        private_redis.stop()
         wait_until(lambda: "Connection to broker lost" in worker.log(), 30, "the lost broker")
-        redis_server.start()
+        private_redis.start()
         model.go.set()
         wait_until(lambda: status_of(pg_url, held) == "skipped", 60, "the held task's end")
         # a message sent after the restart reaches the same worker
