@@ -40,6 +40,7 @@ from digest.edits import FAMILIES as edit_families
 from digest.edits import EditRule, taught
 from digest.edits import assign as assign_edits
 from digest.edits import edit_rules as edit_rules  # callers read an edit's shape here
+from digest.frames import passed_back
 from digest.masking import TEMPLATE_MAX as TEMPLATE_MAX
 from digest.masking import error_template as error_template
 from digest.masking import mask_ids as mask_ids
@@ -287,7 +288,7 @@ def quoted_names(payload: dict[str, Any]) -> list[str]:
         if _failed(call):
             passed = _values(call.get("args"))
             quoted = _QUOTED_NAME.findall(str(call.get("error") or ""))
-            found.update(n.casefold() for n in quoted if n.casefold() not in passed)
+            found.update(n for q in quoted if not passed_back(n := q.casefold(), passed))
     return sorted(found)
 
 

@@ -95,8 +95,20 @@ def named(text: str) -> frozenset[str]:
 
 #: a short quoted name or value ('main', "jdoe")
 _QUOTED = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]""")
-#: a value a call passed, as a lesson quotes the call's arguments (``{"ref": "main"}``)
-_PASSED = re.compile(r'"[\w.-]{1,40}"\s*:\s*"([^"\n]{1,40})"')
+#: a value a call passed, as a lesson quotes the call's arguments (``{"ref": "main"}``, or a
+#: longer text such as code: ``{"code": "import polars as pl"}``)
+_PASSED = re.compile(r'"[\w.-]{1,40}"\s*:\s*"((?:[^"\\\n]|\\.){1,2000})"')
+
+
+def passed_back(name: str, passed: frozenset[str] | set[str]) -> bool:
+    """Did a call pass ``name`` (casefolded) that its error quotes back: as a whole value
+    ('main' for ``ref="main"``), or as a word of a longer one ('polars' in the code
+    ``import polars as pl``, 'basket_value' in ``df['basket_value']``)? Such a name is the
+    instance of the call, not a field of the tool's interface."""
+    if name in passed:
+        return True
+    word = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
+    return any(len(value) > len(name) and word.search(value) for value in passed)
 
 
 #: a lesson's first quotation («…»): a mistake quotes the call before what it answered
@@ -122,8 +134,8 @@ def quoted_apart(a: str, b: str, passed: frozenset[str] = frozenset()) -> bool:
     a call passed (``passed``: 'jdoe', 'mpatel') names the instance, not the error; so does
     a code in capitals ("plan P-BASIC"), which templates mask as an id and which is not
     read here."""
-    mine = {q.casefold() for q in _QUOTED.findall(a)} - passed
-    theirs = {q.casefold() for q in _QUOTED.findall(b)} - passed
+    mine = {n for q in _QUOTED.findall(a) if not passed_back(n := q.casefold(), passed)}
+    theirs = {n for q in _QUOTED.findall(b) if not passed_back(n := q.casefold(), passed)}
     return bool(mine - theirs) and bool(theirs - mine)
 
 

@@ -172,3 +172,36 @@ def test_an_elided_article_is_read_off_the_word_it_is_glued_to() -> None:
     assert gloss("manca l'ordine").split()[-1] == "order"
     # an English contraction stays as it is
     assert gloss("don't retry") == "don't retry"
+
+
+def test_a_name_the_call_wrote_in_a_longer_value_is_its_instance_not_a_field() -> None:
+    from digest.fingerprint import event_signature
+    from digest.frames import passed_back
+
+    assert passed_back("polars", {"import polars as pl"})
+    assert not passed_back("pola", {"import polars as pl"})  # a word, not a part of one
+    assert not passed_back("state", {"12 main street"})
+
+    def run(code: str, module: str) -> dict[str, object]:
+        error = f"ModuleNotFoundError: No module named '{module}'"
+        call = {"tool": "python", "args": {"code": code}, "ok": False, "error": error}
+        return {"task": "plot", "outcome": "failure", "tool_calls": [call]}
+
+    # the module each call imported and its error names back: one incident, other values
+    one = event_signature("run_outcome", run("import polars as pl", "polars"))
+    other = event_signature("run_outcome", run("import seaborn as sns", "seaborn"))
+    assert one is not None and one == other
+
+    def field(name: str) -> dict[str, object]:
+        call = {
+            "tool": "ship",
+            "args": {"id": 7},
+            "ok": False,
+            "error": f"Field '{name}' is required",
+        }
+        return {"task": "ship", "outcome": "failure", "tool_calls": [call]}
+
+    # a field the call did not pass names the tool's interface: two errors
+    assert event_signature("run_outcome", field("postcode")) != event_signature(
+        "run_outcome", field("state")
+    )
