@@ -40,7 +40,6 @@ from digest.edits import FAMILIES as edit_families
 from digest.edits import EditRule, taught
 from digest.edits import assign as assign_edits
 from digest.edits import edit_rules as edit_rules  # callers read an edit's shape here
-from digest.frames import passed_back
 from digest.masking import TEMPLATE_MAX as TEMPLATE_MAX
 from digest.masking import error_template as error_template
 from digest.masking import mask_ids as mask_ids
@@ -275,6 +274,17 @@ def _values(value: Any) -> set[str]:
     if isinstance(value, list | tuple):
         return set().union(*(_values(v) for v in value)) if value else set()
     return {str(value).casefold()}
+
+
+def passed_back(name: str, passed: frozenset[str] | set[str]) -> bool:
+    """Did a call pass ``name`` (casefolded) that its error quotes back: as a whole value
+    ('main' for ``ref="main"``), or as a word of a longer one ('polars' in the code
+    ``import polars as pl``, 'basket_value' in ``df['basket_value']``)? Such a name is the
+    instance of the call, not a field of the tool's interface."""
+    if name in passed:
+        return True
+    word = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
+    return any(len(value) > len(name) and word.search(value) for value in passed)
 
 
 def quoted_names(payload: dict[str, Any]) -> list[str]:

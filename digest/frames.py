@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from digest import facts
+from digest.fingerprint import passed_back
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 
@@ -98,17 +99,6 @@ _QUOTED = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]""")
 #: a value a call passed, as a lesson quotes the call's arguments (``{"ref": "main"}``, or a
 #: longer text such as code: ``{"code": "import polars as pl"}``)
 _PASSED = re.compile(r'"[\w.-]{1,40}"\s*:\s*"((?:[^"\\\n]|\\.){1,2000})"')
-
-
-def passed_back(name: str, passed: frozenset[str] | set[str]) -> bool:
-    """Did a call pass ``name`` (casefolded) that its error quotes back: as a whole value
-    ('main' for ``ref="main"``), or as a word of a longer one ('polars' in the code
-    ``import polars as pl``, 'basket_value' in ``df['basket_value']``)? Such a name is the
-    instance of the call, not a field of the tool's interface."""
-    if name in passed:
-        return True
-    word = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
-    return any(len(value) > len(name) and word.search(value) for value in passed)
 
 
 #: a lesson's first quotation («…»): a mistake quotes the call before what it answered
