@@ -266,16 +266,24 @@ def own_database(
 ) -> Iterator[str]:
     """A migrated PostgreSQL database of this test's own: for code that reads the whole
     database (the relay), which other tests' leftover events would otherwise disturb. A clone
-    of this process's migrated template (``_migrated_template``)."""
+    of this process's migrated template (``_migrated_template``).
+
+    The test gets a queue of its own with it: agent and event ids start again at 1 in a new
+    database, so a message another test left on the process's queue (its worker killed before
+    taking it) would name this test's agent, and a worker started here would reflect events
+    the test means to leave pending."""
     name = f"digest_own_{uuid.uuid4().hex[:8]}"
     _create_database(pg_admin, name, template=_migrated_template)
     url = f"{pg_admin.rsplit('/', 1)[0]}/{name}".replace(
         "postgresql://", "postgresql+psycopg://", 1
     )
     monkeypatch.setenv("DIGEST_DATABASE_URL", url)
+    services_env["DIGEST_QUEUE"] = f"digest-test-own-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("DIGEST_QUEUE", services_env["DIGEST_QUEUE"])
     _reset_process_state()
     yield url
     _reset_process_state()
+    redis.Redis.from_url(services_env["DIGEST_BROKER_URL"]).delete(services_env["DIGEST_QUEUE"])
     _terminate_and_drop(pg_admin, name)
 
 
