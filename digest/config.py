@@ -45,6 +45,10 @@ class Settings(BaseSettings):
     #: connections each process keeps per database. None: 5, or the worker's concurrency in a
     #: threads-pool worker (every thread may hold one connection at once).
     db_pool_size: int | None = Field(default=None, ge=1)
+    #: prepare the capture INSERT on the server, once per pooled connection (PostgreSQL).
+    #: False behind a pooler that does not keep prepared statements (PgBouncer in transaction
+    #: or statement mode before 1.21, or without ``max_prepared_statements``).
+    db_prepare: bool = True
     broker_url: str | None = Field(
         default=None,
         description="Redis URL of the Celery broker. None = embedded mode: nothing is "

@@ -54,14 +54,17 @@ def _driver_statement(
     return found
 
 
-def run_insert(engine: Engine, statement: Insert, values: dict[str, Any]) -> int | None:
+def run_insert(
+    engine: Engine, statement: Insert, values: dict[str, Any], *, prepare: bool = True
+) -> int | None:
     """The INSERT's returned id, or None (a conflict did nothing), run on a pooled psycopg
     connection's cursor in autocommit (``db.autocommit_engine``'s pool; a connection that is
     not, never expected, is switched), so the row is committed when this returns and nothing
     is left to roll back when the connection goes back to the pool. A driver fault is raised
     as SQLAlchemy would raise it (``IntegrityError``, ``OperationalError`` with
     ``connection_invalidated`` after a dead connection, which is invalidated), so the fault
-    policy (``storage_errors``) is the same on both roads."""
+    policy (``storage_errors``) is the same on both roads. ``prepare``: prepare the statement
+    on the server on the connection's first run (``DIGEST_DB_PREPARE``; False never does)."""
     from psycopg import Error as DriverError  # only on this road: SQLite needs no psycopg
     from psycopg.types.json import Jsonb
 
@@ -81,7 +84,7 @@ def run_insert(engine: Engine, statement: Insert, values: dict[str, Any]) -> int
         if not raw.autocommit:
             raw.autocommit = True
         cursor = _capture_cursor(pooled.info, raw)
-        cursor.execute(prepared.sql, params, prepare=True)
+        cursor.execute(prepared.sql, params, prepare=prepare)
         row = cursor.fetchone()
     except DriverError as exc:
         pooled.info.pop(_CURSOR, None)

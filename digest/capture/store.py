@@ -291,13 +291,15 @@ def insert_by_driver(
     """``insert_event`` for a psycopg engine (``db.autocommit_engine``'s), without
     SQLAlchemy's execution machinery (a quarter of a millisecond per capture): a connection
     checked out of the engine's pool, and the statement compiled once and prepared on the
-    server on its first run on that connection (``prepare=True``: parsing and planning a
-    14-column INSERT is about a quarter of its server time). A repeated idempotency key is
+    server on its first run on that connection (parsing and planning a 14-column INSERT is
+    about a quarter of its server time; ``DIGEST_DB_PREPARE=false`` behind a pooler that
+    does not keep prepared statements). A repeated idempotency key is
     looked up through SQLAlchemy (``_stored_before``: not the hot path)."""
     values = event_values(parsed, *ids, trust, payload_json=True)
     statements = _event_statements("postgresql")
     keyed = parsed.idempotency_key is not None
-    inserted = run_insert(engine, statements.insert_keyed if keyed else statements.insert, values)
+    statement = statements.insert_keyed if keyed else statements.insert
+    inserted = run_insert(engine, statement, values, prepare=get_settings().db_prepare)
     if inserted is not None:
         return inserted, True
     if not keyed:

@@ -17,6 +17,7 @@ from digest.capture.schemas import parse_event
 from digest.capture.store import event_values
 from digest.db import autocommit_engine, read_scope, session_scope
 from digest.models import Event
+from tests.conftest import _reset_process_state
 
 AGENT = "support-bot"
 
@@ -94,3 +95,24 @@ def test_the_capture_insert_is_prepared_once_per_connection_and_nothing_else(
             {"ids": ids},
         ).scalars()
         assert list(tasks) == [f"refund order {i}" for i in range(8)]
+
+
+def test_behind_a_pooler_without_prepared_statements_nothing_is_prepared(
+    services_env: dict[str, str], tenant: str, monkeypatch: Any
+) -> None:
+    """``DIGEST_DB_PREPARE=false`` (PgBouncer in transaction mode before 1.21): the capture
+    INSERT runs unprepared on the same road, and its rows are stored as before."""
+    monkeypatch.setenv("DIGEST_DB_PREPARE", "false")
+    _reset_process_state()
+    ids = [
+        digest.record_run(tenant, AGENT, task=f"cancel order {i}", outcome="failure")
+        for i in range(6)
+    ]
+    pooled = autocommit_engine().raw_connection()
+    try:
+        assert _prepared(pooled.dbapi_connection) == []
+    finally:
+        pooled.close()
+    with session_scope() as session:
+        stored = session.scalars(select(Event.id).where(Event.id.in_(ids))).all()
+    assert sorted(stored) == sorted(ids)
