@@ -30,7 +30,8 @@ FRAME = frozenset(
     those there it its is are was were be been being am has have had do does did will would
     shall should can could may might must i you he she we they me him her us them my your his
     our their which who whom whose what when where while if so such very just also no not
-    never none cannot""".split()  # noqa: SIM905
+    never none cannot because since although though unless yet still already only even
+    any all each every some both either neither own here now""".split()  # noqa: SIM905
 )
 
 

@@ -30,7 +30,7 @@ _BY_MEANING = {
     "found": """gefunden trouvé trouvée encontrado encontrada trovato trovata gevonden fundet
         funnet hittades""",
     "not found": "introuvable",
-    "not": "nicht pas ikke inte niet",
+    "not": "nicht pas ikke inte niet non",
     "no": "kein keine keinen aucun aucune ningún ninguna nenhum nenhuma nessun nessuna geen ingen",
     "longer": "mehr lenger længere längre",
     "card": "karte carte tarjeta cartão carta kaart kort",
@@ -151,33 +151,144 @@ for _english_word in [
 ]:
     GLOSSES.pop(_english_word, None)
 
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
+#: a word, with an elided article ("l'adresse") and the parts of a hyphenated compound
+#: ("check-in", "e-mail") kept together: a compound's parts are no function words
+_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*", re.UNICODE)
 
 
 #: the definite endings of Danish, Norwegian and Swedish nouns ("kortet", "ordren"): a word
 #: not listed is looked up without them
 _DEFINITE = ("erne", "ene", "et", "en", "a", "n")
+#: the passive and past endings of Danish, Norwegian and Swedish verbs ("avvisades",
+#: "afvises", "godkjennes"): a word not listed is looked up without them
+_PASSIVE = ("des", "tes", "es", "s")
 
 
 #: an elided article or preposition before a word ("l'adresse", "all'appuntamento", "d'ordine")
 _ELIDED = re.compile(r"^[^\W\d_]{1,5}'(?=[^\W\d_]{3,})")
 
+#: the inflections of a Romance or Germanic verb, adjective or noun, longest first: a listed
+#: form and an unlisted form of one word share what is left ("rifiutato", "rifiutate";
+#: "annullato", "annullare"; "cancelado", "cancelar"; "abgelehnt", "abgelehnte")
+_INFLECTIONS = tuple(
+    sorted(
+        """ato ata ati ate ado ada ados adas ido ida idi ide idos idas ito ita iti ite are ere
+        ire ar er ir ée és ées é er et te tes es os as en e o a i s""".split(),  # noqa: SIM905
+        key=len,
+        reverse=True,
+    )
+)
+#: the shortest stem ``_stem`` reads as one word (shorter ones collide across words)
+STEM_MIN = 5
 
-def _english(match: re.Match[str]) -> str:
-    word = match.group(0)
+
+def _stem(word: str) -> str:
+    """``word`` without its inflection (``_INFLECTIONS``), when at least ``STEM_MIN``
+    letters are left; else the word."""
+    return next(
+        (
+            word[: -len(e)]
+            for e in _INFLECTIONS
+            if word.endswith(e) and len(word) - len(e) >= STEM_MIN
+        ),
+        word,
+    )
+
+
+#: each listed spelling's stem → its English word, where the stem is one word's alone
+_BY_STEM: dict[str, str] = {}
+_CLASHES: set[str] = set()
+for _spelling, _english_meaning in GLOSSES.items():
+    if not _english_meaning:
+        continue
+    _key = _stem(_spelling)
+    if _BY_STEM.setdefault(_key, _english_meaning) != _english_meaning:
+        _CLASHES.add(_key)
+for _key in _CLASHES:
+    del _BY_STEM[_key]
+#: the shortest head (last part) of a compound read on its own ("bank|konto",
+#: "unterrichts|stunden"), and the shortest part before it
+HEAD_MIN = 4
+MODIFIER_MIN = 3
+#: listed words that end no compound: they say how, not what ("lönekörn|ingen" is no "no")
+_NOT_HEADS = frozenset(
+    "no not longer must at least at most least already instead today tomorrow".split()  # noqa: SIM905
+) | {"at least", "at most", "not found", "too low", "too high", "sold out"}
+
+
+def _listed(folded: str) -> str | None:
+    """The English of a word that is not listed as it is spelled: without a Scandinavian
+    noun's definite ending or a verb's passive ending, or by its stem (another inflection of
+    a listed word)."""
+    for endings in (_DEFINITE, _PASSIVE):
+        for ending in endings:
+            if folded.endswith(ending) and len(folded) > len(ending) + 2:
+                found = GLOSSES.get(folded[: -len(ending)])
+                if found:
+                    return found
+    return _BY_STEM.get(_stem(folded))
+
+
+def _compound(folded: str) -> str | None:
+    """A Germanic compound read as its parts: the longest listed head (its last part, which
+    says what the compound is: "bankkonto" is an account, "unterrichtsstunden" hours; a
+    Scandinavian compound's definite ending off first), the part before it as it is spelled,
+    without a linking "s" ("bank account", "unterricht hours")."""
+    bare = [folded] + [folded[: -len(e)] for e in _DEFINITE if folded.endswith(e)]
+    for word in bare:
+        for cut in range(MODIFIER_MIN, len(word) - HEAD_MIN + 1):
+            found = GLOSSES.get(word[cut:])
+            if found and found not in _NOT_HEADS:
+                modifier = word[:cut]
+                if modifier.endswith("s") and len(modifier) > MODIFIER_MIN:
+                    modifier = modifier[:-1]
+                return f"{modifier} {found}"
+    return None
+
+
+def _in_table(folded: str) -> bool:
+    """Is ``folded`` (or it without an English inflection) a word the table has a row of its
+    own for (its tokenizer keeps it whole): an English word, read as it is ("booked",
+    "notice"), not as another word's form."""
+    # the tokenizer loads on first use: the capture path imports this module's data only
+    from digest.identity.wordpiece import default_tokenizer
+
+    tokenizer = default_tokenizer()
+    bases = [folded] + [folded[: -len(e)] for e in _ENGLISH_ENDINGS if folded.endswith(e)]
+    return any(len(tokenizer.tokenize(base)) == 1 for base in bases)
+
+
+#: English inflections: "expires", "booked", "parties" are English words too
+_ENGLISH_ENDINGS = ("s", "es", "ies", "d", "ed", "ing", "ly")
+
+
+def _read(word: str, *, in_compound: bool = False) -> str:
     folded = word.casefold()
     found = GLOSSES.get(folded)
+    if found == "" and in_compound:
+        return word  # "check-in": a part of a compound is no function word
     if found is None and _ELIDED.match(folded):
         # French and Italian elide the article into the word: read the word
         word_alone = _ELIDED.sub("", folded)
         found = GLOSSES.get(word_alone, word_alone)
-    if found is None:
-        ends = (e for e in _DEFINITE if folded.endswith(e) and len(folded) > len(e) + 2)
-        bare = (folded[: -len(e)] for e in ends)
-        found = next((GLOSSES[b] for b in bare if GLOSSES.get(b)), None)
+    if found is None and not in_compound and len(folded) > STEM_MIN and not _in_table(folded):
+        found = _listed(folded) or _compound(folded)
     return word if found is None else found
 
 
+def _english(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if "-" not in word:
+        return _read(word)
+    found = GLOSSES.get(word.casefold())
+    if found is not None:
+        return found
+    return "-".join(_read(part, in_compound=True) for part in word.split("-"))
+
+
 def gloss(text: str) -> str:
-    """``text`` with each word of ``GLOSSES`` read as its English word (function words out)."""
+    """``text`` with each word of ``GLOSSES`` read as its English word (function words out),
+    and the words not listed as they are spelled read by their form: a Scandinavian noun's
+    definite ending or verb's passive ending off, another inflection of a listed word, the
+    head of a compound (``_listed``, ``_compound``)."""
     return _WORD.sub(_english, text)

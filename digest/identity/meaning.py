@@ -67,6 +67,9 @@ READS_ALIKE = 0.5
 #: …when what each says alone (its words the other lacks) reads like what the other says
 #: alone at least this well (one frame around two things sits near 0)
 REST_ALIKE = 0.12
+#: from this whole-text cosine up to ``READS_ALIKE``, a pair that states the same facts (what
+#: it is about, its figures, nothing read apart) is in doubt: the judge reads it
+IN_DOUBT = 0.35
 #: at or above this whole-text cosine, what each says alone is not read apart: the texts say
 #: nearly all of it alike (a frame around two things sits below it, names and figures aside)
 READS_SAME = 0.75
@@ -111,6 +114,20 @@ class Likeness:
     #: the texts share most of what they are about (``_about_alike``): what each says alone
     #: is how it says it, not another thing
     about_alike: bool = False
+    #: the texts state the same figures (or none)
+    same_figures: bool = True
+
+    def in_doubt(self, ceiling: float = READS_ALIKE) -> float:
+        """The whole cosine when it is from ``IN_DOUBT`` to under ``ceiling`` and the texts
+        state the same facts: they share what they are about (``about_alike``), the same
+        figures, and nothing reads them apart (a swap, figures or names apart, words the
+        table cannot read); else 0. The static table reads "already taken" and "occupied by
+        another booking" poorly word by word: such a pair is for the judge to read."""
+        if self.swap or self.figures_apart or self.names_apart or self.unread:
+            return 0.0
+        if not (self.about_alike and self.same_figures):
+            return 0.0
+        return round(self.whole, 2) if IN_DOUBT <= self.whole < ceiling else 0.0
 
     def score(self) -> float:
         """0..1: the whole texts' cosine, or 0 when they read apart (see the module)."""
@@ -181,6 +198,7 @@ def likeness(a: str, b: str) -> Likeness:
     return Likeness(
         whole=whole, rest=rest, swap=swap, figures_apart=figures_apart(a, b), unread=unread,
         names_apart=bool(names_a - names_b) and bool(names_b - names_a), about_alike=about,
+        same_figures=figures(a) == figures(b),
     )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ from digest.fingerprint import (
 )
 from digest.frames import passed_values, quoted_apart, swapped
 from digest.model.error_reading import state_terms
+from digest.model.offline_doubt import doubted, same_facts
 from digest.model.offline_edit_rules import (
     SAME_TOPIC,
     content_reversed,
@@ -365,6 +366,10 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         # be a held change replacing it with one of less support. What a person states is
         # taken in the newer words (UPDATE)
         alike = next((item for item in existing if reads_alike(cand, item)), None)
+        if alike is None:
+            # a pair the request marks in doubt: the rules read it themselves
+            # (``offline_doubt``: the same figures, condition and names)
+            alike = next((i for i in existing if doubted(cand, i) and same_facts(cand, i)), None)
         if alike is not None and not signals_change(_all_text(cand)):
             why = "the same in other words (reads alike)"
             if tells_a_failure(mine) and tells_a_failure(alike.get("fingerprint")):

@@ -23,13 +23,13 @@ from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import embed_json, parse_reconcile_output
 from digest.model.prompts import load_prompt
+from digest.reflect.readings import in_doubt, meaning_of
 from digest.reflect.reconcile import (
     OPS,
     Operation,
     Plan,
     candidate_text,
     digits,
-    meaning_of,
 )
 from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, score
@@ -52,7 +52,7 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     if (
         fp.tells_a_failure(candidate.fingerprint)
         and fp.tells_a_failure(lesson.fingerprint)
-        and meaning_of(candidate, lesson) >= READS_ALIKE
+        and (meaning_of(candidate, lesson) >= READS_ALIKE or in_doubt(candidate, lesson) > 0)
     ):
         # one failure in other words (two services' wordings of one error, masked ids, no
         # figure or name reading them apart: ``digest.identity.meaning``): the candidate is
@@ -78,7 +78,9 @@ def prompt_blocks(
 ) -> tuple[str, str, list[int]]:
     """(existing JSON, candidates JSON, prompt id → real lesson id). An existing lesson that a
     candidate with another key reads like (``reconcile.meaning_of``: one error, fact or content
-    rule in other words) carries ``reads_like``: the candidate's number and the score."""
+    rule in other words) carries ``reads_like``: the candidate's number and the score; one
+    whose pair with a candidate the score cannot decide but that states the same facts
+    (``readings.in_doubt``) carries ``in_doubt``, for the judge to read."""
     id_map = [n.lesson_id for n in neighbours]
     existing = []
     for i, n in enumerate(neighbours):
@@ -97,6 +99,13 @@ def prompt_blocks(
         }
         if alike:
             item["reads_like"] = alike
+        doubted = {
+            str(index): found
+            for index, c in sorted(candidates.items())
+            if str(index) not in alike and (found := in_doubt(c, n)) > 0
+        }
+        if doubted:
+            item["in_doubt"] = doubted
         existing.append(item)
     shown = [
         {

@@ -29,7 +29,7 @@ from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone
 from digest.figures import figures
-from digest.frames import masked, passed_values, quoted_apart
+from digest.frames import passed_values, quoted_apart
 from digest.identity import meaning
 from digest.lessons.neighbours import (
     Neighbour,
@@ -40,6 +40,7 @@ from digest.lessons.neighbours import (
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
+from digest.reflect.readings import in_doubt, meaning_of
 from digest.reversal import signals_change
 from digest.text import lesson_text, negation_flipped, normalise, observed, score
 
@@ -161,81 +162,6 @@ def rewords(new: str, old: str) -> bool:
     return facts.rewords(mine, theirs)
 
 
-#: what an owner's answer must say (content terms) for its words to tell one fact from another
-#: ("Yes." to two questions says nothing of what it is about)
-FACT_TERMS = 3
-
-
-def _fact_reads_like(asked: facts.Fact, known: facts.Fact) -> float:
-    """How much two owners' answers state one fact in other words: the answers read alike
-    (``digest.identity.meaning``), each saying something of its own, and the questions name
-    no other thing (another name or figure, or one word swapped in a frame: dog and cat)."""
-    if facts.names_apart(asked, known):
-        return 0.0
-    if min(len(asked.answer_terms), len(known.answer_terms)) < FACT_TERMS:
-        return 0.0
-    questions = meaning.likeness(asked.question, known.question)
-    if questions.swap or questions.figures_apart or questions.names_apart:
-        return 0.0
-    answers = meaning.likeness(asked.answer, known.answer)
-    if answers.unread and not (answers.swap or answers.figures_apart or answers.names_apart):
-        # words the table cannot read (a language the gloss does not know): the owner's own
-        # words decide, when the questions share a term and the answers most of theirs
-        return _said_alike(asked, known)
-    return answers.score()
-
-
-#: the share of the shorter answer's terms two answers in words the table cannot read must
-#: share (and at least ``FACT_TERMS`` of them) to state one fact
-SAID_ALIKE = 0.6
-
-
-def _said_alike(asked: facts.Fact, known: facts.Fact) -> float:
-    """Two owners' answers in the same words: most of the shorter one's terms are the other's
-    (``SAID_ALIKE``), and the questions share a term (or one's is in the other's answer)."""
-    if not (asked.subject & known.said or known.subject & asked.said):
-        return 0.0
-    shared = asked.answer_terms & known.answer_terms
-    share = len(shared) / min(len(asked.answer_terms), len(known.answer_terms))
-    return round(share, 2) if len(shared) >= FACT_TERMS and share >= SAID_ALIKE else 0.0
-
-
-#: two operators' content rules read alike from this cosine: full sentences about one
-#: business share its words, so two of its facts that share a figure read half alike ("Parcels
-#: are kept at the depot for 7 days", "Refunds for returns are issued within 7 days": 0.52)
-CONTENT_READS_ALIKE = 0.6
-
-
-def meaning_of(candidate: Candidate, neighbour: Neighbour) -> float:
-    """How much a candidate and a lesson of its kind with another key read as one thing, 0..1
-    (``digest.identity.meaning``; ``READS_ALIKE`` and above: one): two errors of one tool, or
-    two runs' own errors, read in what both observed (their «…» quotations); two owners'
-    answers (``_fact_reads_like``); two operators' content rules, read in what they say. Other
-    pairs (another subject, another kind, the same key) are 0: their keys already tell."""
-    mine, theirs = candidate.fingerprint, neighbour.fingerprint
-    if not fp.distinct(mine, theirs) or fp.other_subject(mine, theirs):
-        return 0.0
-    kind = fp.kind_of(mine)
-    if kind != fp.kind_of(theirs):
-        return 0.0
-    new, old = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
-    if kind == "answer":
-        asked = facts.lesson_fact(candidate.situation, candidate.correction)
-        known = facts.lesson_fact(neighbour.situation, neighbour.correction)
-        return _fact_reads_like(asked, known)
-    if kind == "edit":
-        if fp.edit_family(mine) != "content" or fp.edit_family(theirs) != "content":
-            return 0.0
-        found = meaning.reads_like(observed(new), observed(old))
-        return found if found >= CONTENT_READS_ALIKE else 0.0
-    if not fp.tells_a_failure(mine) or observed(new) == new or observed(old) == old:
-        return 0.0
-    # a value the call passed, named back by the error ("branch 'main'" for ``ref="main"``),
-    # is the instance, masked like an id
-    passed = passed_values(candidate.mistake or "", neighbour.mistake or "")
-    return meaning.reads_like(masked(observed(new), passed), masked(observed(old), passed))
-
-
 def named_apart(candidate: Candidate, neighbour: Neighbour) -> bool:
     """Does a lesson with the candidate's own key quote another name than it does ("Field
     'postcode' is required", "Field 'state' is required": an error's template masks what it
@@ -284,7 +210,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             # replies they were taught on read (``digest.edits.same_tone``)
             return same_tone(candidate.tags, neighbour.tags or ())
         if neighbour.relevance < floor:
-            return reads_alike(candidate, neighbour)  # other words, one meaning
+            # other words, one meaning; or a pair in doubt, for the judge to read
+            return reads_alike(candidate, neighbour) or in_doubt(candidate, neighbour) > 0
         text = " ".join(
             filter(None, (candidate.situation, candidate.mistake, candidate.correction))
         )
@@ -296,11 +223,13 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         )  # fmt: skip
         if changed or restates(candidate, neighbour, floor) or reworded:
             return True
-        return reads_alike(candidate, neighbour)
+        return reads_alike(candidate, neighbour) or in_doubt(candidate, neighbour) > 0
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
     if reads_alike(candidate, neighbour):
         return True  # one error, fact or content rule in other words: the judge joins them
+    if in_doubt(candidate, neighbour) > 0:
+        return True  # the same facts, read in doubt: the judge reads the pair
     relevance = neighbour.relevance
     mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
     if fp.kind_of(fingerprint) == fp.kind_of(neighbour.fingerprint) == "answer":

@@ -1,0 +1,54 @@
+"""``offline/rules`` reading a pair the reconcile request marks ``in_doubt`` (issue 24,
+DESIGN §8a): a candidate and a lesson of its kind with another key that read only half alike
+word by word, yet state the same facts (``digest.reflect.readings.in_doubt``). A model reads
+the two and decides; the rules read them too, in what they can check on the texts themselves:
+the figures each states, the condition each names (the error family its tags carry), the
+names each quotes, and no word or phrase swapped in one frame. All alike: the same error or
+rule in other words, one lesson. Anything apart: two lessons (the caller ADDs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from digest.figures import figures
+from digest.frames import passed_values, quoted_apart, swapped
+from digest.text import lesson_text, observed
+
+#: the family a tool error's lesson carries when the rules know no specific one
+GENERIC_FAMILY = "tool-failure"
+#: the tags a failure's family follows (a tool's error, a run's own error)
+FAMILY_AFTER = ("tool-error", "failure")
+
+
+def _family(tags: list[str]) -> str | None:
+    for after in FAMILY_AFTER:
+        if after in tags and tags.index(after) + 1 < len(tags):
+            return tags[tags.index(after) + 1]
+    return None
+
+
+def _said(item: dict[str, Any]) -> str:
+    text = lesson_text(str(item.get("situation") or ""), str(item.get("correction") or ""))
+    return observed(text)
+
+
+def doubted(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Does the request mark this lesson as in doubt with the candidate?"""
+    found = item.get("in_doubt")
+    return isinstance(found, dict) and str(cand.get("candidate")) in found
+
+
+def same_facts(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Do a candidate and a lesson in doubt state the same facts, by the rules' own reading:
+    the same figures, one condition (the same error family, or one of them generic), no name
+    quoted apart that the call did not pass, no word or phrase swapped in one frame?"""
+    new, old = _said(cand), _said(item)
+    if not new.strip() or not old.strip() or figures(new) != figures(old):
+        return False
+    mine = _family([str(t) for t in cand.get("tags") or []])
+    theirs = _family([str(t) for t in item.get("tags") or []])
+    if mine != theirs and GENERIC_FAMILY not in (mine, theirs) and None not in (mine, theirs):
+        return False
+    passed = passed_values(str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
+    return not quoted_apart(new, old, passed) and not swapped(new, old)
