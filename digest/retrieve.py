@@ -49,6 +49,7 @@ from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
 from digest.lessons.neighbours import vector_soon
 from digest.lessons.release import Gate, released_parts
+from digest.lessons.request import request_first
 from digest.lessons.turn import called_for_turn, read_for_turn
 from digest.lessons.vectors import embedder
 from digest.logs import get_logger
@@ -93,9 +94,10 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 
 def prompt_keywords(prompt: str) -> list[str]:
     """The prompt's keywords: letter-only tokens of ≥ 4 characters, lowercased, stopwords
-    removed, deduplicated in order of first appearance, at most 12."""
+    removed, deduplicated in order of first appearance, at most 12; the sentences that ask
+    first (``digest.lessons.request``: the request, not the greeting before it)."""
     found: dict[str, None] = {}
-    for token in _letter_runs(prompt):
+    for token in _letter_runs(request_first(prompt)):
         word = token.lower()
         if len(word) >= MIN_KEYWORD_LEN and word not in STOPWORDS:
             found[word] = None

@@ -14,9 +14,11 @@ a failure met in several kinds of task is found from each of them, whatever judg
 What is kept of a task is a handful of words, not its text: ids, numbers, addresses and URLs
 masked away, common and conversational words of the languages the product reads left out,
 names (capitalised words inside a sentence, in a language that does not capitalise its
-nouns) left out, each word once, in the order the task says them. The task itself passed the
-screen before any lesson was drawn from it (``digest.reflect.screen.event_reason``; a run
-that fails it teaches only quarantined lessons, which no agent sees).
+nouns) left out, each word once, the sentences that ask first (``digest.lessons.request``:
+"could you …" before "hope your week went well"), in the order the task says them. The task
+itself passed the screen before any lesson was drawn from it
+(``digest.reflect.screen.event_reason``; a run that fails it teaches only quarantined
+lessons, which no agent sees).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from typing import Any
 
 from digest.fingerprint import mask_ids
 from digest.identity.task_gloss import gloss_task
+from digest.lessons.request import READ_MAX as REQUEST_READ
+from digest.lessons.request import request_first
 
 #: at most this many words of one task are kept
 MAX_WORDS = 10
@@ -59,6 +63,8 @@ STOPWORDS = frozenset(
     whether which while will with within without would yeah year yesterday your yours
     yourself able asap already wondering trying tried hoping let's i'm i'd i've i'll can't
     don't won't it's that's there's what's instead ones
+    sorry bother haha hiya cheers appreciate appreciated favour favor regards sincerely
+    grateful kindly lovely awesome regarding concerning mind
     three four five seven eight nine twelve twenty hundred couple days hours minutes month
     months weeks years night weekend weekends monday tuesday wednesday thursday friday
     saturday sunday january february march april june july august september october november
@@ -100,18 +106,20 @@ _NOUNS_CAPITALISED = frozenset(
     "ich und die der das den dem nicht ist sie meine mein bitte möchte eine ein mit für".split()  # noqa: SIM905
 )
 
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[.!?]+")
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[.!?\n]+")
 
 
 def _tokens(task: str) -> list[tuple[str, bool]]:
     """The task's words, each with whether it opens a sentence."""
-    text = mask_ids(unicodedata.normalize("NFKC", str(task))[:READ_MAX])
+    # ids masked before the sentences are told apart ("lina.m@studio-north.io" is one)
+    text = request_first(mask_ids(unicodedata.normalize("NFKC", str(task))[:REQUEST_READ]))
+    text = text[:READ_MAX]
     text = re.sub(r"<\w+>", " ", text)  # what mask_ids left of an id, an address or a URL
     found: list[tuple[str, bool]] = []
     opens = True
     for match in _TOKEN.finditer(text):
         token = match.group(0)
-        if token[0] in ".!?":
+        if token[0] in ".!?\n":
             opens = True
             continue
         found.append((token.replace("’", "'"), opens))

@@ -73,13 +73,20 @@ class Measured:
     pairs: int = 0
     hits: int = 0
     misses: list[str] = field(default_factory=list)
+    #: lessons shown over all blocks, and those that teach an error of the message's kind
+    shown: int = 0
+    of_kind: int = 0
 
     @property
     def rate(self) -> float:
         return self.hits / self.pairs if self.pairs else 0.0
 
     def line(self, label: str) -> str:
-        return f"{label}: {self.hits}/{self.pairs} = {self.rate:.0%}"
+        precision = self.of_kind / self.shown if self.shown else 0.0
+        return (
+            f"{label}: {self.hits}/{self.pairs} = {self.rate:.0%}"
+            f" (lessons shown {self.shown}, of the kind's errors {self.of_kind} = {precision:.0%})"
+        )
 
 
 def _record(tenant: str, kinds: list[Kind]) -> dict[str, list[int]]:
@@ -110,7 +117,8 @@ def _families(tenant: str, kinds: list[Kind], events: dict[str, list[int]]) -> F
     """Per kind, the lesson that teaches each error its trials hit (tool and error template),
     in order. A lesson teaches a failure when it cites the failing run, is about the same
     tool, and is the one keyed by that error or else quotes most of its words (a judge may
-    call two templates one family: "voucher SPRING20" and "voucher BDAY-CASA")."""
+    call two templates one family: "voucher SPRING20" and "voucher BDAY-CASA"). A family none
+    of whose runs left an active lesson maps to None (a miss of every later message)."""
     active = {lesson.id: lesson for lesson in _active(tenant)}
     with session_scope() as session:
         cited = defaultdict(list)
@@ -139,7 +147,10 @@ def _families(tenant: str, kinds: list[Kind], events: dict[str, list[int]]) -> F
                     ),
                     default=None,
                 )
-                taught.setdefault(key, best)
+                if taught.get(key) is None:
+                    # a later trial's lesson when an earlier one's is not active (the screen
+                    # held that run: its lessons are quarantined)
+                    taught[key] = best
         found[kind.name] = taught
     return found
 
@@ -156,6 +167,9 @@ def _measure(tenant: str, kinds: list[Kind], families: Families) -> tuple[Measur
             flush_hits()
             blocks.append(block)
             shown = {int(found) for found in _ID.findall(block)}
+            own = {lesson.id for lesson in families[kind.name].values() if lesson is not None}
+            measured.shown += len(shown)
+            measured.of_kind += len(shown & own)
             for key, lesson in families[kind.name].items():
                 measured.pairs += 1
                 if lesson is not None and lesson.id in shown:
