@@ -84,6 +84,9 @@ STOPWORDS = frozenset(
     pode posso quero seria você vocês
     anche ancora buongiorno ciao della delle dello grazie hanno molto nostro perché però
     quello questa questo sono sulla tutto vorrei voglio
+    maar voor naar heeft hebben mijn jouw deze onze kunnen willen graag bedankt hallo niet
+    ikke inte gerne gärna skulle kunne kunna ville eller også också fordi eftersom dette
+    detta hvad hvor takk tack mycket meget hilsen
     """.split()  # noqa: SIM905
 )
 #: words of three letters that say nothing about what kind of task it is (``task_meaning``
@@ -98,7 +101,8 @@ SHORT_STOPWORDS = frozenset(
     les une pour que qui est par sur pas son ses mes tes nos vos moi toi lui oui non
     del los las por con una mis tus sus muy han hay ser ver dos era fue sin
     tre che gli nel sul mio mia suo sua era
-    het een van met ons ook wat wie hoe
+    het een van met ons ook wat wie hoe kun kan wil zou dat die nog wel heb bij uit
+    jag jeg mig dig sig det att och som til för på han hon hun vil ska har var min din
     """.split()  # noqa: SIM905
 )
 #: words of a language that capitalises its nouns (German): there a capital is not a name
