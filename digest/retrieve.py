@@ -44,12 +44,11 @@ from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.bank import View
-from digest.lessons.cues import task_meaning
+from digest.lessons.cues import request_first, task_meaning
 from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
 from digest.lessons.neighbours import vector_soon
 from digest.lessons.release import Gate, released_parts
-from digest.lessons.request import request_first
 from digest.lessons.turn import called_for_turn, read_for_turn
 from digest.lessons.vectors import embedder
 from digest.logs import get_logger
@@ -95,7 +94,7 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 def prompt_keywords(prompt: str) -> list[str]:
     """The prompt's keywords: letter-only tokens of ≥ 4 characters, lowercased, stopwords
     removed, deduplicated in order of first appearance, at most 12; the sentences that ask
-    first (``digest.lessons.request``: the request, not the greeting before it)."""
+    first (``digest.lessons.cues.request_first``: the request, not the greeting before it)."""
     found: dict[str, None] = {}
     for token in _letter_runs(request_first(prompt)):
         word = token.lower()

@@ -1,11 +1,10 @@
-"""What a user asks, before the chatter around it (``digest.lessons.request``)."""
+"""What a user asks, before the chatter around it (``digest.lessons.cues.request_first``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from digest.lessons.cues import task_meaning, telling_words
-from digest.lessons.request import rank_of, request_first, sentences
+from digest.lessons.cues import rank_of, request_first, sentences, task_meaning, telling_words
 from digest.retrieve import prompt_keywords
 
 CHATTY = (
