@@ -44,7 +44,7 @@ from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.bank import View
-from digest.lessons.cues import task_meaning
+from digest.lessons.cues import request_first, task_meaning
 from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
 from digest.lessons.neighbours import vector_soon
@@ -93,9 +93,10 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 
 def prompt_keywords(prompt: str) -> list[str]:
     """The prompt's keywords: letter-only tokens of ≥ 4 characters, lowercased, stopwords
-    removed, deduplicated in order of first appearance, at most 12."""
+    removed, deduplicated in order of first appearance, at most 12; the sentences that ask
+    first (``digest.lessons.cues.request_first``: the request, not the greeting before it)."""
     found: dict[str, None] = {}
-    for token in _letter_runs(prompt):
+    for token in _letter_runs(request_first(prompt)):
         word = token.lower()
         if len(word) >= MIN_KEYWORD_LEN and word not in STOPWORDS:
             found[word] = None

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from digest.fingerprint import same_subject
+from digest.fingerprint import same_subject, subject_of
 from digest.identity.index import AgentIndex, Entry, terms
 
 #: two lessons learned from one run share its task's telling words: at least this many cues
@@ -109,10 +109,16 @@ def with_tasks(
         entry = entries.get(head)
         if entry is None:
             continue
+        # the tools of the task's other lessons the prompt found (its best lesson's first)
+        members = sorted(
+            (lesson_id for lesson_id, its in heads.items() if its == head and lesson_id != head),
+            key=lambda lesson_id: (-scores[lesson_id], -lesson_id),
+        )
+        tools = [entries[m].fingerprint for m in members if m in entries]
         found = sorted(
             (priority, lesson_id)
             for index, visible in parts
-            for priority, lesson_id in _lessons_of_task(index, visible, entry)
+            for priority, lesson_id in _lessons_of_task(index, visible, entry, tools)
         )
         added = 0
         for _priority, lesson_id in found:
@@ -126,11 +132,12 @@ def with_tasks(
 
 
 def _lessons_of_task(
-    index: AgentIndex, visible: np.ndarray, head: Entry
+    index: AgentIndex, visible: np.ndarray, head: Entry, tools: Sequence[str | None] = ()
 ) -> list[tuple[tuple[int, int, int], int]]:
     """(priority, lesson id) of the visible entries of ``index`` that are ``head``'s siblings
-    (most cues in common first) or about its tool (newest first), at most ``TASK_REACH`` of
-    each (no entry's cues are read beyond the few that share most)."""
+    (most cues in common first), about its tool (newest first), or about the tool of another
+    of the task's lessons (``tools``: their fingerprints, in the task's order), at most
+    ``2 * TASK_REACH`` of each (no entry's cues are read beyond the few that share most)."""
     found: list[tuple[tuple[int, int, int], int]] = []
     own = terms(head.cues)
     if len(own) >= SHORT_TASK_CUES:
@@ -148,6 +155,17 @@ def _lessons_of_task(
                 found.append(((0, -int(shared[position]), -position), entry.lesson_id))
                 if len(found) == TASK_REACH:
                     break
-    for position in index.with_subject(head.fingerprint, visible, TASK_REACH):
+    # the task's own lessons (the head among them) are in these too: looked up beyond them
+    for position in index.with_subject(head.fingerprint, visible, 2 * TASK_REACH):
         found.append(((1, 0, -position), index.entries[position].lesson_id))
+    # another error a kind of task met is often told in a later run with other words: one of
+    # the task's lessons found by its cues is about a tool whose other lessons are the task's
+    subjects = {subject_of(head.fingerprint)}
+    for order, tool in enumerate(tools, 1):
+        subject = subject_of(tool)
+        if not subject or subject in subjects:
+            continue
+        subjects.add(subject)
+        for position in index.with_subject(tool, visible, 2 * TASK_REACH):
+            found.append(((2, order, -position), index.entries[position].lesson_id))
     return found

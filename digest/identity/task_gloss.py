@@ -5,8 +5,9 @@ task told in French ("je veux être remboursé") shares no direction with the En
 should find ("I want my money back"), and the keywords share no word. ``digest.identity.gloss``
 reads the words of errors and service answers as English; this module adds the words users
 ask for things with, in German, French, Spanish, Portuguese, Italian, Dutch, Danish, Norwegian
-and Swedish: what they want done (cancel, refund, change, book, deliver, extend, pause …) and
-what to (order, parcel, flight, train, seat, car, subscription, prescription, course …).
+and Swedish: what they want done (cancel, refund, change, book, buy, deliver, extend, pause,
+postpone, share, merge …) and what to (order, parcel, flight, train, seat, car,
+subscription, prescription, course, trip, meeting, spreadsheet …).
 
 Users conjugate and decline ("annulé", "annuler", "annulation"; "stornieren", "Stornierung"),
 so these are stems: a word read here begins with one of them (accents ignored, at least
@@ -97,6 +98,14 @@ _STEMS_BY_MEANING = {
     "appointment": "rendez cita consulta appuntament afspraak aftale",
     "passport": "reisepass passeport pasaporte passaporte paspoort",
     "account": "konto compte cuenta conta conto rekening",
+    # what an office or shopping agent is asked for (session 10)
+    "buy": "kaufen kauf achet achèt compra acquist koop kopen köpa kopa kjøp kjop købe kobe",
+    "meeting": "besprechung réunion reunión reuniã riunion vergader",
+    "trip": "reise voyag viaje viage viaggi reis resa rejse",
+    "postpone": "verschieb aplaz adiar rinvi uitstel utsett udsæt",
+    "spreadsheet": "tabelle tableur planilha foglio rekenblad regneark kalkylblad",
+    "share": "teilen partag compart condivid delen",
+    "merge": "zusammenfuhr zusammenführ fusionn fusion mescl unisc samenvoeg sammanfog flett",
 }
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)

@@ -66,11 +66,27 @@ def lasting(error: str) -> bool:
     return bool(QUOTA_USED_UP.search(error) or ELEMENT_AWAITED.search(error))
 
 
+#: a fault's words inside a name: a branch, a path, a key or an id joined by "-", "/" or ":"
+#: ("a pull request already exists for acme:feature/login-rate-limit")
+_NAME_BEFORE = re.compile(r"\w[-/:]$")
+_NAME_AFTER = re.compile(r"^[-/:]\w")
+
+
+def _says_fault(error: str) -> bool:
+    """Does ``error`` say a fault a retry fixes in its own words, not only inside a name?"""
+    return any(
+        not _NAME_BEFORE.search(error[max(0, found.start() - 2) : found.start()])
+        and not _NAME_AFTER.match(error[found.end() : found.end() + 2])
+        for found in TRANSIENT.finditer(error)
+    )
+
+
 def transient(error: str) -> bool:
     """A fault that a retry fixes (timeouts, rate limits, outages, dropped connections,
     deadlocks), not an error about a timeout setting, a quota used up for a period
-    (``QUOTA_USED_UP``) or a wait for an element that is not on the page
-    (``ELEMENT_AWAITED``)."""
-    if not TRANSIENT.search(error) or TIMEOUT_SETTING.search(error):
+    (``QUOTA_USED_UP``), a wait for an element that is not on the page
+    (``ELEMENT_AWAITED``), or one whose fault words are only part of a name it quotes
+    (``login-rate-limit``, ``jobs/timeout-retry``)."""
+    if not _says_fault(error) or TIMEOUT_SETTING.search(error):
         return False
     return not lasting(error)

@@ -151,3 +151,38 @@ def test_the_best_tasks_bring_their_lessons_the_prompt_did_not_find() -> None:
     assert index.with_subject("tool:t9-c:z", visible, limit=1) == [3]
     assert index.with_subject(None) == []
     assert index.words(cues=True).holding("seats").tolist() == [0, 1, 5]
+
+
+def test_a_task_brings_the_lessons_about_the_tools_of_its_other_lessons() -> None:
+    """A kind of task met two errors of a tool in two runs told in other words: the later
+    prompt finds the first run's lessons (its best one about another tool, a sibling by their
+    cues about this tool), and the second run's lesson about that tool joins the task by the
+    sibling's tool, though it shares no cue with the best one and is not about its tool."""
+    best = Entry(1, "Stay within the limit", fingerprint="tool:checkout-a:x", cues=BOOKING)
+    sibling = Entry(2, "Check stock first", fingerprint="tool:add_to_cart-b:x", cues=BOOKING)
+    other_run = Entry(
+        3, "Check availability first", fingerprint="tool:add_to_cart-c:x", cues="gift"
+    )
+    unrelated = Entry(4, "Check eligibility first", fingerprint="tool:refund-d:x", cues=CANCELLING)
+    index = AgentIndex([best, sibling, other_run, unrelated])
+    visible = np.ones(4, bool)
+    ranked = [[(best, 0.5), (sibling, 0.4)]]
+    scores = {1: 0.5, 2: 0.4}
+    heads = task_heads(ranked, scores)
+    assert heads == {1: 1, 2: 1}
+    raised, tasks = with_tasks([(index, visible)], ranked, scores, heads, k=1)
+    assert tasks == {1: 1, 2: 1, 3: 1}
+    assert raised[3] == 0.5 - 2 * SIBLING_GAP
+    # the task's tools are looked up beyond its own lessons: with several of them about the
+    # best lesson's tool, one it has not found still joins
+    more = [
+        Entry(10 + i, f"lesson {i}", fingerprint=f"tool:checkout-{i}:x", cues=f"run{i} word")
+        for i in range(3)
+    ]
+    index = AgentIndex([*more, best])
+    ranked = [[(best, 0.5), (more[2], 0.45), (more[1], 0.4)]]
+    scores = {1: 0.5, 12: 0.45, 11: 0.4}
+    _raised, tasks = with_tasks(
+        [(index, np.ones(4, bool))], ranked, scores, task_heads(ranked, scores), k=1
+    )
+    assert tasks[10] == 1

@@ -24,6 +24,13 @@ from digest.retrieve import prompt_keywords
         ("treno", "train"),
         ("bezorgd", "deliver"),
         ("Zahlung", "payment"),  # an exact word of digest.identity.gloss first
+        # what an office or shopping agent is asked for
+        ("köpa", "buy"),
+        ("regnearket", "spreadsheet"),
+        ("réunion", "meeting"),
+        ("verschieben", "postpone"),
+        ("fusionner", "merge"),
+        ("partager", "share"),
     ],
 )
 def test_a_word_the_table_cannot_read_is_read_as_english(word: str, english: str) -> None:
@@ -42,6 +49,9 @@ def test_a_word_the_table_cannot_read_is_read_as_english(word: str, english: str
         "reclaimed",
         "autopay",
         "autocommit",
+        "moteur",  # not a meeting ("møte"): no stem of four letters that other words begin
+        "reporter",  # English whole, though French for "postpone"
+        "delete",  # not "dele" (Norwegian for "share"): no such stem
     ],
 )
 def test_an_english_word_or_an_unknown_one_stays_itself(word: str) -> None:

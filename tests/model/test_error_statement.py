@@ -164,6 +164,24 @@ def test_a_transient_fault_in_any_shape_or_language_teaches_nothing(error: str) 
     assert judge_event(event).startswith("<skip>")
 
 
+@pytest.mark.parametrize(
+    ("error", "fault"),
+    [
+        ("Error: a pull request already exists for acme:feature/login-rate-limit", False),
+        ("Error: no commits between main and feature/login-rate-limit-2", False),
+        ("Error: job ci/timeout-retry is not defined in workflow deploy.yml", False),
+        ("Error: queue sync-503-events does not exist", False),
+        ("Error: rate limit exceeded for branch feature/login-rate-limit", True),
+        ("Error: upstream connect error or disconnect/reset before headers", True),
+        ("Error: RATE_LIMIT_EXCEEDED", True),
+    ],
+)
+def test_a_faults_words_inside_a_name_are_not_a_fault(error: str, fault: bool) -> None:
+    """A branch, a path or an id that holds a fault's words ("login-rate-limit") is a name the
+    error quotes: the run failed for what the error says around it."""
+    assert transient(error) is fault
+
+
 def _titles(*calls: tuple[str, dict[str, Any], str]) -> list[str]:
     event = {
         "kind": "run_outcome",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).with_name("data")
-SPLITS = ("tuned", "held-out", "check", "fresh4", "fresh4-check")
+SPLITS = ("tuned", "held-out", "check", "fresh4", "fresh4-check", "fresh5", "fresh5-check")
 
 
 @dataclass(frozen=True)

@@ -51,12 +51,16 @@ TARGET = 0.9
 #: the static table 80% once a task's meaning read other languages' words and short words:
 #: ``digest.lessons.cues.task_meaning``)
 TUNED_FLOOR = {"none": 0.575, "static": 0.8}
-#: …and on the other splits (``data/check`` and ``data/fresh4-check`` never tuned on), what each
-#: reached less a pair
+#: …and on the other splits (``data/check``, ``data/fresh4-check`` and ``data/fresh5-check`` never
+#: tuned on), what each reached less a pair (``fresh5-check``: 24 and 39 of 69 at its start, 23
+#: and 37 once a message's request was read before its chatter and a task brought the lessons
+#: about the tools of its other lessons, session 10)
 CHECK_FLOOR = {
     "check": {"none": 0.25, "static": 0.76},
     "fresh4": {"none": 0.33, "static": 0.79},
     "fresh4-check": {"none": 0.36, "static": 0.76},
+    "fresh5": {"none": 0.52, "static": 0.64},
+    "fresh5-check": {"none": 0.31, "static": 0.52},
 }
 _ID = re.compile(r"\(#(\d+)\)")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -71,13 +75,20 @@ class Measured:
     pairs: int = 0
     hits: int = 0
     misses: list[str] = field(default_factory=list)
+    #: lessons shown over all blocks, and those that teach an error of the message's kind
+    shown: int = 0
+    of_kind: int = 0
 
     @property
     def rate(self) -> float:
         return self.hits / self.pairs if self.pairs else 0.0
 
     def line(self, label: str) -> str:
-        return f"{label}: {self.hits}/{self.pairs} = {self.rate:.0%}"
+        precision = self.of_kind / self.shown if self.shown else 0.0
+        return (
+            f"{label}: {self.hits}/{self.pairs} = {self.rate:.0%}"
+            f" (lessons shown {self.shown}, of the kind's errors {self.of_kind} = {precision:.0%})"
+        )
 
 
 def _record(tenant: str, kinds: list[Kind]) -> dict[str, list[int]]:
@@ -108,7 +119,8 @@ def _families(tenant: str, kinds: list[Kind], events: dict[str, list[int]]) -> F
     """Per kind, the lesson that teaches each error its trials hit (tool and error template),
     in order. A lesson teaches a failure when it cites the failing run, is about the same
     tool, and is the one keyed by that error or else quotes most of its words (a judge may
-    call two templates one family: "voucher SPRING20" and "voucher BDAY-CASA")."""
+    call two templates one family: "voucher SPRING20" and "voucher BDAY-CASA"). A family none
+    of whose runs left an active lesson maps to None (a miss of every later message)."""
     active = {lesson.id: lesson for lesson in _active(tenant)}
     with session_scope() as session:
         cited = defaultdict(list)
@@ -137,7 +149,10 @@ def _families(tenant: str, kinds: list[Kind], events: dict[str, list[int]]) -> F
                     ),
                     default=None,
                 )
-                taught.setdefault(key, best)
+                if taught.get(key) is None:
+                    # a later trial's lesson when an earlier one's is not active (the screen
+                    # held that run: its lessons are quarantined)
+                    taught[key] = best
         found[kind.name] = taught
     return found
 
@@ -154,6 +169,9 @@ def _measure(tenant: str, kinds: list[Kind], families: Families) -> tuple[Measur
             flush_hits()
             blocks.append(block)
             shown = {int(found) for found in _ID.findall(block)}
+            own = {lesson.id for lesson in families[kind.name].values() if lesson is not None}
+            measured.shown += len(shown)
+            measured.of_kind += len(shown & own)
             for key, lesson in families[kind.name].items():
                 measured.pairs += 1
                 if lesson is not None and lesson.id in shown:
@@ -205,12 +223,12 @@ def test_held_out_runs_are_measured(embedder: str, tenant: str) -> None:
     assert measured.rate >= TARGET, "\n".join(measured.misses)
 
 
-@pytest.mark.parametrize("split", ["check", "fresh4", "fresh4-check"])
+@pytest.mark.parametrize("split", ["check", "fresh4", "fresh4-check", "fresh5", "fresh5-check"])
 def test_other_splits_are_measured(split: str, embedder: str, tenant: str) -> None:
     """The splits of other domains, each printed on its own line and held at what it reached
     (``CHECK_FLOOR``): ``check`` (written by another hand, never tuned on), ``fresh4``
     (session 9, written before the changes it measures, tuned on) and ``fresh4-check`` (its
-    half never tuned on)."""
+    half never tuned on); ``fresh5`` and ``fresh5-check`` likewise (session 10)."""
     kinds, families = _learn(tenant, split)
     measured, _blocks = _measure(tenant, kinds, families)
     print(measured.line(f"{split}, embeddings {embedder}"), *measured.misses, sep="\n  ")
