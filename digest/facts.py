@@ -173,7 +173,7 @@ def _signed_terms(text: str) -> dict[str, int]:
 #: texts whose terms a process remembers, and their bytes (``digest.bounded``): the judge's
 #: evidence reads each word of a candidate and of each neighbour (``digest.identity.meaning``,
 #: ``digest.frames``) once per pair, and the same lessons' words again for every event
-TERMS_KEPT, TERMS_BYTES = 8192, 2 * 2**20
+TERMS_KEPT, TERMS_BYTES = 4096, 1 * 2**20
 
 
 @memo(TERMS_KEPT, TERMS_BYTES)

@@ -42,7 +42,7 @@ def _stem(word: str) -> str:
 #: texts a process remembers the stemmed words of, and their bytes (``digest.bounded``): the
 #: judge's evidence compares a candidate with each neighbour, and the same lessons again for
 #: every event on their subject
-READINGS_KEPT, READINGS_BYTES = 2048, 2 * 2**20
+READINGS_KEPT, READINGS_BYTES = 1024, 1 * 2**20
 
 
 @memo(READINGS_KEPT, READINGS_BYTES)

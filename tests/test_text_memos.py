@@ -147,7 +147,7 @@ def test_each_memo_stays_within_its_bounds(
 ) -> None:
     memoized = getattr(module, name)
     info = memoized.memo_info()
-    assert info.max_entries <= 8192 and info.max_bytes <= 4 * 2**20  # small, whatever the input
+    assert info.max_entries <= 4096 and info.max_bytes <= 2 * 2**20  # small, whatever the input
     memoized.cache_clear()
     for n in range(info.max_entries + 50):
         memoized(make(n))

@@ -159,7 +159,7 @@ def _alone(words: list[str]) -> str:
 #: texts a process remembers its reading of (``_Reading``), and their bytes
 #: (``digest.bounded``): the judge's evidence compares a candidate with each neighbour, and the
 #: same lessons again for every event on their subject
-READINGS_KEPT, READINGS_BYTES = 2048, 4 * 2**20
+READINGS_KEPT, READINGS_BYTES = 1024, 2 * 2**20
 
 
 @dataclass(frozen=True)

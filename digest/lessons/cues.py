@@ -107,7 +107,7 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[.!?]+")
 #: tasks a process remembers the words of, and their bytes (``digest.bounded``): an event's
 #: task is read for its cues, for its meaning (each new lesson's tasks), and again by each
 #: compose's replay probes
-TASKS_KEPT, TASKS_BYTES = 2048, 2 * 2**20
+TASKS_KEPT, TASKS_BYTES = 1024, 1 * 2**20
 
 
 @memo(TASKS_KEPT, TASKS_BYTES)

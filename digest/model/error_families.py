@@ -436,7 +436,7 @@ def family_of(error: str) -> Family:
 
 #: errors a process remembers the family of, and their bytes (``digest.bounded``): the
 #: offline judge reads one error's family more than once per event
-FAMILIES_KEPT, FAMILIES_BYTES = 2048, 1 * 2**20
+FAMILIES_KEPT, FAMILIES_BYTES = 1024, 2**19
 
 
 @memo(FAMILIES_KEPT, FAMILIES_BYTES)
