@@ -45,6 +45,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from digest.bounded import memo
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
 from digest.reversal import (
@@ -160,10 +161,27 @@ def _term(word: str) -> tuple[str, int] | None:
 
 def terms(text: str) -> set[str]:
     """The content terms of ``text`` (see the module's docstring)."""
-    return set(_signed_terms(text))
+    return {term for term, _ in _read_terms(text)}
 
 
 def _signed_terms(text: str) -> dict[str, int]:
+    """Each content term of ``text`` and its sign, in the order the text says them (a new
+    dict each call)."""
+    return dict(_read_terms(text))
+
+
+#: texts whose terms a process remembers, and their bytes (``digest.bounded``): the judge's
+#: evidence reads each word of a candidate and of each neighbour (``digest.identity.meaning``,
+#: ``digest.frames``) once per pair, and the same lessons' words again for every event
+TERMS_KEPT, TERMS_BYTES = 4096, 1 * 2**20
+
+
+@memo(TERMS_KEPT, TERMS_BYTES)
+def _read_terms(text: str) -> tuple[tuple[str, int], ...]:
+    return tuple(_signed_terms_uncached(text).items())
+
+
+def _signed_terms_uncached(text: str) -> dict[str, int]:
     found: dict[str, int] = {}
     for token in _TOKEN.findall(_fold(text)):
         if _UNSPACED.search(token):

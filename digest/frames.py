@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from digest import facts
+from digest.bounded import memo
 from digest.fingerprint import passed_back
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
@@ -39,6 +40,20 @@ def _stem(word: str) -> str:
     return next(iter(sorted(facts.terms(word))), word)
 
 
+#: texts a process remembers the stemmed words of, and their bytes (``digest.bounded``): the
+#: judge's evidence compares a candidate with each neighbour, and the same lessons again for
+#: every event on their subject
+READINGS_KEPT, READINGS_BYTES = 1024, 1 * 2**20
+
+
+@memo(READINGS_KEPT, READINGS_BYTES)
+def _read(text: str) -> tuple[frozenset[str], tuple[tuple[str, ...], ...]]:
+    """What ``swapped`` reads of a text: its stemmed words but the frame's, and each line's
+    stemmed words in order."""
+    terms = frozenset(_stem(w) for w in _WORD.findall(text.casefold()) if w not in FRAME)
+    return terms, tuple(tuple(_stem(w) for w in line) for line in _lines(text))
+
+
 def swapped(text_a: str, text_b: str) -> bool:
     """Does each text say something the other does not in one place of a frame they share:
     exactly one word each, wherever it stands ("amount is required", "currency is required";
@@ -47,14 +62,10 @@ def swapped(text_a: str, text_b: str) -> bool:
     "…birth certificate missing")? Two things of one kind, which an embedding reads as alike.
     Read in every word but the frame's, stemmed as ``digest.facts`` stems (generic words
     kept: they are the frame)."""
-
-    def terms(text: str) -> set[str]:
-        return {_stem(w) for w in _WORD.findall(text.casefold()) if w not in FRAME}
-
-    mine, theirs = terms(text_a), terms(text_b)
+    (mine, lines_a), (theirs, lines_b) = _read(text_a), _read(text_b)
     if len(mine - theirs) == len(theirs - mine) == 1 and bool(mine & theirs):
         return True
-    return any(_slot_swapped(a, b) for a in _lines(text_a) for b in _lines(text_b))
+    return any(_slot_swapped(a, b) for a in lines_a for b in lines_b)
 
 
 #: the longest phrase ``_slot_swapped`` reads as one slot of a frame, in words
@@ -65,13 +76,13 @@ def _lines(text: str) -> list[list[str]]:
     return [words for line in text.splitlines() if (words := _WORD.findall(line.casefold()))]
 
 
-def _slot_swapped(a: list[str], b: list[str]) -> bool:
+def _slot_swapped(sa: tuple[str, ...], sb: tuple[str, ...]) -> bool:
     """One sentence each, the same words before and after one place where each says its own
     phrase (at most ``SLOT_WORDS`` words): a frame around two things. The frame (what both
     share around the place) is at least half of the longer sentence, and each phrase holds a
     word the other sentence lacks: "Seat ‹id› is already taken" against "…is occupied" is a
-    synonym swapped, read apart too (a merge loses a fact, a split only a count)."""
-    sa, sb = [_stem(w) for w in a], [_stem(w) for w in b]
+    synonym swapped, read apart too (a merge loses a fact, a split only a count). Each is a
+    line's stemmed words."""
     head = 0
     while head < min(len(sa), len(sb)) and sa[head] == sb[head]:
         head += 1

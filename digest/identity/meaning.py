@@ -55,6 +55,7 @@ import re
 from dataclasses import dataclass
 
 from digest import facts
+from digest.bounded import memo
 from digest.figures import figures, figures_apart
 from digest.frames import named, swapped
 from digest.identity.embedding import embed_many, static_embedder
@@ -172,10 +173,39 @@ def _alone(words: list[str]) -> str:
     return " ".join(words)
 
 
+#: texts a process remembers its reading of (``_Reading``), and their bytes
+#: (``digest.bounded``): the judge's evidence compares a candidate with each neighbour, and the
+#: same lessons again for every event on their subject
+READINGS_KEPT, READINGS_BYTES = 1024, 2 * 2**20
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What ``likeness`` reads of one text alone: it as the table reads it (``plain``), its
+    content words by term (``_words`` of that), and the names it gives that are no figure."""
+
+    plain: str
+    words: tuple[tuple[str, str], ...]
+    names: frozenset[str]
+
+
+@memo(READINGS_KEPT, READINGS_BYTES)
+def _read(text: str) -> _Reading:
+    read = plain(text)
+    # each line (quotation) is a sentence of its own: its first word names nothing
+    # figures are compared as figures (``figures_apart``: "10,000" and "10000" are one), not
+    # as names
+    found = named(text) | facts.names(text.replace("\n", ". "))
+    return _Reading(
+        read, tuple(_words(read).items()), frozenset(n for n in found if not figures(n))
+    )
+
+
 def likeness(a: str, b: str) -> Likeness:
     """How ``a`` and ``b`` compare (see the module's docstring)."""
-    pa, pb = plain(a), plain(b)
-    wa, wb = _words(pa), _words(pb)
+    read_a, read_b = _read(a), _read(b)
+    pa, pb = read_a.plain, read_b.plain
+    wa, wb = dict(read_a.words), dict(read_b.words)
     # figures are compared as figures (``figures_apart``), not as words
     only_a = [w for t, w in wa.items() if t not in wb and not figures(w)]
     only_b = [w for t, w in wb.items() if t not in wa and not figures(w)]
@@ -187,11 +217,7 @@ def likeness(a: str, b: str) -> Likeness:
     vectors = embed_many(static_embedder(), texts)
     whole = float(vectors[0] @ vectors[1])
     rest = float(vectors[2] @ vectors[3]) if len(vectors) == 4 else None
-    # each line (quotation) is a sentence of its own: its first word names nothing
-    # figures are compared as figures (``figures_apart``: "10,000" and "10000" are one), not
-    # as names
-    names_a = {n for n in named(a) | facts.names(a.replace("\n", ". ")) if not figures(n)}
-    names_b = {n for n in named(b) | facts.names(b.replace("\n", ". ")) if not figures(n)}
+    names_a, names_b = read_a.names, read_b.names
     about = _about_alike(
         {t for t, w in wa.items() if not figures(w)}, {t for t, w in wb.items() if not figures(w)}
     )

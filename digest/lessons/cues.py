@@ -28,6 +28,7 @@ import re
 import unicodedata
 from typing import Any
 
+from digest.bounded import memo
 from digest.fingerprint import mask_ids
 from digest.identity.task_gloss import gloss_task
 
@@ -112,7 +113,14 @@ _NOUNS_CAPITALISED = frozenset(
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[.!?\n]+")
 
 
-def _tokens(task: str) -> list[tuple[str, bool]]:
+#: tasks a process remembers the words of, and their bytes (``digest.bounded``): an event's
+#: task is read for its cues, for its meaning (each new lesson's tasks), and again by each
+#: compose's replay probes
+TASKS_KEPT, TASKS_BYTES = 1024, 1 * 2**20
+
+
+@memo(TASKS_KEPT, TASKS_BYTES)
+def _tokens(task: str) -> tuple[tuple[str, bool], ...]:
     """The task's words, each with whether it opens a sentence."""
     # ids masked before the sentences are told apart ("lina.m@studio-north.io" is one)
     text = request_first(mask_ids(unicodedata.normalize("NFKC", str(task))[:REQUEST_READ]))
@@ -127,7 +135,7 @@ def _tokens(task: str) -> list[tuple[str, bool]]:
             continue
         found.append((token.replace("’", "'"), opens))
         opens = False
-    return found
+    return tuple(found)
 
 
 def _capitalised(word: str) -> bool:

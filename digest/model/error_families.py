@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from digest.bounded import memo
 from digest.model.error_family import Family
 from digest.model.error_family import any_of as _any
 from digest.model.error_input_families import INPUT_FAMILIES
@@ -429,12 +430,24 @@ def family_of(error: str) -> Family:
     """The first family whose phrasings the error shows (a code's words read as words:
     ``channel_not_found``), else ``TOOL_FAILURE``; a leading HTTP status of 401 or 404 says
     it first."""
-    text = readable(unicodedata.normalize("NFKC", str(error)))
+    at = _family_at(str(error))
+    return TOOL_FAILURE if at < 0 else FAMILIES[at]
+
+
+#: errors a process remembers the family of, and their bytes (``digest.bounded``): the
+#: offline judge reads one error's family more than once per event
+FAMILIES_KEPT, FAMILIES_BYTES = 1024, 2**19
+
+
+@memo(FAMILIES_KEPT, FAMILIES_BYTES)
+def _family_at(error: str) -> int:
+    """Where ``family_of(error)`` stands in ``FAMILIES``; -1 for ``TOOL_FAILURE``."""
+    text = readable(unicodedata.normalize("NFKC", error))
     status = _STATUS.match(text)
     # unless it says the tool changed ("404: /v1/orders was removed, use /v2/orders")
     if status is not None and not any(p.search(text) for p in _CHANGED):
-        return next(f for f in FAMILIES if f.name == _BY_STATUS[status.group(1)])
-    for family in FAMILIES:
+        return next(n for n, f in enumerate(FAMILIES) if f.name == _BY_STATUS[status.group(1)])
+    for n, family in enumerate(FAMILIES):
         if family.pattern is not None and family.pattern.search(text):
-            return family
-    return TOOL_FAILURE
+            return n
+    return -1
