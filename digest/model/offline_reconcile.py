@@ -159,6 +159,8 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
                 f"asked how things stand now, gives other figures ({', '.join(old.numbers)} "
                 f"→ {', '.join(new.numbers)})"
             )
+        elif facts.figure_replaced(new, old):
+            said = f"gives another value ({', '.join(old.numbers)} → {', '.join(new.numbers)})"
         return {
             "op": "DELETE",
             "candidate": index,
