@@ -21,9 +21,11 @@ What decides is the question's **subject**: the thing and the attribute asked ab
   seniors, pad thai and green curry), so another fact. An extra term on one side only is a
   narrower question (``Relation.NARROWER``): the same fact only when the two answers agree.
 - A new answer about the same subject **reverses** the old one when its stance flips (a yes
-  where there was a no, read against the question: a yes to "free?" is a no to "pay?") or it
-  states that what the old answer said was removed, replaced or inverted
-  (``digest.reversal``, with stemmed words).
+  where there was a no, read against the question: a yes to "free?" is a no to "pay?"), it
+  gives another value where the old gave one (``figure_replaced``: no reversal word needed),
+  it states a change and says something else (``stated_change``), or it states that what
+  the old answer said was removed, replaced or inverted (``digest.reversal``, with stemmed
+  words).
 - A new answer to a **narrower or broader** question (``Relation.NARROWER``) that disagrees
   is one of two things. It **overrides** the old fact when it states a change about what both
   questions ask ("What are the collection times now?" "We changed it: collection now runs
