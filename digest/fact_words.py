@@ -14,7 +14,8 @@ for _concept, _words in {
         charge charges charged fee fees expensive cheap tariff kosten kostet gebühr
         gebühren bezahlen zahlen zahlt preis payer payez payant payante frais prix coût coûte
         tarif pagar paga pago precio cuesta costo coste tarifa preço custa custo pagare
-        prezzo costa tariffa betalen kost prijs""",
+        prezzo costa tariffa betalen kost prijs maksaa maksu maksut hinta hinnat kosztuje
+        koszt koszty cena ceny opłata płatność zapłacić pagamento pagamentos""",
     "-cost": """free gratis kostenlos kostenfrei umsonst gratuit gratuite gratuits gratuites
         gratuito gratuita grátis gratuitamente gratuiti""",
     "deliver": """deliver delivers delivered delivering delivery deliveries ship ships shipped
@@ -23,7 +24,9 @@ for _concept, _words in {
         versendet zustellung livrer livrez livré livraison livraisons expédier expédition
         envoyer envoi envoyez enviar envían envío envíos entrega entregas entregar entregan
         enviamos envio spedire spedizione spedizioni consegna consegne consegnare
-        leveren levering bezorgen bezorging verzenden verzending""",
+        leveren levering bezorgen bezorging verzenden verzending toimitus toimitukset
+        toimittaa toimitatte toimitamme kotiinkuljetus kuljetus wysyłka wysyłki wysyłamy
+        dostawa dostawy dostarczacie""",
     "return": """return returns returned returning rücksendung rückgabe retoure
         retour retours retourner renvoyer devolución devoluciones devolver devolução
         devoluções devolver reso resi restituzione restituire retourneren""",

@@ -21,9 +21,11 @@ What decides is the question's **subject**: the thing and the attribute asked ab
   seniors, pad thai and green curry), so another fact. An extra term on one side only is a
   narrower question (``Relation.NARROWER``): the same fact only when the two answers agree.
 - A new answer about the same subject **reverses** the old one when its stance flips (a yes
-  where there was a no, read against the question: a yes to "free?" is a no to "pay?") or it
-  states that what the old answer said was removed, replaced or inverted
-  (``digest.reversal``, with stemmed words).
+  where there was a no, read against the question: a yes to "free?" is a no to "pay?"), it
+  gives another value where the old gave one (``figure_replaced``: no reversal word needed),
+  it states a change and says something else (``stated_change``), or it states that what
+  the old answer said was removed, replaced or inverted (``digest.reversal``, with stemmed
+  words).
 - A new answer to a **narrower or broader** question (``Relation.NARROWER``) that disagrees
   is one of two things. It **overrides** the old fact when it states a change about what both
   questions ask ("What are the collection times now?" "We changed it: collection now runs
@@ -45,6 +47,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from digest.answer_figures import replaced
 from digest.bounded import memo
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
@@ -104,6 +107,12 @@ _STOP = frozenset(
     accepté acceptée acceptés acceptées acceptez acceptons magasin boutique puis venir
     aceptan aceptáis aceptamos tienda venir aceitam aceita loja vir accettate accettano negozio
     venire accepteren winkel komen
+    dá dão
+    onko ovatko voiko voinko voimmeko saako saanko teillä teiltä teidän te me minä mikä mitä
+    missä milloin kuinka paljonko ja tai on ei kyllä myös vielä vain nyt tilaus tilauksia
+    tilaukset tilauksen
+    czy jest są się nie tak jak ile gdzie kiedy można mogę możecie wasz wasza wasze państwo
+    jeszcze teraz tylko zamówienie zamówienia
     """.split()  # noqa: SIM905
 )
 
@@ -397,7 +406,7 @@ def _opens_with_bare_reversal(answer: str) -> bool:
 _ASKS_NOW = re.compile(
     r"\b(?:now|still|any ?more|any longer|currently|these days|nowadays|noch|jetzt|inzwischen"
     r"|encore|toujours|maintenant|désormais|todavía|aún|ahora|ainda|agora|ancora|adesso|nog"
-    r"|nu)\b",
+    r"|nu|nadal|wciąż|jeszcze|teraz|vielä|enää|nyt)\b",
     re.IGNORECASE,
 )
 
@@ -412,15 +421,36 @@ def figures_changed(new: Fact, old: Fact) -> bool:
     return bool(new.numbers and old.numbers) and set(new.numbers) != set(old.numbers)
 
 
+def figure_replaced(new: Fact, old: Fact) -> bool:
+    """Does the new answer to the same question give another value where the old one gave
+    one: a figure of the old answer is gone and one the new answer gives is new ("Late
+    checkout until 2 pm costs $25" → "… is $40")? Whatever words say it (none, here), the old
+    value no longer holds. Figures only added ("9am" → "9am, and 10am on Saturdays") refine
+    the fact: an UPDATE."""
+    return replaced(new.numbers, old.numbers, new.answer, old.answer)
+
+
+def stated_change(new: Fact, old: Fact) -> bool:
+    """Does the new answer to the same question state a change ("From now on we only take Pix
+    or card", "Effective immediately …") and say something else than the old one
+    (``agree``)? Asked the same question, what it says changed is what the question asks
+    about, whichever words the change names."""
+    return states_reversal(new.answer) and not agree(new, old)
+
+
 def reverses(new: Fact, old: Fact) -> bool:
-    """Does the new answer reverse the old one: its stance flips against the question's sense,
-    it states that something the old fact speaks of was removed, replaced or inverted (an
-    answer that opens with a bare "Ya no:" or "No longer." says so of its question), or,
-    asked how things stand now, it gives other figures (``figures_changed``)?"""
+    """Does the new answer to the same subject reverse the old one: its stance flips against
+    the question's sense, it gives another value where the old gave one
+    (``figure_replaced``; ``figures_changed``: asked for now, other figures), it states a
+    change and says something else (``stated_change``), or it states that something the old
+    fact speaks of was removed, replaced or inverted (an answer that opens with a bare "Ya
+    no:" or "No longer." says so of its question)?"""
     if new.stance * old.stance < 0 or figures_changed(new, old):
         return True
     if extends(new.answer, old.answer):  # all it said, and more: an UPDATE
         return False
+    if figure_replaced(new, old) or stated_change(new, old):
+        return True
     stated = terms(" ".join(reversal_terms(new.answer)))
     if _opens_with_bare_reversal(new.answer):
         stated |= new.subject
@@ -449,6 +479,20 @@ def may_reverse(new: Fact, old: Fact) -> bool:
     return any(meets(term, old.subject) for term in new.subject)
 
 
+def flipped_on_old_answer(new: Fact, old: Fact) -> bool:
+    """Does the new answer say no where the old said yes (or the other way round) and state
+    its change on what the old *answer* said beyond what both questions ask ("Can I come
+    without booking?" "Yes, no booking needed" → "Do you take clients without a visit?" "No,
+    from now on only with an online booking")? Then it answers the old question in other
+    words. A change stated only on a term both questions share ("gift" of gift cards and gift
+    wrapping) names no fact of the old answer's own."""
+    if new.stance * old.stance >= 0:
+        return False
+    asked_both = frozenset(term for term in new.subject if meets(term, old.subject))
+    own = frozenset(term for term in old.answer_terms if not meets(term, asked_both))
+    return any(meets(term, own) for term in changed_terms(new) if not meets(term, asked_both))
+
+
 def overrides(new: Fact, old: Fact) -> bool:
     """Does the new answer to a narrower or broader question (``Relation.NARROWER``) state
     that what both questions ask about changed, so that it supersedes the old fact? Not when
@@ -466,6 +510,8 @@ def overrides(new: Fact, old: Fact) -> bool:
     changed = changed_terms(new)
     if not changed:
         return False
+    if found is Relation.DISTINCT and may_reverse(new, old) and flipped_on_old_answer(new, old):
+        return True
     if found is Relation.DISTINCT and not (
         may_reverse(new, old) and old.numbers and set(old.numbers) <= _changed_numbers(new)
     ):

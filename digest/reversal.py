@@ -61,17 +61,22 @@ _MARKERS = (
     r"|stop (?:send|pass|us|provid|includ|set|call)\w*|rather than|in place of|in favou?r of"
     r"|(?:is|are) (?:now )?ignored|(?:is|are) required (?:as of|since|from)"
     r"|from now on|going forward|(?:we|they|it|this) changed|changed (?:it|this|that)"
-    r"|\bnow(?=\s*(?:[.;,:!?)]|$))|(?<=\s)now (?:run|open|close|start|end|cost|take|ship|go)\w*",
+    r"|\bnow(?=\s*(?:[.;,:!?)]|$))|(?<=\s)now (?:run|open|close|start|end|cost|take|ship|go)\w*"
+    # a change that takes effect at once or on a date ("effective immediately", "effective
+    # from 1 May", "with immediate effect")
+    r"|effective (?:immediately|(?:from|as of|on) )|with immediate effect",
     # German
     r"nicht mehr|stattdessen|anstatt|anstelle|ab sofort|jetzt erforderlich|wird jetzt|ersetzt durch"
     r"|veraltet|entfernt|\bstatt\b"
     r"|(?:verlangt|erfordert|braucht|benötigt|akzeptiert) (?:\S+ )?jetzt"
     r"|\bjetzt (?:nur|erforderlich|optional|pflicht)|nur noch|\bkein\w* (?:\S+ ){0,3}mehr\b"
-    r"|abgeschafft|wurden? eingestellt|ab jetzt|künftig|neuerdings|seit (?:dem )?" + _MONTHS_DE,
+    r"|abgeschafft|wurden? eingestellt|ab jetzt|künftig|neuerdings|mit sofortiger wirkung"
+    r"|seit (?:dem )?" + _MONTHS_DE,
     # French
     r"ne \S+ plus|n'\S+ plus|plus accept|désormais|dorénavant|à la place|au lieu de|remplacé par"
     r"|obsolète|supprimé|exige maintenant|requiert désormais|au profit de|abandonné"
     r"|(?:est|sont) (?:maintenant|désormais) (?:facultati|optionnel|obligatoire|requis)"
+    r"|avec effet immédiat|à partir de maintenant|nous avons arrêté"
     r"|depuis (?:le )?(?:\d+(?:er)? )?" + _MONTHS_FR,
     # Spanish / Portuguese / Italian
     r"ya no|en su lugar|en lugar de|ahora requiere|ahora se requiere|reemplazad[oa] por"
@@ -79,6 +84,8 @@ _MARKERS = (
     r"|sustituid[oa] por|ha sido (?:retirad|suprimid|descontinuad)|dej[óa] de|ha dejado de"
     r"|ahora (?:es|se exige|exige|necesita|hay que)|desde ahora|a partir de ahora|descontinuad[oa]"
     r"|foi (?:removid|retirad|desativad)|deixou de|agora (?:é|são|precisa)|no lugar de"
+    r"|a partir de agora|de agora em diante|daqui (?:para|pra) frente|deixamos de|paramos de"
+    r"|com efeito imediato|con efecto inmediato|con effetto immediato|da ora in (?:poi|avanti)"
     r"|desde (?:el |o )?(?:\d+ de )?"
     + _MONTHS_ES_PT
     + r"|non più|non \S+ più|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]"
@@ -87,7 +94,12 @@ _MARKERS = (
     r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
     r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen"
     r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
-    r"|teraz wymaga|odstraněn|zrušen"
+    r"|teraz wymaga|odstraněn|zrušen|od (?:teraz|dzisiaj|dziś)\b|ze skutkiem natychmiastowym"
+    r"|przestaliśmy|przestał[aoy]?\b|\bnie \S+ już\b"
+    # Finnish: "ei enää" and its persons, "we stopped", "was removed", "instead of", "from now
+    # on", "with immediate effect"
+    r"|\b(?:ei|en|et|emme|ette|eivät) (?:\S+ )?enää\b|lopetimme|lopetettiin|on lopetettu"
+    r"|poistettiin|on poistettu|korvattu|\bsijaan\b|tästä lähtien|jatkossa|välittömästi"
     # "no … any more" around its noun ("geen contant geld meer", "ingen kontanter længere")
     r"|\bgeen (?:\S+ ){0,3}meer\b(?! dan)|\binge[nt]? (?:\S+ ){0,3}(?:længere|lenger|längre)\b"
     r"|sinds (?:\d+ )?" + _MONTHS_NL,
@@ -289,7 +301,7 @@ _NO = re.compile(
     # "Unfortunately not", "Leider nein": a regret before the no is still a no
     r"^\W*(?:(?:unfortunately|sadly|i'?m afraid|afraid|leider|malheureusement|lamentablemente"
     r"|desafortunadamente|infelizmente|purtroppo|helaas|niestety)\W+)?"
-    r"(?:no|nope|not|never|non|nein|nee|nei|não|nao|нет|nie|ne|hayır|nej|ei|nem|いいえ|不是|不"
+    r"(?:no|nope|not|never|non|nein|nee|nei|não|nao|нет|nie|ne|hayır|nej|ei|emme|eivät|nem|いいえ|不是|不"
     r"|아니요|아니오)(?=\W|$)",
     re.IGNORECASE,
 )

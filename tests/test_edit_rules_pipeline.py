@@ -20,7 +20,7 @@ import digest
 from digest import fingerprint as fp
 from digest.db import session_scope
 from digest.model.scripted import Messages, event_of, rules, scripted_model, step_of
-from digest.models import DigestRun, Judgement, Lesson
+from digest.models import DigestRun, Judgement, Lesson, LessonHistory
 from digest.pipeline import drain
 from digest.tenants import find_agent
 from tests.conftest import lessons_for_event, use_model, with_batch_size
@@ -254,3 +254,51 @@ def test_a_content_rule_never_merges_into_the_tone_rule(judge: str, tenant: str)
     [content] = families["content"]
     assert "50 GBP" in content.correction and "50" not in families["tone"][0].correction
     assert content.id in {lesson.id for lesson in lessons_for_event(both)}
+
+
+#: an operator adds a sentence to one reply, and takes the same sentence out of a later one
+ADDED = ("Your order ships tomorrow.", "Your order ships tomorrow. Delivery is free over 40 EUR.")
+TAKEN_OUT = (
+    "Your order 7712 is packed. Delivery is free over 40 EUR.",
+    "Your order 7712 is packed.",
+)
+
+
+def test_an_edit_that_takes_out_what_an_earlier_edit_added_supersedes_it(
+    sqlite_env: str, tenant: str
+) -> None:
+    """The offline judge (embedded): the later edit's left-out rule reverses the earlier
+    edit's content rule (the same sentence, said and then taken out): the old lesson is
+    superseded by the new one, with why in its history."""
+    first = edit(tenant, ADDED)
+    drain()
+    [said] = lessons_for_event(first)
+    second = edit(tenant, TAKEN_OUT)
+    drain()
+    [left_out] = lessons_for_event(second)
+    assert "free over 40 EUR" in said.correction and "Leave out" in left_out.correction
+    with session_scope() as session:
+        old, new = session.get(Lesson, said.id), session.get(Lesson, left_out.id)
+        assert old is not None and new is not None
+        assert (old.status, old.superseded_by_id, new.status) == ("superseded", new.id, "active")
+        why = session.scalar(
+            select(LessonHistory.reason).where(
+                LessonHistory.lesson_id == old.id, LessonHistory.op == "DELETE"
+            )
+        )
+    assert why is not None and "reversed" in why
+
+
+def test_an_edit_that_takes_out_other_content_supersedes_nothing(
+    sqlite_env: str, tenant: str
+) -> None:
+    """Content left out that the earlier rule does not say (another figure) stays apart."""
+    edit(tenant, ADDED)
+    drain()
+    edit(
+        tenant,
+        ("Your order 7712 is packed. Delivery is free over 90 EUR.", "Your order 7712 is packed."),
+    )
+    drain()
+    active = active_lessons(tenant)
+    assert len(active) == 2 and all(lesson.superseded_by_id is None for lesson in active)

@@ -10,11 +10,14 @@ from digest.facts import (
     Relation,
     agree,
     fact,
+    figure_replaced,
+    flipped_on_old_answer,
     names,
     overrides,
     relation,
     reverses,
     same_fact,
+    stated_change,
     terms,
 )
 
@@ -187,12 +190,71 @@ def test_an_answer_opening_with_a_bare_no_longer_reverses_its_question() -> None
     assert not reverses(kept, fact("Do you deliver to the islands?", "Yes, in 5 days."))
 
 
-def test_other_figures_asked_for_now_are_a_change_and_otherwise_a_refinement() -> None:
+def test_another_value_is_a_change_and_figures_only_added_a_refinement() -> None:
     old = fact("What are your opening hours?", "We are open 9 to 5.")
     asked_now = fact("What are the opening hours now?", "10 to 6, Monday to Saturday.")
     assert relation(asked_now, old) is Relation.SAME and reverses(asked_now, old)
-    refined = fact("When are you open?", "10 to 6, Monday to Saturday.")
-    assert not reverses(refined, old)
+    # asked in other words, not for now: another value where the old one gave one still
+    # says the old one no longer holds
+    replaced = fact("When are you open?", "10 to 6, Monday to Saturday.")
+    assert figure_replaced(replaced, old) and reverses(replaced, old)
+    refined = fact("When are you open?", "9 to 5, and 10 to 2 on Saturdays.")
+    assert not figure_replaced(refined, old) and not reverses(refined, old)
+    # a single value given again as a range around it is made more precise, not replaced
+    days = fact("Do you deliver to the islands?", "Yes, in 5 days.")
+    assert not figure_replaced(fact("Do you deliver to the islands?", "In 4 to 6 days."), days)
+    assert figure_replaced(fact("Do you deliver to the islands?", "In 7 to 9 days."), days)
     # a narrower question asked for now keeps the broader rule: an exception
     sundays = fact("What are the opening hours on Sundays now?", "11 to 4.")
     assert not overrides(sundays, old)
+
+
+def test_a_fee_stated_again_with_another_figure_reverses_it() -> None:
+    old = fact("How much is a late checkout?", "A late checkout until 1 pm costs $20.")
+    new = fact("What do you charge for a late checkout?", "Until 1 pm it is $35 per room.")
+    assert relation(new, old) is Relation.SAME and reverses(new, old)
+    # the same figures, reworded: no change
+    same = fact("What do you charge for a late checkout?", "It is $20 until 1 pm.")
+    assert not reverses(same, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            ("Aceitam cheque?", "Sim, aceitamos cheque até R$ 500."),
+            ("Ainda dá para pagar com cheque?", "A partir de agora só aceitamos cartão."),
+        ),
+        (
+            ("Onko teillä kotiinkuljetusta?", "Kyllä, kotiinkuljetus maksaa 6 euroa."),
+            ("Toimitatteko vielä kotiin?", "Emme enää. Lopetimme kotiinkuljetuksen."),
+        ),
+    ],
+)
+def test_a_change_stated_in_an_answer_to_the_same_subject_reverses_it(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    before, after = fact(*old), fact(*new)
+    assert relation(after, before) is not Relation.DISTINCT
+    assert reverses(after, before) or overrides(after, before)
+
+
+def test_a_stated_change_that_says_what_the_old_answer_said_changes_nothing() -> None:
+    old = fact("Do you deliver on Sundays?", "No, we deliver Monday to Saturday.")
+    again = fact("Is Sunday delivery possible?", "No, from now on as before: Monday to Saturday.")
+    assert not stated_change(again, old)
+
+
+def test_a_no_on_what_the_old_answer_said_answers_the_old_question_in_other_words() -> None:
+    old = fact("Czy można wejść bez zapisów?", "Tak, przyjmujemy bez rezerwacji, pon.-sob.")
+    new = fact("Czy obsługujecie klientów bez wizyty?", "Nie, od teraz tylko po rezerwacji.")
+    assert relation(new, old) is Relation.DISTINCT
+    assert flipped_on_old_answer(new, old) and overrides(new, old)
+    # a change stated only on what both questions share names no fact of the old answer's
+    cards = fact("Do you sell gift cards?", "Yes, gift cards from 25 dollars.")
+    wrapping = fact("Do you still offer gift wrapping?", "No, we no longer wrap gifts.")
+    assert not flipped_on_old_answer(wrapping, cards) and not overrides(wrapping, cards)
+    # two cities' fees stay two facts whatever the new one says
+    helsinki = fact("Mikä on toimitusmaksu Helsinkiin?", "Toimitus Helsinkiin maksaa 5 euroa.")
+    espoo = fact("Mikä on toimitusmaksu Espooseen?", "Tästä lähtien toimitus Espooseen 7 euroa.")
+    assert relation(espoo, helsinki) is Relation.DISTINCT and not overrides(espoo, helsinki)

@@ -352,9 +352,51 @@ def test_other_figures_asked_for_now_supersede_with_the_figures_in_the_reason() 
     op = _judged(existing, "What are the opening hours now?", "10 to 6, Monday to Saturday.")
     assert (op["op"], op["id"]) == ("DELETE", 3)
     assert "other figures (5, 9 → 10, 6)" in str(op["reason"])
-    # the same question not asked for now: a new answer, UPDATEd (the old one in its history)
+    # the same question not asked for now: another value where the old one gave one is a
+    # change all the same (whatever words say it, none here), said so in the reason
     op = _judged(existing, "What are your opening hours?", "10 to 6, Monday to Saturday.")
+    assert (op["op"], op["id"]) == ("DELETE", 3)
+    assert "another value (5, 9 → 10, 6)" in str(op["reason"])
+    # figures only added refine the fact: one lesson, UPDATEd
+    op = _judged(existing, "What are your opening hours?", "9 to 5, and 10 to 2 on Saturdays.")
     assert (op["op"], op["id"]) == ("UPDATE", 3)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "422: effective immediately, webhooks are signed with 'signing_key_id'",
+        "The 'fax' field is ignored with immediate effect.",
+        "Mit sofortiger Wirkung wird 'fax' abgelehnt.",
+        "A partir de agora só aceitamos Pix ou cartão.",
+        "Deixamos de aceitar cheques.",
+        "Nie, od teraz tylko po rezerwacji online.",
+        "Przestaliśmy przyjmować gotówkę.",
+        "Nie obsługujemy już płatności czekiem.",
+        "Emme enää. Lopetimme kotiinkuljetuksen syyskuussa.",
+        "Kenttä 'fax' on poistettu, käytä 'email' sijaan.",
+        "Tästä lähtien toimitus maksaa 7 euroa.",
+    ],
+)
+def test_reversals_in_more_words_and_languages(text: str) -> None:
+    assert states_reversal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Effective communication matters to us.",
+        "Toimitus maksaa 5 euroa.",
+        "Nie wiem, zapytam kierownika.",
+        "A partir de amanhã o pedido sai do armazém.",
+    ],
+)
+def test_words_near_those_state_no_reversal(text: str) -> None:
+    assert not states_reversal(text)
+
+
+def test_a_finnish_answer_opening_with_we_do_not_is_a_no() -> None:
+    assert answers_reversed("Emme enää toimita kotiin.", "Kyllä, toimitamme kotiin.")
 
 
 def test_a_state_of_one_masked_instance_reverses_nothing_the_tool_asks_for() -> None:

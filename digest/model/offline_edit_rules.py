@@ -56,13 +56,23 @@ def content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     the operator now says states that what the older content says was removed, replaced or
     inverted, on the same topic ("Refunds are now sent within ten business days" after "Refunds
     take five business days"). A tone or a promise rule, a rejected draft, or content that merely
-    mentions another rule's words supersedes nothing: distinct rules stay apart."""
+    mentions another rule's words supersedes nothing: distinct rules stay apart. An edit that
+    takes out what an earlier edit added (the same content, left out) reverses it too."""
     families = {edit_family(cand.get("fingerprint")), edit_family(item.get("fingerprint"))}
     if families != {"content"}:
         return False
     new, old = quoted_content(cand), quoted_content(item)
+    if _left_out(cand) != _left_out(item):
+        # the operator takes out what an earlier edit added (or puts back what one took
+        # out): the same content, one rule saying it and the other leaving it out
+        return _values(new) == _values(old) and _says_alike(new, old)
     old_words = about_words(old)
     return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
+
+
+def _left_out(item: dict[str, Any]) -> bool:
+    """Is an operator's content rule one that leaves out what the draft said?"""
+    return "left-out" in (item.get("tags") or [])
 
 
 #: what pins a fact down besides its figures (``digest.figures``: numbers and times, and
@@ -131,6 +141,8 @@ def same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
     if same(mine, theirs) or {edit_family(mine), edit_family(theirs)} != {"content"}:
         return False
+    if _left_out(cand) != _left_out(item):
+        return False  # content said and the same content left out: a reversal, not one rule
     said, stored = quoted_content(cand), quoted_content(item)
     new, old = _values(said), _values(stored)
     if new != old:

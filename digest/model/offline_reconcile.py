@@ -160,6 +160,8 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
                 f"asked how things stand now, gives other figures ({', '.join(old.numbers)} "
                 f"→ {', '.join(new.numbers)})"
             )
+        elif facts.figure_replaced(new, old):
+            said = f"gives another value ({', '.join(old.numbers)} → {', '.join(new.numbers)})"
         return {
             "op": "DELETE",
             "candidate": index,

@@ -164,3 +164,62 @@ def test_owner_facts_by_meaning_through_a_worker(shared_worker: WorkerProcess, t
         ids.append(digest.record_answer(tenant, AGENT, question=question, answer=answer))
         assert wait_for_event(ids[-1], DONE)["status"] == "reflected"
     _check(tenant, ids)
+
+
+#: a fee answered again with another value (no reversal word), and a delivery time given again
+#: as a range around the old value (a refinement)
+VALUES = [
+    ("How much is a late checkout?", "A late checkout until 1 pm costs $20."),
+    ("Do you ship to the islands?", "Yes, in 5 days."),
+    ("What do you charge for a late checkout?", "Until 1 pm it is $35 per room."),
+    ("Do you ship to the islands?", "Yes, in 4 to 6 days."),
+]
+
+
+def _check_values(tenant: str, ids: list[int]) -> None:
+    """The first fee superseded by the second, with the figures in its history; the delivery
+    time one lesson, UPDATEd, citing both answers."""
+    with session_scope() as session:
+        agent_id = find_agent(session, tenant, AGENT).id
+        lessons = list(session.scalars(select(Lesson).where(Lesson.agent_id == agent_id)))
+        cites = {
+            lesson.id: set(
+                session.scalars(
+                    select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == lesson.id)
+                )
+            )
+            for lesson in lessons
+        }
+        by_events = {frozenset(cites[lesson.id]): lesson for lesson in lessons}
+        assert set(by_events) == {
+            frozenset({ids[0]}), frozenset({ids[2]}), frozenset({ids[1], ids[3]})
+        }, cites  # fmt: skip
+        old, new = by_events[frozenset({ids[0]})], by_events[frozenset({ids[2]})]
+        assert (old.status, old.superseded_by_id, new.status) == ("superseded", new.id, "active")
+        why = session.scalar(
+            select(LessonHistory.reason).where(
+                LessonHistory.lesson_id == old.id, LessonHistory.op == "DELETE"
+            )
+        )
+        assert why is not None and "another value" in why and "20" in why and "35" in why
+        assert by_events[frozenset({ids[1], ids[3]})].status == "active"
+
+
+def test_another_value_supersedes_and_a_range_refines_in_the_embedded_default(
+    sqlite_env: str, tenant: str
+) -> None:
+    ids = []
+    for question, answer in VALUES:
+        ids.append(digest.record_answer(tenant, AGENT, question=question, answer=answer))
+        drain()
+    _check_values(tenant, ids)
+
+
+def test_another_value_supersedes_and_a_range_refines_through_a_worker(
+    shared_worker: WorkerProcess, tenant: str
+) -> None:
+    ids = []
+    for question, answer in VALUES:
+        ids.append(digest.record_answer(tenant, AGENT, question=question, answer=answer))
+        assert wait_for_event(ids[-1], DONE)["status"] == "reflected"
+    _check_values(tenant, ids)

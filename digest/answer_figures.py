@@ -1,0 +1,48 @@
+"""The figures of owners' answers compared (``digest.facts``): is a value the old answer gave
+replaced by another, or only made more precise?
+
+"A late checkout costs $25" and, asked again, "… is $40": the old value no longer holds,
+whatever words say it (none, here). "Delivery takes 5 days" and "4 to 6 days": the same value
+given as a range around it, a refinement. Pure functions on text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+#: two figures written as a range ("4 to 6", "4-6", "4–6", "de 4 a 6", "4 bis 6", "od 4 do 6")
+_RANGE = re.compile(
+    r"(\d+(?:[.,]\d+)?)\s*(?:-|–|—|to|till|until|bis|à|a|al|ao|tot|do|asti|～|~)\s*"
+    r"(\d+(?:[.,]\d+)?)",
+    re.IGNORECASE,
+)
+
+
+def ranges(text: str) -> list[tuple[str, str]]:
+    """The ranges ``text`` writes, as their two figures."""
+    return [(m.group(1), m.group(2)) for m in _RANGE.finditer(text)]
+
+
+def _value(figure: str) -> float:
+    return float(figure.replace(",", "."))
+
+
+def replaced(
+    new_numbers: Iterable[str], old_numbers: Iterable[str], new_answer: str, old_answer: str
+) -> bool:
+    """Does the new answer give another value where the old one gave one: a figure of the old
+    answer is gone and one of the new answer is new? Figures only added ("9am" → "9am, and
+    10am on Saturdays") refine the fact; so does a single value the new answer gives as a range
+    around it ("5 days" → "4 to 6 days"). A range of the old answer ("9 to 5") is not a single
+    value: another range replaces it."""
+    mine, theirs = set(new_numbers), set(old_numbers)
+    gone = theirs - mine
+    if not (gone and mine - theirs):
+        return False
+    ranged_before = {figure for pair in ranges(old_answer) for figure in pair}
+    around = [(_value(low), _value(high)) for low, high in ranges(new_answer)]
+    return any(
+        figure in ranged_before or not any(lo <= _value(figure) <= hi for lo, hi in around)
+        for figure in gone
+    )
