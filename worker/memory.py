@@ -7,6 +7,11 @@ RSS steps up by megabytes and never comes down. ``malloc_trim(0)`` returns every
 every arena (some tenths of a millisecond per call: a task is a batch of events). Other C
 libraries (musl, macOS) have no such call: nothing is done there.
 
+``warm_up_shared``: what every child reads on its first task and never changes (the packaged
+static embedding table and its tokenizer, about 9 MB) is read by the main process instead,
+before the pool forks: the children share those pages rather than each growing by a copy as
+it starts working (and a child forked again after a crash starts warm).
+
 ``freeze_imports``: the main process has imported everything a task runs (the tasks, the
 pipeline, numpy, the models it needs) when the worker starts; ``gc.freeze()`` then moves those
 objects out of the collector's generations, so that a child's collections never walk them
@@ -61,3 +66,11 @@ def freeze_imports() -> int:
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
+
+
+def warm_up_shared() -> None:
+    """Read, in the main process, the data every child would read for itself: the packaged
+    static table and its tokenizer (``digest.identity.embedding.warm_up_static``)."""
+    from digest.identity.embedding import warm_up_static
+
+    warm_up_static()

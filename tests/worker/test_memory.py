@@ -88,3 +88,19 @@ def test_the_worker_freezes_its_imports_at_start(trim_setting: pytest.MonkeyPatc
         assert gc.get_freeze_count() > 1000
     finally:
         gc.unfreeze()
+
+
+def test_the_main_process_reads_the_static_table_its_children_share() -> None:
+    """``warm_up_shared`` reads the packaged table and tokenizer once; every static embedder
+    of the process (and of a child forked after it) uses that one copy, even after the
+    runtime's reset a child makes."""
+    from digest.identity.embedding import StaticEmbedder, packaged_table
+    from digest.identity.wordpiece import default_tokenizer
+    from digest.runtime import runtime
+
+    memory.warm_up_shared()
+    assert packaged_table.cache_info().currsize == 1
+    assert default_tokenizer.cache_info().currsize == 1
+    runtime().reset()  # what a forked child does first
+    table, tokenizer = StaticEmbedder()._load()
+    assert table is packaged_table() and tokenizer is default_tokenizer()
