@@ -59,9 +59,11 @@ def _on_worker_init(sender: Any = None, **_: Any) -> None:
     from digest.model.seam import warm_up_for
 
     warm_up_for()  # nothing when every configured model is answered in process
-    from worker.memory import connect_trim
+    from worker.memory import connect_trim, freeze_imports, warm_up_shared
 
     connect_trim()
+    warm_up_shared()
+    freeze_imports()  # last: what the worker imported and read before its pool forks
 
 
 def _on_setup_logging(**_: Any) -> None:

@@ -45,6 +45,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -263,9 +264,33 @@ class StaticEmbedder:
 
 def _load_table(directory: Path | None = None) -> Table:
     """The table's files in ``directory`` (the packaged ones by default), each checked."""
+    if directory is None:
+        return packaged_table()
+    return _read_table(directory)
+
+
+@lru_cache(maxsize=1)
+def packaged_table() -> Table:
+    """The packaged table, read and checked once per process and shared by every
+    ``StaticEmbedder``: derived from the code alone, so not process state (``digest.runtime``):
+    a worker's main process reads it, with the tokenizer, before its pool forks
+    (``warm_up_static``), and the children share its pages instead of each reading a copy
+    on its first task (issue 27 point 4)."""
+    return _read_table(static_dir())
+
+
+def warm_up_static() -> None:
+    """Read the packaged table and its tokenizer now. Any process that reflects needs them
+    (the reconcile step's evidence is the static table's, whatever the search embeds with:
+    ``digest.identity.meaning``)."""
+    packaged_table()
+    default_tokenizer()
+
+
+def _read_table(directory: Path) -> Table:
     arrays = []
     for name in FILES:
-        path = (directory or static_dir()) / name
+        path = directory / name
         verify_file(path, STATIC_SHA256[name], what="static embedding table")
         arrays.append(np.load(path, allow_pickle=False))
     return Table(*arrays)

@@ -6,7 +6,9 @@ costs the model calls of its unique half. Only parsed answers are kept (failures
 a restart starts empty; ``DIGEST_LLM_CACHE_SIZE=0`` turns it off. Callers key entries by
 everything the answer depends on, and never share entries across agents. Besides its entries
 (``DIGEST_LLM_CACHE_SIZE``, 4,096 by default) a cache holds at most ``MAX_BYTES`` of keys and
-answers (``digest.bounded``): answers are as long as the model makes them.
+answers, or the bound its owner gives (``digest.bounded``): answers are as long as the model
+makes them. Keys are sha256's raw 32 bytes (``answer_key``): an entry's key weighs 65 bytes,
+not the 113 of its hex string.
 
 ``get_or_compute`` also collapses concurrent asks: while one thread's model call for a key is
 in flight, other threads asking the same thing wait for its answer instead of making the same
@@ -33,10 +35,14 @@ V = TypeVar("V")
 MAX_BYTES = 16 * 2**20
 
 
-def answer_key(*parts: Any) -> str:
-    """A stable digest of JSON-serialisable parts."""
+#: what a cache is keyed by: ``answer_key``'s digest (tests may use short strings)
+Key = bytes | str
+
+
+def answer_key(*parts: Any) -> bytes:
+    """A stable digest of JSON-serialisable parts (sha256, its 32 raw bytes)."""
     material = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+    return hashlib.sha256(material.encode("utf-8")).digest()
 
 
 class AnswerCache(Generic[V]):
@@ -46,27 +52,32 @@ class AnswerCache(Generic[V]):
 
     def __init__(self, max_bytes: int = MAX_BYTES) -> None:
         self._lock = threading.Lock()
-        self._items: BytesLRU[str, V] = BytesLRU(0, max_bytes)
+        self.max_bytes = max_bytes
+        self._items: BytesLRU[Key, V] = BytesLRU(0, max_bytes)
         #: keys whose value one thread is computing now, and the signal it sets when done
-        self._in_flight: dict[str, threading.Event] = {}
+        self._in_flight: dict[Key, threading.Event] = {}
 
     @property
     def hits(self) -> int:
         return self._items.hits
 
     @property
+    def misses(self) -> int:
+        return self._items.misses
+
+    @property
     def nbytes(self) -> int:
         """The weight of the keys and answers it holds (``digest.bounded.approx_bytes``)."""
         return self._items.nbytes
 
-    def get(self, key: str) -> V | None:
+    def get(self, key: Key) -> V | None:
         return self._items.get(key)
 
-    def put(self, key: str, value: V, size: int) -> None:
+    def put(self, key: Key, value: V, size: int) -> None:
         if size > 0:
             self._items.put(key, value, max_entries=size)
 
-    def get_or_compute(self, key: str, compute: Callable[[], V], size: int) -> tuple[V, bool]:
+    def get_or_compute(self, key: Key, compute: Callable[[], V], size: int) -> tuple[V, bool]:
         """The remembered value, or ``compute()`` stored; True if it was not computed here.
 
         One computation per key at a time: concurrent callers wait for it. With ``size`` 0

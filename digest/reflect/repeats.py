@@ -25,7 +25,7 @@ def known_texts() -> AnswerCache[int]:
     return AnswerCache()
 
 
-def text_key(agent_id: int, candidate: Candidate) -> str:
+def text_key(agent_id: int, candidate: Candidate) -> bytes:
     return answer_key("lesson-text", agent_id, normalise(candidate_text(candidate)))
 
 

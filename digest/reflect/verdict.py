@@ -10,6 +10,7 @@ the core never holds a transaction open across it unless the model answers in pr
 
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,7 +36,7 @@ from digest.text import lesson_text
 log = get_logger("digest.reflect")
 
 
-def judgement_key(claimed: Claimed, model: str, prompt_hash: str) -> str:
+def judgement_key(claimed: Claimed, model: str, prompt_hash: str) -> bytes:
     """What the reflect answer depends on: the agent, its instructions, the model, the prompt
     version and the event's content (not its id, key, thread or timestamps). Two events with
     the same key are the same incident reported twice."""
@@ -55,12 +56,38 @@ def judgement_key(claimed: Claimed, model: str, prompt_hash: str) -> str:
     )
 
 
-def judgements_memory() -> AnswerCache[Skip | tuple[Candidate, ...]]:
-    """Reflect verdicts of this worker process (a piece of its runtime): an exact repeat of an
-    event already judged (same agent, model, prompt version and content) reuses the verdict
-    instead of a model call; reconciliation, the lesson writes, evidence and history still
-    happen for the repeat."""
-    return AnswerCache()
+#: bytes of reflect verdicts one process keeps, at most (about 0.8 kB a judged event, packed:
+#: some 1,300 verdicts). The fleet's stored judgements (``digest.reflect.judgements``) answer
+#: a repeat first, in any process and however old; this memory only saves the model call for
+#: a repeat they cannot answer (a judgement whose lessons changed, a tainted run's, or one
+#: still being written), which comes soon after its original: a small bound keeps its hits
+#: and reaches it early instead of growing a worker through its first hours (issue 27).
+JUDGEMENTS_BYTES = 2**20
+
+
+def judgements_memory() -> AnswerCache[bytes]:
+    """Reflect verdicts of this worker process (a piece of its runtime), packed
+    (``pack_verdict``): an exact repeat of an event already judged (same agent, model, prompt
+    version and content) reuses the verdict instead of a model call; reconciliation, the
+    lesson writes, evidence and history still happen for the repeat."""
+    return AnswerCache(max_bytes=JUDGEMENTS_BYTES)
+
+
+def pack_verdict(answer: Skip | tuple[Candidate, ...]) -> bytes:
+    """A model's verdict as one bytes object (``marshal``: a skip's reason, or each
+    candidate's situation, correction, mistake and tags, all a reflect answer gives): a
+    fourth to a half of the bytes of the objects it stands for."""
+    if isinstance(answer, Skip):
+        return marshal.dumps(answer.reason)
+    return marshal.dumps(tuple((c.situation, c.correction, c.mistake, c.tags) for c in answer))
+
+
+def unpack_verdict(packed: bytes) -> Skip | tuple[Candidate, ...]:
+    """The verdict ``pack_verdict`` packed."""
+    found = marshal.loads(packed)
+    if isinstance(found, str):
+        return Skip(found)
+    return tuple(Candidate(s, c, m, tuple(tags)) for s, c, m, tags in found)
 
 
 def event_json(claimed: Claimed) -> str:
@@ -174,20 +201,21 @@ def verdict_for(run: RunInfo, session: Session | None = None, *, share: bool = T
         run.refused.extend(f"refused {item.what}: {item.why}" for item in refused)
         return answer
 
-    def judge() -> Skip | tuple[Candidate, ...]:
+    def judge() -> bytes:
         answer = llm.call_and_parse(
             messages, parse, model=model, usage=run.usage, settings=settings
         )
         if isinstance(answer, Skip):
-            return answer
-        return tuple(Candidate.of(block) for block in answer)
+            return pack_verdict(answer)
+        return pack_verdict(tuple(Candidate.of(block) for block in answer))
 
     key = judgement_key(claimed, model, prompt.hash)
     try:
         memory = runtime().piece(judgements_memory)
-        stored, reused = memory.get_or_compute(key, judge, settings.llm_cache_size)
+        packed, reused = memory.get_or_compute(key, judge, settings.llm_cache_size)
     except LLMError as exc:
         return Failed(str(exc), exc)
     if reused:
         log.info("reflect_judgement_reused", event_id=claimed.event_id)
+    stored = unpack_verdict(packed)
     return stored if isinstance(stored, Skip) else with_fingerprints(claimed, list(stored))

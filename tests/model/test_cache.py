@@ -93,4 +93,16 @@ def test_hits_are_counted_and_clear_forgets_everything() -> None:
 
 def test_answer_key_is_stable_for_equal_mappings_and_any_value() -> None:
     assert answer_key({"b": 1, "a": 2}) == answer_key({"a": 2, "b": 1})
-    assert len(answer_key(object())) == 64  # anything unserialisable is keyed by its str()
+    assert len(answer_key(object())) == 32  # anything unserialisable is keyed by its str()
+
+
+def test_a_key_is_the_raw_digest_and_weighs_less_than_its_hex() -> None:
+    """Keys are sha256's 32 raw bytes: an entry's key weighs 65 bytes, its hex string 113."""
+    key = answer_key("reflect", 1, "bot", {"task": "x"})
+    assert isinstance(key, bytes) and len(key) == 32
+    one_hex: AnswerCache[int] = AnswerCache()
+    one_raw: AnswerCache[int] = AnswerCache()
+    one_hex.put(key.hex(), 7, size=10)
+    one_raw.put(key, 7, size=10)
+    assert one_raw.get(key) == 7
+    assert one_hex.nbytes - one_raw.nbytes == 48

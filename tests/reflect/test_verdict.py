@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import select
 
 import digest
+from digest.bounded import approx_bytes
 from digest.config import Settings
 from digest.db import session_scope
 from digest.errors import LLMTransientError
@@ -31,7 +32,16 @@ from digest.models import DigestRun, LessonEvidence, LessonHistory
 from digest.pipeline import drain
 from digest.reflect.prepare import prepare
 from digest.reflect.run import RunInfo, new_run
-from digest.reflect.verdict import Failed, event_json, judgement_key, verdict_for
+from digest.reflect.verdict import (
+    JUDGEMENTS_BYTES,
+    Failed,
+    event_json,
+    judgement_key,
+    judgements_memory,
+    pack_verdict,
+    unpack_verdict,
+    verdict_for,
+)
 from tests.conftest import (
     DONE,
     WorkerProcess,
@@ -169,6 +179,31 @@ def test_an_exact_repeat_reuses_the_verdict_without_a_model_call() -> None:
                                                              "error": "x"}))  # fmt: skip
     assert again == first and repeat.usage.calls == 0
     assert len(model.requests) == 2  # the third event's content differs: judged afresh
+
+
+def test_a_verdict_is_kept_packed_and_comes_back_equal() -> None:
+    candidates = (
+        Candidate("Refunding an order", "Always pass the amount.", "no amount", ("refunds",)),
+        Candidate("Réserver un vol — « complet »", "Proposer un autre vol.", None, ()),
+    )
+    for verdict in (candidates, Skip("one-off typo"), Skip("")):
+        packed = pack_verdict(verdict)
+        assert isinstance(packed, bytes) and unpack_verdict(packed) == verdict
+    # a half of the objects' weight, or less
+    assert approx_bytes(pack_verdict(candidates)) * 2 <= approx_bytes(candidates)
+
+
+def test_the_verdicts_memory_is_bounded_in_bytes() -> None:
+    memory = judgements_memory()
+    assert memory.max_bytes == JUDGEMENTS_BYTES <= 2 * 2**20
+    text = "Always check the order's amount before a refund, and say so. " * 3
+    for n in range(4_000):
+        verdict = (Candidate(f"{n} {text}", text, text, ("refunds", "orders")),)
+        memory.put(judgement_key(make_claimed(event_id=n, payload={"n": n}), "m", "h"),
+                   pack_verdict(verdict), size=100_000)  # fmt: skip
+    assert memory.nbytes <= JUDGEMENTS_BYTES and 1_000 < len(memory) < 4_000
+    last = judgement_key(make_claimed(event_id=3_999, payload={"n": 3_999}), "m", "h")
+    assert memory.get(last) is not None
 
 
 def test_a_failed_verdict_is_not_remembered() -> None:

@@ -52,3 +52,55 @@ def test_a_trim_gives_freed_heap_back() -> None:
     before = resident_pages()
     memory._after_task()
     assert resident_pages() < before
+
+
+def test_the_imports_are_frozen_before_the_pool_forks() -> None:
+    """``freeze_imports`` (the worker's start, before its children fork) moves the objects
+    alive now out of the collector's generations: a collection no longer walks them, and a
+    child inherits them frozen. Garbage is collected first, not frozen."""
+    import gc
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    try:
+        Cycle()  # garbage in a cycle: only a collection frees it
+        frozen = memory.freeze_imports()
+        assert frozen == gc.get_freeze_count() > 1000
+        assert not any(type(o) is Cycle for o in gc.get_objects())
+        assert all(len(gc.get_objects(generation)) < frozen for generation in (0, 1, 2))
+    finally:
+        gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+
+
+def test_the_worker_freezes_its_imports_at_start(trim_setting: pytest.MonkeyPatch) -> None:
+    """Done by ``worker_init`` (``worker.logging``), which Celery sends in the main process
+    after it imported the tasks and before the pool forks."""
+    import gc
+
+    from worker import logging as worker_logging
+
+    assert gc.get_freeze_count() == 0
+    try:
+        worker_logging._on_worker_init(sender=None)
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()
+
+
+def test_the_main_process_reads_the_static_table_its_children_share() -> None:
+    """``warm_up_shared`` reads the packaged table and tokenizer once; every static embedder
+    of the process (and of a child forked after it) uses that one copy, even after the
+    runtime's reset a child makes."""
+    from digest.identity.embedding import StaticEmbedder, packaged_table
+    from digest.identity.wordpiece import default_tokenizer
+    from digest.runtime import runtime
+
+    memory.warm_up_shared()
+    assert packaged_table.cache_info().currsize == 1
+    assert default_tokenizer.cache_info().currsize == 1
+    runtime().reset()  # what a forked child does first
+    table, tokenizer = StaticEmbedder()._load()
+    assert table is packaged_table() and tokenizer is default_tokenizer()

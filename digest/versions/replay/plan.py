@@ -59,6 +59,18 @@ class ReplayPlan:
     withdrawn: int = 0
 
     def run(self) -> ReplayReport:
+        # the near words this replay makes on the indexes it ranks are dropped when it is
+        # done: in a worker nothing else asks for them, and every agent's index holding
+        # them between rounds made a compose round a step in the worker's RSS (issue 27)
+        made_before = [(index, set(index.near_words)) for index, _, _ in self.parts]
+        try:
+            return self._run()
+        finally:
+            for index, had in made_before:
+                for key in [key for key in list(index.near_words) if key not in had]:
+                    index.near_words.pop(key, None)
+
+    def _run(self) -> ReplayReport:
         started = time.perf_counter()
         self._embed()
         union = self.current_ids | self.proposed_ids
