@@ -24,6 +24,7 @@ keep one template, so one fingerprint.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import unicodedata
@@ -58,6 +59,11 @@ _WIDE: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # a quoted value: what the caller passed, named back by the error
     (re.compile(r"\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|«[^»\n]{0,120}»|`[^`\n]{0,120}`"), "<q>"),
+    # a name in parentheses after what it names ("creating S3 Bucket (acme-logs-prod)",
+    # "on endpoint web (3b1f0e9a7c22)"): one word joined by "-", "_", "." or "/", an instance
+    (re.compile(r"(?<=\()(?=[^()\s]*[-_./])[^()\s]{2,120}(?=\))"), "<q>"),
+    # a list of numbers ("in lines [48, 97, 131]"): how many is the instance's, not the rule's
+    (re.compile(r"\[\s*\d[\d.]*(?:\s*,\s*\d[\d.]*)+\s*\]"), "[<ids>]"),
     (re.compile(r"(?:[a-z]:\\|~?/)[\w.\-~]+(?:[\\/][\w.\-~]+)+/?", re.I), "<path>"),
 )
 _IDS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -193,7 +199,7 @@ def _group_text(match: re.Match[str]) -> str:
 def _masked(held: str, figures: list[str], *, quotes: bool) -> str:
     """``held`` (``_held``'s text) with the masks applied, then the kept figures put back."""
     for pattern, mask in _WIDE:
-        if quotes or mask != "<q>":
+        if quotes or mask not in ("<q>", "[<ids>]"):
             held = pattern.sub(mask, held)
     for pattern, mask in _IDS:
         held = pattern.sub(mask, held)
@@ -232,6 +238,7 @@ def _error_template(error: str) -> str:
         return f"{error_template(head)}: {structured}"[:TEMPLATE_MAX]
     held, figures = _held(unicodedata.normalize("NFKC", telling_line(error)))
     held = _SHELL_SUBJECT.sub("<q>", _SCHEMA_NAME.sub(r"\1 \3", held))
+    held = _COMMAND_SUBJECT.sub("<q>", held, count=1)
     line = _masked(_codes_masked(held).lower(), [f.lower() for f in figures], quotes=True)
     line = _SPACE.sub(" ", line).strip(" .:;,")
     return line[:TEMPLATE_MAX]
@@ -250,11 +257,15 @@ _SHELL_SUBJECT = re.compile(
     re.I,
 )
 
+#: the command a PowerShell error names before " : " ("Copy-Item : Cannot find path …",
+#: "helm : The term 'helm' is not recognized …"): which command failed, not how
+_COMMAND_SUBJECT = re.compile(r"^[^\s:]{1,120}(?= : \S)")
+
 #: a first line that only announces errors ("1 validation error for CreateTicket", "Validation
 #: failed:"): what failed is said on the lines after it
 _ANNOUNCES = re.compile(
-    r"(?:[\w.]*(?:error|exception):\s*)?\d+ (?:validation )?errors? (?:for|in|found|occurred)\b"
-    r"[^:]*|[^:]{1,60}:",
+    r"(?:[\w.]*(?:error|exception):\s*)?(?:\d+ (?:validation )?errors? (?:for|in|found|"
+    r"occurred)\b[^:]*|[^:]{1,60}:)",
     re.I,
 )
 #: what a validation error adds after its kind: the value it was given ("[type=enum,
@@ -273,9 +284,12 @@ def telling_line(error: str) -> str:
     the field and what is wrong with it ("… for CreateTicket: priority: Input should be 'low'
     or 'high' [type=enum]"); for lines that all open with one tool's prefix ("npm ERR! code
     ENOENT", "npm ERR! syscall open", …), the first that says more than a code or a value."""
-    lines = [part.strip() for part in str(error).splitlines() if part.strip()]
+    lines = [part for part in map(_unframed, str(error).splitlines()) if part]
     if not lines:
         return ""
+    if (client := _CLIENT_REPR.match(lines[0])) is not None:
+        # a client library's repr of an HTTP error: its status and the message it returned
+        return f"HTTP {client.group(1)}: {client.group(2)}"
     if lines[0].startswith("Traceback (most recent call last)"):
         raised = [line for line in lines[1:] if _RAISED.match(line)]
         return _located(raised[-1] if raised else lines[-1])
@@ -287,6 +301,10 @@ def telling_line(error: str) -> str:
         # a browser's call log ("Timeout 30000ms exceeded.", "Call log:", "- waiting for
         # locator('#x')", "- locator resolved to 0 elements"): its last step says why
         return _located(f"{lines[0].rstrip('. ')}: {lines[-1].lstrip('-• ')}")
+    record = [m.group(1) for line in lines[1:] if (m := _ERROR_RECORD_ID.match(line))]
+    if record:
+        # a PowerShell error record: its message, and the id that names its kind
+        return f"{_located(lines[0])} [{record[0]}]"
     if len(lines) > 1:
         told = _joined_body(lines) or _prefixed_message(lines)
         if told is not None:
@@ -296,6 +314,25 @@ def telling_line(error: str) -> str:
         return ": ".join(said)
     return _located(lines[0])
 
+
+#: what a terminal adds to a line that is no text: colour codes (``ESC[0;31m``) and the frame
+#: of a box-drawn diagnostic (``╷``, ``│ Error: …``, ``╵``)
+_TERMINAL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|^[\u2500-\u257f\s]+")
+
+
+def _unframed(line: str) -> str:
+    """A line without its colour codes and its box frame, stripped."""
+    return _TERMINAL.sub("", line).strip()
+
+
+#: an HTTP client's repr of its error ("<HttpError 400 when requesting https://… returned
+#: "Invalid attendee email.". Details: "[…]">", Google's API client)
+_CLIENT_REPR = re.compile(
+    r"<\w*Error (\d{3}) when requesting \S+ returned \"(.{1,500}?)\"\.?(?: |>|$)"
+)
+
+#: a PowerShell error record's id ("+ FullyQualifiedErrorId : PathNotFound,Microsoft…")
+_ERROR_RECORD_ID = re.compile(r"\+\s*FullyQualifiedErrorId\s*:\s*([\w.]+)")
 
 #: a traceback's exception line ("KeyError: 'x'", "requests.exceptions.HTTPError: 404 …"),
 #: which lines the runner added after it ("(exit code 1)") do not replace
@@ -411,6 +448,23 @@ def json_body(line: str) -> tuple[str, str | None]:
     return found.group(0).strip().rstrip(":-–— ").strip(), body
 
 
+def structure(text: str) -> dict[str, Any] | list[Any] | None:
+    """``text`` as the object or list it writes: JSON, or a Python literal a tool printed as
+    its error (``{'detail': [{'loc': ['query', 'origin'], 'msg': 'field required'}]}``), read
+    as data only (``ast.literal_eval``); None when it writes neither."""
+    text = str(text).strip()
+    if not text.startswith(("{", "[")) or len(text) > 20_000:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    return value if isinstance(value, dict | list) else None
+
+
 #: how deep a JSON error's template reads (GraphQL: data → mutation → userErrors → item → message)
 _JSON_DEPTH = 6
 
@@ -418,14 +472,8 @@ _JSON_DEPTH = 6
 def _json_template(error: str) -> str | None:
     """A JSON object or list of them as an error: its keys and the templates of its text
     values (ids masked), so that the message inside it still tells errors apart."""
-    text = str(error).strip()
-    if not text.startswith(("{", "[")) or len(text) > 20_000:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(value, dict | list):
+    value = structure(error)
+    if value is None:
         return None
 
     def shape(item: Any, depth: int = 0, key: str = "") -> str:

@@ -193,6 +193,44 @@ def named_argument(error: str, args: Any, family: Family | None = None) -> str |
     return None if best is None else best[1]
 
 
+#: a name an error quotes ('revenue_usd', "W-1182")
+_QUOTED_ANY = re.compile(r"""['"`‘“]([^'"`’”\n]{1,80})['"`’”]""")
+
+
+def passed_family(family: Family, said: str, args: Any) -> Family:
+    """A missing argument's family read against what the call passed: a name the error says
+    is missing that the call itself passed is not missing from the call. Passed as a whole
+    value (an id: ``KeyError: 'W-1182'`` for ``order_id="W-1182"``), the record is not found;
+    passed as a word of a longer value (a column in the code ``df['revenue_usd'].sum()``),
+    the name is not one the data has."""
+    if family.name != "missing-parameter" or not isinstance(args, dict):
+        return family
+    passed = _passed_values(args)
+    for quoted in _QUOTED_ANY.findall(said):
+        name = quoted.casefold()
+        if name in passed:
+            return _FAMILY["not-found"]
+        if any(len(v) > len(name) and _word_in(name, v) for v in passed):
+            return _FAMILY["unknown-name"]
+    return family
+
+
+_FAMILY = {f.name: f for f in FAMILIES}
+
+
+def _passed_values(value: Any) -> set[str]:
+    """Every scalar of a call's arguments, casefolded."""
+    if isinstance(value, dict):
+        return set().union(*(_passed_values(v) for v in value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*(_passed_values(v) for v in value)) if value else set()
+    return {str(value).casefold()}
+
+
+def _word_in(name: str, value: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", value) is not None
+
+
 def state_terms(error: str, family: str) -> frozenset[str] | None:
     """What the error says of the failed state, as ``digest.facts`` terms (stems, one term per
     concept: "out of stock" and "insufficient inventory" both say ``stock``): the words of

@@ -19,6 +19,114 @@ from digest.model.transient import ELEMENT_AWAITED, QUOTA_USED_UP
 #: the families of a tool's surroundings, most specific first
 TOOL_FAMILIES: tuple[Family, ...] = (
     Family(
+        "outside-scope",
+        _any(
+            r"outside (?:of )?(?:the |its |your )?(?:allowed|permitted|configured|accessible)"
+            r"|outside (?:the |your )?(?:workspace|sandbox|project root|root directory|allowed "
+            r"\w+)|not (?:with)?in (?:the |any )?(?:allowed|permitted) (?:directories|director"
+            r"y|paths?|hosts?|domains?|roots?)|not (?:on|in) the allow-?list",
+        ),
+        "Stay inside what the tool may reach",
+        "what the call names may be outside what the tool is allowed to reach",
+        "Use a path, host or resource inside the tool's allowed scope; asking again for one "
+        "outside it is refused the same way.",
+    ),
+    Family(
+        "not-owner",
+        _any(
+            r"not owned by|(?:do|does) not own\b|(?:is|are) not (?:the |its )?owner|only the "
+            r"owner (?:can|may)|owned by (?:another|a different) (?:user|account)",
+        ),
+        "Act only on what the account owns",
+        "the account may not own what the call acts on",
+        "Use an identity or a record the account owns, or ask its owner to act.",
+    ),
+    Family(
+        "unconvertible-value",
+        _any(
+            r"could not convert|cannot convert|can't convert|unable to convert|could not be "
+            r"converted|invalid literal for|time data\b[^\n]{0,80}?\b(?:does not|doesn't) match"
+            r"|unconverted data remains",
+        ),
+        "Clean the values before converting them",
+        "some values may not be in the form the conversion expects",
+        "Look at the values first and convert or drop those not in the expected form instead of "
+        "casting them all at once.",
+    ),
+    Family(
+        "text-not-present",
+        _any(
+            r"did not appear (?:verbatim )?in|(?:does|do) not (?:appear|occur) (?:verbatim )?in"
+            r"|no (?:match|occurrence)s? (?:was |were )?(?:found )?(?:of|for) (?:the )?(?:text|"
+            r"string|pattern|search)|(?:text|string|pattern|snippet) (?:to replace )?(?:was )?not "
+            r"found in",
+        ),
+        "Copy the text from the current content first",
+        "the text the call quotes may not be in the content as written",
+        "Read the current content and quote it exactly, whitespace included, instead of from "
+        "memory.",
+    ),
+    Family(
+        "ambiguous-match",
+        _any(
+            r"multiple (?:occurrences|matches)|more than one (?:match|occurrence)|(?:matche[sd]|"
+            r"found) (?:multiple|several) (?:times|places|occurrences)|(?:is|was) ambiguous"
+            r"|ambiguous (?:match|reference|name|argument|text)|ensure (?:it|that it) is unique",
+        ),
+        "Make it match only one place",
+        "what the call names may match more than one place",
+        "Give more of what tells it apart (surrounding text, a fuller name) so that it matches "
+        "once.",
+    ),
+    Family(
+        "wrong-element-kind",
+        _any(
+            r"(?:element|node|target) (?:is )?not (?:an? )?<\w+>|not an? <\w+> element|(?:element|"
+            r"node) (?:is )?not (?:an? )?(?:input|select|textarea|checkbox|button|link|form)\b"
+            r"|(?:input|element) of type \S+ cannot be (?:filled|selected|checked)",
+        ),
+        "Act on an element of the kind the action needs",
+        "the element the action names may be of another kind",
+        "Pick the element the action works on (the field, the select, the checkbox itself), not "
+        "its label or wrapper.",
+    ),
+    Family(
+        "nothing-to-apply",
+        _any(
+            r"no (?:commits|changes|differences?|diffs?) between|nothing to (?:commit|compare|"
+            r"merge|push|apply|install|upgrade)",
+        ),
+        "Make the change before applying it",
+        "there may be nothing for the call to apply",
+        "Make or push the change the call acts on first; called before it, it has nothing to "
+        "apply.",
+    ),
+    Family(
+        "disabled-by-policy",
+        _any(
+            r"(?:is|are) disabled (?:on|for|in) (?:this|the|your) (?:system|machine|host|account|"
+            r"workspace|organi[sz]ation|repo(?:sitory)?|project|tenant)|disabled by (?:a |the )?"
+            r"(?:policy|administrator|admin|organi[sz]ation)|(?:blocked|prohibited|not allowed) "
+            r"by (?:a |the )?(?:\w+ )?polic(?:y|ies)|execution[ _-]?polic",
+        ),
+        "Use a way the policy allows",
+        "a policy of the system may switch off what the call does",
+        "Do what the policy allows instead (another way to run it, or ask who owns the policy); "
+        "calling it again is refused the same way.",
+    ),
+    Family(
+        "not-executable",
+        _any(
+            # a POSIX shell's status 126: the command was found and could not be executed
+            r"permission denied\W{0,4}\(?exit (?:code|status):? 126\b|cannot execute|is not "
+            r"(?:an )?executable\b|not executable\b|exec format error",
+        ),
+        "Make it executable or run it with its interpreter",
+        "the file the call runs may not be executable",
+        "Run the script through its interpreter (bash, python) or set its executable bit "
+        "instead of calling it again as it is.",
+    ),
+    Family(
         "quota-exhausted",
         QUOTA_USED_UP,
         "Stop calling it until the quota resets",
@@ -59,8 +167,9 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             # a path or a file's name, not a file's id ("file_not_found" of a chat API)
             r"no such file or directory|filenotfound|\benoent\b|(?:file|path|director(?:y|ies)"
             r"|folder)\s+\S*[/\\.]\S*\s+(?:\w+ )?(?:does not exist|doesn't exist|not found|cannot"
-            r" be found|could not be found)|cannot find the (?:file|path)|could not open file"
-            r"|is not a directory",
+            r" be found|could not be found)|cannot find (?:the )?(?:file|path)|could not open file"
+            r"|is not a directory|(?:file|directory|path)(?: or (?:file|directory))? not found"
+            r"|(?:path|file) \S+ (?:does not|doesn't) exist",
             r"datei (?:nicht gefunden|existiert nicht)|archivo no encontrado|no existe el archivo"
             r"|fichier introuvable|aucun fichier ou dossier|arquivo não encontrado"
             r"|file non trovato",
@@ -73,7 +182,8 @@ TOOL_FAMILIES: tuple[Family, ...] = (
         "missing-dependency",
         _any(
             r"no module named|module ?not ?found|cannot find module|command not found|is not "
-            r"recogni[sz]ed as an internal or external command|(?:executable|binary|program|"
+            r"recogni[sz]ed as (?:an internal or external command|the name of a (?:cmdlet|command"
+            r"|program))|(?:executable|binary|program|"
             r"package|module|library|plugin)\b[^.;\n]{0,40}?\b(?:not found|not installed|is "
             r"missing)|\bnot installed\b|unable to locate package|no matching distribution",
         ),
