@@ -416,6 +416,14 @@ STATE_FAMILIES: tuple[Family, ...] = (
 #: every family, in the order they are tried
 FAMILIES: tuple[Family, ...] = (*TOOL_FAMILIES, *STATE_FAMILIES, *INPUT_FAMILIES)
 
+_BY_NAME = {f.name: f for f in FAMILIES}
+#: the families a missing name can turn out to be (``error_reading.passed_family``)
+MISSING_ARGUMENT, NOT_FOUND, UNKNOWN_NAME = (
+    _BY_NAME["missing-parameter"],
+    _BY_NAME["not-found"],
+    _BY_NAME["unknown-name"],
+)
+
 #: no family fits: the generic answer to a failing call
 TOOL_FAILURE = Family(
     "tool-failure", None, "Change the arguments or the approach", None,
@@ -446,24 +454,6 @@ def family_of(error: str) -> Family:
         ):
             return family
     return TOOL_FAILURE
-
-
-_TOOL_FAMILY_NAMES = frozenset(f.name for f in TOOL_FAMILIES)
-
-
-def family_in(said: str, error: str) -> Family:
-    """The family of what an error says (``said``, its statement), read further in the whole
-    ``error`` when that says no family or only that something was refused: a precondition
-    stated on another line ("Please commit your changes or stash them before you switch
-    branches"), a state of the tool's surroundings its trailer gives (a shell's exit status
-    126: found, not executable)."""
-    family = family_of(said)
-    if family is not TOOL_FAILURE and family.name != "permission":
-        return family
-    whole = family_of(" ".join(str(error).split()))
-    if family is TOOL_FAILURE or whole.name in _TOOL_FAMILY_NAMES:
-        return whole
-    return family
 
 
 #: a word break inside a code written in CamelCase ("BucketAlreadyExists", "NoSuchKey")

@@ -124,7 +124,7 @@ def _said(value: Any, depth: int = 0) -> list[str]:
     if isinstance(field, str) and field.strip() and not messages:
         # one error item naming its field ({"field": "title", "code": "missing_field"})
         return [f"{_short(field)}: {'; '.join(codes) or 'invalid'}"]
-    named = next((n for k in _FIELD_KEYS if (n := _field_name(keys.get(k)))), None)
+    named = next((n for k in _FIELD_KEYS if (n := _field_name(keys.get(k), k))), None)
     if depth > 0 and named and messages and not fields:
         # one item of a body's errors, its field named ({"name": "start_date", "reason": …})
         return [f"{_short(named)}: {m}" for m in messages]
@@ -139,10 +139,10 @@ def _said(value: Any, depth: int = 0) -> list[str]:
     return list(dict.fromkeys(s for v in inner for s in _said(v, depth + 1)))
 
 
-def _field_name(value: Any) -> str | None:
+def _field_name(value: Any, key: str) -> str | None:
     """The field an error item names: a name, or the last name of a location's path
     (``"loc": ["query", "origin"]`` → "origin", FastAPI's and pydantic's)."""
-    if isinstance(value, list):
+    if isinstance(value, list) and key == "loc":
         value = next((v for v in reversed(value) if isinstance(v, str) and v.strip()), None)
     return value if isinstance(value, str) and value.strip() else None
 

@@ -26,9 +26,9 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             r"\w+)|not (?:with)?in (?:the |any )?(?:allowed|permitted) (?:directories|director"
             r"y|paths?|hosts?|domains?|roots?)|not (?:on|in) the allow-?list",
         ),
-        "Stay inside what the tool may reach",
-        "what the call names may be outside what the tool is allowed to reach",
-        "Use a path, host or resource inside the tool's allowed scope; asking again for one "
+        "Stay within what the tool is allowed to use",
+        "what the call names may be outside what the tool is allowed to use",
+        "Use a path or name within what the tool is allowed to use; asking again for one "
         "outside it is refused the same way.",
     ),
     Family(
@@ -39,7 +39,7 @@ TOOL_FAMILIES: tuple[Family, ...] = (
         ),
         "Act only on what the account owns",
         "the account may not own what the call acts on",
-        "Use an identity or a record the account owns, or ask its owner to act.",
+        "Use a record the account owns, or ask its owner to act.",
     ),
     Family(
         "unconvertible-value",
@@ -48,10 +48,10 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             r"converted|invalid literal for|time data\b[^\n]{0,80}?\b(?:does not|doesn't) match"
             r"|unconverted data remains",
         ),
-        "Clean the values before converting them",
-        "some values may not be in the form the conversion expects",
-        "Look at the values first and convert or drop those not in the expected form instead of "
-        "casting them all at once.",
+        "Check the values before converting them",
+        "some values may not be in a format the call can convert",
+        "Look at the values first and convert only those in a correct format instead of all of "
+        "them at once.",
     ),
     Family(
         "text-not-present",
@@ -61,10 +61,9 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             r"string|pattern|search)|(?:text|string|pattern|snippet) (?:to replace )?(?:was )?not "
             r"found in",
         ),
-        "Copy the text from the current content first",
-        "the text the call quotes may not be in the content as written",
-        "Read the current content and quote it exactly, whitespace included, instead of from "
-        "memory.",
+        "Match the text exactly to the current content",
+        "the text the call passes may not be in the content exactly",
+        "Read the current content and give its text exactly instead of an earlier one.",
     ),
     Family(
         "ambiguous-match",
@@ -73,10 +72,9 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             r"found) (?:multiple|several) (?:times|places|occurrences)|(?:is|was) ambiguous"
             r"|ambiguous (?:match|reference|name|argument|text)|ensure (?:it|that it) is unique",
         ),
-        "Make it match only one place",
-        "what the call names may match more than one place",
-        "Give more of what tells it apart (surrounding text, a fuller name) so that it matches "
-        "once.",
+        "Narrow it to one match",
+        "what the call passes may match several times",
+        "Give more of the text or a fuller name so that it matches once.",
     ),
     Family(
         "wrong-element-kind",
@@ -87,8 +85,7 @@ TOOL_FAMILIES: tuple[Family, ...] = (
         ),
         "Act on an element of the kind the action needs",
         "the element the action names may be of another kind",
-        "Pick the element the action works on (the field, the select, the checkbox itself), not "
-        "its label or wrapper.",
+        "Use the field element the action works on itself, not its parent element.",
     ),
     Family(
         "nothing-to-apply",
@@ -96,10 +93,9 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             r"no (?:commits|changes|differences?|diffs?) between|nothing to (?:commit|compare|"
             r"merge|push|apply|install|upgrade)",
         ),
-        "Make the change before applying it",
+        "Complete the change before applying it",
         "there may be nothing for the call to apply",
-        "Make or push the change the call acts on first; called before it, it has nothing to "
-        "apply.",
+        "Complete the change the call acts on first; called before it, it has nothing to apply.",
     ),
     Family(
         "disabled-by-policy",
@@ -110,7 +106,7 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             r"by (?:a |the )?(?:\w+ )?polic(?:y|ies)|execution[ _-]?polic",
         ),
         "Use a way the policy allows",
-        "a policy of the system may switch off what the call does",
+        "a policy may switch off what the call does",
         "Do what the policy allows instead (another way to run it, or ask who owns the policy); "
         "calling it again is refused the same way.",
     ),
@@ -121,10 +117,10 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             r"permission denied\W{0,4}\(?exit (?:code|status):? 126\b|cannot execute|is not "
             r"(?:an )?executable\b|not executable\b|exec format error",
         ),
-        "Make it executable or run it with its interpreter",
+        "Set it executable or run it with its program",
         "the file the call runs may not be executable",
-        "Run the script through its interpreter (bash, python) or set its executable bit "
-        "instead of calling it again as it is.",
+        "Run the file with the program it needs or set it executable instead of calling it "
+        "again as it is.",
     ),
     Family(
         "quota-exhausted",
@@ -168,7 +164,7 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             r"no such file or directory|filenotfound|\benoent\b|(?:file|path|director(?:y|ies)"
             r"|folder)\s+\S*[/\\.]\S*\s+(?:\w+ )?(?:does not exist|doesn't exist|not found|cannot"
             r" be found|could not be found)|cannot find (?:the )?(?:file|path)|could not open file"
-            r"|is not a directory|(?:file|directory|path)(?: or (?:file|directory))? not found"
+            r"|is not a directory|(?:file or directory|directory or file|path) not found"
             r"|(?:path|file) \S+ (?:does not|doesn't) exist",
             r"datei (?:nicht gefunden|existiert nicht)|archivo no encontrado|no existe el archivo"
             r"|fichier introuvable|aucun fichier ou dossier|arquivo não encontrado"

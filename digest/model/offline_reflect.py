@@ -29,8 +29,9 @@ from digest.edit_content import main_clause_first, mask_reply_ids
 from digest.edits import EditRule, taught
 from digest.fingerprint import call_error, mask_ids, run_failures, telling_line, tool_key
 from digest.model.contracts import MAX_LESSONS
-from digest.model.error_families import TOOL_FAILURE, Family, family_in, family_of
+from digest.model.error_families import TOOL_FAILURE, Family, family_of
 from digest.model.error_reading import (
+    family_in,
     named_argument,
     passed_family,
     precondition,
