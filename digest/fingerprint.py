@@ -163,6 +163,51 @@ class Failure:
     template: str
 
 
+#: where a passed value splits into the names it holds ("run --name web-3 acme/api:1.4")
+_VALUE_SPLIT = re.compile(r"(?:[\s'\"`«»()\[\]{},;=]|:(?![\\/]))+")
+#: a passed word that is a name, not a word of prose: joined by "-", "_", ".", "/", "@", "!"
+_NAME_JOINED = re.compile(r"[-_./\\@!#]")
+_LETTERED = re.compile(r"[^\W\d_]")
+#: values that name no instance ("true", "none")
+_NO_INSTANCE = frozenset({"true", "false", "none", "null"})
+#: how many passed names an error is read for
+_PASSED_NAMES = 64
+
+
+def _passed_names(args: Any) -> list[str]:
+    """What a call passed that its error may name back: each whole value (three characters at
+    least), and each word of a value that is a name by its joints (``web-3``, ``acme/api``,
+    ``Tracker 2025!A:D``): longest first."""
+    names: set[str] = set()
+    for value in _values(args):
+        if 3 <= len(value) <= 200 and value not in _NO_INSTANCE and _LETTERED.search(value):
+            names.add(value)
+        if len(value) > 4000:
+            continue
+        for word in _VALUE_SPLIT.split(value):
+            word = word.strip(".!?")
+            if len(word) >= 3 and _NAME_JOINED.search(word) and _LETTERED.search(word):
+                names.add(word)
+    return sorted(names, key=lambda n: (-len(n), n))[:_PASSED_NAMES]
+
+
+def named_back(error: str, args: Any) -> str:
+    """``error`` with what the call passed and the error names back masked ("pull access denied
+    for acme/billing-api" for ``pull acme/billing-api:1.4``, "Unable to parse range: Tracker
+    2025!A:D" for ``range="Tracker 2025!A:D"``): the call's instance, not the tool's rule, so
+    repeats with other values share one template."""
+    names = _passed_names(args)
+    if not names:
+        return error
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.sub(rf"(?<![\w]){'(?:'}{alternatives}{')'}(?![\w])", "<v>", error, flags=re.I)
+
+
+def call_error(call: dict[str, Any]) -> str:
+    """A failed call's error as its template reads it: what it names back masked."""
+    return named_back(str(call.get("error") or "failed without a message"), call.get("args"))
+
+
 def run_failures(payload: dict[str, Any]) -> list[Failure]:
     """The distinct failures of a run, in the order they first happened: one per (tool,
     error template), then the run's own error."""
@@ -171,7 +216,7 @@ def run_failures(payload: dict[str, Any]) -> list[Failure]:
         if not _failed(call):
             continue
         tool = str(call.get("tool"))
-        error = str(call.get("error") or "failed without a message")
+        error = call_error(call)
         key = tool_key(tool, error)
         found.setdefault(key, Failure(key, tool, error_template(error)))
     top = payload.get("error")

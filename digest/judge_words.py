@@ -53,7 +53,8 @@ with within without working would writes wrong yet
 act attribute banner click column dialog directory dismiss element elements environment field
 fields file install installed library list meanwhile name narrow narrower overlay page parent
 path program quota raised receives referenced refers resets role schema selector several shows
-stop text used user"""
+stop text used user
+executable"""
 
 #: an inflection's ending, dropped when the word keeps at least three letters before it
 _ENDING = re.compile(r"(?<=\w{3})(?:ing|ed|es|s)$")

@@ -24,12 +24,14 @@ keep one template, so one fingerprint.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import unicodedata
 from typing import Any
 
 from digest.bounded import memo
+from digest.error_lines import telling_line as telling_line
 
 #: a template keeps at most this many characters of the error's first line
 TEMPLATE_MAX = 200
@@ -58,6 +60,11 @@ _WIDE: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # a quoted value: what the caller passed, named back by the error
     (re.compile(r"\"[^\"\n]{0,120}\"|'[^'\n]{0,120}'|«[^»\n]{0,120}»|`[^`\n]{0,120}`"), "<q>"),
+    # a name in parentheses after what it names ("creating S3 Bucket (acme-logs-prod)",
+    # "on endpoint web (3b1f0e9a7c22)"): one word joined by "-", "_", "." or "/", an instance
+    (re.compile(r"(?<=\()(?=[^()\s]*[-_./])[^()\s]{2,120}(?=\))"), "<q>"),
+    # a list of numbers ("in lines [48, 97, 131]"): how many is the instance's, not the rule's
+    (re.compile(r"\[\s*\d[\d.]*(?:\s*,\s*\d[\d.]*)+\s*\]"), "[<ids>]"),
     (re.compile(r"(?:[a-z]:\\|~?/)[\w.\-~]+(?:[\\/][\w.\-~]+)+/?", re.I), "<path>"),
 )
 _IDS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -193,7 +200,7 @@ def _group_text(match: re.Match[str]) -> str:
 def _masked(held: str, figures: list[str], *, quotes: bool) -> str:
     """``held`` (``_held``'s text) with the masks applied, then the kept figures put back."""
     for pattern, mask in _WIDE:
-        if quotes or mask != "<q>":
+        if quotes or mask not in ("<q>", "[<ids>]"):
             held = pattern.sub(mask, held)
     for pattern, mask in _IDS:
         held = pattern.sub(mask, held)
@@ -232,6 +239,7 @@ def _error_template(error: str) -> str:
         return f"{error_template(head)}: {structured}"[:TEMPLATE_MAX]
     held, figures = _held(unicodedata.normalize("NFKC", telling_line(error)))
     held = _SHELL_SUBJECT.sub("<q>", _SCHEMA_NAME.sub(r"\1 \3", held))
+    held = _COMMAND_SUBJECT.sub("<q>", held, count=1)
     line = _masked(_codes_masked(held).lower(), [f.lower() for f in figures], quotes=True)
     line = _SPACE.sub(" ", line).strip(" .:;,")
     return line[:TEMPLATE_MAX]
@@ -250,139 +258,9 @@ _SHELL_SUBJECT = re.compile(
     re.I,
 )
 
-#: a first line that only announces errors ("1 validation error for CreateTicket", "Validation
-#: failed:"): what failed is said on the lines after it
-_ANNOUNCES = re.compile(
-    r"(?:[\w.]*(?:error|exception):\s*)?\d+ (?:validation )?errors? (?:for|in|found|occurred)\b"
-    r"[^:]*|[^:]{1,60}:",
-    re.I,
-)
-#: what a validation error adds after its kind: the value it was given ("[type=enum,
-#: input_value='urgent', input_type=str]" → "[type=enum]")
-_GIVEN = re.compile(r",\s*input_(?:value|type)=.*(?=\]\s*$)")
-
-
-def telling_line(error: str) -> str:
-    """The line that says what went wrong, without what only locates it (a log line's
-    timestamp, level and ``key=value`` ids; a Java exception's package): the first; for a
-    Python traceback (whose first line is the same for every error) its last, the exception;
-    for a JSON body written over several lines, all of it on one; for a status line followed
-    by headers and a body ("HTTP 422 …", "Content-Type: …", "{…}"), the status and the body;
-    for a first line that only announces errors (a validation error's "1 validation error
-    for CreateTicket", a line ending with a colon), it and the two lines after it, which say
-    the field and what is wrong with it ("… for CreateTicket: priority: Input should be 'low'
-    or 'high' [type=enum]"); for lines that all open with one tool's prefix ("npm ERR! code
-    ENOENT", "npm ERR! syscall open", …), the first that says more than a code or a value."""
-    lines = [part.strip() for part in str(error).splitlines() if part.strip()]
-    if not lines:
-        return ""
-    if lines[0].startswith("Traceback (most recent call last)"):
-        raised = [line for line in lines[1:] if _RAISED.match(line)]
-        return _located(raised[-1] if raised else lines[-1])
-    causes = [line for line in lines[1:] if line.startswith("Caused by: ")]
-    if causes:
-        # a Java trace's root cause says why; what wraps it only where it was caught
-        return _located(causes[-1].removeprefix("Caused by: "))
-    if len(lines) > 2 and lines[1].rstrip(":").lower() == "call log":
-        # a browser's call log ("Timeout 30000ms exceeded.", "Call log:", "- waiting for
-        # locator('#x')", "- locator resolved to 0 elements"): its last step says why
-        return _located(f"{lines[0].rstrip('. ')}: {lines[-1].lstrip('-• ')}")
-    if len(lines) > 1:
-        told = _joined_body(lines) or _prefixed_message(lines)
-        if told is not None:
-            return _located(told)
-    if len(lines) > 1 and _ANNOUNCES.fullmatch(lines[0]):
-        said = [lines[0].rstrip(" :"), *(_GIVEN.sub("", line) for line in lines[1:3])]
-        return ": ".join(said)
-    return _located(lines[0])
-
-
-#: a traceback's exception line ("KeyError: 'x'", "requests.exceptions.HTTPError: 404 …"),
-#: which lines the runner added after it ("(exit code 1)") do not replace
-_RAISED = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b")
-#: a status line standing alone ("HTTP/1.1 422 Unprocessable Entity", "409 Conflict")
-_STATUS_LINE = re.compile(r"(?:HTTP(?:/[\d.]+)?\s+)?[1-5]\d\d(?:\s+[^\W\d_][\w' -]{0,40})?", re.I)
-#: a header line between a status line and its body ("Content-Type: application/json")
-_HEADER = re.compile(r"[A-Za-z][\w-]{1,40}:\s*\S[^{\[]*")
-
-
-def _joined_body(lines: list[str]) -> str | None:
-    """A JSON body written over several lines, on one; or a status line, the headers after it
-    left out, and what follows them (a body, a message), joined: "HTTP 422 …: {…}"."""
-    if lines[0].startswith(("{", "[")):
-        text = " ".join(lines)
-        return text if _parses(text) else None
-    if not _STATUS_LINE.fullmatch(lines[0]):
-        return None
-    rest = lines[1:]
-    while rest and _HEADER.fullmatch(rest[0]):
-        rest = rest[1:]
-    if not rest:
-        return None
-    if rest[0].startswith(("{", "[")):
-        body = " ".join(rest)
-        return f"{lines[0]}: {body}" if _parses(body) else None
-    return f"{lines[0]}: {rest[0]}"
-
-
-def _parses(text: str) -> bool:
-    if len(text) > 20_000:
-        return False
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
-
-
-#: a line's words before its message, when every line opens with them ("npm ERR!")
-_PREFIX_WORDS = 2
-
-
-def _prefixed_message(lines: list[str]) -> str | None:
-    """For three or more lines that open with the same word or two, the first whose rest says
-    more than a code or a value (at least three words), without the prefix; else None."""
-    if len(lines) < 3:
-        return None
-    heads = [line.split()[:_PREFIX_WORDS] for line in lines[:3]]
-    size = 0
-    while size < _PREFIX_WORDS and all(len(h) > size and h[size] == heads[0][size] for h in heads):
-        size += 1
-    if size == 0:
-        return None
-    prefix = heads[0][:size]
-    for line in lines:
-        words = line.split()
-        if words[:size] != prefix:
-            continue
-        if len(words) - size >= 3:
-            return " ".join(words[size:])
-    return None
-
-
-#: what only locates a log line before its message: timestamps and bracketed fields, then a
-#: level, a logger's name and ``key=value`` ids, up to a colon ("[2026-11-02T10:22:13Z] ERROR
-#: reserve_tickets trace=4bf9… request_id=req_Lk82: quantity 6 exceeds …")
-_LOG_PREFIX = re.compile(
-    r"^(?:\[[^\]\n]{1,60}\]\s*|\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
-    r"(?:Z|[+-]\d{2}:?\d{2})?\s+)+"
-    r"(?:(?:ERROR|ERR|FATAL|CRITICAL|SEVERE|WARN(?:ING)?|E)\b\s*(?:[\w.$/-]+\s+)??"
-    r"(?:[\w.-]+=[^\s:]+\s*)*:\s+)?"
-)
-#: a gRPC status's frame around its message ("rpc error: code = NotFound desc = …"): the
-#: code stays, as the message's label ("NotFound: …")
-_GRPC = re.compile(r"^rpc error: code = (\w+) desc = ")
-#: a Java or Kotlin exception's package ("com.acme.bank.core.AccountFrozenException: …")
-_PACKAGE = re.compile(r"^(?:[a-z_][\w]*\.){2,}(?=[A-Z][\w$]*(?:Exception|Error)\b)")
-
-
-def _located(line: str) -> str:
-    """``line`` without what only locates it: a log line's prefix (``_LOG_PREFIX``), an
-    exception's package; the line itself when nothing would be left."""
-    bare = _PACKAGE.sub("", _LOG_PREFIX.sub("", line, count=1), count=1)
-    bare = _GRPC.sub(r"\1: ", bare, count=1)
-    return bare if bare.strip() else line
-
+#: the command a PowerShell error names before " : " ("Copy-Item : Cannot find path …",
+#: "helm : The term 'helm' is not recognized …"): which command failed, not how
+_COMMAND_SUBJECT = re.compile(r"^[^\s:]{1,120}(?= : \S)")
 
 #: a JSON error's keys whose number is a status or a cap, kept as the rule
 _KEPT_KEYS = re.compile(r"(?:http_?)?status(?:_?code)?|code|limit|max\w*|min\w*", re.I)
@@ -411,6 +289,23 @@ def json_body(line: str) -> tuple[str, str | None]:
     return found.group(0).strip().rstrip(":-–— ").strip(), body
 
 
+def structure(text: str) -> dict[str, Any] | list[Any] | None:
+    """``text`` as the object or list it writes: JSON, or a Python literal a tool printed as
+    its error (``{'detail': [{'loc': ['query', 'origin'], 'msg': 'field required'}]}``), read
+    as data only (``ast.literal_eval``); None when it writes neither."""
+    text = str(text).strip()
+    if not text.startswith(("{", "[")) or len(text) > 20_000:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    return value if isinstance(value, dict | list) else None
+
+
 #: how deep a JSON error's template reads (GraphQL: data → mutation → userErrors → item → message)
 _JSON_DEPTH = 6
 
@@ -418,14 +313,8 @@ _JSON_DEPTH = 6
 def _json_template(error: str) -> str | None:
     """A JSON object or list of them as an error: its keys and the templates of its text
     values (ids masked), so that the message inside it still tells errors apart."""
-    text = str(error).strip()
-    if not text.startswith(("{", "[")) or len(text) > 20_000:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(value, dict | list):
+    value = structure(error)
+    if value is None:
         return None
 
     def shape(item: Any, depth: int = 0, key: str = "") -> str:

@@ -53,7 +53,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"balance|credit|money|points)|balance (?:is )?(?:not enough|too low|insufficient)"
             r"|(?:exceeds?|more than) (?:the )?(?:available |remaining )?(?:balance|credit)"
             r"|balance (?:would|will) (?:become|go|be) negative|negative balance"
-            r"|balance\b[^;\n]{0,30}?\b(?:is )?(?:less|lower|smaller) than",
+            r"|balance\b[^;\n]{0,30}?\b(?:is )?(?:less|lower|smaller) than"
+            r"|balance\b[^;\n]{0,30}?\b(?:is )?not (?:enough|sufficient)",
             r"(?:unzureichend|nicht genügend|zu wenig)\w* (?:guthaben|deckung)|saldo insuficiente"
             r"|fondos insuficientes|solde insuffisant|fonds insuffisants|saldo insufficiente"
             r"|fondi insufficienti|残高不足|余额不足",
@@ -114,7 +115,7 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"slots?|capacity"
             r"|space|availability)|fully booked|booked up|(?:slot|seat|room|table|time) (?:is |"
             r"was )?(?:taken|occupied|already booked)|(?:is|are|was) (?:already )?(?:taken|"
-            r"occupied)\b",
+            r"occupied|allocated)\b",
             r"ausgebucht|keine (?:plätze|zimmer|termine|verfügbarkeit)|nicht verfügbar (?:am|für)"
             r"|aucune? \w+(?: \w+)? (?:n'est )?disponible|kein(?:e|en)? \w+(?: \w+)? (?:mehr )?"
             r"(?:verfügbar|frei)\b|no hay \w+(?: \w+)? disponibles?|ningún \w+ disponible"
@@ -151,7 +152,8 @@ STATE_FAMILIES: tuple[Family, ...] = (
         _any(
             r"already exists?|duplicate|already (?:registered|taken|in use|added|on file|linked|"
             r"subscribed|enrolled|listed|saved|stored|present|included|a member)|exists already"
-            r"|already (?:has|have|contains?|includes?) (?:an? |the |this )?\w+"
+            r"|already (?:has|have|contains?|includes?) (?:an? |the |this )?(?!\d)\w+"
+            r"|already (?:in|on|part of) (?:the |this |that |your |its )?\w+"
             r"|not unique",
             r"existiert bereits|bereits vorhanden|ya existe|duplicad|existe déjà|en double"
             r"|já existe|esiste già|duplicat",
@@ -261,7 +263,9 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"(?:outstanding|unpaid|overdue|open) (?:balance|bill|invoice|amount)|(?:is|are|has "
             r"not been|have not been) not (?:yet )?(?:verified|confirmed|activated|approved)\b"
             r"|not (?:yet )?(?:been )?(?:verified|confirmed|activated|approved)\b|requires? "
-            r"(?:prior )?(?:verification|approval|confirmation|activation)\b",
+            r"(?:prior )?(?:verification|approval|confirmation|activation)\b"
+            r"|(?:commit|stash|save|discard) (?:your |the |all )?(?:local )?changes\b[^.;\n]{0,30}?"
+            r"\bbefore\b",
             r"muss zuerst|offener (?:saldo|betrag)|nicht (?:verifiziert|bestätigt|aktiviert)"
             r"|debe (?:ser \w+ )?primero|saldo pendiente|no (?:verificad|confirmad|activad)"
             r"|doit d'abord|solde impayé|non (?:vérifié|confirmé|activé)|deve primeiro|saldo "
@@ -364,6 +368,7 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"maximum|permitted)|(?:cannot|can't|may not|must not) exceed|\bat most\b|above the "
             r"(?:maximum|limit)|over the limit|(?:maximum|limit) (?:of|is)"
             r"|no more than \d|(?:is|are) (?:greater|larger|more|higher|longer|bigger) than"
+            r"|(?:maximum|limit) (?:allowed|permitted)"
             r"|\bexceed(?:s|ed|ing)?\b"
             r"|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
             r"überschreitet|überschritten|zu viele|höchstens|excede|supera(?:do)? el (?:límite|"
@@ -412,6 +417,14 @@ STATE_FAMILIES: tuple[Family, ...] = (
 #: every family, in the order they are tried
 FAMILIES: tuple[Family, ...] = (*TOOL_FAMILIES, *STATE_FAMILIES, *INPUT_FAMILIES)
 
+_BY_NAME = {f.name: f for f in FAMILIES}
+#: the families a missing name can turn out to be (``error_reading.passed_family``)
+MISSING_ARGUMENT, NOT_FOUND, UNKNOWN_NAME = (
+    _BY_NAME["missing-parameter"],
+    _BY_NAME["not-found"],
+    _BY_NAME["unknown-name"],
+)
+
 #: no family fits: the generic answer to a failing call
 TOOL_FAILURE = Family(
     "tool-failure", None, "Change the arguments or the approach", None,
@@ -447,7 +460,14 @@ def _family_at(error: str) -> int:
     # unless it says the tool changed ("404: /v1/orders was removed, use /v2/orders")
     if status is not None and not any(p.search(text) for p in _CHANGED):
         return next(n for n, f in enumerate(FAMILIES) if f.name == _BY_STATUS[status.group(1)])
+    words = _CAMEL.sub(" ", text)
     for n, family in enumerate(FAMILIES):
-        if family.pattern is not None and family.pattern.search(text):
+        if family.pattern is not None and (
+            family.pattern.search(text) or (words != text and family.pattern.search(words))
+        ):
             return n
     return -1
+
+
+#: a word break inside a code written in CamelCase ("BucketAlreadyExists", "NoSuchKey")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")

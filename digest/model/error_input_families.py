@@ -83,7 +83,8 @@ INPUT_FAMILIES: tuple[Family, ...] = (
             r"|\bunknown\b|no \w+(?: \w+)?"
             r" found\b|no (?:matching|"
             r"record|results?|entry|user|order|customer|account)s? (?:found|for|with|matching)"
-            r"|(?:could not|couldn't|cannot|can't|unable to) (?:find|locate)|not recogni[sz]ed",
+            r"|(?:could not|couldn't|cannot|can't|unable to) (?:find|locate)|not recogni[sz]ed"
+            r"|did not match any",
             r"nicht gefunden|existiert nicht|unbekannt|no (?:se )?(?:encontr|encuentra)|no existe"
             r"|desconocid|introuvable|n'existe pas|non trouvé|inconnu|não encontrad|não existe"
             r"|desconhecid|non trovat|non esiste|sconosciut|niet gevonden|bestaat niet|onbekend"
@@ -97,9 +98,10 @@ INPUT_FAMILIES: tuple[Family, ...] = (
         "missing-parameter",
         _any(
             r"missing|\bkey ?error\b|(?:is|are) required|required (?:field|parameter|argument|"
-            r"param|property|"
-            r"value)|must (?:provide|specify|include|supply)|not provided|(?:is|are|was|were) "
-            r"(?:empty|blank|null)\b|(?:cannot|can't|must not|may not) be (?:empty|blank|null)"
+            r"param|property|value|variable|input|option)|(?:field|value|parameter|argument) "
+            r"required\b|must (?:provide|specify|include|supply)|not provided"
+            r"|(?<!range )(?:is|are|was|were) (?:empty|blank|null)\b"
+            r"|(?:cannot|can't|must not|may not) be (?:empty|blank|null)"
             r"|no \w+ (?:provided|given|specified)",
             r"fehlt|erforderlich|pflichtfeld|darf nicht leer|falta|obligatori|requerid|no puede "
             r"estar vací|manquant|requis|ne peut pas être vide|ausente|faltando|não pode (?:estar"
@@ -122,6 +124,8 @@ INPUT_FAMILIES: tuple[Family, ...] = (
             # the values listed ("should be 'low', 'normal' or 'high'", "[type=enum]")
             r"|(?:must|should) be (?:'[^']*'|\"[^\"]*\")(?:, (?:'[^']*'|\"[^\"]*\"))*,? or "
             r"|\[type=(?:enum|literal_error)\]|does not exist in \S{1,60} enum|no enum constant"
+            r"|(?:time |date )?range (?:is )?empty|end (?:time |date )?(?:is |must be )?(?:before|"
+            r"earlier than) (?:the )?start"
             r"|not a valid enum",
             r"nicht unterstützt|ungültiger wert|außerhalb des bereichs|no soportad|fuera de rango"
             r"|valor no válido|non pris en charge|hors (?:de la )?plage|valeur invalide|não "
@@ -137,7 +141,7 @@ INPUT_FAMILIES: tuple[Family, ...] = (
         "bad-format",
         _any(
             r"invalid|malformed|format|must be (?:a|an) |(?:is|are) not valid\b|expected|not a "
-            r"valid|could not (?:parse|"
+            r"valid|(?:could not|unable to|failed to) (?:parse|"
             r"decode)|cannot parse|parse error|unparseable|type ?error|wrong type|not (?:a|an) "
             r"(?:number|integer|string|date)|syntax|must be \d|digits",
             r"ungültig|falsches format|inválid|no válid|formato|invalide|non valide|non valid"

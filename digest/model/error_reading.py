@@ -12,8 +12,17 @@ from typing import Any
 
 from digest import facts
 from digest.masking import kept_figures, through_figures
-from digest.model.error_families import FAMILIES, Family
+from digest.model.error_families import (
+    FAMILIES,
+    MISSING_ARGUMENT,
+    NOT_FOUND,
+    TOOL_FAILURE,
+    UNKNOWN_NAME,
+    Family,
+    family_of,
+)
 from digest.model.error_statement import readable
+from digest.model.error_tool_families import TOOL_FAMILIES
 
 #: an error's own label before its message: "Error:", "ValidationError:", "HTTP 409 -"
 _LABEL = re.compile(
@@ -191,6 +200,59 @@ def named_argument(error: str, args: Any, family: Family | None = None) -> str |
         if best is None or place > best[0]:
             best = (place, key)
     return None if best is None else best[1]
+
+
+#: a name an error quotes ('revenue_usd', "W-1182")
+_QUOTED_ANY = re.compile(r"""['"`‘“]([^'"`’”\n]{1,80})['"`’”]""")
+
+
+def passed_family(family: Family, said: str, args: Any) -> Family:
+    """A missing argument's family read against what the call passed: a name the error says
+    is missing that the call itself passed is not missing from the call. Passed as a whole
+    value (an id: ``KeyError: 'W-1182'`` for ``order_id="W-1182"``), the record is not found;
+    passed as a word of a longer value (a column in the code ``df['revenue_usd'].sum()``),
+    the name is not one the data has."""
+    if family is not MISSING_ARGUMENT or not isinstance(args, dict):
+        return family
+    passed = _passed_values(args)
+    for quoted in _QUOTED_ANY.findall(said):
+        name = quoted.casefold()
+        if name in passed:
+            return NOT_FOUND
+        if any(len(v) > len(name) and _word_in(name, v) for v in passed):
+            return UNKNOWN_NAME
+    return family
+
+
+def _passed_values(value: Any) -> set[str]:
+    # each value of a call's arguments, case folded
+    if isinstance(value, dict):
+        return set().union(*(_passed_values(v) for v in value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*(_passed_values(v) for v in value)) if value else set()
+    return {str(value).casefold()}
+
+
+def _word_in(name: str, value: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", value) is not None
+
+
+_TOOL_FAMILY_NAMES = frozenset(f.name for f in TOOL_FAMILIES)
+
+
+def family_in(said: str, error: str) -> Family:
+    """The family of what an error says (``said``, its statement), read further in the whole
+    ``error`` when that says no family or only that something was refused: a precondition
+    stated on another line ("Please commit your changes or stash them before you switch
+    branches"), a state of the tool's surroundings its trailer gives (a shell's exit status
+    126: found, not executable)."""
+    family = family_of(said)
+    if family is not TOOL_FAILURE and family.name != "permission":
+        return family
+    whole = family_of(" ".join(str(error).split()))
+    if family is TOOL_FAILURE or whole.name in _TOOL_FAMILY_NAMES:
+        return whole
+    return family
 
 
 def state_terms(error: str, family: str) -> frozenset[str] | None:

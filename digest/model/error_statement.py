@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from digest.masking import json_body, telling_line
+from digest.masking import json_body, structure, telling_line
 
 #: keys whose text is what the body says went wrong, most telling first
 _MESSAGE_KEYS = (
@@ -30,6 +30,9 @@ _ERRORS_KEYS = (
     "errors", "error", "violations", "fielderrors", "field_errors", "issues", "usererrors",
     "invalid-params", "invalid_params",
 )  # fmt: skip
+#: keys of an exception a kernel or runner reports: its name and its value (Jupyter's
+#: ``error`` output and ``execute_reply``)
+_RAISED_KEYS = ("ename", "evalue")
 #: keys of one error item that name the field it is about
 _FIELD_KEYS = ("field", "param", "parameter", "loc", "pointer", "name")
 #: what one item says at most, and how many items are read
@@ -55,11 +58,39 @@ def statement(error: str) -> str:
     line = telling_line(error)
     head, body = json_body(line)
     if body is None:
-        return line
+        return _go_fields(line) or line
     said = "; ".join(_said(json.loads(body)))
     if not said:
         return line
+    said = _go_fields(said) or said
     return f"{head}: {said}" if head else said
+
+
+#: a Go struct printed with its field names after the line's head ("… 422 Validation Failed
+#: [{Resource:PullRequest Field: Code:custom Message:No commits between main and dev}]")
+_GO_STRUCTS = re.compile(r"\s*\[?(?:\{[A-Z]\w*:[^{}]*\}\s*)+\]?\s*$")
+_GO_MESSAGE = re.compile(r"\bMessage:([^{}]*?)\s*\}")
+
+
+def _go_fields(line: str) -> str | None:
+    """What a line that ends with Go structs says: its head and each struct's ``Message``
+    ("… 422 Validation Failed: No commits between main and dev"); None for any other line."""
+    found = _GO_STRUCTS.search(line)
+    if found is None:
+        return None
+    messages = [m.strip() for m in _GO_MESSAGE.findall(found.group(0)) if m.strip()]
+    if not messages:
+        return None
+    head = line[: found.start()].rstrip(" :")
+    # of what leads to them ("failed to create pull request: POST https://…: 422 Validation
+    # Failed"), the status says the class of error; the call before it is the same every time
+    status = _HEAD_STATUS.search(head)
+    head = head[status.start() :] if status is not None else head
+    said = "; ".join(dict.fromkeys(messages))
+    return f"{head}: {said}" if head else said
+
+
+_HEAD_STATUS = re.compile(r"\b[45]\d\d\b(?=[^\d]*$)")
 
 
 def _said(value: Any, depth: int = 0) -> list[str]:
@@ -75,6 +106,10 @@ def _said(value: Any, depth: int = 0) -> list[str]:
     if not isinstance(value, dict):
         return []
     keys = {str(k).casefold(): v for k, v in value.items()}
+    raised = [_texts(keys.get(k)) for k in _RAISED_KEYS]
+    if all(raised):
+        # an exception as a notebook kernel reports it ({"ename": "KeyError", "evalue": …})
+        return [f"{raised[0][0]}: {raised[1][0]}"]
     messages = [s for k in _MESSAGE_KEYS for s in _texts(keys.get(k))]
     fields: list[str] = []
     for k in _ERRORS_KEYS:
@@ -89,7 +124,7 @@ def _said(value: Any, depth: int = 0) -> list[str]:
     if isinstance(field, str) and field.strip() and not messages:
         # one error item naming its field ({"field": "title", "code": "missing_field"})
         return [f"{_short(field)}: {'; '.join(codes) or 'invalid'}"]
-    named = next((keys[k] for k in _FIELD_KEYS if isinstance(keys.get(k), str)), None)
+    named = next((n for k in _FIELD_KEYS if (n := _field_name(keys.get(k), k))), None)
     if depth > 0 and named and messages and not fields:
         # one item of a body's errors, its field named ({"name": "start_date", "reason": …})
         return [f"{_short(named)}: {m}" for m in messages]
@@ -104,15 +139,21 @@ def _said(value: Any, depth: int = 0) -> list[str]:
     return list(dict.fromkeys(s for v in inner for s in _said(v, depth + 1)))
 
 
+def _field_name(value: Any, key: str) -> str | None:
+    """The field an error item names: a name, or the last name of a location's path
+    (``"loc": ["query", "origin"]`` → "origin", FastAPI's and pydantic's)."""
+    if isinstance(value, list) and key == "loc":
+        value = next((v for v in reversed(value) if isinstance(v, str) and v.strip()), None)
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def _parsed(value: Any) -> Any:
     """A string that holds a JSON object (a body passed on as text: ``"response": "{…}"``),
     parsed; any other value as it is."""
-    if not isinstance(value, str) or not value.lstrip().startswith("{") or len(value) > 20_000:
+    if not isinstance(value, str):
         return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
+    found = structure(value)
+    return value if found is None else found
 
 
 def _texts(value: Any) -> list[str]:

@@ -19,6 +19,110 @@ from digest.model.transient import ELEMENT_AWAITED, QUOTA_USED_UP
 #: the families of a tool's surroundings, most specific first
 TOOL_FAMILIES: tuple[Family, ...] = (
     Family(
+        "outside-scope",
+        _any(
+            r"outside (?:of )?(?:the |its |your )?(?:allowed|permitted|configured|accessible)"
+            r"|outside (?:the |your )?(?:workspace|sandbox|project root|root directory|allowed "
+            r"\w+)|not (?:with)?in (?:the |any )?(?:allowed|permitted) (?:directories|director"
+            r"y|paths?|hosts?|domains?|roots?)|not (?:on|in) the allow-?list",
+        ),
+        "Stay within what the tool is allowed to use",
+        "what the call names may be outside what the tool is allowed to use",
+        "Use a path or name within what the tool is allowed to use; asking again for one "
+        "outside it is refused the same way.",
+    ),
+    Family(
+        "not-owner",
+        _any(
+            r"not owned by|(?:do|does) not own\b|(?:is|are) not (?:the |its )?owner|only the "
+            r"owner (?:can|may)|owned by (?:another|a different) (?:user|account)",
+        ),
+        "Act only on what the account owns",
+        "the account may not own what the call acts on",
+        "Use a record the account owns, or ask its owner to act.",
+    ),
+    Family(
+        "unconvertible-value",
+        _any(
+            r"could not convert|cannot convert|can't convert|unable to convert|could not be "
+            r"converted|invalid literal for|time data\b[^\n]{0,80}?\b(?:does not|doesn't) match"
+            r"|unconverted data remains",
+        ),
+        "Check the values before converting them",
+        "some values may not be in a format the call can convert",
+        "Look at the values first and convert only those in a correct format instead of all of "
+        "them at once.",
+    ),
+    Family(
+        "text-not-present",
+        _any(
+            r"did not appear (?:verbatim )?in|(?:does|do) not (?:appear|occur) (?:verbatim )?in"
+            r"|no (?:match|occurrence)s? (?:was |were )?(?:found )?(?:of|for) (?:the )?(?:text|"
+            r"string|pattern|search)|(?:text|string|pattern|snippet) (?:to replace )?(?:was )?not "
+            r"found in",
+        ),
+        "Match the text exactly to the current content",
+        "the text the call passes may not be in the content exactly",
+        "Read the current content and give its text exactly instead of an earlier one.",
+    ),
+    Family(
+        "ambiguous-match",
+        _any(
+            r"multiple (?:occurrences|matches)|more than one (?:match|occurrence)|(?:matche[sd]|"
+            r"found) (?:multiple|several) (?:times|places|occurrences)|(?:is|was) ambiguous"
+            r"|ambiguous (?:match|reference|name|argument|text)|ensure (?:it|that it) is unique",
+        ),
+        "Narrow it to one match",
+        "what the call passes may match several times",
+        "Give more of the text or a fuller name so that it matches once.",
+    ),
+    Family(
+        "wrong-element-kind",
+        _any(
+            r"(?:element|node|target) (?:is )?not (?:an? )?<\w+>|not an? <\w+> element|(?:element|"
+            r"node) (?:is )?not (?:an? )?(?:input|select|textarea|checkbox|button|link|form)\b"
+            r"|(?:input|element) of type \S+ cannot be (?:filled|selected|checked)",
+        ),
+        "Act on an element of the kind the action needs",
+        "the element the action names may be of another kind",
+        "Use the field element the action works on itself, not its parent element.",
+    ),
+    Family(
+        "nothing-to-apply",
+        _any(
+            r"no (?:commits|changes|differences?|diffs?) between|nothing to (?:commit|compare|"
+            r"merge|push|apply|install|upgrade)",
+        ),
+        "Complete the change before applying it",
+        "there may be nothing for the call to apply",
+        "Complete the change the call acts on first; called before it, it has nothing to apply.",
+    ),
+    Family(
+        "disabled-by-policy",
+        _any(
+            r"(?:is|are) disabled (?:on|for|in) (?:this|the|your) (?:system|machine|host|account|"
+            r"workspace|organi[sz]ation|repo(?:sitory)?|project|tenant)|disabled by (?:a |the )?"
+            r"(?:policy|administrator|admin|organi[sz]ation)|(?:blocked|prohibited|not allowed) "
+            r"by (?:a |the )?(?:\w+ )?polic(?:y|ies)|execution[ _-]?polic",
+        ),
+        "Use a way the policy allows",
+        "a policy may switch off what the call does",
+        "Do what the policy allows instead (another way to run it, or ask who owns the policy); "
+        "calling it again is refused the same way.",
+    ),
+    Family(
+        "not-executable",
+        _any(
+            # a POSIX shell's status 126: the command was found and could not be executed
+            r"permission denied\W{0,4}\(?exit (?:code|status):? 126\b|cannot execute|is not "
+            r"(?:an )?executable\b|not executable\b|exec format error",
+        ),
+        "Set it executable or run it with its program",
+        "the file the call runs may not be executable",
+        "Run the file with the program it needs or set it executable instead of calling it "
+        "again as it is.",
+    ),
+    Family(
         "quota-exhausted",
         QUOTA_USED_UP,
         "Stop calling it until the quota resets",
@@ -59,8 +163,9 @@ TOOL_FAMILIES: tuple[Family, ...] = (
             # a path or a file's name, not a file's id ("file_not_found" of a chat API)
             r"no such file or directory|filenotfound|\benoent\b|(?:file|path|director(?:y|ies)"
             r"|folder)\s+\S*[/\\.]\S*\s+(?:\w+ )?(?:does not exist|doesn't exist|not found|cannot"
-            r" be found|could not be found)|cannot find the (?:file|path)|could not open file"
-            r"|is not a directory",
+            r" be found|could not be found)|cannot find (?:the )?(?:file|path)|could not open file"
+            r"|is not a directory|(?:file or directory|directory or file|path) not found"
+            r"|(?:path|file) \S+ (?:does not|doesn't) exist",
             r"datei (?:nicht gefunden|existiert nicht)|archivo no encontrado|no existe el archivo"
             r"|fichier introuvable|aucun fichier ou dossier|arquivo não encontrado"
             r"|file non trovato",
@@ -73,7 +178,8 @@ TOOL_FAMILIES: tuple[Family, ...] = (
         "missing-dependency",
         _any(
             r"no module named|module ?not ?found|cannot find module|command not found|is not "
-            r"recogni[sz]ed as an internal or external command|(?:executable|binary|program|"
+            r"recogni[sz]ed as (?:an internal or external command|the name of a (?:cmdlet|command"
+            r"|program))|(?:executable|binary|program|"
             r"package|module|library|plugin)\b[^.;\n]{0,40}?\b(?:not found|not installed|is "
             r"missing)|\bnot installed\b|unable to locate package|no matching distribution",
         ),

@@ -27,12 +27,13 @@ from typing import Any
 
 from digest.edit_content import main_clause_first, mask_reply_ids
 from digest.edits import EditRule, taught
-from digest.fingerprint import mask_ids, run_failures, telling_line, tool_key
-from digest.masking import json_body
+from digest.fingerprint import call_error, mask_ids, run_failures, telling_line, tool_key
 from digest.model.contracts import MAX_LESSONS
 from digest.model.error_families import TOOL_FAILURE, Family, family_of
 from digest.model.error_reading import (
+    family_in,
     named_argument,
+    passed_family,
     precondition,
     remedy_of_condition,
     without_label,
@@ -149,8 +150,7 @@ def _judge_run(event: dict[str, Any]) -> str:
         same = [
             tc for tc in failing
             if str(tc.get("tool")) == failure.tool
-            and tool_key(failure.tool, str(tc.get("error") or "failed without a message"))
-            == failure.key
+            and tool_key(failure.tool, call_error(tc)) == failure.key
         ]  # fmt: skip
         error = str(same[0].get("error") or "failed without a message")
         first = _first_line(telling_line(error))
@@ -169,11 +169,10 @@ def _tool_lesson(tool: str, calls: list[dict[str, Any]], error: str) -> str:
     args_seen = [json.dumps(c.get("args"), sort_keys=True) for c in calls]
     repeated = len(args_seen) != len(set(args_seen))
     said = _first_line(statement(error))
-    family = family_of(said)
+    family = passed_family(family_in(said, error), said, calls[0].get("args"))
     label = tool_label(tool)
-    line = telling_line(error)
-    # a JSON body is quoted as what it says, not as its keys and braces
-    masked = mask_ids(said if json_body(line)[1] is not None else _first_line(line))
+    # a JSON body, Go structs are quoted as what they say, not as their keys and braces
+    masked = mask_ids(said)
     mistake = f"Called {label} with {quoted(args_seen[0], 120)} and it failed: {quoted(masked)}"
     if repeated:
         mistake += " (the same failing call was repeated)"

@@ -21,6 +21,9 @@ TRANSIENT = re.compile(
     r"closed the connection unexpectedly|server has gone away|deadlock (?:detected|found)|"
     r"try (?:again later|restarting (?:the )?transaction)|upstream connect error|"
     r"disconnect/reset before headers|econnreset|econnrefused|etimedout|broken pipe|"
+    # a name the network could not resolve for now, a reply that never came, a greylisting
+    r"could not resolve host|temporary failure in name resolution|greylist|try again in \d+|"
+    r"did(?:n't| not) (?:respond|reply|answer) (?:in|within|after) \d+|"
     # the same in the languages the families read: a timeout, a service down for now
     r"délai d'attente (?:dépassé|expiré)|zeitüberschreitung|tiempo de espera (?:agotado|"
     r"excedido)|tempo (?:limite|de espera) (?:esgotado|excedido)|tempo (?:di attesa )?scaduto"
@@ -87,6 +90,12 @@ def transient(error: str) -> bool:
     (``QUOTA_USED_UP``), a wait for an element that is not on the page
     (``ELEMENT_AWAITED``), or one whose fault words are only part of a name it quotes
     (``login-rate-limit``, ``jobs/timeout-retry``)."""
-    if not _says_fault(error) or TIMEOUT_SETTING.search(error):
+    words = _CAMEL.sub(" ", error)  # a code's words: "WinRMOperationTimeout", "ReadTimeout"
+    says = _says_fault(error) or (words != error and _says_fault(words))
+    if not says or TIMEOUT_SETTING.search(error):
         return False
     return not lasting(error)
+
+
+#: a word break inside a code written in CamelCase
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")

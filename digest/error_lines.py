@@ -1,0 +1,171 @@
+"""The line of an error that says what went wrong (``telling_line``), whatever shape a tool
+gave it: a traceback's exception, a Java trace's root cause, a browser's call log, a JSON body
+over several lines, a status line and its body, a validation error's field lines, a tool's
+prefixed lines (``npm ERR!``), a PowerShell error record, an HTTP client's repr; without what
+only locates it (a log line's timestamps and ids, a package, a gRPC frame) or what a terminal
+adds (colour codes, box frames). ``digest.masking`` templates it; the offline judge reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+#: a first line that only announces errors ("1 validation error for CreateTicket", "Validation
+#: failed:"): what failed is said on the lines after it
+_ANNOUNCES = re.compile(
+    r"(?:[\w.]*(?:error|exception):\s*)?(?:\d+ (?:validation )?errors? (?:for|in|found|"
+    r"occurred)\b[^:]*|[^:]{1,60}:)",
+    re.I,
+)
+#: what a validation error adds after its kind: the value it was given ("[type=enum,
+#: input_value='urgent', input_type=str]" → "[type=enum]")
+_GIVEN = re.compile(r",\s*input_(?:value|type)=.*(?=\]\s*$)")
+
+
+def telling_line(error: str) -> str:
+    """The line that says what went wrong, without what only locates it (a log line's
+    timestamp, level and ``key=value`` ids; a Java exception's package): the first; for a
+    Python traceback (whose first line is the same for every error) its last, the exception;
+    for a JSON body written over several lines, all of it on one; for a status line followed
+    by headers and a body ("HTTP 422 …", "Content-Type: …", "{…}"), the status and the body;
+    for a first line that only announces errors (a validation error's "1 validation error
+    for CreateTicket", a line ending with a colon), it and the two lines after it, which say
+    the field and what is wrong with it ("… for CreateTicket: priority: Input should be 'low'
+    or 'high' [type=enum]"); for lines that all open with one tool's prefix ("npm ERR! code
+    ENOENT", "npm ERR! syscall open", …), the first that says more than a code or a value."""
+    lines = [part for part in map(_unframed, str(error).splitlines()) if part]
+    if not lines:
+        return ""
+    if (client := _CLIENT_REPR.match(lines[0])) is not None:
+        # a client library's repr of an HTTP error: its status and the message it returned
+        return f"HTTP {client.group(1)}: {client.group(2)}"
+    if lines[0].startswith("Traceback (most recent call last)"):
+        raised = [line for line in lines[1:] if _RAISED.match(line)]
+        return _located(raised[-1] if raised else lines[-1])
+    causes = [line for line in lines[1:] if line.startswith("Caused by: ")]
+    if causes:
+        # a Java trace's root cause says why; what wraps it only where it was caught
+        return _located(causes[-1].removeprefix("Caused by: "))
+    if len(lines) > 2 and lines[1].rstrip(":").lower() == "call log":
+        # a browser's call log ("Timeout 30000ms exceeded.", "Call log:", "- waiting for
+        # locator('#x')", "- locator resolved to 0 elements"): its last step says why
+        return _located(f"{lines[0].rstrip('. ')}: {lines[-1].lstrip('-• ')}")
+    record = [m.group(1) for line in lines[1:] if (m := _ERROR_RECORD_ID.match(line))]
+    if record:
+        # a PowerShell error record: its message, and the id that names its kind
+        return f"{_located(lines[0])} [{record[0]}]"
+    if len(lines) > 1:
+        told = _joined_body(lines) or _prefixed_message(lines)
+        if told is not None:
+            return _located(told)
+    if len(lines) > 1 and _ANNOUNCES.fullmatch(lines[0]):
+        said = [lines[0].rstrip(" :"), *(_GIVEN.sub("", line) for line in lines[1:3])]
+        return ": ".join(said)
+    return _located(lines[0])
+
+
+#: what a terminal adds to a line that is no text: colour codes (``ESC[0;31m``) and the frame
+#: of a box-drawn diagnostic (``╷``, ``│ Error: …``, ``╵``)
+_TERMINAL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|^[\u2500-\u257f\s]+")
+
+
+def _unframed(line: str) -> str:
+    """A line without its colour codes and its box frame, stripped."""
+    return _TERMINAL.sub("", line).strip()
+
+
+#: an HTTP client's repr of its error ("<HttpError 400 when requesting https://… returned
+#: "Invalid attendee email.". Details: "[…]">", Google's API client)
+_CLIENT_REPR = re.compile(
+    r"<\w*Error (\d{3}) when requesting \S+ returned \"(.{1,500}?)\"\.?(?: |>|$)"
+)
+
+#: a PowerShell error record's id ("+ FullyQualifiedErrorId : PathNotFound,Microsoft…")
+_ERROR_RECORD_ID = re.compile(r"\+\s*FullyQualifiedErrorId\s*:\s*([\w.]+)")
+
+#: a traceback's exception line ("KeyError: 'x'", "requests.exceptions.HTTPError: 404 …"),
+#: which lines the runner added after it ("(exit code 1)") do not replace
+_RAISED = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b")
+#: a status line standing alone ("HTTP/1.1 422 Unprocessable Entity", "409 Conflict")
+_STATUS_LINE = re.compile(r"(?:HTTP(?:/[\d.]+)?\s+)?[1-5]\d\d(?:\s+[^\W\d_][\w' -]{0,40})?", re.I)
+#: a header line between a status line and its body ("Content-Type: application/json")
+_HEADER = re.compile(r"[A-Za-z][\w-]{1,40}:\s*\S[^{\[]*")
+
+
+def _joined_body(lines: list[str]) -> str | None:
+    """A JSON body written over several lines, on one; or a status line, the headers after it
+    left out, and what follows them (a body, a message), joined: "HTTP 422 …: {…}"."""
+    if lines[0].startswith(("{", "[")):
+        text = " ".join(lines)
+        return text if _parses(text) else None
+    if not _STATUS_LINE.fullmatch(lines[0]):
+        return None
+    rest = lines[1:]
+    while rest and _HEADER.fullmatch(rest[0]):
+        rest = rest[1:]
+    if not rest:
+        return None
+    if rest[0].startswith(("{", "[")):
+        body = " ".join(rest)
+        return f"{lines[0]}: {body}" if _parses(body) else None
+    return f"{lines[0]}: {rest[0]}"
+
+
+def _parses(text: str) -> bool:
+    if len(text) > 20_000:
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+#: a line's words before its message, when every line opens with them ("npm ERR!")
+_PREFIX_WORDS = 2
+
+
+def _prefixed_message(lines: list[str]) -> str | None:
+    """For three or more lines that open with the same word or two, the first whose rest says
+    more than a code or a value (at least three words), without the prefix; else None."""
+    if len(lines) < 3:
+        return None
+    heads = [line.split()[:_PREFIX_WORDS] for line in lines[:3]]
+    size = 0
+    while size < _PREFIX_WORDS and all(len(h) > size and h[size] == heads[0][size] for h in heads):
+        size += 1
+    if size == 0:
+        return None
+    prefix = heads[0][:size]
+    for line in lines:
+        words = line.split()
+        if words[:size] != prefix:
+            continue
+        if len(words) - size >= 3:
+            return " ".join(words[size:])
+    return None
+
+
+#: what only locates a log line before its message: timestamps and bracketed fields, then a
+#: level, a logger's name and ``key=value`` ids, up to a colon ("[2026-11-02T10:22:13Z] ERROR
+#: reserve_tickets trace=4bf9… request_id=req_Lk82: quantity 6 exceeds …")
+_LOG_PREFIX = re.compile(
+    r"^(?:\[[^\]\n]{1,60}\]\s*|\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?\s+)+"
+    r"(?:(?:ERROR|ERR|FATAL|CRITICAL|SEVERE|WARN(?:ING)?|E)\b\s*(?:[\w.$/-]+\s+)??"
+    r"(?:[\w.-]+=[^\s:]+\s*)*:\s+)?"
+)
+#: a gRPC status's frame around its message ("rpc error: code = NotFound desc = …"): the
+#: code stays, as the message's label ("NotFound: …")
+_GRPC = re.compile(r"^rpc error: code = (\w+) desc = ")
+#: a Java or Kotlin exception's package ("com.acme.bank.core.AccountFrozenException: …")
+_PACKAGE = re.compile(r"^(?:[a-z_][\w]*\.){2,}(?=[A-Z][\w$]*(?:Exception|Error)\b)")
+
+
+def _located(line: str) -> str:
+    """``line`` without what only locates it: a log line's prefix (``_LOG_PREFIX``), an
+    exception's package; the line itself when nothing would be left."""
+    bare = _PACKAGE.sub("", _LOG_PREFIX.sub("", line, count=1), count=1)
+    bare = _GRPC.sub(r"\1: ", bare, count=1)
+    return bare if bare.strip() else line
