@@ -187,9 +187,13 @@ def test_the_same_error_with_other_ids_is_one_lesson_with_that_support(
     assert list(shared) == [9]
 
 
-def test_a_changed_answer_to_the_same_question_updates_the_lesson_with_history(
+def test_a_changed_answer_to_the_same_question_replaces_the_lesson_with_history(
     judge: str, tenant: str
 ) -> None:
+    """The agent reads only the new answer; the old one stays in history. The offline judge
+    reads another value to the same question as a reversal (``facts.figure_replaced``): the
+    old lesson is superseded by the new one, and its DELETE says why with both values. The
+    greedy model UPDATEs the one lesson, its history keeping the old answer."""
     digest.record_answer(tenant, AGENT, question="Do we ship to Finland?", answer="Yes, 4-6 days.")
     drain()
     digest.record_answer(
@@ -204,8 +208,23 @@ def test_a_changed_answer_to_the_same_question_updates_the_lesson_with_history(
             .where(LessonHistory.lesson_id == lesson.id)
             .order_by(LessonHistory.id)
         ).all()
-    assert [op for op, _ in history] == ["ADD", "UPDATE"]
-    assert "4-6 days" in json.dumps(history[1].before)  # the old answer is kept in history
+        old = session.scalars(select(Lesson).where(Lesson.superseded_by_id == lesson.id)).all()
+        why = [
+            session.scalar(
+                select(LessonHistory.reason).where(
+                    LessonHistory.lesson_id == o.id, LessonHistory.op == "DELETE"
+                )
+            )
+            for o in old
+        ]
+    if judge == "offline/rules":
+        assert [op for op, _ in history] == ["ADD"]
+        assert [o.status for o in old] == ["superseded"] and "4-6" in old[0].correction
+        assert why[0] is not None and "another value" in why[0] and "2, 3" in why[0], why
+    else:
+        assert old == []
+        assert [op for op, _ in history] == ["ADD", "UPDATE"]
+        assert "4-6 days" in json.dumps(history[1].before)  # the old answer is kept in history
 
 
 def test_a_run_that_failed_in_three_ways_teaches_three_lessons(judge: str, tenant: str) -> None:
