@@ -179,7 +179,7 @@ def _passed_names(args: Any) -> list[str]:
     least), and each word of a value that is a name by its joints (``web-3``, ``acme/api``,
     ``Tracker 2025!A:D``): longest first."""
     names: set[str] = set()
-    for value in _values(args):
+    for value in call_values(args):
         if 3 <= len(value) <= 200 and value not in _NO_INSTANCE and _LETTERED.search(value):
             names.add(value)
         if len(value) > 4000:
@@ -312,12 +312,12 @@ def event_keys(kind: str, payload: dict[str, Any]) -> list[str]:
 _QUOTED_NAME = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]""")
 
 
-def _values(value: Any) -> set[str]:
+def call_values(value: Any) -> set[str]:
     """Every scalar of a call's arguments, casefolded (what the caller passed)."""
     if isinstance(value, dict):
-        return set().union(*(_values(v) for v in value.values())) if value else set()
+        return set().union(*(call_values(v) for v in value.values())) if value else set()
     if isinstance(value, list | tuple):
-        return set().union(*(_values(v) for v in value)) if value else set()
+        return set().union(*(call_values(v) for v in value)) if value else set()
     return {str(value).casefold()}
 
 
@@ -341,7 +341,7 @@ def quoted_names(payload: dict[str, Any]) -> list[str]:
     found: set[str] = set()
     for call in payload.get("tool_calls") or []:
         if _failed(call):
-            passed = _values(call.get("args"))
+            passed = call_values(call.get("args"))
             quoted = _QUOTED_NAME.findall(str(call.get("error") or ""))
             found.update(n for q in quoted if not passed_back(n := q.casefold(), passed))
     return sorted(found)

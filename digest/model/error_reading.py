@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from digest import facts
+from digest.fingerprint import call_values
 from digest.masking import kept_figures, through_figures
 from digest.model.error_families import (
     FAMILIES,
@@ -214,7 +215,7 @@ def passed_family(family: Family, said: str, args: Any) -> Family:
     the name is not one the data has."""
     if family is not MISSING_ARGUMENT or not isinstance(args, dict):
         return family
-    passed = _passed_values(args)
+    passed = call_values(args)
     for quoted in _QUOTED_ANY.findall(said):
         name = quoted.casefold()
         if name in passed:
@@ -222,15 +223,6 @@ def passed_family(family: Family, said: str, args: Any) -> Family:
         if any(len(v) > len(name) and _word_in(name, v) for v in passed):
             return UNKNOWN_NAME
     return family
-
-
-def _passed_values(value: Any) -> set[str]:
-    # each value of a call's arguments, case folded
-    if isinstance(value, dict):
-        return set().union(*(_passed_values(v) for v in value.values())) if value else set()
-    if isinstance(value, list | tuple):
-        return set().union(*(_passed_values(v) for v in value)) if value else set()
-    return {str(value).casefold()}
 
 
 def _word_in(name: str, value: str) -> bool:
