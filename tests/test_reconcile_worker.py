@@ -187,15 +187,18 @@ def test_enrichment_updates_the_same_lesson_with_history(
         "tags": ["refunds", "approval"],
     }
     name = f"enrich-{tenant}"
-    marker = fake_llm.script(
+    # By kind: a reflect call retried after a timeout gets the reflect reply again.
+    marker = fake_llm.script_by_kind(
         name,
-        (
-            "reply",
-            lesson_block(
-                f"{SITUATION} [script:{name}]", CORRECTION + " and record who approved it"
-            ),
-        ),
-        ("reply", ops({"op": "UPDATE", "candidate": 0, "id": 0, "lesson": merged})),
+        reflect=[
+            (
+                "reply",
+                lesson_block(
+                    f"{SITUATION} [script:{name}]", CORRECTION + " and record who approved it"
+                ),
+            )
+        ],
+        reconcile=[("reply", ops({"op": "UPDATE", "candidate": 0, "id": 0, "lesson": merged}))],
     )
     event_id = run_event(tenant, marker)
     assert wait_for_event(event_id, DONE)["status"] == "reflected"
@@ -238,10 +241,12 @@ def test_contradiction_supersedes_the_old_lesson_and_keeps_the_new(
         "Pass the refund in EUR in the amount field of issue_refund: amount_cents is no longer"
         " accepted"
     )
-    marker = fake_llm.script(
+    marker = fake_llm.script_by_kind(
         name,
-        ("reply", lesson_block(f"{situation} [script:{name}]", new_correction)),
-        ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "the API changed"})),
+        reflect=[("reply", lesson_block(f"{situation} [script:{name}]", new_correction))],
+        reconcile=[
+            ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "the API changed"}))
+        ],
     )
     event_id = run_event(tenant, marker)
     assert wait_for_event(event_id, DONE)["status"] == "reflected"
@@ -270,10 +275,12 @@ def test_a_policy_contradiction_from_one_run_is_kept_apart(
     old = existing(tenant, SITUATION, CORRECTION, source="run_outcome")
     name = f"policy-{tenant}"
     new_correction = "Refunds above 200 EUR need the approval of two managers before issuing"
-    marker = fake_llm.script(
+    marker = fake_llm.script_by_kind(
         name,
-        ("reply", lesson_block(f"{SITUATION} [script:{name}]", new_correction)),
-        ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "policy changed"})),
+        reflect=[("reply", lesson_block(f"{SITUATION} [script:{name}]", new_correction))],
+        reconcile=[
+            ("reply", ops({"op": "DELETE", "candidate": 0, "id": 0, "reason": "policy changed"}))
+        ],
     )
     event_id = run_event(tenant, marker)
     assert wait_for_event(event_id, DONE)["status"] == "reflected"
