@@ -3,6 +3,8 @@ for a stream of events to finish."""
 
 from __future__ import annotations
 
+import atexit
+import ctypes
 import os
 import signal
 import subprocess
@@ -16,9 +18,15 @@ ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("DIGEST_BENCH_REDIS", "redis://127.0.0.1:6379/7")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+#: Linux's prctl(PR_SET_PDEATHSIG): the worker gets SIGTERM when the benchmark dies, even by
+#: SIGKILL (it runs in a session of its own, so a Ctrl-C of the benchmark does not reach it)
+_PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
+#: workers started and not yet stopped: stopped at the benchmark's exit, however it ends
+_RUNNING: set[Worker] = set()
 
 
-@dataclass
+@dataclass(eq=False)
 class Worker:
     """``celery -A worker worker`` in its own process group."""
 
@@ -47,6 +55,7 @@ class Worker:
         self.samples.append((time.monotonic(), done, self.rss_mb()))
 
     def stop(self) -> None:
+        _RUNNING.discard(self)
         if self.proc.poll() is not None:
             return
         os.killpg(self.proc.pid, signal.SIGTERM)
@@ -55,6 +64,19 @@ class Worker:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=10)
+
+
+@atexit.register
+def _stop_running() -> None:
+    for worker in list(_RUNNING):
+        worker.stop()
+
+
+def _die_with_parent() -> None:
+    """In the worker's process before it runs celery: be sent SIGTERM when the benchmark
+    process ends (only a C call here: nothing that could wait on a lock of another thread)."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _children(pid: int) -> list[int]:
@@ -129,9 +151,11 @@ def start_worker(
     ]  # fmt: skip
     handle = log_path.open("wb")
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
-    )
+        cmd, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=_die_with_parent,
+    )  # fmt: skip
     worker = Worker(proc, log_path)
+    _RUNNING.add(worker)
     deadline = time.monotonic() + 90
     while " ready." not in worker.log():
         if proc.poll() is not None:
