@@ -22,10 +22,10 @@ from typing import Any
 def derive(run: dict[str, Any]) -> dict[str, Any]:
     messages = run["traj"]
     first = next(m["content"] for m in messages if m["role"] == "user")
-    answers = {
-        m.get("tool_call_id"): str(m.get("content", "")) for m in messages if m["role"] == "tool"
-    }
-    calls = []
+    calls: list[dict[str, Any]] = []
+    # A tool's answer goes to the earliest call still waiting with its id and name: the
+    # trajectories reuse call ids within a run, so an id alone does not say which call it is.
+    waiting: list[tuple[str, str, dict[str, Any]]] = []
     for message in messages:
         for call in message.get("tool_calls") or ():
             function = call["function"]
@@ -33,11 +33,20 @@ def derive(run: dict[str, Any]) -> dict[str, Any]:
                 args = json.loads(function.get("arguments") or "{}")
             except ValueError:
                 args = {"raw": function.get("arguments")}
-            answer = answers.get(call.get("id"), "")
             entry: dict[str, Any] = {"tool": function["name"], "args": args, "ok": True}
+            calls.append(entry)
+            waiting.append((str(call.get("id")), function["name"], entry))
+        if message["role"] == "tool":
+            key = (str(message.get("tool_call_id")), message.get("name"))
+            found = next(
+                (i for i, (cid, name, _) in enumerate(waiting) if (cid, name) == key), None
+            )
+            if found is None:
+                continue
+            entry = waiting.pop(found)[2]
+            answer = str(message.get("content", ""))
             if answer.startswith("Error"):
                 entry.update(ok=False, error=answer)
-            calls.append(entry)
     return {
         "task_id": run["task_id"], "trial": run["trial"], "reward": run["reward"],
         "contact": run["info"]["task"]["user_id"], "task": first, "tool_calls": calls,
