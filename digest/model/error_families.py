@@ -77,6 +77,26 @@ STATE_FAMILIES: tuple[Family, ...] = (
         "Do not retry a declined payment unchanged; ask the customer for another way to pay.",
     ),
     Family(
+        "amounts-do-not-add-up",
+        _any(
+            r"(?:do(?:es)?n'?t|do(?:es)? not|did not|didn't) (?:add|sum|total) up|(?:do(?:es)?"
+            r"n'?t|do(?:es)? not|must|should|needs? to) (?:add up|sum|total) (?:up )?to\b"
+            r"|(?:do(?:es)?n'?t|do(?:es)? not|must|should|needs? to) (?:equal|match) the (?:\w+ )?"
+            r"(?:total|sum|balance|amount due)|(?:total|sum|amounts?|split|allocation)s?\b[^.;\n]"
+            r"{0,40}?\b(?:mismatch|do(?:es)? not balance|unbalanced)|\bout of balance\b|\btotal\b"
+            r"[^.;\n]{0,30}?\bis \S+,? but (?:only )?(?:paid|charged|allocated|received|given)",
+            r"(?:summe|beträge|betrag)\w*\b[^.;\n]{0,30}?(?:ergeben nicht|stimm\w* nicht mit "
+            r"(?:dem|der) (?:gesamt|summe))|no (?:cuadra|suma(?:n)? el total)|(?:la suma|los "
+            r"importes|el importe)\b[^.;\n]{0,30}?no coincide con el total|ne correspond\w* pas "
+            r"au (?:total|montant total)|la somme ne correspond|(?:a soma|os valores)\b[^.;\n]"
+            r"{0,30}?não (?:corresponde|bate)\w* com o total|la somma non corrisponde al totale",
+        ),
+        "Make the amounts add up to the total",
+        "the amounts paid or split may not add up to the total due",
+        "Work out the total first, then split it so that the parts sum to it exactly before "
+        "calling again.",
+    ),
+    Family(
         "not-combinable",
         _any(
             r"cannot be combined|can ?not be used (?:together |in combination )?with|not "

@@ -64,6 +64,10 @@ CLASSIFIED = [
     ("Date of birth does not match our records", "mismatch"),
     ("409 Conflict: the booking overlaps another one", "conflict"),
     ("field 'amount' is no longer accepted; send 'amount_cents' instead", "requirement-changed"),
+    ("Split payment amounts do not sum to the order total", "amounts-do-not-add-up"),
+    ("Error: total price is 1203, but paid 833", "amounts-do-not-add-up"),
+    ("Journal entry is out of balance: debits 100.00, credits 90.00", "amounts-do-not-add-up"),
+    ("La suma de los pagos no coincide con el total", "amounts-do-not-add-up"),
     ("Something odd happened", "tool-failure"),
 ]
 
