@@ -415,7 +415,7 @@ STATE_ERROR_FAMILIES = frozenset(
     """authentication insufficient-funds payment-declined not-combinable out-of-stock
     unavailable-date insufficient-amount duplicate already-done too-late status-does-not-allow
     missing-prerequisite missing-record not-eligible expired limit-exceeded below-minimum
-    delivery-area""".split()  # noqa: SIM905
+    delivery-area amounts-do-not-add-up""".split()  # noqa: SIM905
 )
 #: a name a lesson or an error quotes ('sku', "amount", `code`): which input it is about
 _QUOTED_INPUT = re.compile(r"""['"‘“`]([\w.-]{1,40})['"’”`]""")

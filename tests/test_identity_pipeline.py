@@ -168,6 +168,24 @@ def test_different_errors_of_one_tool_are_different_lessons(judge: str, tenant: 
     assert len(certificate) == 1  # the certificate rule is learned, not folded into another
 
 
+def test_two_failed_states_of_one_payment_stay_two_lessons(judge: str, tenant: str) -> None:
+    """The amounts not adding up to the total and a payment method's balance not covering its
+    share read alike (a payment, an amount, a total): the rules read two failed states, so two
+    lessons, whichever comes first."""
+    errors = [
+        "Error: payment amount does not add up, total price is {a}, but paid {b}",
+        "Error: not enough balance in payment method gift_card_{a}",
+    ]
+    for i in range(4):
+        error = errors[i % 2] if i < 2 else errors[(i + 1) % 2]
+        failing_run(tenant, "book_reservation", error.format(a=300 + 7 * i, b=250 + 3 * i),
+                    args={"payment": f"gift_card_{i}"})  # fmt: skip
+    drain()
+    lessons = active_lessons(tenant)
+    assert len(lessons) == 2, "\n".join(x.title for x in lessons)
+    assert sorted(lesson.support_count for lesson in lessons) == [2, 2]
+
+
 def test_the_same_error_with_other_ids_is_one_lesson_with_that_support(
     judge: str, tenant: str
 ) -> None:

@@ -210,6 +210,15 @@ def _same_family(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     )  # fmt: skip
 
 
+def _states_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Do the rules read the two as different failed states of a tool (two state families,
+    ``digest.fingerprint.error_family``: "not enough balance" and "the amounts do not add up")?
+    Then they are two facts however alike their words read."""
+    mine = error_family([str(t) for t in cand.get("tags") or []])
+    theirs = error_family([str(t) for t in item.get("tags") or []])
+    return mine is not None and theirs is not None and mine != theirs
+
+
 def _remedy(item: dict[str, Any]) -> str:
     """The rules' remedy a tool error's lesson opens with ("Check stock first: …")."""
     return normalise(str(item.get("correction") or "").split(":", 1)[0])
@@ -367,11 +376,13 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         # support in its first wording (NOOP): run text rewording a lesson agents read would
         # be a held change replacing it with one of less support. What a person states is
         # taken in the newer words (UPDATE)
-        alike = next((item for item in existing if reads_alike(cand, item)), None)
+        # (never two failed states the rules tell apart: ``_states_apart``)
+        apart = [item for item in existing if not _states_apart(cand, item)]
+        alike = next((item for item in apart if reads_alike(cand, item)), None)
         if alike is None:
             # a pair the request marks in doubt: the rules read it themselves
             # (``offline_doubt``: the same figures, condition and names)
-            alike = next((i for i in existing if doubted(cand, i) and same_facts(cand, i)), None)
+            alike = next((i for i in apart if doubted(cand, i) and same_facts(cand, i)), None)
         if alike is not None and not signals_change(_all_text(cand)):
             why = "the same in other words (reads alike)"
             if tells_a_failure(mine) and tells_a_failure(alike.get("fingerprint")):
