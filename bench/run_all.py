@@ -53,6 +53,7 @@ MODULES = (
     "model_latency",
     "replay",
     "quality",
+    "trajectories",
 )
 
 

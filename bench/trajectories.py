@@ -277,21 +277,25 @@ def _line(label: str, m: Measured) -> str:
 
 
 def measure(scale: float = 1.0) -> list[Figure]:
-    """For ``bench/run_all.py``: the static table (the default) and words only."""
+    """For ``bench/run_all.py``: the static table (the default; the target applies to it),
+    keywords only and the static table under a new tenant's release rule (reports)."""
     figures = []
-    for embedding in ("static", "none"):
-        m = measure_one(embedding)
+    for embedding, release in (("static", "relaxed"), ("none", "relaxed"), ("static", "default")):
+        m = measure_one(embedding, release=release)
+        gated = (embedding, release) == ("static", "relaxed")
+        label = f"{embedding}, release {release}"
         figures.append(
-            Figure(BENCH, f"pitfalls shows an earlier trial's error lesson ({embedding})",
-                   m.rate, "share", target=f">= {TARGET:.0%}", met=m.rate >= TARGET,
-                   note=_line(embedding, m))
+            Figure(BENCH, f"pitfalls shows an earlier trial's error lesson ({label})",
+                   m.rate, "share", target=f">= {TARGET:.0%}" if gated else "",
+                   met=m.rate >= TARGET if gated else None, note=_line(label, m))
         )  # fmt: skip
-        figures.append(
-            Figure(BENCH, f"recurring error families at one lesson ({embedding})",
-                   m.fates["one"], "families",
-                   target=f"= {sum(m.fates[f] for f in ('one', 'split', 'missing'))}",
-                   met=m.fates["split"] == m.fates["missing"] == m.fates["merged"] == 0)
-        )  # fmt: skip
+        if gated:
+            recurring = sum(m.fates[f] for f in ("one", "split", "missing"))
+            figures.append(
+                Figure(BENCH, "recurring error families at exactly one lesson", m.fates["one"],
+                       "families", target=f"= {recurring}, none merged",
+                       met=m.fates["split"] == m.fates["missing"] == m.fates["merged"] == 0)
+            )  # fmt: skip
     return figures
 
 
