@@ -11,7 +11,7 @@ import re
 CONCEPTS: dict[str, str] = {}
 for _concept, _words in {
     "cost": """pay pays paid paying payment cost costs costing price prices priced pricing
-        charge charges charged fee fees expensive cheap tariff kosten kostet gebühr
+        charge charges charged fee fees expensive cheap tariff kosten kostet gebühr teuer
         gebühren bezahlen zahlen zahlt preis payer payez payant payante frais prix coût coûte
         tarif pagar paga pago precio cuesta costo coste tarifa preço custa custo pagare
         prezzo costa tariffa betalen kost prijs maksaa maksu maksut hinta hinnat kosztuje

@@ -46,8 +46,10 @@ import enum
 import re
 import unicodedata
 from dataclasses import dataclass
+from itertools import takewhile
 
 from digest.answer_figures import replaced
+from digest.answer_scope import qualifiers
 from digest.bounded import memo
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
@@ -81,6 +83,8 @@ _STOP = frozenset(
     need needs needed require requires required necessary mandatory want wants wanted
     bought buy buys someone somewhere
     make makes made during within throughout
+    today tonight currently nowadays heute hoy aujourd'hui hoje oggi vandaag idag dzisiaj dziś
+    tänään
     der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
     bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
     ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
@@ -345,8 +349,34 @@ def subject_keys(subject: frozenset[str]) -> frozenset[str]:
     return frozenset(term[:PREFIX_MATCH] for term in subject)
 
 
+def _joins(word: str, first: str, second: str) -> bool:
+    """Is ``word`` the terms ``first`` and ``second`` written as one compound, with or without
+    a linking s ("erstber…": "erst" and "beratun"), as far as ``word``'s stem goes?"""
+    if len(first) < 4 or len(second) < 4 or len(word) - len(first) < 3:
+        return False
+    return word.startswith(first) and (
+        (first + second).startswith(word) or (first + "s" + second).startswith(word)
+    )
+
+
 def _missing(terms_: frozenset[str], pool: frozenset[str]) -> set[str]:
-    return {term for term in terms_ if not meets(term, pool)}
+    """The terms of ``terms_`` not found in ``pool`` (``meets``); a compound on one side meets
+    its two parts written apart on the other ("Erstberatung", "erste Beratung")."""
+    missing = {term for term in terms_ if not meets(term, pool)}
+    if not missing:
+        return missing
+    covered = {
+        part
+        for word in pool
+        for first in terms_
+        for second in terms_
+        if first != second and _joins(word, first, second)
+        for part in (first, second)
+    }
+    covered |= {
+        term for term in missing if any(_joins(term, a, b) for a in pool for b in pool if a != b)
+    }
+    return missing - covered
 
 
 def names_apart(new: Fact, old: Fact) -> bool:
@@ -406,9 +436,21 @@ def _opens_with_bare_reversal(answer: str) -> bool:
 _ASKS_NOW = re.compile(
     r"\b(?:now|still|any ?more|any longer|currently|these days|nowadays|noch|jetzt|inzwischen"
     r"|encore|toujours|maintenant|désormais|todavía|aún|ahora|ainda|agora|ancora|adesso|nog"
-    r"|nu|nadal|wciąż|jeszcze|teraz|vielä|enää|nyt)\b",
+    r"|nu|nadal|wciąż|jeszcze|teraz|vielä|enää|nyt|today|heute|hoy|aujourd'hui|hoje|oggi"
+    r"|vandaag|idag|dzisiaj|dziś|tänään)\b",
     re.IGNORECASE,
 )
+
+
+def reports_change(new: Fact) -> bool:
+    """Does an owner's answer report that something changed: it states a change ("Not
+    anymore: …", "Da questo mese … non sono più ammessi") or, asked how things stand now
+    ("Do you still …?", "Accettate ancora …?"), it says yes or no? Such an answer may reverse
+    a fact asked in words nothing here reads as the same (walk-ins, dropping by without
+    booking): only a judge can tell (``digest.reflect.reconcile.for_the_judge``)."""
+    if states_reversal(new.answer):
+        return True
+    return bool(new.stance and _ASKS_NOW.search(new.question))
 
 
 def figures_changed(new: Fact, old: Fact) -> bool:
@@ -430,6 +472,22 @@ def figure_replaced(new: Fact, old: Fact) -> bool:
     return replaced(new.numbers, old.numbers, new.answer, old.answer)
 
 
+def narrows(new: Fact, old: Fact) -> frozenset[str]:
+    """The case the new answer names that neither its question nor the old fact speaks of
+    (``digest.answer_scope.qualifiers``: "On Saturdays we open 10-2" beside "We are open
+    9-5"): its figures are said of that case, a narrower fact beside the old one, not another
+    value for it. Empty when the answer names no such case."""
+    # a phrase's words up to its first function word ("Saturdays we open": "Saturdays")
+    cut = [" ".join(takewhile(lambda w: w.casefold() not in _STOP, p.split())) for p in
+           qualifiers(new.answer)]  # fmt: skip
+    found = terms(" ".join(cut))
+    return frozenset(
+        term
+        for term in found
+        if not term.isdigit() and not meets(term, old.said) and not meets(term, new.subject)
+    )
+
+
 def stated_change(new: Fact, old: Fact) -> bool:
     """Does the new answer to the same question state a change ("From now on we only take Pix
     or card", "Effective immediately …") and say something else than the old one
@@ -445,11 +503,15 @@ def reverses(new: Fact, old: Fact) -> bool:
     change and says something else (``stated_change``), or it states that something the old
     fact speaks of was removed, replaced or inverted (an answer that opens with a bare "Ya
     no:" or "No longer." says so of its question)?"""
-    if new.stance * old.stance < 0 or figures_changed(new, old):
+    if new.stance * old.stance < 0:
+        return True
+    # other figures said of a case the old fact does not speak of are a narrower fact
+    narrower = bool(narrows(new, old))
+    if figures_changed(new, old) and not narrower:
         return True
     if extends(new.answer, old.answer):  # all it said, and more: an UPDATE
         return False
-    if figure_replaced(new, old) or stated_change(new, old):
+    if (figure_replaced(new, old) and not narrower) or stated_change(new, old):
         return True
     stated = terms(" ".join(reversal_terms(new.answer)))
     if _opens_with_bare_reversal(new.answer):

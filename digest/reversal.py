@@ -64,19 +64,24 @@ _MARKERS = (
     r"|\bnow(?=\s*(?:[.;,:!?)]|$))|(?<=\s)now (?:run|open|close|start|end|cost|take|ship|go)\w*"
     # a change that takes effect at once or on a date ("effective immediately", "effective
     # from 1 May", "with immediate effect")
-    r"|effective (?:immediately|(?:from|as of|on) )|with immediate effect",
+    r"|effective (?:immediately|(?:from|as of|on) )|with immediate effect"
+    # a thing taken out of service in other verbs ("has been sunset", "is being phased out",
+    # "sunsetted"), and the caller sent on to its successor ("migrate to 'region_code'")
+    r"|(?:has been|have been|was|were|is being|are being|is|are) (?:sunset|phased out|superseded"
+    r"|renamed|migrated)|sunsett?ed|phased out|migrate (?:to|from)\b",
     # German
     r"nicht mehr|stattdessen|anstatt|anstelle|ab sofort|jetzt erforderlich|wird jetzt|ersetzt durch"
     r"|veraltet|entfernt|\bstatt\b"
     r"|(?:verlangt|erfordert|braucht|benötigt|akzeptiert) (?:\S+ )?jetzt"
     r"|\bjetzt (?:nur|erforderlich|optional|pflicht)|nur noch|\bkein\w* (?:\S+ ){0,3}mehr\b"
     r"|abgeschafft|wurden? eingestellt|ab jetzt|künftig|neuerdings|mit sofortiger wirkung"
+    r"|umbenannt|wird ersetzt|ersetzt \S+ (?:\S+ )?(?:durch|mit)\b"
     r"|seit (?:dem )?" + _MONTHS_DE,
     # French
     r"ne \S+ plus|n'\S+ plus|plus accept|désormais|dorénavant|à la place|au lieu de|remplacé par"
     r"|obsolète|supprimé|exige maintenant|requiert désormais|au profit de|abandonné"
     r"|(?:est|sont) (?:maintenant|désormais) (?:facultati|optionnel|obligatoire|requis)"
-    r"|avec effet immédiat|à partir de maintenant|nous avons arrêté"
+    r"|avec effet immédiat|à partir de maintenant|nous avons arrêté|renommée? (?:en|à)\b"
     r"|depuis (?:le )?(?:\d+(?:er)? )?" + _MONTHS_FR,
     # Spanish / Portuguese / Italian
     r"ya no|en su lugar|en lugar de|ahora requiere|ahora se requiere|reemplazad[oa] por"
@@ -89,13 +94,23 @@ _MARKERS = (
     r"|desde (?:el |o )?(?:\d+ de )?"
     + _MONTHS_ES_PT
     + r"|non più|non \S+ più|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]"
-    r"|rimoss[oa]|dismess[oa]|ora (?:è|sono) (?:obbligatori|facoltativ|richiest)|d'ora in poi",
+    r"|rimoss[oa]|dismess[oa]|ora (?:è|sono) (?:obbligatori|facoltativ|richiest)|d'ora in poi"
+    # renamed: "pasó a llamarse", "passou a se chamar", "renombrado", "rinominato"
+    r"|pas(?:ó|a|aron|an) a (?:llamarse|denominarse)|passou a (?:se )?chamar|renombrad[oa]"
+    r"|renomead[oa]|rinominat[oa]|ha cambiado de nombre|cambió de nombre",
     # Dutch / Scandinavian / Polish / Czech
     r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
     r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen"
     r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
     r"|teraz wymaga|odstraněn|zrušen|od (?:teraz|dzisiaj|dziś)\b|ze skutkiem natychmiastowym"
     r"|przestaliśmy|przestał[aoy]?\b|\bnie \S+ już\b"
+    # a passive in the present ("ersätts av", "erstattes af"), a dated start ("från och med
+    # version 4", "fra og med"), and a rename ("bytt namn till", "hernoemd naar")
+    r"|ersätts (?:av|med)|erstattes (?:av|af|med)|från och med|fra og med|(?:har )?bytt namn"
+    r"|hernoemd|används inte|tagits bort|fjernet|zmieniono nazwę|przemianowan"
+    # Czech and Slovak negate the verb itself ("již nepoužívá", "už neplatí"): the adverb
+    # "no longer" before or after a verb that opens with "ne"
+    r"|\b(?:již|už) ne\w+|\bne\w+ (?:již|už)\b|místo (?:něj|ní|nich)\b"
     # Finnish: "ei enää" and its persons, "we stopped", "was removed", "instead of", "from now
     # on", "with immediate effect"
     r"|\b(?:ei|en|et|emme|ette|eivät) (?:\S+ )?enää\b|lopetimme|lopetettiin|on lopetettu"

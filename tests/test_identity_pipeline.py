@@ -238,11 +238,30 @@ def test_a_changed_answer_to_the_same_question_replaces_the_lesson_with_history(
     if judge == "offline/rules":
         assert [op for op, _ in history] == ["ADD"]
         assert [o.status for o in old] == ["superseded"] and "4-6" in old[0].correction
-        assert why[0] is not None and "another value" in why[0] and "2, 3" in why[0], why
+        # a range is one value: the reason shows it so ("4-6 → 2-3", not "4, 6 → 2, 3")
+        assert why[0] is not None and "another value" in why[0] and "4-6 → 2-3" in why[0], why
     else:
         assert old == []
         assert [op for op, _ in history] == ["ADD", "UPDATE"]
         assert "4-6 days" in json.dumps(history[1].before)  # the old answer is kept in history
+
+
+def test_an_answer_narrowed_to_a_case_is_a_fact_beside_the_old_one(judge: str, tenant: str) -> None:
+    """To "We are open 9-5." the same question answered "On Saturdays we open 10-2.": other
+    figures, said of a case the first answer does not speak of. No judge supersedes the first
+    fact; the offline judge keeps both as lessons (an ADD that names the case)."""
+    question = "What are your opening hours?"
+    digest.record_answer(tenant, AGENT, question=question, answer="We are open 9-5.")
+    drain()
+    digest.record_answer(tenant, AGENT, question=question, answer="On Saturdays we open 10-2.")
+    drain()
+    with session_scope() as session:
+        superseded = session.scalars(select(Lesson).where(Lesson.status == "superseded")).all()
+    assert superseded == []
+    if judge == "offline":
+        active = sorted(lesson.correction for lesson in active_lessons(tenant))
+        assert len(active) == 2, active
+        assert "9-5" in active[1] and "10-2" in active[0], active
 
 
 def test_a_run_that_failed_in_three_ways_teaches_three_lessons(judge: str, tenant: str) -> None:

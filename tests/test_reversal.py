@@ -56,6 +56,45 @@ def test_an_unrelated_error_reverses_nothing(error: str) -> None:
     assert not reverses(f"Observed: `api_call` failed with «{error}».", OLD)
 
 
+@pytest.mark.parametrize(
+    "error",
+    [
+        "field 'zone' has been sunset; migrate to 'region_code'",
+        "the 'zone' field is being phased out",
+        "fältet 'zone' ersätts av 'region_code' från och med version 4",
+        "el campo 'zone' pasó a llamarse 'region_code'",
+        "o campo 'zone' passou a se chamar 'region_code'",
+        "le champ 'zone' a été renommé en 'region_code'",
+        "das Feld 'zone' wurde in 'region_code' umbenannt",
+        "parametr 'zone' se již nepoužívá, zadejte místo něj 'region_code'",
+        "parameter 'zone' už neplatí",
+    ],
+)
+def test_a_change_in_other_verbs_and_languages_is_a_reversal(error: str) -> None:
+    old = "Observed: `quote` failed with «missing required field 'zone'»."
+    assert reverses(f"Observed: `quote` failed with «{error}».", old)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ValidationError: 'quantity' must be an integer, got '2.5' instead",
+        "We need the sunset photo for the listing",
+        "Nemáme to skladem",  # a Czech negated verb without "no longer"
+    ],
+)
+def test_a_look_alike_states_no_reversal(text: str) -> None:
+    assert not states_reversal(text)
+
+
+def test_a_value_reported_instead_is_a_format_error_not_a_changed_requirement() -> None:
+    from digest.model.error_families import family_of
+
+    assert family_of("'quantity' must be an integer, got '2.5' instead").name == "bad-format"
+    assert family_of("expected int, got a string instead").name != "requirement-changed"
+    assert family_of("'x' is gone; send 'y' instead").name == "requirement-changed"
+
+
 def _item(i: int, key: str, correction: str, **extra: object) -> dict[str, object]:
     return {"id": i, "situation": "Calling the `api_call` tool", "correction": correction,
             "mistake": None, "tags": [], "fingerprint": key, **extra}  # fmt: skip
@@ -351,12 +390,12 @@ def test_other_figures_asked_for_now_supersede_with_the_figures_in_the_reason() 
     existing = [_answer_item(3, "What are your opening hours?", "We are open 9 to 5.")]
     op = _judged(existing, "What are the opening hours now?", "10 to 6, Monday to Saturday.")
     assert (op["op"], op["id"]) == ("DELETE", 3)
-    assert "other figures (5, 9 → 10, 6)" in str(op["reason"])
+    assert "other figures (9-5 → 10-6)" in str(op["reason"])  # a range is one value
     # the same question not asked for now: another value where the old one gave one is a
     # change all the same (whatever words say it, none here), said so in the reason
     op = _judged(existing, "What are your opening hours?", "10 to 6, Monday to Saturday.")
     assert (op["op"], op["id"]) == ("DELETE", 3)
-    assert "another value (5, 9 → 10, 6)" in str(op["reason"])
+    assert "another value (9-5 → 10-6)" in str(op["reason"])
     # figures only added refine the fact: one lesson, UPDATEd
     op = _judged(existing, "What are your opening hours?", "9 to 5, and 10 to 2 on Saturdays.")
     assert (op["op"], op["id"]) == ("UPDATE", 3)

@@ -46,7 +46,10 @@ INPUT_FAMILIES: tuple[Family, ...] = (
         _any(
             r"no longer (?:accepts?|accepted|supports?|supported|allows?|allowed|requires?|"
             r"exists?)|(?:is|was|has been) (?:deprecated|removed|replaced|renamed|retired)"
-            r"|deprecated|\S+ instead\b|instead of|replaced (?:by|with)|now (?:requires?|expects?"
+            r"|deprecated|instead of"
+            # "send 'x' instead", not a value reported as received ("got '2.5' instead")
+            r"|(?<!\S)(?<!got )(?<!got a )(?<!got an )(?<!received )(?<!found )\S+ instead\b"
+            r"|replaced (?:by|with)|now (?:requires?|expects?"
             r"|only accepts?|accepts only)|renamed to|moved to",
             r"nicht mehr (?:unterstützt|akzeptiert|erlaubt)|stattdessen|ersetzt durch|veraltet"
             r"|ya no se (?:acepta|admite|permite)|en su lugar|reemplazad[oa] por|obsolet"

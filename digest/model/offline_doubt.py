@@ -39,6 +39,25 @@ def doubted(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     return isinstance(found, dict) and str(cand.get("candidate")) in found
 
 
+#: the family of an input that was not given at all
+MISSING_INPUT = "missing-parameter"
+
+
+def _families_apart(mine: str | None, theirs: str | None) -> bool:
+    return mine != theirs and GENERIC_FAMILY not in (mine, theirs) and None not in (mine, theirs)
+
+
+def conditions_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Does one of a candidate and a lesson say an input is missing, the other a condition of
+    an input that was given ("'quantity' is required"; "'quantity' must be an integer", a bad
+    format)? Two errors of one input, however alike their words read: a value absent is not a
+    value wrong. (Two specific families otherwise may word one state: the request's meaning
+    and the judge decide those.)"""
+    mine = _family([str(t) for t in cand.get("tags") or []])
+    theirs = _family([str(t) for t in item.get("tags") or []])
+    return MISSING_INPUT in (mine, theirs) and _families_apart(mine, theirs)
+
+
 def same_facts(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     """Do a candidate and a lesson in doubt state the same facts, by the rules' own reading:
     the same figures, one condition (the same error family, or one of them generic), no name
@@ -47,8 +66,7 @@ def same_facts(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     if not new.strip() or not old.strip() or figures(new) != figures(old):
         return False
     mine = _family([str(t) for t in cand.get("tags") or []])
-    theirs = _family([str(t) for t in item.get("tags") or []])
-    if mine != theirs and GENERIC_FAMILY not in (mine, theirs) and None not in (mine, theirs):
+    if _families_apart(mine, _family([str(t) for t in item.get("tags") or []])):
         return False
     passed = passed_values(str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
     return not quoted_apart(new, old, passed) and not swapped(new, old)

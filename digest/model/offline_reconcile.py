@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from digest import facts
+from digest.answer_scope import shown
 from digest.fingerprint import (
     distinct,
     edit_family,
@@ -24,7 +25,7 @@ from digest.fingerprint import (
 )
 from digest.frames import passed_values, quoted_apart, swapped
 from digest.model.error_reading import state_terms
-from digest.model.offline_doubt import doubted, same_facts
+from digest.model.offline_doubt import conditions_apart, doubted, same_facts
 from digest.model.offline_edit_rules import (
     SAME_TOPIC,
     content_reversed,
@@ -155,18 +156,27 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
     if strong and facts.reverses(new, old):
         subject = ", ".join(sorted(new.subject & old.subject)) or "its question"
         said = "says the opposite of this one, or that it changed"
+        values = f"{shown(old.answer, old.numbers)} → {shown(new.answer, new.numbers)}"
         if facts.figures_changed(new, old):
-            said = (
-                f"asked how things stand now, gives other figures ({', '.join(old.numbers)} "
-                f"→ {', '.join(new.numbers)})"
-            )
+            said = f"asked how things stand now, gives other figures ({values})"
         elif facts.figure_replaced(new, old):
-            said = f"gives another value ({', '.join(old.numbers)} → {', '.join(new.numbers)})"
+            said = f"gives another value ({values})"
         return {
             "op": "DELETE",
             "candidate": index,
             "id": item["id"],
             "reason": f"reversed: the owner's new answer to {about} (about {subject}) {said}",
+        }
+    case = facts.narrows(new, old)
+    if case and set(old.numbers) - set(new.numbers) and not facts.reverses(new, old):
+        # "On Saturdays we open 10-2" beside "We are open 9-5": a fact of its own (one that
+        # keeps the old figures and adds the case's, "9 to 5, and 10 to 2 on Saturdays", is
+        # the old fact said in full: an UPDATE below)
+        return {
+            "op": "ADD",
+            "candidate": index,
+            "reason": f"a narrower fact: the answer speaks of a case ({', '.join(sorted(case))})"
+            " the known one does not",
         }
     if not strong and not twin and facts.overrides(new, old):
         changed = ", ".join(sorted(facts.changed_terms(new) & new.subject)) or "its subject"
@@ -376,9 +386,12 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         # support in its first wording (NOOP): run text rewording a lesson agents read would
         # be a held change replacing it with one of less support. What a person states is
         # taken in the newer words (UPDATE)
-        # (never two failed states the rules tell apart: ``_states_apart``)
+        # (never two failed states the rules tell apart, ``_states_apart``; two conditions of
+        # one input, a missing value and a bad format, stay two lessons)
         apart = [item for item in existing if not _states_apart(cand, item)]
-        alike = next((item for item in apart if reads_alike(cand, item)), None)
+        alike = next(
+            (i for i in apart if reads_alike(cand, i) and not conditions_apart(cand, i)), None
+        )
         if alike is None:
             # a pair the request marks in doubt: the rules read it themselves
             # (``offline_doubt``: the same figures, condition and names)

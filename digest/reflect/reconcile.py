@@ -239,6 +239,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             return True
         if facts.may_reverse(asked, known):
             return True  # a change stated on a shared term: the judge says what it reverses
+        if facts.reports_change(asked) and not facts.names_apart(asked, known):
+            # a change reported beside a fact of the agent's that names nothing else: its
+            # question may be the old one in other words (only a judge reads that)
+            return True
         if facts.changed_terms(asked) & known.said:
             # a change stated on what the old fact says ("Not any more: since March we are
             # closed at weekends" beside "open on Saturdays"): only a judge can tell whether
