@@ -53,7 +53,8 @@ MORE_STEMS_BY_MEANING = {
     "court": "soud sadu mahkeme pengadil birosag instant tribunal δικαστ суд",
     "submit": "zloz podat podej ajukan benyujt depune υποβολ подат подай",
     "sign": "podpis imzala tandatang alair semna υπογραφ подпис підпис",
-    "shipment": "przesylk wysylk zasilk sevkiyat kargo pengirim szallitm expedier αποστολ отправк вантаж груз",
+    "shipment": """przesylk wysylk zasilk sevkiyat kargo pengirim szallitm expedier αποστολ
+        отправк вантаж груз""",
     "customs": "celn celni gumruk cukai vamkezel vama τελων тамож митн",
     "declaration": "zgloszen prohlasen beyanname pemberitahu nyilatkozat declarat δηλωσ деклара",
     "assign": "przypisz przydziel prirad atayin tugaskan hozzarendel atribu αναθεσ назнач признач",
@@ -74,7 +75,8 @@ MORE_STEMS_BY_MEANING = {
     "roaming": "roaming dolasim περιαγωγ роуминг роумінг",
     "trip": "podroz wyjazd cesta seyahat perjalanan utazas calatori ταξιδ поездк поїздк",
     "plan": "taryf tarif abonament προγραμμ тариф",
-    "employee": "pracownik zamestnan calisan karyawan pegawai munkavallal angajat υπαλληλ сотрудник працівник",
+    "employee": """pracownik zamestnan calisan karyawan pegawai munkavallal angajat υπαλληλ
+        сотрудник працівник""",
     "missing": "brak brakuj chyb eksik kurang hianyz lipse λειπ нехват бракує",
     "correct": "popraw oprav duzelt koreksi javit corect διορθω исправ виправ",
     "viewing": "ogladan prohlidk gorme megnez vizionar επισκεψ осмотр огляд",
