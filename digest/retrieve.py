@@ -44,7 +44,7 @@ from digest.learning import CurrentLearning as CurrentLearning
 from digest.learning import current_learning as current_learning
 from digest.learning import summarize_body as summarize_body
 from digest.lessons.bank import View
-from digest.lessons.cues import SHORT_STOPWORDS, request_first, task_meaning
+from digest.lessons.cues import request_first, task_meaning
 from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
 from digest.lessons.id_kinds import id_kinds
@@ -75,9 +75,6 @@ STYLES = ("block", "aip11")
 MAX_KEYWORDS = 12
 #: …and at most this many kinds of ids (``digest.lessons.id_kinds``) beside them
 MAX_ID_KINDS = 2
-#: a prompt with fewer keywords than this is terse: its words of this many letters count too
-SHORT_PROMPT = 2
-SHORT_KEYWORD_LEN = 3
 MIN_KEYWORD_LEN = 4
 #: common words of four letters or more: they would match nearly every lesson.
 STOPWORDS = frozenset(
@@ -101,7 +98,6 @@ def prompt_keywords(prompt: str) -> list[str]:
     """The prompt's keywords: letter-only tokens of ≥ 4 characters, lowercased, stopwords
     removed, deduplicated in order of first appearance, at most 12; the sentences that ask
     first (``digest.lessons.cues.request_first``: the request, not the greeting before it);
-    in a terse prompt (fewer than 2 of them), its telling words of three letters too ("ack");
     then the kinds of ids it names, at most 2 (``digest.lessons.id_kinds``: "INC-88" →
     ``idinc0``), which a lesson's cues hold for the ids its runs named."""
     found: dict[str, None] = {}
@@ -118,13 +114,6 @@ def prompt_keywords(prompt: str) -> list[str]:
                     found[english] = None
             if len(found) >= MAX_KEYWORDS:
                 break  # a long prompt is not scanned past what can be used
-    if len(found) < SHORT_PROMPT:
-        # a terse prompt ("ack INC-88", "ok Jan's PTO") says what it wants in short words:
-        # those that tell something begin the lessons' longer ones ("ack": "acknowledge")
-        for token in _letter_runs(asked):
-            word = token.lower()
-            if len(word) == SHORT_KEYWORD_LEN and word not in SHORT_STOPWORDS:
-                found.setdefault(word, None)
     # and the kinds of ids it names, beyond them ("ack INC-88": ``digest.lessons.id_kinds``)
     return [*list(found)[:MAX_KEYWORDS], *id_kinds(asked)[:MAX_ID_KINDS]]
 
