@@ -47,6 +47,7 @@ from digest.lessons.bank import View
 from digest.lessons.cues import request_first, task_meaning
 from digest.lessons.hits import count_hits
 from digest.lessons.holdout import share_for, withhold
+from digest.lessons.id_kinds import id_kinds
 from digest.lessons.neighbours import vector_soon
 from digest.lessons.release import Gate, released_parts
 from digest.lessons.turn import called_for_turn, read_for_turn
@@ -72,6 +73,8 @@ CAUTION_NOTE = "it failed more often than it helped"
 STYLES = ("block", "aip11")
 
 MAX_KEYWORDS = 12
+#: …and at most this many kinds of ids (``digest.lessons.id_kinds``) beside them
+MAX_ID_KINDS = 2
 MIN_KEYWORD_LEN = 4
 #: common words of four letters or more: they would match nearly every lesson.
 STOPWORDS = frozenset(
@@ -94,18 +97,25 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 def prompt_keywords(prompt: str) -> list[str]:
     """The prompt's keywords: letter-only tokens of ≥ 4 characters, lowercased, stopwords
     removed, deduplicated in order of first appearance, at most 12; the sentences that ask
-    first (``digest.lessons.cues.request_first``: the request, not the greeting before it)."""
+    first (``digest.lessons.cues.request_first``: the request, not the greeting before it);
+    then the kinds of ids it names, at most 2 (``digest.lessons.id_kinds``: "INC-88" →
+    ``idinc0``), which a lesson's cues hold for the ids its runs named."""
     found: dict[str, None] = {}
-    for token in _letter_runs(request_first(prompt)):
+    asked = request_first(prompt)
+    for token in _letter_runs(asked):
         word = token.lower()
         if len(word) >= MIN_KEYWORD_LEN and word not in STOPWORDS:
+            read = read_as(word)
+            if read == "":
+                continue  # a function word of another language ("proszę", "bitte")
             found[word] = None
-            for english in (read_as(word) or "").split():
+            for english in (read or "").split():
                 if len(english) >= MIN_KEYWORD_LEN and english not in STOPWORDS:
                     found[english] = None
             if len(found) >= MAX_KEYWORDS:
                 break  # a long prompt is not scanned past what can be used
-    return list(found)[:MAX_KEYWORDS]
+    # and the kinds of ids it names, beyond them ("ack INC-88": ``digest.lessons.id_kinds``)
+    return [*list(found)[:MAX_KEYWORDS], *id_kinds(asked)[:MAX_ID_KINDS]]
 
 
 def prompt_meaning(found: Embedder | None, prompt: str) -> str:

@@ -72,7 +72,9 @@ def surfaced(block: str) -> list[int]:
 
 def test_keywords_are_letter_runs_of_four_or_more_lowercased_in_order() -> None:
     prompt = "Refund ORDER 1182 now: the refund is for order-1182, café crème; über_cool x² abc"
-    assert prompt_keywords(prompt) == ["refund", "order", "café", "crème", "über", "cool"]
+    assert prompt_keywords(prompt)[:6] == ["refund", "order", "café", "crème", "über", "cool"]
+    # then the kinds of ids it names, never their numbers (digest.lessons.id_kinds)
+    assert prompt_keywords(prompt)[6:] == ["idorder0"]
 
 
 def test_keywords_drop_stopwords_and_stop_at_twelve() -> None:

@@ -7,7 +7,9 @@ reads the words of errors and service answers as English; this module adds the w
 ask for things with, in German, French, Spanish, Portuguese, Italian, Dutch, Danish, Norwegian
 and Swedish: what they want done (cancel, refund, change, book, buy, deliver, extend, pause,
 postpone, share, merge …) and what to (order, parcel, flight, train, seat, car,
-subscription, prescription, course, trip, meeting, spreadsheet …).
+subscription, prescription, course, trip, meeting, spreadsheet …); and, from
+``digest.identity.task_gloss_more``, in Polish, Czech, Turkish, Indonesian, Hungarian,
+Romanian, Greek, Russian and Ukrainian (where a stem is in both, the older lists decide).
 
 Users conjugate and decline ("annulé", "annuler", "annulation"; "stornieren", "Stornierung"),
 so these are stems: a word read here begins with one of them (accents ignored, at least
@@ -29,6 +31,11 @@ import unicodedata
 from functools import lru_cache
 
 from digest.identity.gloss import GLOSSES
+from digest.identity.task_gloss_more import (
+    MORE_FUNCTION_WORDS,
+    MORE_STEMS_BY_MEANING,
+    PLAIN_LETTERS,
+)
 
 #: the shortest stem read
 MIN_STEM = 4
@@ -113,14 +120,15 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 
 def _plain(word: str) -> str:
     """``word`` casefolded, its accents dropped."""
-    decomposed = unicodedata.normalize("NFD", word.casefold())
+    decomposed = unicodedata.normalize("NFD", word.casefold().translate(PLAIN_LETTERS))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 #: stem (plain) → the English word(s) it reads as
 STEMS: dict[str, str] = {
     _plain(stem): meaning
-    for meaning, stems in _STEMS_BY_MEANING.items()
+    for by_meaning in (MORE_STEMS_BY_MEANING, _STEMS_BY_MEANING)
+    for meaning, stems in by_meaning.items()
     for stem in stems.split()
     if len(_plain(stem)) >= MIN_STEM or stem in ("zug", "tåg")
 }
@@ -155,6 +163,8 @@ def read_as(word: str) -> str | None:
     found = GLOSSES.get(folded)
     if found is not None:
         return found
+    if folded in MORE_FUNCTION_WORDS:
+        return ""
     plain = _plain(folded)
     if plain in STEMS:
         return STEMS[plain]

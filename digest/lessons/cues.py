@@ -31,6 +31,7 @@ from typing import Any
 from digest.bounded import memo
 from digest.fingerprint import mask_ids
 from digest.identity.task_gloss import gloss_task
+from digest.lessons.id_kinds import call_id_kinds, id_kinds, merged_kinds
 
 #: at most this many words of one task are kept
 MAX_WORDS = 10
@@ -177,11 +178,15 @@ def task_meaning(task: str) -> str:
 
 def event_cues(kind: str, payload: dict[str, Any] | None) -> list[str]:
     """The cues an event gives the lessons it teaches or supports: a run's task's telling
-    words; nothing for other events (an owner's question or an operator's draft is already
-    the lesson's own trusted text)."""
+    words, then the kinds of ids its task names and its calls passed
+    (``digest.lessons.id_kinds``); nothing for other events (an owner's question or an
+    operator's draft is already the lesson's own trusted text)."""
     if kind != "run_outcome" or not isinstance(payload, dict):
         return []
-    return telling_words(str(payload.get("task") or ""))
+    task = str(payload.get("task") or "")
+    # and the kinds of ids it names or its calls passed ("INC-5531": ``digest.lessons.id_kinds``)
+    kinds = merged_kinds(id_kinds(task), call_id_kinds(payload.get("tool_calls")))
+    return [*telling_words(task), *kinds]
 
 
 def merged(cues: list[str] | None, more: list[str]) -> list[str]:

@@ -115,8 +115,10 @@ def warm(kind: str, payload: dict[str, Any] | None) -> None:
 def _event_vector(kind: str, payload: dict[str, Any] | None) -> tuple[np.ndarray, str] | None:
     if not event_cues(kind, payload):
         return None
-    found = embedder()
     text = task_meaning(str((payload or {}).get("task") or ""))
+    if not text:  # a task that names only ids ("D-4410 won"): its cues are their kinds
+        return None
+    found = embedder()
     vectors = vectors_for(found, [text]) if found is not None else None
     if found is None or not vectors:
         return None

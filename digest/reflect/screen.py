@@ -31,6 +31,7 @@ from typing import Any
 from digest.bounded import memo
 from digest.lessons.store import Candidate
 from digest.reflect import words
+from digest.reflect.recipients import recipients_masked
 from digest.reflect.tripwire import about_interface, check, plain, word_class
 from digest.reflect.views import labelled_views
 from digest.text import DESTINATION, is_tool_name, without_quotes
@@ -92,6 +93,10 @@ def _card_number(text: str) -> bool:
 # --- a run's fields ------------------------------------------------------------------------------
 
 
+#: argument keys whose value names a thing (an event's title, a file's name)
+_LABELS = frozenset({"title", "name", "subject", "summary", "label", "filename", "file_name"})
+
+
 def _strings(value: Any, depth: int = 0) -> Iterator[str]:
     """Every string inside a JSON value (keys too, as ``key=value``), to a sane depth."""
     if depth > 20:
@@ -100,7 +105,11 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
         yield value
     elif isinstance(value, dict):
         for key, item in value.items():
-            if isinstance(item, str):
+            if isinstance(item, str) and str(key).casefold() in _LABELS:
+                # a thing's name is not an order: "title=Vendor contract sync" beside the
+                # attendees' addresses sends nothing (read as a sentence of its own)
+                yield f"| {key}={item} |"
+            elif isinstance(item, str):
                 yield f"{key}={item}"  # a key names its value: "email=x@y" sends nothing
             else:
                 yield str(key)
@@ -175,7 +184,11 @@ def event_reason(payload: dict[str, Any]) -> str | None:
         # The task may name the user's own address ("email ethan@x.com, I want to return …",
         # "Liam Ahmed (liam@x.com): …"): where a user can be reached is not where data is sent,
         # so that address is screened as a placeholder ("send it all to x@y" is screened as is).
-        text = own_address_masked(value) if field == "task" else value
+        # So is whom a one-off request goes to when the run's own call passed that address
+        # (``digest.reflect.recipients``: "send quote Q-2291 to buyer@x.com").
+        text = value
+        if field == "task":
+            text = recipients_masked(own_address_masked(value), payload.get("tool_calls"))
         why = injection_reason(text, run_text=field != "task")
         if why is not None:
             return f"{why} (in {field})"

@@ -8,7 +8,17 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).with_name("data")
-SPLITS = ("tuned", "held-out", "check", "fresh4", "fresh4-check", "fresh5", "fresh5-check")
+SPLITS = (
+    "tuned",
+    "held-out",
+    "check",
+    "fresh4",
+    "fresh4-check",
+    "fresh5",
+    "fresh5-check",
+    "fresh6",
+    "fresh6-check",
+)
 
 
 @dataclass(frozen=True)
