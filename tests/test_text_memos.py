@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from digest import facts, frames
-from digest.identity import meaning
+from digest import facts, frames, retrieve
+from digest.identity import meaning, task_gloss
 from digest.lessons import cues
 from digest.model import error_families
 
@@ -25,6 +25,9 @@ MEMOS = [
     (meaning, "_read"),
     (cues, "_tokens"),
     (error_families, "_family_at"),
+    (cues, "task_meaning"),
+    (task_gloss, "read_as"),
+    (retrieve, "read_as"),
 ]
 
 _TEXTS = [
@@ -87,7 +90,8 @@ def _readings(texts: list[str]) -> list[Any]:
             cues.telling_words(text), cues.task_meaning(text), cues.event_cues(
                 "run_outcome", {"task": text}
             ),
-            error_families.family_of(text).name,
+            error_families.family_of(text).name, task_gloss.gloss_task(text),
+            retrieve.prompt_keywords(text),
         ))  # fmt: skip
     for a, b in itertools.islice(itertools.combinations(texts, 2), 400):
         if a.strip() and b.strip():
