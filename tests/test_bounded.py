@@ -135,7 +135,9 @@ def _reference_weight(value: object, seen: set[int], depth: int) -> int:
     slots = getattr(type(value), "__slots__", None)
     if slots:
         names = (slots,) if isinstance(slots, str) else slots
-        return size + sum(_reference_weight(getattr(value, n, None), seen, depth + 1) for n in names)
+        return size + sum(
+            _reference_weight(getattr(value, n, None), seen, depth + 1) for n in names
+        )
     fields = getattr(value, "__dict__", None)
     if isinstance(fields, dict):
         return size + _reference_weight(fields, seen, depth + 1)
