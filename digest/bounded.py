@@ -41,10 +41,53 @@ _SMALL = (int, float, bool, type(None))
 def approx_bytes(value: Any) -> int:
     """About what ``value`` holds in memory, in bytes: its own size plus, once each, the
     objects it holds (container items, dataclass fields, slots, an array's buffer)."""
+    kind = type(value)
+    if kind is str:  # most keys and many values: one object, nothing held
+        return sys.getsizeof(value)
     return _weigh(value, set(), 0)
 
 
+#: the exact types ``_weigh`` reads without the general walk (subclasses take the walk)
+_SMALL_EXACT = frozenset({int, float, bool, type(None)})
+_SEQUENCES_EXACT = frozenset({tuple, list, set, frozenset})
+
+
 def _weigh(value: Any, seen: set[int], depth: int) -> int:
+    """``value``'s weight as ``_weigh_any`` reads it, with the common exact types (strings,
+    small scalars, tuples and lists of them) read inline: it runs on every memo's store."""
+    kind = type(value)
+    if kind in _SMALL_EXACT:
+        return sys.getsizeof(value) if depth == 0 else 0
+    ident = id(value)
+    if ident in seen:
+        return 0
+    if kind is str:
+        seen.add(ident)
+        return sys.getsizeof(value)
+    if kind in _SEQUENCES_EXACT and depth < _DEPTH:
+        seen.add(ident)
+        size = sys.getsizeof(value)
+        inner = depth + 1
+        for item in value:
+            held = type(item)
+            if held is str:
+                if id(item) not in seen:
+                    seen.add(id(item))
+                    size += sys.getsizeof(item)
+            elif held not in _SMALL_EXACT:
+                size += _weigh(item, seen, inner)
+        return size
+    return _weigh_any(value, seen, depth)
+
+
+@functools.lru_cache(maxsize=256)
+def _field_names(kind: type) -> tuple[str, ...]:
+    """A dataclass type's field names (fixed for the type; one entry per dataclass type)."""
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
+def _weigh_any(value: Any, seen: set[int], depth: int) -> int:
+    """The general walk (``_weigh`` reads its common cases the same way, inline)."""
     if isinstance(value, _SMALL):
         return sys.getsizeof(value) if depth == 0 else 0  # small ints and None are shared
     if id(value) in seen:
@@ -64,7 +107,7 @@ def _weigh(value: Any, seen: set[int], depth: int) -> int:
     if isinstance(value, tuple | list | set | frozenset):
         return size + sum(_weigh(item, seen, depth + 1) for item in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        held = (getattr(value, f.name, None) for f in dataclasses.fields(value))
+        held = (getattr(value, name, None) for name in _field_names(type(value)))
         return size + sum(_weigh(item, seen, depth + 1) for item in held)
     slots = getattr(type(value), "__slots__", None)
     if slots:

@@ -67,7 +67,7 @@ def _key(kind: str, *parts: str, subject: str | None = None) -> str:
 def kind_of(key: str | None) -> str | None:
     if not key:
         return None
-    return key.split(":", 1)[0]
+    return key.partition(":")[0]
 
 
 #: kinds whose key is the whole identity: two keys of one such kind are two lessons. (Two
@@ -83,7 +83,9 @@ _FAMILY = {"tool": "failure", "run": "failure"}
 
 
 def _family(key: str | None) -> str | None:
-    kind = kind_of(key)
+    if not key:
+        return None
+    kind = key.partition(":")[0]  # kind_of, inline: read for every pair of keys compared
     return _FAMILY.get(kind, kind) if kind else None
 
 
@@ -115,10 +117,13 @@ def same(a: str | None, b: str | None) -> bool:
 def subject_of(key: str | None) -> str | None:
     """What a key is about beyond its own digest (``kind:subject-digest``), or None when the
     key names no subject (an owner's question, a run's own error, a key made before subjects)."""
-    if not key or ":" not in key:
+    if not key:
         return None
-    rest = key.split(":", 1)[1]
-    return rest.split("-", 1)[0] if "-" in rest else None
+    _, colon, rest = key.partition(":")
+    if not colon:
+        return None
+    subject, dash, _ = rest.partition("-")
+    return subject if dash else None
 
 
 def same_subject(a: str | None, b: str | None) -> bool:

@@ -103,3 +103,82 @@ def test_the_screen_verdicts_are_bounded_by_bytes_and_the_views_not_kept() -> No
     info = screen._reason.memo_info()  # type: ignore[attr-defined]
     assert info.entries >= 1 and info.nbytes >= 10 * len(long) * 0.9
     assert sys.getsizeof(long) < info.max_bytes
+
+
+def _reference_weight(value: object, seen: set[int], depth: int) -> int:
+    """``approx_bytes`` as first written (one general walk, no fast paths): the inline reading
+    of common types must give the same weights."""
+    import dataclasses
+
+    if isinstance(value, int | float | bool | type(None)):
+        return sys.getsizeof(value) if depth == 0 else 0
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    size = sys.getsizeof(value, 64)
+    if isinstance(value, str | bytes | bytearray) or depth >= 8:
+        return size
+    nbytes = getattr(value, "nbytes", None)
+    if isinstance(nbytes, int) and hasattr(value, "dtype"):
+        owns = getattr(value, "base", None) is None
+        return max(size, 112 + (nbytes if owns else 0))
+    if isinstance(value, dict):
+        return size + sum(
+            _reference_weight(k, seen, depth + 1) + _reference_weight(v, seen, depth + 1)
+            for k, v in value.items()
+        )
+    if isinstance(value, tuple | list | set | frozenset):
+        return size + sum(_reference_weight(item, seen, depth + 1) for item in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        held = [getattr(value, f.name, None) for f in dataclasses.fields(value)]
+        return size + sum(_reference_weight(item, seen, depth + 1) for item in held)
+    slots = getattr(type(value), "__slots__", None)
+    if slots:
+        names = (slots,) if isinstance(slots, str) else slots
+        return size + sum(
+            _reference_weight(getattr(value, n, None), seen, depth + 1) for n in names
+        )
+    fields = getattr(value, "__dict__", None)
+    if isinstance(fields, dict):
+        return size + _reference_weight(fields, seen, depth + 1)
+    return size
+
+
+def test_approx_bytes_weighs_as_the_general_walk_does() -> None:
+    from enum import IntEnum
+    from typing import NamedTuple
+
+    class Level(IntEnum):
+        LOW = 1
+
+    class Pair(NamedTuple):
+        left: str
+        right: tuple[str, ...]
+
+    @dataclass(frozen=True)
+    class Facts:
+        excerpt: str
+        words: tuple[str, ...]
+        vector: np.ndarray | None = None
+
+    class Slotted:
+        __slots__ = ("a", "b")
+
+        def __init__(self) -> None:
+            self.a = "slot text"
+            self.b = [1, 2.5, None]
+
+    shared = "a text held twice " * 3
+    deep: object = "bottom"
+    for _ in range(12):  # deeper than the walk looks
+        deep = (deep, "level", [deep])
+    values: list[object] = [
+        "", "word", shared, 7, 2**80, 3.5, True, None, Level.LOW, b"bytes", bytearray(b"xy"),
+        (shared, shared), ("a", 1, None, ("b", "c"), frozenset({"d", "e"})), [shared, [shared]],
+        {"k": shared, "n": 3, "t": ("x", "y")}, {1, 2, "z"}, Pair("l", ("r", "s")),
+        Facts("e", ("w1", "w2", "w1"), np.zeros(8, np.float32)), Facts("e", ()), Slotted(),
+        ((("k", "v"),), (("q", 1.0),)), np.zeros(100, np.float32)[:3], deep,
+        ("memo key", (("kw", "value"),)), (("first", 1),), (frozenset({"a", "b"}),),
+    ]  # fmt: skip
+    for value in values:
+        assert approx_bytes(value) == _reference_weight(value, set(), 0), repr(value)[:80]

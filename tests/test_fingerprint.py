@@ -305,3 +305,14 @@ def test_a_traceback_is_known_by_its_exception_line() -> None:
     assert fp.error_template(traceback("ValueError: amount must be positive")) != (
         fp.error_template(traceback("ValueError: currency is unknown"))
     )
+
+
+def test_kind_and_subject_read_from_any_string_as_split_reads_them() -> None:
+    from digest.fingerprint import kind_of, subject_of, tells_a_failure
+
+    for key in ["", "tool:ab12-cd", "tool:abcd", ":x", "a:", "a:-", "a:b-c-d", "nocolon",
+                "nocolon-dash", "run:x:y-z", "-:x", "run:", "edit:1a2b3c4d-0f"]:  # fmt: skip
+        rest = key.split(":", 1)[1] if ":" in key else ""
+        assert kind_of(key) == (key.split(":", 1)[0] if key else None), key
+        assert subject_of(key) == (rest.split("-", 1)[0] if "-" in rest else None), key
+        assert tells_a_failure(key) == (key.split(":", 1)[0] in ("tool", "run")), key

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from digest import facts, frames
-from digest.identity import meaning
+from digest import facts, frames, retrieve
+from digest.identity import meaning, task_gloss
 from digest.lessons import cues
 from digest.model import error_families
 
@@ -25,6 +25,9 @@ MEMOS = [
     (meaning, "_read"),
     (cues, "_tokens"),
     (error_families, "_family_at"),
+    (cues, "task_meaning"),
+    (task_gloss, "read_as"),
+    (retrieve, "read_as"),
 ]
 
 _TEXTS = [
@@ -87,7 +90,8 @@ def _readings(texts: list[str]) -> list[Any]:
             cues.telling_words(text), cues.task_meaning(text), cues.event_cues(
                 "run_outcome", {"task": text}
             ),
-            error_families.family_of(text).name,
+            error_families.family_of(text).name, task_gloss.gloss_task(text),
+            retrieve.prompt_keywords(text),
         ))  # fmt: skip
     for a, b in itertools.islice(itertools.combinations(texts, 2), 400):
         if a.strip() and b.strip():
@@ -161,3 +165,25 @@ def test_each_memo_stays_within_its_bounds(
         memoized(f"{n} " + make(n) * 200)
     info = memoized.memo_info()
     assert info.entries <= info.max_entries and info.nbytes <= info.max_bytes
+
+
+def test_likeness_reads_figures_as_the_figures_of_each_text_and_word() -> None:
+    """A text's reading keeps its figures and the terms whose word states one: the pair's
+    figures, and the terms it compares, are what reading each word and text anew gives."""
+    from digest.figures import figures, figures_apart
+
+    texts = [t for t in _corpus() if t.strip()]
+    texts += [
+        "Delivery takes 3-5 days, 10,000 units max",
+        "Delivery takes 2-4 days for 10.000 units",
+    ]
+    for a, b in itertools.islice(itertools.combinations(texts, 2), 300):
+        got = meaning.likeness(a, b)
+        assert got.figures_apart == figures_apart(a, b)
+        assert got.same_figures == (figures(a) == figures(b))
+        wa, wb = meaning._words(meaning.plain(a)), meaning._words(meaning.plain(b))
+        about = meaning._about_alike(
+            {t for t, w in wa.items() if not figures(w)},
+            {t for t, w in wb.items() if not figures(w)},
+        )
+        assert got.about_alike == about

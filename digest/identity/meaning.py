@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 from digest import facts
 from digest.bounded import memo
-from digest.figures import figures, figures_apart
+from digest.figures import figures
 from digest.frames import named, swapped
 from digest.identity.embedding import embed_many, static_embedder
 from digest.identity.gloss import gloss
@@ -182,11 +182,14 @@ READINGS_KEPT, READINGS_BYTES = 1024, 2 * 2**20
 @dataclass(frozen=True)
 class _Reading:
     """What ``likeness`` reads of one text alone: it as the table reads it (``plain``), its
-    content words by term (``_words`` of that), and the names it gives that are no figure."""
+    content words by term (``_words`` of that), the names it gives that are no figure, the
+    terms whose word states a figure, and the figures the text states."""
 
     plain: str
     words: tuple[tuple[str, str], ...]
     names: frozenset[str]
+    figured: frozenset[str]
+    figures: frozenset[str]
 
 
 @memo(READINGS_KEPT, READINGS_BYTES)
@@ -196,8 +199,13 @@ def _read(text: str) -> _Reading:
     # figures are compared as figures (``figures_apart``: "10,000" and "10000" are one), not
     # as names
     found = named(text) | facts.names(text.replace("\n", ". "))
+    words = tuple(_words(read).items())
     return _Reading(
-        read, tuple(_words(read).items()), frozenset(n for n in found if not figures(n))
+        read,
+        words,
+        frozenset(n for n in found if not figures(n)),
+        frozenset(t for t, w in words if figures(w)),
+        figures(text),
     )
 
 
@@ -207,8 +215,9 @@ def likeness(a: str, b: str) -> Likeness:
     pa, pb = read_a.plain, read_b.plain
     wa, wb = dict(read_a.words), dict(read_b.words)
     # figures are compared as figures (``figures_apart``), not as words
-    only_a = [w for t, w in wa.items() if t not in wb and not figures(w)]
-    only_b = [w for t, w in wb.items() if t not in wa and not figures(w)]
+    figured_a, figured_b = read_a.figured, read_b.figured
+    only_a = [w for t, w in wa.items() if t not in wb and t not in figured_a]
+    only_b = [w for t, w in wb.items() if t not in wa and t not in figured_b]
     swap = swapped(pa, pb)
     unread = _unread(only_a) or _unread(only_b)
     texts = [pa, pb] + ([_alone(only_a), _alone(only_b)] if only_a and only_b else [])
@@ -218,13 +227,13 @@ def likeness(a: str, b: str) -> Likeness:
     whole = float(vectors[0] @ vectors[1])
     rest = float(vectors[2] @ vectors[3]) if len(vectors) == 4 else None
     names_a, names_b = read_a.names, read_b.names
-    about = _about_alike(
-        {t for t, w in wa.items() if not figures(w)}, {t for t, w in wb.items() if not figures(w)}
-    )
+    about = _about_alike(set(wa) - figured_a, set(wb) - figured_b)
+    # ``figures_apart(a, b)``, from each text's figures as read once
+    fa, fb = read_a.figures, read_b.figures
     return Likeness(
-        whole=whole, rest=rest, swap=swap, figures_apart=figures_apart(a, b), unread=unread,
-        names_apart=bool(names_a - names_b) and bool(names_b - names_a), about_alike=about,
-        same_figures=figures(a) == figures(b),
+        whole=whole, rest=rest, swap=swap, figures_apart=bool(fa - fb) and bool(fb - fa),
+        unread=unread, names_apart=bool(names_a - names_b) and bool(names_b - names_a),
+        about_alike=about, same_figures=fa == fb,
     )  # fmt: skip
 
 

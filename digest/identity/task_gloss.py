@@ -30,6 +30,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from digest.bounded import memo
 from digest.identity.gloss import GLOSSES
 from digest.identity.task_gloss_more import (
     MORE_FUNCTION_WORDS,
@@ -157,6 +158,12 @@ def _is_english(plain: str) -> bool:
     return False
 
 
+#: words a process remembers the reading of, and their bytes (``digest.bounded``): every word
+#: of every task's telling words and of every replayed prompt is read here
+WORDS_KEPT, WORDS_BYTES = 4096, 2**20
+
+
+@memo(WORDS_KEPT, WORDS_BYTES)
 def read_as(word: str) -> str | None:
     """What ``word`` reads as in English for retrieval, or None when it stays itself."""
     folded = word.casefold()

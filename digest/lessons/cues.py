@@ -167,6 +167,13 @@ def telling_words(task: str, limit: int = MAX_WORDS, *, shortest: int = MIN_LETT
     return list(kept)
 
 
+#: tasks whose meaning a process remembers, and their bytes (``digest.bounded``): a lesson's
+#: task is read for its vector when the event is reflected, and again as a prompt by each
+#: compose's replay probes
+MEANINGS_KEPT, MEANINGS_BYTES = 1024, 2**20
+
+
+@memo(MEANINGS_KEPT, MEANINGS_BYTES)
 def task_meaning(task: str) -> str:
     """What a task is embedded as, by an inline embedder (the static table), for a lesson's
     tasks (``digest.lessons.vectors``) and a prompt alike (``digest.retrieve.prompt_meaning``):
