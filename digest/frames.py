@@ -221,10 +221,24 @@ def masked(text: str, passed: frozenset[str]) -> str:
     return _QUOTED.sub(mask, text)
 
 
+#: a code an error names unquoted: capitals with digits or dashes ("PA12", "PC", "B-2")
+_CODE = re.compile(r"(?<![\w‹-])([A-Z][A-Z0-9-]{1,19})(?![\w›-])")
+
+
+def codes_masked(text: str, passed: frozenset[str]) -> str:
+    """``text`` with each code a call ``passed`` named back unquoted masked as an id
+    ("printer cannot print material PA12" for ``{"material": "PA12"}``)."""
+    if not passed:
+        return text
+    return _CODE.sub(lambda m: "‹id›" if m.group(1).casefold() in passed else m.group(0), text)
+
+
 def as_compared(new: str, old: str, *mistakes: str) -> tuple[str, str]:
     """What two failures observed, as they are compared: the values and figures each
     mistake's call passed masked as ids (they name the instance), and, when one frame holds
     both ("Booking refused: <reason>"), only the reasons it gives (they decide)."""
     passed, numbers = passed_values(*mistakes), passed_figures(*mistakes)
-    mine, theirs = (figures_masked(masked(t, passed), numbers) for t in (new, old))
+    mine, theirs = (
+        figures_masked(codes_masked(masked(t, passed), passed), numbers) for t in (new, old)
+    )
     return shared_frame(mine, theirs) or (mine, theirs)

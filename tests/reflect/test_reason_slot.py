@@ -144,3 +144,16 @@ def test_one_cap_with_other_requested_figures_is_one_lesson(sqlite_env: str, ten
         drain()
     [lesson] = _active(tenant)
     assert "6 hours" in lesson.correction
+
+
+def test_a_code_a_call_passed_is_masked_unquoted() -> None:
+    mistake = 'Called `book_wall` with «{"wall": "B2", "grade": "hard"}» and it failed: «…»'
+    new, old = as_compared(
+        "Wall B2 cannot take a group", "Wall B2 cannot take a group of climbers", mistake
+    )
+    assert (new, old) == (
+        "Wall ‹id› cannot take a group",
+        "Wall ‹id› cannot take a group of climbers",
+    )
+    # a capitalised word the call did not pass stays
+    assert as_compared("Wall C4 is shut", "Wall C4 is shut", mistake)[0] == "Wall C4 is shut"
