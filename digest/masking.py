@@ -113,6 +113,8 @@ _CAP_NOUNS = (
     r"limit|limited|limite|límite|grenze|maximum|minimum|max|min|quota|cap|threshold"
     r"|allowance|m[aá]xim[ao]s?|m[ií]nim[ao]s?|massim[ao]|minim[ao]|maximale?|minimale?"
     r"|höchst\w*|mindest\w*"
+    # what is permitted names a cap too ("the permitted axle load of 22.5 t")
+    r"|permitted|allowed|zulässige?|toegestane?|consentit[ao]|permitid[ao]|autorisée?"
 )
 #: a word between a cap's noun and its figure ("maximum order value of"), never one that
 #: introduces an id ("limit reached for 4412")
@@ -129,7 +131,7 @@ _KEPT = re.compile(
     rf"|(?:\bhttp(?:/\d(?:\.\d)?)?|\bstatus(?: code)?|\b(?:error|fehler|erreur|erro|errore)"
     rf"(?: code)?)\s*[:=]?\s*(?P<status>[1-5]\d\d){_ALONE}"
     rf"|\b(?:{_CAP_WORDS})\s*[:=]?\s*(?P<cap>{_NUM}{_UNIT}){_ALONE}"
-    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|:|=)?\s*"
+    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|:|=|\()?\s*"
     rf"(?P<noun>{_NUM}{_UNIT}){_ALONE}"
     rf"|(?<![\w.,/:+-])(?P<before>{_NUM}(?:%|\s?(?:[kmgt]i?b|kg|ml|cm|mm|km|m|t|°c|°f)\b))"
     rf"(?=\s+(?:{_CAP_AFTER})\b)"

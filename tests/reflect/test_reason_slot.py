@@ -97,6 +97,13 @@ def test_cap_words_of_dutch_polish_czech_turkish_keep_the_rule_figure() -> None:
     assert "4412" not in mask_ids("Order 4412 limit reached")
 
 
+def test_what_is_permitted_names_a_cap() -> None:
+    assert "7.5 t" in mask_ids("Truck 8812 refused: exceeds the permitted weight of 7.5 t")
+    assert "7,5 t" in mask_ids("LKW 8812 abgelehnt: das zulässige Gewicht von 7,5 t")
+    assert "40 °C" in mask_ids("Wash 31 refused: above the maximum temperature (40 °C)")
+    assert "8812" not in mask_ids("Truck 8812 allowed")
+
+
 # --- through the reflect core, offline judge --------------------------------------------------
 
 
