@@ -117,6 +117,10 @@ _PASSED = re.compile(r'"[\w.-]{1,40}"\s*:\s*"((?:[^"\\\n]|\\.){1,2000})"')
 _FIRST_QUOTE = re.compile(r"«([^«»]*)»")
 
 
+#: a figure a call passed (``{"mem_gb": 64}``, ``{"temp_c": 1300}``)
+_PASSED_FIGURE = re.compile(r'"[\w.-]{1,40}"\s*:\s*(-?\d+(?:\.\d+)?)(?=\s*[,}\]])')
+
+
 def passed_values(*mistakes: str) -> frozenset[str]:
     """The values of the arguments each mistake quotes first, as a JSON object ("Called `x`
     with «{"assignee": "jdoe"}» and it failed: «…»"): what a caller passed, which an error
@@ -128,6 +132,70 @@ def passed_values(*mistakes: str) -> frozenset[str]:
         if first is not None and first.group(1).lstrip().startswith("{"):
             found.update(v.casefold() for v in _PASSED.findall(first.group(1)))
     return frozenset(found)
+
+
+def passed_figures(*mistakes: str) -> frozenset[str]:
+    """The figures each mistake's call passed (its first quotation, a JSON object): the
+    instance's own ("requested 64 GB" for ``{"mem_gb": 64}``), which an error names back
+    beside the figure that is its rule ("the node limit of 48 GB")."""
+    found: set[str] = set()
+    for mistake in mistakes:
+        first = _FIRST_QUOTE.search(mistake)
+        if first is not None and first.group(1).lstrip().startswith("{"):
+            found.update(_PASSED_FIGURE.findall(first.group(1)))
+    return frozenset(found)
+
+
+#: a figure standing alone (not a piece of an id, a decimal or a longer figure)
+_FIGURE = re.compile(r"(?<![\w.,‹])\d+(?:[.,]\d+)?(?![\w‹]|[.,]\d)")
+
+
+def figures_masked(text: str, passed: frozenset[str]) -> str:
+    """``text`` with each figure a call ``passed`` masked as an id ("requested 64 GB exceeds
+    the limit of 48 GB" → "requested ‹id› GB exceeds the limit of 48 GB")."""
+    if not passed:
+        return text
+    return _FIGURE.sub(lambda m: "‹id›" if m.group(0) in passed else m.group(0), text)
+
+
+#: a head (at most ``HEAD_WORDS`` words, no sentence ending before it) and what its colon
+#: opens: "Booking refused: <reason>", "Job ‹id› cannot be scheduled: <reason>"
+_HEAD_REASON = re.compile(r"^([^:.;!?\n]{3,100}?)\s*:\s+(\S[^\n]*)$")
+HEAD_WORDS = 10
+
+
+def head_and_reason(line: str) -> tuple[str, str] | None:
+    """A one-sentence head of at most ``HEAD_WORDS`` words and the reason its colon opens
+    ("Booking refused: the wagon is locked for inspection"), else None."""
+    found = _HEAD_REASON.match(line.strip())
+    if found is None or len(found.group(1).split()) > HEAD_WORDS:
+        return None
+    return found.group(1), found.group(2)
+
+
+def _head_reason(line: str) -> tuple[frozenset[str], str] | None:
+    if (found := head_and_reason(line)) is None:
+        return None
+    head = frozenset(_stem(w) for w in _WORD.findall(found[0].casefold()) if w not in FRAME)
+    return (head, found[1]) if head else None
+
+
+def shared_frame(text_a: str, text_b: str) -> tuple[str, str] | None:
+    """When a line of each text opens with the same head before a colon ("Plan de vuelo ‹id›
+    rechazado: …", "Job ‹id› cannot be scheduled: …"), the reasons each gives after it (the
+    longest such pair); else None. The frame is shared: what the reasons say decides whether
+    the two are one error (one reason reworded) or two (two reasons)."""
+    found: tuple[str, str] | None = None
+    for line_a in text_a.splitlines():
+        if (mine := _head_reason(line_a)) is None:
+            continue
+        for line_b in text_b.splitlines():
+            theirs = _head_reason(line_b)
+            if theirs is None or theirs[0] != mine[0]:
+                continue
+            if found is None or len(mine[1]) + len(theirs[1]) > sum(map(len, found)):
+                found = (mine[1], theirs[1])
+    return found
 
 
 def quoted_apart(a: str, b: str, passed: frozenset[str] = frozenset()) -> bool:
@@ -151,3 +219,26 @@ def masked(text: str, passed: frozenset[str]) -> str:
         return "‹id›" if match.group(1).casefold() in passed else match.group(0)
 
     return _QUOTED.sub(mask, text)
+
+
+#: a code an error names unquoted: capitals with digits or dashes ("PA12", "PC", "B-2")
+_CODE = re.compile(r"(?<![\w‹-])([A-Z][A-Z0-9-]{1,19})(?![\w›-])")
+
+
+def codes_masked(text: str, passed: frozenset[str]) -> str:
+    """``text`` with each code a call ``passed`` named back unquoted masked as an id
+    ("printer cannot print material PA12" for ``{"material": "PA12"}``)."""
+    if not passed:
+        return text
+    return _CODE.sub(lambda m: "‹id›" if m.group(1).casefold() in passed else m.group(0), text)
+
+
+def as_compared(new: str, old: str, *mistakes: str) -> tuple[str, str]:
+    """What two failures observed, as they are compared: the values and figures each
+    mistake's call passed masked as ids (they name the instance), and, when one frame holds
+    both ("Booking refused: <reason>"), only the reasons it gives (they decide)."""
+    passed, numbers = passed_values(*mistakes), passed_figures(*mistakes)
+    mine, theirs = (
+        figures_masked(codes_masked(masked(t, passed), passed), numbers) for t in (new, old)
+    )
+    return shared_frame(mine, theirs) or (mine, theirs)

@@ -100,12 +100,21 @@ _CAP_WORDS = (
     r"|au (?:maximum|minimum|plus|moins)|pas plus de|plus de|moins de|jusqu'à"
     r"|no (?:máximo|mínimo)|mais de|pelo menos|até"
     r"|al (?:massimo|minimo)|almeno|più di|meno di|fino a"
+    r"|meer dan|minder dan|groter dan|kleiner dan|hoger dan|lager dan|ten minste|minstens"
+    r"|hoogstens|maximaal|minimaal"
+    r"|więcej niż|mniej niż|ponad|co najmniej|najwyżej|maksymalnie|minimalnie"
+    r"|více než|víc než|méně než|nejvýše|nejméně|alespoň|maximálně|minimálně"
+    r"|en fazla|en az"
 )
+#: a cap's noun after its figure ("over the 95 kg limit", "95 kg sınırını aşıyor")
+_CAP_AFTER = r"limit|limiet|grens|limite|límite|grenze|limitu|sınır\w*"
 #: a cap's noun: "limit of 10", "the maximum allowed is 4", "maximale Größe von 20 MB"
 _CAP_NOUNS = (
     r"limit|limited|limite|límite|grenze|maximum|minimum|max|min|quota|cap|threshold"
     r"|allowance|m[aá]xim[ao]s?|m[ií]nim[ao]s?|massim[ao]|minim[ao]|maximale?|minimale?"
     r"|höchst\w*|mindest\w*"
+    # what is permitted names a cap too ("the permitted axle load of 22.5 t")
+    r"|permitted|allowed|zulässige?|toegestane?|consentit[ao]|permitid[ao]|autorisée?"
 )
 #: a word between a cap's noun and its figure ("maximum order value of"), never one that
 #: introduces an id ("limit reached for 4412")
@@ -122,8 +131,10 @@ _KEPT = re.compile(
     rf"|(?:\bhttp(?:/\d(?:\.\d)?)?|\bstatus(?: code)?|\b(?:error|fehler|erreur|erro|errore)"
     rf"(?: code)?)\s*[:=]?\s*(?P<status>[1-5]\d\d){_ALONE}"
     rf"|\b(?:{_CAP_WORDS})\s*[:=]?\s*(?P<cap>{_NUM}{_UNIT}){_ALONE}"
-    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|:|=)?\s*"
+    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|:|=|\()?\s*"
     rf"(?P<noun>{_NUM}{_UNIT}){_ALONE}"
+    rf"|(?<![\w.,/:+-])(?P<before>{_NUM}(?:%|\s?(?:[kmgt]i?b|kg|ml|cm|mm|km|m|t|°c|°f)\b))"
+    rf"(?=\s+(?:{_CAP_AFTER})\b)"
     rf"|(?<![\w/.-])(?P<version>v\d{{1,3}}(?:\.\d{{1,3}}){{0,2}})\b(?![.-]\d)"
     rf"|\b(?:version|versión|versione|versão)\s*[:=]?\s*"
     rf"(?P<vnum>\d{{1,3}}(?:\.\d{{1,3}}){{0,2}}){_ALONE}"
@@ -133,7 +144,7 @@ _KEPT = re.compile(
     rf"(?=\s+(?:[^\W\d_]+\s+)?(?:per|pro|por|par|each)\b)",
     re.IGNORECASE | re.MULTILINE,
 )
-_GROUPS = ("code", "status", "cap", "noun", "version", "vnum", "sized", "rate")
+_GROUPS = ("code", "status", "cap", "noun", "before", "version", "vnum", "sized", "rate")
 #: a kept figure stands in as one private-use character while the id masks run
 _HOLD = 0xE000
 

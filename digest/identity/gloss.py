@@ -1,9 +1,10 @@
 """Glossing for the static table (``digest.identity.meaning``): the static embedding table is
 English-centred, so the common words of errors and service answers in the languages the
 product screens (German, French, Spanish, Portuguese, Italian, Dutch, Danish, Norwegian,
-Swedish) are read as their English words, and those languages' function words are left out.
-"Zahlung abgelehnt: Karte abgelaufen" reads as "payment rejected card expired". Data and one
-function: a word not listed stays as it is (names, codes and cognates read alike anyway).
+Swedish; the commonest error words of Polish, Czech and Turkish) are read as their English
+words, and those languages' function words are left out. "Zahlung abgelehnt: Karte
+abgelaufen" reads as "payment rejected card expired". Data and one function: a word not
+listed stays as it is (names, codes and cognates read alike anyway).
 """
 
 from __future__ import annotations
@@ -133,8 +134,33 @@ _FUNCTION_WORDS = """der die das den dem des ein eine einen einem einer und oder
     en et og eller er var til med af på fra den det de som har
     ett och är för av till""".split()  # noqa: SIM905
 
+#: the common words of errors in Polish, Czech and Turkish (the screen reads them since
+#: session 11): what was refused, required, missing or exceeded
+_MORE_LANGUAGES = {
+    "rejected": """odrzucony odrzucona odrzucone odrzucono odmowa zamítnut zamítnuta zamítnuto
+        odmítnut odmítnuta odmítnuto reddedildi reddedilmiştir""",
+    "failed": "nieudane nieudana nezdařilo selhalo başarısız",
+    "invalid": "nieprawidłowy nieprawidłowa nieprawidłowe neplatný neplatná neplatné geçersiz",
+    "required": """wymagany wymagana wymagane wymaga wymagają povinný povinná povinné
+        vyžaduje vyžadováno gerekli gerekiyor zorunlu""",
+    "missing": "brak brakuje chybí chybějící eksik",
+    "not found": "nenalezeno nenalezen nenalezena bulunamadı",
+    "not": "nie değil",
+    "no": "żaden żadna žádný žádná hiçbir",
+    "number": "numer numeru číslo čísla numara numarası",
+    "exceeds": "przekracza przekroczono překračuje překročen aşıyor aştı",
+    "limit": "limitu limitem sınır sınırı sınırını",
+    "allowed": "dozwolony dozwolone dozwolona povoleno povolen povolena izin",
+    "booking": "rezerwacja rezerwacji rezervace rezervaci rezervasyon",
+    "payment": "płatność platba ödeme",
+    "expired": "wygasł wygasła wygasło vypršel vypršela",
+    "available": "dostępny dostępna dostępne dostupný dostupná dostupné müsait",
+    "minimum": "minimalny minimalna minimální",
+    "maximum": "maksymalny maksymalna maximální",
+}
+
 GLOSSES: dict[str, str] = dict.fromkeys(_FUNCTION_WORDS, "")
-for _meaning, _spellings in _BY_MEANING.items():
+for _meaning, _spellings in (*_BY_MEANING.items(), *_MORE_LANGUAGES.items()):
     GLOSSES.update(dict.fromkeys(_spellings.split(), _meaning))
 # English words spelled like a foreign one stay English ("time", "use", "type", "file")
 for _english_word in [

@@ -21,6 +21,7 @@ import re
 import unicodedata
 
 from digest.bounded import memo
+from digest.frames import head_and_reason
 from digest.model.error_family import Family
 from digest.model.error_family import any_of as _any
 from digest.model.error_input_families import INPUT_FAMILIES
@@ -480,6 +481,19 @@ def _family_at(error: str) -> int:
     # unless it says the tool changed ("404: /v1/orders was removed, use /v2/orders")
     if status is not None and not any(p.search(text) for p in _CHANGED):
         return next(n for n, f in enumerate(FAMILIES) if f.name == _BY_STATUS[status.group(1)])
+    found = _first_family(text)
+    if found < 0 or FAMILIES[found].name not in REFUSAL_FAMILIES:
+        return found
+    # a refusal's frame ("Job ‹id› cannot be scheduled: <reason>"): the reason it gives says
+    # the condition, the head only that the action was refused
+    why = reason_of(text)
+    if why is None:
+        return found
+    reason = _first_family(why)
+    return found if reason < 0 else reason
+
+
+def _first_family(text: str) -> int:
     words = _CAMEL.sub(" ", text)
     for n, family in enumerate(FAMILIES):
         if family.pattern is not None and (
@@ -487,6 +501,18 @@ def _family_at(error: str) -> int:
         ):
             return n
     return -1
+
+
+#: families a refusal's head alone may show ("cannot be scheduled", "non può essere
+#: prenotato"): when the error gives its reason after a colon, the reason's family is read
+REFUSAL_FAMILIES = frozenset({"status-does-not-allow"})
+
+
+def reason_of(error: str) -> str | None:
+    """The reason an error's one-sentence head gives after its colon ("Booking refused: the
+    wagon is locked for inspection" → "the wagon is locked for inspection"), else None."""
+    found = head_and_reason(error.split("\n", 1)[0])
+    return None if found is None else found[1]
 
 
 #: a word break inside a code written in CamelCase ("BucketAlreadyExists", "NoSuchKey")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from digest.figures import figures
-from digest.frames import passed_values, quoted_apart, swapped
+from digest.frames import as_compared, passed_values, quoted_apart, swapped
 from digest.text import lesson_text, observed
 
 #: the family a tool error's lesson carries when the rules know no specific one
@@ -61,12 +61,14 @@ def conditions_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
 def same_facts(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     """Do a candidate and a lesson in doubt state the same facts, by the rules' own reading:
     the same figures, one condition (the same error family, or one of them generic), no name
-    quoted apart that the call did not pass, no word or phrase swapped in one frame?"""
-    new, old = _said(cand), _said(item)
+    quoted apart that the call did not pass, no word or phrase swapped in one frame? Read as
+    ``digest.frames.as_compared`` reads them: what the calls passed masked, and only the
+    reasons when one frame holds both."""
+    mistakes = (str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
+    new, old = as_compared(_said(cand), _said(item), *mistakes)
     if not new.strip() or not old.strip() or figures(new) != figures(old):
         return False
     mine = _family([str(t) for t in cand.get("tags") or []])
     if _families_apart(mine, _family([str(t) for t in item.get("tags") or []])):
         return False
-    passed = passed_values(str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
-    return not quoted_apart(new, old, passed) and not swapped(new, old)
+    return not quoted_apart(new, old, passed_values(*mistakes)) and not swapped(new, old)

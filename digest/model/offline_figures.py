@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from digest.fingerprint import edit_family, same, same_subject, subject_of
+from digest.frames import passed_figures
 from digest.masking import figure_shape
 from digest.model.error_reading import without_label
 from digest.text import lesson_text, observed
@@ -38,6 +39,11 @@ _ITEM_ARG = re.compile(
     re.I,
 )
 _ARG = re.compile(r"\"([\w.-]{1,40})\":\s*(\"[^\"]{0,80}\"|[^,}\s)]{1,40})")
+
+
+def _kept(found: Any, passed: frozenset[str]) -> list[str]:
+    """The figures of ``found`` but those a call passed (read as bare numbers: "64 GB" is 64)."""
+    return [f for f in found if (re.match(r"-?\d+(?:[.,]\d+)?", str(f)) or [""])[0] not in passed]
 
 
 def _items(item: dict[str, Any]) -> dict[str, str]:
@@ -71,6 +77,11 @@ def other_figure(cand: dict[str, Any], item: dict[str, Any]) -> dict[str, Any] |
         figure_shape(old),
     )
     if new_shape != old_shape or (new_codes, new_figures) == (old_codes, old_figures):
+        return None
+    # a figure a call passed ("requested 64 GB" for ``{"mem_gb": 64}``) is the instance's,
+    # not the rule's: two requests over one cap differ in it and are one error
+    passed = passed_figures(str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
+    if new_codes == old_codes and _kept(new_figures, passed) == _kept(old_figures, passed):
         return None
     index = cand.get("candidate")
     if new_codes != old_codes:

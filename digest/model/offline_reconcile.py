@@ -23,7 +23,7 @@ from digest.fingerprint import (
     subject_of,
     tells_a_failure,
 )
-from digest.frames import passed_values, quoted_apart, swapped
+from digest.frames import as_compared, passed_values, quoted_apart, swapped
 from digest.model.error_reading import state_terms
 from digest.model.offline_doubt import conditions_apart, doubted, same_facts
 from digest.model.offline_edit_rules import (
@@ -259,6 +259,10 @@ def _same_state(cand: dict[str, Any], kin: dict[str, Any]) -> bool:
     if new == _text(cand) or old == _text(kin):
         return False
     family = error_family([str(t) for t in cand.get("tags") or []])
+    # one frame around both ("Session ‹id› cannot be booked: <reason>"): the reasons say
+    # the state, not the frame's words the family recognised
+    mistakes = (str(cand.get("mistake") or ""), str(kin.get("mistake") or ""))
+    new, old = as_compared(new, old, *mistakes)
     if family is None or swapped(new, old):
         # one frame saying two things in one place ("at least one digit", "at least one
         # uppercase letter"): two states of one family

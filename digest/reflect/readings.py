@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from digest import facts
 from digest import fingerprint as fp
-from digest.frames import masked, passed_values
+from digest.figures import figures
+from digest.frames import as_compared
 from digest.identity import meaning
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
@@ -68,15 +69,16 @@ def _candidate_text(candidate: Candidate) -> str:
 
 
 def _failures(candidate: Candidate, neighbour: Neighbour) -> tuple[str, str] | None:
-    """What two failures observed (their «…» quotations), each value a call passed named back
-    by its error ("branch 'main'" for ``ref="main"``) masked like an id; None when either
-    quotes nothing."""
+    """What two failures observed (their «…» quotations) as they are compared
+    (``digest.frames.as_compared``: each value and figure a call passed masked like an id,
+    only the reasons when one frame holds both); None when either quotes nothing."""
     new = _candidate_text(candidate)
     old = lesson_text(neighbour.situation, neighbour.correction)
     if observed(new) == new or observed(old) == old:
         return None
-    passed = passed_values(candidate.mistake or "", neighbour.mistake or "")
-    return masked(observed(new), passed), masked(observed(old), passed)
+    return as_compared(
+        observed(new), observed(old), candidate.mistake or "", neighbour.mistake or ""
+    )
 
 
 def _compared_kind(candidate: Candidate, neighbour: Neighbour) -> str | None:
@@ -161,4 +163,22 @@ def in_doubt(candidate: Candidate, neighbour: Neighbour) -> float:
     if not families_agree(candidate.tags, neighbour.tags):
         return 0.0
     texts = _failures(candidate, neighbour)
-    return 0.0 if texts is None else meaning.likeness(*texts).in_doubt(meaning.READS_ALIKE)
+    if texts is None:
+        return 0.0
+    found = meaning.likeness(*texts)
+    doubt = found.in_doubt(meaning.READS_ALIKE)
+    if doubt == 0.0 and found.score() < meaning.READS_ALIKE and same_rule_figures(found, *texts):
+        return meaning.IN_DOUBT
+    return doubt
+
+
+def same_rule_figures(found: meaning.Likeness, a: str, b: str) -> bool:
+    """Do two errors of one tool whose words the table cannot read alike (two languages:
+    "Achslast von 22,5 t überschritten", "exceeds the permitted axle load of 22.5 t") state
+    the same figures, the figures that are their rule (those a call passed are masked), and
+    nothing reads them apart (a swap, names apart)? Language-independent evidence that they
+    may be one error: the judge reads the pair."""
+    if found.swap or found.names_apart or found.figures_apart:
+        return False
+    mine = figures(a)
+    return bool(mine) and mine == figures(b)
