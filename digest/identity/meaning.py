@@ -52,6 +52,7 @@ errors and alike facts): see bench/RESULTS.md, branches ``meaning`` and ``para4`
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 from digest import facts
@@ -189,7 +190,7 @@ class _Reading:
     names: frozenset[str]
 
 
-@memo(READINGS_KEPT, READINGS_BYTES)
+@memo(READINGS_KEPT, READINGS_BYTES, digest_keys=True)
 def _read(text: str) -> _Reading:
     read = plain(text)
     # each line (quotation) is a sentence of its own: its first word names nothing
@@ -197,7 +198,10 @@ def _read(text: str) -> _Reading:
     # as names
     found = named(text) | facts.names(text.replace("\n", ". "))
     return _Reading(
-        read, tuple(_words(read).items()), frozenset(n for n in found if not figures(n))
+        read,
+        # the words interned: the same words recur across the texts it remembers
+        tuple((sys.intern(term), sys.intern(word)) for term, word in _words(read).items()),
+        frozenset(n for n in found if not figures(n)),
     )
 
 
