@@ -156,6 +156,9 @@ class MemoInfo(NamedTuple):
     max_bytes: int
 
 
+#: characters of the longest text a digest-keyed memo keeps as its own key (a word, a short
+#: error): a str that short weighs about what a digest does, and needs no hashing
+SHORT_TEXT = 32
 #: bytes of a ``text_key`` digest (blake2b): two different texts share one with odds of
 #: about 2**-64 in 2**32 texts, far below a process's lifetime of reads
 TEXT_KEY_BYTES = 16
@@ -188,7 +191,8 @@ def memo(
     positional and keyword arguments) remembers at most ``max_entries`` results and
     ``max_bytes`` bytes of arguments and results. ``fn.memo_info()`` and ``fn.cache_clear()``
     as for ``lru_cache``. Results of None are remembered too. ``digest_keys``: the arguments
-    (texts, flags, numbers or None, passed by position) are kept as their ``text_key``."""
+    (texts, flags, numbers or None, passed by position) are kept as their ``text_key``; one
+    text of at most ``SHORT_TEXT`` characters is kept as it is."""
 
     def wrap(function: Callable[P, R]) -> Callable[P, R]:
         kept: BytesLRU[Hashable, tuple[R]] = BytesLRU(max_entries, max_bytes)
@@ -199,7 +203,12 @@ def memo(
             if digest_keys:
                 if kwargs:
                     raise TypeError("a memo with digest keys takes its arguments by position")
-                key = text_key(*cast(tuple[Any, ...], args))
+                one = args[0] if len(args) == 1 else None
+                # a short text weighs no more than its digest: kept as it is (not hashed)
+                if isinstance(one, str) and len(one) <= SHORT_TEXT:
+                    key = one
+                else:
+                    key = text_key(*cast(tuple[Any, ...], args))
             else:
                 key = (args, tuple(kwargs.items())) if kwargs else args
             found = kept.get(key)

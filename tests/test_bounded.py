@@ -116,6 +116,7 @@ def test_a_memo_with_digest_keys_weighs_its_results_not_its_texts() -> None:
         assert first_word(f"{n} {long}", False) == str(n)
     assert first_word(f"3 {long}", False) == "3" and len(calls) == 10  # remembered
     assert first_word("abc def", True) == "ABC" and first_word("abc def", False) == "abc"
+    assert len(calls) == 12  # a flag is part of the key
     info = first_word.memo_info()  # type: ignore[attr-defined]
     assert info.entries == 12 and info.nbytes < 12 * 400  # not 10 x 17 KB of texts
     with pytest.raises(TypeError):
@@ -182,3 +183,19 @@ def test_a_digest_keyed_memo_never_holds_more_than_its_byte_bound(
     assert info.entries == info.max_entries or info.nbytes > 0.9 * info.max_bytes
     # long texts weigh no more than short ones: the key is a digest
     assert info.nbytes / info.entries < 2_000
+
+
+def test_a_short_text_is_its_own_key_and_never_meets_a_digest() -> None:
+    calls: list[str] = []
+
+    @memo(max_entries=100, max_bytes=100_000, digest_keys=True)
+    def size(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    short, long = "order", "order " * 20
+    assert size(short) == 5 and size(short) == 5 and size(long) == 120 and size(long) == 120
+    assert calls == [short, long]
+    # a short text whose characters spell another text's digest is still its own entry
+    spelled = text_key(long).decode("latin-1")
+    assert size(spelled) == len(spelled) and calls[-1] == spelled
