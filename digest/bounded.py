@@ -6,7 +6,10 @@ verdicts keyed by texts of up to 20,000 characters may be 80 MB, or 0.5 MB for s
 entry weighed once, when stored, by ``approx_bytes``: the objects it holds that are not
 shared with every other entry), dropping the least recently used first; an entry heavier
 than the whole budget is not kept at all. ``memo`` is ``functools.lru_cache`` with the same
-two bounds, for pure functions of hashable arguments.
+two bounds, for pure functions of hashable arguments; ``memo(..., digest_keys=True)`` keys
+each result by a 16-byte digest of its text arguments (``text_key``) instead of the texts
+themselves, for memos whose arguments weigh more than their results (a text read for its
+words): an entry then weighs its result and some 150 bytes, whatever the text's length.
 
 The weight is an estimate from ``sys.getsizeof`` of the objects an entry holds (strings,
 tuples, lists, dicts, frozen dataclasses and slotted objects, numpy arrays), counting an
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import sys
 import threading
 from collections import OrderedDict
@@ -195,18 +199,61 @@ class MemoInfo(NamedTuple):
     max_bytes: int
 
 
-def memo(max_entries: int, max_bytes: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
+#: characters of the longest text a digest-keyed memo keeps as its own key (a word, a short
+#: error): a str that short weighs about what a digest does, and needs no hashing
+SHORT_TEXT = 32
+#: bytes of a ``text_key`` digest (blake2b): two different texts share one with odds of
+#: about 2**-64 in 2**32 texts, far below a process's lifetime of reads
+TEXT_KEY_BYTES = 16
+
+
+def text_key(*parts: str | bool | int | None) -> bytes:
+    """A ``TEXT_KEY_BYTES`` digest standing for its parts (texts, flags, numbers, None), each
+    told apart by its type and length: ("ab", "c") and ("a", "bc") differ."""
+    if len(parts) == 1 and isinstance(parts[0], str):  # the usual call: one text
+        return hashlib.blake2b(
+            parts[0].encode("utf-8", "surrogatepass"), digest_size=TEXT_KEY_BYTES, person=b"t1"
+        ).digest()
+    digest = hashlib.blake2b(digest_size=TEXT_KEY_BYTES, person=b"tn")
+    for part in parts:
+        if isinstance(part, str):
+            raw = part.encode("utf-8", "surrogatepass")
+            digest.update(b"s%d:" % len(raw))
+            digest.update(raw)
+        elif part is None or isinstance(part, bool | int):
+            digest.update(b"v%r;" % (part,))
+        else:
+            raise TypeError(f"text_key reads texts, flags and numbers, not {type(part).__name__}")
+    return digest.digest()
+
+
+def memo(
+    max_entries: int, max_bytes: int, *, digest_keys: bool = False
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """``functools.lru_cache`` bounded by bytes too: the wrapped function (of hashable
     positional and keyword arguments) remembers at most ``max_entries`` results and
     ``max_bytes`` bytes of arguments and results. ``fn.memo_info()`` and ``fn.cache_clear()``
-    as for ``lru_cache``. Results of None are remembered too."""
+    as for ``lru_cache``. Results of None are remembered too. ``digest_keys``: the arguments
+    (texts, flags, numbers or None, passed by position) are kept as their ``text_key``; one
+    text of at most ``SHORT_TEXT`` characters is kept as it is."""
 
     def wrap(function: Callable[P, R]) -> Callable[P, R]:
         kept: BytesLRU[Hashable, tuple[R]] = BytesLRU(max_entries, max_bytes)
 
         @functools.wraps(function)
         def remembered(*args: P.args, **kwargs: P.kwargs) -> R:
-            key: Hashable = (args, tuple(kwargs.items())) if kwargs else args
+            key: Hashable
+            if digest_keys:
+                if kwargs:
+                    raise TypeError("a memo with digest keys takes its arguments by position")
+                one = args[0] if len(args) == 1 else None
+                # a short text weighs no more than its digest: kept as it is (not hashed)
+                if isinstance(one, str) and len(one) <= SHORT_TEXT:
+                    key = one
+                else:
+                    key = text_key(*cast(tuple[Any, ...], args))
+            else:
+                key = (args, tuple(kwargs.items())) if kwargs else args
             found = kept.get(key)
             if found is not None:
                 return found[0]

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import enum
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 from itertools import takewhile
@@ -189,9 +190,10 @@ def _signed_terms(text: str) -> dict[str, int]:
 TERMS_KEPT, TERMS_BYTES = 4096, 1 * 2**20
 
 
-@memo(TERMS_KEPT, TERMS_BYTES)
+@memo(TERMS_KEPT, TERMS_BYTES, digest_keys=True)
 def _read_terms(text: str) -> tuple[tuple[str, int], ...]:
-    return tuple(_signed_terms_uncached(text).items())
+    # the terms interned: the same words recur across the texts it remembers
+    return tuple((sys.intern(term), sign) for term, sign in _signed_terms_uncached(text).items())
 
 
 def _signed_terms_uncached(text: str) -> dict[str, int]:

@@ -10,6 +10,7 @@ one thing) and by the offline judge (whether two errors of one family state one 
 from __future__ import annotations
 
 import re
+import sys
 
 from digest import facts
 from digest.bounded import memo
@@ -46,12 +47,15 @@ def _stem(word: str) -> str:
 READINGS_KEPT, READINGS_BYTES = 1024, 1 * 2**20
 
 
-@memo(READINGS_KEPT, READINGS_BYTES)
+@memo(READINGS_KEPT, READINGS_BYTES, digest_keys=True)
 def _read(text: str) -> tuple[frozenset[str], tuple[tuple[str, ...], ...]]:
     """What ``swapped`` reads of a text: its stemmed words but the frame's, and each line's
     stemmed words in order."""
-    terms = frozenset(_stem(w) for w in _WORD.findall(text.casefold()) if w not in FRAME)
-    return terms, tuple(tuple(_stem(w) for w in line) for line in _lines(text))
+    # the stems interned: the same words recur across the texts it remembers
+    terms = frozenset(
+        sys.intern(_stem(w)) for w in _WORD.findall(text.casefold()) if w not in FRAME
+    )
+    return terms, tuple(tuple(sys.intern(_stem(w)) for w in line) for line in _lines(text))
 
 
 def swapped(text_a: str, text_b: str) -> bool:

@@ -228,8 +228,9 @@ def mask_ids(text: str) -> str:
 
 #: error templates a process remembers, and their bytes (``digest.bounded``): a run's
 #: fingerprints, its signature (read several times per event) and a compose's replay probes
-#: template the same error texts again
-TEMPLATES_KEPT, TEMPLATES_BYTES = 4096, 4 * 2**20
+#: template the same error texts again. Keyed by a digest of the error (about 280 bytes an
+#: entry): in the throughput stream (issue 27) 88% of asks hit with 0.5 MiB, as with 4 MiB
+TEMPLATES_KEPT, TEMPLATES_BYTES = 4096, 2**19
 
 
 def error_template(error: str) -> str:
@@ -239,7 +240,7 @@ def error_template(error: str) -> str:
     return _error_template(str(error))
 
 
-@memo(TEMPLATES_KEPT, TEMPLATES_BYTES)
+@memo(TEMPLATES_KEPT, TEMPLATES_BYTES, digest_keys=True)
 def _error_template(error: str) -> str:
     structured = _json_template(error)
     if structured is not None:

@@ -52,6 +52,7 @@ errors and alike facts): see bench/RESULTS.md, branches ``meaning`` and ``para4`
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 from digest import facts
@@ -192,14 +193,15 @@ class _Reading:
     figures: frozenset[str]
 
 
-@memo(READINGS_KEPT, READINGS_BYTES)
+@memo(READINGS_KEPT, READINGS_BYTES, digest_keys=True)
 def _read(text: str) -> _Reading:
     read = plain(text)
     # each line (quotation) is a sentence of its own: its first word names nothing
     # figures are compared as figures (``figures_apart``: "10,000" and "10000" are one), not
     # as names
     found = named(text) | facts.names(text.replace("\n", ". "))
-    words = tuple(_words(read).items())
+    # the words interned: the same words recur across the texts it remembers
+    words = tuple((sys.intern(term), sys.intern(word)) for term, word in _words(read).items())
     return _Reading(
         read,
         words,

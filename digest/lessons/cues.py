@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import unicodedata
 from typing import Any
 
@@ -120,7 +121,7 @@ _TOKEN = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|[.!?\n]+")
 TASKS_KEPT, TASKS_BYTES = 1024, 1 * 2**20
 
 
-@memo(TASKS_KEPT, TASKS_BYTES)
+@memo(TASKS_KEPT, TASKS_BYTES, digest_keys=True)
 def _tokens(task: str) -> tuple[tuple[str, bool], ...]:
     """The task's words, each with whether it opens a sentence."""
     # ids masked before the sentences are told apart ("lina.m@studio-north.io" is one)
@@ -134,7 +135,7 @@ def _tokens(task: str) -> tuple[tuple[str, bool], ...]:
         if token[0] in ".!?\n":
             opens = True
             continue
-        found.append((token.replace("’", "'"), opens))
+        found.append((sys.intern(token.replace("’", "'")), opens))  # words recur
         opens = False
     return tuple(found)
 
@@ -173,7 +174,7 @@ def telling_words(task: str, limit: int = MAX_WORDS, *, shortest: int = MIN_LETT
 MEANINGS_KEPT, MEANINGS_BYTES = 1024, 2**20
 
 
-@memo(MEANINGS_KEPT, MEANINGS_BYTES)
+@memo(MEANINGS_KEPT, MEANINGS_BYTES, digest_keys=True)
 def task_meaning(task: str) -> str:
     """What a task is embedded as, by an inline embedder (the static table), for a lesson's
     tasks (``digest.lessons.vectors``) and a prompt alike (``digest.retrieve.prompt_meaning``):

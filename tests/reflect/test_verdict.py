@@ -195,13 +195,13 @@ def test_a_verdict_is_kept_packed_and_comes_back_equal() -> None:
 
 def test_the_verdicts_memory_is_bounded_in_bytes() -> None:
     memory = judgements_memory()
-    assert memory.max_bytes == JUDGEMENTS_BYTES <= 2 * 2**20
+    assert memory.max_bytes == JUDGEMENTS_BYTES <= 2**18
     text = "Always check the order's amount before a refund, and say so. " * 3
     for n in range(4_000):
         verdict = (Candidate(f"{n} {text}", text, text, ("refunds", "orders")),)
         memory.put(judgement_key(make_claimed(event_id=n, payload={"n": n}), "m", "h"),
                    pack_verdict(verdict), size=100_000)  # fmt: skip
-    assert memory.nbytes <= JUDGEMENTS_BYTES and 1_000 < len(memory) < 4_000
+    assert memory.nbytes <= JUDGEMENTS_BYTES and 200 < len(memory) < 4_000
     last = judgement_key(make_claimed(event_id=3_999, payload={"n": 3_999}), "m", "h")
     assert memory.get(last) is not None
 
