@@ -3,6 +3,7 @@ worker that use it: each one's byte bound is pinned here."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
