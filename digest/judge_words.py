@@ -54,7 +54,7 @@ act attribute banner click column dialog directory dismiss element elements envi
 fields file install installed library list meanwhile name narrow narrower overlay page parent
 path program quota raised receives referenced refers resets role schema selector several shows
 stop text used user
-executable"""
+executable paid total"""
 
 #: an inflection's ending, dropped when the word keeps at least three letters before it
 _ENDING = re.compile(r"(?<=\w{3})(?:ing|ed|es|s)$")

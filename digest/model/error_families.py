@@ -92,9 +92,9 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"au (?:total|montant total)|la somme ne correspond|(?:a soma|os valores)\b[^.;\n]"
             r"{0,30}?não (?:corresponde|bate)\w* com o total|la somma non corrisponde al totale",
         ),
-        "Make the amounts add up to the total",
-        "the amounts paid or split may not add up to the total due",
-        "Work out the total first, then split it so that the parts sum to it exactly before "
+        "Split the payments to match the total",
+        "the amounts paid may not match the total",
+        "Check the total first, then split it so that the amounts match it exactly before "
         "calling again.",
     ),
     Family(
