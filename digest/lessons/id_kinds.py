@@ -63,7 +63,11 @@ def call_id_kinds(tool_calls: Any) -> list[str]:
     if not isinstance(tool_calls, list):
         return []
     return id_kinds(
-        " ".join(_strings(call.get("args") for call in tool_calls if isinstance(call, dict)))
+        " ".join(
+            string_values(
+                (call.get("args") for call in tool_calls if isinstance(call, dict)), _DEPTH
+            )
+        )
     )
 
 
@@ -76,11 +80,13 @@ def merged_kinds(*found: Iterable[str]) -> list[str]:
     return list(kept)[:MAX_KINDS]
 
 
-def _strings(values: Iterable[Any], depth: int = 0) -> Iterator[str]:
+def string_values(values: Iterable[Any], max_depth: int, depth: int = 0) -> Iterator[str]:
+    """Every string among ``values`` and inside their dicts' values and their lists, down to
+    ``max_depth`` levels (a call's arguments as text; keys left out)."""
     for value in values:
         if isinstance(value, str):
             yield value
-        elif depth < _DEPTH and isinstance(value, dict):
-            yield from _strings(value.values(), depth + 1)
-        elif depth < _DEPTH and isinstance(value, list | tuple):
-            yield from _strings(value, depth + 1)
+        elif depth < max_depth and isinstance(value, dict):
+            yield from string_values(value.values(), max_depth, depth + 1)
+        elif depth < max_depth and isinstance(value, list | tuple):
+            yield from string_values(value, max_depth, depth + 1)

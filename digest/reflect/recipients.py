@@ -20,9 +20,9 @@ lesson may not name an address to send to), so what reaches an agent is unchange
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from typing import Any
 
+from digest.lessons.id_kinds import string_values
 from digest.reflect import words
 from digest.reflect.tripwire import plain, word_class
 
@@ -56,7 +56,10 @@ def recipients_masked(task: str, tool_calls: Any) -> str:
     if not found or not isinstance(tool_calls, list):
         return task
     passed = {
-        _key(value) for value in _strings(c.get("args") for c in tool_calls if isinstance(c, dict))
+        _key(value)
+        for value in string_values(
+            (c.get("args") for c in tool_calls if isinstance(c, dict)), _DEPTH
+        )
     }
     passed.discard("")
     masked = task
@@ -75,13 +78,3 @@ def recipients_masked(task: str, tool_calls: Any) -> str:
 
 def _key(value: str) -> str:
     return re.sub(r"\s+", "", value).casefold()
-
-
-def _strings(values: Iterable[Any], depth: int = 0) -> Iterator[str]:
-    for value in values:
-        if isinstance(value, str):
-            yield value
-        elif depth < _DEPTH and isinstance(value, dict):
-            yield from _strings(value.values(), depth + 1)
-        elif depth < _DEPTH and isinstance(value, list | tuple):
-            yield from _strings(value, depth + 1)
