@@ -16,12 +16,30 @@ RELAY = "relay"
 
 
 def beat(session: Session, name: str, **detail: Any) -> None:
-    """Record that ``name`` ran now (in the caller's transaction)."""
-    row = session.get(Heartbeat, name)
-    if row is None:
-        session.add(Heartbeat(name=name, at=utcnow(), detail=detail))
-    else:
-        row.at, row.detail = utcnow(), detail
+    """Record that ``name`` ran now (in the caller's transaction). One upsert: two processes
+    running the same duty at once (a worker's relay as it connects, and beat's) both insert
+    the first row of a new database, and a read-then-insert let one fail on the other's key."""
+    dialect = session.get_bind().dialect.name
+    if dialect not in ("postgresql", "sqlite"):
+        row = session.get(Heartbeat, name)
+        if row is None:
+            session.add(Heartbeat(name=name, at=utcnow(), detail=detail))
+        else:
+            row.at, row.detail = utcnow(), detail
+        return
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(Heartbeat).values(name=name, at=utcnow(), detail=detail)
+    session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[Heartbeat.name],
+            set_={"at": statement.excluded.at, "detail": statement.excluded.detail},
+        )
+    )
+    stale = session.identity_map.get(session.identity_key(Heartbeat, name))
+    if stale is not None:
+        session.expire(stale)
 
 
 def last_beat(session: Session, name: str) -> tuple[datetime, dict[str, Any]] | None:
