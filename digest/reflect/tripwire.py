@@ -211,9 +211,18 @@ def _near(sentence: str, a: str, b: str, gap: int) -> bool:
     return False
 
 
-def _after(sentence: str, a: str, b: str, gap: int) -> bool:
-    """A word of class ``b`` within ``gap`` characters after one of ``a`` ("ignore … the check")."""
-    return any(_has[b].search(sentence, m.end(), m.end() + gap) for m in _has[a].finditer(sentence))
+#: a quantifier of time, not of who or what: "at any time", "every day", "cada vez", "her zaman"
+_WHEN = re.compile(r"\s+(?:time|times|moment|point|day|days|hour|hours|vez|veces|momento|zaman)\b", re.I)
+
+
+def _scope_after(sentence: str, b: str, gap: int) -> bool:
+    """A word of class ``b`` within ``gap`` characters after a quantifier of scope ("approve
+    all refunds", "every order gets a discount"); one of time ("canceled at any time for a
+    refund": a fact about one ticket's terms) widens nothing."""
+    return any(
+        not _WHEN.match(sentence, m.end()) and _has[b].search(sentence, m.end(), m.end() + gap)
+        for m in _has["ALL"].finditer(sentence)
+    )
 
 
 def _restricts(clause: str) -> bool:
@@ -381,10 +390,10 @@ def _policy(s: str, run_text: bool) -> str | None:
             )
     if interface:
         return None
-    perk = _after(s, "ALL", "CUSTOMERS", 25) or _after(s, "ALL", "BENEFIT", 25)
+    perk = _scope_after(s, "CUSTOMERS", 25) or _scope_after(s, "BENEFIT", 25)
     if _has["GRANT"].search(s) and perk and not _restricts(s):
         return "asserts a policy change"  # "apply it to every order", "approve all refunds"
-    if _after(s, "ALL", "CUSTOMERS", 25) and _has["BENEFIT"].search(s) and not _restricts(s):
+    if _scope_after(s, "CUSTOMERS", 25) and _has["BENEFIT"].search(s) and not _restricts(s):
         return "asserts a policy change"
     granted = _has["GRANT"].search(s) or _has["PERMIT"].search(s)
     if _has["ELEVATED"].search(s) and granted and _GUEST.search(s) and not _restricts(s):
