@@ -49,13 +49,13 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from _report import Figure  # noqa: E402
+from _teaching import teacher  # noqa: E402
 
 BENCH = "public trajectories"
 DATA = HERE / "data" / "trajectories" / "tau-airline-gpt4o.jsonl"
 AGENT = "airline-agent"
 TARGET = 0.9
 _ID = re.compile(r"\(#(\d+)\)")
-_WORD = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,6 @@ def _teaching(events: dict[int, int], runs: list[Run]) -> dict[tuple[int, str], 
     from sqlalchemy import select
 
     from digest.db import session_scope
-    from digest.fingerprint import error_template, subject_of
     from digest.models import Lesson, LessonEvidence
 
     with session_scope() as session:
@@ -127,14 +126,8 @@ def _teaching(events: dict[int, int], runs: list[Run]) -> dict[tuple[int, str], 
     found: dict[tuple[int, str], int | None] = {}
     for index, event_id in events.items():
         for call in runs[index].failures():
-            key = _key(call)
-            words = set(_WORD.findall(error_template(str(call["error"]))))
-            same_tool = [i for i in cited[event_id] if subject_of(active[i][0]) == subject_of(key)]
-            found[(event_id, key)] = max(
-                same_tool,
-                key=lambda i: (active[i][0] == key, len(words & set(_WORD.findall(active[i][1])))),
-                default=None,
-            )
+            lessons = ((i, *active[i]) for i in cited[event_id])
+            found[(event_id, _key(call))] = teacher(str(call["tool"]), str(call["error"]), lessons)
     return found
 
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy import select
+
 from digest.config import Settings, get_settings
+from digest.db import session_scope
+from digest.models import Lesson
 from digest.reflect.claims import Claimed, ReflectResult, claim_batch
+from digest.tenants import find_agent
 
 
 def claim_one(event_id: int, settings: Settings | None = None) -> Claimed | ReflectResult:
@@ -26,3 +31,14 @@ def noop_into_the_first(messages: list[dict[str, Any]]) -> str:
     shown = text.split("<candidates>")[1].split("</candidates>")[0].replace("\\u003c", "<")
     operations = [{"op": "NOOP", "candidate": c["candidate"], "id": 0} for c in json.loads(shown)]
     return json.dumps({"operations": operations})
+
+
+def active_lessons(tenant: str, agent: str) -> list[Lesson]:
+    """The agent's active lessons (every release state), in no particular order."""
+    with session_scope() as session:
+        found = find_agent(session, tenant, agent)
+        return list(
+            session.scalars(
+                select(Lesson).where(Lesson.agent_id == found.id, Lesson.status == "active")
+            )
+        )

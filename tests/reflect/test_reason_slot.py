@@ -12,10 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
 import digest
-from digest.db import session_scope
 from digest.figures import figures
 from digest.frames import (
     as_compared,
@@ -26,9 +23,8 @@ from digest.frames import (
 )
 from digest.masking import mask_ids
 from digest.model.error_families import family_of
-from digest.models import Lesson
 from digest.pipeline import drain
-from digest.tenants import find_agent
+from tests.reflect.helpers import active_lessons
 
 AGENT = "studio-bot"
 
@@ -114,16 +110,6 @@ def _failing(tenant: str, tool: str, error: str, args: dict[str, Any]) -> None:
     )  # fmt: skip
 
 
-def _active(tenant: str) -> list[Lesson]:
-    with session_scope() as session:
-        agent = find_agent(session, tenant, AGENT)
-        return list(
-            session.scalars(
-                select(Lesson).where(Lesson.agent_id == agent.id, Lesson.status == "active")
-            )
-        )
-
-
 def test_one_frame_two_reasons_two_lessons_one_reason_reworded_one(
     sqlite_env: str, tenant: str
 ) -> None:
@@ -135,7 +121,7 @@ def test_one_frame_two_reasons_two_lessons_one_reason_reworded_one(
     for error, args in errors:
         _failing(tenant, "book_session", error, args)
         drain()
-    lessons = _active(tenant)
+    lessons = active_lessons(tenant, AGENT)
     assert len(lessons) == 2, [lesson.title for lesson in lessons]
     cleaned = [lesson for lesson in lessons if "cleaned" in lesson.correction]
     assert len(cleaned) == 1 and "deposit" not in cleaned[0].correction
@@ -149,7 +135,7 @@ def test_one_cap_with_other_requested_figures_is_one_lesson(sqlite_env: str, ten
             {"hours": hours, "room": f"R{hours}"},
         )  # fmt: skip
         drain()
-    [lesson] = _active(tenant)
+    [lesson] = active_lessons(tenant, AGENT)
     assert "6 hours" in lesson.correction
 
 

@@ -24,17 +24,19 @@ import pytest
 from sqlalchemy import select
 
 import digest
+from bench._teaching import teacher
 from digest.db import session_scope
-from digest.fingerprint import error_template, subject_of, tool_key
+from digest.fingerprint import tool_key
 from digest.lessons.cues import telling_words
 from digest.lessons.hits import flush_hits
 from digest.model.error_families import FAMILIES
 from digest.models import Lesson, LessonEvidence
 from digest.pipeline import drain, improve_now
 from digest.retrieve import OBSERVED_HEAD, PITFALLS_END, PITFALLS_HEAD
-from digest.tenants import find_agent, set_tenant
+from digest.tenants import set_tenant
 from digest.versions.document import OBSERVED_HEADING
 from tests.conftest import _reset_process_state
+from tests.reflect.helpers import active_lessons
 from tests.runs.corpus import Kind, load
 
 AGENT = "shop-agent"
@@ -116,23 +118,13 @@ def _record(tenant: str, kinds: list[Kind]) -> dict[str, list[int]]:
     return events
 
 
-def _active(tenant: str) -> list[Lesson]:
-    with session_scope() as session:
-        agent = find_agent(session, tenant, AGENT)
-        return list(
-            session.scalars(
-                select(Lesson).where(Lesson.agent_id == agent.id, Lesson.status == "active")
-            )
-        )
-
-
 def _families(tenant: str, kinds: list[Kind], events: dict[str, list[int]]) -> Families:
     """Per kind, the lesson that teaches each error its trials hit (tool and error template),
     in order. A lesson teaches a failure when it cites the failing run, is about the same
     tool, and is the one keyed by that error or else quotes most of its words (a judge may
     call two templates one family: "voucher SPRING20" and "voucher BDAY-CASA"). A family none
     of whose runs left an active lesson maps to None (a miss of every later message)."""
-    active = {lesson.id: lesson for lesson in _active(tenant)}
+    active = {lesson.id: lesson for lesson in active_lessons(tenant, AGENT)}
     with session_scope() as session:
         cited = defaultdict(list)
         for event_id, lesson_id in session.execute(
@@ -146,20 +138,10 @@ def _families(tenant: str, kinds: list[Kind], events: dict[str, list[int]]) -> F
         for trial, event_id in zip(kind.trials, events[kind.name], strict=True):
             for call in trial.failures():
                 key = tool_key(str(call["tool"]), str(call["error"]))
-                same_tool = [
-                    lesson
-                    for lesson in cited[event_id]
-                    if subject_of(lesson.fingerprint) == subject_of(key)
-                ]
-                words = set(_WORD.findall(error_template(str(call["error"]))))
-                best = max(
-                    same_tool,
-                    key=lambda lesson: (
-                        lesson.fingerprint == key,
-                        len(words & set(_WORD.findall(lesson.correction.casefold()))),
-                    ),
-                    default=None,
+                lessons = (
+                    (lesson, lesson.fingerprint, lesson.correction) for lesson in cited[event_id]
                 )
+                best = teacher(str(call["tool"]), str(call["error"]), lessons)
                 if taught.get(key) is None:
                     # a later trial's lesson when an earlier one's is not active (the screen
                     # held that run: its lessons are quarantined)
@@ -270,7 +252,7 @@ def test_each_recurring_error_family_is_one_active_lesson(sqlite_env: str, tenan
     )
     assert len(recurring) >= 10
     assert not split
-    active = _active(tenant)
+    active = active_lessons(tenant, AGENT)
     assert len({lesson.fingerprint for lesson in active}) == len(active)
     taught_by = {lesson_id for ids in lessons.values() for lesson_id in ids}
     assert {lesson.id for lesson in active} == taught_by  # nothing but the runs' errors
@@ -313,7 +295,7 @@ def test_no_task_text_reaches_what_an_agent_reads(sqlite_env: str, tenant: str) 
     }
     assert len(user_only) >= 60  # the check has something to find
     assert not user_only & shown_words, sorted(user_only & shown_words)
-    lessons = _active(tenant)
+    lessons = active_lessons(tenant, AGENT)
     for lesson in lessons:
         fields = (lesson.title, lesson.situation, lesson.mistake, lesson.correction, *lesson.tags)
         said = {w.casefold() for w in _WORD.findall(" ".join(filter(None, fields)))}
