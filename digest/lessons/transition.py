@@ -17,9 +17,9 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session, undefer
 
 from digest.lessons.per_transaction import for_transaction, kept
+from digest.lessons.plain_rows import add_row, held
 from digest.models import (
     Agent,
-    DigestRun,
     Event,
     Lesson,
     LessonEvidence,
@@ -105,19 +105,22 @@ def record_history(
     model: str | None,
     prompt_hash: str | None,
 ) -> None:
-    session.add(
-        LessonHistory(
-            lesson_id=lesson.id,
-            tenant_id=lesson.tenant_id,
-            agent_id=lesson.agent_id,
-            op=op,
-            before=before,
-            after=snapshot(lesson),
-            reason=reason,
-            event_id=event.id if event is not None else None,
-            model=model,
-            prompt_hash=prompt_hash,
-        )
+    add_row(
+        session,
+        LessonHistory,
+        {
+            "lesson_id": lesson.id,
+            "tenant_id": lesson.tenant_id,
+            "agent_id": lesson.agent_id,
+            "op": op,
+            "before": before,
+            "after": snapshot(lesson),
+            "reason": reason,
+            "event_id": event.id if event is not None else None,
+            "model": model,
+            "prompt_hash": prompt_hash,
+            "at": utcnow(),
+        },
     )
 
 
@@ -163,21 +166,24 @@ def first_in_transaction(session: Session, what: str, key: Hashable) -> bool:
     return True
 
 
-#: rows nothing reads back while a lesson write is under way (the audit trail, citations, run
-#: records): a flush that only needs a new lesson's id leaves them for the next flush
-_WRITE_ONLY = (LessonHistory, LessonEvidence, DigestRun)
+#: ORM rows nothing reads back while a lesson write is under way (citations): a flush that only
+#: needs a new lesson's id leaves them for the next flush (the audit trail and the run records
+#: are plain rows: ``digest.lessons.plain_rows``)
+_WRITE_ONLY = (LessonEvidence,)
 
 
 def flush_for_ids(session: Session) -> None:
-    """Flush so that a new row gets its id, leaving the pending audit, citation and run rows
-    (``_WRITE_ONLY``) in the session for its next flush: a batch of events that adds lessons
-    one by one then writes each of those tables in one statement, not one per lesson added.
-    Every other flush (a search's, a count's, the commit's) writes them as before."""
+    """Flush so that a new row gets its id, leaving the pending citations (``_WRITE_ONLY``)
+    and plain rows (``plain_rows.held``) for the session's next flush: a batch of events
+    that adds lessons one by one then writes each of those tables in one statement, not one
+    per lesson added. Every other flush (a search's, a count's, the commit's) writes them as
+    before."""
     later = [row for row in session.new if isinstance(row, _WRITE_ONLY)]
     for row in later:
         session.expunge(row)
     try:
-        session.flush()
+        with held(session):
+            session.flush()
     finally:
         session.add_all(later)  # in the order they were added: their ids keep that order
 

@@ -58,7 +58,7 @@ def mark_skipped(session: Session, event: Event, run: RunInfo, reason: str) -> R
     _set_terminal(session, event, "skipped")
     event.skip_reason = reason
     event.last_error = None
-    session.add(run.digest_run(event, n_skip=1))
+    run.add_digest_run(session, event, n_skip=1)
     note = ("info", "event_skipped", {"event_id": event.id, "reason": reason})
     return ReflectResult(event.id, "skipped", reason, note=note)
 
@@ -67,7 +67,7 @@ def mark_failed(session: Session, event: Event, run: RunInfo, reason: str) -> Re
     detail = f"{reason} (after {run.usage.calls} model call(s))"
     _set_terminal(session, event, "failed")
     event.last_error = detail
-    session.add(run.digest_run(event, error=detail))
+    run.add_digest_run(session, event, error=detail)
     note = ("error", "event_failed", {"event_id": event.id, "reason": detail})
     return ReflectResult(event.id, "failed", detail, note=note)
 
@@ -157,7 +157,7 @@ def mark_waiting(
     event.published_at = None
     event.last_error = detail
     event.updated_at = utcnow()
-    session.add(run.digest_run(event, error=f"waiting: {detail}"))
+    run.add_digest_run(session, event, error=f"waiting: {detail}")
     fields = {"event_id": event.id, "reason": detail, "next_attempt_at": next_attempt.isoformat()}
     name = "event_waiting_for_budget" if budget else "event_waiting"
     return ReflectResult(event.id, "waiting", detail, note=("warning", name, fields))
@@ -250,16 +250,15 @@ def apply_and_finish(
     _set_terminal(session, event, "reflected")
     event.last_error = None
     counts = applied.counts
-    session.add(
-        run.digest_run(
-            event,
-            n_add=counts["ADD"],
-            n_update=counts["UPDATE"],
-            n_delete=counts["DELETE"],
-            n_noop=counts["NOOP"],
-            n_fast_path=plan.fast,
-            error="; ".join([*run.refused, *plan.dropped])[:2000] or None,
-        )
+    run.add_digest_run(
+        session,
+        event,
+        n_add=counts["ADD"],
+        n_update=counts["UPDATE"],
+        n_delete=counts["DELETE"],
+        n_noop=counts["NOOP"],
+        n_fast_path=plan.fast,
+        error="; ".join([*run.refused, *plan.dropped])[:2000] or None,
     )
     note = (
         "info",

@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
+from sqlalchemy.orm import Session
 
 from digest.config import Settings
+from digest.lessons.plain_rows import add_row
 from digest.model import seam as llm
 from digest.model.prompts import load_prompt
-from digest.models import DigestRun, Event
+from digest.models import DigestRun, Event, utcnow
+from digest.redact import redact
 from digest.reflect import judgements
 from digest.reflect.claims import Claimed
 
@@ -42,25 +45,41 @@ class RunInfo:
     #: stored for the fleet
     judged: bool = False
 
-    def digest_run(self, event: Event, **counts: Any) -> DigestRun:
-        return DigestRun(
-            tenant_id=event.tenant_id,
-            agent_id=event.agent_id,
-            event_id=event.id,
-            kind="reflect",
-            trigger="event",
-            llm_calls=self.usage.calls,
-            prompt_tokens=self.usage.prompt_tokens,
-            completion_tokens=self.usage.completion_tokens,
-            cost_usd=self.usage.cost_usd,
-            model=self.model or self.usage.model,
-            duration_ms=int((time.monotonic() - self.started) * 1000),
-            **counts,
+    def add_digest_run(self, session: Session, event: Event, **counts: Any) -> None:
+        """Append this run's ``digest_runs`` row to the session's transaction (a plain row:
+        ``digest.lessons.plain_rows``), with the values the ORM's defaults would give."""
+        error = counts.pop("error", None)
+        row = dict.fromkeys(_COUNTS, 0) | counts
+        add_row(
+            session,
+            DigestRun,
+            {
+                "tenant_id": event.tenant_id,
+                "agent_id": event.agent_id,
+                "event_id": event.id,
+                "version_id": None,
+                "kind": "reflect",
+                "trigger": "event",
+                **row,
+                "llm_calls": self.usage.calls,
+                "prompt_tokens": self.usage.prompt_tokens,
+                "completion_tokens": self.usage.completion_tokens,
+                "cost_usd": self.usage.cost_usd,
+                "model": self.model or self.usage.model,
+                "duration_ms": int((time.monotonic() - self.started) * 1000),
+                # as ``DigestRun``'s validator keeps it
+                "error": redact(error) if error else error,
+                "started_at": utcnow(),
+            },
         )
 
     @property
     def history_hash(self) -> str:
         return "+".join(h for h in (self.prompt_hash, self.reconcile_hash) if h)
+
+
+#: a reflect run's counts (``digest_runs``), 0 unless given
+_COUNTS = ("n_add", "n_update", "n_delete", "n_noop", "n_skip", "n_fast_path")
 
 
 def new_run(claimed: Claimed, settings: Settings, started: float | None = None) -> RunInfo:
