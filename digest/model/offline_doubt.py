@@ -71,4 +71,14 @@ def same_facts(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     mine = _family([str(t) for t in cand.get("tags") or []])
     if _families_apart(mine, _family([str(t) for t in item.get("tags") or []])):
         return False
-    return not quoted_apart(new, old, passed_values(*mistakes)) and not swapped(new, old)
+    if quoted_apart(new, old, passed_values(*mistakes)):
+        return False
+    # a swap is read in the lines that hold the errors: a title line above one repeats its
+    # head, and two heads in two languages ("Reserva rechazada", "Booking refused") are no
+    # two things of one kind
+    return not swapped(_error_line(new), _error_line(old))
+
+
+def _error_line(text: str) -> str:
+    """The line of an observation that holds the error (its longest)."""
+    return max(text.splitlines() or [""], key=len)
