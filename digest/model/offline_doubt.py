@@ -23,8 +23,11 @@ FAMILY_AFTER = ("tool-error", "failure")
 
 def _family(tags: list[str]) -> str | None:
     for after in FAMILY_AFTER:
-        if after in tags and tags.index(after) + 1 < len(tags):
-            return tags[tags.index(after) + 1]
+        if after in tags:
+            at = tags.index(after)
+            while at + 1 < len(tags) and tags[at + 1] == after:
+                at += 1  # a kind's tag and the judge's own ("failure", "failure", family)
+            return tags[at + 1] if at + 1 < len(tags) else None
     return None
 
 

@@ -131,8 +131,11 @@ def family_of(tags: tuple[str, ...] | list[str] | None) -> str | None:
     tool's error) or ``failure`` (a run's own), or None."""
     tags = list(tags or ())
     for after in FAMILY_AFTER:
-        if after in tags and tags.index(after) + 1 < len(tags):
-            return str(tags[tags.index(after) + 1])
+        if after in tags:
+            at = tags.index(after)
+            while at + 1 < len(tags) and tags[at + 1] == after:
+                at += 1  # a kind's tag and the judge's own ("failure", "failure", family)
+            return str(tags[at + 1]) if at + 1 < len(tags) else None
     return None
 
 
