@@ -23,8 +23,11 @@ FAMILY_AFTER = ("tool-error", "failure")
 
 def _family(tags: list[str]) -> str | None:
     for after in FAMILY_AFTER:
-        if after in tags and tags.index(after) + 1 < len(tags):
-            return tags[tags.index(after) + 1]
+        if after in tags:
+            at = tags.index(after)
+            while at + 1 < len(tags) and tags[at + 1] == after:
+                at += 1  # a kind's tag and the judge's own ("failure", "failure", family)
+            return tags[at + 1] if at + 1 < len(tags) else None
     return None
 
 
@@ -71,4 +74,14 @@ def same_facts(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     mine = _family([str(t) for t in cand.get("tags") or []])
     if _families_apart(mine, _family([str(t) for t in item.get("tags") or []])):
         return False
-    return not quoted_apart(new, old, passed_values(*mistakes)) and not swapped(new, old)
+    if quoted_apart(new, old, passed_values(*mistakes)):
+        return False
+    # a swap is read in the lines that hold the errors: a title line above one repeats its
+    # head, and two heads in two languages ("Reserva rechazada", "Booking refused") are no
+    # two things of one kind
+    return not swapped(_error_line(new), _error_line(old))
+
+
+def _error_line(text: str) -> str:
+    """The line of an observation that holds the error (its longest)."""
+    return max(text.splitlines() or [""], key=len)

@@ -14,7 +14,7 @@ from digest import facts
 from digest import fingerprint as fp
 from digest.figures import figures
 from digest.frames import as_compared
-from digest.identity import meaning
+from digest.identity import languages, meaning
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.text import lesson_text, observed
@@ -131,8 +131,11 @@ def family_of(tags: tuple[str, ...] | list[str] | None) -> str | None:
     tool's error) or ``failure`` (a run's own), or None."""
     tags = list(tags or ())
     for after in FAMILY_AFTER:
-        if after in tags and tags.index(after) + 1 < len(tags):
-            return str(tags[tags.index(after) + 1])
+        if after in tags:
+            at = tags.index(after)
+            while at + 1 < len(tags) and tags[at + 1] == after:
+                at += 1  # a kind's tag and the judge's own ("failure", "failure", family)
+            return str(tags[at + 1]) if at + 1 < len(tags) else None
     return None
 
 
@@ -167,7 +170,8 @@ def in_doubt(candidate: Candidate, neighbour: Neighbour) -> float:
         return 0.0
     found = meaning.likeness(*texts)
     doubt = found.in_doubt(meaning.READS_ALIKE)
-    if doubt == 0.0 and found.score() < meaning.READS_ALIKE and same_rule_figures(found, *texts):
+    unread = doubt == 0.0 and found.score() < meaning.READS_ALIKE
+    if unread and (same_rule_figures(found, *texts) or across_languages(found, *texts)):
         return meaning.IN_DOUBT
     return doubt
 
@@ -182,3 +186,15 @@ def same_rule_figures(found: meaning.Likeness, a: str, b: str) -> bool:
         return False
     mine = figures(a)
     return bool(mine) and mine == figures(b)
+
+
+def across_languages(found: meaning.Likeness, a: str, b: str) -> bool:
+    """Are two errors of one tool written in two languages (the static table is English: it
+    reads them apart) about one thing, by the words that cross languages as they are (a
+    name in capitals, a cognate: ``digest.identity.languages``), with nothing read apart (a
+    swap, names or figures apart)? Evidence that they may be one error: the judge reads the
+    pair ("die IBAN für die Erstattung fehlt", "the IBAN for the refund is missing"); "die
+    Zielsprache fehlt" and "the source file is missing" share no such word and stay apart."""
+    if found.names_apart or found.figures_apart or languages.reasons_swapped(a, b):
+        return False  # (a swap read over the whole texts pairs a head's words across languages)
+    return languages.same_subject_across(a, b)
