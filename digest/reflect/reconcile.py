@@ -209,12 +209,19 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             # two edits' tone rules that share a shape rule are one tone, however unlike the
             # replies they were taught on read (``digest.edits.same_tone``)
             return same_tone(candidate.tags, neighbour.tags or ())
-        if neighbour.relevance < floor:
-            # other words, one meaning; or a pair in doubt, for the judge to read
-            return reads_alike(candidate, neighbour) or in_doubt(candidate, neighbour) > 0
         text = " ".join(
             filter(None, (candidate.situation, candidate.mistake, candidate.correction))
         )
+        if neighbour.relevance < floor:
+            # other words, one meaning; or a pair in doubt, for the judge to read; or a change
+            # the tool reports in words the lesson does not share ("'sender_id' is deprecated
+            # in favour of 'from_number'" beside "sender_id must be provided"): one subject,
+            # so only the judge can say what it reverses
+            return (
+                signals_change(text)
+                or reads_alike(candidate, neighbour)
+                or in_doubt(candidate, neighbour) > 0
+            )
         old = lesson_text(neighbour.situation, neighbour.correction)
         changed = signals_change(text) or negation_flips(text, old)
         reworded = rewords(candidate_text(candidate), old) or fp.same_error_family(
