@@ -186,8 +186,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     subject (another error of the same tool) above the floor is, when the candidate says that
     something was removed, replaced or inverted (``digest.reversal.signals_change``), flips
     the lesson's negation about the same thing (``negation_flips``) or says what the lesson
-    observed in other words (``rewords``): a new error of a tool that states no change and
-    reads otherwise is another lesson, and costs no model call. Two owners' questions
+    observed in other words (``rewords``); below the floor, when the candidate says so or
+    reads alike (a change worded apart from the lesson is still about its tool): a new error
+    of a tool that states no change and reads otherwise is another lesson, and costs no model
+    call. Two owners' questions
     are when they ask about one subject in other words (``digest.facts``: "Are returns
     free?", "Do customers pay for return shipping?"; "until what time can I collect", "the
     click-and-collect hours": no word in common), however unlike their words read, or when
