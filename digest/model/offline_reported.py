@@ -6,8 +6,8 @@ The rules cannot read such questions as one (no shared term, no gloss, and the s
 scores them below unrelated pairs: 0.32 for walk-ins and dropping by, 0.45 for walk-ins and
 parking), so they decide only where the request leaves a single fact the change can be about:
 the answer states a change (``digest.facts.reports_change``), and of the owner's facts shown
-beside it exactly one names nothing else (``facts.names_apart``), does not share part of its
-subject and differ in the rest (gift wrapping, gift cards: two things of one kind), is not a
+beside it exactly one names nothing else (``facts.names_apart``), shares no term of its
+subject with the new question (where they share one, other rules read them), is not a
 case the new answer narrows with figures of its own (``facts.narrows``), and said otherwise
 (another stance or other figures). With several such facts, only one sharing a term with the
 new answer is taken; else nothing is decided and the candidate is added (a model reads the
@@ -39,15 +39,12 @@ def _narrower(new: facts.Fact, old: facts.Fact) -> bool:
     return bool(new.numbers and set(old.numbers) - set(new.numbers) and facts.narrows(new, old))
 
 
-def _swapped(new: facts.Fact, old: facts.Fact) -> bool:
-    """Do the two questions share part of their subject and differ in the rest ("gift
-    wrapping" / "gift cards"; "dogs in the garden" / "pets in the rooms" share none)? Where the
-    rules read the questions, they read two things of one kind: another fact."""
-    shared = {term for term in new.subject if facts.meets(term, old.subject)}
-    if not shared:
-        return False
-    theirs = {term for term in old.subject if not facts.meets(term, new.subject)}
-    return bool(new.subject - shared) and bool(theirs)
+def _read_apart(new: facts.Fact, old: facts.Fact) -> bool:
+    """Do the two questions share a term of their subject? Then the rules read them, and other
+    rules decide: the same subject, a narrower or broader question ("gift-wrap oversized
+    items" beside "gift wrapping": an exception), or two things of one kind ("gift cards").
+    Only questions with no term in common are left to this reading."""
+    return any(facts.meets(term, old.subject) for term in new.subject)
 
 
 def _shares_a_term(new: facts.Fact, old: facts.Fact) -> bool:
@@ -70,7 +67,7 @@ def reported_reversal(
         if kind_of(item.get("fingerprint")) != "answer":
             continue
         old = _fact(item)
-        if facts.names_apart(new, old) or _narrower(new, old) or _swapped(new, old):
+        if facts.names_apart(new, old) or _narrower(new, old) or _read_apart(new, old):
             continue
         if _said_otherwise(new, old):
             pool.append((item, old))
