@@ -100,6 +100,7 @@ _MARKERS = (
     r"|renomead[oa]|rinominat[oa]|ha cambiado de nombre|cambió de nombre",
     # Dutch / Scandinavian / Polish / Czech
     r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
+    r"|niet langer|\bniet (?:\S+ ){1,2}langer\b"
     r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen"
     r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
     r"|teraz wymaga|odstraněn|zrušen|od (?:teraz|dzisiaj|dziś)\b|ze skutkiem natychmiastowym"

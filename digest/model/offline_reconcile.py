@@ -35,6 +35,7 @@ from digest.model.offline_edit_rules import (
     update,
 )
 from digest.model.offline_figures import other_figure, same_cap
+from digest.model.offline_reported import reported_reversal
 from digest.reversal import (
     answers_reversed,
     reverses_interface,
@@ -97,7 +98,10 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
         if edit_family(mine) or edit_family(theirs):
             if not content_reversed(cand, item):
                 continue
-        elif not reverses_interface(new, _all_text(item)):
+        elif not reverses_interface(new, _text(item)):
+            # what the lesson asks for (its advice and the error it quotes), not the
+            # arguments its failed call happened to pass: "'amount' is no longer accepted"
+            # reverses no lesson asking for 'currency' whose call sent an amount
             continue
         if subject_of(mine) or subject_of(theirs):
             if not same_subject(mine, theirs):
@@ -338,6 +342,9 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         index = cand.get("candidate")
         mine = cand.get("fingerprint")
         owner = _owner_answer(cand, existing) if _is_answer(cand) else None
+        if owner is None:
+            # a change reported to a question asked in other words (``offline_reported``)
+            owner = reported_reversal(cand, existing)
         if owner is not None:
             operations.append(owner)
             continue

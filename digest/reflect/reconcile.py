@@ -186,8 +186,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     subject (another error of the same tool) above the floor is, when the candidate says that
     something was removed, replaced or inverted (``digest.reversal.signals_change``), flips
     the lesson's negation about the same thing (``negation_flips``) or says what the lesson
-    observed in other words (``rewords``): a new error of a tool that states no change and
-    reads otherwise is another lesson, and costs no model call. Two owners' questions
+    observed in other words (``rewords``); below the floor, when the candidate says so or
+    reads alike (a change worded apart from the lesson is still about its tool): a new error
+    of a tool that states no change and reads otherwise is another lesson, and costs no model
+    call. Two owners' questions
     are when they ask about one subject in other words (``digest.facts``: "Are returns
     free?", "Do customers pay for return shipping?"; "until what time can I collect", "the
     click-and-collect hours": no word in common), however unlike their words read, or when
@@ -209,12 +211,19 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             # two edits' tone rules that share a shape rule are one tone, however unlike the
             # replies they were taught on read (``digest.edits.same_tone``)
             return same_tone(candidate.tags, neighbour.tags or ())
-        if neighbour.relevance < floor:
-            # other words, one meaning; or a pair in doubt, for the judge to read
-            return reads_alike(candidate, neighbour) or in_doubt(candidate, neighbour) > 0
         text = " ".join(
             filter(None, (candidate.situation, candidate.mistake, candidate.correction))
         )
+        if neighbour.relevance < floor:
+            # other words, one meaning; or a pair in doubt, for the judge to read; or a change
+            # the tool reports in words the lesson does not share ("'sender_id' is deprecated
+            # in favour of 'from_number'" beside "sender_id must be provided"): one subject,
+            # so only the judge can say what it reverses
+            return (
+                signals_change(text)
+                or reads_alike(candidate, neighbour)
+                or in_doubt(candidate, neighbour) > 0
+            )
         old = lesson_text(neighbour.situation, neighbour.correction)
         changed = signals_change(text) or negation_flips(text, old)
         reworded = rewords(candidate_text(candidate), old) or fp.same_error_family(

@@ -510,8 +510,16 @@ def test_another_error_of_the_same_tool_close_by_goes_to_the_judge() -> None:
         mistake="Observed: «400: Authorization is no longer accepted; send X-Api-Key»",
     )  # fmt: skip
     assert fast_path(0, cand, [_keyed(7, old, 0.6)], floor=FLOOR, identical=IDENTICAL) is None
-    # far below the floor it is no candidate for a contradiction: a plain ADD
-    far = fast_path(0, cand, [_keyed(7, old, 0.2)], floor=FLOOR, identical=IDENTICAL)
+    # far below the floor, in words the lesson does not share, the change it reports is still
+    # about the lesson's tool: only the judge can say what it reverses (issue 24)
+    assert fast_path(0, cand, [_keyed(7, old, 0.2)], floor=FLOOR, identical=IDENTICAL) is None
+    # another error of the tool far below the floor that reports no change: a plain ADD
+    other = Candidate(
+        "Calling the `api_call` tool", "Wait and retry later.",
+        fingerprint=fp.tool_key("api_call", "429: quota of the day used up"),
+        mistake="Observed: «429: quota of the day used up»",
+    )  # fmt: skip
+    far = fast_path(0, other, [_keyed(7, old, 0.2)], floor=FLOOR, identical=IDENTICAL)
     assert far is not None and far.op == "ADD" and far.fast
 
 
