@@ -10,12 +10,12 @@ import typer
 
 from digest.cli import progress, render, tables
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, db_app, tenant_app
-from digest.config import get_settings
 from digest.errors import DigestError, InvalidArgument
 
 
 def shown_url() -> str:
     """DIGEST_DATABASE_URL with its password masked."""
+    from digest.config import get_settings
     from digest.redact import redact
 
     return redact(get_settings().database_url)
@@ -24,6 +24,7 @@ def shown_url() -> str:
 def upgrade_schema(revision: str = "head") -> None:
     """Run the migrations up to ``revision``; a failure becomes one ``DigestError`` sentence."""
     from digest.cli.app import sqlite_file
+    from digest.config import get_settings
     from digest.migrate import upgrade
     from digest.redact import redact
 

@@ -10,8 +10,10 @@ import typer
 
 from digest.cli import progress, render, tables
 from digest.cli.app import AgentOpt, JsonOpt, TenantOpt, app, regular_file
-from digest.config import get_settings, resource_dir
 from digest.errors import DigestError
+
+# digest.config (pydantic-settings) is imported by the commands that read settings, not here:
+# `digest --help` and every command's `--help` read none, and load none of it.
 
 DEMO_TENANT = "demo-shop"
 DEMO_AGENT = "support-bot"
@@ -76,6 +78,7 @@ def drain(
     """Reflect pending events in this process (embedded mode: no broker, no worker). An agent
     whose reflection raises is reported and the others go on; exit 1 if any did."""
     from digest.agents import LEARNING_OFF_REASON
+    from digest.config import get_settings
     from digest.model.seam import require_litellm
     from digest.pipeline import drain as drain_events
 
@@ -124,6 +127,7 @@ def requeue(
     as_json: JsonOpt = False,
 ) -> None:
     """Put failed or dead events back to pending once their cause is fixed."""
+    from digest.config import get_settings
     from digest.outbox.relay import REQUEUEABLE, requeue_events
 
     ids = requeue_events(tenant, agent, tuple(status or REQUEUEABLE))
@@ -142,6 +146,7 @@ def demo(
 ) -> None:
     """Run the whole loop on the embedded default: SQLite, in-process worker, offline/rules."""
     from digest.cli.admin import shown_url, upgrade_schema
+    from digest.config import get_settings, resource_dir
     from digest.lessons.service import list_lessons, skip_reasons
     from digest.pipeline import drain as drain_events
     from digest.pipeline import improve_now
@@ -244,6 +249,7 @@ def improve_now_command(
     period). Embedded mode runs it here; with a broker a worker runs it."""
     from tenacity import RetryError, Retrying, retry_if_result, stop_after_delay, wait_fixed
 
+    from digest.config import get_settings
     from digest.pipeline import improve_now
     from digest.versions.queries import manual_compose_since
     from digest.versions.triggers import request_improve_now

@@ -27,10 +27,34 @@ folder), ``lesson_files`` (finding and safely reading the files below a folder) 
 ``importing`` (one file at a time through reconciliation).
 """
 
-from digest.interop.exporting import MANIFEST_FILE, ExportReport, export_lessons
-from digest.interop.importing import ImportReport, import_lessons, lesson_payload
-from digest.interop.lesson_files import MAX_FILE_BYTES, read_lesson_file
-from digest.interop.lesson_md import SCHEMA, ParsedLesson, parse_lesson_md, render_lesson_md
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from digest.interop.exporting import MANIFEST_FILE, ExportReport, export_lessons
+    from digest.interop.importing import ImportReport, import_lessons, lesson_payload
+    from digest.interop.lesson_files import MAX_FILE_BYTES, read_lesson_file
+    from digest.interop.lesson_md import SCHEMA, ParsedLesson, parse_lesson_md, render_lesson_md
+
+#: each public name → its module, imported when the name is first used: an export needs
+#: neither the pipeline nor the model seam that an import reconciles through (``digest export``
+#: would otherwise load them all)
+_SOURCES = {
+    **dict.fromkeys(("MANIFEST_FILE", "ExportReport", "export_lessons"), "exporting"),
+    **dict.fromkeys(("ImportReport", "import_lessons", "lesson_payload"), "importing"),
+    **dict.fromkeys(("MAX_FILE_BYTES", "read_lesson_file"), "lesson_files"),
+    **dict.fromkeys(("SCHEMA", "ParsedLesson", "parse_lesson_md", "render_lesson_md"), "lesson_md"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module 'digest.interop' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"digest.interop.{source}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
 
 __all__ = [
     "MANIFEST_FILE",

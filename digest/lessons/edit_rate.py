@@ -19,7 +19,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from digest.models import Event, as_utc
-from digest.text import edit_metrics
 
 _BATCH = 1000
 
@@ -110,6 +109,10 @@ def edit_rate(
             continue
         final = payload.get("final")
         if ratio is None:
+            # here, not at the top: ``stats`` and the CLI's read commands import this module,
+            # and digest.text loads rapidfuzz for the few edits stored before their ratio was
+            from digest.text import edit_metrics
+
             ratio = edit_metrics(str(payload.get("original") or ""), final)[1]
         tally = tallies[week]
         tally["drafts"] += 1

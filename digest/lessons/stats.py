@@ -18,8 +18,7 @@ from digest.lessons.budgets import agent_spend, budget_waits, events_per_agent, 
 from digest.lessons.edit_rate import edit_rate
 from digest.lessons.release import Gate, released_clause
 from digest.lessons.signals import undigested_signals
-from digest.model.offline import PREFIX as OFFLINE_PREFIX
-from digest.model.scripted import PREFIX as SCRIPTED_PREFIX
+from digest.model.prefixes import OFFLINE_PREFIX, SCRIPTED_PREFIX
 from digest.models import (
     EVENT_STATUSES,
     LESSON_STATUSES,

@@ -32,9 +32,10 @@ from digest.model.contracts import change_note
 from digest.model.offline_questions import judge as judge_questions
 from digest.model.offline_reconcile import reconcile
 from digest.model.offline_reflect import judge_event
+from digest.model.prefixes import OFFLINE_PREFIX
 
 #: model strings answered by these rules, in process
-PREFIX = "offline/"
+PREFIX = OFFLINE_PREFIX
 
 
 def is_offline_model(model: str) -> bool:

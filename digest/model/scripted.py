@@ -40,10 +40,11 @@ from digest.model.offline import (
     EXISTING_BLOCK,
 )
 from digest.model.offline import answer as rules
+from digest.model.prefixes import SCRIPTED_PREFIX
 from digest.runtime import runtime
 
 #: model strings answered by a registered handler, in process
-PREFIX = "scripted/"
+PREFIX = SCRIPTED_PREFIX
 
 Messages = list[dict[str, Any]]
 #: ``handler(messages) -> text``: the model's answer to one request, or an exception

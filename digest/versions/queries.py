@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import undefer
@@ -17,10 +17,11 @@ from digest.db import session_scope
 from digest.models import DigestRun, LearningVersion
 from digest.tenants import find_agent
 from digest.versions.chain import current_version
-from digest.versions.compose import ComposeResult
 from digest.versions.decisions import get_version
-from digest.versions.draft import agent_and_policy, read_draft, why_unchanged
 from digest.versions.replay.report import ReplayReport
+
+if TYPE_CHECKING:
+    from digest.versions.compose import ComposeResult
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,11 @@ def manual_compose_since(
 ) -> ComposeResult | None:
     """What the agent's latest manual compose started at or after ``since`` did, or None while
     there is none (the worker has not composed yet)."""
+    # here, not at the top: the read commands (``version list``, ``show``, ``diff``) import
+    # this module, and compose loads the model seam, the offline judge and the replay
+    from digest.versions.compose import ComposeResult
+    from digest.versions.draft import agent_and_policy, read_draft, why_unchanged
+
     with session_scope(_settings(settings).database_url) as session:
         agent_row = find_agent(session, tenant, agent)
         run = session.scalars(
