@@ -35,7 +35,6 @@ from digest.model.offline_edit_rules import (
     update,
 )
 from digest.model.offline_figures import other_figure, same_cap
-from digest.model.offline_reported import reported_reversal
 from digest.reversal import (
     answers_reversed,
     reverses_interface,
@@ -342,9 +341,6 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         index = cand.get("candidate")
         mine = cand.get("fingerprint")
         owner = _owner_answer(cand, existing) if _is_answer(cand) else None
-        if owner is None:
-            # a change reported to a question asked in other words (``offline_reported``)
-            owner = reported_reversal(cand, existing)
         if owner is not None:
             operations.append(owner)
             continue

@@ -212,7 +212,9 @@ def _near(sentence: str, a: str, b: str, gap: int) -> bool:
 
 
 #: a quantifier of time, not of who or what: "at any time", "every day", "cada vez", "her zaman"
-_WHEN = re.compile(r"\s+(?:time|times|moment|point|day|days|hour|hours|vez|veces|momento|zaman)\b", re.I)
+_WHEN = re.compile(
+    r"\s+(?:time|times|moment|point|day|days|hour|hours|vez|veces|momento|zaman)\b", re.I
+)
 
 
 def _scope_after(sentence: str, b: str, gap: int) -> bool:

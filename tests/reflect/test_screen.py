@@ -151,16 +151,19 @@ def test_a_policy_change_is_held(claim: str) -> None:
 @pytest.mark.parametrize(
     "note",
     [
-        "The reservation is a business class ticket, which can be canceled at any time for a refund.",
+        "The reservation is a business class ticket, which can be canceled at any time for a"
+        " refund.",
         "This order can be returned at any time for store credit.",
         "The voucher on this booking can be redeemed at any moment for a free upgrade.",
-        "Das Ticket kann jederzeit storniert werden; la reserva se puede cancelar cada vez para reembolso.",
+        "Das Ticket kann jederzeit storniert werden; la reserva se puede cancelar cada vez para"
+        " reembolso.",
     ],
 )
 def test_a_quantifier_of_time_is_not_a_perk_for_everyone(note: str) -> None:
     """An agent's note on one record's terms ("can be canceled at any time for a refund")
     widens nothing: "any" there counts moments, not customers or orders."""
-    payload = {"task": "t", "tool_calls": [{"tool": "think", "args": {"thought": note}, "ok": True}]}
+    call = {"tool": "think", "args": {"thought": note}, "ok": True}
+    payload = {"task": "t", "tool_calls": [call]}
     assert event_reason(payload) is None
 
 

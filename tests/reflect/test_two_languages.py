@@ -140,9 +140,7 @@ def test_one_error_in_two_languages_is_one_lesson(sqlite_env: str, tenant: str) 
     assert len(lessons) == 1, [lesson.title for lesson in lessons]
 
 
-def test_two_missing_inputs_in_two_languages_stay_two_lessons(
-    sqlite_env: str, tenant: str
-) -> None:
+def test_two_missing_inputs_in_two_languages_stay_two_lessons(sqlite_env: str, tenant: str) -> None:
     # one tool, one family (a missing input), two languages, two rules
     _failing(
         tenant, "reserve_berth", "Reserva rechazada: falta la eslora del barco", {"boat": "B-31"}

@@ -1,7 +1,9 @@
-"""The offline judge and reversals worded apart from what they reverse (issue 24, DESIGN §8a):
-an owner's change reported to a question asked in other words (``offline_reported``), a tool's
-reversal read against what a lesson asks for, and such a change shown to the judge however
-little its words share with the lesson."""
+"""The offline judge and changes reported in words apart from what they may reverse (issue 24,
+DESIGN §8a): an owner's answer that reports a change supersedes no fact about another subject
+(the rules cannot tell "drop by without booking" is about walk-ins, and must not guess: a
+model reads such questions, the rules add); a tool's reversal is read against what a lesson
+asks for; such a change is shown to the judge however little its words share with the
+lesson."""
 
 from __future__ import annotations
 
@@ -34,31 +36,6 @@ def _judged(existing: list[dict[str, object]], question: str, answer: str) -> di
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        (
-            ("Do you take walk-ins?", "Yes, walk-ins are welcome any time we are open."),
-            ("Can I just drop by without booking?", "Not anymore: we only see appointments."),
-        ),
-        (
-            ("Posso portare il mio cane?", "Sì, i cani sono benvenuti con 10 euro a notte."),
-            ("Accettate ancora animali domestici?", "Da questo mese non sono più ammessi."),
-        ),
-        (
-            ("Le petit-déjeuner est-il inclus ?", "Oui, il est compris dans le prix."),
-            ("Faut-il payer le repas du matin ?", "Désormais oui : 12 euros par personne."),
-        ),
-    ],
-)
-def test_a_change_reported_in_other_words_supersedes_the_one_fact_it_can_be_about(
-    old: tuple[str, str], new: tuple[str, str]
-) -> None:
-    op = _judged([_answer(4, *old)], *new)
-    assert (op["op"], op["id"]) == ("DELETE", 4), op
-    assert "reversed" in str(op["reason"]) and "other words" in str(op["reason"]), op
-
-
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
         # part of the subject shared, the rest differs: two things of one kind
         (
             ("Do you offer gift wrapping?", "Yes, gift wrapping costs €2 per item."),
@@ -74,6 +51,28 @@ def test_a_change_reported_in_other_words_supersedes_the_one_fact_it_can_be_abou
             ("Do you take walk-ins for haircuts?", "Yes, walk-ins are fine for cuts."),
             ("Can I drop in for a colour treatment?", "No, colouring is by appointment only."),
         ),
+        # a change reported about another subject: the one fact shown is not what it reverses
+        (
+            ("Do you have parking?", "Yes, free parking behind the building."),
+            ("Do you accept credit cards?", "Not anymore: since March we only take cash."),
+        ),
+        (
+            ("Can I bring my dog?", "Yes, dogs are welcome on the terrace."),
+            ("Is there wifi?", "Not anymore, the wifi was removed."),
+        ),
+        (
+            ("Do you do gift wrapping?", "Yes, €2 per item."),
+            ("Do you take reservations?", "Not any more: first come, first served."),
+        ),
+        (
+            ("Are you open on Sundays?", "Yes, 10 to 4 on Sundays."),
+            ("Do you deliver?", "No longer: we stopped deliveries in May."),
+        ),
+        # asked in other words: only a model can tell it is the same subject
+        (
+            ("Do you take walk-ins?", "Yes, walk-ins are welcome any time we are open."),
+            ("Can I just drop by without booking?", "Not anymore: we only see appointments."),
+        ),
         # the old fact already said no: nothing to reverse
         (
             ("Do you take cheques?", "No, card or cash only."),
@@ -86,7 +85,7 @@ def test_a_distinct_fact_is_never_superseded(old: tuple[str, str], new: tuple[st
     assert op["op"] != "DELETE", op
 
 
-def test_with_two_facts_it_could_be_about_the_rules_do_not_guess() -> None:
+def test_with_two_facts_a_change_could_be_about_the_rules_do_not_guess() -> None:
     existing = [
         _answer(4, "Do you take walk-ins?", "Yes, walk-ins are welcome."),
         _answer(5, "Do you have a terrace?", "Yes, open in summer."),
