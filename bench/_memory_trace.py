@@ -91,6 +91,56 @@ def _mallinfo() -> dict[str, float]:
     }
 
 
+def _pymalloc() -> dict[str, float]:
+    """pymalloc's arenas (``sys._debugmallocstats``, which writes to the C stderr): arenas
+    held, bytes in live blocks, and what the held arenas keep beyond them (free blocks, free
+    pools, headers): a fragmentation that no trim returns, since an arena goes back to the
+    system only when all of it is free."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(out.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    found: dict[str, float] = {}
+    for raw in text.splitlines():
+        name, _, value = raw.partition("=")
+        key = {
+            "# arenas allocated current": "pymalloc_arenas",
+            "# bytes in allocated blocks": "pymalloc_live_mb",
+        }.get(name.strip())
+        if key is not None:
+            number = float(value.replace(",", "").strip())
+            found[key] = number if key == "pymalloc_arenas" else number / 2**20
+    return found
+
+
+def _smaps() -> dict[str, float]:
+    """Resident MB of the process's brk heap (glibc's main arena) and of all its anonymous
+    memory (pymalloc's arenas, glibc's other arenas and mmapped chunks, numpy's buffers)."""
+    heap = 0
+    current = ""
+    try:
+        with open("/proc/self/smaps") as f:
+            for raw in f:
+                if not raw[0].isupper() or ":" not in raw.split()[0]:
+                    current = raw.split()[-1] if len(raw.split()) > 5 else ""
+                elif raw.startswith("Rss:") and current == "[heap]":
+                    heap += int(raw.split()[1])
+        with open("/proc/self/smaps_rollup") as f:
+            anon = next(int(x.split()[1]) for x in f if x.startswith("Anonymous:"))
+    except (OSError, StopIteration):
+        return {}
+    return {"brk_heap_rss_mb": heap / 1024, "anonymous_mb": anon / 1024}
+
+
 def _memories() -> dict[str, list[float]]:
     """Every memory the process keeps that code of ``digest``/``worker`` names: name →
     [entries, bytes (-1: not weighed), and hits, misses where it counts them]."""
@@ -168,6 +218,8 @@ def _line(done: int) -> dict[str, Any]:
         if tracemalloc.is_tracing()
         else 0.0,
         **_mallinfo(),
+        **_pymalloc(),
+        **_smaps(),
         "memories": _memories(),
         "types": _types(),
     }
@@ -247,6 +299,17 @@ def report(folder: Path, top: int = 25) -> list[str]:
             f"{x['done'] // 1000}k {x['rss_mb']:.1f}" for x in lines))  # fmt: skip
         if not lines:
             continue
+        out.append(
+            "  done: RSS | glibc in use, free, mmapped | pymalloc arenas, live MB |"
+            " brk heap RSS, anonymous RSS (MB)"
+        )
+        for x in lines:
+            out.append(
+                f"  {x['done']:>6}: {x['rss_mb']:6.1f} | {x.get('heap_in_use_mb', 0):5.1f},"
+                f" {x.get('heap_free_mb', 0):5.1f}, {x.get('mmapped_mb', 0):5.1f} |"
+                f" {x.get('pymalloc_arenas', 0):4.0f}, {x.get('pymalloc_live_mb', 0):5.1f} |"
+                f" {x.get('brk_heap_rss_mb', 0):5.1f}, {x.get('anonymous_mb', 0):5.1f}"
+            )
         first, last = _nearest(lines, snaps[0]) if snaps else lines[0], lines[-1]
         if snaps:
             last = _nearest(lines, snaps[-1])
