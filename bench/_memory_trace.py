@@ -5,11 +5,12 @@ Opt-in: ``bench/throughput.py --trace-memory DIR`` starts the worker with ``BENC
 benchmark process writes the number of events finished to ``DIR/done`` at each sample. Each
 prefork child, after each task, reads that number; at each 1,000 events it appends a line to
 ``DIR/<pid>.jsonl``: its RSS, glibc's heap in use and free (``mallinfo2``), pymalloc's live
-blocks, what tracemalloc holds, the objects the collector tracks by type (the largest counts),
-and the size of every memory it keeps: each piece of ``digest.runtime`` and every bounded memo
-or ``lru_cache`` at the module level of ``digest`` and ``worker`` (entries and, where it
-weighs them, bytes), SQLAlchemy's compiled statements. tracemalloc (``FRAMES`` frames) starts
-at ``BENCH_MEMORY_TRACE_FROM`` events (default 4,000: tracing slows the child) and a snapshot
+blocks and its arenas (held, and the bytes live in them), the RSS of the brk heap and of all
+anonymous memory, what tracemalloc holds, the objects the collector tracks by type (the
+largest counts), and the size of every memory it keeps: each piece of ``digest.runtime``
+and every bounded memo or ``lru_cache`` at the module level of ``digest`` and ``worker``
+(entries and, where it weighs them, bytes), SQLAlchemy's compiled statements. tracemalloc
+(``FRAMES`` frames) starts at ``BENCH_MEMORY_TRACE_FROM`` events (default 4,000: tracing slows the child) and a snapshot
 is dumped at each mark of ``BENCH_MEMORY_TRACE_AT`` (default ``5000,10000,20000``) to
 ``DIR/<pid>-<mark>.snap``; ``report(DIR)`` prints the growth between the first and the last
 snapshot of each child by traceback and by file, and the sizes at the first and last line.
@@ -17,6 +18,13 @@ snapshot of each child by traceback and by file, and the sizes at the first and 
 The marks are the run's events finished (both children's), read after the child's own task:
 a mark is taken by a child at its first task end past it. Tracing costs CPU and memory (its
 own, counted in RSS): a traced run's events/s, CPU and RSS are not the benchmark's figures.
+``BENCH_MEMORY_TRACE_FROM=1000000000`` takes the census alone (no tracemalloc: a run at about
+the benchmark's pace, the census's collections aside).
+
+The report splits each child's RSS growth between data live in the allocators (pymalloc's live
+bytes and glibc's heap in use: what the process keeps) and what the allocators hold free
+(pymalloc's arenas beyond their live bytes, glibc's free heap after the trim: fragmentation,
+which allocator settings could change and a memory's bound cannot).
 """
 
 from __future__ import annotations
@@ -310,6 +318,7 @@ def report(folder: Path, top: int = 25) -> list[str]:
                 f" {x.get('pymalloc_arenas', 0):4.0f}, {x.get('pymalloc_live_mb', 0):5.1f} |"
                 f" {x.get('brk_heap_rss_mb', 0):5.1f}, {x.get('anonymous_mb', 0):5.1f}"
             )
+        out.append("  " + _split(lines[0], lines[-1]))
         first, last = _nearest(lines, snaps[0]) if snaps else lines[0], lines[-1]
         if snaps:
             last = _nearest(lines, snaps[-1])
@@ -353,6 +362,25 @@ def report(folder: Path, top: int = 25) -> list[str]:
                     f"  {_where(stat.traceback)}"
                 )
     return out
+
+
+def _split(first: dict[str, Any], last: dict[str, Any]) -> str:
+    """RSS growth between two lines: live in the allocators, and held free by them."""
+
+    def live(x: dict[str, Any]) -> float:
+        return float(x.get("pymalloc_live_mb", 0) + x.get("heap_in_use_mb", 0))
+
+    def slack(x: dict[str, Any]) -> float:
+        pymalloc = x.get("pymalloc_arenas", 0) - x.get("pymalloc_live_mb", 0)
+        return float(pymalloc + x.get("heap_free_mb", 0))
+
+    per = max(1, last["done"] - first["done"]) / 1000
+    grown = last["rss_mb"] - first["rss_mb"]
+    return (
+        f"from {first['done']} to {last['done']} events: RSS {grown:+.1f} MB ({grown / per:.2f}"
+        f" per 1,000), live in the allocators {live(last) - live(first):+.1f} MB, held free by"
+        f" them (pymalloc's arenas, glibc's heap) {slack(last) - slack(first):+.1f} MB"
+    )
 
 
 def _nearest(lines: list[dict[str, Any]], snap: Path) -> dict[str, Any]:
