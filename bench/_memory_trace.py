@@ -6,12 +6,12 @@ benchmark process writes the number of events finished to ``DIR/done`` at each s
 prefork child, after each task, reads that number; at each 1,000 events it appends a line to
 ``DIR/<pid>.jsonl``: its RSS, glibc's heap in use and free (``mallinfo2``), pymalloc's live
 blocks and its arenas (held, and the bytes live in them), the RSS of the brk heap and of all
-anonymous memory, what tracemalloc holds, the objects the collector tracks by type (the
-largest counts), and the size of every memory it keeps: each piece of ``digest.runtime``
-and every bounded memo or ``lru_cache`` at the module level of ``digest`` and ``worker``
-(entries and, where it weighs them, bytes), SQLAlchemy's compiled statements. tracemalloc
-(``FRAMES`` frames) starts at ``BENCH_MEMORY_TRACE_FROM`` events (default 4,000: tracing slows the child) and a snapshot
-is dumped at each mark of ``BENCH_MEMORY_TRACE_AT`` (default ``5000,10000,20000``) to
+anonymous memory, what tracemalloc holds, the objects the collector tracks by type (the largest
+counts), and the size of every memory it keeps: each piece of ``digest.runtime`` and every
+bounded memo or ``lru_cache`` at the module level of ``digest`` and ``worker`` (entries and,
+where it weighs them, bytes), SQLAlchemy's compiled statements. tracemalloc (``FRAMES`` frames)
+starts at ``BENCH_MEMORY_TRACE_FROM`` events (default 4,000: tracing slows the child) and a
+snapshot is dumped at each mark of ``BENCH_MEMORY_TRACE_AT`` (default ``5000,10000,20000``) to
 ``DIR/<pid>-<mark>.snap``; ``report(DIR)`` prints the growth between the first and the last
 snapshot of each child by traceback and by file, and the sizes at the first and last line.
 
