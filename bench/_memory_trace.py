@@ -5,18 +5,26 @@ Opt-in: ``bench/throughput.py --trace-memory DIR`` starts the worker with ``BENC
 benchmark process writes the number of events finished to ``DIR/done`` at each sample. Each
 prefork child, after each task, reads that number; at each 1,000 events it appends a line to
 ``DIR/<pid>.jsonl``: its RSS, glibc's heap in use and free (``mallinfo2``), pymalloc's live
-blocks, what tracemalloc holds, the objects the collector tracks by type (the largest counts),
-and the size of every memory it keeps: each piece of ``digest.runtime`` and every bounded memo
-or ``lru_cache`` at the module level of ``digest`` and ``worker`` (entries and, where it
-weighs them, bytes), SQLAlchemy's compiled statements. tracemalloc (``FRAMES`` frames) starts
-at ``BENCH_MEMORY_TRACE_FROM`` events (default 4,000: tracing slows the child) and a snapshot
-is dumped at each mark of ``BENCH_MEMORY_TRACE_AT`` (default ``5000,10000,20000``) to
+blocks and its arenas (held, and the bytes live in them), the RSS of the brk heap and of all
+anonymous memory, what tracemalloc holds, the objects the collector tracks by type (the largest
+counts), and the size of every memory it keeps: each piece of ``digest.runtime`` and every
+bounded memo or ``lru_cache`` at the module level of ``digest`` and ``worker`` (entries and,
+where it weighs them, bytes), SQLAlchemy's compiled statements. tracemalloc (``FRAMES`` frames)
+starts at ``BENCH_MEMORY_TRACE_FROM`` events (default 4,000: tracing slows the child) and a
+snapshot is dumped at each mark of ``BENCH_MEMORY_TRACE_AT`` (default ``5000,10000,20000``) to
 ``DIR/<pid>-<mark>.snap``; ``report(DIR)`` prints the growth between the first and the last
 snapshot of each child by traceback and by file, and the sizes at the first and last line.
 
 The marks are the run's events finished (both children's), read after the child's own task:
 a mark is taken by a child at its first task end past it. Tracing costs CPU and memory (its
 own, counted in RSS): a traced run's events/s, CPU and RSS are not the benchmark's figures.
+``BENCH_MEMORY_TRACE_FROM=1000000000`` takes the census alone (no tracemalloc: a run at about
+the benchmark's pace, the census's collections aside).
+
+The report splits each child's RSS growth between data live in the allocators (pymalloc's live
+bytes and glibc's heap in use: what the process keeps) and what the allocators hold free
+(pymalloc's arenas beyond their live bytes, glibc's free heap after the trim: fragmentation,
+which allocator settings could change and a memory's bound cannot).
 """
 
 from __future__ import annotations
@@ -89,6 +97,56 @@ def _mallinfo() -> dict[str, float]:
         "heap_free_mb": info.fordblks / 2**20,
         "mmapped_mb": info.hblkhd / 2**20,
     }
+
+
+def _pymalloc() -> dict[str, float]:
+    """pymalloc's arenas (``sys._debugmallocstats``, which writes to the C stderr): arenas
+    held, bytes in live blocks, and what the held arenas keep beyond them (free blocks, free
+    pools, headers): a fragmentation that no trim returns, since an arena goes back to the
+    system only when all of it is free."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(out.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    found: dict[str, float] = {}
+    for raw in text.splitlines():
+        name, _, value = raw.partition("=")
+        key = {
+            "# arenas allocated current": "pymalloc_arenas",
+            "# bytes in allocated blocks": "pymalloc_live_mb",
+        }.get(name.strip())
+        if key is not None:
+            number = float(value.replace(",", "").strip())
+            found[key] = number if key == "pymalloc_arenas" else number / 2**20
+    return found
+
+
+def _smaps() -> dict[str, float]:
+    """Resident MB of the process's brk heap (glibc's main arena) and of all its anonymous
+    memory (pymalloc's arenas, glibc's other arenas and mmapped chunks, numpy's buffers)."""
+    heap = 0
+    current = ""
+    try:
+        with open("/proc/self/smaps") as f:
+            for raw in f:
+                if not raw[0].isupper() or ":" not in raw.split()[0]:
+                    current = raw.split()[-1] if len(raw.split()) > 5 else ""
+                elif raw.startswith("Rss:") and current == "[heap]":
+                    heap += int(raw.split()[1])
+        with open("/proc/self/smaps_rollup") as f:
+            anon = next(int(x.split()[1]) for x in f if x.startswith("Anonymous:"))
+    except (OSError, StopIteration):
+        return {}
+    return {"brk_heap_rss_mb": heap / 1024, "anonymous_mb": anon / 1024}
 
 
 def _memories() -> dict[str, list[float]]:
@@ -168,6 +226,8 @@ def _line(done: int) -> dict[str, Any]:
         if tracemalloc.is_tracing()
         else 0.0,
         **_mallinfo(),
+        **_pymalloc(),
+        **_smaps(),
         "memories": _memories(),
         "types": _types(),
     }
@@ -247,6 +307,18 @@ def report(folder: Path, top: int = 25) -> list[str]:
             f"{x['done'] // 1000}k {x['rss_mb']:.1f}" for x in lines))  # fmt: skip
         if not lines:
             continue
+        out.append(
+            "  done: RSS | glibc in use, free, mmapped | pymalloc arenas, live MB |"
+            " brk heap RSS, anonymous RSS (MB)"
+        )
+        for x in lines:
+            out.append(
+                f"  {x['done']:>6}: {x['rss_mb']:6.1f} | {x.get('heap_in_use_mb', 0):5.1f},"
+                f" {x.get('heap_free_mb', 0):5.1f}, {x.get('mmapped_mb', 0):5.1f} |"
+                f" {x.get('pymalloc_arenas', 0):4.0f}, {x.get('pymalloc_live_mb', 0):5.1f} |"
+                f" {x.get('brk_heap_rss_mb', 0):5.1f}, {x.get('anonymous_mb', 0):5.1f}"
+            )
+        out.append("  " + _split(lines[0], lines[-1]))
         first, last = _nearest(lines, snaps[0]) if snaps else lines[0], lines[-1]
         if snaps:
             last = _nearest(lines, snaps[-1])
@@ -290,6 +362,25 @@ def report(folder: Path, top: int = 25) -> list[str]:
                     f"  {_where(stat.traceback)}"
                 )
     return out
+
+
+def _split(first: dict[str, Any], last: dict[str, Any]) -> str:
+    """RSS growth between two lines: live in the allocators, and held free by them."""
+
+    def live(x: dict[str, Any]) -> float:
+        return float(x.get("pymalloc_live_mb", 0) + x.get("heap_in_use_mb", 0))
+
+    def slack(x: dict[str, Any]) -> float:
+        pymalloc = x.get("pymalloc_arenas", 0) - x.get("pymalloc_live_mb", 0)
+        return float(pymalloc + x.get("heap_free_mb", 0))
+
+    per = max(1, last["done"] - first["done"]) / 1000
+    grown = last["rss_mb"] - first["rss_mb"]
+    return (
+        f"from {first['done']} to {last['done']} events: RSS {grown:+.1f} MB ({grown / per:.2f}"
+        f" per 1,000), live in the allocators {live(last) - live(first):+.1f} MB, held free by"
+        f" them (pymalloc's arenas, glibc's heap) {slack(last) - slack(first):+.1f} MB"
+    )
 
 
 def _nearest(lines: list[dict[str, Any]], snap: Path) -> dict[str, Any]:

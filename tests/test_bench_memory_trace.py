@@ -1,0 +1,43 @@
+"""The worker-memory census (``bench/_memory_trace.py``): it reads pymalloc's arenas and the
+process's anonymous memory from the allocators themselves, and its report tells data kept
+apart from what the allocators hold free. Counted in bytes and pages, never timed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path[:0] = [str(BENCH)]
+
+import _memory_trace  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def test_the_census_sees_small_objects_land_in_pymallocs_arenas() -> None:
+    before = _memory_trace._pymalloc()
+    kept = [(i, str(i)) for i in range(200_000)]  # small objects: pymalloc's, not glibc's
+    after = _memory_trace._pymalloc()
+    assert after["pymalloc_live_mb"] - before["pymalloc_live_mb"] > 10
+    assert after["pymalloc_arenas"] > before["pymalloc_arenas"]
+    assert after["pymalloc_live_mb"] <= after["pymalloc_arenas"]  # arenas are 1 MiB each
+    assert len(kept) == 200_000
+
+
+def test_the_census_reads_the_brk_heap_and_anonymous_memory() -> None:
+    found = _memory_trace._smaps()
+    assert 0 < found["brk_heap_rss_mb"] < found["anonymous_mb"] < _memory_trace._rss_mb()
+
+
+def test_the_report_splits_growth_between_kept_data_and_free_space() -> None:
+    first = {"done": 1000, "rss_mb": 100.0, "pymalloc_arenas": 50, "pymalloc_live_mb": 48.0}
+    first |= {"heap_in_use_mb": 20.0, "heap_free_mb": 1.0}
+    last = {"done": 3000, "rss_mb": 110.0, "pymalloc_arenas": 56, "pymalloc_live_mb": 51.0}
+    last |= {"heap_in_use_mb": 22.0, "heap_free_mb": 3.0}
+    line = _memory_trace._split(first, last)
+    assert "RSS +10.0 MB (5.00 per 1,000)" in line
+    assert "live in the allocators +5.0 MB" in line  # 3 of pymalloc's, 2 of glibc's
+    assert "held free by them (pymalloc's arenas, glibc's heap) +5.0 MB" in line  # 3 + 2
