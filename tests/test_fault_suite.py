@@ -576,10 +576,10 @@ def test_redis_down_mid_stream(
             if down and event_ids:
                 during_outage.append(event_ids[-1])
                 time.sleep(max(0.0, down_at + (i + 1 - third) * interval - time.monotonic()))
-        # What is waited for after the stream is the worker: Celery tries to reconnect 2, 6,
-        # 12, 20, 30, 42, ... s after it lost the broker (kombu's ensure_connection: 2 s, 2 s
-        # more each time), so after a 30 s outage it is back at once or 12 s later; then its
-        # backlog, which the relay and the first captures after the outage hand it.
+        # What is waited for after the stream is the worker: it tries to reconnect 1, 3, 6,
+        # 10, 15, 20, ... s after it lost the broker (worker.consumer: a second more each
+        # time, at most 5 s apart), so after a 30 s outage it is back at most 5 s later; then
+        # its backlog, which the relay and the first captures after the outage hand it.
         got = wait_all_terminal(pg_url, tenant, event_ids, timeout=240)
     assert raised == [], raised[:5]
     # A dead broker costs a capture at most its publish timeout (1 s), never a retry loop:
