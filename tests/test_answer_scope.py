@@ -3,14 +3,11 @@ as values; digest.facts reads a narrower fact beside the old one, not another va
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from digest import facts
-from digest import fingerprint as fp
 from digest.answer_scope import qualifiers, shown
-from digest.model.offline_reconcile import reconcile
+from tests.reflect.helpers import offline_judged, owner_fact
 
 
 @pytest.mark.parametrize(
@@ -93,25 +90,11 @@ def test_an_answer_reporting_a_change_is_read_so(question: str, answer: str, rep
     assert facts.reports_change(facts.fact(question, answer)) is reports
 
 
-def _answer(i: int, question: str, answer: str) -> dict[str, object]:
-    key = fp.event_keys("owner_answer", {"question": question})[0]
-    return {"id": i, "situation": f"Asked: {question}", "mistake": None, "tags": [],
-            "correction": f'Answer "{question}" with the owner\'s facts. {answer}',
-            "fingerprint": key}  # fmt: skip
-
-
-def _judged(existing: list[dict[str, object]], question: str, answer: str) -> dict[str, object]:
-    candidate = _answer(0, question, answer)
-    candidate["candidate"] = candidate.pop("id")
-    [op] = json.loads(reconcile(existing, [candidate]))["operations"]
-    return dict(op)
-
-
 def test_the_offline_judge_adds_a_narrower_fact_and_supersedes_a_changed_range() -> None:
     question = "What are your opening hours?"
-    existing = [_answer(3, question, "We are open 9-5.")]
-    op = _judged(existing, question, "On Saturdays we open 10-2.")
+    existing = [owner_fact(3, question, "We are open 9-5.")]
+    op = offline_judged(existing, question, "On Saturdays we open 10-2.")
     assert op["op"] == "ADD" and "saturda" in str(op["reason"]), op
-    op = _judged(existing, question, "We are open 10-6.")
+    op = offline_judged(existing, question, "We are open 10-6.")
     assert (op["op"], op["id"]) == ("DELETE", 3), op
     assert "9-5 → 10-6" in str(op["reason"]), op

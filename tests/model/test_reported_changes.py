@@ -17,20 +17,7 @@ from digest.lessons.store import Candidate
 from digest.model.offline_reconcile import reconcile
 from digest.reflect.reconcile import for_the_judge
 from digest.reversal import states_reversal
-
-
-def _answer(i: int, question: str, answer: str) -> dict[str, object]:
-    [key] = fp.event_keys("owner_answer", {"question": question})
-    return {"id": i, "situation": f"Asked: {question}", "mistake": None, "tags": [],
-            "correction": f'Answer "{question}" with the owner\'s facts. {answer}',
-            "fingerprint": key}  # fmt: skip
-
-
-def _judged(existing: list[dict[str, object]], question: str, answer: str) -> dict[str, object]:
-    candidate = _answer(0, question, answer)
-    candidate["candidate"] = candidate.pop("id")
-    [op] = json.loads(reconcile(existing, [candidate]))["operations"]
-    return dict(op)
+from tests.reflect.helpers import offline_judged, owner_fact
 
 
 @pytest.mark.parametrize(
@@ -81,16 +68,16 @@ def _judged(existing: list[dict[str, object]], question: str, answer: str) -> di
     ],
 )
 def test_a_distinct_fact_is_never_superseded(old: tuple[str, str], new: tuple[str, str]) -> None:
-    op = _judged([_answer(4, *old)], *new)
+    op = offline_judged([owner_fact(4, *old)], *new)
     assert op["op"] != "DELETE", op
 
 
 def test_with_two_facts_a_change_could_be_about_the_rules_do_not_guess() -> None:
     existing = [
-        _answer(4, "Do you take walk-ins?", "Yes, walk-ins are welcome."),
-        _answer(5, "Do you have a terrace?", "Yes, open in summer."),
+        owner_fact(4, "Do you take walk-ins?", "Yes, walk-ins are welcome."),
+        owner_fact(5, "Do you have a terrace?", "Yes, open in summer."),
     ]
-    op = _judged(existing, "Can I just drop by without booking?", "Not anymore, sorry.")
+    op = offline_judged(existing, "Can I just drop by without booking?", "Not anymore, sorry.")
     assert op["op"] == "ADD", op
 
 

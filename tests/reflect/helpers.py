@@ -7,8 +7,10 @@ from typing import Any
 
 from sqlalchemy import select
 
+from digest import fingerprint as fp
 from digest.config import Settings, get_settings
 from digest.db import session_scope
+from digest.model.offline_reconcile import reconcile
 from digest.models import Lesson
 from digest.reflect.claims import Claimed, ReflectResult, claim_batch
 from digest.tenants import find_agent
@@ -42,3 +44,21 @@ def active_lessons(tenant: str, agent: str) -> list[Lesson]:
                 select(Lesson).where(Lesson.agent_id == found.id, Lesson.status == "active")
             )
         )
+
+
+def owner_fact(i: int, question: str, answer: str) -> dict[str, object]:
+    """An owner's answer as the reconcile prompt shows a lesson (id ``i``)."""
+    [key] = fp.event_keys("owner_answer", {"question": question})
+    return {"id": i, "situation": f"Asked: {question}", "mistake": None, "tags": [],
+            "correction": f'Answer "{question}" with the owner\'s facts. {answer}',
+            "fingerprint": key}  # fmt: skip
+
+
+def offline_judged(
+    existing: list[dict[str, object]], question: str, answer: str
+) -> dict[str, object]:
+    """The offline judge's one operation on an owner's new answer beside ``existing``."""
+    candidate = owner_fact(0, question, answer)
+    candidate["candidate"] = candidate.pop("id")
+    [op] = json.loads(reconcile(existing, [candidate]))["operations"]
+    return dict(op)
