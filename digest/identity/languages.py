@@ -19,12 +19,12 @@ Pure functions of two texts; rapidfuzz scores the cognates.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from rapidfuzz.distance import Indel
 
 from digest.frames import swapped
 from digest.identity.gloss import GLOSSES, gloss
+from digest.identity.task_gloss import plain_letters
 
 #: words of the gloss's languages (``digest.identity.gloss.GLOSSES``) that are English words too
 _HOMOGRAPHS = frozenset(
@@ -58,11 +58,6 @@ COGNATE_RATIO = 0.8
 COGNATE_PREFIX = 4
 #: a cognate this long (or a name in capitals) is evidence alone; shorter ones count in pairs
 STRONG = 6
-
-
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def _words(text: str) -> list[str]:
@@ -117,7 +112,7 @@ def _subject(text: str) -> dict[str, str]:
     word, no word of a condition, none shorter than ``COGNATE_MIN`` unless in capitals."""
     found: dict[str, str] = {}
     for word in _words(gloss(_reason(text))):
-        folded = _fold(word)
+        folded = plain_letters(word)
         if folded in _NOT_SUBJECT:
             continue
         if len(folded) >= COGNATE_MIN or (word.isupper() and len(word) >= 3):
@@ -160,7 +155,7 @@ def same_subject_across(a: str, b: str) -> bool:
     # a word the gloss writes in English ("number", "booking") is a word of every service:
     # it counts only beside another
     strong = any(
-        (min(len(x), len(y)) >= STRONG and _fold(x) not in _SERVICE_WORDS)
+        (min(len(x), len(y)) >= STRONG and plain_letters(x) not in _SERVICE_WORDS)
         or (x.isupper() and y.isupper())
         for x, y in found
     )

@@ -119,7 +119,7 @@ _STEMS_BY_MEANING = {
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 
 
-def _plain(word: str) -> str:
+def plain_letters(word: str) -> str:
     """``word`` casefolded, its accents dropped."""
     decomposed = unicodedata.normalize("NFD", word.casefold().translate(PLAIN_LETTERS))
     return "".join(c for c in decomposed if not unicodedata.combining(c))
@@ -127,11 +127,11 @@ def _plain(word: str) -> str:
 
 #: stem (plain) → the English word(s) it reads as
 STEMS: dict[str, str] = {
-    _plain(stem): meaning
+    plain_letters(stem): meaning
     for by_meaning in (MORE_STEMS_BY_MEANING, _STEMS_BY_MEANING)
     for meaning, stems in by_meaning.items()
     for stem in stems.split()
-    if len(_plain(stem)) >= MIN_STEM or stem in ("zug", "tåg")
+    if len(plain_letters(stem)) >= MIN_STEM or stem in ("zug", "tåg")
 }
 _LONGEST = max(len(stem) for stem in STEMS)
 
@@ -172,7 +172,7 @@ def read_as(word: str) -> str | None:
         return found
     if folded in MORE_FUNCTION_WORDS:
         return ""
-    plain = _plain(folded)
+    plain = plain_letters(folded)
     if plain in STEMS:
         return STEMS[plain]
     if _is_english(plain):
