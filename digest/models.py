@@ -420,6 +420,8 @@ class DigestRun(Base):
     error: Mapped[str | None] = mapped_column(Text)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
+    # the one place a run's error text is redacted: the ORM calls it for an object, and
+    # ``digest.lessons.plain_rows`` for a plain row (with no object: it reads only the value)
     @validates("error")
     def _redact_error(self, _key: str, value: str | None) -> str | None:
         return redact(value) if value else value

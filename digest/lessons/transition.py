@@ -119,7 +119,6 @@ def record_history(
             "event_id": event.id if event is not None else None,
             "model": model,
             "prompt_hash": prompt_hash,
-            "at": utcnow(),
         },
     )
 

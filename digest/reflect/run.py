@@ -20,8 +20,7 @@ from digest.config import Settings
 from digest.lessons.plain_rows import add_row
 from digest.model import seam as llm
 from digest.model.prompts import load_prompt
-from digest.models import DigestRun, Event, utcnow
-from digest.redact import redact
+from digest.models import DigestRun, Event
 from digest.reflect import judgements
 from digest.reflect.claims import Claimed
 
@@ -47,9 +46,8 @@ class RunInfo:
 
     def add_digest_run(self, session: Session, event: Event, **counts: Any) -> None:
         """Append this run's ``digest_runs`` row to the session's transaction (a plain row:
-        ``digest.lessons.plain_rows``), with the values the ORM's defaults would give."""
-        error = counts.pop("error", None)
-        row = dict.fromkeys(_COUNTS, 0) | counts
+        ``digest.lessons.plain_rows``): ``counts`` are its counts and ``error``, the rest
+        ``DigestRun``'s defaults, as an object's would be."""
         add_row(
             session,
             DigestRun,
@@ -57,29 +55,21 @@ class RunInfo:
                 "tenant_id": event.tenant_id,
                 "agent_id": event.agent_id,
                 "event_id": event.id,
-                "version_id": None,
                 "kind": "reflect",
                 "trigger": "event",
-                **row,
+                **counts,
                 "llm_calls": self.usage.calls,
                 "prompt_tokens": self.usage.prompt_tokens,
                 "completion_tokens": self.usage.completion_tokens,
                 "cost_usd": self.usage.cost_usd,
                 "model": self.model or self.usage.model,
                 "duration_ms": int((time.monotonic() - self.started) * 1000),
-                # as ``DigestRun``'s validator keeps it
-                "error": redact(error) if error else error,
-                "started_at": utcnow(),
             },
         )
 
     @property
     def history_hash(self) -> str:
         return "+".join(h for h in (self.prompt_hash, self.reconcile_hash) if h)
-
-
-#: a reflect run's counts (``digest_runs``), 0 unless given
-_COUNTS = ("n_add", "n_update", "n_delete", "n_noop", "n_skip", "n_fast_path")
 
 
 def new_run(claimed: Claimed, settings: Settings, started: float | None = None) -> RunInfo:
