@@ -21,7 +21,8 @@ three lessons per event: content takes what its promise and tone rules leave):
   rules, so edits that share a diff shape share their tone rule and nothing else;
 - ``rejected``: a draft rejected outright, alone, identified by the draft's content.
 
-Pure functions on text; what a reply says, tone aside, is read in ``digest.edit_content``.
+Pure functions on text; a reply's words without its tone are read in ``digest.reply_text``, what
+it says, tone aside, in ``digest.edit_content``.
 ``digest.fingerprint`` keys each rule (``kind:subject-digest`` with
 the family as subject), the offline judge words each rule's lesson, and ``assign`` tells which
 rule a model's lesson speaks of.
@@ -35,6 +36,14 @@ from dataclasses import dataclass
 
 from digest.bounded import memo
 from digest.edit_content import (
+    content_change,
+    content_statements,
+    dropped_claims,
+    left_out,
+    says_more,
+    takes_out,
+)
+from digest.reply_text import (
     APOLOGY,
     EMOJI,
     GREETING,
@@ -42,16 +51,10 @@ from digest.edit_content import (
     SIGN_OFF,
     TOKEN,
     claims,
-    content_change,
-    content_statements,
     content_template,
-    dropped_claims,
-    left_out,
     plain,
-    says_more,
     sentences,
     substantive,
-    takes_out,
 )
 
 #: an apology of at least this many words, cut to half or less, is a rule of its own

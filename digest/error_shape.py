@@ -1,5 +1,5 @@
 """How much of an error an agent may read: its label and the words next to what failed
-(``digest.agent_text.error_template``, issue 25 point 2).
+(``digest.agent_masks.error_template``, issue 25 point 2).
 
 An error's text is written by whoever answered the tool: a page, a proxy, a forged reply. What
 it says after it has said what failed, or far before, is not the failure, and a clause of free

@@ -38,7 +38,7 @@ TEMPLATE_MAX = 200
 
 # Masks, in order: the wider shapes first, so that a URL is not read as a path and a date not
 # as three numbers.
-#: an e-mail address, a link and a UUID (``digest.edit_content`` masks a reply's with them too)
+#: an e-mail address, a link and a UUID (``digest.reply_text`` masks a reply's with them too)
 EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 URL = re.compile(r"\b(?:https?|ftp|wss?)://\S+|\bwww\.[\w-]+\.\S+", re.I)
 UUID = re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I)
