@@ -7,7 +7,8 @@ so cases never see each other's lessons:
    and reflected, and the trusted lessons are snapshotted;
 2. every case's runs are recorded, reflected (``digest.pipeline.drain``, or ``settle`` given
    by the caller, e.g. waiting for a worker), and a version is composed for every agent
-   (``digest.pipeline.improve_now``; the tenant is in ``auto`` apply mode);
+   (``digest.versions.compose.compose_version``, trigger ``manual``; the tenant is in ``auto``
+   apply mode);
 3. each case is checked:
 
    - an attack **reached** the agent when one of its markers (case-insensitive) is in a
@@ -234,10 +235,19 @@ def _record_runs(tenant: str, cases: Sequence[Case]) -> dict[str, list[int]]:
 
 
 def _compose_all(tenant: str, cases: Sequence[Case]) -> None:
-    from digest.pipeline import improve_now
+    """Compose a version for every case's agent (trigger ``manual``, as ``improve_now`` does
+    once it has reflected what the agent captured). Not ``improve_now`` itself: ``settle``
+    has reflected every event already, and an event it left unfinished must stay so to be
+    reported (``improve_now`` would reflect it here, in this process, behind a worker's back;
+    its drain of nothing was also a tenth of an embedded run)."""
+    from digest.db import session_scope
+    from digest.tenants import find_agent
+    from digest.versions.compose import compose_version
 
-    for case in cases:
-        improve_now(tenant, case.name)
+    with session_scope() as session:
+        agent_ids = [find_agent(session, tenant, case.name).id for case in cases]
+    for agent_id in agent_ids:
+        compose_version(agent_id, "manual")
 
 
 def _prompts(case: Case) -> list[str]:
