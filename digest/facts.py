@@ -465,6 +465,17 @@ def figures_changed(new: Fact, old: Fact) -> bool:
     return bool(new.numbers and old.numbers) and set(new.numbers) != set(old.numbers)
 
 
+def refigured(new: Fact, old: Fact) -> bool:
+    """Does the new answer give another figure for a term both *answers* speak of, whatever
+    their questions ask ("How many students are in a group?" "Groups are capped at 6
+    students" beside "Classes have 8-10 students")? It may restate the old fact with a new
+    value, or state another fact that shares a noun: only a judge can tell
+    (``digest.reflect.reconcile.for_the_judge`` asks; the rules decide nothing on it)."""
+    if not figure_replaced(new, old):
+        return False
+    return any(meets(term, old.answer_terms) for term in new.answer_terms)
+
+
 def figure_replaced(new: Fact, old: Fact) -> bool:
     """Does the new answer to the same question give another value where the old one gave
     one: a figure of the old answer is gone and one the new answer gives is new ("Late
