@@ -403,7 +403,14 @@ def names_apart(new: str, old: str) -> bool:
     others? "'purpose_code' is no longer optional for international transfers" reverses
     nothing of "'reference' is required for international transfers": the words they share are
     the situation both errors arise in, the items are two. Texts that name no item by name
-    ("units is not supported anymore") are read by their words (``reverses``)."""
-    said = set().union(*map(_names, reversal_sentences(_substance(new))))
+    ("units is not supported anymore") are read by their words (``reverses``), and a reversal
+    that speaks of the old item in plain words ("free-text bodies" of 'body') is about it."""
+    sentences = reversal_sentences(_substance(new))
+    said = set().union(*map(_names, sentences))
     known = _names(_substance(old))
-    return bool(said and known) and not said & known
+    if not (said and known) or said & known:
+        return False
+    # the old item spoken of in plain words ("free-text bodies are not allowed; messages must
+    # now reference an approved 'template_id'" beside "'body' is required") is reversed
+    spoken = set().union(*map(_words, sentences))
+    return not {_plain(name) for name in known} & spoken

@@ -60,6 +60,10 @@ REVERSED = [
      "Error: flag --region is deprecated and ignored; set 'region' in deploy.yaml"),
     ("create_transfer", "422: field 'bic' is required for SEPA transfers",
      "422: 'bic' must not be sent for SEPA transfers any longer; the bank comes from the IBAN"),
+    # the old item in plain words, the new one quoted
+    ("send_sms", "Error: 'body' is required",
+     "Error: free-text bodies are not allowed; messages must now reference an approved "
+     "'template_id'"),
     ("get_seat_map", "Error: unknown field 'passenger_type' for get_seat_map",
      "Error: 'passenger_type' was made mandatory with the March schedule release"),
 ]  # fmt: skip
