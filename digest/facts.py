@@ -465,6 +465,27 @@ def figures_changed(new: Fact, old: Fact) -> bool:
     return bool(new.numbers and old.numbers) and set(new.numbers) != set(old.numbers)
 
 
+def refigured(new: Fact, old: Fact) -> bool:
+    """Does the new answer give another figure for what a figure of the old answer counts,
+    whatever their questions ask ("How many students are in a group?" "Groups are capped at 6
+    students" beside "Classes have 8-10 students")? It may restate the old fact with a new
+    value, or state another fact that shares a noun: only a judge can tell
+    (``digest.reflect.reconcile.for_the_judge`` asks; the rules decide nothing on it)."""
+    if not figure_replaced(new, old):
+        return False
+    counted = _counted(old.answer)
+    return any(meets(term, counted) for term in _counted(new.answer))
+
+
+#: a figure and the word after it: what the figure counts ("6 students", "8-10 students")
+_COUNTED = re.compile(r"\d+(?:[.,]\d+)?\s*(?:-|–|to)?\s*(?:\d+(?:[.,]\d+)?)?\s+([^\W\d_]+)")
+
+
+def _counted(answer: str) -> frozenset[str]:
+    """The content terms a figure of ``answer`` counts (the word right after it)."""
+    return frozenset(terms(" ".join(_COUNTED.findall(answer))))
+
+
 def figure_replaced(new: Fact, old: Fact) -> bool:
     """Does the new answer to the same question give another value where the old one gave
     one: a figure of the old answer is gone and one the new answer gives is new ("Late

@@ -48,13 +48,20 @@ _MARKERS = (
     r"|now requires?|now (?:accepts?|expects?|needs?|uses?|only)|is now|are now"
     r"|starting (?:from|on|with)|(?:as of|since) (?:v|version|\d|[‹<](?:id|date)[›>])"
     r"|(?:must|should|has to|have to|needs? to) now|now (?:be|must|has to|have to)"
-    r"|any ?more(?=\s*(?:[.;,:!?)]|$))"
+    r"|any ?(?:more|longer)(?=\s*(?:[.;,:!?)]|$))"
     r"|(?:has|have) changed|changed to|moved to|renamed (?:to|as)"
     r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete"
     r"|(?:was|were|is|are|been) (?:discontinued|retired|dropped|withdrawn|disabled|abolished)"
     r"|(?:is|are) (?:now )?optional|discontinued"
     # a service that stopped, and a change dated by its month ("since March", "as of June")
     r"|(?:we|they|it|has|have|was|were) (?:stopped|ceased|ended|suspended)\b"
+    r"|(?:we|they) quit (?:\w+ing|that|it|this|those|these)\b"
+    # …or had to, or chose to ("we had to end BYO", "we decided to drop it"), and a
+    # requirement made or become one ("was made mandatory", "became optional")
+    r"|(?:had|decided|chose) to (?:end|stop|drop|discontinue|quit|scrap|cancel)\b"
+    r"|(?:made|became|become|becomes) (?:mandatory|compulsory|required|obligatory|optional)"
+    # a change dated by an event of the business's own ("since the fare change")
+    r"|since (?:the|our|we) (?:\w+ ){0,2}(?:change|changed|update|updated|switch|overhaul)\w*"
     r"|no more(?! than)\b|(?:since|as of|starting(?: in)?) " + _MONTHS_EN +
     # telling the caller to stop, or to prefer the new thing: "stop sending X", "use Y rather
     # than X", "X is ignored", "required as of v3", "from now on", "we changed it"
@@ -126,7 +133,9 @@ _MARKERS = (
     # Japanese / Chinese / Korean / Arabic / Hebrew / Hindi
     r"廃止|非推奨|代わりに|不再|已弃用|改为|取代|더 이상|대신|폐지|لم يعد|بدلا من|بدلاً من"
     r"|לא עוד|כבר לא|במקום|अब नहीं|के बजाय|停用|改用|已移除|已删除|废弃|弃用|现在需要"
-    r"|なくなりました|削除され|제거되었|중단되었|사용 중단|더는",
+    r"|なくなりました|削除され|제거되었|중단되었|사용 중단|더는"
+    # a dated change ("4月から…になりました": from April it became …)
+    r"|(?:から|より)[^。.]{0,40}(?:になりました|となりました|に変更|変わりました)",
 )
 #: any of them, as one pattern (an error family of changed requirements reads these too)
 REVERSAL_PATTERN = "|".join(f"(?:{m})" for m in _MARKERS)
@@ -375,4 +384,33 @@ def reverses_interface(new: str, old: str) -> bool:
     claim to hold, not a change to learn."""
     if speaks_of_policy(_substance(old)) or speaks_of_policy(_substance(new)):
         return False
-    return reverses(new, old)
+    return reverses(new, old) and not names_apart(new, old)
+
+
+#: a long flag a command line names ("--replicas"): an item of the tool's interface
+_FLAG = re.compile(r"(?<![\w-])--([a-z][\w-]{0,40})", re.IGNORECASE)
+
+
+def _names(text: str) -> set[str]:
+    """The interface items ``text`` names as names: quoted ('purpose_code', "image") or spelled
+    as a command line's long flag (--replicas)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return set(_NAMED.findall(folded)) | {m.group(1) for m in _FLAG.finditer(folded)}
+
+
+def names_apart(new: str, old: str) -> bool:
+    """Does a reversal name its items (a quoted field, a flag) while the old text names only
+    others? "'purpose_code' is no longer optional for international transfers" reverses
+    nothing of "'reference' is required for international transfers": the words they share are
+    the situation both errors arise in, the items are two. Texts that name no item by name
+    ("units is not supported anymore") are read by their words (``reverses``), and a reversal
+    that speaks of the old item in plain words ("free-text bodies" of 'body') is about it."""
+    sentences = reversal_sentences(_substance(new))
+    said = set().union(*map(_names, sentences))
+    known = _names(_substance(old))
+    if not (said and known) or said & known:
+        return False
+    # the old item spoken of in plain words ("free-text bodies are not allowed; messages must
+    # now reference an approved 'template_id'" beside "'body' is required") is reversed
+    spoken = set().union(*map(_words, sentences))
+    return not {_plain(name) for name in known} & spoken

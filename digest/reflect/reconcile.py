@@ -41,7 +41,7 @@ from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
 from digest.reflect.readings import in_doubt, meaning_of
-from digest.reversal import signals_change
+from digest.reversal import signals_change, states_reversal
 from digest.text import lesson_text, negation_flipped, normalise, observed, score
 
 log = get_logger("digest.reconcile")
@@ -251,6 +251,13 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         if facts.reports_change(asked) and not facts.names_apart(asked, known):
             # a change reported beside a fact of the agent's that names nothing else: its
             # question may be the old one in other words (only a judge reads that)
+            return True
+        if states_reversal(asked.answer) or facts.refigured(asked, known):
+            # an answer that states a change, or gives another figure for a noun the old
+            # answer speaks of, beside a fact naming something else ("We had to end BYO" after
+            # "Can I bring my own wine?"; "capped at 6 students" after "8-10 students"): the
+            # name or the figure may be the old fact's in other words; the judge is asked, the
+            # rules keep the two apart
             return True
         if facts.changed_terms(asked) & known.said:
             # a change stated on what the old fact says ("Not any more: since March we are
