@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
 from digest.bounded import memo
-from digest.pattern_start import for_existence
+from digest.pattern_start import built_once, for_existence
 
 #: the months, for a change dated by one ("since March", "seit Juni", "desde enero")
 _MONTHS_EN = (
@@ -135,7 +134,7 @@ REVERSAL_PATTERN = "|".join(f"(?:{m})" for m in _MARKERS)
 _MARKER = re.compile(REVERSAL_PATTERN, re.IGNORECASE)
 
 
-@lru_cache(maxsize=1)
+@built_once
 def _marker_found() -> re.Pattern[str]:
     """``_MARKER`` regrouped to tell whether a text holds a marker, several times faster
     (``digest.pattern_start.for_existence``: it finds a marker exactly where ``_MARKER``

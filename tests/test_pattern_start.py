@@ -137,3 +137,22 @@ def test_start_chars_reads_the_first_character_or_gives_up() -> None:
     assert for_existence(verbose) is verbose
     backref = re.compile(r"(a)\1|b")
     assert for_existence(backref) is backref
+
+
+def test_built_once_builds_on_first_call_or_on_build_all() -> None:
+    from digest import pattern_start
+
+    calls: list[int] = []
+
+    @pattern_start.built_once
+    def build() -> re.Pattern[str]:
+        calls.append(1)
+        return re.compile("x")
+
+    try:
+        assert calls == []  # not on import
+        pattern_start.build_all()
+        assert calls == [1]
+        assert build() is build() and calls == [1]
+    finally:
+        pattern_start._BUILDS.remove(build)

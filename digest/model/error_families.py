@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
 from digest.bounded import memo
 from digest.frames import head_and_reason
@@ -28,7 +27,7 @@ from digest.model.error_input_families import INPUT_FAMILIES
 from digest.model.error_state_families import STATE_FAMILIES
 from digest.model.error_statement import readable
 from digest.model.error_tool_families import TOOL_FAMILIES
-from digest.pattern_start import for_existence
+from digest.pattern_start import built_once, for_existence
 
 #: every family, in the order they are tried
 FAMILIES: tuple[Family, ...] = (*TOOL_FAMILIES, *STATE_FAMILIES, *INPUT_FAMILIES)
@@ -100,7 +99,7 @@ def _first_family(text: str) -> int:
     return -1
 
 
-@lru_cache(maxsize=1)
+@built_once
 def _searched() -> tuple[re.Pattern[str] | None, ...]:
     """Each family's pattern (None for none) regrouped to tell whether a text shows it,
     about three times faster (``digest.pattern_start.for_existence``: a text shows one

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
 from typing import Any
 
 from digest.bounded import memo
 from digest.lessons.store import Candidate
-from digest.pattern_start import for_existence
+from digest.pattern_start import built_once, for_existence
 from digest.reflect import words
 from digest.reflect.recipients import recipients_masked
 from digest.reflect.tripwire import about_interface, check, plain, word_class
@@ -57,7 +56,7 @@ MAX_SCREENED = 20_000
 VERDICTS_KEPT, VERDICTS_BYTES = 4096, 2**20
 
 
-@lru_cache(maxsize=1)
+@built_once
 def _attack_word() -> re.Pattern[str]:
     """``_ATTACK_WORD`` regrouped to tell whether a view holds one, faster
     (``digest.pattern_start.for_existence``); compiled on first use, not on import."""

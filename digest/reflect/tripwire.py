@@ -26,9 +26,8 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
-from functools import lru_cache
 
-from digest.pattern_start import for_existence
+from digest.pattern_start import built_once, for_existence
 from digest.reflect import words
 from digest.reflect.markers import COMMAND, DESTRUCTIVE, MARKERS, MONEY, REASONING
 from digest.reflect.views import unnamed
@@ -426,7 +425,7 @@ def about_interface(text: str) -> bool:
     return bool(_has["API"].search(flat) or _OPTION.search(flat))
 
 
-@lru_cache(maxsize=1)
+@built_once
 def _view_checks() -> tuple[
     re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...], re.Pattern[str]
 ]:
