@@ -176,8 +176,10 @@ def _alone(words: list[str]) -> str:
 
 #: texts a process remembers its reading of (``_Reading``), and their bytes
 #: (``digest.bounded``): the judge's evidence compares a candidate with each neighbour, and the
-#: same lessons again for every event on their subject
-READINGS_KEPT, READINGS_BYTES = 1024, 2 * 2**20
+#: same lessons again for every event on their subject. An entry weighs about 1.1-1.3 KB on
+#: the throughput stream (issue 27), so the entries bind first there; 1.5 MiB holds as many
+#: long texts' readings as 2 MiB held before they were made lighter
+READINGS_KEPT, READINGS_BYTES = 1024, 3 * 2**19
 
 
 #: one empty set for every reading that has none (most texts give no names or figures)
