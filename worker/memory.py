@@ -8,7 +8,8 @@ every arena (some tenths of a millisecond per call: a task is a batch of events)
 libraries (musl, macOS) have no such call: nothing is done there.
 
 ``warm_up_shared``: what every child reads on its first task and never changes (the packaged
-static embedding table and its tokenizer, about 9 MB) is read by the main process instead,
+static embedding table and its tokenizer, about 9 MB; the regrouped searches of
+``digest.pattern_start``) is read by the main process instead,
 before the pool forks: the children share those pages rather than each growing by a copy as
 it starts working (and a child forked again after a crash starts warm).
 
@@ -70,7 +71,10 @@ def freeze_imports() -> int:
 
 def warm_up_shared() -> None:
     """Read, in the main process, the data every child would read for itself: the packaged
-    static table and its tokenizer (``digest.identity.embedding.warm_up_static``)."""
+    static table and its tokenizer (``digest.identity.embedding.warm_up_static``), and the
+    regrouped searches of the modules imported (``digest.pattern_start.build_all``)."""
     from digest.identity.embedding import warm_up_static
+    from digest.pattern_start import build_all
 
     warm_up_static()
+    build_all()

@@ -27,6 +27,7 @@ from digest.model.error_input_families import INPUT_FAMILIES
 from digest.model.error_state_families import STATE_FAMILIES
 from digest.model.error_statement import readable
 from digest.model.error_tool_families import TOOL_FAMILIES
+from digest.pattern_start import built_once, for_existence
 
 #: every family, in the order they are tried
 FAMILIES: tuple[Family, ...] = (*TOOL_FAMILIES, *STATE_FAMILIES, *INPUT_FAMILIES)
@@ -90,12 +91,20 @@ def _family_at(error: str) -> int:
 
 def _first_family(text: str) -> int:
     words = _CAMEL.sub(" ", text)
-    for n, family in enumerate(FAMILIES):
-        if family.pattern is not None and (
-            family.pattern.search(text) or (words != text and family.pattern.search(words))
+    for n, pattern in enumerate(_searched()):
+        if pattern is not None and (
+            pattern.search(text) or (words != text and pattern.search(words))
         ):
             return n
     return -1
+
+
+@built_once
+def _searched() -> tuple[re.Pattern[str] | None, ...]:
+    """Each family's pattern (None for none) regrouped to tell whether a text shows it,
+    about three times faster (``digest.pattern_start.for_existence``: a text shows one
+    exactly when it shows the family's own pattern); compiled on first use, not on import."""
+    return tuple(None if f.pattern is None else for_existence(f.pattern) for f in FAMILIES)
 
 
 #: families a refusal's head alone may show ("cannot be scheduled", "non può essere

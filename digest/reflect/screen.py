@@ -30,6 +30,7 @@ from typing import Any
 
 from digest.bounded import memo
 from digest.lessons.store import Candidate
+from digest.pattern_start import built_once, for_existence
 from digest.reflect import words
 from digest.reflect.recipients import recipients_masked
 from digest.reflect.tripwire import about_interface, check, plain, word_class
@@ -55,6 +56,13 @@ MAX_SCREENED = 20_000
 VERDICTS_KEPT, VERDICTS_BYTES = 4096, 2**20
 
 
+@built_once
+def _attack_word() -> re.Pattern[str]:
+    """``_ATTACK_WORD`` regrouped to tell whether a view holds one, faster
+    (``digest.pattern_start.for_existence``); compiled on first use, not on import."""
+    return for_existence(_ATTACK_WORD)
+
+
 def injection_reason(text: str, *, run_text: bool = False) -> str | None:
     """Why ``text`` reads as an instruction injection, or None. ``run_text``: the text is what
     a run reported (not a lesson), so standing orders count too."""
@@ -65,7 +73,7 @@ def injection_reason(text: str, *, run_text: bool = False) -> str | None:
 def _reason(text: str, run_text: bool) -> str | None:
     # An exact repeat (the same error from many runs) is judged once per process.
     for view in labelled_views(text):
-        if view.kind in _HIDDEN_ENGLISH and not _ATTACK_WORD.search(view.text):
+        if view.kind in _HIDDEN_ENGLISH and not _attack_word().search(view.text):
             continue
         why = check(view.text, run_text)
         if why is not None:

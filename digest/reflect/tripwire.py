@@ -27,6 +27,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 
+from digest.pattern_start import built_once, for_existence
 from digest.reflect import words
 from digest.reflect.markers import COMMAND, DESTRUCTIVE, MARKERS, MONEY, REASONING
 from digest.reflect.views import unnamed
@@ -424,11 +425,26 @@ def about_interface(text: str) -> bool:
     return bool(_has["API"].search(flat) or _OPTION.search(flat))
 
 
+@built_once
+def _view_checks() -> tuple[
+    re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...], re.Pattern[str]
+]:
+    """``DESTRUCTIVE``, ``MARKERS`` and ``COMMAND`` regrouped to tell whether a view holds
+    one, faster (``digest.pattern_start.for_existence``: a view holds one exactly when it
+    holds the pattern's own); compiled on first use, not on import."""
+    return (
+        for_existence(DESTRUCTIVE),
+        tuple((reason, for_existence(pattern)) for reason, pattern in MARKERS),
+        for_existence(COMMAND),
+    )
+
+
 def check(text: str, run_text: bool = False) -> str | None:
     """The reason the first check that fires on ``text`` (one view) gives, or None. Not
     remembered: the screen remembers each whole text's verdict, and the views of different
     texts hardly ever repeat (no hit in 10,000 events of the throughput stream, issue 27)."""
-    if DESTRUCTIVE.search(text):  # on the names as written: "call delete_all_customers"
+    destructive, markers, command = _view_checks()
+    if destructive.search(text):  # on the names as written: "call delete_all_customers"
         return "asks to call a destructive tool"
     flat = unnamed(plain(text))
     for sentence in _sentences(flat):
@@ -436,9 +452,9 @@ def check(text: str, run_text: bool = False) -> str | None:
             why = one(sentence, run_text)
             if why is not None:
                 return why
-    for reason, pattern in MARKERS:
+    for reason, pattern in markers:
         if pattern.search(text):
             return reason
-    if COMMAND.search(text):  # a pipe is a shell's, not a sentence break
+    if command.search(text):  # a pipe is a shell's, not a sentence break
         return "asks to run a command"
     return None

@@ -104,3 +104,22 @@ def test_the_main_process_reads_the_static_table_its_children_share() -> None:
     runtime().reset()  # what a forked child does first
     table, tokenizer = StaticEmbedder()._load()
     assert table is packaged_table() and tokenizer is default_tokenizer()
+
+
+def test_the_main_process_builds_the_regrouped_searches_its_children_share() -> None:
+    """``warm_up_shared`` builds every ``digest.pattern_start.built_once`` of the modules a
+    worker imports (the reversal markers, the error families, the screen's checks): a child
+    forked after it finds them built."""
+    import worker.tasks  # noqa: F401  (what the worker's main process imports)
+    from digest import reversal
+    from digest.model import error_families
+    from digest.reflect import screen, tripwire
+
+    builds = (
+        reversal._marker_found, error_families._searched, tripwire._view_checks,
+        screen._attack_word,
+    )  # fmt: skip
+    for build in builds:
+        build.cache_clear()  # type: ignore[attr-defined]
+    memory.warm_up_shared()
+    assert all(build.cache_info().currsize == 1 for build in builds)  # type: ignore[attr-defined]
