@@ -90,20 +90,25 @@ SERVICE_FIXTURES = frozenset({"pg_admin", "redis_url"})
 #: ``long_tests_first`` starts first in each pytest-xdist process; a test that takes more
 #: than about 8 s belongs here (``--durations=30`` shows them)
 LONG_TESTS: dict[str, float] = {
-    "tests/test_fault_suite.py::test_sigkill_worker_during_stream": 44,
+    "tests/test_docs_run.py::test_document_runs_as_written[cli.md]": 86,
+    "tests/test_fault_suite.py::test_sigkill_worker_during_stream": 64,
+    "tests/test_docs_run.py::test_document_runs_as_written[README.md]": 57,
+    "tests/test_adversarial.py::test_no_attack_reaches_the_agent_on_the_embedded_default": 52,
     "tests/test_fault_suite.py::test_redis_down_mid_stream": 42,
-    "tests/test_fault_suite.py::test_llm_fault_mix": 30,
+    "tests/test_fault_suite.py::test_llm_fault_mix": 37,
+    "tests/test_docs_run.py::test_document_runs_as_written[production.md]": 35,
+    "tests/test_fault_heal.py::test_the_fault_mix_heals_within_the_fleet_limits[double-mix]": 27,
+    "tests/test_adversarial.py::test_an_obedient_remote_model_is_held_through_a_worker": 25,
+    "tests/test_adversarial.py::test_no_attack_reaches_the_agent_through_a_worker": 24,
+    "tests/service/test_openapi_fuzz.py::test_no_server_error_and_no_schema_violation": 18,
+    "tests/model/test_spend.py::test_two_processes_never_overspend_together": 18,
+    "tests/test_fault_heal.py::test_the_fault_mix_heals_within_the_fleet_limits[issue-mix]": 18,
+    "tests/versions/test_triggers.py::test_below_threshold_waits_for_the_sweep": 17,
+    "tests/versions/test_triggers.py::test_improve_now_cli_waits_for_the_worker": 17,
     "tests/test_fault_suite.py::test_postgres_restart_mid_stream": 15,
-    "tests/test_fault_heal.py::test_the_fault_mix_heals_within_the_fleet_limits[issue-mix]": 23,
-    "tests/test_fault_heal.py::test_the_fault_mix_heals_within_the_fleet_limits[double-mix]": 22,
-    "tests/test_docs_run.py::test_document_runs_as_written[cli.md]": 44,
-    "tests/test_docs_run.py::test_document_runs_as_written[README.md]": 30,
-    "tests/test_docs_run.py::test_document_runs_as_written[production.md]": 24,
-    "tests/test_docs_run.py::test_document_runs_as_written[report.md]": 8,
-    "tests/test_adversarial.py::test_no_attack_reaches_the_agent_on_the_embedded_default": 30,
-    "tests/test_adversarial.py::test_no_attack_reaches_the_agent_through_a_worker": 15,
-    "tests/test_adversarial.py::test_an_obedient_remote_model_is_held_through_a_worker": 15,
-    "tests/lessons/test_holdout.py::test_randomized_holdout_finds_the_helpful_and_the_harmful": 10,
+    "tests/lessons/test_holdout.py::test_randomized_holdout_finds_the_helpful_and_the_harmful": 12,
+    "tests/report/test_browser.py::test_the_report_page_draws_its_charts": 10,
+    "tests/test_docs_run.py::test_document_runs_as_written[report.md]": 10,
 }
 
 
