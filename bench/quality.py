@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/quality.py [--judge offline|remote|both] [--split dev|held-out|both]
                                       [--class CLASS ...] [--file STEM ...]
-                                      [--embedding local|none] [--report] [--titles]
+                                      [--embedding static|local|none] [--report] [--titles]
 
 The cases (``bench/data/quality/<split>/<class>.jsonl``, ``bench/_quality_cases.py``) are short
 scripted streams, one agent each, with what a right bank holds afterwards: which events end as
@@ -126,7 +126,7 @@ def run_judge(
     judge: str,
     cases: list[Case],
     *,
-    embedding: str = "local",
+    embedding: str = "static",
     stream_events: int = 0,
     admin_url: str = ADMIN_URL,
 ) -> JudgeRun:
@@ -310,7 +310,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="STEM",
         help="only these data files (stems such as two_rules_fresh)",
     )
-    parser.add_argument("--embedding", choices=("local", "none"), default="local")
+    parser.add_argument(
+        "--embedding",
+        choices=("static", "local", "none"),
+        default="static",
+        help="DIGEST_EMBEDDING_MODEL for the judged runs (static: the product's default)",
+    )
     parser.add_argument("--stream", type=int, default=200, help="events in the repeats stream")
     parser.add_argument("--report", action="store_true", help="list every wrong case")
     parser.add_argument(

@@ -302,3 +302,36 @@ def test_an_edit_that_takes_out_other_content_supersedes_nothing(
     drain()
     active = active_lessons(tenant)
     assert len(active) == 2 and all(lesson.superseded_by_id is None for lesson in active)
+
+
+#: two edits that add the same figures with the same unit about two different things: the
+#: figures alone do not make them one rule
+CARD_REFUNDS = (
+    "Hi Lea!!! Your card refund is done!!!",
+    "Hi Lea. Your card refund is done; card refunds take 5 to 7 business days to appear on "
+    "your statement.",
+)
+SUPPLIER_PAYMENTS = (
+    "Hi!!! We sent the bank transfer!!!",
+    "Hi. We sent the bank transfer; supplier payments take 5 to 7 business days to arrive.",
+)
+
+
+@pytest.mark.parametrize("embedding", ["none", "static"])
+def test_the_same_figures_about_two_things_stay_two_content_rules(
+    judge: str, tenant: str, embedding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DIGEST_EMBEDDING_MODEL", embedding)
+    # each edit with its own context (without one, both are "a reply like this one": see the
+    # closing note of the thirteenth session)
+    for (original, final), context in (
+        (CARD_REFUNDS, "customer asks where her card refund is"),
+        (SUPPLIER_PAYMENTS, "supplier asks about an unpaid invoice"),
+    ):
+        digest.record_edit(tenant, AGENT, original=original, final=final, context=context)
+        drain()
+    contents = by_family(active_lessons(tenant))["content"]
+    assert len(contents) == 2, [c.correction for c in contents]
+    assert any("card refunds take 5 to 7" in c.correction for c in contents)
+    assert any("supplier payments take 5 to 7" in c.correction for c in contents)
+    assert all(c.support_count == 1 for c in contents)
