@@ -26,8 +26,9 @@ pool forks (``build_all``, ``worker.memory.warm_up_shared``).
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -221,10 +222,11 @@ def _spread(alternative: str) -> list[str] | None:
     return [part + rest for part in inner]
 
 
-def _top_alternatives(source: str) -> list[str]:
-    """``source`` cut at each ``|`` outside a group and a set."""
-    parts: list[str] = []
-    depth, start, i, in_set = 0, 0, 0, False
+def _structure(source: str) -> Iterator[tuple[int, str, int]]:
+    """(where, which, the group depth after it) for each ``(``, ``)`` and ``|`` of
+    ``source`` that is syntax: not escaped, not inside a set (a ``]`` right after ``[`` or
+    ``[^`` is a member, not the set's end)."""
+    depth, i, in_set = 0, 0, False
     while i < len(source):
         c = source[i]
         if c == "\\":
@@ -234,21 +236,20 @@ def _top_alternatives(source: str) -> list[str]:
             in_set = c != "]"
         elif c == "[":
             in_set = True
-            # a "]" right after "[" or "[^" is a member, not the set's end
             if source[i + 1 : i + 2] == "^":
                 i += 1
             if source[i + 1 : i + 2] == "]":
                 i += 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(source[start:i])
-            start = i + 1
+        elif c in "()|":
+            depth += {"(": 1, ")": -1, "|": 0}[c]
+            yield i, c, depth
         i += 1
-    parts.append(source[start:])
-    return parts
+
+
+def _top_alternatives(source: str) -> list[str]:
+    """``source`` cut at each ``|`` outside a group and a set."""
+    cuts = [i for i, c, depth in _structure(source) if c == "|" and depth == 0]
+    return [source[a + 1 : b] for a, b in itertools.pairwise([-1, *cuts, len(source)])]
 
 
 def _whole_group(alternative: str) -> str | None:
@@ -261,25 +262,4 @@ def _whole_group(alternative: str) -> str | None:
 
 def _group_end(text: str) -> int | None:
     """Where the group opening ``text`` closes."""
-    depth, i, in_set = 0, 0, False
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_set:
-            in_set = c != "]"
-        elif c == "[":
-            in_set = True
-            if text[i + 1 : i + 2] == "^":
-                i += 1
-            if text[i + 1 : i + 2] == "]":
-                i += 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
+    return next((i for i, c, depth in _structure(text) if c == ")" and depth == 0), None)

@@ -318,15 +318,15 @@ SUPPLIER_PAYMENTS = (
 
 
 @pytest.mark.parametrize("embedding", ["none", "static"])
+@pytest.mark.parametrize("with_context", [True, False], ids=["context", "no-context"])
 def test_the_same_figures_about_two_things_stay_two_content_rules(
-    judge: str, tenant: str, embedding: str, monkeypatch: pytest.MonkeyPatch
+    judge: str, tenant: str, embedding: str, with_context: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # without a context both edits are "a reply like this one": no evidence of one rule
     monkeypatch.setenv("DIGEST_EMBEDDING_MODEL", embedding)
-    # each edit with its own context (without one, both are "a reply like this one": see the
-    # closing note of the thirteenth session)
-    for (original, final), context in (
-        (CARD_REFUNDS, "customer asks where her card refund is"),
-        (SUPPLIER_PAYMENTS, "supplier asks about an unpaid invoice"),
+    contexts = ("customer asks where her card refund is", "supplier asks about an unpaid invoice")
+    for (original, final), context in zip(
+        (CARD_REFUNDS, SUPPLIER_PAYMENTS), contexts if with_context else (None, None), strict=True
     ):
         digest.record_edit(tenant, AGENT, original=original, final=final, context=context)
         drain()

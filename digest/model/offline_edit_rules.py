@@ -14,7 +14,7 @@ from digest import facts
 from digest.edits import same_tone, tone_added
 from digest.figures import figures
 from digest.fingerprint import edit_family, same
-from digest.model.offline_reflect import tone_lesson
+from digest.model.offline_reflect import EDIT_SITUATION, NO_CONTEXT_SITUATION, tone_lesson
 from digest.reversal import about_words, reversal_terms
 from digest.text import negation_flipped, score
 
@@ -163,8 +163,22 @@ def same_content(cand: dict[str, Any], item: dict[str, Any]) -> bool:
         return True
     if not new:
         return False
-    situations = (str(cand.get("situation") or ""), str(item.get("situation") or ""))
+    situations = (_own_words(cand), _own_words(item))
+    if not all(situations):
+        return False  # a situation any edit has is no evidence of the same kind of reply
     return score(*situations)[0] >= SAME_TOPIC and not negation_flipped(said, stored)
+
+
+def _own_words(item: dict[str, Any]) -> str:
+    """What an edit's situation says of its own: the context after "Drafting a reply:", the
+    draft it would say; nothing for an edit reported without a context."""
+    situation = " ".join(str(item.get("situation") or "").split())
+    if situation == NO_CONTEXT_SITUATION:
+        return ""
+    for prefix in (f"{EDIT_SITUATION}:", f"{EDIT_SITUATION} that would say"):
+        if situation.startswith(prefix):
+            return situation[len(prefix) :].strip()
+    return situation
 
 
 def _tone_names(item: dict[str, Any]) -> tuple[str, ...]:

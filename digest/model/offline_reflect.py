@@ -47,6 +47,13 @@ from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
 TITLE_ROOM = 90
 
 
+#: the situation of an operator's edit, then ": <the edit's context>", or "that would say
+#: «<what the draft said>»"
+EDIT_SITUATION = "Drafting a reply"
+#: …or, for an edit reported without a context, a situation any edit shares
+NO_CONTEXT_SITUATION = f"{EDIT_SITUATION} like this one"
+
+
 def _first_line(text: str, limit: int = 300) -> str:
     line = next((part.strip() for part in str(text).splitlines() if part.strip()), "")
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -388,7 +395,7 @@ def _judge_edit(event: dict[str, Any]) -> str:
     original = str(payload.get("original", ""))
     final = payload.get("final")
     context = _short(payload.get("context") or "", 120)
-    situation = f"Drafting a reply: {context}" if context else "Drafting a reply like this one"
+    situation = f"{EDIT_SITUATION}: {context}" if context else NO_CONTEXT_SITUATION
     if final is None:
         return _block(
             situation,
@@ -401,7 +408,7 @@ def _judge_edit(event: dict[str, Any]) -> str:
     for rule in taught(original, str(final))[:MAX_LESSONS]:
         about = situation
         if not context and rule.family == "content" and rule.unsaid:
-            about = f"Drafting a reply that would say {_words_of(rule.unsaid, 100)}"
+            about = f"{EDIT_SITUATION} that would say {_words_of(rule.unsaid, 100)}"
         lessons.append(_edit_lesson(rule, about))
     return "\n".join(lessons)
 

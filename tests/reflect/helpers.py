@@ -11,7 +11,7 @@ from digest import fingerprint as fp
 from digest.config import Settings, get_settings
 from digest.db import session_scope
 from digest.model.offline_reconcile import reconcile
-from digest.models import Lesson
+from digest.models import Lesson, LessonEvidence
 from digest.reflect.claims import Claimed, ReflectResult, claim_batch
 from digest.tenants import find_agent
 
@@ -62,3 +62,17 @@ def offline_judged(
     candidate["candidate"] = candidate.pop("id")
     [op] = json.loads(reconcile(existing, [candidate]))["operations"]
     return dict(op)
+
+
+def lessons_by_event(tenant: str, agent: str) -> dict[int, Lesson]:
+    """The agent's lessons (every status, detached) by the one event each cites."""
+    with session_scope() as session:
+        agent_id = find_agent(session, tenant, agent).id
+        found: dict[int, Lesson] = {}
+        for lesson in session.scalars(select(Lesson).where(Lesson.agent_id == agent_id)):
+            [event_id] = session.scalars(
+                select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == lesson.id)
+            )
+            found[event_id] = lesson
+        session.expunge_all()
+    return found

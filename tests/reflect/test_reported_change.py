@@ -11,10 +11,10 @@ from sqlalchemy import select
 
 import digest
 from digest.db import session_scope
-from digest.models import Lesson, LessonEvidence, LessonHistory
+from digest.models import LessonHistory
 from digest.pipeline import drain
-from digest.tenants import find_agent
 from tests.conftest import WorkerProcess, wait_for_event
+from tests.reflect.helpers import lessons_by_event
 
 DONE = {"reflected", "skipped", "failed", "dead"}
 
@@ -29,22 +29,8 @@ STREAM = [
 ]
 
 
-def _lessons(tenant: str, agent: str) -> dict[int, Lesson]:
-    """The agent's lessons by the one event each cites."""
-    with session_scope() as session:
-        agent_id = find_agent(session, tenant, agent).id
-        found: dict[int, Lesson] = {}
-        for lesson in session.scalars(select(Lesson).where(Lesson.agent_id == agent_id)):
-            [event_id] = session.scalars(
-                select(LessonEvidence.event_id).where(LessonEvidence.lesson_id == lesson.id)
-            )
-            found[event_id] = lesson
-        session.expunge_all()
-    return found
-
-
 def _check(tenant: str, ids: list[int]) -> None:
-    salon = _lessons(tenant, "salon")
+    salon = lessons_by_event(tenant, "salon")
     old, new = salon[ids[0]], salon[ids[1]]
     assert (old.status, old.superseded_by_id, new.status) == ("superseded", new.id, "active")
     with session_scope() as session:
@@ -55,7 +41,7 @@ def _check(tenant: str, ids: list[int]) -> None:
         )
     assert why is not None and "reversed" in why, why
     for agent, first in (("shop", 2), ("cafe", 4)):
-        lessons = _lessons(tenant, agent)
+        lessons = lessons_by_event(tenant, agent)
         assert sorted(lessons) == [ids[first], ids[first + 1]], agent
         assert {lesson.status for lesson in lessons.values()} == {"active"}, agent
 
