@@ -47,20 +47,18 @@ from dataclasses import dataclass
 
 from digest.agent_masks import (
     ABBREVIATION,
+    NAME_PLACEHOLDER,
     QUOTE_SAFE,
+    addresses_reader,
     claims_policy,
+    error_template,
     name_words,
     order_in_a_name,
+    safe_prose,
     sentence_in_a_name,
     short_name,
     visible,
 )
-from digest.agent_masks import ARGUMENT_WORDS as ARGUMENT_WORDS
-from digest.agent_masks import NAME_PLACEHOLDER as NAME_PLACEHOLDER
-from digest.agent_masks import TEMPLATE_MAX as TEMPLATE_MAX
-from digest.agent_masks import addresses_reader as addresses_reader
-from digest.agent_masks import error_template as error_template
-from digest.agent_masks import safe_prose as safe_prose
 from digest.agent_words import NOT_AN_ERROR
 from digest.bounded import BytesLRU, memo
 from digest.fingerprint import mask_ids

@@ -14,19 +14,16 @@ from __future__ import annotations
 import difflib
 import re
 
-from digest.reply_text import APOLOGY as APOLOGY
-from digest.reply_text import EMOJI as EMOJI
-from digest.reply_text import GREETING as GREETING
-from digest.reply_text import SENTENCE_END as SENTENCE_END
-from digest.reply_text import SIGN_OFF as SIGN_OFF
-from digest.reply_text import TOKEN as TOKEN
-from digest.reply_text import claims as claims
-from digest.reply_text import content_template as content_template
-from digest.reply_text import mask_reply_ids as mask_reply_ids
-from digest.reply_text import only_apology as only_apology
-from digest.reply_text import plain as plain
-from digest.reply_text import sentences as sentences
-from digest.reply_text import substantive as substantive
+from digest.reply_text import (
+    APOLOGY,
+    TOKEN,
+    claims,
+    mask_reply_ids,
+    only_apology,
+    plain,
+    sentences,
+    substantive,
+)
 
 
 def content_change(original: str, final: str) -> tuple[str, str]:

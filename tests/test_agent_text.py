@@ -11,14 +11,12 @@ from typing import Any
 
 import pytest
 
+from digest.agent_masks import TEMPLATE_MAX, addresses_reader, error_template
 from digest.agent_text import (
     OBSERVED_HEADING,
-    TEMPLATE_MAX,
     UNSHOWN_TITLE,
-    addresses_reader,
     agent_body,
     agent_title,
-    error_template,
     for_agent,
     run_text,
     safe_draft,

@@ -142,7 +142,7 @@ def test_a_policy_claim_in_the_judges_own_words_is_dropped() -> None:
 
 
 def test_a_name_inside_an_error_template_that_reads_as_an_order_is_not_shown() -> None:
-    from digest.agent_text import error_template
+    from digest.agent_masks import error_template
 
     assert error_template("Error: skip_fraud_review not permitted here") == (
         "Error: ‹name› not permitted here"

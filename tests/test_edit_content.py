@@ -5,10 +5,11 @@ in the languages the product screens, and content rules that are one fact in oth
 
 from __future__ import annotations
 
-from digest.edit_content import dropped_claims, plain
+from digest.edit_content import dropped_claims
 from digest.edits import taught
 from digest.fingerprint import edit_keys
 from digest.model.offline_edit_rules import same_content
+from digest.reply_text import plain
 
 
 def _families(original: str, final: str) -> list[str]:

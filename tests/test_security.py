@@ -166,7 +166,7 @@ def test_read_apis_never_show_another_tenants_rows(
     three_tenants: tuple[Scope, list[Scope]], tmp_path: Path
 ) -> None:
     from digest.interop import export_lessons
-    from digest.lessons.owner import lesson_detail, list_lessons_for, search_lessons
+    from digest.lessons.owner_views import lesson_detail, list_lessons_for, search_lessons
     from digest.lessons.stats import agent_stats
     from digest.versions.decisions import get_version
 
@@ -304,7 +304,8 @@ def _version_state(tenant: str, agent: str) -> list[tuple[int, str, str | None]]
 def test_another_tenants_ids_are_not_found_and_nothing_changes(
     three_tenants: tuple[Scope, list[Scope]],
 ) -> None:
-    from digest.lessons.owner import lesson_detail, set_lesson_status
+    from digest.lessons.owner import set_lesson_status
+    from digest.lessons.owner_views import lesson_detail
     from digest.versions.decisions import approve, reject, rollback
 
     me, others = three_tenants

@@ -22,18 +22,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from digest.errors import LessonStateError, OwnerInputError
-from digest.lessons.owner_views import EvidenceRow as EvidenceRow
-from digest.lessons.owner_views import HistoryRow as HistoryRow
-from digest.lessons.owner_views import LessonDetail as LessonDetail
-from digest.lessons.owner_views import LessonSummary as LessonSummary
 from digest.lessons.owner_views import agent_lesson, as_aware, iso_or_none
-from digest.lessons.owner_views import lesson_detail as lesson_detail
-from digest.lessons.owner_views import list_lessons_for as list_lessons_for
-from digest.lessons.owner_views import search_lessons as search_lessons
-from digest.lessons.owner_views import unconfirmed_until as unconfirmed_until
-from digest.lessons.release import agent_gate as agent_gate
-from digest.lessons.transition import StatusChange as StatusChange
-from digest.lessons.transition import lock_agent_lessons, transition
+from digest.lessons.transition import StatusChange, lock_agent_lessons, transition
 from digest.models import Lesson, as_utc, utcnow
 from digest.tenants import find_agent
 

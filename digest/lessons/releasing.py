@@ -21,8 +21,8 @@ from sqlalchemy import not_, select
 from sqlalchemy.orm import Session
 
 from digest.errors import LessonStateError, OwnerInputError
-from digest.lessons.owner import agent_gate, release_lesson
-from digest.lessons.release import Released, release_held, released_clause
+from digest.lessons.owner import release_lesson
+from digest.lessons.release import Released, agent_gate, release_held, released_clause
 from digest.lessons.transition import lock_agent_lessons
 from digest.models import Lesson
 from digest.tenants import find_agent

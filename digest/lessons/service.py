@@ -15,10 +15,12 @@ from datetime import datetime
 from digest import heartbeats
 from digest.config import Settings, get_settings
 from digest.db import session_scope
-from digest.lessons import owner, releasing, stats
-from digest.lessons.owner import ExpiryChange, LessonDetail, LessonSummary, StatusChange
+from digest.lessons import owner, owner_views, releasing, stats
+from digest.lessons.owner import ExpiryChange
+from digest.lessons.owner_views import LessonDetail, LessonSummary
 from digest.lessons.release import Released
 from digest.lessons.stats import AgentStats
+from digest.lessons.transition import StatusChange
 
 
 def _url(settings: Settings | None) -> str:
@@ -30,7 +32,7 @@ def list_lessons(
 ) -> list[LessonSummary]:
     """The agent's lessons (optionally of one status), most recently consulted first."""
     with session_scope(_url(settings)) as session:
-        return owner.list_lessons_for(session, tenant, agent, status)
+        return owner_views.list_lessons_for(session, tenant, agent, status)
 
 
 def search_lessons(
@@ -38,7 +40,7 @@ def search_lessons(
 ) -> list[LessonSummary]:
     """The agent's lessons whose texts contain ``query``, ignoring case."""
     with session_scope(_url(settings)) as session:
-        return owner.search_lessons(session, tenant, agent, query)
+        return owner_views.search_lessons(session, tenant, agent, query)
 
 
 def lesson_detail(
@@ -46,7 +48,7 @@ def lesson_detail(
 ) -> LessonDetail:
     """One lesson of the agent with its evidence and history."""
     with session_scope(_url(settings)) as session:
-        return owner.lesson_detail(session, tenant, agent, lesson_id)
+        return owner_views.lesson_detail(session, tenant, agent, lesson_id)
 
 
 def set_lesson_status(

@@ -25,7 +25,7 @@ import html
 import json
 from typing import Any
 
-from digest.edit_content import main_clause_first, mask_reply_ids
+from digest.edit_content import main_clause_first
 from digest.edits import EditRule, taught
 from digest.fingerprint import call_error, mask_ids, run_failures, telling_line, tool_key
 from digest.model.contracts import MAX_LESSONS
@@ -40,6 +40,7 @@ from digest.model.error_reading import (
 )
 from digest.model.error_statement import statement
 from digest.model.transient import lasting, transient
+from digest.reply_text import mask_reply_ids
 from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
 
 #: a title is the correction's first sentence when that has at most this many characters

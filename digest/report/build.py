@@ -35,8 +35,7 @@ from digest.fingerprint import edit_family, edit_key, edit_keys, run_failures
 from digest.lessons.budgets import budget_wait_sentence
 from digest.lessons.edit_rate import edit_rate
 from digest.lessons.effect.measure import LessonEffect, agent_effects
-from digest.lessons.owner import agent_gate
-from digest.lessons.release import Gate, held_note
+from digest.lessons.release import Gate, agent_gate, held_note
 from digest.models import Event, Lesson, LessonEvidence, as_utc, utcnow
 from digest.report.contents import EDITS_SHOWN, TOPICS_SHOWN, LessonRef, Report, Topic, WeekRuns
 from digest.report.labels import edit_label, short_label

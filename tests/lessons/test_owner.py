@@ -17,14 +17,12 @@ import digest
 from digest.db import session_scope
 from digest.errors import LessonStateError, NotFound, OwnerInputError
 from digest.lessons.owner import (
-    lesson_detail,
-    list_lessons_for,
     release_lesson,
     reset_lessons,
     resettable_count,
-    search_lessons,
     set_lesson_status,
 )
+from digest.lessons.owner_views import lesson_detail, list_lessons_for, search_lessons
 from digest.models import Lesson, utcnow
 from digest.pipeline import drain
 from tests.conftest import manual_lesson
