@@ -3,8 +3,7 @@
 ``digest.edits`` tells the rules an edit teaches; this module reads what the final says that
 the draft did not, cut into statements that each teach a rule of their own, and what the draft
 said that the final left out. A reply's words without its tone (greeting, sign-off, emoji,
-apologies and courtesy), its sentences and its ids are read in ``digest.reply_text``
-(re-exported here).
+apologies and courtesy), its sentences and its ids are read in ``digest.reply_text``.
 
 Pure functions on text.
 """

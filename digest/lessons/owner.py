@@ -1,6 +1,6 @@
 """What an owner does to one agent's lessons (DESIGN §9): change a lesson's status, release a
 held one, reset them all, set an expiry. What an owner reads of them (list, search, detail)
-is ``digest.lessons.owner_views``, re-exported here.
+is ``digest.lessons.owner_views``.
 
 Every lookup goes through the (tenant, agent) pair: a lesson id that belongs to another agent
 or tenant is "not found", exactly like an id that does not exist, so lessons never cross
