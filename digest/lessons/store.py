@@ -89,11 +89,24 @@ def _unclosed(text: str) -> str:
     return "»" if text.count("«") > text.count("»") else ""
 
 
+def _quoted_question(text: str, opened: int, closer: str, room: int) -> str:
+    """The first whole question of the quotation opened at ``opened`` in ``text`` (ending in
+    "?", 12 to ``room`` characters), or ''."""
+    end = text.find(closer, opened)
+    quote = text[opened : end if end >= 0 else len(text)]
+    for sentence in re.split(r"(?<=[.!?])\s+", quote):
+        if sentence.endswith("?") and 12 <= len(sentence) <= room:
+            return sentence
+    return ""
+
+
 def derive_title(correction: str) -> str:
     """A short imperative signature from the correction (which prompts ask to be imperative):
     its first sentence; if that is long, its first clause; if that is long too, its first
     words up to a word boundary. Never a sentence cut with an ellipsis. Quoted text ("…" or
-    «…») is not split, so a quote stays whole or goes."""
+    «…») is not split where it can stay whole: a quotation too long for the title keeps its
+    question if it asks one, else its whole sentences, else its first words marked "…" inside
+    the closing mark (a quote never reads as complete when it was cut)."""
     text = " ".join(correction.split())
     first = re.split(r"(?<=[.!?;])\s", text, maxsplit=1)[0]
     if _unclosed(first):  # the sentence end was inside a quotation
@@ -110,10 +123,14 @@ def derive_title(correction: str) -> str:
     closer = _unclosed(cut)
     if closer:  # cut inside a quotation: close it, after its last whole sentence if any
         opened = cut.rfind('"' if closer == '"' else "«") + 1
+        asked = _quoted_question(first, opened, closer, TITLE_SHORT - opened - 1)
+        if asked:  # a quoted question says what was asked: the sentences before it set it up
+            return cut[:opened] + asked + closer
         ends = [m.end() for m in re.finditer(r"[.!?](?=\s)", cut[opened:])]
         if ends and opened + ends[-1] >= 12:
-            cut = cut[: opened + ends[-1]]
-        cut = cut.rstrip(' ,;:("«') + closer
+            cut = cut[: opened + ends[-1]].rstrip() + closer
+        else:  # no whole sentence fits: the quotation's words, marked as cut
+            cut = cut.rstrip(' ,;:("«') + "…" + closer
     else:  # the words after a whole quotation would stop mid-phrase: end at the quotation
         end = max(cut.rfind('"'), cut.rfind("»")) + 1
         if 12 <= end < len(cut):

@@ -119,12 +119,32 @@ def test_derive_title_ends_at_a_whole_quotation_rather_than_mid_phrase() -> None
     assert title == 'Answer "Can a customer get a refund for a gift card they never used?"'
 
 
-def test_derive_title_cut_inside_a_quotation_keeps_its_whole_sentences() -> None:
+def test_derive_title_cut_inside_a_quotation_keeps_its_question() -> None:
+    # the sentence before the question only sets it up; the title says what was asked
     title = derive_title(
         'Answer "A customer asks how long they have to return an unworn jacket. What is our '
         "return window?\" with the owner's facts. 30 days from the delivery date."
     )
-    assert title == 'Answer "A customer asks how long they have to return an unworn jacket."'
+    assert title == 'Answer "What is our return window?"'
+
+
+def test_derive_title_cut_inside_a_quotation_keeps_its_whole_sentences() -> None:
+    title = derive_title(
+        "Say «Your parcel left our Oslo warehouse today. Delivery takes three to five working "
+        "days to any address in Norway» in replies like this."
+    )
+    assert title == "Say «Your parcel left our Oslo warehouse today.»"
+
+
+def test_derive_title_marks_a_quotation_it_had_to_cut_mid_sentence() -> None:
+    title = derive_title(
+        "Say «We will refund the 39.00 EUR for the lamp and the original shipping fee once you "
+        "send us a photo of the damage» in replies like this."
+    )
+    assert title == (
+        "Say «We will refund the 39.00 EUR for the lamp and the original shipping fee once you…»"
+    )
+    assert len(title) <= 90
 
 
 def test_derive_title_keeps_a_quoted_sentence_end_whole() -> None:
