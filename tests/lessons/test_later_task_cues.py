@@ -98,3 +98,19 @@ def test_under_a_gate_of_two_a_later_run_adds_no_words_to_a_released_lesson(
     assert cited.support_count == released.support_count + 1
     assert cited.cues == released.cues
     assert released.id not in _shown(tenant, PROMPT)
+
+
+def test_with_an_embedder_a_later_run_adds_its_meaning_not_its_words(
+    sqlite_env: str, monkeypatch: pytest.MonkeyPatch, tenant: str
+) -> None:
+    """The static table (the default): the later task reaches the lesson as its meaning
+    (``digest.lessons.vectors.add_task_meaning``); its words stay out, as before."""
+    monkeypatch.setenv("DIGEST_EMBEDDING_MODEL", "static")
+    _reset_process_state()
+    set_tenant(tenant, frequency_gate=1, independent_spread_s=0)
+    _fail(tenant, FIRST, "ann", 300)
+    lesson = _the_lesson(tenant)
+    assert lesson.has_task_meaning
+    _fail(tenant, LATER, "bob", 480)
+    cited = _the_lesson(tenant)
+    assert cited.support_count == lesson.support_count + 1 and cited.cues == lesson.cues
