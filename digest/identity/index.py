@@ -38,6 +38,7 @@ from digest.identity.scale import (
     combine,
     semantic_relevance,
 )
+from digest.identity.word_forms import stem
 from digest.text import normalise
 
 __all__ = [
@@ -209,14 +210,26 @@ class AgentIndex(Columns):
 
     # --- keyword search (pitfalls) ---------------------------------------------------------------
 
-    def keyword_matches(self, keyword: str, *, cues: bool = False) -> np.ndarray | None:
+    def keyword_matches(
+        self, keyword: str, *, cues: bool = False, forms: bool = False
+    ) -> np.ndarray | None:
         """The entries a keyword matches (None: none): those holding a word it begins
-        ("refund" matches "refunds" and "refunded"); with ``cues``, in their cues only."""
-        positions = (self._cue_postings if cues else self._postings).with_prefix(keyword)
-        if positions is None:
+        ("refund" matches "refunds" and "refunded"); with ``cues``, in their cues only.
+
+        With ``forms`` (words only: no word vectors find a keyword's other forms,
+        ``digest.identity.near``), also those holding a cue its stem begins (a task's word in
+        another form: "changing" matches the cue "changes", ``digest.identity.word_forms``).
+        Only cues: a lesson's own words are the judge's, alike across lessons ("Check the
+        balance first"), and a stem ("checked" → "check") would match them all."""
+        found = [] if cues else [self._postings.with_prefix(keyword)]
+        if cues or forms:
+            found.append(self._cue_postings.with_prefix(stem(keyword) if forms else keyword))
+        held_at = [positions for positions in found if positions is not None]
+        if not held_at:
             return None
         held = np.zeros(len(self.entries), dtype=bool)
-        held[positions] = True
+        for positions in held_at:
+            held[positions] = True
         return held
 
     def words(self, *, cues: bool = False) -> Postings:
@@ -224,9 +237,9 @@ class AgentIndex(Columns):
         holding each (``Postings.at``)."""
         return self._cue_postings if cues else self._postings
 
-    def all_keyword_matches(self, keywords: Sequence[str]) -> Matches:
+    def all_keyword_matches(self, keywords: Sequence[str], *, forms: bool = False) -> Matches:
         """``keyword_matches`` of each keyword, in order."""
-        return [self.keyword_matches(keyword) for keyword in keywords]
+        return [self.keyword_matches(keyword, forms=forms) for keyword in keywords]
 
     def _keyword_counts(self, matches: Matches, weights: Sequence[float] | None) -> np.ndarray:
         """Per entry: the keywords it matches, each counted once however many of its words it
@@ -264,7 +277,7 @@ class AgentIndex(Columns):
         if near is not None and keywords:
             matches = near_matches(self, keywords, near, exact=matches)
         elif matches is None:
-            matches = self.all_keyword_matches(keywords)
+            matches = self.all_keyword_matches(keywords, forms=True)
         counts = self._keyword_counts(matches, weights)
         total = float(sum(weights)) if weights is not None else float(len(keywords))
         scale = total if keywords and total > 0 else 1.0
@@ -273,7 +286,7 @@ class AgentIndex(Columns):
         cue_counts = self._keyword_counts(
             near_matches(self, keywords, near, cues=True)
             if near is not None
-            else [self.keyword_matches(k, cues=True) for k in keywords],
+            else [self.keyword_matches(k, cues=True, forms=True) for k in keywords],
             weights,
         )
         situation = np.where(self._has_cues, cue_counts, counts) / scale

@@ -98,7 +98,8 @@ def ranked_visible(
     seen = []
     for index, visible_here in visible:
         # each keyword looked up once per part: for its weight and for the ranking
-        seen.append((index, visible_here, index.all_keyword_matches(words)))
+        # without word vectors, a keyword finds a task's word in another form by its stem
+        seen.append((index, visible_here, index.all_keyword_matches(words, forms=near is None)))
     weights = keyword_weights((m, shown) for _, shown, m in seen) if words else None
     return [
         index.rank_for_prompt(

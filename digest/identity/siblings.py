@@ -24,6 +24,9 @@ SIBLING_CUES = 4
 SHORT_TASK_CUES = 2
 #: how far below the best lesson its siblings rank (before the lessons of other tasks)
 SIBLING_GAP = 1e-4
+#: …raised siblings keep their own order within this part of the gap (from ``floor`` up to it,
+#: by their own score's share of the best one's): ``best_of`` rounds scores to 6 places
+SIBLING_ORDER = SIBLING_GAP / 2
 #: lessons of one of the best tasks that the prompt did not find, brought in at most (those
 #: sharing most of its cues first, then the newest about its tool): each is a row read on
 #: the agent's turn
@@ -34,7 +37,8 @@ def with_siblings(
     ranked: Iterable[Iterable[tuple[Entry, float]]], scores: dict[int, float]
 ) -> dict[int, float]:
     """The scores with the best lesson's siblings (lessons learned from the runs of the same
-    task: ``SIBLING_CUES`` cues in common, ``digest.lessons.cues``) raised to just below it:
+    task: ``SIBLING_CUES`` cues in common, ``digest.lessons.cues``) raised to just below it,
+    in their own order (``SIBLING_ORDER``):
     a task that failed in several ways finds each of its errors' lessons before those of
     other tasks that share a word with it. Lessons without cues (a person's) have none."""
     entries = {entry.lesson_id: entry for part in ranked for entry, _score in part}
@@ -45,10 +49,14 @@ def with_siblings(
     if len(own) < SHORT_TASK_CUES:
         return scores
     raised = dict(scores)
-    floor = scores[best] - SIBLING_GAP
+    top = scores[best]
+    floor = top - SIBLING_GAP
     for lesson_id, entry in entries.items():
         if lesson_id != best and siblings(own, terms(entry.cues)):
-            raised[lesson_id] = max(raised[lesson_id], floor)
+            # in their own order of relevance: when they are more than a block holds, the
+            # cut falls by what the prompt matched, not by ties
+            own_share = scores[lesson_id] / top if top > 0 else 0.0
+            raised[lesson_id] = max(raised[lesson_id], floor + SIBLING_ORDER * own_share)
     return raised
 
 

@@ -362,9 +362,19 @@ def _cite(
 
     An untrusted event adds no cues to a lesson an agent already reads (released:
     ``digest.lessons.release``): cues choose which prompts surface it, and one run must not
-    change what an agent reads. It still counts as support and as a source."""
+    change what an agent reads. Unless the tenant's gate lets one run release a lesson
+    (``_one_run_releases``: then one run may as well add its task's words) and the lesson
+    keeps no meaning of its tasks (embeddings off): a later task of the kind that hit the
+    error would find it by nothing else. With an embedder, each citing run's task meaning
+    is added already (``digest.lessons.vectors.add_task_meaning``), and its words as well
+    moved the static table's results both ways (bench/RESULTS-words9.md). It still counts as
+    support and as a source."""
     cues = lesson.cues
-    if event.trust == "high" or not _released(session, lesson):
+    if (
+        event.trust == "high"
+        or not _released(session, lesson)
+        or (lesson.cue_embedding is None and _one_run_releases(session, lesson))
+    ):
         cues = merged(lesson.cues, event_cues(event.kind, event.payload))
     cited = add_evidence(session, lesson, event, note)
     now = utcnow()
@@ -381,6 +391,11 @@ def _released(session: Session, lesson: Lesson) -> bool:
     return lesson.status == "active" and is_released(
         lesson.trust, lesson.independent_sources or 0, lesson.source_span_s or 0, gate
     )
+
+
+def _one_run_releases(session: Session, lesson: Lesson) -> bool:
+    """Would one untrusted run release a lesson of this agent (the tenant's gate is 1)?"""
+    return is_released("untrusted", 1, 0, transaction_gate(session, lesson.agent_id))
 
 
 def supersede_lesson(

@@ -83,8 +83,25 @@ def test_the_lessons_of_a_short_task_are_siblings_by_all_its_cues() -> None:
     partly = _entry(4, "Check availability first", "flight seats economy")
     ranked = [[(best, 0.4), (partly, 0.3), (sibling, 0.1), (later_run, 0.05)]]
     scores = with_siblings(ranked, {1: 0.4, 4: 0.3, 2: 0.1, 3: 0.05})
-    assert scores[2] == scores[3] == 0.4 - SIBLING_GAP
+    assert 0.4 - SIBLING_GAP < scores[3] < scores[2] < 0.4
     assert scores[4] == 0.3  # one word in common: another task's lesson
+
+
+def test_raised_siblings_keep_their_own_order_so_the_blocks_cut_falls_by_relevance() -> None:
+    """A task whose runs failed in many ways has more lessons than a block shows
+    (``LESSONS_PER_TASK`` per task): raised to just below the best, they keep the order of
+    what the prompt matched in each, and the cut drops the least relevant, not the oldest."""
+    best = _entry(1, "Check availability first", BOOKING)
+    weak = [_entry(i, f"Lesson {i}", BOOKING) for i in (2, 3, 4)]
+    strong = _entry(5, "Check the balance first", BOOKING)
+    ranked = [[(best, 0.5), (strong, 0.3), *((entry, 0.01) for entry in weak)]]
+    scores = with_siblings(ranked, {1: 0.5, 5: 0.3, 2: 0.01, 3: 0.01, 4: 0.01})
+    assert min(scores.values()) > 0.5 - SIBLING_GAP and scores[5] > scores[2] == scores[4]
+    assert max(scores[i] for i in (2, 3, 4, 5)) < 0.5
+    rows = [_Row(i, hit_count=10 if i in (2, 3, 4) else 0) for i in scores]
+    shown = best_of(rows, scores, 1, heads=dict.fromkeys(scores, 1))
+    # the often-shown weak siblings do not push out the one the prompt matched well
+    assert [row.id for row in shown] == [1, 5]
 
 
 def test_a_lessons_task_is_the_best_lesson_it_is_a_sibling_of_or_shares_a_tool_with() -> None:
