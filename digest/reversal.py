@@ -86,8 +86,9 @@ _MARKERS = (
     r"|\bjetzt (?:nur|erforderlich|optional|pflicht)|nur noch|\bkein\w* (?:\S+ ){0,3}mehr\b"
     r"|abgeschafft|wurden? eingestellt|ab jetzt|künftig|neuerdings|mit sofortiger wirkung"
     r"|umbenannt|wird ersetzt|ersetzt \S+ (?:\S+ )?(?:durch|mit)\b"
-    # a service the speaker ended ("den Lieferdienst haben wir eingestellt")
-    r"|\b(?:haben|hat|habe) (?:wir |sie |es )?(?:\S+ ){0,3}eingestellt\b"
+    # a service the speaker ended ("den Lieferdienst haben wir eingestellt"; not a setting,
+    # "auf 20 Grad eingestellt")
+    r"|\b(?:haben|hat|habe) (?:wir |sie |es )?(?:(?!auf\b)[^\s\d]+ ){0,3}eingestellt\b"
     r"|seit (?:dem )?" + _MONTHS_DE,
     # French
     r"ne \S+ plus|n'\S+ plus|plus accept|désormais|dorénavant|à la place|au lieu de|remplacé par"
@@ -137,7 +138,8 @@ _MARKERS = (
     # Romanian ("nu mai este acceptat", "înlocuit cu", "a fost eliminat", "de acum înainte"),
     # Hungarian ("már nem", "helyette", "megszűnt", "mostantól") and Indonesian / Malay
     # ("tidak lagi", "dihentikan", "diganti dengan", "sebagai gantinya", "mulai sekarang")
-    r"\bnu mai\b|\bîn loc(?:ul)? (?:de|lui)\b|\bînlocuit\w* (?:cu|de)\b|\bredenumit\w*"
+    r"\bnu mai\b(?! (?:mult|puțin)\b)|\bîn loc(?:ul)? (?:de|lui)\b|\bînlocuit\w* (?:cu|de)\b"
+    r"|\bredenumit\w*"
     r"|\ba fost (?:eliminat|înlocuit|retras|suspendat|oprit|anulat)\w*|\bde acum (?:înainte|încolo)"
     r"|\bmár nem\b|\bhelyett(?:e|ük)?\b|\bmegszűnt\w*|\bmegszüntet\w*|\bmostantól\b"
     r"|\btöbbé nem\b|\bnem (?:\S+ ){1,2}többé\b|\bkivezet\w*|\bátnevez\w*|\blecserél\w*"
