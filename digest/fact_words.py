@@ -8,6 +8,9 @@ import re
 
 #: words that say nothing about what a question asks: function words, and the scaffolding of
 #: questions ("do you offer", "is there", "available", "my order"), by language
+#: (a function word of one language that is a content word of another is left out: Swedish
+#: "men", Indonesian "dia" (Portuguese day), Romanian "pot", "care", "mai" (German May),
+#: Hungarian "volt")
 STOP = frozenset(
     """a an the and or but if of to in on at by for from with without about into over under as per
     via than then so do does did done doing you your yours we our ours us i me my mine they them
@@ -57,24 +60,24 @@ STOP = frozenset(
     czy jest są się nie tak jak ile gdzie kiedy można mogę możecie wasz wasza wasze państwo
     jeszcze teraz tylko zamówienie zamówienia
     har ni vi jag du han hon det den de dem er oss mig dig sig min mitt mina din ditt dina
-    vår vårt våra er ert era och eller men om att som på i av för med utan till från hos vid
+    vår vårt våra er ert era och eller om att som på i av för med utan till från hos vid
     är var vara varit blir bli kan kunna får få ska skall måste går gå gör göra finns
     fortfarande ännu också bara nu idag ja nej inte vad vilken vilket vilka var när hur
     komma kommer förbi
     dere dykk jeg meg deg seg hun han min mitt mine din ditt dine vår vårt våre deres og
-    eller men om at som på av for med uten til fra hos ved er var være vært blir bli kan
+    eller om at som på av for med uten til fra hos ved er var være vært blir bli kan
     kunne får få skal må gjør gjøre fortsatt ennå også bare nå ja nei ikke hva hvilken
     hvilket hvilke hvor når hvordan tar ta
     jer mig dig os jeres vores mit min mine dit din dine af til fra hos ved være været
     bliver blive kunne gør gøre stadig endnu kun nu nej ikke hvad hvilken hvilket hvor
     hvornår hvordan tager imod
-    apakah ada masih sudah belum bisa boleh dapat saya kami kita anda kamu dia mereka ini
+    apakah ada masih sudah belum bisa boleh dapat saya kami kita anda kamu mereka ini
     itu di ke dari dan atau tetapi untuk dengan tanpa pada yang adalah akan juga hanya
     sekarang ya tidak bukan apa mana kapan bagaimana berapa
-    și sau dar dacă de la în pe cu fără pentru din este sunt era fi poate pot puteți aveți
-    avem voi noi eu meu mea vostru voastră ce care unde când cum cât încă doar acum da nu
-    mai se vă ne
-    és vagy de ha a az egy van vannak volt lesz lehet tud tudok tudnak önök ön mi ti én
+    și sau dar dacă de la în pe cu fără pentru din este sunt era fi poate puteți aveți
+    avem voi noi eu meu mea vostru voastră ce unde când cum cât încă doar acum da nu
+    se vă ne
+    és vagy de ha a az egy van vannak lesz lehet tud tudok tudnak önök ön mi ti én
     nekem nálunk önöknél még csak most igen nem is mit melyik hol mikor hogyan mennyi
     faut faut-il
     """.split()  # noqa: SIM905
