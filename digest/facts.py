@@ -54,6 +54,7 @@ from digest.answer_scope import qualifiers
 from digest.bounded import memo
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
+from digest.fact_words import STOP as _STOP
 from digest.reversal import (
     answer_polarity,
     extends,
@@ -68,58 +69,6 @@ CONCEPTS = frozenset(concept.lstrip("-") for concept in _CONCEPTS.values())
 #: a content term is cut to this many characters after its endings are stripped
 STEM = 7
 
-#: words that say nothing about what a question asks: function words, and the scaffolding of
-#: questions ("do you offer", "is there", "available", "my order"), by language
-_STOP = frozenset(
-    """a an the and or but if of to in on at by for from with without about into over under as per
-    via than then so do does did done doing you your yours we our ours us i me my mine they them
-    their he she it its this that these those there here is are was were be been being am have
-    has had having can could will would shall should may might must not no yes what which who
-    whom whose where why how also still now just only any some all every each much many more
-    most very too please get gets got offer offers offered provide provides available possible
-    allowed able option options anyone someone somebody people customer customers client clients
-    guest guests visitor visitors order orders item items product products purchase purchases
-    thing things way kind sort let ok okay use used using until accept accepts accepted
-    take takes taken shop shops store stores anything something everything friendly bring
-    need needs needed require requires required necessary mandatory want wants wanted
-    bought buy buys someone somewhere
-    make makes made during within throughout
-    today tonight currently nowadays heute hoy aujourd'hui hoje oggi vandaag idag dzisiaj dziś
-    tänään
-    der die das den dem des ein eine einen einem einer und oder aber wenn von zu im in am an auf
-    bei für mit ohne über ist sind war waren sein hat haben habe kann können wird werden sie wir
-    ihr ich du es gibt geben man mein meine unser unsere ihre ihren auch noch nur kein keine
-    nicht ja nein wie was wo welche welcher welches darf dürfen meinen meinem meiner erlaubt
-    möglich verfügbar autorisé autorisée permis possible disponible permitido permitida posible
-    possível permesso permessa possibile disponibile toegestaan mogelijk beschikbaar
-    le la les un une des du de d l et ou mais si à au aux en dans sur par pour avec sans est
-    sont être avez avons ont vous nous je tu il elle ils elles on ce cette ces mon ma mes votre
-    vos notre nos leur leurs y peut peux pouvez pouvons faites fait faire a-t-il est-ce que qui
-    quoi où comment combien pas ne oui non aussi encore seulement
-    el la los las un una unos unas y o pero si de del al en con sin por para es son está están
-    ser hay tiene tienen se puede pueden puedo hace hacen hacer usted ustedes nosotros yo mi mis
-    su sus nuestro nuestra qué cuál dónde cómo cuánto cuánta no sí también todavía solo
-    o a os as um uma e ou mas se do da dos das no na nos nas em com sem por para é são está
-    estão ser há tem têm pode podem posso faz fazem fazer você vocês nós eu meu minha seu sua
-    nosso nossa quê qual onde como quanto não sim também ainda só
-    il lo gli i una uno e o ma se di del della dei delle al alla in con senza per è sono può
-    possono posso fate fa fare avete abbiamo voi noi io mio mia suo sua nostro nostra cosa quale
-    dove come quanto non sì anche ancora solo
-    de het een en of maar als van voor met zonder op in is zijn was waren heeft hebben u kan
-    kunt kunnen doet doen jullie wij ik mijn ons onze wat welke waar hoe hoeveel niet ja
-    nee ook nog alleen
-    ihnen euch nehmen nimmt genommen annehmen akzeptieren akzeptiert laden geschäft kommen
-    accepté acceptée acceptés acceptées acceptez acceptons magasin boutique puis venir
-    aceptan aceptáis aceptamos tienda venir aceitam aceita loja vir accettate accettano negozio
-    venire accepteren winkel komen
-    dá dão
-    onko ovatko voiko voinko voimmeko saako saanko teillä teiltä teidän te me minä mikä mitä
-    missä milloin kuinka paljonko ja tai on ei kyllä myös vielä vain nyt tilaus tilauksia
-    tilaukset tilauksen
-    czy jest są się nie tak jak ile gdzie kiedy można mogę możecie wasz wasza wasze państwo
-    jeszcze teraz tylko zamówienie zamówienia
-    """.split()  # noqa: SIM905
-)
 
 _JOINED = re.compile(r"['’-]")
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,:]\d+)*", re.UNICODE)

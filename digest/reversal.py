@@ -63,6 +63,8 @@ _MARKERS = (
     r"|(?:made|became|become|becomes) (?:mandatory|compulsory|required|obligatory|optional)"
     # a change dated by an event of the business's own ("since the fare change")
     r"|since (?:the|our|we) (?:\w+ ){0,2}(?:change|changed|update|updated|switch|overhaul)\w*"
+    # …or by a new thing of its own ("since the new hygiene rules")
+    r"|since (?:the|our) new\b"
     r"|no more(?! than)\b|(?:since|as of|starting(?: in)?) " + _MONTHS_EN +
     # telling the caller to stop, or to prefer the new thing: "stop sending X", "use Y rather
     # than X", "X is ignored", "required as of v3", "from now on", "we changed it"
@@ -84,6 +86,9 @@ _MARKERS = (
     r"|\bjetzt (?:nur|erforderlich|optional|pflicht)|nur noch|\bkein\w* (?:\S+ ){0,3}mehr\b"
     r"|abgeschafft|wurden? eingestellt|ab jetzt|künftig|neuerdings|mit sofortiger wirkung"
     r"|umbenannt|wird ersetzt|ersetzt \S+ (?:\S+ )?(?:durch|mit)\b"
+    # a service the speaker ended ("den Lieferdienst haben wir eingestellt"; not a setting,
+    # "auf 20 Grad eingestellt")
+    r"|\b(?:haben|hat|habe) (?:wir |sie |es )?(?:(?!auf\b)[^\s\d]+ ){0,3}eingestellt\b"
     r"|seit (?:dem )?" + _MONTHS_DE,
     # French
     r"ne \S+ plus|n'\S+ plus|plus accept|désormais|dorénavant|à la place|au lieu de|remplacé par"
@@ -97,6 +102,8 @@ _MARKERS = (
     r"|sustituid[oa] por|ha sido (?:retirad|suprimid|descontinuad)|dej[óa] de|ha dejado de"
     r"|ahora (?:es|se exige|exige|necesita|hay que)|desde ahora|a partir de ahora|descontinuad[oa]"
     r"|foi (?:removid|retirad|desativad)|deixou de|agora (?:é|são|precisa)|no lugar de"
+    # "now only" ("agora só aceitamos", "ahora solo", "ora solo")
+    r"|\bagora só\b|\bahora s[oó]lo\b|\b(?:ora|adesso) solo\b"
     r"|a partir de agora|de agora em diante|daqui (?:para|pra) frente|deixamos de|paramos de"
     r"|com efeito imediato|con efecto inmediato|con effetto immediato|da ora in (?:poi|avanti)"
     r"|desde (?:el |o )?(?:\d+ de )?"
@@ -109,6 +116,7 @@ _MARKERS = (
     # Dutch / Scandinavian / Polish / Czech
     r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
     r"|niet langer|\bniet (?:\S+ ){1,2}langer\b"
+    r"|\balleen nog\b"
     r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen"
     r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
     r"|teraz wymaga|odstraněn|zrušen|od (?:teraz|dzisiaj|dziś)\b|ze skutkiem natychmiastowym"
@@ -127,6 +135,17 @@ _MARKERS = (
     # "no … any more" around its noun ("geen contant geld meer", "ingen kontanter længere")
     r"|\bgeen (?:\S+ ){0,3}meer\b(?! dan)|\binge[nt]? (?:\S+ ){0,3}(?:længere|lenger|längre)\b"
     r"|sinds (?:\d+ )?" + _MONTHS_NL,
+    # Romanian ("nu mai este acceptat", "înlocuit cu", "a fost eliminat", "de acum înainte"),
+    # Hungarian ("már nem", "helyette", "megszűnt", "mostantól") and Indonesian / Malay
+    # ("tidak lagi", "dihentikan", "diganti dengan", "sebagai gantinya", "mulai sekarang")
+    r"\bnu mai\b(?! (?:mult|puțin)\b)|\bîn loc(?:ul)? (?:de|lui)\b|\bînlocuit\w* (?:cu|de)\b"
+    r"|\bredenumit\w*"
+    r"|\ba fost (?:eliminat|înlocuit|retras|suspendat|oprit|anulat)\w*|\bde acum (?:înainte|încolo)"
+    r"|\bmár nem\b|\bhelyett(?:e|ük)?\b|\bmegszűnt\w*|\bmegszüntet\w*|\bmostantól\b"
+    r"|\btöbbé nem\b|\bnem (?:\S+ ){1,2}többé\b|\bkivezet\w*|\bátnevez\w*|\blecserél\w*"
+    r"|\bt(?:idak|ak) (?:\S+ ){0,2}lagi\b|\bsudah tidak\b|\bdihentikan\b"
+    r"|\bdiganti (?:dengan|oleh)\b|\bsebagai gantinya\b|\bmulai sekarang\b|\bdihapus\b"
+    r"|\bditiadakan\b",
     # Russian / Ukrainian / Greek / Turkish
     r"больше не|вместо|заменен|теперь требует|устарел|більше не|замість|δεν \S+ πλέον|πλέον δεν"
     r"|αντί για|αντικαταστάθηκε|artık|yerine|kaldırıldı|теперь|удал[её]н|отмен[её]н|упраздн"
@@ -342,14 +361,17 @@ def signals_change(text: str) -> bool:
 #: an answer that opens by saying yes, or no, in the languages the screen reads
 _YES = re.compile(
     r"^\W*(?:yes|yeah|yep|sure|of course|sí|si|oui|ja|jawohl|sim|sì|да|tak|ano|evet|kyllä"
-    r"|igen|はい|是的|是|네|예)(?=\W|$)",
+    r"|igen|はい|是的|是|네|예)(?=\W|$)"
+    # Indonesian "Ya," (a Spanish "Ya no" is not a yes: only before a comma, stop or "!")
+    r"|^\W*ya(?=\s*[,.!])",
     re.IGNORECASE,
 )
 _NO = re.compile(
     # "Unfortunately not", "Leider nein": a regret before the no is still a no
     r"^\W*(?:(?:unfortunately|sadly|i'?m afraid|afraid|leider|malheureusement|lamentablemente"
     r"|desafortunadamente|infelizmente|purtroppo|helaas|niestety)\W+)?"
-    r"(?:no|nope|not|never|non|nein|nee|nei|não|nao|нет|nie|ne|hayır|nej|ei|emme|eivät|nem|いいえ|不是|不"
+    r"(?:no|nope|not|never|non|nein|nee|nei|não|nao|нет|nie|ne|hayır|nej|ei|emme|eivät|nem"
+    r"|tidak|bukan|いいえ|不是|不"
     r"|아니요|아니오)(?=\W|$)",
     re.IGNORECASE,
 )
