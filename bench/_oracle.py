@@ -31,9 +31,11 @@ cannot fix. It is not a measure of any model.
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections import Counter
+from itertools import permutations
 from typing import Any
 
 from _quality_cases import Case, Event, Rule
@@ -88,6 +90,13 @@ class Oracle:
         self._texts: dict[str, dict[str, list[str]]] = {}
         self.asked: Counter[str] = Counter()
         self.unknown: Counter[str] = Counter()
+        #: ``BENCH_ORACLE_TRACE=<path>``: every request's agent, kind and answer, a JSON line each
+        self._trace = os.environ.get("BENCH_ORACLE_TRACE")
+
+    def _note(self, agent: str, kind: str, **found: Any) -> None:
+        if self._trace:
+            with self._lock, open(self._trace, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"agent": agent, "kind": kind, **found}) + "\n")
 
     def answer(self, messages: list[dict[str, Any]]) -> str:
         from digest.model.offline import answer as offline
@@ -102,15 +111,27 @@ class Oracle:
             self._count("reconcile")
             existing = json.loads(blocks["existing"].group(1))
             candidates = json.loads(blocks["candidates"].group(1))
-            return self._reconcile(case, existing, candidates)
+            said = self._reconcile(case, existing, candidates)
+            self._note(
+                case.key, "reconcile", said=said,
+                existing=[(e, self._rule_of_text(case, e)) for e in existing],
+                candidates=[(c, self._rule_of_text(case, c)) for c in candidates],
+            )  # fmt: skip
+            return said
         if blocks["question"] and blocks["open_questions"]:
             self._count("same_question")
             question = json.loads(blocks["question"].group(1))
             open_questions = json.loads(blocks["open_questions"].group(1))
-            return self._same_question(case, question, open_questions)
+            said = self._same_question(case, question, open_questions)
+            self._note(case.key, "same_question", q=question, open=open_questions, said=said)
+            return said
         if blocks["event"]:
             self._count("reflect")
-            return self._reflect(case, json.loads(blocks["event"].group(1)), messages)
+            shown = json.loads(blocks["event"].group(1))
+            said = self._reflect(case, shown, messages)
+            self._note(case.key, "reflect", event=self._event_of(case, shown.get("payload")).id,
+                       said=said)  # fmt: skip
+            return said
         return offline(messages)
 
     def _count(self, kind: str) -> None:
@@ -127,14 +148,25 @@ class Oracle:
     def _rules_of(self, case: Case, event: Event) -> list[Rule]:
         return [r for r in case.rules if event.id in r.events][:3]
 
-    def _rule_words(self, case: Case, rule: Rule, event: Event) -> set[str]:
-        """What tells ``rule`` apart inside ``event``: its ``says`` and the failures or
-        question of its other events."""
-        found = words(rule.says)
-        for other in case.events:
-            if other.id in rule.events and other.id != event.id:
-                found |= words(_failures(other) or other.payload)
-        return found
+    def _rule_words(self, case: Case, rules: list[Rule], event: Event) -> dict[str, set[str]]:
+        """What tells each of ``rules`` apart inside ``event``: its ``says`` and the words every
+        other event of the rule shares in its failures or question (its error family), less
+        the words another of ``rules`` has too."""
+        found: dict[str, set[str]] = {}
+        for rule in rules:
+            others = [
+                words(_failures(o) or o.payload)
+                for o in case.events
+                if o.id in rule.events and o.id != event.id
+            ]
+            family = set.intersection(*others) if others else set()
+            found[rule.name] = words(rule.says) | (
+                family or set().union(*others) if others else family
+            )
+        return {
+            name: mine - set().union(*(w for n, w in found.items() if n != name))
+            for name, mine in found.items()
+        }
 
     def _reflect(self, case: Case, shown: dict[str, Any], messages: list[dict[str, Any]]) -> str:
         from digest.model.contracts import LessonBlock, parse_reflect_output
@@ -150,13 +182,16 @@ class Oracle:
             theirs = []
         blocks: list[tuple[Rule, LessonBlock]] = []
         if isinstance(theirs, list) and len(theirs) == len(rules):
-            left = list(theirs)
-            # pair the rules that are easiest to tell apart first
-            for rule in sorted(rules, key=lambda r: -len(self._rule_words(case, r, event))):
-                want = self._rule_words(case, rule, event)
-                best = max(left, key=lambda b: _overlap(want, words([b.situation, b.correction])))
-                left.remove(best)
-                blocks.append((rule, best))
+            want = self._rule_words(case, rules, event)
+            said = [words([b.situation, b.mistake, b.correction]) for b in theirs]
+            # the pairing of lessons with rules that shares the most telling words
+            best = max(
+                permutations(range(len(theirs))),
+                key=lambda order: sum(
+                    len(want[r.name] & said[i]) for r, i in zip(rules, order, strict=True)
+                ),
+            )
+            blocks = [(r, theirs[i]) for r, i in zip(rules, best, strict=True)]
         else:
             blocks = [(rule, self._write(case, rule, event)) for rule in rules]
         with self._lock:
@@ -172,7 +207,7 @@ class Oracle:
 
         failures = _failures(event)
         if failures:
-            want = self._rule_words(case, rule, event)
+            want = self._rule_words(case, [rule], event)[rule.name]
             tool, error = max(failures, key=lambda f: _overlap(want, words(list(f))))
             named = f"`{tool}` fails" if tool else "The run fails"
             situation = f"{named} with: {error[:200]}"
