@@ -32,6 +32,7 @@ from digest.reflect.reconcile import (
     digits,
     named_apart,
 )
+from digest.reversal import signals_change
 from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, score
 
@@ -47,7 +48,8 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     candidate says: its words differ from the lesson's, or its numbers do, and it is not one
     run failure in other words (``meaning_of``)? A failure of the lesson's own subject (the
     same tool, or two runs' own errors) loses something only where a conflict can be read:
-    other figures, a negation flipped, other names quoted. Between two
+    both state figures and they differ, they quote other names, or the candidate reports a
+    change (``digest.reversal.signals_change``). Between two
     owners' questions meaning decides (``digest.facts``): only an answer to the lesson's
     question in other words that says no more than it loses nothing."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
@@ -69,13 +71,15 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         and not fp.other_subject(candidate.fingerprint, lesson.fingerprint)
     ):
         # one subject's failure (the same tool's, or two runs' own) that the judge was shown
-        # and called the same: its NOOP stands unless what the two say conflicts where it can
-        # be read (other figures, a negation flipped, other names quoted), however unlike the
-        # words read (another language, another service's wording of one error)
+        # and called the same: its NOOP stands however unlike the words read (another
+        # language, another service's wording: "not labelled" and "unlabelled", "300 s" and
+        # "five minutes"), unless both state figures and they differ, they quote other names,
+        # or the candidate reports a change (a reversal is a DELETE; a NOOP would lose it)
+        mine, theirs = digits(new), digits(old)
         return (
-            digits(new) != digits(old)
-            or negation_flipped(new, old)
+            bool(mine and theirs and mine != theirs)
             or named_apart(candidate, lesson)
+            or signals_change(" ".join(filter(None, (candidate.mistake, new))))
         )
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new

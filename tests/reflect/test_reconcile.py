@@ -708,13 +708,19 @@ def test_the_judges_noop_on_the_same_tools_failure_in_other_words_stands(
 ) -> None:
     """One tool's failure worded apart (another language, another service's words) that the
     judge was shown and called the same: its NOOP stands (DESIGN §8a: another key is not a
-    veto); the same judge's NOOP on a failure stating other figures would lose it: an ADD."""
+    veto); its NOOP on a failure stating other figures, or reporting a change, would lose
+    it: an ADD."""
     _, lesson = _tool_lesson(tool, shown, lesson_id=77)
     candidate, _ = _tool_lesson(tool, asked)
     assert fp.distinct(candidate.fingerprint, lesson.fingerprint)
     noop = [{"op": "NOOP", "candidate": 0, "id": 0}]
     [op] = resolve(noop, {0: candidate}, [77], [lesson]).operations
     assert (op.op, op.lesson_id) == ("NOOP", 77)
-    other, _ = _tool_lesson(tool, "Quota of 3 requests per 5 minutes exceeded")
-    [op] = resolve(noop, {0: other}, [77], [lesson]).operations
+    _, capped = _tool_lesson(tool, "At most 3 requests per customer and day", lesson_id=78)
+    other, _ = _tool_lesson(tool, "Quota reached: 5 requests per customer each day")
+    [op] = resolve(noop, {0: other}, [78], [capped]).operations
+    assert op.op == "ADD"
+    # a failure that reports a change is a reversal for the judge to DELETE, never a NOOP
+    changed, _ = _tool_lesson(tool, "This endpoint is no longer supported: call v2 instead")
+    [op] = resolve(noop, {0: changed}, [77], [lesson]).operations
     assert op.op == "ADD"
