@@ -4,6 +4,7 @@ It answers like a plausible model by delegating to the offline rules
 (``digest.model.offline.answer``) and counts requests and prompt tokens (estimated as characters
 / 4, the same for every bank size, so per-event figures compare), in all and by the step that
 asked (``kinds()``: reflect, reconcile, summarize, read from the blocks the prompt carries).
+``answerer`` replaces the offline rules (``bench/_oracle.py``: the quality bench's oracle).
 ``latency_s`` makes every answer wait, like a remote model."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -21,8 +23,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 class Loopback:
-    def __init__(self, latency_s: float = 0.0) -> None:
+    def __init__(
+        self, latency_s: float = 0.0, answerer: Callable[[list[dict[str, Any]]], str] | None = None
+    ) -> None:
         self.latency_s = latency_s
+        #: who answers a request (None: the offline rules); ``bench/_oracle.py`` passes its own
+        self.answerer = answerer
         self.requests = 0
         self.prompt_tokens = 0
         self.errors = 0
@@ -78,7 +84,7 @@ class Loopback:
                 if loop.latency_s:
                     time.sleep(loop.latency_s)
                 try:
-                    text, status = answer(messages), 200
+                    text, status = (loop.answerer or answer)(messages), 200
                 except Exception as exc:  # the rules found nothing to judge: a 400, as a model API
                     with loop._lock:
                         loop.errors += 1

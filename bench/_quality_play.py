@@ -161,14 +161,17 @@ class Remote:
 
 
 @contextmanager
-def through_worker(url: str, embedding: str) -> Iterator[Remote]:
+def through_worker(
+    url: str, embedding: str, answerer: Callable[[list[dict[str, Any]]], str] | None = None
+) -> Iterator[Remote]:
     """A worker on a queue of its own (Redis: ``DIGEST_BENCH_REDIS``) judging with the loopback
-    model; this process captures onto that queue meanwhile."""
+    model (``answerer``: who answers on it, the offline rules when None, ``bench/_oracle.py``'s
+    oracle for ``--judge oracle``); this process captures onto that queue meanwhile."""
     from _loopback import Loopback, loopback_env
     from _worker import REDIS_URL, flush_broker, start_worker, worker_env
 
     queue = f"bench-quality-{uuid.uuid4().hex[:6]}"
-    with Loopback() as loop:
+    with Loopback(answerer=answerer) as loop:
         extra = {
             **loopback_env(loop.api_base), "DIGEST_EMBEDDING_MODEL": embedding,
             "DIGEST_THRESHOLD_SIGNALS": NO_COMPOSE,

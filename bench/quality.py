@@ -1,6 +1,7 @@
 """Benchmark: is the lesson bank right? Ground-truth streams by class (issue 24, point 6).
 
-    .venv/bin/python bench/quality.py [--judge offline|remote|both] [--split dev|held-out|both]
+    .venv/bin/python bench/quality.py [--judge offline|remote|oracle|both|all]
+                                      [--split dev|held-out|both]
                                       [--class CLASS ...] [--file STEM ...]
                                       [--embedding static|local|none] [--report] [--titles]
 
@@ -24,7 +25,13 @@ Each case's stream goes through the one reflect core two ways (``bench/_quality_
 ``offline/rules`` in process (``drain`` after each capture, the embedded mode) and a remote
 stand-in, a real worker process judging with ``openai/loopback``, an OpenAI-compatible server
 answering every request with the offline rules over HTTP (an oracle is not allowed to peek:
-the stand-in's reconcile answers know nothing the ground truth says). Each judge gets a fresh
+the stand-in's reconcile answers know nothing the ground truth says). ``--judge oracle`` is a
+CEILING measurement, not a judge: the same worker path with ``bench/_oracle.py``'s oracle on the
+loopback, a model that PEEKS at each case's ground truth and answers rightly whenever it is
+asked; a case it leaves wrong is wrong because of the structure around the model (neighbours
+not shown, a fast path that decided without asking, an answer refused when applied, a trust or
+release rule), which no better model fixes (``both``: offline and remote; ``all``: the three;
+``measure()`` runs offline and remote only). Each judge gets a fresh
 PostgreSQL database. Grading (``bench/_quality_verdict.py``) reads the bank back: right, merged,
 split, kept both (a reversal that did not supersede, and no held lesson waits to replace it),
 superseded wrongly, and the rest; a reversal of a released lesson that one run reported waits,
@@ -67,8 +74,14 @@ from _report import Figure  # noqa: E402
 from _scratch import ADMIN_URL  # noqa: E402
 
 BENCH = "lesson quality"
-JUDGES = ("offline", "remote")
-LABELS = {"offline": "offline/rules in process", "remote": "remote stand-in, worker"}
+JUDGES = ("offline", "remote", "oracle")
+#: what ``--judge`` names: one judge, or several
+CHOICES = {**{j: (j,) for j in JUDGES}, "both": ("offline", "remote"), "all": JUDGES}
+LABELS = {
+    "offline": "offline/rules in process",
+    "remote": "remote stand-in, worker",
+    "oracle": "oracle (CEILING: peeks at the ground truth), worker",
+}
 TENANT = "quality"
 STREAM_TENANT = "stream"
 #: the half-repeats stream's agents are named with this prefix (the cases' with "q:")
@@ -140,7 +153,14 @@ def run_judge(
         if judge == "offline":
             play = partial(in_process, url, embedding=embedding)
         else:
-            remote = stack.enter_context(through_worker(url, embedding))
+            answerer = None
+            if judge == "oracle":
+                from _oracle import Oracle
+
+                known = {c.key: c for c in cases}
+                known.update({c.key: c for s in SPLITS for c in load(s, ("contradiction",))})
+                answerer = Oracle(list(known.values())).answer
+            remote = stack.enter_context(through_worker(url, embedding, answerer))
             play = remote.play
         play([case_script(TENANT, case) for case in cases])
         graded = [grade(case, observe(url, TENANT, case)) for case in cases]
@@ -148,9 +168,9 @@ def run_judge(
             return JudgeRun(judge, graded, None)
         contradictions = [c for split in SPLITS for c in load(split, ("contradiction",))]
         scripts, repeats = _stream_scripts(stream_events)
-        before = remote.loop.kinds() if judge == "remote" else {}
+        before = remote.loop.kinds() if judge != "offline" else {}
         play(scripts + [case_script(STREAM_TENANT, c) for c in contradictions])
-        after = remote.loop.kinds() if judge == "remote" else {}
+        after = remote.loop.kinds() if judge != "offline" else {}
         asked = [grade(c, observe(url, STREAM_TENANT, c)) for c in contradictions]
         events, calls, tokens, reconciled = stream_cost(url, STREAM_TENANT, STREAM_AGENT)
         stream = StreamCost(
@@ -292,14 +312,14 @@ def measure(scale: float = 1.0) -> list[Figure]:
     cases = [c for split in SPLITS for c in load(split)]
     stream = max(40, int(200 * scale))
     found: list[Figure] = []
-    for judge in JUDGES:
+    for judge in CHOICES["both"]:
         found += figures(run_judge(judge, cases, stream_events=stream))
     return found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--judge", choices=[*JUDGES, "both"], default="both")
+    parser.add_argument("--judge", choices=list(CHOICES), default="both")
     parser.add_argument("--split", choices=[*SPLITS, "both"], default="both")
     parser.add_argument("--class", dest="classes", nargs="*", choices=CLASSES, default=None)
     parser.add_argument(
@@ -332,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     files = tuple(args.files) if args.files else None
     cases = [c for split in splits for c in load(split, classes, files)]
     ok = True
-    for judge in JUDGES if args.judge == "both" else (args.judge,):
+    for judge in CHOICES[args.judge]:
         run = run_judge(judge, cases, embedding=args.embedding, stream_events=args.stream)
         print(f"\n== {LABELS[judge]} (embedding {args.embedding})\n{table(run)}", flush=True)
         for f in figures(replace(run, graded=[])):

@@ -30,7 +30,9 @@ from digest.reflect.reconcile import (
     Plan,
     candidate_text,
     digits,
+    named_apart,
 )
+from digest.reversal import signals_change
 from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, score
 
@@ -44,7 +46,10 @@ NOOP_ACROSS_KEYS_IDENTITY = 0.8
 def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     """Would a NOOP of ``candidate`` on ``lesson`` (another key of its kind) lose what the
     candidate says: its words differ from the lesson's, or its numbers do, and it is not one
-    run failure in other words (``meaning_of``)? Between two
+    run failure in other words (``meaning_of``)? A failure of the lesson's own subject (the
+    same tool, or two runs' own errors) loses something only where a conflict can be read:
+    both state figures and they differ, they quote other names, or the candidate reports a
+    change (``digest.reversal.signals_change``). Between two
     owners' questions meaning decides (``digest.facts``): only an answer to the lesson's
     question in other words that says no more than it loses nothing."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
@@ -59,6 +64,23 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         # the lesson's support. Not for what people state (an operator's content, an owner's
         # fact): there a shared frame can read alike around two different facts
         return False
+    new, old = candidate_text(candidate), lesson_text(lesson.situation, lesson.correction)
+    if (
+        fp.tells_a_failure(candidate.fingerprint)
+        and fp.tells_a_failure(lesson.fingerprint)
+        and not fp.other_subject(candidate.fingerprint, lesson.fingerprint)
+    ):
+        # one subject's failure (the same tool's, or two runs' own) that the judge was shown
+        # and called the same: its NOOP stands however unlike the words read (another
+        # language, another service's wording: "not labelled" and "unlabelled", "300 s" and
+        # "five minutes"), unless both state figures and they differ, they quote other names,
+        # or the candidate reports a change (a reversal is a DELETE; a NOOP would lose it)
+        mine, theirs = digits(new), digits(old)
+        return (
+            bool(mine and theirs and mine != theirs)
+            or named_apart(candidate, lesson)
+            or signals_change(" ".join(filter(None, (candidate.mistake, new))))
+        )
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new
         tags = lesson.tags or ()
@@ -67,7 +89,6 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
         known = facts.lesson_fact(lesson.situation, lesson.correction)
         return not facts.repeats(asked, known)
-    new, old = candidate_text(candidate), lesson_text(lesson.situation, lesson.correction)
     if digits(new) != digits(old) or negation_flipped(new, old):
         return True
     return score(new, old)[1] < NOOP_ACROSS_KEYS_IDENTITY

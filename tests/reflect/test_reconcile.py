@@ -678,3 +678,49 @@ def test_content_rules_that_may_state_one_fact_go_to_the_judge() -> None:
     other, _ = _content("Replacements always travel by tracked post.")
     op = fast_path(0, other, [known], floor=FLOOR, identical=IDENTICAL)
     assert op is not None and (op.op, op.fast) == ("ADD", True)
+
+
+def _tool_lesson(tool: str, error: str, lesson_id: int = 0) -> tuple[Candidate, Neighbour]:
+    situation = f"Calling the `{tool}` tool"
+    correction = f"Change the arguments or the approach: `{tool}` fails with «{error}»."
+    key = fp.tool_key(tool, error)
+    candidate = Candidate(situation=situation, correction=correction, fingerprint=key)
+    neighbour = Neighbour(
+        lesson_id=lesson_id, relevance=0.2, identity=0.2, title="t", situation=situation,
+        mistake=None, correction=correction, tags=(tool,), fingerprint=key,
+    )  # fmt: skip
+    return candidate, neighbour
+
+
+@pytest.mark.parametrize(
+    ("tool", "shown", "asked"),
+    [
+        ("book_ride", "No drivers available near the pickup location",
+         "Ingen ledige chauffører i nærheden af afhentningsstedet"),
+        ("reserve_table", "The restaurant is fully booked for this evening",
+         "Das Restaurant ist heute Abend komplett ausgebucht"),
+        ("create_invoice", "VAT number is missing on the customer record",
+         "Le numéro de TVA manque dans la fiche client"),
+    ],
+)  # fmt: skip
+def test_the_judges_noop_on_the_same_tools_failure_in_other_words_stands(
+    tool: str, shown: str, asked: str
+) -> None:
+    """One tool's failure worded apart (another language, another service's words) that the
+    judge was shown and called the same: its NOOP stands (DESIGN §8a: another key is not a
+    veto); its NOOP on a failure stating other figures, or reporting a change, would lose
+    it: an ADD."""
+    _, lesson = _tool_lesson(tool, shown, lesson_id=77)
+    candidate, _ = _tool_lesson(tool, asked)
+    assert fp.distinct(candidate.fingerprint, lesson.fingerprint)
+    noop = [{"op": "NOOP", "candidate": 0, "id": 0}]
+    [op] = resolve(noop, {0: candidate}, [77], [lesson]).operations
+    assert (op.op, op.lesson_id) == ("NOOP", 77)
+    _, capped = _tool_lesson(tool, "At most 3 requests per customer and day", lesson_id=78)
+    other, _ = _tool_lesson(tool, "Quota reached: 5 requests per customer each day")
+    [op] = resolve(noop, {0: other}, [78], [capped]).operations
+    assert op.op == "ADD"
+    # a failure that reports a change is a reversal for the judge to DELETE, never a NOOP
+    changed, _ = _tool_lesson(tool, "This endpoint is no longer supported: call v2 instead")
+    [op] = resolve(noop, {0: changed}, [77], [lesson]).operations
+    assert op.op == "ADD"

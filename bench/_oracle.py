@@ -1,0 +1,297 @@
+"""The quality bench's oracle judge (``bench/quality.py --judge oracle``): a CEILING, it peeks.
+
+A model that answers rightly whenever it is asked, served on ``bench/_loopback.py``'s
+OpenAI-compatible server to a real worker process, like the remote stand-in. It knows every
+case's ground truth (``bench/_quality_cases.py``: rules, events, ``superseded_by``,
+``nothing``) and reads which case a request is about from the prompt's ``Agent:`` line (a
+case's agent is ``q:<case key>``); requests of any other agent (the half-repeats stream) get the
+offline rules' answer. What it measures is whether the STRUCTURE around the model (which
+neighbours are shown, the fast paths that decide without asking, how ``reconcile.resolve``
+applies an answer, the trust and release rules, same-question matching) lets a right model
+reach the right bank: a case wrong under the oracle is wrong for a reason a better model
+cannot fix. It is not a measure of any model.
+
+- reflect: the event is found among its case's events by the words of its payload.
+  ``<skip>`` for an event in ``nothing``; otherwise one lesson per rule the event teaches (at
+  most 3). When the offline rules' answer has as many lessons as the event teaches rules, the
+  oracle keeps their words (so fingerprints and titles are the product's) and pairs each
+  lesson with a rule by the words it shares with the rule's other events and ``says``;
+  otherwise it writes each lesson itself: the situation names the run's failure closest to the
+  rule (tool and error) or the question, the correction is the rule's ``says``.
+- reconcile: every lesson text it wrote is remembered with its rule (per agent); each
+  candidate and each shown lesson is read back to its rule (exact words, else the remembered
+  text sharing the most words). Per candidate: NOOP on a shown lesson of the same rule, DELETE
+  (with a reason) on each shown lesson whose rule is ``superseded_by`` the candidate's, ADD
+  otherwise. It never names an id it was not shown and never writes an UPDATE.
+- same_question: the new and each open question are found among the case's owner answers; a
+  match only when their events teach the same rule.
+- summarize: the offline rules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections import Counter
+from itertools import permutations
+from typing import Any
+
+from _quality_cases import Case, Event, Rule
+
+_WORD = re.compile(r"\w{3,}", re.UNICODE)
+_AGENT = re.compile(r"^Agent: (.*)$", re.MULTILINE)
+_BLOCK = {
+    name: re.compile(rf"<{name}>\s*(.*?)\s*</{name}>", re.DOTALL)
+    for name in ("event", "existing", "candidates", "question", "open_questions", "added")
+}
+
+
+def words(value: Any) -> set[str]:
+    """The words (3+ letters, lower case) of every string inside ``value``."""
+    if isinstance(value, dict):
+        return set().union(*(words(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(words(v) for v in value)) if value else set()
+    return {w.lower() for w in _WORD.findall(str(value))} if value is not None else set()
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    return len(a & b) / (len(b) or 1)
+
+
+def _text_key(situation: Any, correction: Any) -> str:
+    return " ".join(f"{situation} | {correction}".lower().split())
+
+
+def _failures(event: Event) -> list[tuple[str, str]]:
+    """(tool, error) of each failed call of a run, and the run's own error."""
+    payload = event.payload
+    found = [
+        (str(c.get("tool") or ""), str(c.get("error") or ""))
+        for c in payload.get("tool_calls") or []
+        if isinstance(c, dict) and c.get("error")
+    ]
+    if payload.get("error"):
+        found.append(("", str(payload["error"])))
+    return found
+
+
+class Oracle:
+    """Answers as a right model would for the cases it was given (thread-safe)."""
+
+    def __init__(self, cases: list[Case]) -> None:
+        from _quality_play import agent_of
+
+        self.cases = {agent_of(c): c for c in cases}
+        self._lock = threading.Lock()
+        #: agent → lesson text key → the rules it was written for (latest last)
+        self._texts: dict[str, dict[str, list[str]]] = {}
+        self.asked: Counter[str] = Counter()
+        self.unknown: Counter[str] = Counter()
+        #: ``BENCH_ORACLE_TRACE=<path>``: every request's agent, kind and answer, a JSON line each
+        self._trace = os.environ.get("BENCH_ORACLE_TRACE")
+
+    def _note(self, agent: str, kind: str, **found: Any) -> None:
+        if self._trace:
+            with self._lock, open(self._trace, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"agent": agent, "kind": kind, **found}) + "\n")
+
+    def answer(self, messages: list[dict[str, Any]]) -> str:
+        from digest.model.offline import answer as offline
+
+        text = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+        agent = _AGENT.search(text)
+        case = self.cases.get(agent.group(1).strip()) if agent else None
+        if case is None or _BLOCK["added"].search(text):
+            return offline(messages)
+        blocks = {k: b.search(text) for k, b in _BLOCK.items()}
+        if blocks["existing"] and blocks["candidates"]:
+            self._count("reconcile")
+            existing = json.loads(blocks["existing"].group(1))
+            candidates = json.loads(blocks["candidates"].group(1))
+            said = self._reconcile(case, existing, candidates)
+            self._note(
+                case.key, "reconcile", said=said,
+                existing=[(e, self._rule_of_text(case, e)) for e in existing],
+                candidates=[(c, self._rule_of_text(case, c)) for c in candidates],
+            )  # fmt: skip
+            return said
+        if blocks["question"] and blocks["open_questions"]:
+            self._count("same_question")
+            question = json.loads(blocks["question"].group(1))
+            open_questions = json.loads(blocks["open_questions"].group(1))
+            said = self._same_question(case, question, open_questions)
+            self._note(case.key, "same_question", q=question, open=open_questions, said=said)
+            return said
+        if blocks["event"]:
+            self._count("reflect")
+            shown = json.loads(blocks["event"].group(1))
+            said = self._reflect(case, shown, messages)
+            self._note(case.key, "reflect", event=self._event_of(case, shown.get("payload")).id,
+                       said=said)  # fmt: skip
+            return said
+        return offline(messages)
+
+    def _count(self, kind: str) -> None:
+        with self._lock:
+            self.asked[kind] += 1
+
+    # reflect -------------------------------------------------------------------------------
+
+    def _event_of(self, case: Case, payload: Any) -> Event:
+        """The case's event whose payload shares the most words with ``payload``."""
+        seen = words(payload)
+        return max(case.events, key=lambda e: _overlap(seen, words(e.payload)))
+
+    def _rules_of(self, case: Case, event: Event) -> list[Rule]:
+        return [r for r in case.rules if event.id in r.events][:3]
+
+    def _rule_words(self, case: Case, rules: list[Rule], event: Event) -> dict[str, set[str]]:
+        """What tells each of ``rules`` apart inside ``event``: its ``says`` and the words every
+        other event of the rule shares in its failures or question (its error family), less
+        the words another of ``rules`` has too."""
+        found: dict[str, set[str]] = {}
+        for rule in rules:
+            others = [
+                words(_failures(o) or o.payload)
+                for o in case.events
+                if o.id in rule.events and o.id != event.id
+            ]
+            family = set.intersection(*others) if others else set()
+            found[rule.name] = words(rule.says) | (
+                family or set().union(*others) if others else family
+            )
+        return {
+            name: mine - set().union(*(w for n, w in found.items() if n != name))
+            for name, mine in found.items()
+        }
+
+    def _reflect(self, case: Case, shown: dict[str, Any], messages: list[dict[str, Any]]) -> str:
+        from digest.model.contracts import LessonBlock, parse_reflect_output
+        from digest.model.offline import answer as offline
+
+        event = self._event_of(case, shown.get("payload"))
+        if event.id in case.nothing:
+            return f"<skip>oracle: event {event.id} teaches nothing</skip>"
+        rules = self._rules_of(case, event)
+        try:
+            theirs = parse_reflect_output(offline(messages))
+        except Exception:  # the rules found nothing: write every lesson ourselves
+            theirs = []
+        blocks: list[tuple[Rule, LessonBlock]] = []
+        if isinstance(theirs, list) and len(theirs) == len(rules):
+            want = self._rule_words(case, rules, event)
+            said = [words([b.situation, b.mistake, b.correction]) for b in theirs]
+            # the pairing of lessons with rules that shares the most telling words
+            best = max(
+                permutations(range(len(theirs))),
+                key=lambda order: sum(
+                    len(want[r.name] & said[i]) for r, i in zip(rules, order, strict=True)
+                ),
+            )
+            blocks = [(r, theirs[i]) for r, i in zip(rules, best, strict=True)]
+        else:
+            blocks = [(rule, self._write(case, rule, event)) for rule in rules]
+        with self._lock:
+            memory = self._texts.setdefault(f"q:{case.key}", {})
+            for rule, block in blocks:
+                memory.setdefault(_text_key(block.situation, block.correction), []).append(
+                    rule.name
+                )
+        return "\n".join(_render(block) for _, block in blocks)
+
+    def _write(self, case: Case, rule: Rule, event: Event) -> Any:
+        from digest.model.contracts import LessonBlock
+
+        failures = _failures(event)
+        if failures:
+            want = self._rule_words(case, [rule], event)[rule.name]
+            tool, error = max(failures, key=lambda f: _overlap(want, words(list(f))))
+            named = f"`{tool}` fails" if tool else "The run fails"
+            situation = f"{named} with: {error[:200]}"
+        elif event.kind == "owner_answer":
+            situation = f"Asked: {event.payload.get('question', '')}"[:240]
+        else:
+            situation = f"Drafting a reply like: {str(event.payload.get('original', ''))[:160]}"
+        return LessonBlock(_safe(situation), _safe(rule.says), None, (event.kind,))
+
+    # reconcile -----------------------------------------------------------------------------
+
+    def _rule_of_text(self, case: Case, item: dict[str, Any]) -> str | None:
+        memory = self._texts.get(f"q:{case.key}", {})
+        key = _text_key(item.get("situation"), item.get("correction"))
+        if key in memory:
+            return memory[key][-1]
+        seen = words([item.get("situation"), item.get("correction")])
+        scored = [(_overlap(words(k), seen), k) for k in memory]
+        if not scored:
+            return None
+        score, best = max(scored)
+        if score < 0.6:
+            with self._lock:
+                self.unknown["text"] += 1
+            return None
+        return memory[best][-1]
+
+    def _reconcile(
+        self, case: Case, existing: list[dict[str, Any]], candidates: list[dict[str, Any]]
+    ) -> str:
+        ops: list[dict[str, Any]] = []
+        shown = {int(e["id"]): self._rule_of_text(case, e) for e in existing}
+        for c in candidates:
+            number = int(c["candidate"])
+            rule = self._rule_of_text(case, c)
+            same = [i for i, r in shown.items() if rule is not None and r == rule]
+            if same:
+                ops.append({"op": "NOOP", "candidate": number, "id": same[0]})
+                continue
+            old = [
+                i
+                for i, r in shown.items()
+                if r is not None and rule is not None and case.rule(r).superseded_by == rule
+            ]
+            for i in old:
+                ops.append({
+                    "op": "DELETE", "candidate": number, "id": i,
+                    "reason": "the new lesson reverses this one: the requirement changed",
+                })  # fmt: skip
+            if not old:
+                ops.append({"op": "ADD", "candidate": number})
+        return json.dumps({"operations": ops})
+
+    # same question -------------------------------------------------------------------------
+
+    def _question_rules(self, case: Case, text: str) -> set[str]:
+        answers = [e for e in case.events if e.kind == "owner_answer"]
+        if not answers:
+            return set()
+        seen = words(text)
+        event = max(answers, key=lambda e: _overlap(seen, words(e.payload.get("question"))))
+        return {r.name for r in case.rules if event.id in r.events}
+
+    def _same_question(
+        self, case: Case, question: dict[str, Any], open_questions: list[dict[str, Any]]
+    ) -> str:
+        mine = self._question_rules(case, str(question.get("text", "")))
+        same = [
+            int(q["id"])
+            for q in open_questions
+            if mine & self._question_rules(case, str(q.get("text", "")))
+        ]
+        return json.dumps({"same_as": same or None})
+
+
+def _safe(text: str) -> str:
+    """No angle brackets: the answer's structure is the oracle's own."""
+    return text.replace("<", "‹").replace(">", "›").strip() or "(empty)"
+
+
+def _render(block: Any) -> str:
+    tags = ", ".join(block.tags)
+    mistake = f"<mistake>{_safe(block.mistake)}</mistake>" if block.mistake else ""
+    return (
+        f"<lesson><situation>{_safe(block.situation)}</situation>{mistake}"
+        f"<correction>{_safe(block.correction)}</correction><tags>{tags}</tags></lesson>"
+    )
