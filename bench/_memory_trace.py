@@ -44,6 +44,7 @@ ENV = "BENCH_MEMORY_TRACE"
 FROM_ENV = "BENCH_MEMORY_TRACE_FROM"
 AT_ENV = "BENCH_MEMORY_TRACE_AT"
 FRAMES = 12
+KEPT = "kept indexes (AgentIndex.nbytes)"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -151,7 +152,8 @@ def _smaps() -> dict[str, float]:
 
 def _memories() -> dict[str, list[float]]:
     """Every memory the process keeps that code of ``digest``/``worker`` names: name →
-    [entries, bytes (-1: not weighed), and hits, misses where it counts them]."""
+    [entries, bytes (-1: not weighed), and hits, misses, its bounds (entries, bytes) where it
+    counts them]."""
     from digest.bounded import BytesLRU, approx_bytes
     from digest.runtime import runtime
 
@@ -167,12 +169,18 @@ def _memories() -> dict[str, list[float]]:
                 continue  # imported from elsewhere: counted where it is defined
             if hasattr(value, "memo_info"):
                 info = value.memo_info()
-                found[where] = [info.entries, info.nbytes, info.hits, info.misses]
+                found[where] = [
+                    info.entries, info.nbytes, info.hits, info.misses, info.max_entries,
+                    info.max_bytes,
+                ]  # fmt: skip
             elif hasattr(value, "cache_info") and callable(value.cache_info):
                 cached = value.cache_info()
                 found[where] = [cached.currsize, -1, cached.hits, cached.misses]
             elif isinstance(value, BytesLRU):
-                found[where] = [len(value), value.nbytes, value.hits, value.misses]
+                found[where] = [
+                    len(value), value.nbytes, value.hits, value.misses, value.max_entries,
+                    value.max_bytes,
+                ]  # fmt: skip
             elif isinstance(value, dict | set | list) and len(value) > 64:
                 found[where] = [len(value), approx_bytes(value)]
     pieces = getattr(runtime(), "_pieces", {})
@@ -186,11 +194,13 @@ def _memories() -> dict[str, list[float]]:
             len(piece) if hasattr(piece, "__len__") else 1,
             nbytes if isinstance(nbytes, int) else approx_bytes(piece),
         ]
+        if isinstance(piece, BytesLRU):
+            found[where] += [piece.hits, piece.misses, piece.max_entries, piece.max_bytes]
     try:
         from digest.lessons.bank import kept_sizes
 
         entries, held = kept_sizes()
-        found["kept indexes (AgentIndex.nbytes)"] = [entries, held]
+        found[KEPT] = [entries, held]
     except ImportError:
         pass
     try:
@@ -309,14 +319,19 @@ def report(folder: Path, top: int = 25) -> list[str]:
             continue
         out.append(
             "  done: RSS | glibc in use, free, mmapped | pymalloc arenas, live MB |"
-            " brk heap RSS, anonymous RSS (MB)"
+            " brk heap RSS, anonymous RSS (MB) | kept indexes MB | byte-bounded memories:"
+            " held of their bounds, MB"
         )
         for x in lines:
+            held, bound = filled(x["memories"])
+            share = 100 * held / bound if bound else 0.0
+            kept = x["memories"].get(KEPT, [0, 0])[1] / 2**20
             out.append(
                 f"  {x['done']:>6}: {x['rss_mb']:6.1f} | {x.get('heap_in_use_mb', 0):5.1f},"
                 f" {x.get('heap_free_mb', 0):5.1f}, {x.get('mmapped_mb', 0):5.1f} |"
                 f" {x.get('pymalloc_arenas', 0):4.0f}, {x.get('pymalloc_live_mb', 0):5.1f} |"
-                f" {x.get('brk_heap_rss_mb', 0):5.1f}, {x.get('anonymous_mb', 0):5.1f}"
+                f" {x.get('brk_heap_rss_mb', 0):5.1f}, {x.get('anonymous_mb', 0):5.1f} |"
+                f" {kept:5.2f} | {held:5.2f} of {bound:5.2f} ({share:3.0f}%)"
             )
         out.append("  " + _split(lines[0], lines[-1]))
         first, last = _nearest(lines, snaps[0]) if snaps else lines[0], lines[-1]
@@ -362,6 +377,17 @@ def report(folder: Path, top: int = 25) -> list[str]:
                     f"  {_where(stat.traceback)}"
                 )
     return out
+
+
+def filled(memories: dict[str, list[float]]) -> tuple[float, float]:
+    """MB the byte-bounded memories hold, and the MB of their byte bounds (those the census
+    reads a bound of: ``memo`` and ``BytesLRU``, the kept indexes aside)."""
+    held = bound = 0.0
+    for entry in memories.values():
+        if len(entry) >= 6 and entry[5] > 0:
+            held += max(entry[1], 0) / 2**20
+            bound += entry[5] / 2**20
+    return held, bound
 
 
 def _split(first: dict[str, Any], last: dict[str, Any]) -> str:
