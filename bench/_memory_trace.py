@@ -194,8 +194,14 @@ def _memories() -> dict[str, list[float]]:
             len(piece) if hasattr(piece, "__len__") else 1,
             nbytes if isinstance(nbytes, int) else approx_bytes(piece),
         ]
-        if isinstance(piece, BytesLRU):
-            found[where] += [piece.hits, piece.misses, piece.max_entries, piece.max_bytes]
+        held = [piece] if isinstance(piece, BytesLRU) else [
+            v for v in getattr(piece, "__dict__", {}).values() if isinstance(v, BytesLRU)
+        ]  # fmt: skip
+        if held:  # a bounded memory, or an object holding some: their counts and bounds
+            found[where] += [
+                sum(x.hits for x in held), sum(x.misses for x in held),
+                sum(x.max_entries for x in held), sum(x.max_bytes for x in held),
+            ]  # fmt: skip
     try:
         from digest.lessons.bank import kept_sizes
 
