@@ -24,11 +24,13 @@ FINITE_ARGUMENTS = {
     "digest.capture.store._event_statements": "SQLAlchemy dialect names",
 }
 #: MiB the byte bounds of every module-level memo add up to (docs/internals.md); of which
-#: on the agent's turn only (rendered run texts, parsed questions and answers), never filled
+#: on the agent's turn only (rendered run texts and those logged unrendered, parsed questions
+#: and answers), never filled
 #: by a worker's reflection
-MODULE_MEMOS_MIB, AGENT_TURN_MIB = 41.625, 32.0
+MODULE_MEMOS_MIB, AGENT_TURN_MIB = 42.625, 33.0
 AGENT_TURN = (
     "digest.agent_text._run_text",
+    "digest.agent_text._UNRENDERED_LOGGED",
     "digest.questions.same.question_fact",
     "digest.questions.same.lesson_fact_of",
     "digest.questions.same._keys",
@@ -47,20 +49,22 @@ def _caches() -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for module in _modules():
         for attr, value in vars(module).items():
-            if getattr(value, "__module__", module.__name__) != module.__name__:
+            name = f"{module.__name__}.{attr}"
+            if isinstance(value, BytesLRU):  # an instance: its class's module is bounded's
+                kept.setdefault(name, value)
+            elif getattr(value, "__module__", module.__name__) != module.__name__:
                 continue  # imported: checked where it is defined
-            if (
-                hasattr(value, "memo_info")
-                or isinstance(value, BytesLRU)
-                or (hasattr(value, "cache_info") and hasattr(value, "cache_parameters"))
+            elif hasattr(value, "memo_info") or (
+                hasattr(value, "cache_info") and hasattr(value, "cache_parameters")
             ):
-                kept[f"{module.__name__}.{attr}"] = value
+                kept[name] = value
     return kept
 
 
 def test_every_cache_of_a_function_is_bounded() -> None:
     caches = _caches()
     assert "digest.reflect.screen._reason" in caches and "digest.redact._secret_named" in caches
+    assert "digest.agent_text._UNRENDERED_LOGGED" in caches  # a BytesLRU at module level
     unbounded = []
     for name, cache in caches.items():
         if hasattr(cache, "memo_info"):
