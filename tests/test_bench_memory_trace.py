@@ -59,3 +59,15 @@ def test_the_census_records_each_memos_bounds_and_the_report_sums_their_fill() -
         "not weighed": [2, -1],
     }
     assert _memory_trace.filled(memories) == (2.0, 8.0)
+
+
+def test_a_memory_is_full_at_either_bound_and_unused_ones_are_not_counted() -> None:
+    memories = {
+        "at its entry bound": [1000, 2**10, 0, 0, 1024, 2**20],
+        "at its byte bound": [10, 2**20 - 100, 0, 0, 1024, 2**20],
+        "filling": [100, 2**16, 0, 0, 1024, 2**20],
+        "entry bound given per call (0 here), bytes low": [50, 2**12, 0, 0, 0, 2**20],
+        "unused": [0, 0, 0, 0, 1024, 2**20],
+        "an lru_cache": [7, -1, 1, 1],
+    }
+    assert _memory_trace.full(memories) == (2, 4)
