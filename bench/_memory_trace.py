@@ -14,6 +14,10 @@ starts at ``BENCH_MEMORY_TRACE_FROM`` events (default 4,000: tracing slows the c
 snapshot is dumped at each mark of ``BENCH_MEMORY_TRACE_AT`` (default ``5000,10000,20000``) to
 ``DIR/<pid>-<mark>.snap``; ``report(DIR)`` prints the growth between the first and the last
 snapshot of each child by traceback and by file, and the sizes at the first and last line.
+At each mark the report also prints the kept indexes' MB and how full the byte-bounded
+memories are: the MB they hold of their bounds, and how many of those in use are full (at 90%
+of their entry or byte bound): past the mark where that count stops rising, what a child still
+gains is the bank (the kept indexes) or something no bound holds.
 
 The marks are the run's events finished (both children's), read after the child's own task:
 a mark is taken by a child at its first task end past it. Tracing costs CPU and memory (its
@@ -44,6 +48,7 @@ ENV = "BENCH_MEMORY_TRACE"
 FROM_ENV = "BENCH_MEMORY_TRACE_FROM"
 AT_ENV = "BENCH_MEMORY_TRACE_AT"
 FRAMES = 12
+KEPT = "kept indexes (AgentIndex.nbytes)"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -151,7 +156,8 @@ def _smaps() -> dict[str, float]:
 
 def _memories() -> dict[str, list[float]]:
     """Every memory the process keeps that code of ``digest``/``worker`` names: name →
-    [entries, bytes (-1: not weighed), and hits, misses where it counts them]."""
+    [entries, bytes (-1: not weighed), and hits, misses, its bounds (entries, bytes) where it
+    counts them]."""
     from digest.bounded import BytesLRU, approx_bytes
     from digest.runtime import runtime
 
@@ -167,12 +173,18 @@ def _memories() -> dict[str, list[float]]:
                 continue  # imported from elsewhere: counted where it is defined
             if hasattr(value, "memo_info"):
                 info = value.memo_info()
-                found[where] = [info.entries, info.nbytes, info.hits, info.misses]
+                found[where] = [
+                    info.entries, info.nbytes, info.hits, info.misses, info.max_entries,
+                    info.max_bytes,
+                ]  # fmt: skip
             elif hasattr(value, "cache_info") and callable(value.cache_info):
                 cached = value.cache_info()
                 found[where] = [cached.currsize, -1, cached.hits, cached.misses]
             elif isinstance(value, BytesLRU):
-                found[where] = [len(value), value.nbytes, value.hits, value.misses]
+                found[where] = [
+                    len(value), value.nbytes, value.hits, value.misses, value.max_entries,
+                    value.max_bytes,
+                ]  # fmt: skip
             elif isinstance(value, dict | set | list) and len(value) > 64:
                 found[where] = [len(value), approx_bytes(value)]
     pieces = getattr(runtime(), "_pieces", {})
@@ -186,11 +198,19 @@ def _memories() -> dict[str, list[float]]:
             len(piece) if hasattr(piece, "__len__") else 1,
             nbytes if isinstance(nbytes, int) else approx_bytes(piece),
         ]
+        held = [piece] if isinstance(piece, BytesLRU) else [
+            v for v in getattr(piece, "__dict__", {}).values() if isinstance(v, BytesLRU)
+        ]  # fmt: skip
+        if held:  # a bounded memory, or an object holding some: their counts and bounds
+            found[where] += [
+                sum(x.hits for x in held), sum(x.misses for x in held),
+                sum(x.max_entries for x in held), sum(x.max_bytes for x in held),
+            ]  # fmt: skip
     try:
         from digest.lessons.bank import kept_sizes
 
         entries, held = kept_sizes()
-        found["kept indexes (AgentIndex.nbytes)"] = [entries, held]
+        found[KEPT] = [entries, held]
     except ImportError:
         pass
     try:
@@ -309,14 +329,20 @@ def report(folder: Path, top: int = 25) -> list[str]:
             continue
         out.append(
             "  done: RSS | glibc in use, free, mmapped | pymalloc arenas, live MB |"
-            " brk heap RSS, anonymous RSS (MB)"
+            " brk heap RSS, anonymous RSS (MB) | kept indexes MB | byte-bounded memories:"
+            " held of their bounds, MB; full of those in use"
         )
         for x in lines:
+            held, bound = filled(x["memories"])
+            share = 100 * held / bound if bound else 0.0
+            at_bound, used = full(x["memories"])
+            kept = x["memories"].get(KEPT, [0, 0])[1] / 2**20
             out.append(
                 f"  {x['done']:>6}: {x['rss_mb']:6.1f} | {x.get('heap_in_use_mb', 0):5.1f},"
                 f" {x.get('heap_free_mb', 0):5.1f}, {x.get('mmapped_mb', 0):5.1f} |"
                 f" {x.get('pymalloc_arenas', 0):4.0f}, {x.get('pymalloc_live_mb', 0):5.1f} |"
-                f" {x.get('brk_heap_rss_mb', 0):5.1f}, {x.get('anonymous_mb', 0):5.1f}"
+                f" {x.get('brk_heap_rss_mb', 0):5.1f}, {x.get('anonymous_mb', 0):5.1f} |"
+                f" {kept:5.2f} | {held:5.2f} of {bound:5.2f} ({share:3.0f}%); {at_bound} of {used}"
             )
         out.append("  " + _split(lines[0], lines[-1]))
         first, last = _nearest(lines, snaps[0]) if snaps else lines[0], lines[-1]
@@ -362,6 +388,34 @@ def report(folder: Path, top: int = 25) -> list[str]:
                     f"  {_where(stat.traceback)}"
                 )
     return out
+
+
+def filled(memories: dict[str, list[float]]) -> tuple[float, float]:
+    """MB the byte-bounded memories hold, and the MB of their byte bounds (those the census
+    reads a bound of: ``memo`` and ``BytesLRU``, the kept indexes aside)."""
+    held = bound = 0.0
+    for entry in memories.values():
+        if len(entry) >= 6 and entry[5] > 0:
+            held += max(entry[1], 0) / 2**20
+            bound += entry[5] / 2**20
+    return held, bound
+
+
+#: a memory this close to one of its bounds is full (an LRU at its byte bound sits just below
+#: it: the next entry drops the oldest)
+FULL_SHARE = 0.9
+
+
+def full(memories: dict[str, list[float]]) -> tuple[int, int]:
+    """Of the byte-bounded memories in use (holding an entry), how many are full: at
+    ``FULL_SHARE`` of their entry bound or of their byte bound."""
+    used = at_bound = 0
+    for entry in memories.values():
+        if len(entry) >= 6 and entry[5] > 0 and entry[0] > 0:
+            used += 1
+            by_entries = entry[4] > 0 and entry[0] >= FULL_SHARE * entry[4]
+            at_bound += by_entries or entry[1] >= FULL_SHARE * entry[5]
+    return at_bound, used
 
 
 def _split(first: dict[str, Any], last: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ import psycopg
 from _stream import StreamEvent, capture
 from _worker import (
     Worker,
+    active_lessons,
     backends_cpu_seconds,
     count_terminal,
     flush_broker,
@@ -47,6 +48,9 @@ class StreamRun:
     #: capture's (this process); empty when not counted
     worker_sql: dict[str, int] = field(default_factory=dict)
     capture_sql: dict[str, int] = field(default_factory=dict)
+    #: (events terminal, active lessons) at each sample, when counted (``count_lessons``):
+    #: the bank that every worker child's kept indexes hold at that moment
+    lessons: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -109,9 +113,10 @@ def send_and_wait(
     timeout_s: float = 1800,
     sample_every_s: float = 1.0,
     capture_threads: int = 1,
+    count_lessons: bool = False,
 ) -> StreamRun:
     """Capture ``stream`` through the agent API and wait until every event is terminal,
-    sampling the worker's RSS meanwhile.
+    sampling the worker's RSS meanwhile (and the active lessons, with ``count_lessons``).
 
     With ``capture_threads`` > 1 the stream is captured from that many threads of this
     process at once, the way a fleet of agent processes reports concurrently (each thread
@@ -120,6 +125,7 @@ def send_and_wait(
     done_at: list[float] = []
     cpu_at_end: list[float] = []
     sql_at_end: list[dict[str, int]] = []
+    lessons: list[tuple[int, int]] = []
     stop = threading.Event()
     worker_cpu, database_cpu = worker.cpu_seconds(), _backends_cpu(database_url)
     worker_sql, capture_sql = _worker_sql(worker), sql_count.counts()
@@ -133,10 +139,13 @@ def send_and_wait(
         while not stop.is_set():
             try:
                 done = count_terminal(database_url)
+                active = active_lessons(database_url) if count_lessons else 0
             except psycopg.OperationalError:  # a server shared with other jobs, out of slots
                 stop.wait(sample_every_s)
                 continue
             worker.sample(done - already)
+            if count_lessons:
+                lessons.append((done - already, active))
             if trace is not None:
                 memory_trace.note_done(trace, done - already)
             if done >= target:
@@ -173,6 +182,7 @@ def send_and_wait(
         load=os.getloadavg(),
         worker_sql=_since(worker_sql, sql_at_end[0]),
         capture_sql=_since(capture_sql, sql_at_end[1]),
+        lessons=lessons,
     )
 
 
@@ -216,11 +226,15 @@ def run_stream(
     pool: str = "prefork",
     concurrency: int = 2,
     capture_threads: int = 1,
+    count_lessons: bool = False,
     **env: str,
 ) -> StreamRun:
     """Start a worker, send ``stream`` through it, stop it."""
     with running_worker(database_url, pool=pool, concurrency=concurrency, **env) as (worker, _):
-        return send_and_wait(database_url, worker, stream, capture_threads=capture_threads)
+        return send_and_wait(
+            database_url, worker, stream, capture_threads=capture_threads,
+            count_lessons=count_lessons,
+        )  # fmt: skip
 
 
 def copy_floor(database_url: str, stream: list[StreamEvent]) -> float:

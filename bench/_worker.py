@@ -177,6 +177,15 @@ def count_terminal(database_url: str) -> int:
     return int(row[0]) if row else 0
 
 
+def active_lessons(database_url: str) -> int:
+    """Lessons with status ``active``: what every worker child's kept indexes hold."""
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute("SELECT count(*) FROM lessons WHERE status = 'active'").fetchone()
+    return int(row[0]) if row else 0
+
+
 def flush_broker() -> None:
     """Empty the benchmark's Redis database (queues, unacked messages, scheduled composes).
     DIGEST_BENCH_REDIS must name a database the benchmarks own."""

@@ -41,3 +41,33 @@ def test_the_report_splits_growth_between_kept_data_and_free_space() -> None:
     assert "RSS +10.0 MB (5.00 per 1,000)" in line
     assert "live in the allocators +5.0 MB" in line  # 3 of pymalloc's, 2 of glibc's
     assert "held free by them (pymalloc's arenas, glibc's heap) +5.0 MB" in line  # 3 + 2
+
+
+def test_the_census_records_each_memos_bounds_and_the_report_sums_their_fill() -> None:
+    from digest.reversal import signals_change
+
+    signals_change("The endpoint no longer accepts the token; send the key instead.")
+    found = _memory_trace._memories()
+    entry = found["digest.reversal.signals_change"]
+    info = signals_change.memo_info()  # type: ignore[attr-defined]
+    assert entry[4:] == [info.max_entries, info.max_bytes]
+    assert 0 < entry[1] <= entry[5]
+    memories = {
+        "a": [3, 2**20, 5, 1, 10, 4 * 2**20],
+        "b": [1, 2**20, 0, 1, 10, 4 * 2**20],
+        "unbounded by bytes": [7, 9 * 2**20, 1, 1],  # an lru_cache: counted in neither
+        "not weighed": [2, -1],
+    }
+    assert _memory_trace.filled(memories) == (2.0, 8.0)
+
+
+def test_a_memory_is_full_at_either_bound_and_unused_ones_are_not_counted() -> None:
+    memories = {
+        "at its entry bound": [1000, 2**10, 0, 0, 1024, 2**20],
+        "at its byte bound": [10, 2**20 - 100, 0, 0, 1024, 2**20],
+        "filling": [100, 2**16, 0, 0, 1024, 2**20],
+        "entry bound given per call (0 here), bytes low": [50, 2**12, 0, 0, 0, 2**20],
+        "unused": [0, 0, 0, 0, 1024, 2**20],
+        "an lru_cache": [7, -1, 1, 1],
+    }
+    assert _memory_trace.full(memories) == (2, 4)
