@@ -192,9 +192,12 @@ def test_the_same_fact_added_to_two_drafts_reaches_the_judge(judge: str, tenant:
         assert {content.id} <= {lesson.id for lesson in lessons_for_event(second)}
         assert "8:00 to 18:00 CET" in content.correction
     else:
-        # the scripted judge NOOPs it into the first lesson shown, which a NOOP across keys in
-        # other words would lose: both facts are kept
-        assert len(families["content"]) == 2
+        # the scripted judge NOOPs it into the first lesson shown: one fact in other words,
+        # the same figures, nothing reads them apart, so its NOOP stands (DESIGN §8a: the judge
+        # decides): one lesson, citing both edits
+        [content] = families["content"]
+        assert {content.id} <= {lesson.id for lesson in lessons_for_event(first)}
+        assert {content.id} <= {lesson.id for lesson in lessons_for_event(second)}
 
 
 #: two edits that calm the tone in overlapping ways (one also drops the emoji) and restate one
@@ -224,9 +227,14 @@ def test_tone_rules_grow_into_one_and_a_paraphrase_is_the_same_content(
     drain()
     families = by_family(active_lessons(tenant))
     if judge != "offline/rules":
-        # a model's lessons carry no shape tags: its NOOP across keys is refused where it
-        # would lose words, so nothing is merged wrongly and nothing is lost
-        assert len(families.get("content", [])) + len(families.get("tone", [])) >= 3
+        # this model NOOPs every candidate into the first lesson shown. Across keys its NOOP
+        # stands where nothing reads the two apart (DESIGN §8a: the judge decides): the phone's
+        # backup advice is the laptop's in other words, rightly one lesson; the tablet's case
+        # advice shares the reply's frame and no figure or negation reads it apart, so this
+        # wrong judge's NOOP stands too. Its edit stays cited as the lesson's evidence.
+        [content] = families["content"]
+        for event_id in (laptop, phone, tablet):
+            assert content.id in {lesson.id for lesson in lessons_for_event(event_id)}
         return
     [tone] = families["tone"]  # "no exclamation marks" in all three: one tone
     assert tone.support_count == 3

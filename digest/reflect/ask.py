@@ -10,12 +10,16 @@ an ADD. The same request is answered from this process's memory (``reconcile_ans
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone, tone_added
+from digest.fact_words import STOP
+from digest.identity.languages import two_languages
 from digest.identity.meaning import READS_ALIKE
+from digest.identity.word_forms import stem
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
@@ -34,24 +38,22 @@ from digest.reflect.reconcile import (
 )
 from digest.reversal import signals_change
 from digest.runtime import runtime
-from digest.text import lesson_text, negation_flipped, normalise, score
+from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed
 
 log = get_logger("digest.reconcile")
 
 
-#: the identity a candidate needs with a lesson of another key for a NOOP to lose nothing
-NOOP_ACROSS_KEYS_IDENTITY = 0.8
-
-
 def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
-    """Would a NOOP of ``candidate`` on ``lesson`` (another key of its kind) lose what the
-    candidate says: its words differ from the lesson's, or its numbers do, and it is not one
-    run failure in other words (``meaning_of``)? A failure of the lesson's own subject (the
-    same tool, or two runs' own errors) loses something only where a conflict can be read:
-    both state figures and they differ, they quote other names, or the candidate reports a
-    change (``digest.reversal.signals_change``). Between two
-    owners' questions meaning decides (``digest.facts``): only an answer to the lesson's
-    question in other words that says no more than it loses nothing."""
+    """Would a NOOP of ``candidate`` on ``lesson`` (another key of its kind) that the judge
+    answered lose what the candidate says? The judge decides (DESIGN §8a: another key is
+    evidence, not a veto); its NOOP is turned into an ADD only where a conflict can be read:
+    other figures, a negation flipped, other names quoted, a change reported (a reversal is a
+    DELETE), another thing an owner's question names (``digest.facts``), a tone rule asking
+    for more, or not one word in common in one language past the two texts' shared frame and
+    the words their figures sit in (``_nothing_in_common``: "card refunds take 5 to 7
+    business days" and "supplier payments take 5 to 7 business days"; two errors of one tool
+    about other things). A right judge's NOOP on a paraphrase stands; a wrong judge's NOOP on
+    two things that share their words stands too: only meaning reads those apart."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
         return False
     if (
@@ -80,18 +82,79 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
             bool(mine and theirs and mine != theirs)
             or named_apart(candidate, lesson)
             or signals_change(" ".join(filter(None, (candidate.mistake, new))))
+            or _nothing_in_common(*_past_shared_frame(observed(new), observed(old)))
         )
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new
         tags = lesson.tags or ()
         return not same_tone(candidate.tags, tags) or bool(tone_added(candidate.tags, tags))
     if fp.kind_of(candidate.fingerprint) == fp.kind_of(lesson.fingerprint) == "answer":
+        # the judge read two questions as one fact: it stands unless the facts read apart
+        # (another thing or number named: Norway and Finland) or the answers give other
+        # figures (an UPDATE would keep them). A yes and a no may say one thing ("Are returns
+        # free?" "Yes" / "Do customers pay for returns?" "No"): the judge reads them
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
         known = facts.lesson_fact(lesson.situation, lesson.correction)
-        return not facts.repeats(asked, known)
+        return facts.names_apart(asked, known) or asked.numbers != known.numbers
+    # what a person or an operator stated (a content rule, a rule of their own) that the judge
+    # called the same: it stands unless a conflict can be read: other figures, a negation
+    # flipped, or not one word in common past their shared frame and the words their figures
+    # sit in (the same figures about other things: "card refunds take 5 to 7 business days",
+    # "supplier payments take 5 to 7 business days")
     if digits(new) != digits(old) or negation_flipped(new, old):
         return True
-    return score(new, old)[1] < NOOP_ACROSS_KEYS_IDENTITY
+    return _nothing_in_common(*_past_shared_frame(new, old))
+
+
+def _nothing_in_common(new: str, old: str) -> bool:
+    """Do two texts in one language share not one content word ("Not enough seats on the
+    flight", "Cabin class basic_economy does not allow changes")? Then they say two things,
+    whoever called them one. Two languages may share none and say one thing."""
+    return not (_own_words(new) & _own_words(old)) and not two_languages(new, old)
+
+
+#: a word of a text (letters, an identifier's underscores: ids and figures are compared apart)
+_WORD = re.compile(r"[^\W\d]{3,}")
+
+
+#: a token of a text: a word, or a figure ("5", "18:00", "12kg")
+_TOKEN = re.compile(r"\w+(?:[:.,]\d+)*")
+
+
+def _own_words(text: str) -> set[str]:
+    """The words a text says something with, each by its stem: function words and negations
+    aside, and the words a figure sits in (one before it, two after: "take 5 to 7 business
+    days" says its figures, not what they are about); no concept a table maps two words to (a
+    booking and a reservation are one concept, yet "cannot be added after booking" and
+    "cannot update the reservation" are two errors)."""
+    tokens = _TOKEN.findall(text.casefold())
+    near = {
+        i + step
+        for i, token in enumerate(tokens)
+        if any(c.isdigit() for c in token)
+        for step in (-1, 1, 2)
+    }
+    return {
+        stem(token)
+        for i, token in enumerate(tokens)
+        if i not in near
+        and _WORD.fullmatch(token)
+        and token not in STOP
+        and not NEGATION.fullmatch(token)
+    }
+
+
+def _past_shared_frame(new: str, old: str) -> tuple[str, str]:
+    """Two lessons' texts without the words both begin and end with (a judge's frame, "Tell
+    the customer what the operator told them: …", is no evidence that they say one thing)."""
+    a, b = new.split(), old.split()
+    start = 0
+    while start < min(len(a), len(b)) and a[start].casefold() == b[start].casefold():
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end].casefold() == b[-1 - end].casefold():
+        end += 1
+    return " ".join(a[start : len(a) - end]), " ".join(b[start : len(b) - end])
 
 
 def prompt_blocks(

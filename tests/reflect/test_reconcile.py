@@ -724,3 +724,117 @@ def test_the_judges_noop_on_the_same_tools_failure_in_other_words_stands(
     changed, _ = _tool_lesson(tool, "This endpoint is no longer supported: call v2 instead")
     [op] = resolve(noop, {0: changed}, [77], [lesson]).operations
     assert op.op == "ADD"
+
+
+def _stated(
+    kind: str, payload: dict[str, str], situation: str, correction: str, lesson_id: int = 0
+) -> tuple[Candidate, Neighbour]:
+    """An owner's answer, as candidate and as a shown lesson."""
+    [key] = fp.event_keys(kind, payload)
+    candidate = Candidate(situation=situation, correction=correction, fingerprint=key)
+    neighbour = Neighbour(
+        lesson_id=lesson_id, relevance=0.2, identity=0.2, title="t", situation=situation,
+        mistake=None, correction=correction, tags=(), fingerprint=key,
+    )  # fmt: skip
+    return candidate, neighbour
+
+
+def _answer(question: str, answer: str, lesson_id: int = 0) -> tuple[Candidate, Neighbour]:
+    return _stated(
+        "owner_answer", {"question": question, "answer": answer}, f"Asked: {question}",
+        f'Answer "{question}" with the owner\'s facts. {answer}', lesson_id,
+    )  # fmt: skip
+
+
+NOOP_ONE = [{"op": "NOOP", "candidate": 0, "id": 0}]
+
+
+@pytest.mark.parametrize(
+    ("shown", "asked"),
+    [
+        pytest.param(
+            _answer("Are dogs allowed in the shop?", "Yes, dogs on a lead are welcome."),
+            _answer("Can I bring my dog inside?", "Yes, leashed dogs may come in."),
+            id="an-owner-fact-asked-and-answered-otherwise",
+        ),
+        pytest.param(
+            _answer("Do you open on Sundays?", "No, we are closed on Sundays."),
+            _answer("Can I come by on a Sunday?", "Sorry, the shop is shut every Sunday."),
+            id="a-no-in-other-words",
+        ),
+        pytest.param(
+            _content(
+                "Our drivers unload at the kerbside only, so please have someone ready to "
+                "carry the sofa inside."
+            ),
+            _content(
+                "Delivery crews leave large items at the kerb; arrange help to bring the sofa "
+                "indoors."
+            ),
+            id="a-content-rule-reworded",
+        ),
+        pytest.param(
+            _content("Refunds go back to the card the customer paid with."),
+            _content("We always return the money to the original payment card."),
+            id="a-content-rule-in-other-words",
+        ),
+        pytest.param(
+            _content("Gift cards are valid for 12 months."),
+            _content("The gift card can be used for 12 months from purchase."),
+            id="a-content-rule-with-its-figures-reworded",
+        ),
+    ],
+)
+def test_the_judges_noop_on_what_a_person_stated_in_other_words_stands(
+    shown: tuple[Candidate, Neighbour], asked: tuple[Candidate, Neighbour]
+) -> None:
+    """An owner's fact or an operator's content rule restated under another key, which the
+    judge called the same: its NOOP stands (DESIGN §8a: the judge decides; another key is
+    evidence, not a veto). Before, the first four were ADDs: the words did not nearly match,
+    or the new answer said a word the old one did not."""
+    lesson = replace(shown[1], lesson_id=81)
+    candidate = asked[0]
+    assert fp.distinct(candidate.fingerprint, lesson.fingerprint)
+    [op] = resolve(NOOP_ONE, {0: candidate}, [81], [lesson]).operations
+    assert (op.op, op.lesson_id) == ("NOOP", 81)
+
+
+@pytest.mark.parametrize(
+    ("shown", "asked"),
+    [
+        pytest.param(
+            _answer("Do we ship to Finland?", "Yes, in 3 to 5 working days."),
+            _answer("Do we ship to Norway?", "Yes, in 3 to 5 working days."),
+            id="another-country-named",
+        ),
+        pytest.param(
+            _answer("How long is the return window?", "30 days from delivery."),
+            _answer("How long do customers have to send items back?", "14 days from delivery."),
+            id="other-figures",
+        ),
+        pytest.param(
+            _content("Card refunds take 5 to 7 business days to appear on your statement."),
+            _content("Supplier payments take 5 to 7 business days to arrive."),
+            id="the-same-figures-about-other-things",
+        ),
+        pytest.param(
+            _content("Replacements always travel by tracked post."),
+            _content("Invoices are emailed on request."),
+            id="not-one-word-in-common",
+        ),
+        pytest.param(
+            _content("Orders over 50 GBP ship free."),
+            _content("Orders over 50 GBP do not ship free."),
+            id="a-negation-flipped",
+        ),
+    ],
+)
+def test_a_noop_across_keys_is_an_add_where_a_conflict_can_be_read(
+    shown: tuple[Candidate, Neighbour], asked: tuple[Candidate, Neighbour]
+) -> None:
+    """Structure vetoes a NOOP only where it reads the two apart: another thing named, other
+    figures, the same figures about other things, no word in common (one language), a
+    negation flipped. Then the candidate is kept: an ADD."""
+    lesson = replace(shown[1], lesson_id=82)
+    [op] = resolve(NOOP_ONE, {0: asked[0]}, [82], [lesson]).operations
+    assert op.op == "ADD"
