@@ -10,16 +10,12 @@ an ADD. The same request is answered from this process's memory (``reconcile_ans
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone, tone_added
-from digest.fact_words import STOP
-from digest.identity.languages import two_languages
 from digest.identity.meaning import READS_ALIKE
-from digest.identity.word_forms import stem
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
@@ -36,9 +32,10 @@ from digest.reflect.reconcile import (
     digits,
     named_apart,
 )
+from digest.reflect.shared_words import nothing_in_common, past_shared_frame
 from digest.reversal import signals_change
 from digest.runtime import runtime
-from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed
+from digest.text import lesson_text, negation_flipped, normalise, observed
 
 log = get_logger("digest.reconcile")
 
@@ -50,7 +47,7 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     other figures, a negation flipped, other names quoted, a change reported (a reversal is a
     DELETE), another thing an owner's question names (``digest.facts``), a tone rule asking
     for more, or not one word in common in one language past the two texts' shared frame and
-    the words their figures sit in (``_nothing_in_common``: "card refunds take 5 to 7
+    the words their figures sit in (``digest.reflect.shared_words``: "card refunds take 5 to 7
     business days" and "supplier payments take 5 to 7 business days"; two errors of one tool
     about other things). A right judge's NOOP on a paraphrase stands; a wrong judge's NOOP on
     two things that share their words stands too: only meaning reads those apart."""
@@ -82,7 +79,7 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
             bool(mine and theirs and mine != theirs)
             or named_apart(candidate, lesson)
             or signals_change(" ".join(filter(None, (candidate.mistake, new))))
-            or _nothing_in_common(*_past_shared_frame(observed(new), observed(old)))
+            or nothing_in_common(*past_shared_frame(observed(new), observed(old)))
         )
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new
@@ -103,58 +100,7 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     # "supplier payments take 5 to 7 business days")
     if digits(new) != digits(old) or negation_flipped(new, old):
         return True
-    return _nothing_in_common(*_past_shared_frame(new, old))
-
-
-def _nothing_in_common(new: str, old: str) -> bool:
-    """Do two texts in one language share not one content word ("Not enough seats on the
-    flight", "Cabin class basic_economy does not allow changes")? Then they say two things,
-    whoever called them one. Two languages may share none and say one thing."""
-    return not (_own_words(new) & _own_words(old)) and not two_languages(new, old)
-
-
-#: a word of a text (letters, an identifier's underscores: ids and figures are compared apart)
-_WORD = re.compile(r"[^\W\d]{3,}")
-
-
-#: a token of a text: a word, or a figure ("5", "18:00", "12kg")
-_TOKEN = re.compile(r"\w+(?:[:.,]\d+)*")
-
-
-def _own_words(text: str) -> set[str]:
-    """The words a text says something with, each by its stem: function words and negations
-    aside, and the words a figure sits in (one before it, two after: "take 5 to 7 business
-    days" says its figures, not what they are about); no concept a table maps two words to (a
-    booking and a reservation are one concept, yet "cannot be added after booking" and
-    "cannot update the reservation" are two errors)."""
-    tokens = _TOKEN.findall(text.casefold())
-    near = {
-        i + step
-        for i, token in enumerate(tokens)
-        if any(c.isdigit() for c in token)
-        for step in (-1, 1, 2)
-    }
-    return {
-        stem(token)
-        for i, token in enumerate(tokens)
-        if i not in near
-        and _WORD.fullmatch(token)
-        and token not in STOP
-        and not NEGATION.fullmatch(token)
-    }
-
-
-def _past_shared_frame(new: str, old: str) -> tuple[str, str]:
-    """Two lessons' texts without the words both begin and end with (a judge's frame, "Tell
-    the customer what the operator told them: …", is no evidence that they say one thing)."""
-    a, b = new.split(), old.split()
-    start = 0
-    while start < min(len(a), len(b)) and a[start].casefold() == b[start].casefold():
-        start += 1
-    end = 0
-    while end < min(len(a), len(b)) - start and a[-1 - end].casefold() == b[-1 - end].casefold():
-        end += 1
-    return " ".join(a[start : len(a) - end]), " ".join(b[start : len(b) - end])
+    return nothing_in_common(*past_shared_frame(new, old))
 
 
 def prompt_blocks(

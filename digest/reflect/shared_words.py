@@ -1,0 +1,68 @@
+"""Words two lessons share, past what every lesson of a frame shares (DESIGN §8a: structure is
+evidence). Two texts in one language that share not one word they say something with, past
+their common frame and the words their figures sit in, say two things: "Not enough seats on
+the flight" and "Cabin class basic_economy does not allow changes"; "card refunds take 5 to 7
+business days" and "supplier payments take 5 to 7 business days". Used where the judge's
+NOOP may be refused (``digest.reflect.ask``) and where a failure of a lesson's own tool in
+other words is shown to the judge (``digest.reflect.reconcile.for_the_judge``). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from digest.fact_words import STOP
+from digest.identity.languages import two_languages
+from digest.identity.word_forms import stem
+from digest.text import NEGATION
+
+
+def nothing_in_common(new: str, old: str) -> bool:
+    """Do two texts in one language share not one content word ("Not enough seats on the
+    flight", "Cabin class basic_economy does not allow changes")? Then they say two things,
+    whoever called them one. Two languages may share none and say one thing."""
+    return not (own_words(new) & own_words(old)) and not two_languages(new, old)
+
+
+#: a word of a text (letters, an identifier's underscores: ids and figures are compared apart)
+_WORD = re.compile(r"[^\W\d]{3,}")
+
+
+#: a token of a text: a word, or a figure ("5", "18:00", "12kg")
+_TOKEN = re.compile(r"\w+(?:[:.,]\d+)*")
+
+
+def own_words(text: str) -> set[str]:
+    """The words a text says something with, each by its stem: function words and negations
+    aside, and the words a figure sits in (one before it, two after: "take 5 to 7 business
+    days" says its figures, not what they are about); no concept a table maps two words to (a
+    booking and a reservation are one concept, yet "cannot be added after booking" and
+    "cannot update the reservation" are two errors)."""
+    tokens = _TOKEN.findall(text.casefold())
+    near = {
+        i + step
+        for i, token in enumerate(tokens)
+        if any(c.isdigit() for c in token)
+        for step in (-1, 1, 2)
+    }
+    return {
+        stem(token)
+        for i, token in enumerate(tokens)
+        if i not in near
+        and _WORD.fullmatch(token)
+        and token not in STOP
+        and not NEGATION.fullmatch(token)
+    }
+
+
+def past_shared_frame(new: str, old: str) -> tuple[str, str]:
+    """Two lessons' texts without the words both begin and end with (a judge's frame, "Tell
+    the customer what the operator told them: …", is no evidence that they say one thing)."""
+    a, b = new.split(), old.split()
+    start = 0
+    while start < min(len(a), len(b)) and a[start].casefold() == b[start].casefold():
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end].casefold() == b[-1 - end].casefold():
+        end += 1
+    return " ".join(a[start : len(a) - end]), " ".join(b[start : len(b) - end])
