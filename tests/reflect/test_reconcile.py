@@ -523,6 +523,40 @@ def test_another_error_of_the_same_tool_close_by_goes_to_the_judge() -> None:
     assert far is not None and far.op == "ADD" and far.fast
 
 
+@pytest.mark.parametrize(
+    ("shown", "asked", "judged"),
+    [
+        pytest.param("The seat is already taken", "That seat is occupied by another booking",
+                     True, id="a-word-in-common"),
+        pytest.param("The seat is already taken", "Der Sitzplatz ist bereits vergeben",
+                     True, id="another-language"),
+        pytest.param("The seat is already taken", "Payment method declined by the issuer",
+                     False, id="nothing-in-common"),
+    ],
+)  # fmt: skip
+def test_a_failure_of_the_tool_below_the_floor_goes_to_the_judge_when_it_may_be_the_same(
+    shown: str, asked: str, judged: bool
+) -> None:
+    """Below the similarity floor, another error of the lesson's tool may still be its error
+    in other words: a word in common past the frame, or another language, and the judge is
+    asked; one sharing no word in one language is a free ADD (no model call)."""
+    tool = "book_seat"
+    lesson = Neighbour(
+        lesson_id=9, relevance=0.1, identity=0.1, title="t", situation=f"Calling the `{tool}` tool",
+        mistake=None, correction=f"Pick another seat: `{tool}` fails with «{shown}».",
+        tags=(tool,), fingerprint=fp.tool_key(tool, shown),
+    )  # fmt: skip
+    cand = Candidate(
+        f"Calling the `{tool}` tool", f"Pick another seat: `{tool}` fails with «{asked}».",
+        fingerprint=fp.tool_key(tool, asked), mistake=f"Observed: «{asked}»",
+    )  # fmt: skip
+    op = fast_path(0, cand, [lesson], floor=FLOOR, identical=IDENTICAL)
+    if judged:
+        assert op is None
+    else:
+        assert op is not None and (op.op, op.fast) == ("ADD", True)
+
+
 def test_another_tool_is_another_subject_however_alike_it_reads() -> None:
     other = fp.tool_key("send_mail", "401: missing Authorization header")
     mine = fp.tool_key("api_call", "400: Authorization is no longer accepted")
