@@ -367,7 +367,7 @@ def _cite(
     keeps no meaning of its tasks (embeddings off): a later task of the kind that hit the
     error would find it by nothing else. With an embedder, each citing run's task meaning
     is added already (``digest.lessons.vectors.add_task_meaning``), and its words as well
-    moved the static table's results both ways (bench/RESULTS-words9.md). It still counts as
+    moved the static table's results both ways (bench/RESULTS.md, "words9"). It still counts as
     support and as a source."""
     cues = lesson.cues
     if (
