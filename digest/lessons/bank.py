@@ -72,6 +72,8 @@ class Row:
 
 #: rows changed at once beyond which the index is rebuilt from the whole bank (read again)
 DELTA_REBUILD = 512
+#: at most this many (id, stamp) pairs go into an overlay read's NOT IN; more are compared here
+KNOWN_IN_SQL = 256
 #: overlay entries beyond which the overlay is folded into the kept index, in memory
 DELTA_FOLD = 64
 #: agents whose index one process keeps, at most
@@ -288,10 +290,26 @@ def _overlaid(session: Session, bank: _Bank, epoch: int, found: Embedder | None)
     started = utcnow()
     since = bank.read_at - OVERLAY_MARGIN
     known = [(lesson_id, at) for lesson_id, at in bank.stamps.items() if at >= since]
-    query = _rows_query(bank.agent_id).where(Lesson.updated_at >= since)
-    if known:
-        query = query.where(tuple_(Lesson.id, Lesson.updated_at).not_in(known))
-    rows = session.execute(query).all()
+    if len(known) > KNOWN_IN_SQL:
+        # many rows stamped in the margin (a bulk import, a reset, a seeded bank: one
+        # transaction stamps them all alike): their (id, stamp) pairs as one NOT IN exceed
+        # what a statement may hold (PostgreSQL's stack depth, SQLite's variables); read the
+        # stamps alone and then the rows that changed
+        stamped = session.execute(
+            select(Lesson.id, Lesson.updated_at).where(
+                Lesson.agent_id == bank.agent_id, Lesson.updated_at >= since
+            )
+        ).all()
+        changed = [i for i, at in stamped if bank.stamps.get(i) != as_utc(at)]
+        if len(changed) + len(bank.hidden) > DELTA_REBUILD:
+            return None
+        query = _rows_query(bank.agent_id).where(Lesson.id.in_(changed))
+        rows = session.execute(query).all() if changed else []
+    else:
+        query = _rows_query(bank.agent_id).where(Lesson.updated_at >= since)
+        if known:
+            query = query.where(tuple_(Lesson.id, Lesson.updated_at).not_in(known))
+        rows = session.execute(query).all()
     if not rows:
         return replace(bank, epoch=epoch, read_at=started)
     if len(rows) + len(bank.hidden) > DELTA_REBUILD:

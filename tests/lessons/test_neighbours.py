@@ -328,3 +328,21 @@ def test_sqlite_ranks_the_agents_active_unexpired_lessons(sqlite_env: str, tenan
     assert [n.lesson_id for n in found] == [refund.id, close]
     assert (found[0].relevance, found[0].identity) == (1.0, 1.0)
     assert found[1].relevance > found[1].identity
+
+
+def test_a_bank_stamped_all_at_once_is_overlaid_without_listing_every_row(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    """Thousands of lessons stamped by one transaction (a bulk import, a reset) within the
+    overlay's margin: the next write's overlay read compares their stamps here instead of
+    sending every (id, stamp) pair as one NOT IN, which PostgreSQL refused ("stack depth
+    limit exceeded") and so failed every reflection of the agent for two minutes."""
+    anchor = first_lesson(tenant)
+    with session_scope() as session:
+        bulk_lessons(session, anchor, 10_000, "'bulk situation ' || g", "'bulk correction ' || g")
+        bump_epoch(session, anchor.agent_id)
+    probe = "refunds above 200 EUR need a manager"
+    assert neighbour_ids(anchor, probe)  # the kept index: every row read, all stamped alike
+    written = manual_lesson(tenant, AGENT, "refunds: above 200 EUR need a manager's approval")
+    found = neighbour_ids(anchor, probe)  # an overlay read past 10,001 recent stamps
+    assert found[0] == written
