@@ -76,3 +76,31 @@ def lessons_by_event(tenant: str, agent: str) -> dict[int, Lesson]:
             found[event_id] = lesson
         session.expunge_all()
     return found
+
+
+#: an event's statuses once a worker is done with it
+DONE = frozenset({"reflected", "skipped", "failed", "dead"})
+
+
+def failed_run(tool: str, args: dict[str, Any], error: str) -> dict[str, Any]:
+    """A run's ``record_run`` keywords: one failed call of ``tool``."""
+    return {"task": f"Use {tool}", "outcome": "failure",
+            "tool_calls": [{"tool": tool, "args": args, "ok": False, "error": error}]}  # fmt: skip
+
+
+def play(tenant: str, stream: list[tuple[str, str, dict[str, Any]]], *, worker: bool) -> list[int]:
+    """Record each (agent, "run" | "answer", keywords) of ``stream`` in order, each reflected
+    before the next: drained in this process, or (``worker``) waited for from a worker."""
+    import digest
+    from digest.pipeline import drain
+    from tests.conftest import wait_for_event
+
+    ids = []
+    for agent, kind, payload in stream:
+        record = digest.record_run if kind == "run" else digest.record_answer
+        ids.append(record(tenant, agent, **payload))
+        if worker:
+            assert wait_for_event(ids[-1], set(DONE))["status"] == "reflected"
+        else:
+            drain()
+    return ids

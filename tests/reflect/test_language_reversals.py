@@ -11,19 +11,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-import digest
 from digest.db import session_scope
 from digest.models import DigestRun, LessonHistory
-from digest.pipeline import drain
-from tests.conftest import WorkerProcess, wait_for_event
-from tests.reflect.helpers import lessons_by_event
-
-DONE = {"reflected", "skipped", "failed", "dead"}
-
-
-def _run(tool: str, args: dict[str, Any], error: str) -> dict[str, Any]:
-    return {"task": f"Use {tool}", "outcome": "failure",
-            "tool_calls": [{"tool": tool, "args": args, "ok": False, "error": error}]}  # fmt: skip
+from tests.conftest import WorkerProcess
+from tests.reflect.helpers import failed_run as _run
+from tests.reflect.helpers import lessons_by_event, play
 
 
 def _answer(question: str, answer: str) -> dict[str, Any]:
@@ -51,12 +43,6 @@ STREAM: list[tuple[str, str, dict[str, Any]]] = [
 ]  # fmt: skip
 
 
-def _record(tenant: str, agent: str, kind: str, payload: dict[str, Any]) -> int:
-    if kind == "run":
-        return digest.record_run(tenant, agent, **payload)
-    return digest.record_answer(tenant, agent, **payload)
-
-
 def _check(tenant: str, ids: list[int]) -> None:
     for agent, first in (("hu", 0), ("id", 2)):
         lessons = lessons_by_event(tenant, agent)
@@ -82,18 +68,12 @@ def _check(tenant: str, ids: list[int]) -> None:
 
 
 def test_reversals_in_more_languages_in_the_embedded_default(sqlite_env: str, tenant: str) -> None:
-    ids = []
-    for agent, kind, payload in STREAM:
-        ids.append(_record(tenant, agent, kind, payload))
-        drain()
+    ids = play(tenant, STREAM, worker=False)
     _check(tenant, ids)
 
 
 def test_reversals_in_more_languages_through_a_worker(
     shared_worker: WorkerProcess, tenant: str
 ) -> None:
-    ids = []
-    for agent, kind, payload in STREAM:
-        ids.append(_record(tenant, agent, kind, payload))
-        assert wait_for_event(ids[-1], DONE)["status"] == "reflected"
+    ids = play(tenant, STREAM, worker=True)
     _check(tenant, ids)

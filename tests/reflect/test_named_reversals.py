@@ -10,20 +10,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-import digest
 from digest.db import session_scope
 from digest.models import DigestRun, LessonHistory
-from digest.pipeline import drain
-from tests.conftest import WorkerProcess, wait_for_event
-from tests.reflect.helpers import lessons_by_event
-
-DONE = {"reflected", "skipped", "failed", "dead"}
-
-
-def _run(tool: str, args: dict[str, Any], error: str) -> dict[str, Any]:
-    return {"task": f"Use {tool}", "outcome": "failure",
-            "tool_calls": [{"tool": tool, "args": args, "ok": False, "error": error}]}  # fmt: skip
-
+from tests.conftest import WorkerProcess
+from tests.reflect.helpers import failed_run as _run
+from tests.reflect.helpers import lessons_by_event, play
 
 #: (agent, kind, payload) in order; each agent's pair is one case
 STREAM: list[tuple[str, str, dict[str, Any]]] = [
@@ -51,12 +42,6 @@ STREAM: list[tuple[str, str, dict[str, Any]]] = [
     ("school", "answer", {"question": "How long is the lunch break?",
                           "answer": "The lunch break lasts 30 minutes."}),
 ]  # fmt: skip
-
-
-def _record(tenant: str, agent: str, kind: str, payload: dict[str, Any]) -> int:
-    if kind == "run":
-        return digest.record_run(tenant, agent, **payload)
-    return digest.record_answer(tenant, agent, **payload)
 
 
 def _check(tenant: str, ids: list[int]) -> None:
@@ -87,18 +72,12 @@ def _check(tenant: str, ids: list[int]) -> None:
 def test_a_named_reversal_supersedes_only_its_own_field_in_the_embedded_default(
     sqlite_env: str, tenant: str
 ) -> None:
-    ids = []
-    for agent, kind, payload in STREAM:
-        ids.append(_record(tenant, agent, kind, payload))
-        drain()
+    ids = play(tenant, STREAM, worker=False)
     _check(tenant, ids)
 
 
 def test_a_named_reversal_supersedes_only_its_own_field_through_a_worker(
     shared_worker: WorkerProcess, tenant: str
 ) -> None:
-    ids = []
-    for agent, kind, payload in STREAM:
-        ids.append(_record(tenant, agent, kind, payload))
-        assert wait_for_event(ids[-1], DONE)["status"] == "reflected"
+    ids = play(tenant, STREAM, worker=True)
     _check(tenant, ids)
