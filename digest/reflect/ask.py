@@ -32,7 +32,7 @@ from digest.reflect.reconcile import (
     digits,
     named_apart,
 )
-from digest.reflect.shared_words import nothing_in_common, past_shared_frame
+from digest.reflect.shared_words import nothing_in_common
 from digest.reversal import signals_change
 from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, observed
@@ -79,7 +79,7 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
             bool(mine and theirs and mine != theirs)
             or named_apart(candidate, lesson)
             or signals_change(" ".join(filter(None, (candidate.mistake, new))))
-            or nothing_in_common(*past_shared_frame(observed(new), observed(old)))
+            or nothing_in_common(observed(new), observed(old))
         )
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new
@@ -100,7 +100,7 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     # "supplier payments take 5 to 7 business days")
     if digits(new) != digits(old) or negation_flipped(new, old):
         return True
-    return nothing_in_common(*past_shared_frame(new, old))
+    return nothing_in_common(new, old)
 
 
 def prompt_blocks(

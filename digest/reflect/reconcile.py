@@ -41,7 +41,7 @@ from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
 from digest.reflect.readings import in_doubt, meaning_of
-from digest.reflect.shared_words import nothing_in_common, past_shared_frame
+from digest.reflect.shared_words import nothing_in_common
 from digest.reversal import signals_change, states_reversal
 from digest.text import lesson_text, negation_flipped, normalise, observed, score
 
@@ -287,7 +287,7 @@ def _may_be_the_same_failure(candidate: Candidate, neighbour: Neighbour, text: s
     ):
         return False
     mine, theirs = observed(text), observed(lesson_text(neighbour.situation, neighbour.correction))
-    return not nothing_in_common(*past_shared_frame(mine, theirs))
+    return not nothing_in_common(mine, theirs)
 
 
 def fast_path(

@@ -18,10 +18,12 @@ from digest.text import NEGATION
 
 
 def nothing_in_common(new: str, old: str) -> bool:
-    """Do two texts in one language share not one content word ("Not enough seats on the
-    flight", "Cabin class basic_economy does not allow changes")? Then they say two things,
-    whoever called them one. Two languages may share none and say one thing."""
-    return not (own_words(new) & own_words(old)) and not two_languages(new, old)
+    """Do two texts in one language share not one content word past their shared frame
+    (``past_shared_frame``: "Not enough seats on the flight", "Cabin class basic_economy does
+    not allow changes")? Then they say two things, whoever called them one. Two languages may
+    share none and say one thing."""
+    mine, theirs = past_shared_frame(new, old)
+    return not (own_words(mine) & own_words(theirs)) and not two_languages(mine, theirs)
 
 
 #: a word of a text (letters, an identifier's underscores: ids and figures are compared apart)
