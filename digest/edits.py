@@ -303,8 +303,12 @@ def _taught(original: str, final: str | None) -> tuple[EditRule, ...]:
     elif unsaid and not promise and claims(unsaid):
         # the tone changed too, and a sentence that states something went with it ("Shipping
         # is free to every country."): the tone does not explain a claim taken out
+        # the claims of each phrase, without the exclamation beside them ("Amazing!!! Plus
+        # every order gets free installation!!!": the tone's rule took "Amazing" out)
         gone = " … ".join(
-            p for p in left_out(original, final).split(" … ") if claims(p) and takes_out(p, final)
+            c
+            for p in left_out(original, final).split(" … ")
+            if (c := claims(p)) and takes_out(c, final)
         )
         if gone:
             rules.append(EditRule("content", ("left-out",), unsaid=gone))

@@ -177,10 +177,14 @@ def _courtesy(word: str) -> bool:
 
 def claims(text: str) -> str:
     """The sentences of ``text`` that state something: neither an apology nor courtesy
-    ("Thanks so much for reaching out!", "Thanks for asking.") alone."""
+    ("Thanks so much for reaching out!", "Thanks for asking.") alone, nor a one-word
+    exclamation ("Amazing!!!", "Wow!"): a statement takes two words at least."""
     kept = []
     for sentence in sentences(text):
-        words = {t for t in TOKEN.findall(sentence.casefold()) if substantive(t)}
+        tokens = TOKEN.findall(sentence.casefold())
+        words = {t for t in tokens if substantive(t)}
+        if len(tokens) < 2:
+            continue
         if words and not only_apology(sentence) and not all(map(_courtesy, words)):
             kept.append(sentence)
     return " ".join(kept)

@@ -170,3 +170,32 @@ def test_the_rules_of_an_edit_are_a_new_list_each_time() -> None:
     first = taught(original, final)
     first.clear()  # a caller's list is its own
     assert taught(original, final) == taught(original + "", final) != []
+
+
+def test_a_claim_taken_out_with_an_exclamation_quotes_the_claim_alone() -> None:
+    # the exclamation before the claim went with the tone's rule; the content rule quotes
+    # what the draft stated, so two edits taking out two claims this way are two rules
+    kept = {"sv": "Din offert finns bifogad.", "en": "The brochure is attached."}
+    for original, final, claim in (
+        (
+            "Amazing!!! Plus every order gets free installation!!! Your quote is attached.",
+            "Your quote is attached.",
+            "Plus every order gets free installation.",
+        ),
+        (
+            f"Fantastiskt!! Vi matchar alla konkurrenters priser! {kept['sv']}",
+            kept["sv"],
+            "Vi matchar alla konkurrenters priser.",
+        ),
+        (
+            f"Wow! Shipping is free to every country! {kept['en']}",
+            kept["en"],
+            "Shipping is free to every country.",
+        ),
+    ):
+        rules = taught(original, final)
+        assert [(r.family, r.names) for r in rules] == [
+            ("content", ("left-out",)),
+            ("tone", ("removed-exclamation",)),
+        ], original
+        assert rules[0].unsaid == claim
