@@ -92,6 +92,9 @@ class Oracle:
         self.unknown: Counter[str] = Counter()
         #: ``BENCH_ORACLE_TRACE=<path>``: every request's agent, kind and answer, a JSON line each
         self._trace = os.environ.get("BENCH_ORACLE_TRACE")
+        #: ``BENCH_ORACLE_OWN_WORDS=1``: every lesson in the oracle's own words (a model that
+        #: never words a lesson as the offline rules do: what the product makes of it)
+        self.own_words = os.environ.get("BENCH_ORACLE_OWN_WORDS") == "1"
 
     def _note(self, agent: str, kind: str, **found: Any) -> None:
         if self._trace:
@@ -181,7 +184,7 @@ class Oracle:
         except Exception:  # the rules found nothing: write every lesson ourselves
             theirs = []
         blocks: list[tuple[Rule, LessonBlock]] = []
-        if isinstance(theirs, list) and len(theirs) == len(rules):
+        if isinstance(theirs, list) and len(theirs) == len(rules) and not self.own_words:
             want = self._rule_words(case, rules, event)
             said = [words([b.situation, b.mistake, b.correction]) for b in theirs]
             # the pairing of lessons with rules that shares the most telling words

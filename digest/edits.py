@@ -397,19 +397,30 @@ def assign(texts: Sequence[str], rules: Sequence[EditRule]) -> list[int]:
     if len(rules) <= 1:
         return [0] * len(texts)
     fallback = next((i for i, r in enumerate(rules) if r.family == "content"), 0)
-    chosen: list[int] = []
-    for text in texts:
-        tokens = _tokens(text)
-        fits = []
-        for rule in rules:
-            words = _FAMILY_WORDS[rule.family]
-            if rule.family == "content":
-                words = words | {
-                    t for t in _tokens(f"{rule.said} {rule.unsaid}")
-                    if substantive(t) and len(t) > 2
-                }  # fmt: skip
-            named = rule.family in tokens or any(name in tokens for name in rule.names)
-            fits.append(10 * int(named) + len(tokens & words))
-        best = max(fits)
-        chosen.append(fits.index(best) if best else fallback)
-    return chosen
+    table = [[_fit(_tokens(text), rule) for rule in rules] for text in texts]
+    chosen = [row.index(max(row)) if max(row) else fallback for row in table]
+    if len(set(chosen)) == len(chosen) or len(texts) > len(rules):
+        return chosen
+    # no more lessons than rules, two of them on one rule: each rule taken once, best fits
+    # first (a model's tone lesson that quotes the draft shares the content's words too)
+    taken: dict[int, int] = {}
+    for fit, t, r in sorted(
+        ((fit, t, r) for t, row in enumerate(table) for r, fit in enumerate(row)),
+        key=lambda found: (-found[0], found[1], found[2]),
+    ):
+        if fit and t not in taken and r not in taken.values():
+            taken[t] = r
+    return [taken.get(t, chosen[t]) for t in range(len(texts))]
+
+
+def _fit(tokens: set[str], rule: EditRule) -> int:
+    """How well a lesson's words fit an edit rule: naming it (its family or a shape name, as
+    a tag does) outweighs any words; then the words its family's lessons use, and for content
+    the words the operator changed (those the draft and the final both say are the reply's
+    context, which a lesson on any of the edit's rules may quote)."""
+    words = _FAMILY_WORDS[rule.family]
+    if rule.family == "content":
+        said, unsaid = _tokens(rule.said), _tokens(rule.unsaid)
+        words = words | {t for t in said ^ unsaid if substantive(t) and len(t) > 2}
+    named = rule.family in tokens or any(name in tokens for name in rule.names)
+    return 10 * int(named) + len(tokens & words)

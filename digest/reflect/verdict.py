@@ -19,12 +19,15 @@ from sqlalchemy.orm import Session
 from digest import fingerprint as fp
 from digest.agents import LEARNING_OFF_REASON
 from digest.capture.manual import manual_candidate
+from digest.edits import EditRule, taught
+from digest.edits import assign as assign_edits
 from digest.errors import LLMError
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import LessonBlock, Skip, embed_json, parse_reflect_checked
+from digest.model.error_families import family_of
 from digest.model.prompts import load_prompt
 from digest.reflect import judgements
 from digest.reflect.claims import Claimed
@@ -124,24 +127,63 @@ def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Can
     edit that fixes content and tone teaches two), the owner's question, the manual lesson's
     signature."""
     if claimed.kind == "run_outcome":
+        failures = fp.run_failures(claimed.payload)
         keys = fp.assign(
             [lesson_text(c.situation, f"{c.mistake or ''} {c.correction}") for c in candidates],
-            fp.run_failures(claimed.payload),
+            failures,
         )
+        by_key = {f.key: f for f in failures}
+        candidates = [
+            _tagged(c, _failure_tags(by_key[key]))
+            if key in by_key and fp.TOOL_ERROR_TAG not in c.tags
+            else c
+            for c, key in zip(candidates, keys, strict=True)
+        ]
     elif claimed.kind == "operator_edit":
-        keys = fp.assign_edit(
+        payload = claimed.payload
+        rules = taught(str(payload.get("original", "")), payload.get("final"))
+        chosen = assign_edits(
             [
                 f"{' '.join(c.tags)} {c.situation} {c.mistake or ''} {c.correction}"
                 for c in candidates
             ],
-            claimed.payload,
+            rules,
         )
+        keys = [fp.edit_rule_key(rules[i]) for i in chosen]
+        candidates = [
+            _tagged(c, ("operator-edit", rules[i].family, *_shape_names(rules[i])))
+            for c, i in zip(candidates, chosen, strict=True)
+        ]
     elif claimed.kind == "manual_lesson":
         keys = [fp.manual_key(c.situation, c.correction) for c in candidates]
     else:
         found = fp.event_keys(claimed.kind, claimed.payload)
         keys = [found[0] if found else None] * len(candidates)
     return [replace(c, fingerprint=key) for c, key in zip(candidates, keys, strict=True)]
+
+
+def _tagged(candidate: Candidate, structural: tuple[str, ...]) -> Candidate:
+    """The candidate with the tags of what the product read from its event (an edit rule's
+    family and shape names, a tool error's family) before the model's own: a model words its
+    tags its own way, and what reconciles lessons (``digest.edits.same_tone``,
+    ``fp.same_error_family``) reads these, not the model's wording (DESIGN §8a)."""
+    missing = tuple(t for t in dict.fromkeys(structural) if t and t not in candidate.tags)
+    return replace(candidate, tags=(*missing, *candidate.tags)) if missing else candidate
+
+
+def _shape_names(rule: EditRule) -> tuple[str, ...]:
+    """The names of an edit rule's shape (``removed-exclamation``, ``removed-promise``); a
+    content rule's are the product's bookkeeping (``said``, ``left-out``), not a tag."""
+    return () if rule.family == "content" else rule.names
+
+
+def _failure_tags(failure: fp.Failure) -> tuple[str, ...]:
+    """A tool error's structural tags: ``tool-error`` and the family of what its error says
+    (``digest.model.error_families``), as the offline rules tag their lessons; a run's own
+    error (no tool) has none."""
+    if not failure.tool:
+        return ()
+    return (fp.TOOL_ERROR_TAG, family_of(failure.template).name)
 
 
 def verdict_for(run: RunInfo, session: Session | None = None, *, share: bool = True) -> Verdict:

@@ -101,11 +101,14 @@ def test_candidates_come_from_the_models_lessons() -> None:
         run = run_for(model.name)
         verdict = verdict_for(run)
     assert isinstance(verdict, list)
+    # the model's words and tags, after the tags the product read from the failure (its tool's
+    # error and the error's family: tests/reflect/test_event_tags.py)
     assert [replace(c, fingerprint=None) for c in verdict] == [
         Candidate(
-            "Refunding an order", "Always pass the amount to refund.", "no amount", ("refunds",)
+            "Refunding an order", "Always pass the amount to refund.", "no amount",
+            ("tool-error", "missing-parameter", "refunds"),
         )
-    ]
+    ]  # fmt: skip
     # each candidate carries the fingerprint of the failure it is about (here the run's one)
     [failure] = run_failures(make_claimed().payload)
     assert verdict[0].fingerprint == failure.key
