@@ -50,6 +50,12 @@ _MARKERS = (
     r"|starting (?:from|on|with)|(?:as of|since) (?:v|version|\d|[‹<](?:id|date)[›>])"
     r"|(?:must|should|has to|have to|needs? to) now|now (?:be|must|has to|have to)"
     r"|any ?(?:more|longer)(?=\s*(?:[.;,:!?)]|$))"
+    # the negation split from its "any more" by the verb and what it takes ("we don't take
+    # that kind of work any more since …", "we can't do that any longer for you")
+    # (not a quantity, "any more rooms", nor a comparison, "any more than 5 euros": the clause
+    # ends there, or a time, a reason or a place follows)
+    r"|(?:\bnot|n't|\bnever) (?:[^\W\d]+ ){1,5}any ?(?:more|longer)"
+    r"(?=\s*(?:[.;,:!?)]|$)|\s+(?:since|after|because|as|from|now|these|at|in|here|sorry)\b)"
     r"|(?:has|have) changed|changed to|moved to|renamed (?:to|as)"
     r"|superseded by|not (?:supported|accepted|allowed) any ?(?:more|longer)|obsolete"
     r"|(?:was|were|is|are|been) (?:discontinued|retired|dropped|withdrawn|disabled|abolished)"
@@ -108,7 +114,8 @@ _MARKERS = (
     r"|com efeito imediato|con efecto inmediato|con effetto immediato|da ora in (?:poi|avanti)"
     r"|desde (?:el |o )?(?:\d+ de )?"
     + _MONTHS_ES_PT
-    + r"|non più|non \S+ più|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]"
+    + r"|non più|non (?:\S+ ){1,3}più\b(?! (?:di|del|dei|della|delle|che)\b)"
+    r"|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]"
     r"|rimoss[oa]|dismess[oa]|ora (?:è|sono) (?:obbligatori|facoltativ|richiest)|d'ora in poi"
     # renamed: "pasó a llamarse", "passou a se chamar", "renombrado", "rinominato"
     r"|pas(?:ó|a|aron|an) a (?:llamarse|denominarse)|passou a (?:se )?chamar|renombrad[oa]"
@@ -123,6 +130,10 @@ _MARKERS = (
     r"|przestaliśmy|przestał[aoy]?\b|\bnie \S+ już\b"
     # a passive in the present ("ersätts av", "erstattes af"), a dated start ("från och med
     # version 4", "fra og med"), and a rename ("bytt namn till", "hernoemd naar")
+    # a service the speaker stopped ("det har vi slutat med", "vi har sluttet med det",
+    # "det er vi holdt op med")
+    r"|\b(?:har|hade|vi|har vi) (?:\S+ )?(?:slutat|sluttet|stoppet|holdt op)\b"
+    r"|\bholdt op med\b|\bslutat med\b|\bsluttet med\b"
     r"|ersätts (?:av|med)|erstattes (?:av|af|med)|från och med|fra og med|(?:har )?bytt namn"
     r"|hernoemd|används inte|tagits bort|fjernet|zmieniono nazwę|przemianowan"
     # Czech and Slovak negate the verb itself ("již nepoužívá", "už neplatí"): the adverb

@@ -25,6 +25,7 @@ from digest.fingerprint import (
 )
 from digest.frames import as_compared, passed_values, quoted_apart, swapped
 from digest.model.error_reading import state_terms
+from digest.model.offline_asked import reversed_in_other_words
 from digest.model.offline_doubt import conditions_apart, doubted, same_facts
 from digest.model.offline_edit_rules import (
     SAME_TOPIC,
@@ -143,9 +144,16 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
         old = _fact(item)
         twin = same(mine, item.get("fingerprint"))
         restated = reads_alike(cand, item)  # the same fact in other words, by meaning
-        if not (twin or restated or facts.same_fact(new, old) or facts.overrides(new, old)):
+        # a reversal asked in other words: the pairs speak of one thing (``offline_asked``)
+        other_words = reversed_in_other_words(new, old)
+        if not (
+            twin or restated or other_words or facts.same_fact(new, old)
+            or facts.overrides(new, old)
+        ):  # fmt: skip
             continue
-        same_subject_asked = twin or restated or facts.relation(new, old) is facts.Relation.SAME
+        same_subject_asked = (
+            twin or restated or other_words or facts.relation(new, old) is facts.Relation.SAME
+        )
         shared = len(new.subject & old.subject)
         relevance = score(_text(cand), _text(item))[0]
         found.append((same_subject_asked, shared, relevance, -int(item["id"]), item, old))

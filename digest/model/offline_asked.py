@@ -1,0 +1,75 @@
+"""Is an owner's new answer about the thing an old answer speaks of, though its question is
+worded apart (issue 24, class D: "Do you repair vintage watches?" and "Could you fix my
+grandfather's old pocket watch?"; "Is there a kids' menu?" and "Do children get smaller plates
+for less?" answered "Not anymore, we dropped it with the new menu")?
+
+``digest.facts.relation`` reads two questions as two subjects as soon as each asks about a
+term the other lacks; a reversal asked in other words then stays beside the fact it reverses.
+The structure of the two question/answer pairs says more than their questions alone:
+
+- a **thing** both questions name (a content term that is not the question's frame: what it
+  costs, when, whether it is open, ``FRAME``), or a thing one question names that the other
+  pair's *answer* speaks of (the old answer's "smaller portions", the new answer's "menu");
+- nothing reads them apart: the questions are not one frame with one word swapped (Saturday,
+  Sunday), neither names a thing or a figure the other lacks, and the new answer does not
+  speak of a case of its own (``facts.narrows``: "on public holidays").
+
+It is evidence for the offline judge only when the new answer reverses the old one
+(``facts.reverses``: the stance flipped, a change stated, another value): then it supersedes
+it. A real model decides from the meaning; this module never makes two facts one.
+"""
+
+from __future__ import annotations
+
+from digest import facts
+from digest.identity import meaning
+
+#: the concepts a question's frame carries whatever it asks about ("how much", "when", "are
+#: you open"): sharing one of them says nothing about which thing two questions ask of
+FRAME = frozenset({"cost", "-cost", "duration", "open", "-open", "hours"})
+
+
+def _things(found: frozenset[str]) -> frozenset[str]:
+    """The terms of ``found`` that name a thing: not the question's frame, not a figure."""
+    return frozenset(t for t in found if t not in FRAME and not t.isdigit())
+
+
+def shared_things(new: facts.Fact, old: facts.Fact) -> frozenset[str]:
+    """The things the two pairs speak of alike: a thing both questions name, or a thing one
+    question names that the other's answer speaks of."""
+    mine, theirs = _things(new.subject), _things(old.subject)
+    asked = {t for t in mine if facts.meets(t, old.subject)}
+    crossed = {t for t in mine if facts.meets(t, old.answer_terms)}
+    crossed |= {t for t in theirs if facts.meets(t, new.answer_terms)}
+    return frozenset(asked | crossed)
+
+
+def read_apart(new: facts.Fact, old: facts.Fact) -> bool:
+    """Does the structure read the two as two facts: one question frame with a word swapped,
+    a name or a figure one has and the other lacks, or a case the new answer names alone?"""
+    if facts.names_apart(new, old) or facts.narrows(new, old):
+        return True
+    questions = meaning.likeness(new.question, old.question)
+    return questions.swap or questions.names_apart or questions.figures_apart
+
+
+def changes_its_own_thing(new: facts.Fact, old: facts.Fact) -> bool:
+    """Does the change the new answer states name a thing only its own question asks about,
+    one the old pair never speaks of ("Do you sell gift cards?" "No longer: gift cards were
+    discontinued" beside gift wrapping: the change is about cards)? Then it changed that."""
+    own = {t for t in _things(new.subject) if not facts.meets(t, old.said)}
+    return any(facts.meets(term, frozenset(own)) for term in facts.changed_terms(new))
+
+
+def reversed_in_other_words(new: facts.Fact, old: facts.Fact) -> bool:
+    """Does the new answer, to a question worded apart, reverse the old fact: the questions
+    read as two subjects (``facts.Relation.DISTINCT``: a narrower or the same question has
+    rules of its own), the pairs speak of one thing (``shared_things``), nothing reads them
+    apart (``read_apart``), the change stated names no thing of the new question alone
+    (``changes_its_own_thing``), and the new answer reverses the old one
+    (``facts.reverses``)?"""
+    if facts.relation(new, old) is not facts.Relation.DISTINCT:
+        return False
+    if not shared_things(new, old) or read_apart(new, old) or changes_its_own_thing(new, old):
+        return False
+    return facts.reverses(new, old)

@@ -1,0 +1,89 @@
+"""An owner's reversal asked in other words (issue 24, class D; ``digest.model.offline_asked``):
+the offline judge supersedes the old fact when the two question/answer pairs speak of one
+thing (a thing both questions name, or one question's thing in the other's answer), nothing
+reads them apart, and the new answer reverses the old one; a change that names a thing only
+the new question asks about, one word swapped in one question frame, or a narrower case stays
+a fact of its own. The negation split from its "any more" ("we don't take that kind of work
+any more") and Italian "non … più" around a verb are reversals; a quantity ("any more rooms")
+or a comparison ("any more than", "più di") is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from digest.reversal import states_reversal
+from tests.reflect.helpers import offline_judged, owner_fact
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (("Do you repair bicycles?", "Yes, any make and model."),
+         ("Can you fix the gears on my old bicycle?",
+          "Sorry, we don't do that kind of job any more since our mechanic left.")),
+        (("Is there a play area for kids?", "Yes, a small play corner with toys."),
+         ("Can children play somewhere while we eat?",
+          "Not anymore, we removed it when we added tables.")),
+        (("Fate corsi di cucina?", "Sì, ogni martedì sera."),
+         ("Posso prenotare un corso di cucina per mia madre?",
+          "Purtroppo non li organizziamo più da settembre.")),
+        (("Wie viel kostet die Miete für ein Kajak?", "25 Euro am Tag."),
+         ("Was zahle ich, um ein Kajak einen ganzen Tag zu haben?", "30 Euro am Tag.")),
+    ],
+)  # fmt: skip
+def test_a_reversal_asked_in_other_words_supersedes(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert (op["op"], op.get("id")) == ("DELETE", 4), op
+    assert "reversed" in str(op.get("reason")), op
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the change names the new question's own thing (vouchers, renting), not the old one's
+        (("Do you offer gift wrapping?", "Yes, free of charge."),
+         ("Do you sell gift vouchers?", "No longer: we stopped selling vouchers in May.")),
+        (("Do you repair bicycles?", "Yes, any make and model."),
+         ("Do you still rent out bicycles for the weekend?",
+          "No, we stopped renting them last year.")),
+        # one word swapped in one question frame
+        (("Do you repair bicycles?", "Yes, any make and model."),
+         ("Do you repair scooters?", "Not any more.")),
+        # another thing altogether, said of "that"
+        (("Do you have vegan dishes?", "Yes, several every day."),
+         ("Do you still do the Sunday brunch?", "No, we stopped doing that in spring.")),
+    ],
+)  # fmt: skip
+def test_a_change_about_another_thing_is_added(old: tuple[str, str], new: tuple[str, str]) -> None:
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert op["op"] == "ADD", op
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sorry, we don't take that kind of work any more since our watchmaker retired.",
+        "We do not offer it any longer.",
+        "We can't do that any more, sorry.",
+        "Purtroppo non lo facciamo più da gennaio.",
+        "Nej, det har vi slutat med.",
+        "Nei, det har vi sluttet med.",
+    ],
+)
+def test_a_negation_split_from_its_any_more_is_a_reversal(text: str) -> None:
+    assert states_reversal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I do not want any more coffee.",
+        "We don't have any more rooms left tonight.",
+        "It does not cost any more than 5 euros.",
+        "Non accettiamo più di 10 persone per tavolo.",
+    ],
+)
+def test_a_quantity_or_a_comparison_is_not(text: str) -> None:
+    assert not states_reversal(text)
