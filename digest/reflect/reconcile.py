@@ -31,7 +31,6 @@ from digest.edits import same_tone
 from digest.figures import figures
 from digest.frames import passed_values, quoted_apart
 from digest.identity import meaning
-from digest.identity.languages import two_languages
 from digest.lessons.neighbours import (
     Neighbour,
     embed_probes,
@@ -43,6 +42,7 @@ from digest.logs import get_logger
 from digest.models import Agent
 from digest.reflect.readings import in_doubt, meaning_of
 from digest.reflect.shared_words import nothing_in_common
+from digest.reflect.unread import in_two_languages, states_one_figure
 from digest.reversal import signals_change, states_reversal
 from digest.text import lesson_text, negation_flipped, normalise, observed, score
 
@@ -235,8 +235,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         )  # fmt: skip
         if changed or restates(candidate, neighbour, floor) or reworded:
             return True
-        if in_two_languages(candidate, neighbour, text):
-            return True  # words cannot read one error in two languages apart: the judge reads
+        if in_two_languages(candidate, neighbour, text) or states_one_figure(
+            candidate, neighbour, text
+        ):
+            return True  # one error in two languages, or one figure restated: the judge reads
         return reads_alike(candidate, neighbour) or in_doubt(candidate, neighbour) > 0
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
@@ -245,8 +247,13 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     if in_doubt(candidate, neighbour) > 0:
         return True  # the same facts, read in doubt: the judge reads the pair
     relevance = neighbour.relevance
-    if relevance >= floor and in_two_languages(candidate, neighbour, candidate_text(candidate)):
-        return True  # two runs' own errors above the floor, in two languages: the judge reads
+    if relevance >= floor and (
+        in_two_languages(candidate, neighbour, candidate_text(candidate))
+        or states_one_figure(candidate, neighbour, candidate_text(candidate))
+    ):
+        # two runs' own errors in two languages, or two runs' errors or owners' answers
+        # stating one figure about a word they share: no score reads them; the judge does
+        return True
     mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
     if fp.kind_of(fingerprint) == fp.kind_of(neighbour.fingerprint) == "answer":
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
@@ -278,21 +285,6 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     elif observed(mine) != mine and observed(theirs) != theirs:
         relevance = min(relevance, score(observed(mine), observed(theirs))[0])
     return relevance >= max(floor, CONTRADICTION_FLOOR)
-
-
-def in_two_languages(candidate: Candidate, neighbour: Neighbour, text: str) -> bool:
-    """Are a failure and a lesson's failure observed in two languages (one in English, the
-    other not: "Booking refused: vehicles longer than 6 m need a freight ticket", "Reserva
-    rechazada: los vehículos de más de 6 m necesitan un billete de carga")? Words and the
-    static table read two languages apart whatever they say, so no score can call them one
-    error or two: only the judge can, and it is asked (a right judge joins a paraphrase and
-    adds a look-alike; DESIGN §8a). A stream in one language never pays for it."""
-    if not (
-        fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(neighbour.fingerprint)
-    ):
-        return False
-    mine, theirs = observed(text), observed(lesson_text(neighbour.situation, neighbour.correction))
-    return two_languages(mine, theirs)
 
 
 def _may_be_the_same_failure(candidate: Candidate, neighbour: Neighbour, text: str) -> bool:

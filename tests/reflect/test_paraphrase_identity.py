@@ -153,3 +153,55 @@ def test_a_noop_on_other_figures_is_still_an_add(
     lesson = replace(shown[1], lesson_id=84)
     [op] = resolve(NOOP_ONE, {0: asked[0]}, [84], [lesson]).operations
     assert op.op == "ADD"
+
+
+@pytest.mark.parametrize(
+    ("shown", "asked"),
+    [
+        pytest.param(
+            _answer("Until when is the pool open?", "The pool closes at 21:00 every day."),
+            _answer("Can we swim after dinner?", "Only until 21:00, then the pool is closed."),
+            id="an-owners-fact-with-one-figure-asked-otherwise",
+        ),
+        pytest.param(
+            _run("Engineers need 5 days notice: cannot book the boiler check at Oak St 9"),
+            _run("Too short notice: engineers require 5 days before a visit (Ash Lane 12)"),
+            id="a-runs-own-error-with-one-figure-reworded",
+        ),
+        pytest.param(
+            _tool("reserve_court", "Court bookings open 7 days in advance"),
+            _tool("reserve_court", "You cannot reserve a court more than 7 days ahead"),
+            id="one-tools-error-with-one-figure-reworded",
+        ),
+    ],
+)
+def test_one_figure_restated_about_a_shared_word_goes_to_the_judge(
+    shown: tuple[Candidate, Neighbour], asked: tuple[Candidate, Neighbour]
+) -> None:
+    """Before, each was a free ADD above the floor: the words read too unlike for a score."""
+    candidate, lesson = asked[0], shown[1]
+    assert fp.distinct(candidate.fingerprint, lesson.fingerprint)
+    assert fast_path(0, candidate, [lesson], floor=FLOOR, identical=IDENTICAL) is None
+
+
+@pytest.mark.parametrize(
+    ("shown", "asked"),
+    [
+        pytest.param(
+            _answer("Until when is the pool open?", "The pool closes at 21:00 every day."),
+            _answer("Is parking free?", "Yes, parking is free for guests."),
+            id="another-fact-without-the-figure",
+        ),
+        pytest.param(
+            _run("Engineers need 5 days notice: cannot book the boiler check at Oak St 9"),
+            _run("Invoice 5 was rejected by the customer"),
+            id="one-figure-but-no-word-in-common",
+        ),
+    ],
+)
+def test_no_shared_figure_and_word_costs_no_call(
+    shown: tuple[Candidate, Neighbour], asked: tuple[Candidate, Neighbour]
+) -> None:
+    candidate, lesson = asked[0], shown[1]
+    op = fast_path(0, candidate, [lesson], floor=FLOOR, identical=IDENTICAL)
+    assert op is not None and (op.op, op.fast) == ("ADD", True)
