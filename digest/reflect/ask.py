@@ -15,6 +15,7 @@ from typing import Any
 from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone, tone_added
+from digest.figures import figures_apart
 from digest.identity.meaning import READS_ALIKE
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
@@ -87,18 +88,21 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         return not same_tone(candidate.tags, tags) or bool(tone_added(candidate.tags, tags))
     if fp.kind_of(candidate.fingerprint) == fp.kind_of(lesson.fingerprint) == "answer":
         # the judge read two questions as one fact: it stands unless the facts read apart
-        # (another thing or number named: Norway and Finland) or the answers give other
-        # figures (an UPDATE would keep them). A yes and a no may say one thing ("Are returns
-        # free?" "Yes" / "Do customers pay for returns?" "No"): the judge reads them
+        # (another thing or number named: Norway and Finland) or each answer states a figure
+        # the other does not (an UPDATE would keep them; a figure in words is its digits:
+        # "twenty" and "20", and an answer stating fewer figures says less, not otherwise). A
+        # yes and a no may say one thing ("Are returns free?" "Yes" / "Do customers pay for
+        # returns?" "No"): the judge reads them
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
         known = facts.lesson_fact(lesson.situation, lesson.correction)
-        return facts.names_apart(asked, known) or asked.numbers != known.numbers
+        return facts.names_apart(asked, known) or figures_apart(asked.answer, known.answer)
     # what a person or an operator stated (a content rule, a rule of their own) that the judge
-    # called the same: it stands unless a conflict can be read: other figures, a negation
+    # called the same: it stands unless a conflict can be read: other figures in what each
+    # quotes ("six months" and "6-month" are one; a draft's date is not the rule), a negation
     # flipped, or not one word in common past their shared frame and the words their figures
     # sit in (the same figures about other things: "card refunds take 5 to 7 business days",
     # "supplier payments take 5 to 7 business days")
-    if digits(new) != digits(old) or negation_flipped(new, old):
+    if figures_apart(observed(new), observed(old)) or negation_flipped(new, old):
         return True
     return nothing_in_common(new, old)
 

@@ -42,6 +42,7 @@ from digest.logs import get_logger
 from digest.models import Agent
 from digest.reflect.readings import in_doubt, meaning_of
 from digest.reflect.shared_words import nothing_in_common
+from digest.reflect.unread import in_two_languages, states_one_figure
 from digest.reversal import signals_change, states_reversal
 from digest.text import lesson_text, negation_flipped, normalise, observed, score
 
@@ -234,6 +235,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         )  # fmt: skip
         if changed or restates(candidate, neighbour, floor) or reworded:
             return True
+        if in_two_languages(candidate, neighbour, text) or states_one_figure(
+            candidate, neighbour, text
+        ):
+            return True  # one error in two languages, or one figure restated: the judge reads
         return reads_alike(candidate, neighbour) or in_doubt(candidate, neighbour) > 0
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
@@ -242,6 +247,13 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     if in_doubt(candidate, neighbour) > 0:
         return True  # the same facts, read in doubt: the judge reads the pair
     relevance = neighbour.relevance
+    if relevance >= floor and (
+        in_two_languages(candidate, neighbour, candidate_text(candidate))
+        or states_one_figure(candidate, neighbour, candidate_text(candidate))
+    ):
+        # two runs' own errors in two languages, or two runs' errors or owners' answers
+        # stating one figure about a word they share: no score reads them; the judge does
+        return True
     mine, theirs = candidate_text(candidate), lesson_text(neighbour.situation, neighbour.correction)
     if fp.kind_of(fingerprint) == fp.kind_of(neighbour.fingerprint) == "answer":
         asked = facts.lesson_fact(candidate.situation, candidate.correction)

@@ -1,0 +1,59 @@
+"""Pairs no score can read as one lesson or two, so only the judge may (DESIGN §8a: meaning
+decides; structure is evidence). ``reconcile.for_the_judge`` shows them to the judge above the
+reconcile floor; a right judge joins a paraphrase and keeps a look-alike apart, and the NOOP
+rules of ``digest.reflect.ask`` still refuse a join where a conflict can be read (other
+figures, other names). Each rule asks a model only where words cannot decide, so a stream in
+one language whose distinct failures state no figure pays nothing for them. Pure.
+"""
+
+from __future__ import annotations
+
+from digest import facts
+from digest import fingerprint as fp
+from digest.figures import figures
+from digest.identity.languages import two_languages
+from digest.lessons.neighbours import Neighbour
+from digest.lessons.store import Candidate
+from digest.reflect.shared_words import own_words, past_shared_frame
+from digest.text import lesson_text, observed
+
+
+def _said(candidate: Candidate, neighbour: Neighbour, text: str) -> tuple[str, str]:
+    """What the two observed: the answers of two owner facts, else what each quotes."""
+    if fp.kind_of(candidate.fingerprint) == fp.kind_of(neighbour.fingerprint) == "answer":
+        asked = facts.lesson_fact(candidate.situation, candidate.correction)
+        known = facts.lesson_fact(neighbour.situation, neighbour.correction)
+        return asked.answer, known.answer
+    return observed(text), observed(lesson_text(neighbour.situation, neighbour.correction))
+
+
+def in_two_languages(candidate: Candidate, neighbour: Neighbour, text: str) -> bool:
+    """Are a failure and a lesson's failure observed in two languages (one in English, the
+    other not: "Booking refused: vehicles longer than 6 m need a freight ticket", "Reserva
+    rechazada: los vehículos de más de 6 m necesitan un billete de carga")? Words and the
+    static table read two languages apart whatever they say: only the judge can tell."""
+    if not (
+        fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(neighbour.fingerprint)
+    ):
+        return False
+    return two_languages(*_said(candidate, neighbour, text))
+
+
+def states_one_figure(candidate: Candidate, neighbour: Neighbour, text: str) -> bool:
+    """Do two failures, or two owners' answers, state the same figure about a word they share
+    past their frame ("sweeps must be scheduled at least 72 hours ahead", "we need 72 hours
+    before any sweep appointment"; "Ab 22 Uhr gilt Nachtruhe", "die Nachtruhe beginnt um 22
+    Uhr")? One rule restated in other words reads so; so do two rules with one figure ("the
+    sauna opens at 7", "the pool opens at 7"), which the judge keeps apart. Figures in words
+    are digits ("twenty" and "20")."""
+    kinds = (fp.kind_of(candidate.fingerprint), fp.kind_of(neighbour.fingerprint))
+    failures = fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(
+        neighbour.fingerprint
+    )
+    if not failures and kinds != ("answer", "answer"):
+        return False
+    mine, theirs = _said(candidate, neighbour, text)
+    if not figures(mine) & figures(theirs):
+        return False
+    new, old = past_shared_frame(mine, theirs)
+    return bool(own_words(new) & own_words(old))
