@@ -179,13 +179,22 @@ _NO_INSTANCE = frozenset({"true", "false", "none", "null"})
 _PASSED_NAMES = 64
 
 
+#: a passed figure of three digits or more (a postcode, an account, a port): the call's own
+_PASSED_FIGURE = re.compile(r"\d{3,}")
+
+
 def _passed_names(args: Any) -> list[str]:
     """What a call passed that its error may name back: each whole value (three characters at
-    least), and each word of a value that is a name by its joints (``web-3``, ``acme/api``,
-    ``Tracker 2025!A:D``): longest first."""
+    least; a figure, three digits at least: "CAP 00199" for ``cap="00199"`` is the instance,
+    not a limit the tool states), and each word of a value that is a name by its joints
+    (``web-3``, ``acme/api``, ``Tracker 2025!A:D``): longest first."""
     names: set[str] = set()
     for value in call_values(args):
-        if 3 <= len(value) <= 200 and value not in _NO_INSTANCE and _LETTERED.search(value):
+        if (
+            3 <= len(value) <= 200
+            and value not in _NO_INSTANCE
+            and (_LETTERED.search(value) or _PASSED_FIGURE.fullmatch(value))
+        ):
             names.add(value)
         if len(value) > 4000:
             continue

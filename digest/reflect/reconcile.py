@@ -31,6 +31,7 @@ from digest.edits import same_tone
 from digest.figures import figures
 from digest.frames import passed_values, quoted_apart
 from digest.identity import meaning
+from digest.identity.languages import two_languages
 from digest.lessons.neighbours import (
     Neighbour,
     embed_probes,
@@ -234,7 +235,11 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         )  # fmt: skip
         if changed or restates(candidate, neighbour, floor) or reworded:
             return True
-        return reads_alike(candidate, neighbour) or in_doubt(candidate, neighbour) > 0
+        return (
+            reads_alike(candidate, neighbour)
+            or in_doubt(candidate, neighbour) > 0
+            or _in_two_languages(candidate, neighbour)
+        )
     if fp.other_subject(fingerprint, neighbour.fingerprint):
         return False
     if reads_alike(candidate, neighbour):
@@ -273,6 +278,22 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     elif observed(mine) != mine and observed(theirs) != theirs:
         relevance = min(relevance, score(observed(mine), observed(theirs))[0])
     return relevance >= max(floor, CONTRADICTION_FLOOR)
+
+
+def _in_two_languages(candidate: Candidate, neighbour: Neighbour) -> bool:
+    """Is a failure of the lesson's own tool reported in another language than the lesson's
+    ("Fout: voertuig … heeft een openstaande terugroepactie" beside "vehicle … has an open
+    recall")? Close by or not, no rule of words reads one error across two languages
+    (``rewords`` and the error families read one): only the judge can say, so it is asked.
+    Read in what the lessons observed, not in the call's arguments (a Dutch API's argument
+    names sit beside an English error)."""
+    if not (
+        fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(neighbour.fingerprint)
+    ):
+        return False
+    text = candidate_text(candidate)
+    mine, theirs = observed(text), observed(lesson_text(neighbour.situation, neighbour.correction))
+    return mine != text and two_languages(mine, theirs)
 
 
 def _may_be_the_same_failure(candidate: Candidate, neighbour: Neighbour, text: str) -> bool:
