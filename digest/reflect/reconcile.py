@@ -225,7 +225,7 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
                 signals_change(text)
                 or reads_alike(candidate, neighbour)
                 or in_doubt(candidate, neighbour) > 0
-                or _may_be_the_same_failure(candidate, neighbour, text)
+                or _may_be_the_same_failure(candidate, neighbour)
             )
         old = lesson_text(neighbour.situation, neighbour.correction)
         changed = signals_change(text) or negation_flips(text, old)
@@ -280,23 +280,31 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     return relevance >= max(floor, CONTRADICTION_FLOOR)
 
 
+def _error_seen(candidate: Candidate) -> str:
+    """What a failure's candidate observed of its error: the quotations of what it says, not of
+    the call (a Dutch API's argument names, "kenteken", sit beside an English error); those of
+    its mistake when what it says quotes nothing."""
+    said = candidate_text(candidate)
+    seen = observed(said)
+    if seen != said:
+        return seen
+    return observed(" ".join(filter(None, (candidate.situation, candidate.mistake, said))))
+
+
 def _in_two_languages(candidate: Candidate, neighbour: Neighbour) -> bool:
     """Is a failure of the lesson's own tool reported in another language than the lesson's
     ("Fout: voertuig … heeft een openstaande terugroepactie" beside "vehicle … has an open
     recall")? Close by or not, no rule of words reads one error across two languages
-    (``rewords`` and the error families read one): only the judge can say, so it is asked.
-    Read in what the lessons observed, not in the call's arguments (a Dutch API's argument
-    names sit beside an English error)."""
+    (``rewords`` and the error families read one): only the judge can say, so it is asked."""
     if not (
         fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(neighbour.fingerprint)
     ):
         return False
-    text = candidate_text(candidate)
-    mine, theirs = observed(text), observed(lesson_text(neighbour.situation, neighbour.correction))
-    return mine != text and two_languages(mine, theirs)
+    theirs = observed(lesson_text(neighbour.situation, neighbour.correction))
+    return two_languages(_error_seen(candidate), theirs)
 
 
-def _may_be_the_same_failure(candidate: Candidate, neighbour: Neighbour, text: str) -> bool:
+def _may_be_the_same_failure(candidate: Candidate, neighbour: Neighbour) -> bool:
     """A failure of the lesson's own tool that the similarity floor left out may still be its
     failure in other words ("the seat is already taken", "that seat is occupied by another
     booking"; one error in two languages): a word they share past their frame, or two
@@ -307,8 +315,8 @@ def _may_be_the_same_failure(candidate: Candidate, neighbour: Neighbour, text: s
         fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(neighbour.fingerprint)
     ):
         return False
-    mine, theirs = observed(text), observed(lesson_text(neighbour.situation, neighbour.correction))
-    return not nothing_in_common(mine, theirs)
+    theirs = observed(lesson_text(neighbour.situation, neighbour.correction))
+    return not nothing_in_common(_error_seen(candidate), theirs)
 
 
 def fast_path(
