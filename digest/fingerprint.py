@@ -196,16 +196,31 @@ def _passed_names(args: Any) -> list[str]:
     return sorted(names, key=lambda n: (-len(n), n))[:_PASSED_NAMES]
 
 
+#: a whole number a call passed (a postcode "00199", a quantity, an order number)
+_WHOLE_NUMBER = re.compile(r"\d{1,20}")
+
+
+def _passed_figures(args: Any) -> list[str]:
+    """The whole numbers a call passed, longest first."""
+    found = {v for v in call_values(args) if _WHOLE_NUMBER.fullmatch(v)}
+    return sorted(found, key=lambda n: (-len(n), n))[:_PASSED_NAMES]
+
+
 def named_back(error: str, args: Any) -> str:
     """``error`` with what the call passed and the error names back masked ("pull access denied
     for acme/billing-api" for ``pull acme/billing-api:1.4``, "Unable to parse range: Tracker
-    2025!A:D" for ``range="Tracker 2025!A:D"``): the call's instance, not the tool's rule, so
-    repeats with other values share one template."""
-    names = _passed_names(args)
-    if not names:
-        return error
-    alternatives = "|".join(re.escape(n) for n in names)
-    return re.sub(rf"(?<![\w]){'(?:'}{alternatives}{')'}(?![\w])", "<v>", error, flags=re.I)
+    2025!A:D" for ``range="Tracker 2025!A:D"``, "CAP 00199" for ``cap="00199"``): the call's
+    instance, not the tool's rule, so repeats with other values share one template. A figure is
+    masked whole, however short ("order 98", "order 4412"), never inside another ("1.5", "v1");
+    a figure the call did not pass (a limit the tool states) stays."""
+    names, numbers = _passed_names(args), _passed_figures(args)
+    if names:
+        alternatives = "|".join(re.escape(n) for n in names)
+        error = re.sub(rf"(?<![\w])(?:{alternatives})(?![\w])", "<v>", error, flags=re.I)
+    if numbers:
+        alternatives = "|".join(re.escape(n) for n in numbers)
+        error = re.sub(rf"(?<![\w.,])(?:{alternatives})(?![\w]|[.,]\d)", "<v>", error)
+    return error
 
 
 def call_error(call: dict[str, Any]) -> str:

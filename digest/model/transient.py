@@ -14,6 +14,9 @@ TRANSIENT = re.compile(
     r"(?<![\w'\"`])time[ds]?[\s-]?out(?:error|exception)?(?![\w'\"`=])|timed[\s_-]out|"
     r"deadline exceeded|"
     r"rate[\s_-]?limit|too many requests|\b429\b|throttl(?:ed|ing)|"
+    # a cloud API asking the caller to slow down (S3's SlowDown, EC2's RequestLimitExceeded)
+    r"\(slow[\s_-]?down\)|please slow down|reduce (?:your |the )?request rate|"
+    r"request[\s_-]?limit[\s_-]?exceeded|"
     r"(?:service|server|system|backend) (?:is )?(?:busy|overloaded)|"
     r"\b50[234]\b|temporar(?:y|ily) (?:unavailable|down|failure|error|outage|issue|problem)|"
     r"(?:service|server|backend|upstream|gateway|api|endpoint|database|host)s? (?:is |are )?"

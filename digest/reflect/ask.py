@@ -33,7 +33,7 @@ from digest.reflect.reconcile import (
     digits,
     named_apart,
 )
-from digest.reflect.shared_words import nothing_in_common
+from digest.reflect.shared_words import names_apart_only, nothing_in_common
 from digest.reversal import signals_change
 from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, observed
@@ -80,7 +80,10 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
             bool(mine and theirs and mine != theirs)
             or named_apart(candidate, lesson)
             or signals_change(" ".join(filter(None, (candidate.mistake, new))))
-            or nothing_in_common(observed(new), observed(old))
+            or (
+                nothing_in_common(observed(new), observed(old))
+                and not names_apart_only(observed(new), observed(old))
+            )
         )
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new

@@ -41,8 +41,7 @@ from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.models import Agent
 from digest.reflect.readings import in_doubt, meaning_of
-from digest.reflect.shared_words import nothing_in_common
-from digest.reflect.unread import in_two_languages, states_one_figure
+from digest.reflect.unread import in_two_languages, may_be_the_same_failure, states_one_figure
 from digest.reversal import signals_change, states_reversal
 from digest.text import lesson_text, negation_flipped, normalise, observed, score
 
@@ -225,7 +224,7 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
                 signals_change(text)
                 or reads_alike(candidate, neighbour)
                 or in_doubt(candidate, neighbour) > 0
-                or _may_be_the_same_failure(candidate, neighbour, text)
+                or may_be_the_same_failure(candidate, neighbour)
             )
         old = lesson_text(neighbour.situation, neighbour.correction)
         changed = signals_change(text) or negation_flips(text, old)
@@ -285,21 +284,6 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     elif observed(mine) != mine and observed(theirs) != theirs:
         relevance = min(relevance, score(observed(mine), observed(theirs))[0])
     return relevance >= max(floor, CONTRADICTION_FLOOR)
-
-
-def _may_be_the_same_failure(candidate: Candidate, neighbour: Neighbour, text: str) -> bool:
-    """A failure of the lesson's own tool that the similarity floor left out may still be its
-    failure in other words ("the seat is already taken", "that seat is occupied by another
-    booking"; one error in two languages): a word they share past their frame, or two
-    languages, and only the judge can say. One that shares no word in one language is another
-    failure ("429: quota of the day used up" beside "401: missing Authorization header"): a
-    free ADD, no model call."""
-    if not (
-        fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(neighbour.fingerprint)
-    ):
-        return False
-    mine, theirs = observed(text), observed(lesson_text(neighbour.situation, neighbour.correction))
-    return not nothing_in_common(mine, theirs)
 
 
 def fast_path(

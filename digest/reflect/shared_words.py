@@ -68,3 +68,27 @@ def past_shared_frame(new: str, old: str) -> tuple[str, str]:
     while end < min(len(a), len(b)) - start and a[-1 - end].casefold() == b[-1 - end].casefold():
         end += 1
     return " ".join(a[start : len(a) - end]), " ".join(b[start : len(b) - end])
+
+
+#: a word inside a sentence: after a word, a comma or a bracket and a space (not the word a
+#: sentence or a quotation begins with)
+_INNER_WORD = re.compile(r"(?<=[\w,)] )[^\W\d_]{3,}\b")
+
+
+def _names(text: str) -> set[str]:
+    """The names in running text: capitalised words inside a sentence ("werkplaats Utrecht is
+    vol", "no courier in Leeds"); not a code in capitals (CAP, PC) or a word in lower case."""
+    return {w for w in _INNER_WORD.findall(text) if w[0].isupper() and w[1:].islower()}
+
+
+def names_apart_only(new: str, old: str) -> bool:
+    """Do two errors say one thing about other named instances ("werkplaats Utrecht is vol op
+    ‹date›", "werkplaats Amersfoort is vol op ‹date›": another workshop, one failure)? Each
+    names something the other does not, and past those names what one says the other says
+    too. A name is the instance the way an id is; the words around it are the failure."""
+    mine, theirs = _names(new), _names(old)
+    if not mine or not theirs or mine == theirs:
+        return False
+    said = own_words(" ".join(w for w in new.split() if w.strip(".,;:…") not in mine))
+    known = own_words(" ".join(w for w in old.split() if w.strip(".,;:…") not in theirs))
+    return bool(said and known) and (said <= known or known <= said)

@@ -14,7 +14,7 @@ from digest.figures import figures
 from digest.identity.languages import two_languages
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
-from digest.reflect.shared_words import own_words, past_shared_frame
+from digest.reflect.shared_words import nothing_in_common, own_words, past_shared_frame
 from digest.text import lesson_text, observed
 
 
@@ -31,12 +31,42 @@ def in_two_languages(candidate: Candidate, neighbour: Neighbour, text: str) -> b
     """Are a failure and a lesson's failure observed in two languages (one in English, the
     other not: "Booking refused: vehicles longer than 6 m need a freight ticket", "Reserva
     rechazada: los vehículos de más de 6 m necesitan un billete de carga")? Words and the
-    static table read two languages apart whatever they say: only the judge can tell."""
+    static table read two languages apart whatever they say: only the judge can tell. Read in
+    what both observed, and in what the candidate quotes of its error alone (``error_seen``)."""
     if not (
         fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(neighbour.fingerprint)
     ):
         return False
-    return two_languages(*_said(candidate, neighbour, text))
+    if two_languages(*_said(candidate, neighbour, text)):
+        return True
+    theirs = observed(lesson_text(neighbour.situation, neighbour.correction))
+    return two_languages(error_seen(candidate), theirs)
+
+
+def error_seen(candidate: Candidate) -> str:
+    """What a failure's candidate observed of its error: the quotations of what it says, not of
+    the call (a Dutch API's argument names, "kenteken", sit beside an English error); those of
+    its mistake when what it says quotes nothing."""
+    said = lesson_text(candidate.situation, candidate.correction)
+    seen = observed(said)
+    if seen != said:
+        return seen
+    return observed(" ".join(filter(None, (candidate.situation, candidate.mistake, said))))
+
+
+def may_be_the_same_failure(candidate: Candidate, neighbour: Neighbour) -> bool:
+    """A failure of the lesson's own tool that the similarity floor left out may still be its
+    failure in other words ("the seat is already taken", "that seat is occupied by another
+    booking"; one error in two languages): a word they share past their frame, or two
+    languages, and only the judge can say. One that shares no word in one language is another
+    failure ("429: quota of the day used up" beside "401: missing Authorization header"): a
+    free ADD, no model call."""
+    if not (
+        fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(neighbour.fingerprint)
+    ):
+        return False
+    theirs = observed(lesson_text(neighbour.situation, neighbour.correction))
+    return not nothing_in_common(error_seen(candidate), theirs)
 
 
 def states_one_figure(candidate: Candidate, neighbour: Neighbour, text: str) -> bool:
