@@ -128,12 +128,12 @@ _MARKERS = (
     r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
     r"|teraz wymaga|odstraněn|zrušen|od (?:teraz|dzisiaj|dziś)\b|ze skutkiem natychmiastowym"
     r"|przestaliśmy|przestał[aoy]?\b|\bnie \S+ już\b"
-    # a passive in the present ("ersätts av", "erstattes af"), a dated start ("från och med
-    # version 4", "fra og med"), and a rename ("bytt namn till", "hernoemd naar")
     # a service the speaker stopped ("det har vi slutat med", "vi har sluttet med det",
     # "det er vi holdt op med")
     r"|\b(?:har|hade|vi|har vi) (?:\S+ )?(?:slutat|sluttet|stoppet|holdt op)\b"
     r"|\bholdt op med\b|\bslutat med\b|\bsluttet med\b"
+    # a passive in the present ("ersätts av", "erstattes af"), a dated start ("från och med
+    # version 4", "fra og med"), and a rename ("bytt namn till", "hernoemd naar")
     r"|ersätts (?:av|med)|erstattes (?:av|af|med)|från och med|fra og med|(?:har )?bytt namn"
     r"|hernoemd|används inte|tagits bort|fjernet|zmieniono nazwę|przemianowan"
     # Czech and Slovak negate the verb itself ("již nepoužívá", "už neplatí"): the adverb

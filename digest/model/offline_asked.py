@@ -22,7 +22,8 @@ it. A real model decides from the meaning; this module never makes two facts one
 from __future__ import annotations
 
 from digest import facts
-from digest.identity import meaning
+from digest.figures import figures
+from digest.frames import named, swapped
 
 #: the concepts a question's frame carries whatever it asks about ("how much", "when", "are
 #: you open"): sharing one of them says nothing about which thing two questions ask of
@@ -49,8 +50,18 @@ def read_apart(new: facts.Fact, old: facts.Fact) -> bool:
     a name or a figure one has and the other lacks, or a case the new answer names alone?"""
     if facts.names_apart(new, old) or facts.narrows(new, old):
         return True
-    questions = meaning.likeness(new.question, old.question)
-    return questions.swap or questions.names_apart or questions.figures_apart
+    if swapped(new.question, old.question):
+        return True
+    mine, theirs = _names(new.question), _names(old.question)
+    if mine - theirs and theirs - mine:
+        return True
+    said, known = figures(new.question), figures(old.question)
+    return bool(said - known) and bool(known - said)
+
+
+def _names(question: str) -> frozenset[str]:
+    """The names a question gives that are no figure (``digest.frames.named``, ``facts.names``)."""
+    return frozenset(n for n in named(question) | facts.names(question) if not figures(n))
 
 
 def changes_its_own_thing(new: facts.Fact, old: facts.Fact) -> bool:
