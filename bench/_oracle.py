@@ -17,7 +17,10 @@ cannot fix. It is not a measure of any model.
   oracle keeps their words (so fingerprints and titles are the product's) and pairs each
   lesson with a rule by the words it shares with the rule's other events and ``says``;
   otherwise it writes each lesson itself: the situation names the run's failure closest to the
-  rule (tool and error) or the question, the correction is the rule's ``says``.
+  rule (tool and error) or the question, the correction is the rule's ``says`` (for an
+  owner's answer, the owner's words: a ``says`` is often a label no model would write).
+  ``BENCH_ORACLE_OWN_WORDS=1`` makes it write every lesson so: a right model that never words
+  a lesson as the offline rules do (what the product makes of a model's own words and tags).
 - reconcile: every lesson text it wrote is remembered with its rule (per agent); each
   candidate and each shown lesson is read back to its rule (exact words, else the remembered
   text sharing the most words). Per candidate: NOOP on a shown lesson of the same rule, DELETE
@@ -209,6 +212,7 @@ class Oracle:
         from digest.model.contracts import LessonBlock
 
         failures = _failures(event)
+        says = rule.says
         if failures:
             want = self._rule_words(case, [rule], event)[rule.name]
             tool, error = max(failures, key=lambda f: _overlap(want, words(list(f))))
@@ -216,9 +220,12 @@ class Oracle:
             situation = f"{named} with: {error[:200]}"
         elif event.kind == "owner_answer":
             situation = f"Asked: {event.payload.get('question', '')}"[:240]
+            # a model restates the owner's answer; a rule's ``says`` is often a label
+            # ("hund-ja") no model would write
+            says = str(event.payload.get("answer") or says)
         else:
             situation = f"Drafting a reply like: {str(event.payload.get('original', ''))[:160]}"
-        return LessonBlock(_safe(situation), _safe(rule.says), None, (event.kind,))
+        return LessonBlock(_safe(situation), _safe(says), None, (event.kind,))
 
     # reconcile -----------------------------------------------------------------------------
 

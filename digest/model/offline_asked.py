@@ -50,13 +50,20 @@ def read_apart(new: facts.Fact, old: facts.Fact) -> bool:
     a name or a figure one has and the other lacks, or a case the new answer names alone?"""
     if facts.names_apart(new, old) or facts.narrows(new, old):
         return True
-    if swapped(new.question, old.question):
+    if swapped(new.question, old.question) or _one_term_each(new.subject, old.subject):
         return True
     mine, theirs = _names(new.question), _names(old.question)
     if mine - theirs and theirs - mine:
         return True
     said, known = figures(new.question), figures(old.question)
     return bool(said - known) and bool(known - said)
+
+
+def _one_term_each(mine: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Do two questions' subjects (``digest.facts``: function words out, in every language it
+    reads) share terms and differ by exactly one each ("how much is a haircut" / "how much is
+    the children's cut": cost, cut, hair / cost, cut, child)? One frame, one thing swapped."""
+    return bool(mine & theirs) and len(mine - theirs) == len(theirs - mine) == 1
 
 
 def _names(question: str) -> frozenset[str]:
