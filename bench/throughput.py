@@ -211,16 +211,20 @@ def net_slope_figures(
     start, why = warm_up_end(composes, children)
     window = [s for s in net if s[1] >= start]
     span = finished - start if window else 0
-    slope = slope_mb_per_1k(window)
+    slope = slope_mb_per_1k(window) if len(window) >= 3 else float("nan")
+    runs = composes[-1][1] if composes else 0
+    first = next((done for done, n in composes if n), None)
+    composed = f"{runs} compose runs, the first by {first:,} events" if first else "no compose"
     if span >= WINDOW_MIN_EVENTS and len(window) >= 3:
         met: bool | None = slope < FLAT_MB_PER_1K
-        verdict = f"from {start:,} to {finished:,} events; warm-up: {why}"
+        verdict = f"from {start:,} to {finished:,} events; warm-up: {why}; {composed}"
     else:
         met = None
+        ends = "never" if start == sys.maxsize else f"{start:,}"
         verdict = (
-            f"no verdict: warm-up ends at {'never' if start == sys.maxsize else f'{start:,}'}"
-            f" ({why}), leaving {span:,} of the {WINDOW_MIN_EVENTS:,} events the verdict needs"
-            " after it: run --scale 3.0"
+            f"no verdict (nan: no window): warm-up ends at {ends} ({why}), leaving {span:,} of"
+            f" the {WINDOW_MIN_EVENTS:,} events the verdict needs after it: run --scale 3.0;"
+            f" {composed}"
         )
     return [
         Figure(

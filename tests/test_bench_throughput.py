@@ -82,7 +82,7 @@ def test_a_run_too_short_past_warm_up_gives_no_verdict() -> None:
     # 10,000 events, prefork 2: a child's 5,000th event is the run's end
     after = _verdict(_run(0.0, events=10_000, composed_at=8_000))
     assert after.met is None
-    assert after.note.startswith("no verdict: warm-up ends at 10,000")
+    assert after.note.startswith("no verdict (nan: no window): warm-up ends at 10,000")
     # a long run whose agents never all composed: no verdict either
     never = _verdict(_run(0.0, events=30_000, composed_at=10**9))
     assert never.met is None
