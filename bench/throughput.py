@@ -15,10 +15,12 @@ active lessons are counted with each RSS sample and each sample's RSS is read le
 lessons' kept bytes. (2) The bounded memories filling to their bounds: ``--trace-memory``'s
 census shows them filling over a child's first ~5,000 events (``WARMUP_EVENTS_PER_CHILD``).
 (3) The first compose round: its replay fills the replay's memories (an agent's window of
-events, the words near its keywords) once, a step of about 3 MB, and the bench's agents fall
-quiet, so compose, only after capture has finished, ahead of the worker. Warm-up is both: it
-ends at the later of a child's ``WARMUP_EVENTS_PER_CHILD``-th event and the sample at which
-``AGENTS`` compose runs have finished (compose runs are counted with the lessons). The verdict
+events, the words near its keywords) once, a step of about 3 MB; the bench's agents compose
+once quiet (``DIGEST_QUIET_SECONDS`` after capture has finished, ahead of the worker), so on a
+loaded host inside the run and on a fast one after it. Warm-up is both: it ends at a child's
+``WARMUP_EVENTS_PER_CHILD``-th event, or later at the sample at which ``AGENTS`` compose runs
+have finished (compose runs are counted with the lessons); a run whose first round was under
+way at its end has no window free of that step (``warm_up_end``). The verdict
 reads the least-squares slope, net of the kept indexes, of the samples after warm-up, target
 "flat" (``FLAT_MB_PER_1K``), and gives one only when that window holds at least
 ``WINDOW_MIN_EVENTS`` events: allocator slack comes and goes by the MB, so a shorter window's
@@ -174,17 +176,24 @@ def net_of_kept(
 
 
 def warm_up_end(composes: list[tuple[int, int]], children: int) -> tuple[int, str]:
-    """The events finished at which warm-up ends, and why: the later of each child's
-    ``WARMUP_EVENTS_PER_CHILD``-th event (its bounded memories full) and the first sample at
-    which ``AGENTS`` compose runs had finished (the replay's memories filled; never, when
-    fewer finished in the run)."""
+    """The events finished at which warm-up ends, and why: each child's
+    ``WARMUP_EVENTS_PER_CHILD``-th event (its bounded memories full), or later the first
+    sample at which ``AGENTS`` compose runs had finished (the first compose round, whose replay
+    fills the replay's memories). A run in which no compose ran does not hold that step (the
+    bench's agents compose after a quiet period that starts when capture ends: on a fast host,
+    after the run); one whose first round was under way at its end holds it in any window
+    (``sys.maxsize``: no window)."""
     memories = WARMUP_EVENTS_PER_CHILD * children
-    composed = next((done for done, runs in composes if runs >= AGENTS), None)
+    child = f"a child's {WARMUP_EVENTS_PER_CHILD:,}th event ({children} children)"
+    runs = composes[-1][1] if composes else 0
+    if runs == 0:
+        return memories, f"{child}; no compose ran (its replay's memories are not in the run)"
+    composed = next((done for done, n in composes if n >= AGENTS), None)
     if composed is None:
-        return sys.maxsize, f"{AGENTS} compose runs never finished (the first compose round)"
+        return sys.maxsize, f"the first compose round under way at the end ({runs} of {AGENTS})"
     if composed > memories:
-        return composed, f"{AGENTS} compose runs finished at {composed} events"
-    return memories, f"a child's {WARMUP_EVENTS_PER_CHILD:,}th event ({children} children)"
+        return composed, f"{AGENTS} compose runs finished at {composed:,} events"
+    return memories, child
 
 
 def net_slope_figures(

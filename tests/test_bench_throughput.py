@@ -83,10 +83,19 @@ def test_a_run_too_short_past_warm_up_gives_no_verdict() -> None:
     after = _verdict(_run(0.0, events=10_000, composed_at=8_000))
     assert after.met is None
     assert after.note.startswith("no verdict (nan: no window): warm-up ends at 10,000")
-    # a long run whose agents never all composed: no verdict either
-    never = _verdict(_run(0.0, events=30_000, composed_at=10**9))
+    # a long run whose first compose round was under way at its end: no verdict either
+    samples, lessons, _ = _run(0.0, events=30_000)
+    under_way = [(done, 5 if done >= 29_000 else 0) for done, _ in lessons]
+    never = _verdict((samples, lessons, under_way))
     assert never.met is None
-    assert "never" in never.note
+    assert "warm-up ends at never (the first compose round under way at the end" in never.note
+
+
+def test_a_run_with_no_compose_warms_up_by_its_memories_alone() -> None:
+    samples, lessons, _ = _run(0.3, events=30_000)
+    after = _verdict((samples, lessons, [(done, 0) for done, _ in lessons]))
+    assert "from 10,000 to 30,000 events" in after.note and "no compose ran" in after.note
+    assert after.value == pytest.approx(0.3) and after.met is False
 
 
 def test_samples_and_lesson_counts_must_pair_up() -> None:
