@@ -20,8 +20,8 @@ import psycopg
 from _stream import StreamEvent, capture
 from _worker import (
     Worker,
-    active_lessons,
     backends_cpu_seconds,
+    bank_counts,
     count_terminal,
     flush_broker,
     start_worker,
@@ -51,6 +51,8 @@ class StreamRun:
     #: (events terminal, active lessons) at each sample, when counted (``count_lessons``):
     #: the bank that every worker child's kept indexes hold at that moment
     lessons: list[tuple[int, int]] = field(default_factory=list)
+    #: (events terminal, compose runs finished) at each sample, counted with the lessons
+    composes: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -126,6 +128,7 @@ def send_and_wait(
     cpu_at_end: list[float] = []
     sql_at_end: list[dict[str, int]] = []
     lessons: list[tuple[int, int]] = []
+    composes: list[tuple[int, int]] = []
     stop = threading.Event()
     worker_cpu, database_cpu = worker.cpu_seconds(), _backends_cpu(database_url)
     worker_sql, capture_sql = _worker_sql(worker), sql_count.counts()
@@ -139,13 +142,14 @@ def send_and_wait(
         while not stop.is_set():
             try:
                 done = count_terminal(database_url)
-                active = active_lessons(database_url) if count_lessons else 0
+                active, composed = bank_counts(database_url) if count_lessons else (0, 0)
             except psycopg.OperationalError:  # a server shared with other jobs, out of slots
                 stop.wait(sample_every_s)
                 continue
             worker.sample(done - already)
             if count_lessons:
                 lessons.append((done - already, active))
+                composes.append((done - already, composed))
             if trace is not None:
                 memory_trace.note_done(trace, done - already)
             if done >= target:
@@ -183,6 +187,7 @@ def send_and_wait(
         worker_sql=_since(worker_sql, sql_at_end[0]),
         capture_sql=_since(capture_sql, sql_at_end[1]),
         lessons=lessons,
+        composes=composes,
     )
 
 

@@ -177,13 +177,18 @@ def count_terminal(database_url: str) -> int:
     return int(row[0]) if row else 0
 
 
-def active_lessons(database_url: str) -> int:
-    """Lessons with status ``active``: what every worker child's kept indexes hold."""
+def bank_counts(database_url: str) -> tuple[int, int]:
+    """Lessons with status ``active`` (what every worker child's kept indexes hold) and compose
+    runs finished (a child's first compose fills the replay's memories once), in one
+    connection."""
     import psycopg
 
     with psycopg.connect(database_url) as conn:
-        row = conn.execute("SELECT count(*) FROM lessons WHERE status = 'active'").fetchone()
-    return int(row[0]) if row else 0
+        row = conn.execute(
+            "SELECT (SELECT count(*) FROM lessons WHERE status = 'active'),"
+            " (SELECT count(*) FROM digest_runs WHERE kind = 'compose')"
+        ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def flush_broker() -> None:

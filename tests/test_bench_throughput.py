@@ -1,5 +1,7 @@
 """``bench/throughput.py``'s RSS figures net of the kept indexes: each sample's RSS less what
-the active lessons counted with it must hold. Pure arithmetic on given samples, never timed."""
+the active lessons counted with it must hold, and the verdict read after warm-up (a child's
+bounded memories full, the first compose round done). Pure arithmetic on given samples, never
+timed."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path[:0] = [str(BENCH)]
 
 import throughput  # noqa: E402
+from _report import Figure  # noqa: E402
 
 KB = throughput.KEPT_KB_PER_LESSON
 
@@ -19,37 +22,83 @@ KB = throughput.KEPT_KB_PER_LESSON
 Samples = list[tuple[float, int, list[float]]]
 
 
-def _run(extra_mb_per_1k: float) -> tuple[Samples, list[tuple[int, int]]]:
-    """31 samples, 0 to 30,000 events: 400 active lessons more per 1,000 events, RSS growing by
-    exactly their kept bytes plus ``extra_mb_per_1k``; two children, the larger one read."""
-    samples, lessons = [], []
-    for i in range(31):
+Composes = list[tuple[int, int]]
+
+
+def _run(
+    extra_mb_per_1k: float, events: int = 30_000, composed_at: int = 15_000, step_mb: float = 0.0
+) -> tuple[Samples, list[tuple[int, int]], Composes]:
+    """A sample each 1,000 events: 400 active lessons more per 1,000 events, RSS growing by
+    exactly their kept bytes plus ``extra_mb_per_1k``, plus ``step_mb`` once, just before
+    every agent's first compose has finished at ``composed_at`` (the replay's memories
+    filling); two children, the larger one read."""
+    samples, lessons, composes = [], [], []
+    for i in range(events // 1000 + 1):
         done, active = 1000 * i, 400 * i
         rss = 130 + active * KB / 1024 + extra_mb_per_1k * i
+        rss += step_mb if done >= composed_at - 1000 else 0.0
         samples.append((float(i), done, [rss - 5, rss]))
         lessons.append((done, active))
-    return samples, lessons
+        composes.append((done, throughput.AGENTS if done >= composed_at else 0))
+    return samples, lessons, composes
+
+
+def _verdict(run: tuple[Samples, list[tuple[int, int]], Composes]) -> Figure:
+    _, after = throughput.net_slope_figures(*run, children=2)
+    assert after.name == "RSS slope after warm-up, net of the kept indexes"
+    return after
 
 
 def test_a_worker_growing_by_its_bank_alone_is_flat_net_of_the_kept_indexes() -> None:
-    samples, lessons = _run(0.0)
+    samples, lessons, composes = _run(0.0)
     raw = throughput.rss_figures(samples, 2, "worker RSS")
     assert next(f for f in raw if f.name == "RSS slope").value == pytest.approx(400 * KB / 1024)
-    whole, third = throughput.net_slope_figures(samples, lessons)
+    whole, after = throughput.net_slope_figures(samples, lessons, composes, children=2)
     assert whole.value == pytest.approx(0.0, abs=1e-9)
-    assert third.value == pytest.approx(0.0, abs=1e-9)
-    assert third.met is True
+    assert after.value == pytest.approx(0.0, abs=1e-9)
+    assert after.met is True
+    assert "from 15,000 to 30,000 events" in after.note
 
 
 def test_growth_beside_the_bank_is_not_netted_away() -> None:
-    samples, lessons = _run(0.3)
-    whole, third = throughput.net_slope_figures(samples, lessons)
+    samples, lessons, composes = _run(0.3)
+    whole, after = throughput.net_slope_figures(samples, lessons, composes, children=2)
     assert whole.value == pytest.approx(0.3)
-    assert third.value == pytest.approx(0.3)
-    assert third.met is False
+    assert after.value == pytest.approx(0.3)
+    assert after.met is False
+
+
+def test_the_first_compose_rounds_step_is_warm_up_and_the_window_starts_after_it() -> None:
+    after = _verdict(_run(0.0, composed_at=15_000, step_mb=3.0))
+    assert after.met is True
+    assert after.value == pytest.approx(0.0, abs=1e-9)
+    # the same step read in a window that holds it is a trend: the window must exclude it
+    samples, lessons, composes = _run(0.0, composed_at=15_000, step_mb=3.0)
+    early = [(done, throughput.AGENTS) for done, _ in composes]
+    assert _verdict((samples, lessons, early)).met is False
+
+
+def test_a_run_too_short_past_warm_up_gives_no_verdict() -> None:
+    # 10,000 events, prefork 2: a child's 5,000th event is the run's end
+    after = _verdict(_run(0.0, events=10_000, composed_at=8_000))
+    assert after.met is None
+    assert after.note.startswith("no verdict (nan: no window): warm-up ends at 10,000")
+    # a long run whose first compose round was under way at its end: no verdict either
+    samples, lessons, _ = _run(0.0, events=30_000)
+    under_way = [(done, 5 if done >= 29_000 else 0) for done, _ in lessons]
+    never = _verdict((samples, lessons, under_way))
+    assert never.met is None
+    assert "warm-up ends at never (the first compose round under way at the end" in never.note
+
+
+def test_a_run_with_no_compose_warms_up_by_its_memories_alone() -> None:
+    samples, lessons, _ = _run(0.3, events=30_000)
+    after = _verdict((samples, lessons, [(done, 0) for done, _ in lessons]))
+    assert "from 10,000 to 30,000 events" in after.note and "no compose ran" in after.note
+    assert after.value == pytest.approx(0.3) and after.met is False
 
 
 def test_samples_and_lesson_counts_must_pair_up() -> None:
-    samples, lessons = _run(0.0)
+    samples, lessons, _ = _run(0.0)
     with pytest.raises(ValueError, match="31 RSS samples but 30 lesson counts"):
         throughput.net_of_kept(samples, lessons[:-1])

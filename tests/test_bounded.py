@@ -285,3 +285,18 @@ def test_approx_bytes_weighs_as_the_general_walk_does() -> None:
     ]  # fmt: skip
     for value in values:
         assert approx_bytes(value) == _reference_weight(value, set(), 0), repr(value)[:80]
+
+
+def test_an_edits_signature_memory_holds_its_default_entries_within_a_tight_byte_bound() -> None:
+    # an entry: the content's answer key and a fixed-length signature ("event:" + 16 hex)
+    from digest.config import Settings
+    from digest.model.cache import answer_key
+    from digest.reflect.judgements import SIGNATURES_BYTES, known_signatures
+
+    size = Settings().llm_cache_size
+    cache = known_signatures()
+    for n in range(size):
+        edit = ("operator_edit", {"before": f"rule {n}", "after": f"rule {n}!"}, "trusted", "")
+        cache.put(answer_key("signature", *edit), f"event:{n:016x}", size)
+    assert len(cache) == size  # the entry bound binds first: the byte bound drops nothing
+    assert 0.8 * SIGNATURES_BYTES < cache.nbytes <= SIGNATURES_BYTES < MAX_BYTES

@@ -67,10 +67,17 @@ def signature(claimed: Claimed) -> str | None:
     return found or None
 
 
+#: bytes an operator edit's signatures hold in a process, at most: an entry is a 32-byte answer
+#: key and a fixed-length signature (``digest.fingerprint``'s ``event:`` and 16 hex digits),
+#: about 240 bytes, so ``DIGEST_LLM_CACHE_SIZE``'s default 4,096 entries are 0.94 MiB (the
+#: answer caches' 16 MiB bound is sized for model answers of up to 4 KB, which this never holds)
+SIGNATURES_BYTES = 2**20
+
+
 def known_signatures() -> AnswerCache[str]:
     """An operator edit's content → its signature ("": none), in this process (a piece of
     its runtime)."""
-    return AnswerCache()
+    return AnswerCache(max_bytes=SIGNATURES_BYTES)
 
 
 @dataclass(frozen=True)
