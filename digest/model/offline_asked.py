@@ -85,9 +85,23 @@ def reversed_in_other_words(new: facts.Fact, old: facts.Fact) -> bool:
     rules of its own), the pairs speak of one thing (``shared_things``), nothing reads them
     apart (``read_apart``), the change stated names no thing of the new question alone
     (``changes_its_own_thing``), and the new answer reverses the old one
-    (``facts.reverses``)?"""
+    (``facts.reverses``) saying what changed (``states_what_changed``)?"""
     if facts.relation(new, old) is not facts.Relation.DISTINCT:
         return False
     if not shared_things(new, old) or read_apart(new, old) or changes_its_own_thing(new, old):
         return False
-    return facts.reverses(new, old)
+    return facts.reverses(new, old) and states_what_changed(new, old)
+
+
+def states_what_changed(new: facts.Fact, old: facts.Fact) -> bool:
+    """Does the new answer say something changed, or give other figures than the old one
+    ("Not anymore", "we stopped"; "30 euros a day" after "25 euros a day": ``facts.refigured``)?
+    A yes where the old answer said no, to a question worded apart, is no reversal on its own:
+    two facts of one shop about related things ("refunds for gift cards": no; "size
+    exchanges": yes, "sale items can be exchanged but not refunded") often answer the other
+    way round."""
+    if facts.reports_change(new) or facts.changed_terms(new):
+        return True
+    # another figure for what the old figure counts ("30 euros a day", not "30 days" beside
+    # "valid for 2 years")
+    return facts.refigured(new, old)

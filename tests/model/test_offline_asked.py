@@ -87,3 +87,20 @@ def test_a_negation_split_from_its_any_more_is_a_reversal(text: str) -> None:
 )
 def test_a_quantity_or_a_comparison_is_not(text: str) -> None:
     assert not states_reversal(text)
+
+
+def test_a_yes_beside_an_old_no_about_a_related_thing_changes_nothing() -> None:
+    # the demo shop's facts: no refund for an unused gift card; free size exchanges, sale
+    # items "exchanged but not refunded" (the stance flips, the things cross, nothing changed)
+    old = (
+        "Can a customer get a refund for a gift card they never used?",
+        "No. Gift cards are non-refundable and cannot be exchanged for cash. They are valid"
+        " for 2 years from purchase.",
+    )
+    new = (
+        "Do we offer free exchanges for a different size?",
+        "Yes, size exchanges are free within 30 days. Sale items can be exchanged but not"
+        " refunded.",
+    )
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert op["op"] == "ADD", op
