@@ -20,7 +20,6 @@ from digest.identity.meaning import READS_ALIKE
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
-from digest.masking import mask_ids
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import embed_json, parse_reconcile_output
@@ -75,17 +74,16 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         # and called the same: its NOOP stands however unlike the words read (another
         # language, another service's wording: "not labelled" and "unlabelled", "300 s" and
         # "five minutes"), unless both state figures and they differ, they quote other names,
-        # or the candidate reports a change (a reversal is a DELETE; a NOOP would lose it).
-        # Figures and words are read with the instances masked (``masking.mask_ids``): a model
-        # quotes "Order #W2291 not found" where the offline rules write "order ‹id›"
-        masked_new, masked_old = mask_ids(new), mask_ids(old)
-        mine, theirs = digits(masked_new), digits(masked_old)
-        seen_new, seen_old = observed(masked_new), observed(masked_old)
+        # or the candidate reports a change (a reversal is a DELETE; a NOOP would lose it)
+        mine, theirs = digits(new), digits(old)
         return (
             bool(mine and theirs and mine != theirs)
             or named_apart(candidate, lesson)
             or signals_change(" ".join(filter(None, (candidate.mistake, new))))
-            or (nothing_in_common(seen_new, seen_old) and not names_apart_only(seen_new, seen_old))
+            or (
+                nothing_in_common(observed(new), observed(old))
+                and not names_apart_only(observed(new), observed(old))
+            )
         )
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new

@@ -872,34 +872,3 @@ def test_a_noop_across_keys_is_an_add_where_a_conflict_can_be_read(
     lesson = replace(shown[1], lesson_id=82)
     [op] = resolve(NOOP_ONE, {0: asked[0]}, [82], [lesson]).operations
     assert op.op == "ADD"
-
-
-def test_the_judges_noop_stands_on_one_failure_quoting_other_instances() -> None:
-    """A model writes the error as the run gave it, ids and all ("Order #W2291 not found",
-    "No order found with id #W8812"): the figures compared are the rule's, with instances
-    masked (``masking.mask_ids``), so the judge's NOOP stands; other limits still read apart."""
-    noop = [{"op": "NOOP", "candidate": 0, "id": 0}]
-    situation = "`find_order` fails with: "
-    key_a, key_b = (fp.tool_key("find_order", e) for e in ("Order #W2291 not found", "x"))
-    lesson = Neighbour(
-        lesson_id=91, relevance=0.6, identity=0.6, title="t",
-        situation=f"{situation}Order #W2291 not found", mistake=None,
-        correction="Confirm the order id before looking it up.", tags=(), fingerprint=key_a,
-    )  # fmt: skip
-    candidate = Candidate(
-        situation=f"{situation}No order found with id #W8812",
-        correction="Confirm the order id before looking it up.", fingerprint=key_b,
-    )  # fmt: skip
-    [op] = resolve(noop, {0: candidate}, [91], [lesson]).operations
-    assert (op.op, op.lesson_id) == ("NOOP", 91)
-    capped = Candidate(
-        situation=f"{situation}At most 5 orders can be looked up per minute",
-        correction="Look up at most 3 orders a minute.", fingerprint=key_b,
-    )  # fmt: skip
-    limit = Neighbour(
-        lesson_id=92, relevance=0.6, identity=0.6, title="t",
-        situation=f"{situation}At most 3 orders can be looked up per minute", mistake=None,
-        correction="Look up at most 3 orders a minute.", tags=(), fingerprint=key_a,
-    )  # fmt: skip
-    [op] = resolve(noop, {0: capped}, [92], [limit]).operations
-    assert op.op == "ADD"
