@@ -139,6 +139,12 @@ def other_subject(a: str | None, b: str | None) -> bool:
     (an API that changed, a fact restated), which only the judge can say."""
     if not distinct(a, b):
         return False
+    if kind_of(a) == "edit":
+        # an edit rule's family is how the reply changed, not what it is about: a date promise
+        # the shape rules read as a content change ("tomorrow" → "as soon as possible") and one
+        # they read as a promise removed ("by Friday" → "as soon as possible") may be one rule,
+        # which only the judge can say; the tone rules are the reply's manner, apart from them
+        return (edit_family(a) == "tone") != (edit_family(b) == "tone")
     return bool(subject_of(a) or subject_of(b)) and not same_subject(a, b)
 
 

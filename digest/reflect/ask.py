@@ -20,6 +20,7 @@ from digest.identity.meaning import READS_ALIKE
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
+from digest.masking import mask_ids
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
 from digest.model.contracts import embed_json, parse_reconcile_output
@@ -33,12 +34,23 @@ from digest.reflect.reconcile import (
     digits,
     named_apart,
 )
-from digest.reflect.shared_words import names_apart_only, nothing_in_common
+from digest.reflect.shared_words import instances_aside, names_apart_only, nothing_in_common
 from digest.reversal import signals_change
 from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, observed
 
 log = get_logger("digest.reconcile")
+
+
+def _figures_differ(new: str, old: str) -> bool:
+    """Do two failures state other figures, both as written and with their instances masked
+    (``masking.mask_ids``: "Order #W2291" and "#W8812" are two orders, not two rules; "12 m"
+    and "12 meter" one figure the masking reads apart)?"""
+    mine, theirs = digits(new), digits(old)
+    if not (mine and theirs and mine != theirs):
+        return False
+    masked, masked_old = digits(mask_ids(new)), digits(mask_ids(old))
+    return bool(masked and masked_old and masked != masked_old)
 
 
 def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
@@ -73,18 +85,22 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         # one subject's failure (the same tool's, or two runs' own) that the judge was shown
         # and called the same: its NOOP stands however unlike the words read (another
         # language, another service's wording: "not labelled" and "unlabelled", "300 s" and
-        # "five minutes"), unless both state figures and they differ, they quote other names,
-        # or the candidate reports a change (a reversal is a DELETE; a NOOP would lose it)
-        mine, theirs = digits(new), digits(old)
-        return (
-            bool(mine and theirs and mine != theirs)
-            or named_apart(candidate, lesson)
-            or signals_change(" ".join(filter(None, (candidate.mistake, new))))
-            or (
-                nothing_in_common(observed(new), observed(old))
-                and not names_apart_only(observed(new), observed(old))
-            )
-        )
+        # "five minutes") unless they quote other names. The judge's one remedy for both
+        # ("confirm the order id first") is its reading of them as one failure: the figures
+        # the errors quote are instances. Otherwise it is refused when both state figures and
+        # they differ (as written and as rules: "Order #W2291" and "#W8812" are two orders),
+        # when the candidate reports a change (a reversal is a DELETE; a NOOP would lose
+        # it), or when they share no word past their instances and the words naming them
+        if named_apart(candidate, lesson):
+            return True
+        if normalise(candidate.correction) == normalise(lesson.correction):
+            return False  # its own remedy for both: the figures the errors quote are instances
+        if _figures_differ(new, old) or signals_change(
+            " ".join(filter(None, (candidate.mistake, new)))
+        ):
+            return True
+        seen_new, seen_old = instances_aside(observed(new)), instances_aside(observed(old))
+        return nothing_in_common(seen_new, seen_old) and not names_apart_only(seen_new, seen_old)
     if {fp.edit_family(candidate.fingerprint), fp.edit_family(lesson.fingerprint)} == {"tone"}:
         # the operator's tone seen again: nothing is lost when it asks for nothing new
         tags = lesson.tags or ()
@@ -105,6 +121,13 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     # flipped, or not one word in common past their shared frame and the words their figures
     # sit in (the same figures about other things: "card refunds take 5 to 7 business days",
     # "supplier payments take 5 to 7 business days")
+    if fp.kind_of(candidate.fingerprint) == fp.kind_of(lesson.fingerprint) == "edit":
+        # two operators' rules: the rule is the correction, the situation the draft it was
+        # taught on ("Drafting a reply like: It will be fixed by Friday."); one rule seen on
+        # two drafts shares its correction, whatever else the drafts say
+        new, old = candidate.correction, lesson.correction
+        if normalise(new) == normalise(old):
+            return False
     if figures_apart(observed(new), observed(old)) or negation_flipped(new, old):
         return True
     return nothing_in_common(new, old)

@@ -14,6 +14,7 @@ import re
 from digest.fact_words import STOP
 from digest.identity.languages import two_languages
 from digest.identity.word_forms import stem
+from digest.masking import mask_ids
 from digest.text import NEGATION
 
 
@@ -92,3 +93,16 @@ def names_apart_only(new: str, old: str) -> bool:
     said = own_words(" ".join(w for w in new.split() if w.strip(".,;:…") not in mine))
     known = own_words(" ".join(w for w in old.split() if w.strip(".,;:…") not in theirs))
     return bool(said and known) and (said <= known or known <= said)
+
+
+#: an instance ``masking.mask_ids`` put aside, with the word that names it ("order #<id>")
+_INSTANCE = re.compile(r"(?:[^\W\d]+\s+)?#?<\w+>")
+
+
+def instances_aside(text: str) -> str:
+    """``text`` with every instance (an id, a date, a quoted value: ``masking.mask_ids``) and
+    the word naming it taken out: "Order #W2291 not found" → "not found", "No order found with
+    id #W8812" → "No order found with". One failure's errors differ in their instances; the
+    noun of an instance is not what an error says ("Not enough seats on flight HAT40 for 3
+    passengers" and "Flight HAT43 is not available" share only the flight they name)."""
+    return _INSTANCE.sub(" ", mask_ids(text))

@@ -872,3 +872,83 @@ def test_a_noop_across_keys_is_an_add_where_a_conflict_can_be_read(
     lesson = replace(shown[1], lesson_id=82)
     [op] = resolve(NOOP_ONE, {0: asked[0]}, [82], [lesson]).operations
     assert op.op == "ADD"
+
+
+def _failure_pair(
+    errors: tuple[str, str], corrections: tuple[str, str]
+) -> tuple[Candidate, Neighbour]:
+    situation = "`find_order` fails with: "
+    key_a, key_b = (fp.tool_key("find_order", e) for e in errors)
+    lesson = Neighbour(
+        lesson_id=91, relevance=0.6, identity=0.6, title="t", situation=situation + errors[0],
+        mistake=None, correction=corrections[0], tags=(), fingerprint=key_a,
+    )  # fmt: skip
+    candidate = Candidate(
+        situation=situation + errors[1], correction=corrections[1], fingerprint=key_b
+    )
+    return candidate, lesson
+
+
+@pytest.mark.parametrize(
+    ("errors", "corrections", "stands"),
+    [
+        # one failure quoting other instances, one remedy: the figures are the orders' ids
+        (("Order #W2291 not found", "No order found with id #W8812"),
+         ("Confirm the order id first.", "Confirm the order id first."), True),
+        # the same, each remedy in other words: they share "found" past the orders they name
+        (("Order #W2291 not found", "No order found with id #W8812"),
+         ("Confirm the order id first.", "Check the id before looking it up."), True),
+        # one remedy, the instance the agent passed differs from run to run (30 s, 60 s)
+        (("TTL 30 is below the minimum of 300 seconds", "ttl=60 rejected: must be at least 300s"),
+         ("TTL must be at least 300 seconds.", "TTL must be at least 300 seconds."), True),
+        # two limits: other figures as rules, other remedies
+        (("At most 3 orders can be looked up per minute", "At most 5 orders per minute"),
+         ("Look up at most 3 orders a minute.", "Look up at most 5 orders a minute."), False),
+        # two errors that share only the flight they name: the noun of an instance says nothing
+        (("Not enough seats on flight HAT4000 for 3 passengers",
+          "Flight HAT4003 is not available on 2024-05-17"),
+         ("Book fewer passengers.", "Pick another day."), False),
+    ],
+)  # fmt: skip
+def test_the_judges_noop_on_one_tools_failures_reads_instances_apart(
+    errors: tuple[str, str], corrections: tuple[str, str], stands: bool
+) -> None:
+    """A model writes the error as the run gave it, ids and all: the figures compared are the
+    rule's, the words compared are past the instances and the nouns naming them
+    (``shared_words.instances_aside``), and the judge's one remedy for both is its reading of
+    one failure; other limits and errors sharing only an instance's noun stay apart."""
+    candidate, lesson = _failure_pair(errors, corrections)
+    noop = [{"op": "NOOP", "candidate": 0, "id": 0}]
+    [op] = resolve(noop, {0: candidate}, [91], [lesson]).operations
+    assert op.op == ("NOOP" if stands else "ADD")
+
+
+def test_one_operator_rule_seen_as_content_and_as_a_promise_reaches_the_judge() -> None:
+    """The shape rules read "tomorrow" → "as soon as possible" as content and "by Friday" →
+    "as soon as possible" as a promise removed: other families, one rule. The lesson is shown
+    to the judge (not another subject: only tone is), and its NOOP stands on the same
+    correction whatever the drafts say; a tone rule stays another subject."""
+    soon = "as soon as possible."
+    content = fp.edit_keys("We'll have it to you tomorrow.", f"We will have it to you {soon}")[0]
+    promise = fp.edit_keys("It will be fixed by Friday.", f"It will be fixed {soon}")[0]
+    tone = fp.edit_keys("Hey!! Thanks!!", "Hello. Thank you.")[0]
+    assert {fp.edit_family(content), fp.edit_family(promise)} == {"content", "promise"}
+    assert fp.edit_family(tone) == "tone"
+    assert not fp.other_subject(content, promise)
+    assert fp.other_subject(tone, promise) and fp.other_subject(content, tone)
+    lesson = Neighbour(
+        lesson_id=7, relevance=0.9, identity=0.8, title="t",
+        situation="Drafting a reply like: We'll have it to you tomorrow.", mistake=None,
+        correction="Do not promise dates.", tags=(), fingerprint=content,
+    )  # fmt: skip
+    candidate = Candidate(
+        situation="Drafting a reply like: It will be fixed by Friday.",
+        correction="Do not promise dates.", fingerprint=promise,
+    )  # fmt: skip
+    assert fast_path(0, candidate, [lesson], floor=0.5, identical=0.97) is None  # asked
+    noop = [{"op": "NOOP", "candidate": 0, "id": 0}]
+    [op] = resolve(noop, {0: candidate}, [7], [lesson]).operations
+    assert (op.op, op.lesson_id) == ("NOOP", 7)
+    other = replace(candidate, correction="Offer a voucher for the delay.")
+    [op] = resolve(noop, {0: other}, [7], [lesson]).operations
+    assert op.op == "ADD"
