@@ -65,7 +65,10 @@ def _overlap(a: set[str], b: set[str]) -> float:
 
 
 def _text_key(situation: Any, correction: Any) -> str:
-    return " ".join(f"{situation} | {correction}".lower().split())
+    # the product quotes a model's copy of a run's error as observed data («…»: issue 24,
+    # ``digest.reflect.observations``): the text the oracle wrote, read back either way
+    text = f"{situation} | {correction}".lower().replace("«", "").replace("»", "")
+    return " ".join(text.split())
 
 
 def _failures(event: Event) -> list[tuple[str, str]]:
@@ -234,11 +237,21 @@ class Oracle:
         key = _text_key(item.get("situation"), item.get("correction"))
         if key in memory:
             return memory[key][-1]
+        # the product may rewrite what a lesson observed (a run's error quoted, its values
+        # masked): the correction, which it never rewrites, is the oracle's own rule's words
+        said = _text_key("", item.get("correction")).removeprefix(" | ").removeprefix("| ")
+        ruled = {m[-1] for k, m in memory.items() if k.partition(" | ")[2] == said}
+        if len(ruled) == 1:
+            return ruled.pop()
         seen = words([item.get("situation"), item.get("correction")])
-        scored = [(_overlap(words(k), seen), k) for k in memory]
+        figures = set(re.findall(r"\d+", key))
+        # words first; a text's figures tell two limits apart ("at most 10" / "at most 5")
+        scored = [
+            (_overlap(words(k), seen), len(figures & set(re.findall(r"\d+", k))), k) for k in memory
+        ]
         if not scored:
             return None
-        score, best = max(scored)
+        score, _, best = max(scored)
         if score < 0.6:
             with self._lock:
                 self.unknown["text"] += 1

@@ -70,6 +70,9 @@ _WIDE: tuple[tuple[re.Pattern[str], str], ...] = (
 _IDS: tuple[tuple[re.Pattern[str], str], ...] = (
     # a number with thousands separators: 1,234.50 or 12.000
     (re.compile(r"\b\d{1,3}(?:[,.]\d{3})+(?:[.,]\d+)?\b"), "<id>"),
+    # …or grouped by spaces, as French, German, Nordic and Slavic errors write it ("Mitarbeiter
+    # 81 002 nicht gefunden"): one number, not two
+    (re.compile(r"\b\d{1,3}(?: \d{3})+\b"), "<id>"),
     # any word with a digit in it: 42, 3.5, HAT123, ORD-4412, v2 …
     (re.compile(r"[+-]?\b[\w-]*\d[\w.-]*\b"), "<id>"),
 )

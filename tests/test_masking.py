@@ -71,3 +71,13 @@ def test_repeats_with_other_ids_keep_one_fingerprint_and_caps_do_not() -> None:
 def test_a_figure_shape_tells_statuses_from_rule_figures() -> None:
     shape, statuses, figures = figure_shape("403 Forbidden: refunds over 200 EUR")
     assert (shape, statuses, figures) == ("# forbidden: refunds over # eur", ("403",), ("200",))
+
+
+def test_a_number_grouped_by_spaces_is_one_instance() -> None:
+    """French, German, Nordic and Slavic errors group thousands by spaces: "Mitarbeiter 81 002
+    nicht gefunden" is the template of "Mitarbeiter 60013 nicht gefunden", not two numbers."""
+    assert error_template("Fehler: Mitarbeiter 81 002 nicht gefunden") == error_template(
+        "Fehler: Mitarbeiter 60013 nicht gefunden"
+    )
+    assert mask_ids("Employee 12 345 not found") == "Employee <id> not found"
+    assert mask_ids("at most 6 per order") == "at most 6 per order"  # a rule's figure stays

@@ -1,6 +1,7 @@
 """Between the verdict and the write: candidates cleaned, screened and reconciled.
 
-``prepare`` masks any secret a candidate echoes and screens untrusted candidates for
+``prepare`` masks any secret a candidate echoes, quotes a model's copy of the run's error as
+observed data (``digest.reflect.observations``) and screens untrusted candidates for
 injection (``digest.reflect.screen``): what instructs is set aside for quarantine, the rest
 is clean. ``decide_plan`` reconciles the clean candidates against the neighbours the core read
 (``digest.reflect.reconcile``): the fast path, or one model call for what is undecided.
@@ -10,15 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from digest.lessons.store import Candidate
 from digest.lessons.vectors import warm as warm_cues
 from digest.model.offline import is_offline_model
 from digest.redact import redact
 from digest.reflect.ask import ModelAsker
+from digest.reflect.observations import as_observed
 from digest.reflect.reconcile import Plan, Snapshot, decide
 from digest.reflect.run import RunInfo
-from digest.reflect.screen import event_reason, lesson_reason, tools_called
+from digest.reflect.screen import event_reason, lesson_reason, operations_passed, tools_called
+
+
+def _named_by_run(payload: dict[str, Any]) -> frozenset[str]:
+    """What a lesson of this run may tell the agent to use: the tools it called and the
+    operations its calls passed (``screen.operations_passed``)."""
+    return tools_called(payload) | operations_passed(payload)
 
 
 def _screen(run: RunInfo, candidates: list[Candidate]) -> list[str | None]:
@@ -34,7 +43,7 @@ def _screen(run: RunInfo, candidates: list[Candidate]) -> list[str | None]:
     tainted = event_reason(claimed.payload)
     if tainted is not None:
         return [f"the run's text {tainted}"] * len(candidates)
-    tools = tools_called(claimed.payload) if claimed.kind == "run_outcome" else None
+    tools = _named_by_run(claimed.payload) if claimed.kind == "run_outcome" else None
     # offline/rules quotes only fields event_reason has just passed: its own words are enough.
     ours = run.model is not None and is_offline_model(run.model)
     return [lesson_reason(c, tools, quotes_screened=ours) for c in candidates]
@@ -66,6 +75,10 @@ class Prepared:
 def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
     settings, claimed = run.settings, run.claimed
     candidates = [without_secrets(c) for c in candidates]
+    if claimed.kind == "run_outcome" and not (run.model and is_offline_model(run.model)):
+        # a model's copy of the run's error is the observation it is (the offline rules quote
+        # their own): quoted, its destinations masked, read as data by the screen and identity
+        candidates = [as_observed(c, claimed.payload) for c in candidates]
     warm_cues(claimed.kind, claimed.payload)  # embedded now: no model is asked in the write
     reasons = _screen(run, candidates)
     asker = ModelAsker(
@@ -77,7 +90,7 @@ def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
         agent_id=claimed.agent_id,
     )
     run.reconcile_hash = asker.prompt_hash
-    tools = tools_called(claimed.payload) if claimed.kind == "run_outcome" else None
+    tools = _named_by_run(claimed.payload) if claimed.kind == "run_outcome" else None
 
     def vet(merged: Candidate) -> str | None:
         return lesson_reason(without_secrets(merged), tools)

@@ -176,6 +176,18 @@ def named_apart(candidate: Candidate, neighbour: Neighbour) -> bool:
     return quoted_apart(observed(new), observed(old), passed)
 
 
+def one_remedy(candidate: Candidate, neighbour: Neighbour) -> bool:
+    """Do two lessons tell the agent one thing, word for word (three words or more: "members
+    may hold at most 8 loans: return one first"), whatever each observed? A model writes the
+    rule it learned in its correction; two errors worded apart ("has reached the maximum of
+    8 concurrent loans", "already holds 8 items, which is the loan limit") that it answered
+    with one rule are for it to join or keep apart."""
+    if fp.states_a_fact(candidate.fingerprint) or fp.states_a_fact(neighbour.fingerprint):
+        return False  # an owner's answer to another question ("Yes.") is another fact
+    mine = normalise(candidate.correction)
+    return len(mine.split()) >= 3 and mine == normalise(neighbour.correction)
+
+
 def reads_alike(candidate: Candidate, neighbour: Neighbour) -> bool:
     return meaning_of(candidate, neighbour) >= meaning.READS_ALIKE
 
@@ -204,6 +216,10 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
+    if one_remedy(candidate, neighbour) and not fp.other_subject(
+        fingerprint, neighbour.fingerprint
+    ):
+        return True  # the judge's one remedy for both (what each observed aside): it reads them
     if fp.same_subject(fingerprint, neighbour.fingerprint):
         if (
             fp.edit_family(fingerprint) == "tone"
@@ -306,8 +322,12 @@ def fast_path(
     the same numbers and no negation flipped → NOOP."""
     fingerprint = candidate.fingerprint
     text_value = candidate_text(candidate)
-    # a key masks the names an error quotes: one key naming other fields is two errors
-    neighbours = [n for n in neighbours if not named_apart(candidate, n)]
+    # a key masks the names an error quotes: one key naming other fields is two errors, unless
+    # the judge wrote one remedy for both ("The term 'az' / 'helm' is not recognized": "the
+    # CLI is not installed on the agent: install it or use another")
+    neighbours = [
+        n for n in neighbours if not named_apart(candidate, n) or one_remedy(candidate, n)
+    ]
     twin = next((n for n in neighbours if fp.same(fingerprint, n.fingerprint)), None)
     if twin is not None:
         stored = lesson_text(twin.situation, twin.correction)

@@ -256,6 +256,23 @@ def tools_called(payload: dict[str, Any]) -> frozenset[str]:
     )
 
 
+#: a value a call passed that names an operation of its tool ("str_replace", "create")
+_OPERATION = re.compile(r"[A-Za-z_][\w.:-]{1,39}")
+
+
+def operations_passed(payload: dict[str, Any]) -> frozenset[str]:
+    """The identifiers the run's own calls passed as argument values (an editor tool's
+    ``{"command": "str_replace"}``): operations the run used, which a lesson may name like its
+    tools ("use str_replace or another name")."""
+    return frozenset(
+        value
+        for call in payload.get("tool_calls") or []
+        if isinstance(call, dict) and isinstance(call.get("args"), dict)
+        for value in call["args"].values()
+        if isinstance(value, str) and _OPERATION.fullmatch(value)
+    )
+
+
 # --- what an untrusted lesson may say in its own words -------------------------------------------
 
 _SEND = (

@@ -952,3 +952,26 @@ def test_one_operator_rule_seen_as_content_and_as_a_promise_reaches_the_judge() 
     other = replace(candidate, correction="Offer a voucher for the delay.")
     [op] = resolve(noop, {0: other}, [7], [lesson]).operations
     assert op.op == "ADD"
+
+
+def test_two_runs_errors_worded_apart_with_one_remedy_reach_the_judge() -> None:
+    """Two runs' own errors (no subject) worded apart, that the model answered with one rule
+    word for word: shown to the judge (``reconcile.one_remedy``), not added unasked."""
+    errors = (
+        "Member M-20431 has reached the maximum of 8 concurrent loans",
+        "Borrower M-55102 already holds 8 items, which is the loan limit",
+    )
+    rule = "members may hold at most 8 loans: return one first"
+    lesson = Neighbour(
+        lesson_id=3, relevance=0.87, identity=0.74, title="t",
+        situation=f"The run fails with: «{errors[0]}»", mistake=None, correction=rule, tags=(),
+        fingerprint=fp.run_key("failure", errors[0]),
+    )  # fmt: skip
+    candidate = Candidate(
+        situation=f"The run fails with: «{errors[1]}»", correction=rule,
+        fingerprint=fp.run_key("failure", errors[1]),
+    )  # fmt: skip
+    assert fast_path(0, candidate, [lesson], floor=0.5, identical=0.97) is None
+    other = replace(candidate, correction="renew the membership card first")
+    op = fast_path(0, other, [lesson], floor=0.5, identical=0.97)
+    assert op is not None and op.op == "ADD"

@@ -1,0 +1,133 @@
+"""A model's lesson that copies a run's error: the copy read as the observation it is.
+
+The offline rules quote what a run reported as «…» (``digest.text.quoted``: destinations
+masked, nothing inside can end the quotation or render as markup), and the rest of the product
+reads those quotations as the run's own words: the injection screen leaves them out of what a
+lesson says in its own words (an error naming "anna@example.com", an IBAN or a problem+json
+``type`` URL is data, not an address the lesson sends to), and identity compares what two
+lessons observed (``digest.text.observed``). A model copies the error into its own sentence
+("`schedule_callback` fails with: Invalid phone number '+44 7700 900123' for contact
+anna@example.com: …"); without this, its lesson is quarantined for naming an address and
+compared word for word with its frame.
+
+``as_observed`` finds each error the run reported (a tool call's, the run's own), whole or its
+telling line, copied into a lesson's situation or mistake (spacing aside; whole or the longest
+opening of it, at least three words) and writes it there
+as ``quoted`` does, the values the run's calls passed masked in it ("unknown plan code
+'enterprise_yearly'" → "unknown plan code '‹id›'": the instance, as the offline rules read
+it from the call they quote). Only copies of the run's own text change: a destination in the
+model's own words is still the screen's to judge, and the correction (what the agent is told
+to do) is never rewritten. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from digest.lessons.store import Candidate
+from digest.masking import telling_line
+from digest.text import OPEN_QUOTE, quoted
+
+#: the shortest error copy read as a quotation (shorter ones are words, not an observation)
+MIN_COPY, MIN_WORDS = 12, 3
+#: the errors of one run looked for, at most
+MAX_ERRORS = 20
+#: the lengths of a value a call passed that is masked in a copy of its error
+MIN_PASSED, MAX_PASSED = 3, 120
+
+
+def run_errors(payload: dict[str, Any]) -> list[str]:
+    """The errors a run reported (each tool call's, then the run's own), each whole and its
+    telling line."""
+    found: list[str] = []
+    calls = payload.get("tool_calls") or []
+    texts = [c.get("error") for c in calls if isinstance(c, dict)] + [payload.get("error")]
+    for text in texts[:MAX_ERRORS]:
+        if not isinstance(text, str) or not text.strip():
+            continue
+        for part in (text, telling_line(text)):
+            part = part.strip()
+            if len(part) >= MIN_COPY and part not in found:
+                found.append(part)
+    return found
+
+
+def _copy_of(error: str) -> re.Pattern[str]:
+    """``error`` as written in a lesson: its words in order, any spacing between them."""
+    return re.compile(r"\s+".join(re.escape(word) for word in error.split()))
+
+
+def _copied(text: str, error: str) -> re.Match[str] | None:
+    """The longest opening of ``error`` (whole words, at least ``MIN_WORDS`` and ``MIN_COPY``
+    characters) that ``text`` copies: a model quotes an error whole or cut."""
+    words = error.split()
+    low, high, best = MIN_WORDS, len(words), None
+    while low <= high:  # an opening copied means every shorter opening is copied too
+        middle = (low + high) // 2
+        found = _copy_of(" ".join(words[:middle])).search(text)
+        if found is None:
+            high = middle - 1
+        else:
+            best, low = found, middle + 1
+    return best if best is not None and len(best.group(0)) >= MIN_COPY else None
+
+
+def passed(payload: dict[str, Any]) -> list[str]:
+    """The text values the run's calls passed (``args``, nested ones too; three characters
+    or more), longest first: what an error names back is the instance, not the error."""
+    found: set[str] = set()
+
+    def walk(value: Any, depth: int) -> None:
+        if isinstance(value, str):
+            if MIN_PASSED <= len(value.strip()) <= MAX_PASSED:
+                found.add(value.strip())
+        elif isinstance(value, dict) and depth < 4:
+            for item in list(value.values())[:MAX_PASSED]:
+                walk(item, depth + 1)
+        elif isinstance(value, list) and depth < 4:
+            for item in value[:MAX_PASSED]:
+                walk(item, depth + 1)
+
+    for call in (payload.get("tool_calls") or [])[:MAX_ERRORS]:
+        if isinstance(call, dict):
+            walk(call.get("args"), 0)
+    return sorted(found, key=len, reverse=True)
+
+
+def _instances_masked(copy: str, values: list[str]) -> str:
+    for value in values:
+        copy = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", "‹id›", copy, flags=re.IGNORECASE)
+    return copy
+
+
+def _quoted_copies(text: str, errors: list[str], values: list[str]) -> str:
+    if not text or OPEN_QUOTE in text:
+        return text  # quoted already (the offline rules' own lessons)
+    copies = [found for error in errors if (found := _copied(text, error)) is not None]
+    if not copies:
+        return text
+    # the longest copy: two errors of one run may open alike ("ERROR: No replacement was
+    # performed, …" / "… performed. Multiple occurrences …")
+    found = max(copies, key=lambda m: (len(m.group(0)), -m.start()))
+    copy = quoted(_instances_masked(found.group(0), values))
+    return text[: found.start()] + copy + text[found.end() :]
+
+
+def as_observed(candidate: Candidate, payload: dict[str, Any]) -> Candidate:
+    """``candidate`` with the run's error, where its situation or mistake copies it, quoted
+    as observed data (one copy per field: the longest)."""
+    errors = run_errors(payload)
+    if not errors:
+        return candidate
+    values = passed(payload)
+    situation = _quoted_copies(candidate.situation, errors, values)
+    mistake = (
+        _quoted_copies(candidate.mistake, errors, values)
+        if candidate.mistake
+        else candidate.mistake
+    )
+    if situation == candidate.situation and mistake == candidate.mistake:
+        return candidate
+    return replace(candidate, situation=situation, mistake=mistake)

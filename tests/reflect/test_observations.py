@@ -1,0 +1,77 @@
+"""A model's copy of a run's error read as the observation it is (``digest.reflect.observations``,
+issue 24): quoted like the offline rules' quotations, destinations and passed values masked;
+the correction and the model's own words untouched. Pure functions: no services."""
+
+from __future__ import annotations
+
+from digest.lessons.store import Candidate
+from digest.reflect.observations import as_observed, passed, run_errors
+from digest.reflect.screen import lesson_reason, operations_passed, tools_called
+
+PHONE_ERROR = "Invalid phone number '+44 7700 900123' for contact anna@example.com: use E.164"
+
+
+def _run(*errors: str, args: dict[str, object] | None = None) -> dict[str, object]:
+    calls = [
+        {"tool": "schedule_callback", "args": args or {}, "ok": False, "error": e} for e in errors
+    ]
+    return {"task": "call Anna back", "outcome": "failure", "tool_calls": calls}
+
+
+def test_a_copied_error_is_quoted_with_its_destinations_masked() -> None:
+    payload = _run(PHONE_ERROR)
+    candidate = Candidate(
+        situation=f"`schedule_callback` fails with: {PHONE_ERROR}",
+        correction="Write phone numbers in E.164 without spaces.",
+        fingerprint="tool:x",
+    )
+    seen = as_observed(candidate, payload)
+    assert seen.situation.startswith("`schedule_callback` fails with: «Invalid phone number")
+    assert "anna@example.com" not in seen.situation and "‹address›" in seen.situation
+    assert seen.correction == candidate.correction
+    # the model's lesson named an address in its own words before; its copy is data now
+    assert lesson_reason(candidate, tools_called(payload)) is not None
+    assert lesson_reason(seen, tools_called(payload)) is None
+
+
+def test_a_cut_copy_and_the_longest_of_two_alike_errors() -> None:
+    first = "ERROR: No replacement was performed, old_str `x = 1` did not appear verbatim in a.py."
+    second = "ERROR: No replacement was performed. Multiple occurrences of old_str `y` in lines."
+    payload = _run(second, first)
+    cut = first[:60]
+    copied = Candidate(situation=f"The editor fails with: {cut}", correction="c")
+    seen = as_observed(copied, payload)
+    assert seen.situation.startswith("The editor fails with: «ERROR: No replacement was performed,")
+    assert "old_str" in seen.situation.split("«")[1]
+
+
+def test_values_the_calls_passed_are_masked_in_the_copy() -> None:
+    error = "unknown plan code 'enterprise_yearly'; see GET /plans"
+    payload = _run(error, args={"plan": "enterprise_yearly", "n": 3})
+    assert passed(payload) == ["enterprise_yearly"]
+    seen = as_observed(Candidate(situation=f"It failed: {error}", correction="c"), payload)
+    assert "enterprise_yearly" not in seen.situation and "‹id›" in seen.situation
+
+
+def test_nothing_changes_without_a_copy_or_when_quoted_already() -> None:
+    payload = _run(PHONE_ERROR)
+    own = Candidate(situation="Callbacks fail on badly written numbers", correction="c")
+    assert as_observed(own, payload) is own
+    quoted = Candidate(situation="It fails with «Invalid phone number ‹number›»", correction="c")
+    assert as_observed(quoted, payload) is quoted
+    short = Candidate(situation="Invalid phone", correction="c")
+    assert as_observed(short, _run("Invalid phone")) is short  # too short to be a quotation
+    assert run_errors({"tool_calls": [{"error": None}], "error": ""}) == []
+
+
+def test_an_operation_the_run_passed_is_not_an_unknown_tool() -> None:
+    payload = {
+        "tool_calls": [
+            {"tool": "str_replace_editor", "args": {"command": "create", "path": "/a b/c.py"}},
+            {"tool": "str_replace_editor", "args": {"command": "str_replace"}},
+        ]
+    }
+    assert operations_passed(payload) == {"create", "str_replace"}
+    lesson = Candidate(situation="s", correction="use str_replace or another name")
+    assert lesson_reason(lesson, tools_called(payload)) is not None
+    assert lesson_reason(lesson, tools_called(payload) | operations_passed(payload)) is None
