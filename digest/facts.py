@@ -335,6 +335,12 @@ def names_apart(new: Fact, old: Fact) -> bool:
     return bool(_missing(new.names, old.subject) or _missing(old.names, new.subject))
 
 
+def named_by_one(new: Fact, old: Fact) -> bool:
+    """Does only one of two facts name a thing the other lacks ("Is the shop open on Easter
+    Monday?" beside "Are you open on public holidays?"): a narrower question, not another?"""
+    return bool(_missing(new.names, old.subject)) != bool(_missing(old.names, new.subject))
+
+
 def relation(new: Fact, old: Fact) -> Relation:
     """Are two owner facts about one subject? (see the module's docstring)"""
     if names_apart(new, old):

@@ -114,6 +114,10 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         # returns?" "No"): the judge reads them
         asked = facts.lesson_fact(candidate.situation, candidate.correction)
         known = facts.lesson_fact(lesson.situation, lesson.correction)
+        if facts.named_by_one(asked, known) and facts.agree(asked, known):
+            # a narrower question whose answer says what the lesson says ("Easter Monday?"
+            # "No, like on every public holiday, we are closed"): its support, nothing lost
+            return figures_apart(asked.answer, known.answer)
         return facts.names_apart(asked, known) or figures_apart(asked.answer, known.answer)
     # what a person or an operator stated (a content rule, a rule of their own) that the judge
     # called the same: it stands unless a conflict can be read: other figures in what each

@@ -166,6 +166,11 @@ def _passes_by_itself(clause: str) -> bool:
 
 
 _GRANT_FIRST = _re(rf"\W*{_W['GRANT']}")
+#: an order to check a state ("check the line is suspended before resuming", "verify that
+#: the card is not blocked"): what is suspended or lifted is the thing checked, not the check
+_CHECK_THAT = _re(
+    r"\s*(?:check|verify|confirm|make sure|ensure)\s+(?:that|whether|if|the|its|their|your)\s"
+)
 _HELD_BUT_NO = _re(_class(words.HELD.replace("|no|", "|")))
 _RELAXED = _re(rf"{_W['RELAX']}(?:\s+\w+){{0,2}}")
 _GUEST = _re(
@@ -377,7 +382,7 @@ def _policy(s: str, run_text: bool) -> str | None:
         ):
             return "asserts a policy change"  # "are now approved", "desde ahora … no … límite"
         # "no approval step now" relaxes too: there a "no" restricts nothing
-        relaxed = _near(clause, "GUARD", "RELAX", 40)
+        relaxed = _near(clause, "GUARD", "RELAX", 40) and not _CHECK_THAT.match(clause)
         if relaxed and not _HELD_BUT_NO.search(_RELAXED.sub(" ", clause)):
             return "asserts a policy change"
         # "without approval": a permission ("can go out without"), an order to the agent

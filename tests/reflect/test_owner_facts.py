@@ -223,3 +223,22 @@ def test_another_value_supersedes_and_a_range_refines_through_a_worker(
         ids.append(digest.record_answer(tenant, AGENT, question=question, answer=answer))
         assert wait_for_event(ids[-1], DONE)["status"] == "reflected"
     _check_values(tenant, ids)
+
+
+def test_the_judges_noop_of_a_narrower_question_that_agrees_stands() -> None:
+    """ "Is the shop open on Easter Monday?" "No, like on every public holiday, we are closed"
+    beside "Are you open on public holidays?" "No, we are closed on public holidays": only one
+    side names a thing, the answers agree: the judge's NOOP stands. Two questions each naming
+    its own country stay apart (``facts.names_apart``)."""
+    noop = [{"op": "NOOP", "candidate": 0, "id": 0}]
+    lesson = _neighbour("Are you open on public holidays?", "No, we are closed on public holidays.")
+    narrower = _candidate(
+        "Is the shop open on Easter Monday?", "No, like on every public holiday, we are closed."
+    )
+    [op] = resolve(noop, {0: narrower}, [lesson.lesson_id], [lesson]).operations
+    assert op.op == "NOOP"
+    other = _candidate("Do you ship to Norway?", "Yes.")
+    [op] = resolve(
+        noop, {0: other}, [41], [_neighbour("Do you ship to Finland?", "Yes.")]
+    ).operations
+    assert op.op == "ADD"
