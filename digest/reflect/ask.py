@@ -129,8 +129,7 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         # two operators' rules: the rule is the correction, the situation the draft it was
         # taught on ("Drafting a reply like: It will be fixed by Friday."); one rule seen on
         # two drafts shares its correction, whatever else the drafts say
-        new, old = candidate.correction, lesson.correction
-        if normalise(new) == normalise(old):
+        if normalise(candidate.correction) == normalise(lesson.correction):
             return False
     if figures_apart(observed(new), observed(old)) or negation_flipped(new, old):
         return True

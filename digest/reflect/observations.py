@@ -54,9 +54,15 @@ def run_errors(payload: dict[str, Any]) -> list[str]:
     return found
 
 
+#: characters a lesson may carry in another form than the error's (a model's output escapes
+#: angle brackets as the product's quotations do)
+_ALIKE = {"<": "[<‹]", ">": "[>›]", "‹": "[<‹]", "›": "[>›]"}
+
+
 def _copy_of(error: str) -> re.Pattern[str]:
     """``error`` as written in a lesson: its words in order, any spacing between them."""
-    return re.compile(r"\s+".join(re.escape(word) for word in error.split()))
+    words = ("".join(_ALIKE.get(c) or re.escape(c) for c in word) for word in error.split())
+    return re.compile(r"\s+".join(words))
 
 
 def _copied(text: str, error: str) -> re.Match[str] | None:

@@ -300,9 +300,12 @@ _CALL_ANY_LANGUAGE = (
     r"executa|executar|chame|utilize|uruchom|wywo[lł]aj|u[zż]yj|вызови|выполни|запусти|"
     r"используй|调用|执行|运行|使用|実行|呼び出|使って|실행|호출|استدع|نفذ|شغل"
 )
+#: …not an argument given a value or called one ("use delivery_confirmation='signature'",
+#: "use the page_token parameter"): the name whole, then what follows it
 _TOOL_NAME_IN_TEXT = (
     r"(?![a-z])\s*(?:(?i:the)\s+)?[`'\"«]?"
-    r"([A-Za-z][\w.:/-]*_[\w.:/-]*[A-Za-z0-9]|[a-z]+[A-Z][A-Za-z0-9]*)"
+    r"((?>[A-Za-z][\w.:/-]*_[\w.:/-]*[A-Za-z0-9]|[a-z]+[A-Z][A-Za-z0-9]*))"
+    r"(?![`'\"»]?\s*=|[`'\"»]?\s+(?i:parameters?|fields?|arguments?|args?|headers?|flags?|options?)\b)"
 )
 
 
