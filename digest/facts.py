@@ -55,6 +55,7 @@ from digest.bounded import memo
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
 from digest.fact_words import STOP as _STOP
+from digest.fact_words import WITHOUT as _WITHOUT
 from digest.reversal import (
     answer_polarity,
     extends,
@@ -147,7 +148,10 @@ def _read_terms(text: str) -> tuple[tuple[str, int], ...]:
 
 def _signed_terms_uncached(text: str) -> dict[str, int]:
     found: dict[str, int] = {}
+    absent = False  # the last word said "without": the next term names an absence
     for token in _TOKEN.findall(_fold(text)):
+        if token in _WITHOUT:
+            absent = True  # and read as any word (a stop word in most languages)
         if _UNSPACED.search(token):
             pairs = [token[i : i + 2] for i in range(max(1, len(token) - 1))]
             found.update(dict.fromkeys(pairs, 1))
@@ -158,8 +162,12 @@ def _signed_terms_uncached(text: str) -> dict[str, int]:
         parts = [parts[0], *(part for part in parts[1:] if _CONCEPTS.get(part) != "-cost")]
         for part in parts:
             term = _term(part)
-            if term is not None:
+            if term is not None and part in _WITHOUT:
                 found.setdefault(term[0], term[1])
+            elif term is not None:
+                # "sin pagar", "without booking": the term is absent, its sign turned
+                found.setdefault(term[0], -term[1] if absent else term[1])
+                absent = False
     return found
 
 
