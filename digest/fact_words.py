@@ -58,7 +58,7 @@ STOP = frozenset(
     missä milloin kuinka paljonko ja tai on ei kyllä myös vielä vain nyt tilaus tilauksia
     tilaukset tilauksen
     czy jest są się nie tak jak ile gdzie kiedy można mogę możecie wasz wasza wasze państwo
-    jeszcze teraz tylko zamówienie zamówienia
+    jeszcze teraz tylko zamówienie zamówienia za trzeba
     har ni vi jag du han hon det den de dem er oss mig dig sig min mitt mina din ditt dina
     vår vårt våra er ert era och eller om att som på i av för med utan till från hos vid
     är var vara varit blir bli kan kunna får få ska skall måste går gå gör göra finns
@@ -94,10 +94,14 @@ for _concept, _words in {
         gebühren bezahlen zahlen zahlt preis payer payez payant payante frais prix coût coûte
         tarif pagar paga pago precio cuesta costo coste tarifa preço custa custo pagare
         prezzo costa tariffa betalen kost prijs maksaa maksu maksut hinta hinnat kosztuje
-        koszt koszty cena ceny opłata płatność zapłacić pagamento pagamentos""",
+        koszt koszty cena ceny opłata płatność zapłacić pagamento pagamentos
+        cenę cenie płacić zapłacę dopłacić dopłata""",
     "-cost": """kostnadsfritt kostnadsfri gratis gratuit ingyenes ingyen
         free gratis kostenlos kostenfrei umsonst gratuit gratuite gratuits gratuites
-        gratuito gratuita grátis gratuitamente gratuiti""",
+        gratuito gratuita grátis gratuitamente gratuiti
+        included inclus incluse compris comprise inklusive inbegriffen incluido incluida
+        incluidos incluso inclusa incluído incluída inbegrepen inclusief wliczone wliczony
+        wliczona ingår inkluderet inkludert""",
     "deliver": """leverans leveranser leverera levererar levere leverer levering leveringer
         udbringning hjemlevering hemleverans pengiriman kirim mengirim antar livrare livrăm
         livrați expediere szállítás kiszállítás házhozszállítás szállítják

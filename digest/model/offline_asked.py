@@ -136,6 +136,9 @@ def states_what_changed(new: facts.Fact, old: facts.Fact) -> bool:
     way round."""
     if facts.reports_change(new) or facts.changed_terms(new):
         return True
+    # a price where the old answer said free or included: another value for what it costs
+    if "cost" in new.subject and "cost" in old.subject and old.stance < 0 < new.stance:
+        return bool(new.numbers) and not old.numbers
     # another figure for what the old figure counts ("30 euros a day", not "30 days" beside
     # "valid for 2 years")
     return facts.refigured(new, old)
