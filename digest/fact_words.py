@@ -177,7 +177,10 @@ PHRASES = (
     # who comes without booking: a walk-in, a drop-in (the nouns, not the verbs)
     (re.compile(r"\b(?:walk|drop)-ins?\b"), "walkin"),
     # the weekend in words ("fin de semana", "fim de semana", "fine settimana")
-    (re.compile(r"\b(?:fin(?:es)?|fim|fins) de semana\b|\bfine settimana\b|\bweek-ends?\b"), "weekend"),
+    (
+        re.compile(r"\b(?:fin(?:es)?|fim|fins) de semana\b|\bfine settimana\b|\bweek-ends?\b"),
+        "weekend",
+    ),
 )
 
 #: words that say the word after them is absent ("without booking", "sin pagar", "ohne

@@ -2,9 +2,9 @@
 DESIGN §8a): an owner's answer that reports a change supersedes no fact about another subject
 (the rules cannot tell "Can I still pay by bank transfer?" is about cheques, and must not
 guess: a model reads such questions, the rules add; a walk-in they read as an appointment's
-absence, as "without booking" is: ``test_offline_asked``); a tool's reversal is read against what a lesson
-asks for; such a change is shown to the judge however little its words share with the
-lesson."""
+absence, as "without booking" is: ``test_offline_asked``); a tool's reversal is read against
+what a lesson asks for; such a change is shown to the judge however little its words share
+with the lesson."""
 
 from __future__ import annotations
 
