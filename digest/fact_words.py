@@ -58,7 +58,7 @@ STOP = frozenset(
     missä milloin kuinka paljonko ja tai on ei kyllä myös vielä vain nyt tilaus tilauksia
     tilaukset tilauksen
     czy jest są się nie tak jak ile gdzie kiedy można mogę możecie wasz wasza wasze państwo
-    jeszcze teraz tylko zamówienie zamówienia
+    jeszcze teraz tylko zamówienie zamówienia za trzeba
     har ni vi jag du han hon det den de dem er oss mig dig sig min mitt mina din ditt dina
     vår vårt våra er ert era och eller om att som på i av för med utan till från hos vid
     är var vara varit blir bli kan kunna får få ska skall måste går gå gör göra finns
@@ -94,10 +94,14 @@ for _concept, _words in {
         gebühren bezahlen zahlen zahlt preis payer payez payant payante frais prix coût coûte
         tarif pagar paga pago precio cuesta costo coste tarifa preço custa custo pagare
         prezzo costa tariffa betalen kost prijs maksaa maksu maksut hinta hinnat kosztuje
-        koszt koszty cena ceny opłata płatność zapłacić pagamento pagamentos""",
+        koszt koszty cena ceny opłata płatność zapłacić pagamento pagamentos
+        cenę cenie płacić zapłacę dopłacić dopłata""",
     "-cost": """kostnadsfritt kostnadsfri gratis gratuit ingyenes ingyen
         free gratis kostenlos kostenfrei umsonst gratuit gratuite gratuits gratuites
-        gratuito gratuita grátis gratuitamente gratuiti""",
+        gratuito gratuita grátis gratuitamente gratuiti
+        included inclus incluse compris comprise inklusive inbegriffen incluido incluida
+        incluidos incluso inclusa incluído incluída inbegrepen inclusief wliczone wliczony
+        wliczona ingår inkluderet inkludert""",
     "deliver": """leverans leveranser leverera levererar levere leverer levering leveringer
         udbringning hjemlevering hemleverans pengiriman kirim mengirim antar livrare livrăm
         livrați expediere szállítás kiszállítás házhozszállítás szállítják
@@ -139,6 +143,8 @@ for _concept, _words in {
         reserved reservation reservations termin termine buchen buchung rendez-vous réserver
         réservation cita citas reservar reserva marcação marcar agendamento appuntamento
         prenotare prenotazione afspraak reserveren reservering""",
+    # who comes without an appointment ("walk-ins", "drop-in", ``PHRASES``): its absence
+    "-appointment": """walkin walkins laufkundschaft""",
     "collect": """collect collects collected collecting collection pickup pickups pick-up
         click-and-collect abholen abholung abholbar retirer retrait recoger recogida recolher
         retirada ritirare ritiro ophalen""",
@@ -168,4 +174,32 @@ PHRASES = (
     (re.compile(r"\bclose (?:by|to)\b"), "near"),
     (re.compile(r"\b(?:at )?any ?time\b"), " "),
     (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),
+    # who comes without booking: a walk-in, a drop-in (the nouns, not the verbs)
+    (re.compile(r"\b(?:walk|drop)-ins?\b"), "walkin"),
+    # the weekend in words ("fin de semana", "fim de semana", "fine settimana")
+    (
+        re.compile(r"\b(?:fin(?:es)?|fim|fins) de semana\b|\bfine settimana\b|\bweek-ends?\b"),
+        "weekend",
+    ),
+)
+
+#: words that say the word after them is absent ("without booking", "sin pagar", "ohne
+#: Termin"): that term names an absence, as a ``-concept`` does, and turns the stance around
+WITHOUT = frozenset(
+    """without sin sans ohne senza sem zonder bez utan uden uten ilman fără""".split()  # noqa: SIM905
+)
+
+#: the weekend, by language, and the days it is made of: a new answer about the weekend
+#: speaks of each of its days (``digest.model.offline_asked``; never the other way round: a
+#: Saturday is not the whole weekend)
+WEEKEND = frozenset(
+    """weekend weekends wochenende finde
+    helg helgen helgerna weekenden weekendy viikonloppu viikonloppuna hétvége hétvégén""".split()  # noqa: SIM905
+)
+WEEKEND_DAYS = frozenset(
+    """saturday saturdays sunday sundays samstag samstags sonnabend sonntag sonntags samedi
+    samedis dimanche dimanches sábado sábados domingo domingos sabato sabati domenica
+    domeniche zaterdag zaterdagen zondag zondagen sobota soboty sobotę niedziela niedziele
+    niedzielę lördag lördagar söndag söndagar lørdag lørdage lørdager søndag søndage søndager
+    lauantai lauantaisin sunnuntai sunnuntaisin szombat vasárnap""".split()  # noqa: SIM905
 )

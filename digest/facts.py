@@ -55,6 +55,7 @@ from digest.bounded import memo
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
 from digest.fact_words import STOP as _STOP
+from digest.fact_words import WITHOUT as _WITHOUT
 from digest.reversal import (
     answer_polarity,
     extends,
@@ -147,7 +148,10 @@ def _read_terms(text: str) -> tuple[tuple[str, int], ...]:
 
 def _signed_terms_uncached(text: str) -> dict[str, int]:
     found: dict[str, int] = {}
+    absent = False  # the last word said "without": the next term names an absence
     for token in _TOKEN.findall(_fold(text)):
+        if token in _WITHOUT:
+            absent = True  # and read as any word (a stop word in most languages)
         if _UNSPACED.search(token):
             pairs = [token[i : i + 2] for i in range(max(1, len(token) - 1))]
             found.update(dict.fromkeys(pairs, 1))
@@ -158,8 +162,12 @@ def _signed_terms_uncached(text: str) -> dict[str, int]:
         parts = [parts[0], *(part for part in parts[1:] if _CONCEPTS.get(part) != "-cost")]
         for part in parts:
             term = _term(part)
-            if term is not None:
+            if term is not None and part in _WITHOUT:
                 found.setdefault(term[0], term[1])
+            elif term is not None:
+                # "sin pagar", "without booking": the term is absent, its sign turned
+                found.setdefault(term[0], -term[1] if absent else term[1])
+                absent = False
     return found
 
 
@@ -232,11 +240,31 @@ class Fact:
     numbers: tuple[str, ...]
 
 
+def _priced(question: dict[str, int], answer: str) -> int:
+    """To a question about what something costs (or whether it is free, included), an answer
+    that says neither yes nor no still takes a side: a price ("Breakfast costs 14 euros", "45
+    zł a person") says it costs (+1), "free" with no figure says it does not (-1); 0 when it
+    says both ("free over 50 euros, else 4.90") or neither."""
+    if "cost" not in question:
+        return 0
+    said = _signed_terms(answer)
+    price = said.get("cost") == 1 and bool(_NUMBER.search(answer))
+    free = said.get("cost") == -1 and not _NUMBER.search(answer)
+    return 1 if price and "cost" not in _free_words(answer) else -1 if free else 0
+
+
+def _free_words(answer: str) -> set[str]:
+    """The cost terms ``answer`` says are absent anywhere ("free", "included"): a price beside
+    them is a condition, not a price of the thing asked."""
+    return {t for word in _TOKEN.findall(_fold(answer)) for t, s in _read_terms(word) if s < 0}
+
+
 def fact(question: str, answer: str) -> Fact:
     """An owner's answer to ``question``, read for comparison."""
     signed = _signed_terms(question)
     sense = -1 if any(sign < 0 for sign in signed.values()) else 1
     answer_terms = terms(answer)
+    polarity = _polarity(answer)
     return Fact(
         question=question,
         answer=answer,
@@ -244,7 +272,7 @@ def fact(question: str, answer: str) -> Fact:
         names=frozenset(names(question)),
         said=frozenset(signed) | answer_terms,
         answer_terms=frozenset(answer_terms),
-        stance=_polarity(answer) * sense,
+        stance=polarity * sense if polarity else _priced(signed, answer),
         numbers=tuple(sorted(_NUMBER.findall(answer))),
     )
 

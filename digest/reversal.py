@@ -128,6 +128,9 @@ _MARKERS = (
     r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
     r"|teraz wymaga|odstraněn|zrušen|od (?:teraz|dzisiaj|dziś)\b|ze skutkiem natychmiastowym"
     r"|przestaliśmy|przestał[aoy]?\b|\bnie \S+ już\b"
+    # a change dated by its month ("od maja": since May; not a season, "od maja do września")
+    r"|\bod (?:stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września"
+    r"|października|listopada|grudnia)\b(?!\s+do\b)"
     # a service the speaker stopped ("det har vi slutat med", "vi har sluttet med det",
     # "det er vi holdt op med")
     r"|\b(?:har|hade|vi|har vi) (?:\S+ )?(?:slutat|sluttet|stoppet|holdt op)\b"

@@ -21,13 +21,31 @@ it. A real model decides from the meaning; this module never makes two facts one
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from digest import facts
+from digest.fact_words import WEEKEND, WEEKEND_DAYS
 from digest.figures import figures
 from digest.frames import named, swapped
 
 #: the concepts a question's frame carries whatever it asks about ("how much", "when", "are
 #: you open"): sharing one of them says nothing about which thing two questions ask of
 FRAME = frozenset({"cost", "-cost", "duration", "open", "-open", "hours"})
+
+
+#: the weekend's terms, and its days' (``digest.fact_words``), as ``facts.terms`` reads them
+_WEEKEND = frozenset(t for word in WEEKEND for t in facts.terms(word))
+_WEEKEND_DAYS = frozenset(t for word in WEEKEND_DAYS for t in facts.terms(word))
+
+
+def _covers(new_pool: frozenset[str], old_term: str) -> bool:
+    """Does the new pair speak of ``old_term``: it names the term, or the old term is a day of
+    the weekend and the new pair speaks of the whole weekend ("at weekends we are closed"
+    after "on Saturdays, 9 to 12")? Only that way round: a new answer about Saturdays says
+    nothing of the rest of a weekend an old fact spoke of."""
+    if facts.meets(old_term, new_pool):
+        return True
+    return old_term in _WEEKEND_DAYS and bool(new_pool & _WEEKEND)
 
 
 def _things(found: frozenset[str]) -> frozenset[str]:
@@ -40,15 +58,27 @@ def shared_things(new: facts.Fact, old: facts.Fact) -> frozenset[str]:
     question names that the other's answer speaks of."""
     mine, theirs = _things(new.subject), _things(old.subject)
     asked = {t for t in mine if facts.meets(t, old.subject)}
+    asked |= {t for t in theirs if _covers(new.subject, t)}
     crossed = {t for t in mine if facts.meets(t, old.answer_terms)}
-    crossed |= {t for t in theirs if facts.meets(t, new.answer_terms)}
+    crossed |= {t for t in theirs if _covers(new.answer_terms, t)}
     return frozenset(asked | crossed)
+
+
+def _names_apart(new: facts.Fact, old: facts.Fact) -> bool:
+    """``facts.names_apart``, with a day the old question names spoken of by the new pair's
+    weekend (``_covers``): "Saturdays" is no other entity than "the weekend" it is part of."""
+    if not facts.names_apart(new, old):
+        return False
+    kept = frozenset(n for n in old.names if not _covers(new.subject, n))
+    if kept == old.names:
+        return True
+    return facts.names_apart(new, replace(old, names=kept))
 
 
 def read_apart(new: facts.Fact, old: facts.Fact) -> bool:
     """Does the structure read the two as two facts: one question frame with a word swapped,
     a name or a figure one has and the other lacks, or a case the new answer names alone?"""
-    if facts.names_apart(new, old) or facts.narrows(new, old):
+    if _names_apart(new, old) or facts.narrows(new, old):
         return True
     if swapped(new.question, old.question) or _one_term_each(new.subject, old.subject):
         return True
@@ -75,7 +105,11 @@ def changes_its_own_thing(new: facts.Fact, old: facts.Fact) -> bool:
     """Does the change the new answer states name a thing only its own question asks about,
     one the old pair never speaks of ("Do you sell gift cards?" "No longer: gift cards were
     discontinued" beside gift wrapping: the change is about cards)? Then it changed that."""
-    own = {t for t in _things(new.subject) if not facts.meets(t, old.said)}
+    own = {
+        t
+        for t in _things(new.subject)
+        if not facts.meets(t, old.said) and not any(_covers(frozenset({t}), o) for o in old.said)
+    }
     return any(facts.meets(term, frozenset(own)) for term in facts.changed_terms(new))
 
 
@@ -102,6 +136,9 @@ def states_what_changed(new: facts.Fact, old: facts.Fact) -> bool:
     way round."""
     if facts.reports_change(new) or facts.changed_terms(new):
         return True
+    # a price where the old answer said free or included: another value for what it costs
+    if "cost" in new.subject and "cost" in old.subject and old.stance < 0 < new.stance:
+        return bool(new.numbers) and not old.numbers
     # another figure for what the old figure counts ("30 euros a day", not "30 days" beside
     # "valid for 2 years")
     return facts.refigured(new, old)

@@ -104,3 +104,45 @@ def test_a_yes_beside_an_old_no_about_a_related_thing_changes_nothing() -> None:
     )
     op = offline_judged([owner_fact(4, *old)], *new)
     assert op["op"] == "ADD", op
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # "without" names an absence: a walk-in is a visit without an appointment
+        (("Do you take walk-ins?", "Yes, walk-ins are welcome any time we are open."),
+         ("Can I just drop by without booking?", "Not anymore: we only see appointments.")),
+        (("Kann ich ohne Termin kommen?", "Ja, jederzeit."),
+         ("Muss ich vorher einen Termin buchen?", "Ja, seit März nur noch mit Termin.")),
+        # the weekend a new answer speaks of holds the Saturday the old fact named
+        (("Is the pharmacy open on Saturdays?", "Yes, 9 to 1."),
+         ("Can I collect my prescription at the weekend?",
+          "Not any more: since April we are closed at weekends.")),
+        # a price where the old answer said included
+        (("Czy parking jest wliczony w cenę pobytu?", "Tak, parking jest w cenie."),
+         ("Ile kosztuje parking?", "Od lipca parking kosztuje 30 zł za dobę.")),
+    ],
+)  # fmt: skip
+def test_an_absence_a_weekend_or_a_price_reads_the_reversal(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert (op["op"], op.get("id")) == ("DELETE", 4), op
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a Saturday does not speak of the whole weekend an old fact named
+        (("Is the pharmacy open at the weekend?", "Yes, Saturdays 9 to 1 and Sundays 10 to 12."),
+         ("Are you open on Saturdays?", "Not any more: since April only on Sundays.")),
+        # a season is no dated change ("od maja do września": from May to September)
+        (("Czy parking jest wliczony w cenę pobytu?", "Tak, parking jest w cenie."),
+         ("Czy macie basen?", "Tak, od maja do września.")),
+    ],
+)  # fmt: skip
+def test_a_day_of_the_weekend_or_a_season_supersedes_nothing(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert op["op"] != "DELETE", op

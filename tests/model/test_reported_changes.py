@@ -1,9 +1,10 @@
 """The offline judge and changes reported in words apart from what they may reverse (issue 24,
 DESIGN §8a): an owner's answer that reports a change supersedes no fact about another subject
-(the rules cannot tell "drop by without booking" is about walk-ins, and must not guess: a
-model reads such questions, the rules add); a tool's reversal is read against what a lesson
-asks for; such a change is shown to the judge however little its words share with the
-lesson."""
+(the rules cannot tell "Can I still pay by bank transfer?" is about cheques, and must not
+guess: a model reads such questions, the rules add; a walk-in they read as an appointment's
+absence, as "without booking" is: ``test_offline_asked``); a tool's reversal is read against
+what a lesson asks for; such a change is shown to the judge however little its words share
+with the lesson."""
 
 from __future__ import annotations
 
@@ -54,11 +55,6 @@ from tests.reflect.helpers import offline_judged, owner_fact
         (
             ("Are you open on Sundays?", "Yes, 10 to 4 on Sundays."),
             ("Do you deliver?", "No longer: we stopped deliveries in May."),
-        ),
-        # asked in other words: only a model can tell it is the same subject
-        (
-            ("Do you take walk-ins?", "Yes, walk-ins are welcome any time we are open."),
-            ("Can I just drop by without booking?", "Not anymore: we only see appointments."),
         ),
         # the old fact already said no: nothing to reverse
         (
