@@ -8,10 +8,11 @@ One rule a reader can hold in their head:
   ("403 Forbidden", "HTTP 401", "Fehler 413"); a number after a cap or threshold word
   (limit, max, maximum, minimum, at most, at least, no more than, more than, up to, exceeds,
   over, above, below, within; the same in the languages the families read: höchstens,
-  mindestens, como máximo, au moins, al massimo, …); a version (``v2``, ``version 3.1``);
-  a small number with a unit of format or size (12 digits, 30 characters, 10 MB, 15 %) or
-  a rate ("6 tickets per customer"). "exceeds limit of 5" and "at most 5" then say one cap;
-  "limit of 5" and "limit of 10" are two (a cap that changed, or two items' caps).
+  mindestens, como máximo, au moins, al massimo, högst, minst, tot, …); a version (``v2``,
+  ``version 3.1``); a small number with a unit of format or size (12 digits, 30 characters,
+  10 MB, 15 %, a time glued to its figure: 300s, 24h) or a rate ("6 tickets per customer").
+  "exceeds limit of 5" and "at most 5" then say one cap; "limit of 5" and "limit of 10" are
+  two (a cap that changed, or two items' caps).
 - **masked**: everything else with a digit in it: ids, order numbers, amounts of one
   transaction, quantities asked for, long digit runs, words with letters and digits, dates
   and times, and (before any figure is read) e-mail addresses, URLs, UUIDs, hex, paths.
@@ -84,7 +85,8 @@ _SPACE = re.compile(r"\s+")
 _NUM = r"(?:\d{1,3}(?:[,.]\d{3}){1,2}|\d{1,5})(?:[.,]\d{1,2})?"
 #: …that touches no other digit group, address or word: not a phone's, a card's or a date's
 _ALONE = r"(?![\d@]|\s?[-.,:/]?\s?\d|[^\W\d_])"
-_UNIT = r"(?:%|\s?(?:[kmgt]i?b|kg|ml|cm|mm|km)\b)?"
+#: …and a time unit written glued to it ("at least 300s", "within 24h")
+_UNIT = r"(?:%|\s?(?:[kmgt]i?b|kg|ml|cm|mm|km)\b|(?:ms|s|h)\b)?"
 _REASONS = (
     "bad request|unauthori[sz]ed|payment required|forbidden|not found|method not allowed|not "
     "acceptable|request timeout|conflict|gone|length required|precondition (?:failed|required)"
@@ -105,6 +107,7 @@ _CAP_WORDS = (
     r"|al (?:massimo|minimo)|almeno|più di|meno di|fino a"
     r"|meer dan|minder dan|groter dan|kleiner dan|hoger dan|lager dan|ten minste|minstens"
     r"|hoogstens|maximaal|minimaal"
+    r"|högst|minst|højst|høyst|mindst|maks|maksimalt|op til|upp till|opp til|tot"
     r"|więcej niż|mniej niż|ponad|co najmniej|najwyżej|maksymalnie|minimalnie"
     r"|více než|víc než|méně než|nejvýše|nejméně|alespoň|maximálně|minimálně"
     r"|en fazla|en az"

@@ -36,6 +36,7 @@ from digest.model.offline_edit_rules import (
     update,
 )
 from digest.model.offline_figures import other_figure, same_cap
+from digest.model.offline_rule_figure import one_rule
 from digest.reversal import (
     answers_reversed,
     reverses_interface,
@@ -418,6 +419,15 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
                                    "reason": why})  # fmt: skip
             else:
                 operations.append(update(cand, alike, why))
+            continue
+        # one failure of one tool under two keys (two wordings, two languages): the same rule
+        # figures bound the same way, no other input named (``offline_rule_figure``); the
+        # lesson keeps its first wording, as for a failure that reads alike below
+        ruled = next((item for item in existing if one_rule(cand, item)), None)
+        if ruled is not None and not signals_change(_all_text(cand)):
+            operations.append({"op": "NOOP", "candidate": index, "id": ruled["id"],
+                               "reason": "the same failure in other words: one tool, the same "
+                               "rule figures bound the same way"})  # fmt: skip
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         # a key masks the names an error quotes: one key naming other fields is two errors

@@ -1,0 +1,132 @@
+"""``offline/rules`` reading one failure of one tool under two keys
+(``digest.model.offline_rule_figure``, issue 24): the same rule figures bound the same way
+are one lesson (NOOP on the first wording); another figure, another bound or another input
+named stays a lesson of its own."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from digest.fingerprint import tool_key
+from digest.masking import error_template
+from digest.model.offline_reconcile import reconcile
+from digest.model.offline_reflect import judge_event
+from digest.model.offline_rule_figure import one_rule
+
+
+def _lesson(lesson_id: int, tool: str, args: dict[str, Any], error: str) -> dict[str, Any]:
+    call = {"tool": tool, "args": args, "ok": False, "error": error}
+    payload = {"task": "a task", "outcome": "failure", "tool_calls": [call]}
+    out = judge_event({"kind": "run_outcome", "payload": payload})
+    fields = {
+        k: html.unescape(re.search(f"<{k}>(.*?)</{k}>", out, re.S).group(1))  # type: ignore[union-attr]
+        for k in ("situation", "mistake", "correction", "tags")
+    }
+    tags = [t.strip() for t in fields.pop("tags").split(",")]
+    return {**fields, "tags": tags, "fingerprint": tool_key(tool, error), "id": lesson_id,
+            "candidate": 0}  # fmt: skip
+
+
+def _op(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    [operation] = json.loads(reconcile([old], [new]))["operations"]
+    return operation
+
+
+def test_the_nordic_bound_words_keep_the_rule_figure() -> None:
+    assert "4" in error_template("Parkering afvist: du kan parkere i højst 4 timer")
+    assert "16" in error_template("Bokning nekad: deltagare måste vara minst 16 år")
+    assert "300s" in error_template("ttl rejected: must be at least 300s (got 30)")
+
+
+def test_one_cap_in_two_languages_is_one_lesson() -> None:
+    old = _lesson(
+        1,
+        "park",
+        {"plate": "AB 12 345", "hours": 6},
+        "Parking refused: you can park for at most 4 hours",
+    )
+    new = _lesson(
+        2,
+        "park",
+        {"plate": "CD 98 765", "hours": 5},
+        "Parkering afvist: du kan parkere i højst 4 timer",
+    )
+    assert old["fingerprint"] != new["fingerprint"]
+    op = _op(old, new)
+    assert (op["op"], op["id"]) == ("NOOP", 1)
+
+
+def test_one_floor_reworded_with_a_glued_unit_is_one_lesson() -> None:
+    old = _lesson(
+        1, "set_record", {"name": "www", "ttl": 30}, "TTL 30 is below the minimum of 300 seconds"
+    )
+    new = _lesson(
+        2, "set_record", {"name": "api", "ttl": 60}, "ttl=60 rejected: must be at least 300s"
+    )
+    assert one_rule(new, old)
+
+
+def test_another_figure_of_one_tool_stays_apart() -> None:
+    old = _lesson(
+        1,
+        "park",
+        {"plate": "AB 1", "hours": 6},
+        "Parking refused: you can park for at most 4 hours",
+    )
+    new = _lesson(
+        2,
+        "park",
+        {"plate": "CD 2", "hours": 1},
+        "Parkering afvist: du skal parkere i mindst 2 timer",
+    )
+    assert not one_rule(new, old)
+    assert _op(old, new)["op"] == "ADD"
+
+
+def test_a_cap_and_a_floor_of_one_figure_stay_apart() -> None:
+    old = _lesson(
+        1,
+        "enrol",
+        {"pupil": "P-1", "age": 19},
+        "Enrolment refused: pupils may be at most 18 years old",
+    )
+    new = _lesson(
+        2,
+        "enrol",
+        {"pupil": "P-2", "age": 16},
+        "Enrolment refused: pupils must be at least 18 years old",
+    )
+    assert not one_rule(new, old)
+
+
+def test_another_input_named_with_the_same_figure_stays_apart() -> None:
+    old = _lesson(
+        1, "create_post", {"title": "x" * 90, "summary": "s"}, "title must be at most 80 characters"
+    )
+    new = _lesson(
+        2,
+        "create_post",
+        {"title": "t", "summary": "y" * 90},
+        "Rejected: the summary is limited to 80 characters",
+    )
+    assert not one_rule(new, old)
+    assert _op(old, new)["op"] == "ADD"
+
+
+def test_another_tool_is_never_one_rule() -> None:
+    old = _lesson(
+        1,
+        "park",
+        {"plate": "AB 1", "hours": 6},
+        "Parking refused: you can park for at most 4 hours",
+    )
+    new = _lesson(
+        2,
+        "charge",
+        {"plate": "CD 2", "hours": 6},
+        "Charging refused: you can charge for at most 4 hours",
+    )
+    assert not one_rule(new, old)
