@@ -280,10 +280,15 @@ def edit_keys(original: str, final: str | None) -> list[str]:
     return [edit_rule_key(rule) for rule in taught(original, final)]
 
 
-def assign_edit(candidate_texts: Sequence[str], payload: dict[str, Any]) -> list[str | None]:
-    """Which rule of an edit each of its lessons is about (``digest.edits.assign``)."""
+def assigned_edit_rules(candidate_texts: Sequence[str], payload: dict[str, Any]) -> list[EditRule]:
+    """The rule of an edit each of its lessons is about (``digest.edits.assign``)."""
     rules = taught(str(payload.get("original", "")), payload.get("final"))
-    return [edit_rule_key(rules[i]) for i in assign_edits(candidate_texts, rules)]
+    return [rules[i] for i in assign_edits(candidate_texts, rules)]
+
+
+def assign_edit(candidate_texts: Sequence[str], payload: dict[str, Any]) -> list[str | None]:
+    """The key of the rule of an edit each of its lessons is about."""
+    return [edit_rule_key(rule) for rule in assigned_edit_rules(candidate_texts, payload)]
 
 
 def _changed_words(original: str, final: str) -> tuple[str, str]:

@@ -125,12 +125,13 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     # flipped, or not one word in common past their shared frame and the words their figures
     # sit in (the same figures about other things: "card refunds take 5 to 7 business days",
     # "supplier payments take 5 to 7 business days")
-    if fp.kind_of(candidate.fingerprint) == fp.kind_of(lesson.fingerprint) == "edit":
+    if fp.kind_of(candidate.fingerprint) == fp.kind_of(lesson.fingerprint) == "edit" and (
+        normalise(candidate.correction) == normalise(lesson.correction)
+    ):
         # two operators' rules: the rule is the correction, the situation the draft it was
         # taught on ("Drafting a reply like: It will be fixed by Friday."); one rule seen on
         # two drafts shares its correction, whatever else the drafts say
-        if normalise(candidate.correction) == normalise(lesson.correction):
-            return False
+        return False
     if figures_apart(observed(new), observed(old)) or negation_flipped(new, old):
         return True
     return nothing_in_common(new, old)

@@ -19,8 +19,7 @@ from sqlalchemy.orm import Session
 from digest import fingerprint as fp
 from digest.agents import LEARNING_OFF_REASON
 from digest.capture.manual import manual_candidate
-from digest.edits import EditRule, taught
-from digest.edits import assign as assign_edits
+from digest.edits import EditRule
 from digest.errors import LLMError
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
@@ -140,19 +139,17 @@ def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Can
             for c, key in zip(candidates, keys, strict=True)
         ]
     elif claimed.kind == "operator_edit":
-        payload = claimed.payload
-        rules = taught(str(payload.get("original", "")), payload.get("final"))
-        chosen = assign_edits(
+        rules = fp.assigned_edit_rules(
             [
                 f"{' '.join(c.tags)} {c.situation} {c.mistake or ''} {c.correction}"
                 for c in candidates
             ],
-            rules,
+            claimed.payload,
         )
-        keys = [fp.edit_rule_key(rules[i]) for i in chosen]
+        keys = [fp.edit_rule_key(rule) for rule in rules]
         candidates = [
-            _tagged(c, ("operator-edit", rules[i].family, *_shape_names(rules[i])))
-            for c, i in zip(candidates, chosen, strict=True)
+            _tagged(c, ("operator-edit", rule.family, *_shape_names(rule)))
+            for c, rule in zip(candidates, rules, strict=True)
         ]
     elif claimed.kind == "manual_lesson":
         keys = [fp.manual_key(c.situation, c.correction) for c in candidates]
