@@ -33,7 +33,9 @@ def telling_line(error: str) -> str:
     for CreateTicket", a line ending with a colon), it and the two lines after it, which say
     the field and what is wrong with it ("… for CreateTicket: priority: Input should be 'low'
     or 'high' [type=enum]"); for lines that all open with one tool's prefix ("npm ERR! code
-    ENOENT", "npm ERR! syscall open", …), the first that says more than a code or a value."""
+    ENOENT", "npm ERR! syscall open", …), the first that says more than a code or a value; for
+    a first line that says nothing went wrong (a tool's progress: "Performing Streamed
+    Install"), the first line after it that does (of four words or more, if any)."""
     lines = [part for part in map(_unframed, str(error).splitlines()) if part]
     if not lines:
         return ""
@@ -62,7 +64,22 @@ def telling_line(error: str) -> str:
     if len(lines) > 1 and _ANNOUNCES.fullmatch(lines[0]):
         said = [lines[0].rstrip(" :"), *(_GIVEN.sub("", line) for line in lines[1:3])]
         return ": ".join(said)
+    if len(lines) > 1 and not _SIGNAL.search(lines[0]):
+        # what a tool printed on its way ("Performing Streamed Install", "Starting: Intent
+        # {…}") before the line that failed: two errors of one tool would share it
+        failed = [line for line in lines[1:] if _SIGNAL.search(line)]
+        if failed:
+            return _located(next((f for f in failed if len(f.split()) >= 4), failed[0]))
     return _located(lines[0])
+
+
+#: a line that says something went wrong (English and the languages errors come in)
+_SIGNAL = re.compile(
+    r"error|fail|exception|fatal|denied|refused|invalid|not found|does not exist|cannot|"
+    r"can't|unable|forbidden|unauthori[sz]ed|no such|fehler|erreur|errore|fout|fejl|feil|"
+    r"błąd|chyba|hata|ошибка|错误|エラー",
+    re.I,
+)
 
 
 #: what a terminal adds to a line that is no text: colour codes (``ESC[0;31m``) and the frame

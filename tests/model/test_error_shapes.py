@@ -210,3 +210,17 @@ def test_a_retry_fixes_a_rate_limit_not_a_quota_or_a_missing_element(
     error: str, passes: bool
 ) -> None:
     assert transient(error) is passes
+
+
+def test_a_tools_progress_line_is_not_what_failed() -> None:
+    """A first line that says nothing went wrong ("Performing Streamed Install", "Starting:
+    Intent {…}") is the tool's progress: two errors of one tool would share it, so the line
+    that failed tells (of four words or more when there is one)."""
+    install = "Performing Streamed Install\nadb: failed to install a.apk: Failure [{}]"
+    full, exists = (
+        telling_line(install.format(c)) for c in ("INSTALL_FAILED_INSUFFICIENT_STORAGE", "X")
+    )
+    assert full.startswith("adb: failed to install") and full != exists
+    started = "Starting: Intent { cmp=a/.B }\nError type 3\nError: Activity class {a/.B} missing."
+    assert telling_line(started) == "Error: Activity class {a/.B} missing."
+    assert telling_line("Payment declined\nPlease retry later") == "Payment declined"
