@@ -157,18 +157,32 @@ def measure(
     figures.extend(sql_figures(run, n))
     figures.extend(rss_figures(run.samples, run.pids, "worker RSS"))
     children = concurrency if pool == "prefork" else 1
-    figures.extend(net_slope_figures(run.samples, run.lessons, run.composes, children))
+    figures.extend(
+        net_slope_figures(run.samples, run.lessons, run.composes, children, run.kept or None)
+    )
     return figures
 
 
 def net_of_kept(
-    samples: list[tuple[float, int, list[float]]], lessons: list[tuple[int, int]]
+    samples: list[tuple[float, int, list[float]]],
+    lessons: list[tuple[int, int]],
+    kept: list[list[float]] | None = None,
 ) -> list[tuple[float, int, list[float]]]:
-    """Each sample's largest RSS less what the kept indexes must hold at that moment (the
-    active lessons counted in the same sample x ``KEPT_KB_PER_LESSON``): the worker's memory
-    beside the bank's data. ``samples`` and ``lessons`` are taken together, one pair a second."""
+    """Each sample's largest RSS less what the kept indexes hold at that moment: the worker's
+    memory beside the bank's data. Measured when ``kept`` is given (each process's own kept
+    MB, reported by it with ``bench/_kept_bytes.py``, aligned with the sample's RSS: the
+    largest of each process's RSS less its own kept MB); else estimated from the active
+    lessons counted in the same sample x ``KEPT_KB_PER_LESSON``. ``samples``, ``lessons`` and
+    ``kept`` are taken together, one of each a second."""
     if len(samples) != len(lessons):
         raise ValueError(f"{len(samples)} RSS samples but {len(lessons)} lesson counts")
+    if kept:
+        if len(kept) != len(samples):
+            raise ValueError(f"{len(samples)} RSS samples but {len(kept)} kept-bytes samples")
+        return [
+            (t, done, [max(r - k for r, k in zip(rss, mb, strict=True))] if rss else [])
+            for (t, done, rss), mb in zip(samples, kept, strict=True)
+        ]
     return [
         (t, done, [max(rss) - active * KEPT_KB_PER_LESSON / 1024] if rss else [])
         for (t, done, rss), (_, active) in zip(samples, lessons, strict=True)
@@ -201,22 +215,34 @@ def net_slope_figures(
     lessons: list[tuple[int, int]],
     composes: list[tuple[int, int]],
     children: int,
+    kept: list[list[float]] | None = None,
 ) -> list[Figure]:
     """RSS slopes net of the kept indexes (``net_of_kept``): over the whole run (a report), and
     the verdict: over the samples after warm-up (``warm_up_end``), target flat, given when
     that window holds ``WINDOW_MIN_EVENTS`` events (else ``met`` is None and the note says
     why). Beside the raw slopes, never instead of them."""
-    net = [s for s in net_of_kept(samples, lessons) if s[2]]
+    net = [s for s in net_of_kept(samples, lessons, kept) if s[2]]
     if len(net) < 3:
         return []
     finished = max(done for _, done, _ in net)
-    kept = (lessons[-1][1] - lessons[0][1]) * KEPT_KB_PER_LESSON / 1024
     raw = max(samples[-1][2] or [0.0]) - max(next(s[2] for s in samples if s[2]))
-    note = (
-        f"{lessons[0][1]} -> {lessons[-1][1]} active lessons counted with each sample, x "
-        f"{KEPT_KB_PER_LESSON} KB each (every child keeps every agent's index): {kept:.1f} MB of"
-        f" the run's {raw:+.1f} MB; the rest is warm-up and anything unbounded"
-    )
+    if kept:
+        grown = max(kept[-1] or [0.0]) - max(kept[0] or [0.0])
+        note = (
+            f"{lessons[0][1]} -> {lessons[-1][1]} active lessons; each process's kept indexes"
+            f" measured with each sample (AgentIndex.nbytes, near words and overlays included),"
+            f" the largest {max(kept[0] or [0.0]):.1f} -> {max(kept[-1] or [0.0]):.1f} MB:"
+            f" {grown:+.1f} MB of the run's {raw:+.1f} MB; the rest is warm-up and anything"
+            f" unbounded"
+        )
+    else:
+        grown = (lessons[-1][1] - lessons[0][1]) * KEPT_KB_PER_LESSON / 1024
+        note = (
+            f"{lessons[0][1]} -> {lessons[-1][1]} active lessons counted with each sample, x "
+            f"{KEPT_KB_PER_LESSON} KB each (estimated: no process reported its kept bytes):"
+            f" {grown:.1f} MB of the run's {raw:+.1f} MB; the rest is warm-up and anything"
+            f" unbounded"
+        )
     start, why = warm_up_end(composes, children)
     window = [s for s in net if s[1] >= start]
     span = finished - start if window else 0
