@@ -7,32 +7,33 @@ capture until every event is terminal, against the floor of writing the same row
 COPY. The worker's RSS per process is sampled every second during the run (its slope over the whole
 run, the second half and the last third; RSS at each 1,000 events in the notes).
 
-What "no growth trend" is read from (the verdict row, "RSS slope after warm-up, net of the
-kept indexes"): a child's RSS holds three things that must grow besides anything that should
-not. (1) The kept indexes, which hold every active lesson of every agent in every child
-(``KEPT_KB_PER_LESSON`` each, bounded by ``DIGEST_KEPT_INDEX_MB``): the bank's data, so the
-active lessons are counted with each RSS sample and each sample's RSS is read less its
-lessons' kept bytes. (2) The bounded memories filling to their bounds: ``--trace-memory``'s
-census shows them filling over a child's first ~5,000 events (``WARMUP_EVENTS_PER_CHILD``).
-(3) The first compose round: its replay fills the replay's memories (an agent's window of
-events, the words near its keywords) once, a step of about 3 MB; the bench's agents compose
-once quiet (``DIGEST_QUIET_SECONDS`` after capture has finished, ahead of the worker), so on a
-loaded host inside the run and on a fast one after it. Warm-up is both: it ends at a child's
+What "no growth trend" is read from (the verdict row, "RSS slope after warm-up, net of the kept
+indexes"): a child's RSS holds three things that must grow besides anything that should not. (1)
+The kept indexes, which hold every active lesson of every agent in every child (bounded by
+``DIGEST_KEPT_INDEX_MB``): the bank's data, measured: each worker child reports its kept
+indexes' bytes after its tasks (``bench/_kept_bytes.py``: ``kept_sizes()``, near words and
+overlays included), read with each RSS sample, and each process's RSS is read less its own kept
+MB (``KEPT_KB_PER_LESSON`` x the active lessons counted with the sample is the fallback when no
+process reported). (2) The bounded memories filling to their bounds: ``--trace-memory``'s census
+shows them filling over a child's first ~5,000 events (``WARMUP_EVENTS_PER_CHILD``). (3) The
+first compose round: its replay fills the replay's memories (an agent's window of events, the
+words near its keywords) once, a step of about 3 MB; the bench's agents compose once quiet
+(``DIGEST_QUIET_SECONDS`` after capture has finished, ahead of the worker), so on a loaded host
+inside the run and on a fast one after it. Warm-up is both: it ends at a child's
 ``WARMUP_EVENTS_PER_CHILD``-th event, or later at the sample at which ``AGENTS`` compose runs
-have finished (compose runs are counted with the lessons); a run whose first round was under
-way at its end has no window free of that step (``warm_up_end``). The verdict
-reads the least-squares slope, net of the kept indexes, of the samples after warm-up, target
-"flat" (``FLAT_MB_PER_1K``), and gives one only when that window holds at least
-``WINDOW_MIN_EVENTS`` events: allocator slack comes and goes by the MB, so a shorter window's
-slope carries an error the size of the target. At scale 1.0 (10,000 events, prefork 2) warm-up
-ends at the run's end: the row says so and gives no verdict (``--scale 3.0`` gives one). The
-raw slopes (the whole run, its second half, its last third) are reports: they hold the bank
-and the warm-up, and say nothing by themselves about a trend. CPU seconds of the
-worker's processes and of the database's PostgreSQL backends are read from /proc (the server
-runs on this host) at the start and the end: per event, and the rate two idle cores would
-give, a figure the host's other load does not change the way it changes events/s. SQL
-statements and commits per event are counted in the worker's processes and in capture's
-(``bench/_sql_count.py``).
+have finished (compose runs are counted with the lessons); a run whose first round was under way
+at its end has no window free of that step (``warm_up_end``). The verdict reads the
+least-squares slope, net of the kept indexes, of the samples after warm-up, target "flat"
+(``FLAT_MB_PER_1K``), and gives one only when that window holds at least ``WINDOW_MIN_EVENTS``
+events: allocator slack comes and goes by the MB, so a shorter window's slope carries an error
+the size of the target. At scale 1.0 (10,000 events, prefork 2) warm-up ends at the run's end:
+the row says so and gives no verdict (``--scale 3.0`` gives one). The raw slopes (the whole run,
+its second half, its last third) are reports: they hold the bank and the warm-up, and say
+nothing by themselves about a trend. CPU seconds of the worker's processes and of the database's
+PostgreSQL backends are read from /proc (the server runs on this host) at the start and the end:
+per event, and the rate two idle cores would give, a figure the host's other load does not
+change the way it changes events/s. SQL statements and commits per event are counted in the
+worker's processes and in capture's (``bench/_sql_count.py``).
 
 What is measured: capture and processing overlap, on the same host. The events are captured
 from ``--capture-threads`` threads of the benchmark process at once (default 8: a fleet of
