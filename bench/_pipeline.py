@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _kept_bytes as kept_bytes
 import _memory_trace as memory_trace
 import _sql_count as sql_count
 import psycopg
@@ -53,6 +54,9 @@ class StreamRun:
     lessons: list[tuple[int, int]] = field(default_factory=list)
     #: (events terminal, compose runs finished) at each sample, counted with the lessons
     composes: list[tuple[int, int]] = field(default_factory=list)
+    #: each sampled process's kept indexes' MB at each sample, aligned with ``samples``' RSS
+    #: (``bench/_kept_bytes.py``); empty when the worker's processes did not report them
+    kept: list[list[float]] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -92,9 +96,11 @@ def running_worker(
     """A worker on a fresh queue, with this process capturing onto that queue."""
     queue = f"bench-{uuid.uuid4().hex[:6]}"
     counts = tempfile.TemporaryDirectory(prefix="digest-bench-sql-")
-    env = {sql_count.ENV: counts.name, **env}
+    kept = tempfile.TemporaryDirectory(prefix="digest-bench-kept-")
+    env = {sql_count.ENV: counts.name, kept_bytes.ENV: kept.name, **env}
     worker = start_worker(worker_env(database_url, queue, **env), pool, concurrency)
     worker.sql_counts = Path(counts.name)
+    worker.kept_bytes = Path(kept.name)
     try:
         point_capture_at(database_url, queue)
         sql_count.install()  # capture's statements, in this process
@@ -103,6 +109,7 @@ def running_worker(
         worker.stop()
         flush_broker()
         counts.cleanup()
+        kept.cleanup()
 
 
 def send_and_wait(
@@ -135,6 +142,7 @@ def send_and_wait(
     started = time.monotonic()
     target = already + len(stream)
     worker.samples.clear()
+    worker.kept.clear()
     traced = os.environ.get(memory_trace.ENV)
     trace = Path(traced) if traced else None
 
@@ -188,6 +196,7 @@ def send_and_wait(
         capture_sql=_since(capture_sql, sql_at_end[1]),
         lessons=lessons,
         composes=composes,
+        kept=list(worker.kept),
     )
 
 

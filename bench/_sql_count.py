@@ -82,6 +82,9 @@ if __name__ == "__main__":  # a celery worker whose statements are counted
     import _memory_trace  # opt-in: BENCH_MEMORY_TRACE (bench/throughput.py --trace-memory)
 
     _memory_trace.install()
+    import _kept_bytes  # opt-in: BENCH_KEPT_BYTES (bench/_pipeline.py, the RSS verdict)
+
+    _kept_bytes.install()
     from celery.__main__ import main
 
     sys.argv = ["celery", *sys.argv[1:]]

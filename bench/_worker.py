@@ -35,6 +35,11 @@ class Worker:
     samples: list[tuple[float, int, list[float]]] = field(default_factory=list)
     #: where its processes write their SQL counts (``bench/_sql_count.py``), if they do
     sql_counts: Path | None = None
+    #: where its children write their kept indexes' bytes (``bench/_kept_bytes.py``), if they
+    #: do; then ``kept`` holds, for each sample, each sampled process's kept MB, aligned with
+    #: its RSS
+    kept_bytes: Path | None = None
+    kept: list[list[float]] = field(default_factory=list)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -44,7 +49,10 @@ class Worker:
         return [self.proc.pid, *_children(self.proc.pid)]
 
     def rss_mb(self) -> list[float]:
-        return [r for r in (_rss_mb(pid) for pid in self.pids()) if r is not None]
+        return [r for _, r in self._rss_by_pid()]
+
+    def _rss_by_pid(self) -> list[tuple[int, float]]:
+        return [(pid, r) for pid in self.pids() if (r := _rss_mb(pid)) is not None]
 
     def cpu_seconds(self) -> float:
         """User + system CPU seconds the main process and its live pool children have used."""
@@ -52,7 +60,12 @@ class Worker:
 
     def sample(self, done: int) -> None:
         """Record (seconds since start, events finished, RSS MB per process)."""
-        self.samples.append((time.monotonic(), done, self.rss_mb()))
+        measured = self._rss_by_pid()
+        self.samples.append((time.monotonic(), done, [r for _, r in measured]))
+        if self.kept_bytes is not None:
+            import _kept_bytes
+
+            self.kept.append([_kept_bytes.read(self.kept_bytes, pid) for pid, _ in measured])
 
     def stop(self) -> None:
         _RUNNING.discard(self)

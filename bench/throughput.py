@@ -7,32 +7,33 @@ capture until every event is terminal, against the floor of writing the same row
 COPY. The worker's RSS per process is sampled every second during the run (its slope over the whole
 run, the second half and the last third; RSS at each 1,000 events in the notes).
 
-What "no growth trend" is read from (the verdict row, "RSS slope after warm-up, net of the
-kept indexes"): a child's RSS holds three things that must grow besides anything that should
-not. (1) The kept indexes, which hold every active lesson of every agent in every child
-(``KEPT_KB_PER_LESSON`` each, bounded by ``DIGEST_KEPT_INDEX_MB``): the bank's data, so the
-active lessons are counted with each RSS sample and each sample's RSS is read less its
-lessons' kept bytes. (2) The bounded memories filling to their bounds: ``--trace-memory``'s
-census shows them filling over a child's first ~5,000 events (``WARMUP_EVENTS_PER_CHILD``).
-(3) The first compose round: its replay fills the replay's memories (an agent's window of
-events, the words near its keywords) once, a step of about 3 MB; the bench's agents compose
-once quiet (``DIGEST_QUIET_SECONDS`` after capture has finished, ahead of the worker), so on a
-loaded host inside the run and on a fast one after it. Warm-up is both: it ends at a child's
+What "no growth trend" is read from (the verdict row, "RSS slope after warm-up, net of the kept
+indexes"): a child's RSS holds three things that must grow besides anything that should not. (1)
+The kept indexes, which hold every active lesson of every agent in every child (bounded by
+``DIGEST_KEPT_INDEX_MB``): the bank's data, measured: each worker child reports its kept
+indexes' bytes after its tasks (``bench/_kept_bytes.py``: ``kept_sizes()``, near words and
+overlays included), read with each RSS sample, and each process's RSS is read less its own kept
+MB (``KEPT_KB_PER_LESSON`` x the active lessons counted with the sample is the fallback when no
+process reported). (2) The bounded memories filling to their bounds: ``--trace-memory``'s census
+shows them filling over a child's first ~5,000 events (``WARMUP_EVENTS_PER_CHILD``). (3) The
+first compose round: its replay fills the replay's memories (an agent's window of events, the
+words near its keywords) once, a step of about 3 MB; the bench's agents compose once quiet
+(``DIGEST_QUIET_SECONDS`` after capture has finished, ahead of the worker), so on a loaded host
+inside the run and on a fast one after it. Warm-up is both: it ends at a child's
 ``WARMUP_EVENTS_PER_CHILD``-th event, or later at the sample at which ``AGENTS`` compose runs
-have finished (compose runs are counted with the lessons); a run whose first round was under
-way at its end has no window free of that step (``warm_up_end``). The verdict
-reads the least-squares slope, net of the kept indexes, of the samples after warm-up, target
-"flat" (``FLAT_MB_PER_1K``), and gives one only when that window holds at least
-``WINDOW_MIN_EVENTS`` events: allocator slack comes and goes by the MB, so a shorter window's
-slope carries an error the size of the target. At scale 1.0 (10,000 events, prefork 2) warm-up
-ends at the run's end: the row says so and gives no verdict (``--scale 3.0`` gives one). The
-raw slopes (the whole run, its second half, its last third) are reports: they hold the bank
-and the warm-up, and say nothing by themselves about a trend. CPU seconds of the
-worker's processes and of the database's PostgreSQL backends are read from /proc (the server
-runs on this host) at the start and the end: per event, and the rate two idle cores would
-give, a figure the host's other load does not change the way it changes events/s. SQL
-statements and commits per event are counted in the worker's processes and in capture's
-(``bench/_sql_count.py``).
+have finished (compose runs are counted with the lessons); a run whose first round was under way
+at its end has no window free of that step (``warm_up_end``). The verdict reads the
+least-squares slope, net of the kept indexes, of the samples after warm-up, target "flat"
+(``FLAT_MB_PER_1K``), and gives one only when that window holds at least ``WINDOW_MIN_EVENTS``
+events: allocator slack comes and goes by the MB, so a shorter window's slope carries an error
+the size of the target. At scale 1.0 (10,000 events, prefork 2) warm-up ends at the run's end:
+the row says so and gives no verdict (``--scale 3.0`` gives one). The raw slopes (the whole run,
+its second half, its last third) are reports: they hold the bank and the warm-up, and say
+nothing by themselves about a trend. CPU seconds of the worker's processes and of the database's
+PostgreSQL backends are read from /proc (the server runs on this host) at the start and the end:
+per event, and the rate two idle cores would give, a figure the host's other load does not
+change the way it changes events/s. SQL statements and commits per event are counted in the
+worker's processes and in capture's (``bench/_sql_count.py``).
 
 What is measured: capture and processing overlap, on the same host. The events are captured
 from ``--capture-threads`` threads of the benchmark process at once (default 8: a fleet of
@@ -157,18 +158,32 @@ def measure(
     figures.extend(sql_figures(run, n))
     figures.extend(rss_figures(run.samples, run.pids, "worker RSS"))
     children = concurrency if pool == "prefork" else 1
-    figures.extend(net_slope_figures(run.samples, run.lessons, run.composes, children))
+    figures.extend(
+        net_slope_figures(run.samples, run.lessons, run.composes, children, run.kept or None)
+    )
     return figures
 
 
 def net_of_kept(
-    samples: list[tuple[float, int, list[float]]], lessons: list[tuple[int, int]]
+    samples: list[tuple[float, int, list[float]]],
+    lessons: list[tuple[int, int]],
+    kept: list[list[float]] | None = None,
 ) -> list[tuple[float, int, list[float]]]:
-    """Each sample's largest RSS less what the kept indexes must hold at that moment (the
-    active lessons counted in the same sample x ``KEPT_KB_PER_LESSON``): the worker's memory
-    beside the bank's data. ``samples`` and ``lessons`` are taken together, one pair a second."""
+    """Each sample's largest RSS less what the kept indexes hold at that moment: the worker's
+    memory beside the bank's data. Measured when ``kept`` is given (each process's own kept
+    MB, reported by it with ``bench/_kept_bytes.py``, aligned with the sample's RSS: the
+    largest of each process's RSS less its own kept MB); else estimated from the active
+    lessons counted in the same sample x ``KEPT_KB_PER_LESSON``. ``samples``, ``lessons`` and
+    ``kept`` are taken together, one of each a second."""
     if len(samples) != len(lessons):
         raise ValueError(f"{len(samples)} RSS samples but {len(lessons)} lesson counts")
+    if kept:
+        if len(kept) != len(samples):
+            raise ValueError(f"{len(samples)} RSS samples but {len(kept)} kept-bytes samples")
+        return [
+            (t, done, [max(r - k for r, k in zip(rss, mb, strict=True))] if rss else [])
+            for (t, done, rss), mb in zip(samples, kept, strict=True)
+        ]
     return [
         (t, done, [max(rss) - active * KEPT_KB_PER_LESSON / 1024] if rss else [])
         for (t, done, rss), (_, active) in zip(samples, lessons, strict=True)
@@ -201,22 +216,34 @@ def net_slope_figures(
     lessons: list[tuple[int, int]],
     composes: list[tuple[int, int]],
     children: int,
+    kept: list[list[float]] | None = None,
 ) -> list[Figure]:
     """RSS slopes net of the kept indexes (``net_of_kept``): over the whole run (a report), and
     the verdict: over the samples after warm-up (``warm_up_end``), target flat, given when
     that window holds ``WINDOW_MIN_EVENTS`` events (else ``met`` is None and the note says
     why). Beside the raw slopes, never instead of them."""
-    net = [s for s in net_of_kept(samples, lessons) if s[2]]
+    net = [s for s in net_of_kept(samples, lessons, kept) if s[2]]
     if len(net) < 3:
         return []
     finished = max(done for _, done, _ in net)
-    kept = (lessons[-1][1] - lessons[0][1]) * KEPT_KB_PER_LESSON / 1024
     raw = max(samples[-1][2] or [0.0]) - max(next(s[2] for s in samples if s[2]))
-    note = (
-        f"{lessons[0][1]} -> {lessons[-1][1]} active lessons counted with each sample, x "
-        f"{KEPT_KB_PER_LESSON} KB each (every child keeps every agent's index): {kept:.1f} MB of"
-        f" the run's {raw:+.1f} MB; the rest is warm-up and anything unbounded"
-    )
+    if kept:
+        grown = max(kept[-1] or [0.0]) - max(kept[0] or [0.0])
+        note = (
+            f"{lessons[0][1]} -> {lessons[-1][1]} active lessons; each process's kept indexes"
+            f" measured with each sample (AgentIndex.nbytes, near words and overlays included),"
+            f" the largest {max(kept[0] or [0.0]):.1f} -> {max(kept[-1] or [0.0]):.1f} MB:"
+            f" {grown:+.1f} MB of the run's {raw:+.1f} MB; the rest is warm-up and anything"
+            f" unbounded"
+        )
+    else:
+        grown = (lessons[-1][1] - lessons[0][1]) * KEPT_KB_PER_LESSON / 1024
+        note = (
+            f"{lessons[0][1]} -> {lessons[-1][1]} active lessons counted with each sample, x "
+            f"{KEPT_KB_PER_LESSON} KB each (estimated: no process reported its kept bytes):"
+            f" {grown:.1f} MB of the run's {raw:+.1f} MB; the rest is warm-up and anything"
+            f" unbounded"
+        )
     start, why = warm_up_end(composes, children)
     window = [s for s in net if s[1] >= start]
     span = finished - start if window else 0

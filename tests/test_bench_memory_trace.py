@@ -71,3 +71,12 @@ def test_a_memory_is_full_at_either_bound_and_unused_ones_are_not_counted() -> N
         "an lru_cache": [7, -1, 1, 1],
     }
     assert _memory_trace.full(memories) == (2, 4)
+
+
+def test_a_childs_kept_bytes_are_read_back_as_written(tmp_path: Path) -> None:
+    import _kept_bytes
+
+    assert _kept_bytes.read(tmp_path, 4242) == 0.0  # a process that reported nothing
+    _kept_bytes.write(tmp_path, 4242, 3 * 2**20)
+    assert _kept_bytes.read(tmp_path, 4242) == 3.0
+    assert not list(tmp_path.glob("*.tmp"))

@@ -102,3 +102,37 @@ def test_samples_and_lesson_counts_must_pair_up() -> None:
     samples, lessons, _ = _run(0.0)
     with pytest.raises(ValueError, match="31 RSS samples but 30 lesson counts"):
         throughput.net_of_kept(samples, lessons[:-1])
+
+
+def _measured(extra_mb_per_1k: float) -> tuple[Samples, list[tuple[int, int]], Composes, list]:
+    """``_run``'s samples, but the kept indexes growing faster than the constant says (their
+    near words): each child's RSS holds exactly what it reports keeping, plus the extra."""
+    samples, lessons, composes = _run(0.0)
+    kept, measured = [], []
+    for (t, done, _), (_, active) in zip(samples, lessons, strict=True):
+        mb = [0.0, active * 2 * KB / 1024, active * 2 * KB / 1024]  # main process keeps none
+        rss = [60.0, 125 + mb[1] + extra_mb_per_1k * done / 1000, 130 + mb[2]]
+        rss[2] += extra_mb_per_1k * done / 1000
+        measured.append((t, done, rss))
+        kept.append(mb)
+    return measured, lessons, composes, kept
+
+
+def test_measured_kept_bytes_net_the_bank_exactly_where_the_constant_would_not() -> None:
+    samples, lessons, composes, kept = _measured(0.0)
+    whole, after = throughput.net_slope_figures(samples, lessons, composes, 2, kept)
+    assert after.value == pytest.approx(0.0, abs=1e-9) and after.met is True
+    assert "measured with each sample" in whole.note
+    # the same run netted by the constant: the indexes' growth beyond it reads as a trend
+    _, estimated = throughput.net_slope_figures(samples, lessons, composes, 2)
+    assert estimated.value == pytest.approx(400 * KB / 1024) and estimated.met is False
+    # growth beside the measured bank is still a trend
+    samples, lessons, composes, kept = _measured(0.3)
+    _, after = throughput.net_slope_figures(samples, lessons, composes, 2, kept)
+    assert after.value == pytest.approx(0.3) and after.met is False
+
+
+def test_kept_bytes_samples_must_pair_up_with_the_rss_samples() -> None:
+    samples, lessons, _, kept = _measured(0.0)
+    with pytest.raises(ValueError, match="31 RSS samples but 30 kept-bytes samples"):
+        throughput.net_of_kept(samples, lessons, kept[:-1])
