@@ -60,6 +60,11 @@ def words(value: Any) -> set[str]:
     return {w.lower() for w in _WORD.findall(str(value))} if value is not None else set()
 
 
+def _figures(text: str) -> set[str]:
+    """The figures of a text ("22.5", "300"): a rule's limit reads alike in every language."""
+    return set(re.findall(r"\d+(?:[.,]\d+)?", text))
+
+
 def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / (len(b) or 1)
 
@@ -202,7 +207,10 @@ class Oracle:
             )
             blocks = [(r, theirs[i]) for r, i in zip(rules, best, strict=True)]
         else:
-            blocks = [(rule, self._write(case, rule, event)) for rule in rules]
+            chosen = self._failures_of(case, rules, event)
+            blocks = [
+                (rule, self._write(case, rule, event, chosen.get(rule.name))) for rule in rules
+            ]
         with self._lock:
             memory = self._texts.setdefault(f"q:{case.key}", {})
             for rule, block in blocks:
@@ -211,14 +219,58 @@ class Oracle:
                 )
         return "\n".join(_render(block) for _, block in blocks)
 
-    def _write(self, case: Case, rule: Rule, event: Event) -> Any:
+    def _failures_of(
+        self, case: Case, rules: list[Rule], event: Event
+    ) -> dict[str, tuple[str, str]]:
+        """Which failure of ``event`` each of ``rules`` is about, one failure per rule while
+        there are enough: a failure whose error template (the product's key) recurs in the
+        rule's other events first, then the telling words and figures it shares with them (a
+        right model quotes the error its lesson is about, in any language)."""
+        from digest import fingerprint as fp
+
+        failures = _failures(event)
+        if not failures:
+            return {}
+
+        def key(failure: tuple[str, str]) -> str:
+            tool, error = failure
+            return fp.tool_key(tool, error) if tool else fp.run_key("failure", error)
+
+        want = self._rule_words(case, rules, event)
+        scores: dict[tuple[str, int], tuple[int, int]] = {}
+        for rule in rules:
+            others = [o for o in case.events if o.id in rule.events and o.id != event.id]
+            other_keys = [{key(f) for f in _failures(o)} for o in others]
+            figures = _figures(rule.says)
+            for i, failure in enumerate(failures):
+                recurs = sum(key(failure) in keys for keys in other_keys)
+                shared = len(want[rule.name] & words(list(failure)))
+                shared += len(figures & _figures(failure[1]))
+                scores[(rule.name, i)] = (recurs, shared)
+        if len(failures) >= len(rules):
+            best = max(
+                permutations(range(len(failures)), len(rules)),
+                key=lambda order: (
+                    sum(scores[(r.name, i)][0] for r, i in zip(rules, order, strict=True)),
+                    sum(scores[(r.name, i)][1] for r, i in zip(rules, order, strict=True)),
+                ),
+            )
+            return {r.name: failures[i] for r, i in zip(rules, best, strict=True)}
+        return {
+            r.name: failures[max(range(len(failures)), key=lambda i: scores[(r.name, i)])]
+            for r in rules
+        }
+
+    def _write(
+        self, case: Case, rule: Rule, event: Event, failure: tuple[str, str] | None = None
+    ) -> Any:
         from digest.model.contracts import LessonBlock
 
         failures = _failures(event)
         says = rule.says
         if failures:
             want = self._rule_words(case, [rule], event)[rule.name]
-            tool, error = max(failures, key=lambda f: _overlap(want, words(list(f))))
+            tool, error = failure or max(failures, key=lambda f: _overlap(want, words(list(f))))
             named = f"`{tool}` fails" if tool else "The run fails"
             situation = f"{named} with: {error[:200]}"
         elif event.kind == "owner_answer":
