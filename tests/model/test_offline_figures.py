@@ -4,32 +4,9 @@ and another status are other lessons, one cap in other words is one lesson."""
 
 from __future__ import annotations
 
-import html
-import json
-import re
-from typing import Any
+from tests.model.run_lessons import reconciled, run_lesson
 
-from digest.fingerprint import tool_key
-from digest.model.offline_reconcile import reconcile
-from digest.model.offline_reflect import judge_event
-
-
-def _lesson(lesson_id: int, tool: str, args: dict[str, Any], error: str) -> dict[str, Any]:
-    call = {"tool": tool, "args": args, "ok": False, "error": error}
-    payload = {"task": "a task", "outcome": "failure", "tool_calls": [call]}
-    out = judge_event({"kind": "run_outcome", "payload": payload})
-    fields = {
-        k: html.unescape(re.search(f"<{k}>(.*?)</{k}>", out, re.S).group(1))  # type: ignore[union-attr]
-        for k in ("situation", "mistake", "correction", "tags")
-    }
-    tags = [t.strip() for t in fields.pop("tags").split(",")]
-    return {**fields, "tags": tags, "fingerprint": tool_key(tool, error), "id": lesson_id,
-            "candidate": 0}  # fmt: skip
-
-
-def _op(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    [operation] = json.loads(reconcile([old], [new]))["operations"]
-    return operation
+_lesson, _op = run_lesson, reconciled
 
 
 def test_a_cap_that_changed_supersedes_the_old_one() -> None:

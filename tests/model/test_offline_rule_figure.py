@@ -5,34 +5,11 @@ named stays a lesson of its own."""
 
 from __future__ import annotations
 
-import html
-import json
-import re
-from typing import Any
-
-from digest.fingerprint import tool_key
 from digest.masking import error_template
-from digest.model.offline_reconcile import reconcile
-from digest.model.offline_reflect import judge_event
 from digest.model.offline_rule_figure import one_rule
+from tests.model.run_lessons import reconciled, run_lesson
 
-
-def _lesson(lesson_id: int, tool: str, args: dict[str, Any], error: str) -> dict[str, Any]:
-    call = {"tool": tool, "args": args, "ok": False, "error": error}
-    payload = {"task": "a task", "outcome": "failure", "tool_calls": [call]}
-    out = judge_event({"kind": "run_outcome", "payload": payload})
-    fields = {
-        k: html.unescape(re.search(f"<{k}>(.*?)</{k}>", out, re.S).group(1))  # type: ignore[union-attr]
-        for k in ("situation", "mistake", "correction", "tags")
-    }
-    tags = [t.strip() for t in fields.pop("tags").split(",")]
-    return {**fields, "tags": tags, "fingerprint": tool_key(tool, error), "id": lesson_id,
-            "candidate": 0}  # fmt: skip
-
-
-def _op(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    [operation] = json.loads(reconcile([old], [new]))["operations"]
-    return operation
+_lesson, _op = run_lesson, reconciled
 
 
 def test_the_nordic_bound_words_keep_the_rule_figure() -> None:
