@@ -60,6 +60,13 @@ def words(value: Any) -> set[str]:
     return {w.lower() for w in _WORD.findall(str(value))} if value is not None else set()
 
 
+def _tokens(value: Any) -> set[str]:
+    """Every word and figure of the strings inside ``value``, short ones included."""
+    return {
+        t.lower() for t in re.findall(r"\w+(?:[.,]\d+)?", json.dumps(value, ensure_ascii=False))
+    }
+
+
 def _figures(text: str) -> set[str]:
     """The figures of a text ("22.5", "300"): a rule's limit reads alike in every language."""
     return set(re.findall(r"\d+(?:[.,]\d+)?", text))
@@ -156,8 +163,12 @@ class Oracle:
 
     def _event_of(self, case: Case, payload: Any) -> Event:
         """The case's event whose payload shares the most words with ``payload``."""
-        seen = words(payload)
-        return max(case.events, key=lambda e: _overlap(seen, words(e.payload)))
+        seen, tokens = words(payload), _tokens(payload)
+        # words first; then every token, short ones and figures too ("AC" / "DC", "0.39")
+        return max(
+            case.events,
+            key=lambda e: (_overlap(seen, words(e.payload)), _overlap(tokens, _tokens(e.payload))),
+        )
 
     def _rules_of(self, case: Case, event: Event) -> list[Rule]:
         return [r for r in case.rules if event.id in r.events][:3]
