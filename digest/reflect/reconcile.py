@@ -219,7 +219,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     if one_remedy(candidate, neighbour) and not fp.other_subject(
         fingerprint, neighbour.fingerprint
     ):
-        return True  # the judge's one remedy for both (what each observed aside): it reads them
+        # the model's one remedy for both (what each observed aside): the judge reads them
+        return True
     if fp.same_subject(fingerprint, neighbour.fingerprint):
         if (
             fp.edit_family(fingerprint) == "tone"
@@ -323,7 +324,7 @@ def fast_path(
     fingerprint = candidate.fingerprint
     text_value = candidate_text(candidate)
     # a key masks the names an error quotes: one key naming other fields is two errors, unless
-    # the judge wrote one remedy for both ("The term 'az' / 'helm' is not recognized": "the
+    # the model wrote one remedy for both ("The term 'az' / 'helm' is not recognized": "the
     # CLI is not installed on the agent: install it or use another")
     neighbours = [
         n for n in neighbours if not named_apart(candidate, n) or one_remedy(candidate, n)
