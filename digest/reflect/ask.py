@@ -85,16 +85,17 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
         # one subject's failure (the same tool's, or two runs' own) that the judge was shown
         # and called the same: its NOOP stands however unlike the words read (another
         # language, another service's wording: "not labelled" and "unlabelled", "300 s" and
-        # "five minutes") unless they quote other names. The judge's one remedy for both
-        # ("confirm the order id first") is its reading of them as one failure: the figures
-        # the errors quote are instances. Otherwise it is refused when both state figures and
-        # they differ (as written and as rules: "Order #W2291" and "#W8812" are two orders),
-        # when the candidate reports a change (a reversal is a DELETE; a NOOP would lose
-        # it), or when they share no word past their instances and the words naming them
+        # "five minutes") unless they quote other names. One remedy for both, word for word
+        # ("confirm the order id first"), beside the judge's NOOP is the model's reading of
+        # one failure: the figures the errors quote are instances. Otherwise it is refused
+        # when both state figures and they differ (as written and as rules: "Order #W2291"
+        # and "#W8812" are two orders), when the candidate reports a change (a reversal is a
+        # DELETE; a NOOP would lose it), or when they share no word past their instances and
+        # the words naming them
         if named_apart(candidate, lesson):
             return True
         if normalise(candidate.correction) == normalise(lesson.correction):
-            return False  # its own remedy for both: the figures the errors quote are instances
+            return False  # one remedy for both: the figures the errors quote are instances
         if _figures_differ(new, old) or signals_change(
             " ".join(filter(None, (candidate.mistake, new)))
         ):
