@@ -122,6 +122,16 @@ class _Words:
         ]  # fmt: skip
 
 
+def own_word_vectors(embedder: Embedder | None) -> WordVectors | None:
+    """New word vectors of ``embedder`` (when inline) for one caller's own use, dropped with
+    it: a compose's replay embeds its agent's vocabulary once and keeps none of it after
+    (``digest.versions.replay.plan``). The same vectors as the process's (``word_vectors``):
+    the static table embeds a word the same way each time."""
+    if embedder is None or not getattr(embedder, "inline", False):
+        return None
+    return WordVectors(embedder)
+
+
 def word_vectors(embedder: Embedder | None) -> WordVectors | None:
     """The word vectors of ``embedder`` when it is inline (the static table), else None."""
     if embedder is None or not getattr(embedder, "inline", False):
