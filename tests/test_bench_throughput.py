@@ -157,9 +157,10 @@ def test_a_compose_round_asks_one_manual_compose_of_each_agent_of_the_tenant(
     import json
 
     import _pipeline
-    import digest
     import psycopg
     import redis
+
+    import digest
 
     for agent in ("first", "second"):
         digest.record_answer(tenant, agent, question="Open on Sunday?", answer="No.")
