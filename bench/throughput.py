@@ -207,10 +207,13 @@ def warm_up_end(composes: list[tuple[int, int]], children: int) -> tuple[int, st
     """The events finished at which warm-up ends, and why: each child's
     ``WARMUP_EVENTS_PER_CHILD``-th event (its bounded memories full), or later the first
     sample at which ``AGENTS`` compose runs had finished (the first compose round, whose replay
-    fills the replay's memories). A run in which no compose ran does not hold that step (the
-    bench's agents compose after a quiet period that starts when capture ends: on a fast host,
-    after the run); one whose first round was under way at its end holds it in any window
-    (``sys.maxsize``: no window)."""
+    fills the replay's memories). A run in which no compose ran does not hold that step (with
+    ``--compose-every 0`` the agents compose after a quiet period that starts when capture
+    ends: on a fast host, after the run); one whose first round was under way at its end holds
+    it in any window (``sys.maxsize``: no window). With the bench's rounds at fixed marks the
+    first finishes soon after ``COMPOSE_EVERY`` events, before a child's 5,000th event; the
+    replay's facts fill further until each child has composed every agent (three or four
+    rounds at scale 3.0, bench/RESULTS-tput12.md), inside the window."""
     memories = WARMUP_EVENTS_PER_CHILD * children
     child = f"a child's {WARMUP_EVENTS_PER_CHILD:,}th event ({children} children)"
     runs = composes[-1][1] if composes else 0
