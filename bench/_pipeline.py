@@ -123,9 +123,17 @@ def send_and_wait(
     sample_every_s: float = 1.0,
     capture_threads: int = 1,
     count_lessons: bool = False,
+    compose_every: int = 0,
 ) -> StreamRun:
     """Capture ``stream`` through the agent API and wait until every event is terminal,
     sampling the worker's RSS meanwhile (and the active lessons, with ``count_lessons``).
+
+    With ``compose_every`` N > 0, at the first sample past each N events terminal (N, 2N, ...,
+    below the stream's length) every agent of ``tenant`` is asked for a compose (the worker's
+    ``digest.compose_version`` task with trigger ``manual``, what improve-now composes with):
+    compose rounds at fixed event marks, whatever the host's speed. The worker should then be
+    started with a threshold no agent reaches (``NO_THRESHOLD_ENV``), so that no other compose
+    runs.
 
     With ``capture_threads`` > 1 the stream is captured from that many threads of this
     process at once, the way a fleet of agent processes reports concurrently (each thread
@@ -145,6 +153,7 @@ def send_and_wait(
     worker.kept.clear()
     traced = os.environ.get(memory_trace.ENV)
     trace = Path(traced) if traced else None
+    marks = compose_marks(len(stream), compose_every)
 
     def watch() -> None:
         while not stop.is_set():
@@ -160,6 +169,9 @@ def send_and_wait(
                 composes.append((done - already, composed))
             if trace is not None:
                 memory_trace.note_done(trace, done - already)
+            while marks and done - already >= marks[0]:
+                marks.pop(0)
+                ask_composes(database_url, tenant)
             if done >= target:
                 done_at.append(time.monotonic())
                 cpu_at_end.extend((worker.cpu_seconds(), _backends_cpu(database_url)))
@@ -198,6 +210,31 @@ def send_and_wait(
         composes=composes,
         kept=list(worker.kept),
     )
+
+
+#: the worker's environment for ``compose_every``: a threshold of undigested signals no agent
+#: reaches (the largest a setting takes), so that only the bench's rounds compose
+NO_THRESHOLD_ENV = {"DIGEST_THRESHOLD_SIGNALS": str(2**31 - 1)}
+
+
+def compose_marks(events: int, every: int) -> list[int]:
+    """The events terminal at which a compose round is asked: every ``every``-th, below
+    ``events`` (a round at the stream's end would run after it)."""
+    return list(range(every, events, every)) if every > 0 else []
+
+
+def ask_composes(database_url: str, tenant: str) -> int:
+    """Ask the worker for one compose of each of ``tenant``'s agents (trigger ``manual``);
+    the number asked."""
+    from digest.outbox.publish import TASK_COMPOSE_VERSION, publish_task
+
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute(
+            "SELECT a.id FROM agents a JOIN tenants t ON t.id = a.tenant_id WHERE t.name = %s"
+            " ORDER BY a.id",
+            (tenant,),
+        ).fetchall()
+    return sum(publish_task(TASK_COMPOSE_VERSION, [int(r[0]), "manual"]) for r in rows)
 
 
 def _worker_sql(worker: Worker) -> dict[str, int]:
@@ -241,13 +278,17 @@ def run_stream(
     concurrency: int = 2,
     capture_threads: int = 1,
     count_lessons: bool = False,
+    compose_every: int = 0,
     **env: str,
 ) -> StreamRun:
-    """Start a worker, send ``stream`` through it, stop it."""
+    """Start a worker, send ``stream`` through it, stop it (with ``compose_every``: compose
+    rounds at fixed event marks only, see ``send_and_wait``)."""
+    if compose_every > 0:
+        env = {**NO_THRESHOLD_ENV, **env}
     with running_worker(database_url, pool=pool, concurrency=concurrency, **env) as (worker, _):
         return send_and_wait(
             database_url, worker, stream, capture_threads=capture_threads,
-            count_lessons=count_lessons,
+            count_lessons=count_lessons, compose_every=compose_every,
         )  # fmt: skip
 
 

@@ -17,9 +17,13 @@ MB (``KEPT_KB_PER_LESSON`` x the active lessons counted with the sample is the f
 process reported). (2) The bounded memories filling to their bounds: ``--trace-memory``'s census
 shows them filling over a child's first ~5,000 events (``WARMUP_EVENTS_PER_CHILD``). (3) The
 first compose round: its replay fills the replay's memories (an agent's window of events, the
-words near its keywords) once, a step of about 3 MB; the bench's agents compose once quiet
-(``DIGEST_QUIET_SECONDS`` after capture has finished, ahead of the worker), so on a loaded host
-inside the run and on a fast one after it. Warm-up is both: it ends at a child's
+words near its keywords) once, a step of about 3 MB. The bench composes at fixed event marks:
+every agent is asked for a compose (trigger ``manual``, improve-now's) at each
+``COMPOSE_EVERY`` events terminal, and the worker's threshold is set beyond reach so that no
+other compose runs (``--compose-every 0``: the product's threshold path, whose agents compose
+once quiet, ``DIGEST_QUIET_SECONDS`` after capture has finished ahead of the worker: on a
+loaded host inside the run and on a fast one after it, so that where the rounds fall depends on
+the host's speed). Warm-up is both: it ends at a child's
 ``WARMUP_EVENTS_PER_CHILD``-th event, or later at the sample at which ``AGENTS`` compose runs
 have finished (compose runs are counted with the lessons); a run whose first round was under way
 at its end has no window free of that step (``warm_up_end``). The verdict reads the
@@ -42,7 +46,7 @@ on a loaded 2-core host, and would then be what is timed). The capture rate is r
 its own figure, so a slow end-to-end figure can be told apart from a slow capture.
 
     .venv/bin/python bench/throughput.py [--scale 1.0] [--pool prefork] [--concurrency 2]
-        [--capture-threads 8] [--trace-memory DIR]
+        [--capture-threads 8] [--compose-every 5000] [--trace-memory DIR]
 
 ``--trace-memory DIR``: each worker child records where its memory goes (``bench/
 _memory_trace.py``: tracemalloc snapshots from 4,000 events, the size of every memory it
@@ -88,6 +92,9 @@ WARMUP_EVENTS_PER_CHILD = 5_000
 #: by 0.5-2.5 MB over thousands of events (bench/RESULTS.md, tput9), 0.05-0.25 per 1,000 over
 #: 10,000 events: about the target's size below that
 WINDOW_MIN_EVENTS = 10_000
+#: events terminal between the bench's compose rounds (each asks every agent for one compose):
+#: 100 compose runs at --scale 3.0, as many as a loaded host's threshold path ran in tput10
+COMPOSE_EVERY = 5_000
 
 
 def by_thousand(samples: list[tuple[float, int, list[float]]]) -> list[tuple[int, float]]:
@@ -119,6 +126,7 @@ def measure(
     pool: str = DEFAULT_POOL,
     concurrency: int = DEFAULT_CONCURRENCY,
     capture_threads: int = DEFAULT_CAPTURE_THREADS,
+    compose_every: int = COMPOSE_EVERY,
 ) -> list[Figure]:
     from _pipeline import copy_floor, run_stream
     from _scratch import scratch_database
@@ -130,14 +138,19 @@ def measure(
         floor_s = copy_floor(url, stream)
         run = run_stream(
             url, stream, pool=pool, concurrency=concurrency, capture_threads=capture_threads,
-            count_lessons=True,
+            count_lessons=True, compose_every=compose_every,
         )  # fmt: skip
     floor_rate = n / floor_s
     terminal = sum(run.statuses.get(s, 0) for s in ("reflected", "skipped"))
     note = (
         f"{n} events, {AGENTS} agents, half repeats; worker --pool {pool} --concurrency "
         f"{concurrency}; captured from {capture_threads} threads in {run.capture_seconds:.1f} s; "
-        f"statuses {run.statuses}"
+        f"statuses {run.statuses}; "
+        + (
+            f"compose rounds asked at every {compose_every:,} events (threshold off)"
+            if compose_every > 0
+            else "composes by the threshold and quiet period"
+        )
     )
     figures = [
         Figure(
@@ -194,10 +207,13 @@ def warm_up_end(composes: list[tuple[int, int]], children: int) -> tuple[int, st
     """The events finished at which warm-up ends, and why: each child's
     ``WARMUP_EVENTS_PER_CHILD``-th event (its bounded memories full), or later the first
     sample at which ``AGENTS`` compose runs had finished (the first compose round, whose replay
-    fills the replay's memories). A run in which no compose ran does not hold that step (the
-    bench's agents compose after a quiet period that starts when capture ends: on a fast host,
-    after the run); one whose first round was under way at its end holds it in any window
-    (``sys.maxsize``: no window)."""
+    fills the replay's memories). A run in which no compose ran does not hold that step (with
+    ``--compose-every 0`` the agents compose after a quiet period that starts when capture
+    ends: on a fast host, after the run); one whose first round was under way at its end holds
+    it in any window (``sys.maxsize``: no window). With the bench's rounds at fixed marks the
+    first finishes soon after ``COMPOSE_EVERY`` events, before a child's 5,000th event; the
+    replay's facts fill further until each child has composed every agent (three or four
+    rounds at scale 3.0, bench/RESULTS-tput12.md), inside the window."""
     memories = WARMUP_EVENTS_PER_CHILD * children
     child = f"a child's {WARMUP_EVENTS_PER_CHILD:,}th event ({children} children)"
     runs = composes[-1][1] if composes else 0
@@ -357,6 +373,7 @@ def main() -> None:
     parser.add_argument("--pool", default=DEFAULT_POOL)
     parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY)
     parser.add_argument("--capture-threads", type=int, default=DEFAULT_CAPTURE_THREADS)
+    parser.add_argument("--compose-every", type=int, default=COMPOSE_EVERY)
     parser.add_argument("--trace-memory", type=Path, default=None)
     args = parser.parse_args()
     if args.trace_memory is not None:
@@ -364,7 +381,10 @@ def main() -> None:
 
         args.trace_memory.mkdir(parents=True, exist_ok=True)
         os.environ[_memory_trace.ENV] = str(args.trace_memory.resolve())
-    for figure in measure(args.scale, args.pool, args.concurrency, args.capture_threads):
+    figures = measure(
+        args.scale, args.pool, args.concurrency, args.capture_threads, args.compose_every
+    )
+    for figure in figures:
         ratio = f"  ratio {figure.ratio:.3f}" if figure.ratio is not None else ""
         print(f"{figure.bench}: {figure.name} = {figure.value:.2f} {figure.unit}{ratio}"
               f"  met={figure.met}  {figure.note}")  # fmt: skip

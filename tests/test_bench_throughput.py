@@ -136,3 +136,52 @@ def test_kept_bytes_samples_must_pair_up_with_the_rss_samples() -> None:
     samples, lessons, _, kept = _measured(0.0)
     with pytest.raises(ValueError, match="31 RSS samples but 30 kept-bytes samples"):
         throughput.net_of_kept(samples, lessons, kept[:-1])
+
+
+# --- compose rounds at fixed event marks (bench/_pipeline.py) ----------------------------------
+
+
+def test_compose_rounds_are_asked_at_every_mark_below_the_streams_end() -> None:
+    import _pipeline
+
+    assert _pipeline.compose_marks(30_000, 5_000) == [5_000, 10_000, 15_000, 20_000, 25_000]
+    assert _pipeline.compose_marks(10_000, 5_000) == [5_000]
+    assert _pipeline.compose_marks(10_000, 0) == []  # the threshold path: the bench asks none
+    assert _pipeline.NO_THRESHOLD_ENV["DIGEST_THRESHOLD_SIGNALS"] == str(2**31 - 1)
+
+
+def test_a_compose_round_asks_one_manual_compose_of_each_agent_of_the_tenant(
+    own_database: str, services_env: dict[str, str], tenant: str
+) -> None:
+    import base64
+    import json
+
+    import _pipeline
+    import psycopg
+    import redis
+
+    import digest
+
+    for agent in ("first", "second"):
+        digest.record_answer(tenant, agent, question="Open on Sunday?", answer="No.")
+    digest.record_answer(f"{tenant}-other", "third", question="Open on Sunday?", answer="No.")
+    broker = redis.Redis.from_url(services_env["DIGEST_BROKER_URL"])
+    broker.delete(services_env["DIGEST_QUEUE"])  # the reflect tasks capture published
+    url = own_database.replace("postgresql+psycopg://", "postgresql://", 1)
+    with psycopg.connect(url) as conn:
+        ours = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT a.id FROM agents a JOIN tenants t ON t.id = a.tenant_id"
+                " WHERE t.name = %s ORDER BY a.id",
+                (tenant,),
+            )
+        ]
+    assert len(ours) == 2
+
+    assert _pipeline.ask_composes(url, tenant) == 2
+
+    sent = [json.loads(m) for m in broker.lrange(services_env["DIGEST_QUEUE"], 0, -1)]
+    assert {m["headers"]["task"] for m in sent} == {"digest.compose_version"}
+    asked = sorted(json.loads(base64.b64decode(m["body"]))[0] for m in sent)
+    assert asked == [[agent_id, "manual"] for agent_id in ours]  # the other tenant's: none

@@ -65,11 +65,19 @@ class WordVectors:
         self._lock = threading.Lock()
         self._known: dict[str, np.ndarray] = {}
         self.nbytes = 0
+        #: distinct words asked that were kept (hits) and that were embedded (misses)
+        self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._known)
 
     def of(self, words: Sequence[str]) -> np.ndarray:
         """The words' vectors, one row each (float32)."""
         with self._lock:
-            missing = [w for w in dict.fromkeys(words) if w not in self._known]
+            asked = dict.fromkeys(words)
+            missing = [w for w in asked if w not in self._known]
+            self.misses += len(missing)
+            self.hits += len(asked) - len(missing)
         made = {
             word: np.asarray(vector, np.float32)
             for word, vector in zip(
@@ -102,6 +110,26 @@ class _Words:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.by_name: dict[str, WordVectors] = {}
+
+    def census(self) -> list[float]:
+        """[words, bytes, hits, misses, bound in words, bound in bytes] over every embedder's
+        word vectors (``bench/_memory_trace.py``)."""
+        with self.lock:
+            kept = list(self.by_name.values())
+        return [
+            sum(len(w) for w in kept), sum(w.nbytes for w in kept), sum(w.hits for w in kept),
+            sum(w.misses for w in kept), WORDS_MAX * len(kept), WORDS_BYTES * len(kept),
+        ]  # fmt: skip
+
+
+def own_word_vectors(embedder: Embedder | None) -> WordVectors | None:
+    """New word vectors of ``embedder`` (when inline) for one caller's own use, dropped with
+    it: a compose's replay embeds its agent's vocabulary once and keeps none of it after
+    (``digest.versions.replay.plan``). The same vectors as the process's (``word_vectors``):
+    the static table embeds a word the same way each time."""
+    if embedder is None or not getattr(embedder, "inline", False):
+        return None
+    return WordVectors(embedder)
 
 
 def word_vectors(embedder: Embedder | None) -> WordVectors | None:

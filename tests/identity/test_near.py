@@ -105,3 +105,12 @@ def test_an_index_keeps_its_words_as_int8_codes_and_one_pair_for_keywords_near_n
     # the codes' cosines are the float32 ones within a few thousandths
     exact = words.of(vocabulary) @ words.of(["plane"])[0]
     assert np.abs(state.cosines(words.of(["plane"]))[0] - exact).max() < 0.005
+
+
+def test_word_vectors_count_the_distinct_words_they_kept_and_embedded() -> None:
+    words = WordVectors(StaticEmbedder())  # its own: the module's is shared
+    words.of(["invoice", "refund", "invoice"])
+    assert (words.hits, words.misses, len(words)) == (0, 2, 2)
+    again = words.of(["refund", "shipment"])
+    assert (words.hits, words.misses, len(words)) == (1, 3, 3)
+    assert np.array_equal(again[0], words.of(["refund"])[0])  # a kept vector, read back

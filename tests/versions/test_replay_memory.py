@@ -63,3 +63,27 @@ def test_a_replay_drops_the_near_words_it_made_and_keeps_those_made_before() -> 
     # and the next replay makes them again, with the same answer
     assert [row.proposed for row in _plan(index, embedder).run().per_event] == [SURFACED]
     assert set(index.near_words) == before
+
+
+def test_a_replay_keeps_none_of_the_word_vectors_it_made_and_finds_the_same() -> None:
+    embedder = StaticEmbedder()
+    index = AgentIndex(
+        [
+            Entry(1, "Check `amount`: `issue_refund` fails with «exceeds»", meta=_row(1),
+                  cues="vase shattered"),
+            Entry(2, "Check availability first: `book` fails", meta=_row(2),
+                  cues="seats economy order 48213"),
+        ]
+    )  # fmt: skip
+    words = word_vectors(embedder)
+    assert words is not None
+    kept = len(words)
+
+    first = _plan(index, embedder).run()
+    # the agent's vocabulary and the probe's words were embedded for the replay, not kept in
+    # the process's word vectors (a worker child held every agent's vocabulary: issue 27)
+    assert len(words) == kept
+    assert [row.proposed for row in first.per_event] == [SURFACED]  # near words still work
+    words.of(["vase", "shattered", "seats", "economy", "48213", "plate", "cracked"])
+    # with the process's vectors all there, the next replay finds the same
+    assert [row.proposed for row in _plan(index, embedder).run().per_event] == [SURFACED]

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from digest.config import Settings, get_settings
 from digest.identity.embedding import Embedder, to_bytes
 from digest.identity.index import AgentIndex, Entry
-from digest.identity.near import word_vectors
+from digest.identity.near import own_word_vectors
 from digest.lessons.neighbours import agent_view, lessons_index
 from digest.lessons.vectors import vectors_for
 from digest.models import LearningVersion, as_utc
@@ -61,7 +61,11 @@ class ReplayPlan:
     def run(self) -> ReplayReport:
         # the near words this replay makes on the indexes it ranks are dropped when it is
         # done: in a worker nothing else asks for them, and every agent's index holding
-        # them between rounds made a compose round a step in the worker's RSS (issue 27)
+        # them between rounds made a compose round a step in the worker's RSS (issue 27).
+        # So are the word vectors they are made of (``_run``: its own ``WordVectors``): kept
+        # in the process's, every agent's vocabulary stayed in each worker child, growing
+        # with the bank's words (ids, order numbers) to 32 MiB, for a compose round's
+        # re-embedding of it (a few thousand words, ~20 us each with the static table)
         made_before = [(index, set(index.near_words)) for index, _, _ in self.parts]
         try:
             return self._run()
@@ -89,6 +93,7 @@ class ReplayPlan:
         # part, a version's best m entries are the first m of its own in the union's order,
         # and they lie within the union's best m + (lessons of the union not in the version).
         beyond = [len(union - ids) for ids in versions]
+        near = own_word_vectors(self.embedder)  # dropped with this replay (``run``)
         rows = []
         for probe in self.probes:
             relevant = [probe.relevant & ids for ids in versions]
@@ -97,7 +102,7 @@ class ReplayPlan:
                 extra = max(b for b, r in zip(beyond, relevant, strict=True) if r)
                 ranked = ranked_parts(
                     parts, list(probe.facts.words), probe.facts.vector,
-                    PREFETCH * self.k + extra, near=word_vectors(self.embedder),
+                    PREFETCH * self.k + extra, near=near,
                 )  # fmt: skip
                 own = [
                     self._own(ranked, ids) if relevant[i] else [] for i, ids in enumerate(versions)
