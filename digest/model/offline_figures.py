@@ -56,6 +56,18 @@ def _items(item: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def tool_errors(cand: dict[str, Any], item: dict[str, Any]) -> tuple[str, str] | None:
+    """The errors a candidate and a lesson quote when they are two keys of one tool's failures
+    (not edit rules), else None."""
+    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
+    if same(mine, theirs) or not subject_of(mine) or not same_subject(mine, theirs):
+        return None
+    if edit_family(mine) or edit_family(theirs):
+        return None
+    new, old = _error(cand), _error(item)
+    return None if new is None or old is None else (new, old)
+
+
 def other_figure(cand: dict[str, Any], item: dict[str, Any]) -> dict[str, Any] | None:
     """Another error of the same tool whose words are the candidate's but for a figure the
     masking keeps (``digest.masking``): a status code (another error: ADD), or a rule's figure,
@@ -64,14 +76,10 @@ def other_figure(cand: dict[str, Any], item: dict[str, Any]) -> dict[str, Any] |
     (ADD); for the same item, or a rule of no item (per customer, per order), the rule
     changed and the newer supersedes the older (DELETE, with both figures). None when the
     two are not such a pair."""
-    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
-    if same(mine, theirs) or not subject_of(mine) or not same_subject(mine, theirs):
+    errors = tool_errors(cand, item)
+    if errors is None:
         return None
-    if edit_family(mine) or edit_family(theirs):
-        return None
-    new, old = _error(cand), _error(item)
-    if new is None or old is None:
-        return None
+    new, old = errors
     (new_shape, new_codes, new_figures), (old_shape, old_codes, old_figures) = (
         figure_shape(new),
         figure_shape(old),

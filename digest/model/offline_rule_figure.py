@@ -23,11 +23,10 @@ import re
 from typing import Any
 
 from digest.figures import figures
-from digest.fingerprint import edit_family, same, same_subject, subject_of
 from digest.frames import passed_figures, passed_values, quoted_apart
 from digest.masking import figure_shape
 from digest.model.offline_doubt import GENERIC_FAMILY, MISSING_INPUT, _family
-from digest.model.offline_figures import _error
+from digest.model.offline_figures import tool_errors
 
 #: words that bound a figure from above (a cap), in the languages the masking keeps caps in
 _CAP = re.compile(
@@ -106,14 +105,10 @@ def one_rule(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     """Are a candidate and a lesson one failure of one tool under two keys: the same rule
     figures (nonempty), the same status codes, bound the same way, no input or quoted name
     apart, and families that allow one rule?"""
-    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
-    if same(mine, theirs) or not subject_of(mine) or not same_subject(mine, theirs):
+    errors = tool_errors(cand, item)
+    if errors is None:
         return False
-    if edit_family(mine) or edit_family(theirs):
-        return False
-    new, old = _error(cand), _error(item)
-    if new is None or old is None:
-        return False
+    new, old = errors
     mistakes = (str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
     passed = passed_figures(*mistakes)
     (new_codes, new_rule), (old_codes, old_rule) = (
