@@ -30,20 +30,22 @@ def _named_by_run(payload: dict[str, Any]) -> frozenset[str]:
     return tools_called(payload) | operations_passed(payload)
 
 
-def _screen(run: RunInfo, candidates: list[Candidate]) -> list[str | None]:
+def _screen(
+    run: RunInfo, candidates: list[Candidate], tools: frozenset[str] | None
+) -> list[str | None]:
     """Per candidate: why it is quarantined, or None. Only untrusted events are screened.
 
     The run's own text is screened first: a run that carries an injection attempt anywhere
     (task, error, a tool's name, error or output, the attempt summary) taints every lesson
     drawn from it, however a model reworded it. Then each lesson's text is judged for what it
-    would make the agent do (``screen.lesson_reason``)."""
+    would make the agent do (``screen.lesson_reason``; ``tools``: what it may tell the agent
+    to use, None for an event that is no run)."""
     claimed = run.claimed
     if claimed.trust != "low":
         return [None] * len(candidates)
     tainted = event_reason(claimed.payload)
     if tainted is not None:
         return [f"the run's text {tainted}"] * len(candidates)
-    tools = _named_by_run(claimed.payload) if claimed.kind == "run_outcome" else None
     # offline/rules quotes only fields event_reason has just passed: its own words are enough.
     ours = run.model is not None and is_offline_model(run.model)
     return [lesson_reason(c, tools, quotes_screened=ours) for c in candidates]
@@ -80,7 +82,8 @@ def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
         # their own): quoted, its destinations masked, read as data by the screen and identity
         candidates = [as_observed(c, claimed.payload) for c in candidates]
     warm_cues(claimed.kind, claimed.payload)  # embedded now: no model is asked in the write
-    reasons = _screen(run, candidates)
+    tools = _named_by_run(claimed.payload) if claimed.kind == "run_outcome" else None
+    reasons = _screen(run, candidates, tools)
     asker = ModelAsker(
         agent=claimed.agent,
         kind=claimed.kind,
@@ -90,7 +93,6 @@ def prepare(run: RunInfo, candidates: list[Candidate]) -> Prepared:
         agent_id=claimed.agent_id,
     )
     run.reconcile_hash = asker.prompt_hash
-    tools = _named_by_run(claimed.payload) if claimed.kind == "run_outcome" else None
 
     def vet(merged: Candidate) -> str | None:
         return lesson_reason(without_secrets(merged), tools)
