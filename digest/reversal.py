@@ -40,6 +40,47 @@ _MONTHS_ES_PT = (
     r"|dezembro)\b"
 )
 
+#: a change dated by a season or a recent period rather than a month ("since last autumn",
+#: "seit diesem Frühjahr", "depuis l'été", "sedan i höstas", "od jesieni"): what held before
+#: that date holds no more. "since" alone: "from spring to autumn" is a season's hours
+_SINCE_SEASON = (
+    r"since (?:the |last |this )?(?:spring|summer|autumn|fall|winter|last (?:week|month|year)"
+    r"|this (?:week|month|year))\b"
+    r"|seit (?:dem |diesem |letztem |letzten |vergangenem )?(?:herbst|frühling|frühjahr|sommer"
+    r"|winter|monat|jahr|jahresbeginn|jahresanfang|letzter woche|letztem monat|diesem jahr)\b"
+    r"|depuis (?:l'|le |la |cet |cette |ce )(?:automne|printemps|été|hiver|mois dernier"
+    r"|année|an dernier|semaine dernière|début de l'année)"
+    r"|desde (?:el |este |esta |la |o |a |este )?(?:otoño|primavera|verano|invierno"
+    r"|mes pasado|año pasado|outono|verão|inverno|mês passado|ano passado|início do ano"
+    r"|principios de año)"
+    r"|(?:dall'|dalla |da quest'|da questa )(?:autunno|primavera|estate|inverno|anno)\b"
+    r"|dal mese scorso|dall'anno scorso"
+    r"|sinds (?:de |het |deze |dit |vorige |afgelopen )?(?:herfst|najaar|voorjaar|lente|zomer"
+    r"|winter|maand|jaar|week)\b"
+    r"|sedan (?:i )?(?:höstas|våras|somras|vintras|förra (?:månaden|året|veckan)|årsskiftet)"
+    r"|siden (?:i |sidste |forrige |sist )?(?:efterår\w*|høst\w*|forår\w*|vår\w*|sommer\w*"
+    r"|vinter\w*|måned|år|uke|uge)\b"
+    r"|\bod (?:jesieni|wiosny|lata|zimy|zeszłego (?:miesiąca|roku|tygodnia)|tego roku"
+    r"|początku roku)\b(?!\s+do\b)"
+    r"|\b(?:syksystä|keväästä|kesästä|talvesta|viime (?:kuusta|vuodesta|viikosta)"
+    r"|tästä vuodesta|vuodenvaihteesta) (?:lähtien|alkaen)\b"
+)
+#: a switch stated as done ("we've switched to card only", "wir sind auf Karte umgestiegen",
+#: "vi er gået over til kun kort"): the old way is gone. Not an offer ("you can switch to")
+_SWITCHED = (
+    r"(?:we|we've|we have|they|they've|it|has|have|had) (?:\w+ )?(?:switched|changed over"
+    r"|gone over|moved over|converted|transitioned) (?:over )?to\b"
+    r"|\bumgestiegen\b|\bumgestellt\b|\bsind (?:\S+ ){0,3}übergegangen\b"
+    r"|(?:sommes|est|sont|avons) pass(?:é|és|ée|ées) (?:au|à|aux)\b"
+    r"|(?:nos hemos|hemos) pasado al?\b|nos pasamos al?\b|hemos cambiado al?\b"
+    r"|pass(?:á|a)mos (?:a|para) (?:aceitar|usar|só|apenas|trabalhar)|mud(?:á|a)mos para\b"
+    r"|siamo passati (?:a|al|alla|ai|alle)\b"
+    r"|overgestapt (?:op|naar)\b|overgegaan (?:op|naar)\b"
+    r"|(?:gått|gick) över till\b|övergått till\b|(?:gået|gikk|gått|gik) over til\b"
+    r"|skiftet (?:over )?til\b|byttet (?:over )?til\b"
+    r"|przeszliśmy na\b|przestawiliśmy się na\b|siirryimme\b|siirryttiin\b|on siirrytty\b"
+)
+
 #: phrases that say a requirement was removed, replaced or inverted, by language
 _MARKERS = (
     # English
@@ -170,6 +211,8 @@ _MARKERS = (
     r"|なくなりました|削除され|제거되었|중단되었|사용 중단|더는"
     # a dated change ("4月から…になりました": from April it became …)
     r"|(?:から|より)[^。.]{0,40}(?:になりました|となりました|に変更|変わりました)",
+    _SINCE_SEASON,
+    _SWITCHED,
 )
 #: any of them, as one pattern (an error family of changed requirements reads these too)
 REVERSAL_PATTERN = "|".join(f"(?:{m})" for m in _MARKERS)

@@ -2,8 +2,10 @@
 Hungarian tool reversal and an Indonesian owner reversal supersede what they reverse (the
 old lesson ``superseded``, the new one active, the history says why); a Romanian reversal of
 another field of the same tool and a Norwegian "ikke lenger" about another day stay apart; a
-German owner answer that ended a service ("haben wir eingestellt"), asked in other words than
-the fact it may reverse, reaches the judge (and the offline rules keep both)."""
+German owner answer that ended a service ("haben wir eingestellt"), a Swedish one dated by a
+season ("sedan i våras") and a Spanish one stating a switch ("nos hemos pasado al pago con
+tarjeta"), each asked in other words than the fact it may reverse, reach the judge (and the
+offline rules keep both)."""
 
 from __future__ import annotations
 
@@ -40,6 +42,13 @@ STREAM: list[tuple[str, str, dict[str, Any]]] = [
     ("de", "answer", _answer("Holen Sie Altglas ab?", "Ja, jeden Dienstag.")),
     ("de", "answer", _answer("Nehmen Sie meine leeren Flaschen mit?",
                              "Nein, den Abholservice haben wir eingestellt.")),
+    # a change dated by a season, and a switch stated as done, each asked in other words:
+    # asked too, kept apart by the rules
+    ("sv", "answer", _answer("Har ni uteservering?", "Ja, på baksidan.")),
+    ("sv", "answer", _answer("Kan man äta ute på gården?", "Nej, sedan i våras är gården stängd.")),
+    ("es", "answer", _answer("¿Aceptan efectivo?", "Sí, claro.")),
+    ("es", "answer", _answer("¿Puedo pagar con billetes?",
+                             "No, nos hemos pasado al pago con tarjeta.")),
 ]  # fmt: skip
 
 
@@ -55,16 +64,19 @@ def _check(tenant: str, ids: list[int]) -> None:
                 )
             )
         assert why and "reversed" in why, why
-    for agent, first in (("ro", 4), ("no", 6), ("de", 8)):
+    for agent, first in (("ro", 4), ("no", 6), ("de", 8), ("sv", 10), ("es", 12)):
         lessons = lessons_by_event(tenant, agent)
         assert sorted(lessons) == [ids[first], ids[first + 1]], agent
         assert {lesson.status for lesson in lessons.values()} == {"active"}, agent
-    with session_scope() as session:
-        runs = session.scalars(
-            select(DigestRun).where(DigestRun.event_id == ids[9], DigestRun.kind == "reflect")
-        ).all()
+    for asked in (9, 11, 13):
+        with session_scope() as session:
+            runs = session.scalars(
+                select(DigestRun).where(
+                    DigestRun.event_id == ids[asked], DigestRun.kind == "reflect"
+                )
+            ).all()
         written = sum(r.n_add + r.n_update + r.n_delete + r.n_noop for r in runs)
-        assert written > sum(r.n_fast_path for r in runs)
+        assert written > sum(r.n_fast_path for r in runs), STREAM[asked]
 
 
 def test_reversals_in_more_languages_in_the_embedded_default(sqlite_env: str, tenant: str) -> None:
