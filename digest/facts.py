@@ -405,6 +405,18 @@ def agree(new: Fact, old: Fact) -> bool:
     return shared >= AGREE_OVERLAP
 
 
+def restated_apart(new: Fact, old: Fact) -> bool:
+    """May two answers state one fact to questions worded apart ("Do you take credit cards?"
+    "Yes, all major credit cards." beside "Can I pay by card?" "Yes, any major card is
+    fine.")? The questions share a term, neither names a thing the other lacks, and the answers
+    agree (``agree``: the same yes or no and words, the same figures). Each question also asks
+    of something the other does not ("credit", "pay"), so no rule here calls them one subject:
+    only a judge can (``digest.reflect.reconcile.for_the_judge`` shows it the pair)."""
+    if names_apart(new, old) or not agree(new, old):
+        return False
+    return any(meets(term, old.subject) for term in new.subject)
+
+
 #: an answer's opening clause ("Ya no:", "Not any more.", "Nicht mehr,")
 _OPENING = re.compile(r"^[^:;,.!?\n]*")
 

@@ -276,6 +276,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
         known = facts.lesson_fact(neighbour.situation, neighbour.correction)
         if facts.relation(asked, known) is not facts.Relation.DISTINCT:
             return True
+        if facts.restated_apart(asked, known):
+            return True  # one fact, maybe, to questions worded apart: the judge reads them
         if facts.may_reverse(asked, known):
             return True  # a change stated on a shared term: the judge says what it reverses
         if facts.reports_change(asked) and not facts.names_apart(asked, known):

@@ -1,0 +1,71 @@
+"""One owner fact told twice to questions worded apart (issue 24: paraphrased repeats): each
+question asks of something the other does not ("credit" cards; to "pay" by card), so no rule
+calls them one subject, but the answers agree; the pair is shown to the judge, which joins
+them. Answers that disagree, or questions naming different things, cost no model call."""
+
+from __future__ import annotations
+
+import pytest
+
+from digest import facts
+from digest.lessons.neighbours import Neighbour
+from digest.lessons.store import Candidate
+from digest.reflect.reconcile import for_the_judge
+from tests.reflect.helpers import owner_fact
+
+
+def _pair(old: tuple[str, str], new: tuple[str, str]) -> tuple[Candidate, Neighbour]:
+    known, asked = owner_fact(3, *old), owner_fact(0, *new)
+    lesson = Neighbour(
+        lesson_id=3, relevance=0.8, identity=0.6, title="t", situation=str(known["situation"]),
+        mistake=None, correction=str(known["correction"]), tags=(),
+        fingerprint=str(known["fingerprint"]),
+    )  # fmt: skip
+    candidate = Candidate(
+        situation=str(asked["situation"]), mistake=None, correction=str(asked["correction"]),
+        fingerprint=str(asked["fingerprint"]),
+    )  # fmt: skip
+    return candidate, lesson
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (("Do you accept debit cards?", "Yes, every debit card works."),
+         ("Can I settle the bill by card?", "Yes, any bank card works.")),
+        (("Do you have vegan dishes?", "Yes, three vegan mains every day."),
+         ("Is there anything vegan on the lunch menu?", "Yes, three vegan mains daily.")),
+    ],
+)  # fmt: skip
+def test_agreeing_answers_to_questions_worded_apart_go_to_the_judge(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    candidate, lesson = _pair(old, new)
+    asked = facts.lesson_fact(candidate.situation, candidate.correction)
+    known = facts.lesson_fact(lesson.situation, lesson.correction or "")
+    assert facts.relation(asked, known) is facts.Relation.DISTINCT  # no rule joins them
+    assert facts.restated_apart(asked, known)
+    assert for_the_judge(candidate, lesson, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # one shared term, answers that do not agree: two things of one kind
+        (("Do you offer gift wrapping?", "Yes, it costs €2 per item."),
+         ("Do you sell gift vouchers?", "No, we never did.")),
+        # agreeing answers, but the questions name different things
+        (("Do you deliver to Lyon?", "Yes, next working day."),
+         ("Do you deliver to Nice?", "Yes, next working day.")),
+        # other figures: not one fact
+        (("How long is the guided tour?", "About 45 minutes."),
+         ("How long is the boat tour?", "About 90 minutes.")),
+    ],
+)  # fmt: skip
+def test_disagreeing_answers_or_things_named_apart_are_not_restated(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    candidate, lesson = _pair(old, new)
+    asked = facts.lesson_fact(candidate.situation, candidate.correction)
+    known = facts.lesson_fact(lesson.situation, lesson.correction or "")
+    assert not facts.restated_apart(asked, known)
