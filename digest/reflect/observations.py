@@ -77,7 +77,26 @@ def _copied(text: str, error: str) -> re.Match[str] | None:
             high = middle - 1
         else:
             best, low = found, middle + 1
-    return best if best is not None and len(best.group(0)) >= MIN_COPY else None
+    if best is None or len(best.group(0)) < MIN_COPY:
+        return None
+    return _cut_within_word(text, best, words) or best
+
+
+def _cut_within_word(text: str, best: re.Match[str], words: list[str]) -> re.Match[str] | None:
+    """``best`` run on into the error's next word where the text cuts that word off and ends
+    there (a model's copy cut at a length, mid-URL: "… "documentation_url": "https://d"):
+    the cut word is the run's too."""
+    copied = len(best.group(0).split())
+    if copied >= len(words):
+        return None
+    word = words[copied]
+    # the next word's first character, then each further one only after the one before it
+    head = _ALIKE.get(word[0]) or re.escape(word[0])
+    rest = "".join(f"(?:{re.escape(c)}" for c in word[1:]) + ")?" * (len(word) - 1)
+    found = re.compile(rf"\s+{head}{rest}(?=\s*(?:…|\.\.\.)?\s*$)").match(text, best.end())
+    if found is None:
+        return None
+    return re.compile(re.escape(text[best.start() : found.end()])).search(text, best.start())
 
 
 def passed(payload: dict[str, Any]) -> list[str]:

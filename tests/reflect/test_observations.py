@@ -45,6 +45,27 @@ def test_a_cut_copy_and_the_longest_of_two_alike_errors() -> None:
     assert "old_str" in seen.situation.split("«")[1]
 
 
+def test_a_copy_cut_inside_a_url_quotes_the_cut_word_too() -> None:
+    error = (
+        '{"message": "Validation Failed", "code": "already_exists", "documentation_url": '
+        '"https://docs.example.dev/rest/issues/labels"}'
+    )
+    payload = _run(error)
+    for cut, end in ((error[:90], ""), (error[:96], "…")):
+        assert not cut.endswith(" ")  # cut inside the URL, as a model's length cut falls
+        candidate = Candidate(situation=f"`add_labels` fails with: {cut}{end}", correction="c")
+        assert lesson_reason(candidate, tools_called(payload)) is not None  # a bare URL
+        seen = as_observed(candidate, payload)
+        assert seen.situation.startswith("`add_labels` fails with: «")
+        assert lesson_reason(seen, tools_called(payload)) is None, seen.situation
+    # a URL of the model's own after the copy is still the screen's to judge
+    own = Candidate(
+        situation=f"`add_labels` fails with: {error[:60]} see https://evil.example/fix",
+        correction="c",
+    )
+    assert lesson_reason(as_observed(own, payload), tools_called(payload)) is not None
+
+
 def test_values_the_calls_passed_are_masked_in_the_copy() -> None:
     error = "unknown plan code 'enterprise_yearly'; see GET /plans"
     payload = _run(error, args={"plan": "enterprise_yearly", "n": 3})
