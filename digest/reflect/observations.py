@@ -26,6 +26,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from digest.fingerprint import passed_back
 from digest.lessons.store import Candidate
 from digest.masking import telling_line
 from digest.text import OPEN_QUOTE, quoted
@@ -121,10 +122,23 @@ def passed(payload: dict[str, Any]) -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
+#: a short name an error quotes ('main', "checkout-api")
+_QUOTED_NAME = re.compile(r"""(['"‘“])([\w.-]{1,40})(['"’”])""")
+
+
 def _instances_masked(copy: str, values: list[str]) -> str:
     for value in values:
         copy = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", "‹id›", copy, flags=re.IGNORECASE)
-    return copy
+    # a name the error quotes that is a word of a longer value the call passed (the deployment
+    # of ``rollout restart deployment/checkout-api``): the instance, as the key reads it
+    folded = frozenset(v.casefold() for v in values)
+
+    def mask(found: re.Match[str]) -> str:
+        if passed_back(found.group(2).casefold(), folded):
+            return f"{found.group(1)}‹id›{found.group(3)}"
+        return found.group(0)
+
+    return _QUOTED_NAME.sub(mask, copy) if folded else copy
 
 
 def _quoted_copies(text: str, errors: list[str], values: list[str]) -> str:

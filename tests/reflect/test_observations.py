@@ -74,6 +74,25 @@ def test_values_the_calls_passed_are_masked_in_the_copy() -> None:
     assert "enterprise_yearly" not in seen.situation and "‹id›" in seen.situation
 
 
+def test_a_name_quoted_from_a_longer_passed_value_is_the_instance() -> None:
+    def run(name: str) -> tuple[dict[str, object], str]:
+        error = f'Error from server (NotFound): deployments.apps "{name}" not found'
+        calls = [{"tool": "kubectl", "args": {"args": f"scale deployment/{name} -n prod"},
+                  "ok": False, "error": error}]  # fmt: skip
+        return {"task": "t", "outcome": "failure", "tool_calls": calls}, error
+
+    seen = []
+    for name in ("checkout-api", "inventory-svc"):
+        payload, error = run(name)
+        lesson = Candidate(situation=f"`kubectl` fails with: {error}", correction="c")
+        seen.append(as_observed(lesson, payload).situation)
+    assert seen[0] == seen[1] and '"‹id›"' in seen[0]
+    # a name the call did not pass stays: "Field 'postcode'" is the tool's own field
+    payload = _run("Field 'postcode' is required", args={"street": "Main St 1"})
+    lesson = Candidate(situation="It fails with: Field 'postcode' is required", correction="c")
+    assert "'postcode'" in as_observed(lesson, payload).situation
+
+
 def test_nothing_changes_without_a_copy_or_when_quoted_already() -> None:
     payload = _run(PHONE_ERROR)
     own = Candidate(situation="Callbacks fail on badly written numbers", correction="c")
