@@ -26,7 +26,8 @@ _GIVEN = re.compile(r",\s*input_(?:value|type)=.*(?=\]\s*$)")
 def telling_line(error: str) -> str:
     """The line that says what went wrong, without what only locates it (a log line's
     timestamp, level and ``key=value`` ids; a Java exception's package): the first; for a
-    Python traceback (whose first line is the same for every error) its last, the exception;
+    Python traceback (whose first line is the same for every error, a runner's own words
+    before it or not) its last, the exception, with its message's lines when it goes on below;
     for a JSON body written over several lines, all of it on one; for a status line followed
     by headers and a body ("HTTP 422 …", "Content-Type: …", "{…}"), the status and the body;
     for a first line that only announces errors (a validation error's "1 validation error
@@ -42,9 +43,8 @@ def telling_line(error: str) -> str:
     if (client := _CLIENT_REPR.match(lines[0])) is not None:
         # a client library's repr of an HTTP error: its status and the message it returned
         return f"HTTP {client.group(1)}: {client.group(2)}"
-    if lines[0].startswith("Traceback (most recent call last)"):
-        raised = [line for line in lines[1:] if _RAISED.match(line)]
-        return _located(raised[-1] if raised else lines[-1])
+    if _TRACEBACK.search(lines[0]):
+        return _located(_raised(lines))
     causes = [line for line in lines[1:] if line.startswith("Caused by: ")]
     if causes:
         # a Java trace's root cause says why; what wraps it only where it was caught
@@ -103,7 +103,28 @@ _ERROR_RECORD_ID = re.compile(r"\+\s*FullyQualifiedErrorId\s*:\s*([\w.]+)")
 
 #: a traceback's exception line ("KeyError: 'x'", "requests.exceptions.HTTPError: 404 …"),
 #: which lines the runner added after it ("(exit code 1)") do not replace
-_RAISED = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b")
+_RAISED = re.compile(r"(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b")
+#: a Python traceback's first line, alone or after a runner's own words ("Execution failed.
+#: Traceback:")
+_TRACEBACK = re.compile(r"(?:^|[.:]\s+)Traceback(?: \(most recent call last\))?:?$")
+#: lines of an exception's message that follow its line when that line ends with a colon
+_MESSAGE_LINES = 3
+
+
+def _raised(lines: list[str]) -> str:
+    """A Python traceback's exception (its last raised line), and the lines of its message
+    when the line ends with a colon and the message follows on lines of its own ("Exception:
+    Response status code is 422:", '{"message": "The shares do not add up …"}'): the frames
+    before it are where, the same for every error the code raises there."""
+    at = max((i for i, line in enumerate(lines) if i and _RAISED.match(line)), default=None)
+    if at is None:
+        return lines[-1]
+    said = lines[at]
+    if said.endswith(":") and at + 1 < len(lines):
+        said = f"{said} {' '.join(lines[at + 1 : at + 1 + _MESSAGE_LINES])}"
+    return said
+
+
 #: a status line standing alone ("HTTP/1.1 422 Unprocessable Entity", "409 Conflict")
 _STATUS_LINE = re.compile(r"(?:HTTP(?:/[\d.]+)?\s+)?[1-5]\d\d(?:\s+[^\W\d_][\w' -]{0,40})?", re.I)
 #: a header line between a status line and its body ("Content-Type: application/json")

@@ -61,6 +61,18 @@ TOLD = [
         "KeyError: 'tax_id'\n\n(exit code 1)",
         "KeyError: 'tax_id'",
     ),
+    (  # a code runner's own words before the traceback, a bare Exception, and its message
+        # on the lines below: the status and the message tell the error, not the frame
+        'Execution failed. Traceback:\n  File "<input>", line 4, in <module>\n'
+        "    apis.shop.place_order(cart_id=9)\nException: Response status code is 409:\n"
+        '{"message": "The cart is already checked out."}',
+        'Exception: Response status code is 409: {"message": "The cart is already checked out."}',
+    ),
+    (  # an exception line that says it all is read alone
+        'Traceback (most recent call last):\n  File "job.py", line 8, in run\n    go()\n'
+        "RuntimeError: the lock is held by another job",
+        "RuntimeError: the lock is held by another job",
+    ),
 ]
 
 
@@ -224,3 +236,17 @@ def test_a_tools_progress_line_is_not_what_failed() -> None:
     started = "Starting: Intent { cmp=a/.B }\nError type 3\nError: Activity class {a/.B} missing."
     assert telling_line(started) == "Error: Activity class {a/.B} missing."
     assert telling_line("Payment declined\nPlease retry later") == "Payment declined"
+
+
+def test_two_errors_one_code_runner_raises_have_two_templates() -> None:
+    def runner(line: str, status: int, message: str) -> str:
+        return (
+            f'Execution failed. Traceback:\n  File "<input>", line 1, in <module>\n    {line}\n'
+            f'Exception: Response status code is {status}:\n{{"message": "{message}"}}'
+        )
+
+    shares = runner("apis.pay.split(amount=90)", 422, "The shares (80.00) do not add up (90.00).")
+    again = runner("apis.pay.split(amount=12)", 422, "The shares (10.00) do not add up (12.00).")
+    exists = runner("apis.files.mkdir(path='~/a')", 409, "A directory already exists at ~/a.")
+    assert error_template(shares) == error_template(again)
+    assert error_template(shares) != error_template(exists)
