@@ -30,6 +30,8 @@ rule a model's lesson speaks of.
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -401,9 +403,14 @@ def assign(texts: Sequence[str], rules: Sequence[EditRule]) -> list[int]:
     chosen = [row.index(max(row)) if max(row) else fallback for row in table]
     if len(set(chosen)) == len(chosen) or len(texts) > len(rules):
         return chosen
-    # no more lessons than rules, two of them on one rule: each rule taken once, best fits
-    # first (a model's tone lesson that quotes the draft shares the content's words too)
-    taken: dict[int, int] = {}
+    # no more lessons than rules, two of them on one rule: each rule taken once, the way that
+    # fits best in all (a model's tone lesson that quotes the draft shares the content's
+    # words too: the content rule is the other lesson's, which has no other rule to take)
+    if math.perm(len(rules), len(texts)) <= _WAYS_MAX:
+        ways = itertools.permutations(range(len(rules)), len(texts))
+        best = max(ways, key=lambda way: sum(table[t][r] for t, r in enumerate(way)))
+        return [r if table[t][r] else chosen[t] for t, r in enumerate(best)]
+    taken: dict[int, int] = {}  # too many ways to weigh each: best fits first
     for fit, t, r in sorted(
         ((fit, t, r) for t, row in enumerate(table) for r, fit in enumerate(row)),
         key=lambda found: (-found[0], found[1], found[2]),
@@ -411,6 +418,10 @@ def assign(texts: Sequence[str], rules: Sequence[EditRule]) -> list[int]:
         if fit and t not in taken and r not in taken.values():
             taken[t] = r
     return [taken.get(t, chosen[t]) for t in range(len(texts))]
+
+
+#: the most ways of giving an edit's lessons its rules that ``assign`` weighs one by one
+_WAYS_MAX = 720
 
 
 def _fit(tokens: set[str], rule: EditRule) -> int:

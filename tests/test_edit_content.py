@@ -6,7 +6,7 @@ in the languages the product screens, and content rules that are one fact in oth
 from __future__ import annotations
 
 from digest.edit_content import dropped_claims
-from digest.edits import taught
+from digest.edits import assign, taught
 from digest.fingerprint import edit_keys
 from digest.model.offline_edit_rules import same_content
 from digest.reply_text import plain
@@ -199,3 +199,19 @@ def test_a_claim_taken_out_with_an_exclamation_quotes_the_claim_alone() -> None:
             ("tone", ("removed-exclamation",)),
         ], original
         assert rules[0].unsaid == claim
+
+
+def test_a_tone_lesson_quoting_the_draft_is_given_the_tone_rule() -> None:
+    draft = (
+        "Hello and thank you ever so much for your lovely message, it made our day! "
+        "Every candle is poured by hand in our studio. Your order leaves on Friday."
+    )
+    final = "Thanks for your message. Your order leaves on Friday."
+    rules = taught(draft, final)
+    assert {rule.family for rule in rules} == {"content", "tone"}
+    quoted = f"Drafting a reply like: {draft}"
+    tone = f"{quoted} Keep it brief: one short thank-you line."
+    content = f"{quoted} Do not claim the candles are poured by hand."
+    for texts in ([tone, content], [content, tone]):
+        families = [rules[i].family for i in assign(texts, rules)]
+        assert families == ["tone" if t is tone else "content" for t in texts], families
