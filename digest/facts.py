@@ -15,7 +15,10 @@ What decides is the question's **subject**: the thing and the attribute asked ab
 - Names and numbers the question holds (a capitalised word inside a sentence, a code with a
   digit, a single capital letter such as a size) name one entity: a name one question has and
   the other lacks is another entity of the same kind (Finland and Norway, Aero and Aero Pro,
-  size M and size L), so another fact.
+  size M and size L), so another fact. A figure the asker gives of their own case ("a dinner
+  of 12 people?") that the answer only echoes beside its rule's figure ("a minimum of 20
+  guests, so not for 12") names no entity and is no figure of the fact
+  (``digest.answer_figures.asked_instances``).
 - Two questions are one subject when each content term of one is found in the other (its
   question or its answer): an extra term on both sides is a differing pair (students and
   seniors, pad thai and green curry), so another fact. An extra term on one side only is a
