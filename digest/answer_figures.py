@@ -46,3 +46,30 @@ def replaced(
         figure in ranged_before or not any(lo <= _value(figure) <= hi for lo, hi in around)
         for figure in gone
     )
+
+
+#: a figure the asker's question gives ("a dinner of 12 people", "a 3 kg parcel")
+_ASKED_FIGURE = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def asked_instances(
+    question: str, numbers: Iterable[str], other_numbers: Iterable[str]
+) -> frozenset[str]:
+    """The asker's own figures an answer mentions only as the instance its rule accepts or
+    refuses: "Could you do the food for a dinner of 12 people?" "Sorry, catering starts at a
+    minimum of 20 guests, so not for 12." (12 is the asker's, 20 the rule's). A figure counts
+    when the question gives it, the answer echoes it beside a figure of its own (the rule's),
+    and the other answer compared does not state it (there it is the rule's figure: "Is the
+    fee $25?" "Yes, $25, and 5 more at weekends" beside "The fee is $25")."""
+    given = set(numbers)
+    asked = set(_ASKED_FIGURE.findall(question)) & given
+    if not asked or not given - asked:
+        return frozenset()
+    return frozenset(asked - set(other_numbers))
+
+
+def rule_figures(question: str, numbers: Iterable[str], other_numbers: Iterable[str]) -> set[str]:
+    """The figures an answer states as its rule: its figures but the asker's instances
+    (``asked_instances``)."""
+    figures = list(numbers)
+    return set(figures) - asked_instances(question, figures, other_numbers)

@@ -15,7 +15,10 @@ What decides is the question's **subject**: the thing and the attribute asked ab
 - Names and numbers the question holds (a capitalised word inside a sentence, a code with a
   digit, a single capital letter such as a size) name one entity: a name one question has and
   the other lacks is another entity of the same kind (Finland and Norway, Aero and Aero Pro,
-  size M and size L), so another fact.
+  size M and size L), so another fact. A figure the asker gives of their own case ("a dinner
+  of 12 people?") that the answer only echoes beside its rule's figure ("a minimum of 20
+  guests, so not for 12") names no entity and is no figure of the fact
+  (``digest.answer_figures.asked_instances``).
 - Two questions are one subject when each content term of one is found in the other (its
   question or its answer): an extra term on both sides is a differing pair (students and
   seniors, pad thai and green curry), so another fact. An extra term on one side only is a
@@ -49,7 +52,7 @@ import unicodedata
 from dataclasses import dataclass
 from itertools import takewhile
 
-from digest.answer_figures import replaced
+from digest.answer_figures import asked_instances, replaced, rule_figures
 from digest.answer_scope import qualifiers
 from digest.bounded import memo
 from digest.fact_words import CONCEPTS as _CONCEPTS
@@ -358,15 +361,24 @@ def _missing(terms_: frozenset[str], pool: frozenset[str]) -> set[str]:
     return missing - covered
 
 
+def _names(fact_: Fact, other: Fact) -> frozenset[str]:
+    """The names ``fact_`` gives but the asker's figures its answer only takes as an instance
+    of its rule (``asked_instances``: "a dinner of 12 people?" "… a minimum of 20 guests, so
+    not for 12" names no party of 12)."""
+    return fact_.names - asked_instances(fact_.question, fact_.numbers, other.numbers)
+
+
 def names_apart(new: Fact, old: Fact) -> bool:
     """Does one fact name a thing or number the other lacks (Norway, Finland; X5, X6)?"""
-    return bool(_missing(new.names, old.subject) or _missing(old.names, new.subject))
+    return bool(_missing(_names(new, old), old.subject) or _missing(_names(old, new), new.subject))
 
 
 def named_by_one(new: Fact, old: Fact) -> bool:
     """Does only one of two facts name a thing the other lacks ("Is the shop open on Easter
     Monday?" beside "Are you open on public holidays?"): a narrower question, not another?"""
-    return bool(_missing(new.names, old.subject)) != bool(_missing(old.names, new.subject))
+    return bool(_missing(_names(new, old), old.subject)) != bool(
+        _missing(_names(old, new), new.subject)
+    )
 
 
 def relation(new: Fact, old: Fact) -> Relation:
@@ -392,10 +404,15 @@ AGREE_OVERLAP_SAME_STANCE = 0.25
 
 
 def agree(new: Fact, old: Fact) -> bool:
-    """Do two answers say the same thing: no stance against the other, the same numbers, and
-    most of their words shared (or the same numbers, or the same yes or no, and some words)?"""
-    if new.stance * old.stance < 0 or new.numbers != old.numbers:
+    """Do two answers say the same thing: no stance against the other, the same numbers (the
+    asker's own aside, ``asked_instances``), and most of their words shared (or the same
+    numbers, or the same yes or no, and some words)?"""
+    if new.stance * old.stance < 0:
         return False
+    if rule_figures(new.question, new.numbers, old.numbers) != rule_figures(
+        old.question, old.numbers, new.numbers
+    ):
+        return False  # the asker's own figures aside (``asked_instances``)
     union = new.answer_terms | old.answer_terms
     if not union or new.numbers:
         return True
