@@ -23,10 +23,15 @@ every agent is asked for a compose (trigger ``manual``, improve-now's) at each
 other compose runs (``--compose-every 0``: the product's threshold path, whose agents compose
 once quiet, ``DIGEST_QUIET_SECONDS`` after capture has finished ahead of the worker: on a
 loaded host inside the run and on a fast one after it, so that where the rounds fall depends on
-the host's speed). Warm-up is both: it ends at a child's
+the host's speed). Warm-up is all three: it ends at a child's
 ``WARMUP_EVENTS_PER_CHILD``-th event, or later at the sample at which ``AGENTS`` compose runs
-have finished (compose runs are counted with the lessons); a run whose first round was under way
-at its end has no window free of that step (``warm_up_end``). The verdict reads the
+have finished (compose runs are counted with the lessons), or later still where the bounded
+memories stopped filling, measured: each child reports what its byte-bounded memories hold with
+its kept bytes, and warm-up lasts until no process's gains more than ``FILL_LEFT_MB`` to the
+run's end (``memories_filled``: the replay's facts fill until each child has composed every
+agent, three or four rounds). A run whose first round was under way at its end has no window
+free of that step (``warm_up_end``). The verdict's note also gives the slope from the first two
+rules alone (what the bench read before it measured the memories). The verdict reads the
 least-squares slope, net of the kept indexes, of the samples after warm-up, target "flat"
 (``FLAT_MB_PER_1K``), and gives one only when that window holds at least ``WINDOW_MIN_EVENTS``
 events: allocator slack comes and goes by the MB, so a shorter window's slope carries an error
@@ -92,6 +97,10 @@ WARMUP_EVENTS_PER_CHILD = 5_000
 #: by 0.5-2.5 MB over thousands of events (bench/RESULTS.md, tput9), 0.05-0.25 per 1,000 over
 #: 10,000 events: about the target's size below that
 WINDOW_MIN_EVENTS = 10_000
+#: what a child's byte-bounded memories may still gain once the verdict's window has started
+#: (``memories_filled``): over the window's ``WINDOW_MIN_EVENTS`` or more, at most a quarter of
+#: ``FLAT_MB_PER_1K``
+FILL_LEFT_MB = 0.25
 #: events terminal between the bench's compose rounds (each asks every agent for one compose):
 #: 100 compose runs at --scale 3.0, as many as a loaded host's threshold path ran in tput10
 COMPOSE_EVERY = 5_000
@@ -172,7 +181,9 @@ def measure(
     figures.extend(rss_figures(run.samples, run.pids, "worker RSS"))
     children = concurrency if pool == "prefork" else 1
     figures.extend(
-        net_slope_figures(run.samples, run.lessons, run.composes, children, run.kept or None)
+        net_slope_figures(
+            run.samples, run.lessons, run.composes, children, run.kept or None, run.held or None
+        )
     )
     return figures
 
@@ -203,7 +214,47 @@ def net_of_kept(
     ]
 
 
-def warm_up_end(composes: list[tuple[int, int]], children: int) -> tuple[int, str]:
+def memories_filled(
+    samples: list[tuple[float, int, list[float]]], held: list[list[float]]
+) -> tuple[int, str] | None:
+    """The events finished from which no process's byte-bounded memories gain more than
+    ``FILL_LEFT_MB`` to the run's end (its held MB at a sample against the most it holds at
+    any later sample), and what they held then and at the end; None when no process reported
+    any (``held``: each sample's MB per process, aligned with ``samples``' RSS, from
+    ``bench/_kept_bytes.py``). Read on the run's end: a bound is not a level (the replay's
+    facts, for one, hold each agent's last window, far below their byte bound)."""
+    if len(held) != len(samples):
+        raise ValueError(f"{len(samples)} RSS samples but {len(held)} bounded-memory samples")
+    if not any(any(h) for h in held):
+        return None
+    start = 0
+    for position in range(max(len(h) for h in held)):
+        most = float("-inf")
+        for at in range(len(held) - 1, -1, -1):
+            if position >= len(held[at]):
+                continue
+            most = max(most, held[at][position])
+            if most - held[at][position] > FILL_LEFT_MB:
+                start = max(start, at + 1)
+                break
+    start = min(start, len(samples) - 1)
+    first, last = max(held[start] or [0.0]), max(held[-1] or [0.0])
+    return samples[start][1], f"bounded memories {first:.1f} -> {last:.1f} MB from there"
+
+
+def warm_up_end(
+    composes: list[tuple[int, int]], children: int, filled: tuple[int, str] | None = None
+) -> tuple[int, str]:
+    """``_warm_up_end``, or later the events at which the processes' byte-bounded memories
+    stopped filling (``filled``, from ``memories_filled``: measured, where the other two
+    rules are a census's estimate and a compose round)."""
+    start, why = _warm_up_end(composes, children)
+    if filled is not None and filled[0] > start:
+        return filled[0], f"the bounded memories stopped filling ({filled[1]})"
+    return start, why
+
+
+def _warm_up_end(composes: list[tuple[int, int]], children: int) -> tuple[int, str]:
     """The events finished at which warm-up ends, and why: each child's
     ``WARMUP_EVENTS_PER_CHILD``-th event (its bounded memories full), or later the first
     sample at which ``AGENTS`` compose runs had finished (the first compose round, whose replay
@@ -233,11 +284,14 @@ def net_slope_figures(
     composes: list[tuple[int, int]],
     children: int,
     kept: list[list[float]] | None = None,
+    held: list[list[float]] | None = None,
 ) -> list[Figure]:
     """RSS slopes net of the kept indexes (``net_of_kept``): over the whole run (a report), and
-    the verdict: over the samples after warm-up (``warm_up_end``), target flat, given when
-    that window holds ``WINDOW_MIN_EVENTS`` events (else ``met`` is None and the note says
-    why). Beside the raw slopes, never instead of them."""
+    the verdict: over the samples after warm-up (``warm_up_end``, with ``held``: until the
+    bounded memories stopped filling), target flat, given when that window holds
+    ``WINDOW_MIN_EVENTS`` events (else ``met`` is None and the note says why); its note gives
+    the slope from the warm-up the bench assumed before it measured the memories too. Beside
+    the raw slopes, never instead of them."""
     net = [s for s in net_of_kept(samples, lessons, kept) if s[2]]
     if len(net) < 3:
         return []
@@ -260,7 +314,12 @@ def net_slope_figures(
             f" {grown:.1f} MB of the run's {raw:+.1f} MB; the rest is warm-up and anything"
             f" unbounded"
         )
-    start, why = warm_up_end(composes, children)
+    filled = memories_filled(samples, held) if held else None
+    start, why = warm_up_end(composes, children, filled)
+    assumed, _ = warm_up_end(composes, children)
+    before = [s for s in net if s[1] >= assumed]
+    if filled is not None and start > assumed and len(before) >= 3:
+        why += f"; from {assumed:,} (not waiting for them) {slope_mb_per_1k(before):.2f}"
     window = [s for s in net if s[1] >= start]
     span = finished - start if window else 0
     slope = slope_mb_per_1k(window) if len(window) >= 3 else float("nan")

@@ -185,3 +185,66 @@ def test_a_compose_round_asks_one_manual_compose_of_each_agent_of_the_tenant(
     assert {m["headers"]["task"] for m in sent} == {"digest.compose_version"}
     asked = sorted(json.loads(base64.b64decode(m["body"]))[0] for m in sent)
     assert asked == [[agent_id, "manual"] for agent_id in ours]  # the other tenant's: none
+
+
+# --- warm-up until the bounded memories stop filling (bench/_kept_bytes.py's held MB) ---------
+
+
+def _filling(
+    extra_mb_per_1k: float, filled_at: int = 20_000, events: int = 40_000
+) -> tuple[Samples, list[tuple[int, int]], Composes, list[list[float]], list[list[float]]]:
+    """``_measured``'s shape: each child's RSS is its kept indexes, its bounded memories
+    (filling by 0.5 MB per 1,000 events until ``filled_at``, then full) and
+    ``extra_mb_per_1k``; every agent composed by 6,000 events."""
+    samples, lessons, composes, kept, held = [], [], [], [], []
+    for i in range(events // 1000 + 1):
+        done = 1000 * i
+        bank = 0.6 * i
+        memories = 0.5 * min(done, filled_at) / 1000
+        rss = 130 + bank + memories + extra_mb_per_1k * i
+        samples.append((float(i), done, [60.0, rss - 1, rss]))
+        lessons.append((done, 400 * i))
+        composes.append((done, throughput.AGENTS if done >= 6_000 else 0))
+        kept.append([0.0, bank, bank])
+        held.append([0.0, memories, memories])
+    return samples, lessons, composes, kept, held
+
+
+def test_the_window_starts_when_the_bounded_memories_stop_filling() -> None:
+    samples, lessons, composes, kept, held = _filling(0.0)
+    # read from a child's 5,000th event, the memories' fill is a trend of 0.5 MB per 1,000
+    _, assumed = throughput.net_slope_figures(samples, lessons, composes, 2, kept)
+    assert assumed.met is False and "from 10,000 to 40,000 events" in assumed.note
+    _, after = throughput.net_slope_figures(samples, lessons, composes, 2, kept, held)
+    assert after.value == pytest.approx(0.0, abs=1e-9) and after.met is True
+    assert after.note.startswith("from 20,000 to 40,000 events")
+    assert "the bounded memories stopped filling (bounded memories 10.0 -> 10.0 MB" in after.note
+    assert f"from 10,000 (not waiting for them) {assumed.value:.2f}" in after.note
+
+
+def test_growth_after_the_memories_are_full_is_still_a_trend() -> None:
+    samples, lessons, composes, kept, held = _filling(0.15)
+    _, after = throughput.net_slope_figures(samples, lessons, composes, 2, kept, held)
+    assert after.note.startswith("from 20,000 to 40,000 events")
+    assert after.value == pytest.approx(0.15) and after.met is False
+
+
+def test_memories_still_filling_late_leave_no_verdict() -> None:
+    samples, lessons, composes, kept, held = _filling(0.0, filled_at=35_000)
+    _, after = throughput.net_slope_figures(samples, lessons, composes, 2, kept, held)
+    assert after.met is None
+    assert after.note.startswith("no verdict (nan: no window): warm-up ends at 35,000")
+
+
+def test_memories_filled_allows_a_quarter_mb_left_and_lru_drops() -> None:
+    samples = [(float(i), 1000 * i, [100.0, 100.0]) for i in range(6)]
+    # the first child gains 0.2 MB after 2,000 (within FILL_LEFT_MB), the second drops 1 MB
+    # (an LRU trimmed) then gains 0.6 MB after 3,000 events
+    held = [[1.0, 5.0], [2.0, 5.0], [3.0, 5.0], [3.1, 4.0], [3.2, 4.6], [3.2, 4.6]]
+    assert throughput.memories_filled(samples, held) == (
+        4_000,
+        "bounded memories 4.6 -> 4.6 MB from there",
+    )
+    assert throughput.memories_filled(samples, [[0.0, 0.0]] * 6) is None  # none reported
+    with pytest.raises(ValueError, match="6 RSS samples but 5 bounded-memory samples"):
+        throughput.memories_filled(samples, held[:-1])
