@@ -47,7 +47,7 @@ def bounded_held() -> int:
     ``BytesLRU`` at the module level of ``digest`` and ``worker``, and each ``BytesLRU`` a piece
     of its runtime is or holds (counted once each). What ``bench/_memory_trace.py``'s census
     sums as "held" without weighing anything else: cheap enough to read after every task."""
-    from digest.bounded import BytesLRU
+    from digest.bounded import BytesLRU, MemoInfo
     from digest.runtime import runtime
 
     seen: set[int] = set()
@@ -63,10 +63,13 @@ def bounded_held() -> int:
         if isinstance(value, BytesLRU):
             seen.add(id(value))
             held += value.nbytes
-        elif callable(getattr(value, "memo_info", None)):
+            continue
+        # a memo's wrapper carries it in its own ``__dict__`` (not through ``__getattr__``:
+        # SQLAlchemy's ``func`` answers any name)
+        info = getattr(value, "__dict__", {}).get("memo_info") if callable(value) else None
+        if callable(info) and isinstance(found := info(), MemoInfo):
             seen.add(id(value))
-            info = value.memo_info()
-            held += info.nbytes if info.max_bytes > 0 else 0
+            held += found.nbytes if found.max_bytes > 0 else 0
     return held
 
 

@@ -86,6 +86,7 @@ def test_a_childs_kept_bytes_are_read_back_as_written(tmp_path: Path) -> None:
 def test_a_child_reports_what_its_byte_bounded_memories_hold_as_the_census_sums_it() -> None:
     import _kept_bytes
 
+    import digest.lessons.stats  # noqa: F401  # holds SQLAlchemy's func, which answers any name
     from digest.reversal import signals_change
     from digest.runtime import runtime
     from digest.versions.replay.facts import _Kept
