@@ -123,7 +123,8 @@ def _warm_up_end(composes: list[tuple[int, int]], children: int) -> tuple[int, s
     it in any window (``sys.maxsize``: no window). With the bench's rounds at fixed marks the
     first finishes soon after ``COMPOSE_EVERY`` events, before a child's 5,000th event; the
     replay's facts fill further until each child has composed every agent (three or four
-    rounds at scale 3.0, bench/RESULTS-tput12.md), inside the window."""
+    rounds at scale 3.0, bench/RESULTS.md, tput12): ``warm_up_end`` waits for them when the
+    children report them."""
     memories = WARMUP_EVENTS_PER_CHILD * children
     child = f"a child's {WARMUP_EVENTS_PER_CHILD:,}th event ({children} children)"
     runs = composes[-1][1] if composes else 0
@@ -193,8 +194,8 @@ def net_slope_figures(
         ends = "never" if start == sys.maxsize else f"{start:,}"
         verdict = (
             f"no verdict (nan: no window): warm-up ends at {ends} ({why}), leaving {span:,} of"
-            f" the {WINDOW_MIN_EVENTS:,} events the verdict needs after it: run --scale 3.0;"
-            f" {composed}"
+            f" the {WINDOW_MIN_EVENTS:,} events the verdict needs after it: run --scale 5.0 or"
+            f" more; {composed}"
         )
     return [
         Figure(

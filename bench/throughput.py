@@ -15,35 +15,36 @@ indexes' bytes after its tasks (``bench/_kept_bytes.py``: ``kept_sizes()``, near
 overlays included), read with each RSS sample, and each process's RSS is read less its own kept
 MB (``KEPT_KB_PER_LESSON`` x the active lessons counted with the sample is the fallback when no
 process reported). (2) The bounded memories filling to their bounds: ``--trace-memory``'s census
-shows them filling over a child's first ~5,000 events (``WARMUP_EVENTS_PER_CHILD``). (3) The
+shows most of them full by a child's ~5,000th event (``WARMUP_EVENTS_PER_CHILD``), the
+replay's facts and ``digest.edits._taught`` only by ~21,000 run events at prefork 2. (3) The
 first compose round: its replay fills the replay's memories (an agent's window of events, the
 words near its keywords) once, a step of about 3 MB. The bench composes at fixed event marks:
-every agent is asked for a compose (trigger ``manual``, improve-now's) at each
-``COMPOSE_EVERY`` events terminal, and the worker's threshold is set beyond reach so that no
-other compose runs (``--compose-every 0``: the product's threshold path, whose agents compose
-once quiet, ``DIGEST_QUIET_SECONDS`` after capture has finished ahead of the worker: on a
-loaded host inside the run and on a fast one after it, so that where the rounds fall depends on
-the host's speed). Warm-up is all three: it ends at a child's
-``WARMUP_EVENTS_PER_CHILD``-th event, or later at the sample at which ``AGENTS`` compose runs
-have finished (compose runs are counted with the lessons), or later still where the bounded
-memories stopped filling, measured: each child reports what its byte-bounded memories hold with
-its kept bytes, and warm-up lasts until no process's gains more than ``FILL_LEFT_MB`` to the
-run's end (``memories_filled``: the replay's facts fill until each child has composed every
-agent, three or four rounds). A run whose first round was under way at its end has no window
-free of that step (``warm_up_end``). The verdict's note also gives the slope from the first two
-rules alone (what the bench read before it measured the memories). The verdict reads the
-least-squares slope, net of the kept indexes, of the samples after warm-up, target "flat"
-(``FLAT_MB_PER_1K``; its arithmetic is in ``bench/_rss_verdict.py``), and gives one only when
-that window holds at least ``WINDOW_MIN_EVENTS``
-events: allocator slack comes and goes by the MB, so a shorter window's slope carries an error
-the size of the target. At scale 1.0 (10,000 events, prefork 2) warm-up ends at the run's end:
-the row says so and gives no verdict (``--scale 3.0`` gives one). The raw slopes (the whole run,
-its second half, its last third) are reports: they hold the bank and the warm-up, and say
-nothing by themselves about a trend. CPU seconds of the worker's processes and of the database's
-PostgreSQL backends are read from /proc (the server runs on this host) at the start and the end:
-per event, and the rate two idle cores would give, a figure the host's other load does not
-change the way it changes events/s. SQL statements and commits per event are counted in the
-worker's processes and in capture's (``bench/_sql_count.py``).
+every agent is asked for a compose (trigger ``manual``, improve-now's) at each ``COMPOSE_EVERY``
+events terminal, and the worker's threshold is set beyond reach so that no other compose runs
+(``--compose-every 0``: the product's threshold path, whose agents compose once quiet,
+``DIGEST_QUIET_SECONDS`` after capture has finished ahead of the worker: on a loaded host inside
+the run and on a fast one after it, so that where the rounds fall depends on the host's speed).
+Warm-up is all three: it ends at a child's ``WARMUP_EVENTS_PER_CHILD``-th event, or later at the
+sample at which ``AGENTS`` compose runs have finished (compose runs are counted with the
+lessons), or later still where the bounded memories stopped filling, measured: each child
+reports what its byte-bounded memories hold with its kept bytes, and warm-up lasts until no
+process's gains more than ``FILL_LEFT_MB`` to the run's end (``memories_filled``: the replay's
+facts fill until each child has composed every agent, three or four rounds). A run whose first
+round was under way at its end has no window free of that step (``warm_up_end``). The verdict's
+note also gives the slope from the first two rules alone (what the bench read before it measured
+the memories). The verdict reads the least-squares slope, net of the kept indexes, of the
+samples after warm-up, target "flat" (``FLAT_MB_PER_1K``; its arithmetic is in
+``bench/_rss_verdict.py``), and gives one only when that window holds at least
+``WINDOW_MIN_EVENTS`` events: allocator slack comes and goes by the MB, so a shorter window's
+slope carries an error the size of the target. At scale 1.0 (10,000 events, prefork 2) warm-up
+ends at the run's end: the row says so and gives no verdict; at 3.0 it usually has none either
+(the memories fill until ~21,000 events): ``--scale 5.0`` or more gives one. The raw slopes (the
+whole run, its second half, its last third) are reports: they hold the bank and the warm-up, and
+say nothing by themselves about a trend. CPU seconds of the worker's processes and of the
+database's PostgreSQL backends are read from /proc (the server runs on this host) at the start
+and the end: per event, and the rate two idle cores would give, a figure the host's other load
+does not change the way it changes events/s. SQL statements and commits per event are counted in
+the worker's processes and in capture's (``bench/_sql_count.py``).
 
 What is measured: capture and processing overlap, on the same host. The events are captured
 from ``--capture-threads`` threads of the benchmark process at once (default 8: a fleet of
