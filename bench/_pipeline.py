@@ -57,6 +57,9 @@ class StreamRun:
     #: each sampled process's kept indexes' MB at each sample, aligned with ``samples``' RSS
     #: (``bench/_kept_bytes.py``); empty when the worker's processes did not report them
     kept: list[list[float]] = field(default_factory=list)
+    #: each sampled process's byte-bounded memories' MB at each sample, aligned the same way
+    #: (``bench/_kept_bytes.py``: ``bounded_held``)
+    held: list[list[float]] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -151,6 +154,7 @@ def send_and_wait(
     target = already + len(stream)
     worker.samples.clear()
     worker.kept.clear()
+    worker.held.clear()
     traced = os.environ.get(memory_trace.ENV)
     trace = Path(traced) if traced else None
     marks = compose_marks(len(stream), compose_every)
@@ -209,6 +213,7 @@ def send_and_wait(
         lessons=lessons,
         composes=composes,
         kept=list(worker.kept),
+        held=list(worker.held),
     )
 
 

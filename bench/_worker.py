@@ -37,9 +37,10 @@ class Worker:
     sql_counts: Path | None = None
     #: where its children write their kept indexes' bytes (``bench/_kept_bytes.py``), if they
     #: do; then ``kept`` holds, for each sample, each sampled process's kept MB, aligned with
-    #: its RSS
+    #: its RSS, and ``held`` the MB each one's byte-bounded memories held
     kept_bytes: Path | None = None
     kept: list[list[float]] = field(default_factory=list)
+    held: list[list[float]] = field(default_factory=list)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -65,7 +66,9 @@ class Worker:
         if self.kept_bytes is not None:
             import _kept_bytes
 
-            self.kept.append([_kept_bytes.read(self.kept_bytes, pid) for pid, _ in measured])
+            read = [_kept_bytes.read(self.kept_bytes, pid) for pid, _ in measured]
+            self.kept.append([kept for kept, _ in read])
+            self.held.append([held for _, held in read])
 
     def stop(self) -> None:
         _RUNNING.discard(self)

@@ -15,29 +15,36 @@ indexes' bytes after its tasks (``bench/_kept_bytes.py``: ``kept_sizes()``, near
 overlays included), read with each RSS sample, and each process's RSS is read less its own kept
 MB (``KEPT_KB_PER_LESSON`` x the active lessons counted with the sample is the fallback when no
 process reported). (2) The bounded memories filling to their bounds: ``--trace-memory``'s census
-shows them filling over a child's first ~5,000 events (``WARMUP_EVENTS_PER_CHILD``). (3) The
+shows most of them full by a child's ~5,000th event (``WARMUP_EVENTS_PER_CHILD``), the
+replay's facts and ``digest.edits._taught`` only by ~21,000 run events at prefork 2. (3) The
 first compose round: its replay fills the replay's memories (an agent's window of events, the
 words near its keywords) once, a step of about 3 MB. The bench composes at fixed event marks:
-every agent is asked for a compose (trigger ``manual``, improve-now's) at each
-``COMPOSE_EVERY`` events terminal, and the worker's threshold is set beyond reach so that no
-other compose runs (``--compose-every 0``: the product's threshold path, whose agents compose
-once quiet, ``DIGEST_QUIET_SECONDS`` after capture has finished ahead of the worker: on a
-loaded host inside the run and on a fast one after it, so that where the rounds fall depends on
-the host's speed). Warm-up is both: it ends at a child's
-``WARMUP_EVENTS_PER_CHILD``-th event, or later at the sample at which ``AGENTS`` compose runs
-have finished (compose runs are counted with the lessons); a run whose first round was under way
-at its end has no window free of that step (``warm_up_end``). The verdict reads the
-least-squares slope, net of the kept indexes, of the samples after warm-up, target "flat"
-(``FLAT_MB_PER_1K``), and gives one only when that window holds at least ``WINDOW_MIN_EVENTS``
-events: allocator slack comes and goes by the MB, so a shorter window's slope carries an error
-the size of the target. At scale 1.0 (10,000 events, prefork 2) warm-up ends at the run's end:
-the row says so and gives no verdict (``--scale 3.0`` gives one). The raw slopes (the whole run,
-its second half, its last third) are reports: they hold the bank and the warm-up, and say
-nothing by themselves about a trend. CPU seconds of the worker's processes and of the database's
-PostgreSQL backends are read from /proc (the server runs on this host) at the start and the end:
-per event, and the rate two idle cores would give, a figure the host's other load does not
-change the way it changes events/s. SQL statements and commits per event are counted in the
-worker's processes and in capture's (``bench/_sql_count.py``).
+every agent is asked for a compose (trigger ``manual``, improve-now's) at each ``COMPOSE_EVERY``
+events terminal, and the worker's threshold is set beyond reach so that no other compose runs
+(``--compose-every 0``: the product's threshold path, whose agents compose once quiet,
+``DIGEST_QUIET_SECONDS`` after capture has finished ahead of the worker: on a loaded host inside
+the run and on a fast one after it, so that where the rounds fall depends on the host's speed).
+Warm-up is all three: it ends at a child's ``WARMUP_EVENTS_PER_CHILD``-th event, or later at the
+sample at which ``AGENTS`` compose runs have finished (compose runs are counted with the
+lessons), or later still where the bounded memories stopped filling, measured: each child
+reports what its byte-bounded memories hold with its kept bytes, and warm-up lasts until no
+process's gains more than ``FILL_LEFT_MB`` to the run's end (``memories_filled``: the replay's
+facts fill until each child has composed every agent, three or four rounds). A run whose first
+round was under way at its end has no window free of that step (``warm_up_end``). The verdict's
+note also gives the slope from the first two rules alone (what the bench read before it measured
+the memories). The verdict reads the least-squares slope, net of the kept indexes, of the
+samples after warm-up, target "flat" (``FLAT_MB_PER_1K``; its arithmetic is in
+``bench/_rss_verdict.py``), and gives one only when that window holds at least
+``WINDOW_MIN_EVENTS`` events: allocator slack comes and goes by the MB, so a shorter window's
+slope carries an error the size of the target. At scale 1.0 (10,000 events, prefork 2) warm-up
+ends at the run's end: the row says so and gives no verdict; at 3.0 it usually has none either
+(the memories fill until ~21,000 events): ``--scale 5.0`` or more gives one. The raw slopes (the
+whole run, its second half, its last third) are reports: they hold the bank and the warm-up, and
+say nothing by themselves about a trend. CPU seconds of the worker's processes and of the
+database's PostgreSQL backends are read from /proc (the server runs on this host) at the start
+and the end: per event, and the rate two idle cores would give, a figure the host's other load
+does not change the way it changes events/s. SQL statements and commits per event are counted in
+the worker's processes and in capture's (``bench/_sql_count.py``).
 
 What is measured: capture and processing overlap, on the same host. The events are captured
 from ``--capture-threads`` threads of the benchmark process at once (default 8: a fleet of
@@ -68,30 +75,15 @@ from typing import Any
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]
 
 from _report import Figure  # noqa: E402
+from _rss_verdict import AGENTS, net_slope_figures, slope_mb_per_1k  # noqa: E402
 
 BENCH = "pipeline throughput"
-AGENTS = 20
 TARGET_RATE = 200.0
 RSS_TARGET_MB = 300.0
 #: the pool that measured fastest for offline/rules on a 2-core host (see docs/benchmarks.md)
 DEFAULT_POOL, DEFAULT_CONCURRENCY = "prefork", 2
 #: agents reporting at once (threads of the benchmark process)
 DEFAULT_CAPTURE_THREADS = 8
-#: what a kept lesson costs a worker process in its kept indexes (``AgentIndex.nbytes`` per
-#: entry, 1.4-1.5 KB measured in a worker child by ``--trace-memory``, bench/RESULTS.md):
-#: every prefork child keeps every agent's index, so each grows by this per active lesson
-KEPT_KB_PER_LESSON = 1.45
-#: "flat": MB per 1,000 events below which a slope is no growth trend: 1 MB over 10,000 events
-#: (a child's RSS moves by a few tenths of a MB between samples as its heap is trimmed)
-FLAT_MB_PER_1K = 0.1
-#: a worker child's events until its bounded memories are full at the defaults (the census,
-#: ``--trace-memory``: 11 of the 17 byte-bounded memories in use full by a child's ~4,500th
-#: event; the screen's reasons and the error templates last, at about its 4,500th)
-WARMUP_EVENTS_PER_CHILD = 5_000
-#: the shortest window after warm-up the verdict is read on: a child's allocator slack moves
-#: by 0.5-2.5 MB over thousands of events (bench/RESULTS.md, tput9), 0.05-0.25 per 1,000 over
-#: 10,000 events: about the target's size below that
-WINDOW_MIN_EVENTS = 10_000
 #: events terminal between the bench's compose rounds (each asks every agent for one compose):
 #: 100 compose runs at --scale 3.0, as many as a loaded host's threshold path ran in tput10
 COMPOSE_EVERY = 5_000
@@ -105,20 +97,6 @@ def by_thousand(samples: list[tuple[float, int, list[float]]]) -> list[tuple[int
         if rss and mark and (not found or mark > found[-1][0]):
             found.append((mark, max(rss)))
     return found
-
-
-def slope_mb_per_1k(samples: list[tuple[float, int, list[float]]]) -> float:
-    """Least-squares slope of the largest process's RSS against events finished, per 1,000."""
-    points = [(float(done), max(rss)) for _, done, rss in samples if rss and done > 0]
-    if len(points) < 3:
-        return 0.0
-    n = len(points)
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    var = sum((x - mx) ** 2 for x, _ in points)
-    if var == 0:
-        return 0.0
-    return 1000 * sum((x - mx) * (y - my) for x, y in points) / var
 
 
 def measure(
@@ -172,122 +150,11 @@ def measure(
     figures.extend(rss_figures(run.samples, run.pids, "worker RSS"))
     children = concurrency if pool == "prefork" else 1
     figures.extend(
-        net_slope_figures(run.samples, run.lessons, run.composes, children, run.kept or None)
+        net_slope_figures(
+            run.samples, run.lessons, run.composes, children, run.kept or None, run.held or None
+        )
     )
     return figures
-
-
-def net_of_kept(
-    samples: list[tuple[float, int, list[float]]],
-    lessons: list[tuple[int, int]],
-    kept: list[list[float]] | None = None,
-) -> list[tuple[float, int, list[float]]]:
-    """Each sample's largest RSS less what the kept indexes hold at that moment: the worker's
-    memory beside the bank's data. Measured when ``kept`` is given (each process's own kept
-    MB, reported by it with ``bench/_kept_bytes.py``, aligned with the sample's RSS: the
-    largest of each process's RSS less its own kept MB); else estimated from the active
-    lessons counted in the same sample x ``KEPT_KB_PER_LESSON``. ``samples``, ``lessons`` and
-    ``kept`` are taken together, one of each a second."""
-    if len(samples) != len(lessons):
-        raise ValueError(f"{len(samples)} RSS samples but {len(lessons)} lesson counts")
-    if kept:
-        if len(kept) != len(samples):
-            raise ValueError(f"{len(samples)} RSS samples but {len(kept)} kept-bytes samples")
-        return [
-            (t, done, [max(r - k for r, k in zip(rss, mb, strict=True))] if rss else [])
-            for (t, done, rss), mb in zip(samples, kept, strict=True)
-        ]
-    return [
-        (t, done, [max(rss) - active * KEPT_KB_PER_LESSON / 1024] if rss else [])
-        for (t, done, rss), (_, active) in zip(samples, lessons, strict=True)
-    ]
-
-
-def warm_up_end(composes: list[tuple[int, int]], children: int) -> tuple[int, str]:
-    """The events finished at which warm-up ends, and why: each child's
-    ``WARMUP_EVENTS_PER_CHILD``-th event (its bounded memories full), or later the first
-    sample at which ``AGENTS`` compose runs had finished (the first compose round, whose replay
-    fills the replay's memories). A run in which no compose ran does not hold that step (with
-    ``--compose-every 0`` the agents compose after a quiet period that starts when capture
-    ends: on a fast host, after the run); one whose first round was under way at its end holds
-    it in any window (``sys.maxsize``: no window). With the bench's rounds at fixed marks the
-    first finishes soon after ``COMPOSE_EVERY`` events, before a child's 5,000th event; the
-    replay's facts fill further until each child has composed every agent (three or four
-    rounds at scale 3.0, bench/RESULTS-tput12.md), inside the window."""
-    memories = WARMUP_EVENTS_PER_CHILD * children
-    child = f"a child's {WARMUP_EVENTS_PER_CHILD:,}th event ({children} children)"
-    runs = composes[-1][1] if composes else 0
-    if runs == 0:
-        return memories, f"{child}; no compose ran (its replay's memories are not in the run)"
-    composed = next((done for done, n in composes if n >= AGENTS), None)
-    if composed is None:
-        return sys.maxsize, f"the first compose round under way at the end ({runs} of {AGENTS})"
-    if composed > memories:
-        return composed, f"{AGENTS} compose runs finished at {composed:,} events"
-    return memories, child
-
-
-def net_slope_figures(
-    samples: list[tuple[float, int, list[float]]],
-    lessons: list[tuple[int, int]],
-    composes: list[tuple[int, int]],
-    children: int,
-    kept: list[list[float]] | None = None,
-) -> list[Figure]:
-    """RSS slopes net of the kept indexes (``net_of_kept``): over the whole run (a report), and
-    the verdict: over the samples after warm-up (``warm_up_end``), target flat, given when
-    that window holds ``WINDOW_MIN_EVENTS`` events (else ``met`` is None and the note says
-    why). Beside the raw slopes, never instead of them."""
-    net = [s for s in net_of_kept(samples, lessons, kept) if s[2]]
-    if len(net) < 3:
-        return []
-    finished = max(done for _, done, _ in net)
-    raw = max(samples[-1][2] or [0.0]) - max(next(s[2] for s in samples if s[2]))
-    if kept:
-        grown = max(kept[-1] or [0.0]) - max(kept[0] or [0.0])
-        note = (
-            f"{lessons[0][1]} -> {lessons[-1][1]} active lessons; each process's kept indexes"
-            f" measured with each sample (AgentIndex.nbytes, near words and overlays included),"
-            f" the largest {max(kept[0] or [0.0]):.1f} -> {max(kept[-1] or [0.0]):.1f} MB:"
-            f" {grown:+.1f} MB of the run's {raw:+.1f} MB; the rest is warm-up and anything"
-            f" unbounded"
-        )
-    else:
-        grown = (lessons[-1][1] - lessons[0][1]) * KEPT_KB_PER_LESSON / 1024
-        note = (
-            f"{lessons[0][1]} -> {lessons[-1][1]} active lessons counted with each sample, x "
-            f"{KEPT_KB_PER_LESSON} KB each (estimated: no process reported its kept bytes):"
-            f" {grown:.1f} MB of the run's {raw:+.1f} MB; the rest is warm-up and anything"
-            f" unbounded"
-        )
-    start, why = warm_up_end(composes, children)
-    window = [s for s in net if s[1] >= start]
-    span = finished - start if window else 0
-    slope = slope_mb_per_1k(window) if len(window) >= 3 else float("nan")
-    runs = composes[-1][1] if composes else 0
-    first = next((done for done, n in composes if n), None)
-    composed = f"{runs} compose runs, the first by {first:,} events" if first else "no compose"
-    if span >= WINDOW_MIN_EVENTS and len(window) >= 3:
-        met: bool | None = slope < FLAT_MB_PER_1K
-        verdict = f"from {start:,} to {finished:,} events; warm-up: {why}; {composed}"
-    else:
-        met = None
-        ends = "never" if start == sys.maxsize else f"{start:,}"
-        verdict = (
-            f"no verdict (nan: no window): warm-up ends at {ends} ({why}), leaving {span:,} of"
-            f" the {WINDOW_MIN_EVENTS:,} events the verdict needs after it: run --scale 3.0;"
-            f" {composed}"
-        )
-    return [
-        Figure(
-            "worker RSS", "RSS slope net of the kept indexes' growth", slope_mb_per_1k(net),
-            "MB per 1,000 events", note=note + "; whole run, warm-up included: not a target",
-        ),
-        Figure(
-            "worker RSS", "RSS slope after warm-up, net of the kept indexes", slope,
-            "MB per 1,000 events", target=f"flat (< {FLAT_MB_PER_1K})", met=met, note=verdict,
-        ),
-    ]  # fmt: skip
 
 
 def cpu_figures(run: Any, n: int) -> list[Figure]:

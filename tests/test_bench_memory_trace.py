@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -76,7 +77,30 @@ def test_a_memory_is_full_at_either_bound_and_unused_ones_are_not_counted() -> N
 def test_a_childs_kept_bytes_are_read_back_as_written(tmp_path: Path) -> None:
     import _kept_bytes
 
-    assert _kept_bytes.read(tmp_path, 4242) == 0.0  # a process that reported nothing
-    _kept_bytes.write(tmp_path, 4242, 3 * 2**20)
-    assert _kept_bytes.read(tmp_path, 4242) == 3.0
+    assert _kept_bytes.read(tmp_path, 4242) == (0.0, 0.0)  # a process that reported nothing
+    _kept_bytes.write(tmp_path, 4242, 3 * 2**20, 2**19)
+    assert _kept_bytes.read(tmp_path, 4242) == (3.0, 0.5)
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_child_reports_what_its_byte_bounded_memories_hold_as_the_census_sums_it() -> None:
+    import _kept_bytes
+
+    import digest.lessons.stats  # noqa: F401  # holds SQLAlchemy's func, which answers any name
+    from digest.reversal import signals_change
+    from digest.runtime import runtime
+    from digest.versions.replay.facts import _Kept
+
+    before = _kept_bytes.bounded_held()
+    info = signals_change.memo_info()  # type: ignore[attr-defined]
+    signals_change("The form no longer takes a fax number; give an e-mail address instead.")
+    grown = signals_change.memo_info().nbytes - info.nbytes  # type: ignore[attr-defined]
+    assert grown > 0
+    windows = runtime().piece(_Kept).windows  # a runtime piece's BytesLRU, counted once
+    windows.put(("db", 1), np.arange(1000))
+    after = _kept_bytes.bounded_held()
+    assert after - before == grown + windows.nbytes
+    # the census finds the same memories; it weighs a runtime piece as a whole (its lock, its
+    # objects' slots), a little more than what its BytesLRUs count
+    census = _memory_trace.filled(_memory_trace._memories())[0] * 2**20
+    assert after <= census < after + 4096

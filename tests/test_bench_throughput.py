@@ -1,7 +1,7 @@
-"""``bench/throughput.py``'s RSS figures net of the kept indexes: each sample's RSS less what
-the active lessons counted with it must hold, and the verdict read after warm-up (a child's
-bounded memories full, the first compose round done). Pure arithmetic on given samples, never
-timed."""
+"""``bench/throughput.py``'s RSS figures net of the kept indexes (``bench/_rss_verdict.py``):
+each sample's RSS less what the active lessons counted with it must hold, and the verdict read
+after warm-up (a child's bounded memories full, the first compose round done). Pure arithmetic
+on given samples, never timed."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path[:0] = [str(BENCH)]
 
+import _rss_verdict as verdict  # noqa: E402
 import throughput  # noqa: E402
 from _report import Figure  # noqa: E402
 
-KB = throughput.KEPT_KB_PER_LESSON
+KB = verdict.KEPT_KB_PER_LESSON
 
 
 Samples = list[tuple[float, int, list[float]]]
@@ -39,12 +40,12 @@ def _run(
         rss += step_mb if done >= composed_at - 1000 else 0.0
         samples.append((float(i), done, [rss - 5, rss]))
         lessons.append((done, active))
-        composes.append((done, throughput.AGENTS if done >= composed_at else 0))
+        composes.append((done, verdict.AGENTS if done >= composed_at else 0))
     return samples, lessons, composes
 
 
 def _verdict(run: tuple[Samples, list[tuple[int, int]], Composes]) -> Figure:
-    _, after = throughput.net_slope_figures(*run, children=2)
+    _, after = verdict.net_slope_figures(*run, children=2)
     assert after.name == "RSS slope after warm-up, net of the kept indexes"
     return after
 
@@ -53,7 +54,7 @@ def test_a_worker_growing_by_its_bank_alone_is_flat_net_of_the_kept_indexes() ->
     samples, lessons, composes = _run(0.0)
     raw = throughput.rss_figures(samples, 2, "worker RSS")
     assert next(f for f in raw if f.name == "RSS slope").value == pytest.approx(400 * KB / 1024)
-    whole, after = throughput.net_slope_figures(samples, lessons, composes, children=2)
+    whole, after = verdict.net_slope_figures(samples, lessons, composes, children=2)
     assert whole.value == pytest.approx(0.0, abs=1e-9)
     assert after.value == pytest.approx(0.0, abs=1e-9)
     assert after.met is True
@@ -62,7 +63,7 @@ def test_a_worker_growing_by_its_bank_alone_is_flat_net_of_the_kept_indexes() ->
 
 def test_growth_beside_the_bank_is_not_netted_away() -> None:
     samples, lessons, composes = _run(0.3)
-    whole, after = throughput.net_slope_figures(samples, lessons, composes, children=2)
+    whole, after = verdict.net_slope_figures(samples, lessons, composes, children=2)
     assert whole.value == pytest.approx(0.3)
     assert after.value == pytest.approx(0.3)
     assert after.met is False
@@ -74,7 +75,7 @@ def test_the_first_compose_rounds_step_is_warm_up_and_the_window_starts_after_it
     assert after.value == pytest.approx(0.0, abs=1e-9)
     # the same step read in a window that holds it is a trend: the window must exclude it
     samples, lessons, composes = _run(0.0, composed_at=15_000, step_mb=3.0)
-    early = [(done, throughput.AGENTS) for done, _ in composes]
+    early = [(done, verdict.AGENTS) for done, _ in composes]
     assert _verdict((samples, lessons, early)).met is False
 
 
@@ -101,7 +102,7 @@ def test_a_run_with_no_compose_warms_up_by_its_memories_alone() -> None:
 def test_samples_and_lesson_counts_must_pair_up() -> None:
     samples, lessons, _ = _run(0.0)
     with pytest.raises(ValueError, match="31 RSS samples but 30 lesson counts"):
-        throughput.net_of_kept(samples, lessons[:-1])
+        verdict.net_of_kept(samples, lessons[:-1])
 
 
 def _measured(extra_mb_per_1k: float) -> tuple[Samples, list[tuple[int, int]], Composes, list]:
@@ -120,22 +121,22 @@ def _measured(extra_mb_per_1k: float) -> tuple[Samples, list[tuple[int, int]], C
 
 def test_measured_kept_bytes_net_the_bank_exactly_where_the_constant_would_not() -> None:
     samples, lessons, composes, kept = _measured(0.0)
-    whole, after = throughput.net_slope_figures(samples, lessons, composes, 2, kept)
+    whole, after = verdict.net_slope_figures(samples, lessons, composes, 2, kept)
     assert after.value == pytest.approx(0.0, abs=1e-9) and after.met is True
     assert "measured with each sample" in whole.note
     # the same run netted by the constant: the indexes' growth beyond it reads as a trend
-    _, estimated = throughput.net_slope_figures(samples, lessons, composes, 2)
+    _, estimated = verdict.net_slope_figures(samples, lessons, composes, 2)
     assert estimated.value == pytest.approx(400 * KB / 1024) and estimated.met is False
     # growth beside the measured bank is still a trend
     samples, lessons, composes, kept = _measured(0.3)
-    _, after = throughput.net_slope_figures(samples, lessons, composes, 2, kept)
+    _, after = verdict.net_slope_figures(samples, lessons, composes, 2, kept)
     assert after.value == pytest.approx(0.3) and after.met is False
 
 
 def test_kept_bytes_samples_must_pair_up_with_the_rss_samples() -> None:
     samples, lessons, _, kept = _measured(0.0)
     with pytest.raises(ValueError, match="31 RSS samples but 30 kept-bytes samples"):
-        throughput.net_of_kept(samples, lessons, kept[:-1])
+        verdict.net_of_kept(samples, lessons, kept[:-1])
 
 
 # --- compose rounds at fixed event marks (bench/_pipeline.py) ----------------------------------
@@ -185,3 +186,66 @@ def test_a_compose_round_asks_one_manual_compose_of_each_agent_of_the_tenant(
     assert {m["headers"]["task"] for m in sent} == {"digest.compose_version"}
     asked = sorted(json.loads(base64.b64decode(m["body"]))[0] for m in sent)
     assert asked == [[agent_id, "manual"] for agent_id in ours]  # the other tenant's: none
+
+
+# --- warm-up until the bounded memories stop filling (bench/_kept_bytes.py's held MB) ---------
+
+
+def _filling(
+    extra_mb_per_1k: float, filled_at: int = 20_000, events: int = 40_000
+) -> tuple[Samples, list[tuple[int, int]], Composes, list[list[float]], list[list[float]]]:
+    """``_measured``'s shape: each child's RSS is its kept indexes, its bounded memories
+    (filling by 0.5 MB per 1,000 events until ``filled_at``, then full) and
+    ``extra_mb_per_1k``; every agent composed by 6,000 events."""
+    samples, lessons, composes, kept, held = [], [], [], [], []
+    for i in range(events // 1000 + 1):
+        done = 1000 * i
+        bank = 0.6 * i
+        memories = 0.5 * min(done, filled_at) / 1000
+        rss = 130 + bank + memories + extra_mb_per_1k * i
+        samples.append((float(i), done, [60.0, rss - 1, rss]))
+        lessons.append((done, 400 * i))
+        composes.append((done, verdict.AGENTS if done >= 6_000 else 0))
+        kept.append([0.0, bank, bank])
+        held.append([0.0, memories, memories])
+    return samples, lessons, composes, kept, held
+
+
+def test_the_window_starts_when_the_bounded_memories_stop_filling() -> None:
+    samples, lessons, composes, kept, held = _filling(0.0)
+    # read from a child's 5,000th event, the memories' fill is a trend of 0.5 MB per 1,000
+    _, assumed = verdict.net_slope_figures(samples, lessons, composes, 2, kept)
+    assert assumed.met is False and "from 10,000 to 40,000 events" in assumed.note
+    _, after = verdict.net_slope_figures(samples, lessons, composes, 2, kept, held)
+    assert after.value == pytest.approx(0.0, abs=1e-9) and after.met is True
+    assert after.note.startswith("from 20,000 to 40,000 events")
+    assert "the bounded memories stopped filling (bounded memories 10.0 -> 10.0 MB" in after.note
+    assert f"from 10,000 (not waiting for them) {assumed.value:.2f}" in after.note
+
+
+def test_growth_after_the_memories_are_full_is_still_a_trend() -> None:
+    samples, lessons, composes, kept, held = _filling(0.15)
+    _, after = verdict.net_slope_figures(samples, lessons, composes, 2, kept, held)
+    assert after.note.startswith("from 20,000 to 40,000 events")
+    assert after.value == pytest.approx(0.15) and after.met is False
+
+
+def test_memories_still_filling_late_leave_no_verdict() -> None:
+    samples, lessons, composes, kept, held = _filling(0.0, filled_at=35_000)
+    _, after = verdict.net_slope_figures(samples, lessons, composes, 2, kept, held)
+    assert after.met is None
+    assert after.note.startswith("no verdict (nan: no window): warm-up ends at 35,000")
+
+
+def test_memories_filled_allows_a_quarter_mb_left_and_lru_drops() -> None:
+    samples = [(float(i), 1000 * i, [100.0, 100.0]) for i in range(6)]
+    # the first child gains 0.2 MB after 2,000 (within FILL_LEFT_MB), the second drops 1 MB
+    # (an LRU trimmed) then gains 0.6 MB after 3,000 events
+    held = [[1.0, 5.0], [2.0, 5.0], [3.0, 5.0], [3.1, 4.0], [3.2, 4.6], [3.2, 4.6]]
+    assert verdict.memories_filled(samples, held) == (
+        4_000,
+        "bounded memories 4.6 -> 4.6 MB from there",
+    )
+    assert verdict.memories_filled(samples, [[0.0, 0.0]] * 6) is None  # none reported
+    with pytest.raises(ValueError, match="6 RSS samples but 5 bounded-memory samples"):
+        verdict.memories_filled(samples, held[:-1])
