@@ -177,7 +177,10 @@ def _signed_terms_uncached(text: str) -> dict[str, int]:
 #: words only German text has: there every noun is capitalised, so capitals mark no name
 _CAPITALISED_NOUNS = frozenset(
     """sind ist und der das dem den im ich nicht für eine einen einem darf dürfen kann können
-    gibt wir mein meine meinen bitte auch werden wird haben habe""".split()  # noqa: SIM905
+    gibt wir mein meine meinen bitte auch werden wird haben habe zu ihr euch welche welcher
+    welchem welches welchen wie wann bei auf nach sie noch schon oder aber ein einer eines
+    kein keine keinen mir mich uns wenn dass muss müssen soll sollen nehmt nehmen habt seid
+    bist kostet kosten""".split()  # noqa: SIM905
 )
 
 

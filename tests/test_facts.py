@@ -84,6 +84,10 @@ def test_a_question_and_its_answer_are_read_for_their_content_terms() -> None:
     # capitals mark names in English, not in German, where every noun has one
     assert names("Do you ship to New Zealand?") == {"new", "zealand"}
     assert names("Liefern Sie an Sonntagen nach Österreich?") == set()
+    # German told by its function words, whichever a question uses
+    assert names("Bis zu welchem Gewicht nehmt ihr Koffer mit?") == set()
+    assert names("Wann macht euer Laden morgens auf?") == set()
+    assert names("Can I bring a hat to the Opera House?") == {"opera", "hous"}
     assert names("Is the jacket in size M?") == {"m"}
     assert names("Can order 1042 still be changed?") == {"1042"}
 
