@@ -106,26 +106,39 @@ def _card_number(text: str) -> bool:
 _LABELS = frozenset({"title", "name", "subject", "summary", "label", "filename", "file_name"})
 
 
-def _strings(value: Any, depth: int = 0) -> Iterator[str]:
-    """Every string inside a JSON value (keys too, as ``key=value``), to a sane depth."""
+#: a key that is a name (an identifier): it labels what it holds, as "cc", "reply_to" or
+#: "attachments" do; a key of other text is read as written, a sentence of its own
+_KEY_NAME = re.compile(r"[A-Za-z_][\w-]{0,39}")
+
+
+def _strings(value: Any, depth: int = 0, key: str = "") -> Iterator[str]:
+    """Every string inside a JSON value, to a sane depth, each written after the path of the
+    keys that hold it (``.key=value``, ``.outer.inner=value``): a key names its values, whether
+    one string or a list's or a nested object's (".cc=x@y", ".to.email=x@y" send nothing, as
+    ".email=x@y" does not; the leading dot keeps a key that reads the same backwards, "cc",
+    a name in the reversed view too). A key that is not a name (spaces, signs) is screened
+    as written, and so is every value."""
     if depth > 20:
         return
     if isinstance(value, str):
-        yield value
+        yield f".{key}={value}" if key else value
     elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, str) and str(key).casefold() in _LABELS:
+        for name, item in value.items():
+            name = str(name)
+            if isinstance(item, str) and name.casefold() in _LABELS:
                 # a thing's name is not an order: "title=Vendor contract sync" beside the
                 # attendees' addresses sends nothing (read as a sentence of its own)
-                yield f"| {key}={item} |"
-            elif isinstance(item, str):
-                yield f"{key}={item}"  # a key names its value: "email=x@y" sends nothing
-            else:
-                yield str(key)
+                yield f"| {name}={item} |"
+            elif not _KEY_NAME.fullmatch(name):
+                yield name
                 yield from _strings(item, depth + 1)
+            elif isinstance(item, str | dict | list | tuple):
+                yield from _strings(item, depth + 1, f"{key}.{name}" if key else name)
+            else:
+                yield f".{key}.{name}" if key else f".{name}"
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _strings(item, depth + 1)
+            yield from _strings(item, depth + 1, key)
 
 
 def _fields(payload: dict[str, Any]) -> Iterator[tuple[str, str]]:
