@@ -13,12 +13,10 @@ import json
 import pytest
 
 from digest import fingerprint as fp
-from digest.lessons.neighbours import Neighbour
-from digest.lessons.store import Candidate
 from digest.model.offline_reconcile import reconcile
 from digest.reflect.reconcile import for_the_judge
 from digest.reversal import names_apart, reverses_interface, states_reversal
-from tests.reflect.helpers import offline_judged, owner_fact
+from tests.reflect.helpers import offline_judged, owner_fact, owner_pair
 
 
 def _tool_lesson(i: int, tool: str, args: dict[str, object], error: str) -> dict[str, object]:
@@ -121,20 +119,6 @@ def test_look_alikes_of_those_verbs_state_none(text: str) -> None:
     assert not states_reversal(text)
 
 
-def _pair(old: tuple[str, str], new: tuple[str, str]) -> tuple[Candidate, Neighbour]:
-    known, asked = owner_fact(7, *old), owner_fact(0, *new)
-    lesson = Neighbour(
-        lesson_id=7, relevance=0.1, identity=0.1, title="t", situation=str(known["situation"]),
-        mistake=None, correction=str(known["correction"]), tags=(),
-        fingerprint=str(known["fingerprint"]),
-    )  # fmt: skip
-    candidate = Candidate(
-        situation=str(asked["situation"]), mistake=None, correction=str(asked["correction"]),
-        fingerprint=str(asked["fingerprint"]),
-    )  # fmt: skip
-    return candidate, lesson
-
-
 #: an owner's answer that may reverse a fact asked in other words: the judge is asked, and
 #: the offline rules (which cannot read "BYO" as bringing one's own wine) supersede nothing
 ASKED = [
@@ -157,7 +141,7 @@ ASKED = [
 def test_a_change_or_a_new_figure_beside_an_owner_fact_goes_to_the_judge(
     old: tuple[str, str], new: tuple[str, str]
 ) -> None:
-    assert for_the_judge(*_pair(old, new), 0.5)
+    assert for_the_judge(*owner_pair(old, new), 0.5)
 
 
 @pytest.mark.parametrize(("old", "new"), ASKED[3:])
@@ -171,4 +155,4 @@ def test_the_rules_keep_an_unrelated_change_apart(
 def test_an_answer_stating_no_change_and_no_figure_of_the_old_one_is_not_asked() -> None:
     old = ("Do you sell gift cards?", "Yes, in store and online.")
     new = ("Do you do layaway for Christmas orders?", "Yes, with a 20% deposit.")
-    assert not for_the_judge(*_pair(old, new), 0.5)
+    assert not for_the_judge(*owner_pair(old, new), 0.5)

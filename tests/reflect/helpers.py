@@ -10,6 +10,8 @@ from sqlalchemy import select
 from digest import fingerprint as fp
 from digest.config import Settings, get_settings
 from digest.db import session_scope
+from digest.lessons.neighbours import Neighbour
+from digest.lessons.store import Candidate
 from digest.model.offline_reconcile import reconcile
 from digest.models import Lesson, LessonEvidence
 from digest.reflect.claims import Claimed, ReflectResult, claim_batch
@@ -52,6 +54,24 @@ def owner_fact(i: int, question: str, answer: str) -> dict[str, object]:
     return {"id": i, "situation": f"Asked: {question}", "mistake": None, "tags": [],
             "correction": f'Answer "{question}" with the owner\'s facts. {answer}',
             "fingerprint": key}  # fmt: skip
+
+
+def owner_pair(
+    old: tuple[str, str], new: tuple[str, str], *, relevance: float = 0.1
+) -> tuple[Candidate, Neighbour]:
+    """An owner's new answer as reconcile's candidate, and an old one as its neighbour (id 7),
+    each a (question, answer)."""
+    known, asked = owner_fact(7, *old), owner_fact(0, *new)
+    lesson = Neighbour(
+        lesson_id=7, relevance=relevance, identity=relevance, title="t",
+        situation=str(known["situation"]), mistake=None, correction=str(known["correction"]),
+        tags=(), fingerprint=str(known["fingerprint"]),
+    )  # fmt: skip
+    candidate = Candidate(
+        situation=str(asked["situation"]), mistake=None, correction=str(asked["correction"]),
+        fingerprint=str(asked["fingerprint"]),
+    )  # fmt: skip
+    return candidate, lesson
 
 
 def offline_judged(

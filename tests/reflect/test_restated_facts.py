@@ -8,24 +8,8 @@ from __future__ import annotations
 import pytest
 
 from digest import facts
-from digest.lessons.neighbours import Neighbour
-from digest.lessons.store import Candidate
 from digest.reflect.reconcile import for_the_judge
-from tests.reflect.helpers import owner_fact
-
-
-def _pair(old: tuple[str, str], new: tuple[str, str]) -> tuple[Candidate, Neighbour]:
-    known, asked = owner_fact(3, *old), owner_fact(0, *new)
-    lesson = Neighbour(
-        lesson_id=3, relevance=0.8, identity=0.6, title="t", situation=str(known["situation"]),
-        mistake=None, correction=str(known["correction"]), tags=(),
-        fingerprint=str(known["fingerprint"]),
-    )  # fmt: skip
-    candidate = Candidate(
-        situation=str(asked["situation"]), mistake=None, correction=str(asked["correction"]),
-        fingerprint=str(asked["fingerprint"]),
-    )  # fmt: skip
-    return candidate, lesson
+from tests.reflect.helpers import owner_pair
 
 
 @pytest.mark.parametrize(
@@ -40,7 +24,7 @@ def _pair(old: tuple[str, str], new: tuple[str, str]) -> tuple[Candidate, Neighb
 def test_agreeing_answers_to_questions_worded_apart_go_to_the_judge(
     old: tuple[str, str], new: tuple[str, str]
 ) -> None:
-    candidate, lesson = _pair(old, new)
+    candidate, lesson = owner_pair(old, new, relevance=0.8)
     asked = facts.lesson_fact(candidate.situation, candidate.correction)
     known = facts.lesson_fact(lesson.situation, lesson.correction or "")
     assert facts.relation(asked, known) is facts.Relation.DISTINCT  # no rule joins them
@@ -65,7 +49,7 @@ def test_agreeing_answers_to_questions_worded_apart_go_to_the_judge(
 def test_disagreeing_answers_or_things_named_apart_are_not_restated(
     old: tuple[str, str], new: tuple[str, str]
 ) -> None:
-    candidate, lesson = _pair(old, new)
+    candidate, lesson = owner_pair(old, new, relevance=0.8)
     asked = facts.lesson_fact(candidate.situation, candidate.correction)
     known = facts.lesson_fact(lesson.situation, lesson.correction or "")
     assert not facts.restated_apart(asked, known)
