@@ -35,6 +35,8 @@ from digest.text import OPEN_QUOTE, quoted
 MIN_COPY, MIN_WORDS = 12, 3
 #: the errors of one run looked for, at most
 MAX_ERRORS = 20
+#: the longest cut of a word a copy may end on that is read as the error's (``_cut_within_word``)
+MAX_CUT_WORD = 120
 #: the lengths of a value a call passed that is masked in a copy of its error
 MIN_PASSED, MAX_PASSED = 3, 120
 
@@ -90,7 +92,9 @@ def _cut_within_word(text: str, best: re.Match[str], words: list[str]) -> re.Mat
     copied = len(best.group(0).split())
     if copied >= len(words):
         return None
-    word = words[copied]
+    # (its first ``MAX_CUT_WORD`` characters: a blob without spaces is no word to nest a
+    # pattern over)
+    word = words[copied][:MAX_CUT_WORD]
     # the next word's first character, then each further one only after the one before it
     head = _ALIKE.get(word[0]) or re.escape(word[0])
     rest = "".join(f"(?:{re.escape(c)}" for c in word[1:]) + ")?" * (len(word) - 1)

@@ -74,6 +74,17 @@ def test_values_the_calls_passed_are_masked_in_the_copy() -> None:
     assert "enterprise_yearly" not in seen.situation and "‹id›" in seen.situation
 
 
+def test_a_copy_cut_inside_a_long_blob_stays_a_copy_of_whole_words() -> None:
+    blob = "Qm9va2luZ3M" * 500  # a value with no space, 5,500 characters
+    error = f"Upload failed for blob {blob} please retry"
+    payload = _run(error)
+    cut = Candidate(
+        situation=f"It fails with: Upload failed for blob {blob[:3000]}", correction="c"
+    )
+    seen = as_observed(cut, payload)  # no pattern nested over the blob
+    assert seen.situation.startswith("It fails with: «Upload failed for blob»")
+
+
 def test_a_name_quoted_from_a_longer_passed_value_is_the_instance() -> None:
     def run(name: str) -> tuple[dict[str, object], str]:
         error = f'Error from server (NotFound): deployments.apps "{name}" not found'
