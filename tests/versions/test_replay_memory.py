@@ -40,16 +40,21 @@ def _row(lesson_id: int) -> Row:
     return Row(lesson_id, "agent", None, None, "trusted")
 
 
-def test_a_replay_drops_the_near_words_it_made_and_keeps_those_made_before() -> None:
-    embedder = StaticEmbedder()
-    index = AgentIndex(
+def _index(booking_cues: str) -> AgentIndex:
+    """An agent's index of two lessons: a refund's limit and a booking's (its cues given)."""
+    return AgentIndex(
         [
             Entry(1, "Check `amount`: `issue_refund` fails with «exceeds»", meta=_row(1),
                   cues="vase shattered"),
             Entry(2, "Check availability first: `book` fails", meta=_row(2),
-                  cues="seats economy"),
+                  cues=booking_cues),
         ]
     )  # fmt: skip
+
+
+def test_a_replay_drops_the_near_words_it_made_and_keeps_those_made_before() -> None:
+    embedder = StaticEmbedder()
+    index = _index("seats economy")
     words = word_vectors(embedder)
     assert words is not None
     near_matches(index, ["seating"], words, cues=True)  # a prompt asked before the compose
@@ -67,14 +72,7 @@ def test_a_replay_drops_the_near_words_it_made_and_keeps_those_made_before() -> 
 
 def test_a_replay_keeps_none_of_the_word_vectors_it_made_and_finds_the_same() -> None:
     embedder = StaticEmbedder()
-    index = AgentIndex(
-        [
-            Entry(1, "Check `amount`: `issue_refund` fails with «exceeds»", meta=_row(1),
-                  cues="vase shattered"),
-            Entry(2, "Check availability first: `book` fails", meta=_row(2),
-                  cues="seats economy order 48213"),
-        ]
-    )  # fmt: skip
+    index = _index("seats economy order 48213")
     words = word_vectors(embedder)
     assert words is not None
     kept = len(words)
