@@ -25,7 +25,12 @@ cannot fix. It is not a measure of any model.
   candidate and each shown lesson is read back to its rule (exact words, else the remembered
   text sharing the most words). Per candidate: NOOP on a shown lesson of the same rule, DELETE
   (with a reason) on each shown lesson whose rule is ``superseded_by`` the candidate's, ADD
-  otherwise. It never names an id it was not shown and never writes an UPDATE.
+  otherwise. It never names an id it was not shown and never writes an UPDATE, unless told
+  to answer as a model that "updates" might: ``BENCH_ORACLE_REVERSE_BY=update`` (a reversal
+  as an UPDATE of the old lesson with the candidate's words and a reason naming the change;
+  ``update-silent``: with no reason) and ``BENCH_ORACLE_SAME_BY=update`` (a repeat of a
+  shown lesson's rule as an UPDATE with the candidate's words, not a NOOP): a right bank
+  must come out the same.
 - same_question: the new and each open question are found among the case's owner answers; a
   match only when their events teach the same rule.
 - summarize: the offline rules.
@@ -113,6 +118,16 @@ class Oracle:
         #: ``BENCH_ORACLE_OWN_WORDS=1``: every lesson in the oracle's own words (a model that
         #: never words a lesson as the offline rules do: what the product makes of it)
         self.own_words = os.environ.get("BENCH_ORACLE_OWN_WORDS") == "1"
+        #: ``BENCH_ORACLE_REVERSE_BY=update``: a reversal answered as an UPDATE of the old
+        #: lesson with the candidate's words (the prompt asks for a DELETE; a model may still
+        #: "update" a fact that changed): what the product makes of it; ``update-silent``: the
+        #: same UPDATE with no reason given (only what the texts say tells it is a reversal)
+        by = os.environ.get("BENCH_ORACLE_REVERSE_BY", "")
+        self.reverse_by_update = by in ("update", "update-silent")
+        self.reverse_reason = "" if by == "update-silent" else "updated: the requirement changed"
+        #: ``BENCH_ORACLE_SAME_BY=update``: a repeat of a shown lesson's rule in other words
+        #: answered as an UPDATE with the candidate's words, not a NOOP (a model that enriches)
+        self.same_by_update = os.environ.get("BENCH_ORACLE_SAME_BY") == "update"
 
     def _note(self, agent: str, kind: str, **found: Any) -> None:
         if self._trace:
@@ -330,6 +345,10 @@ class Oracle:
             number = int(c["candidate"])
             rule = self._rule_of_text(case, c)
             same = [i for i, r in shown.items() if rule is not None and r == rule]
+            if same and self.same_by_update:
+                lesson = {k: c[k] for k in ("situation", "correction", "tags") if k in c}
+                ops.append({"op": "UPDATE", "candidate": number, "id": same[0], "lesson": lesson})
+                continue
             if same:
                 ops.append({"op": "NOOP", "candidate": number, "id": same[0]})
                 continue
@@ -339,6 +358,13 @@ class Oracle:
                 if r is not None and rule is not None and case.rule(r).superseded_by == rule
             ]
             for i in old:
+                if self.reverse_by_update:
+                    lesson = {k: c[k] for k in ("situation", "correction", "tags") if k in c}
+                    ops.append({
+                        "op": "UPDATE", "candidate": number, "id": i, "lesson": lesson,
+                        **({"reason": self.reverse_reason} if self.reverse_reason else {}),
+                    })  # fmt: skip
+                    continue
                 ops.append({
                     "op": "DELETE", "candidate": number, "id": i,
                     "reason": "the new lesson reverses this one: the requirement changed",

@@ -122,7 +122,7 @@ def send_and_wait(
     *,
     tenant: str = "bench",
     key_prefix: str = "bench",
-    timeout_s: float = 1800,
+    timeout_s: float | None = None,
     sample_every_s: float = 1.0,
     capture_threads: int = 1,
     count_lessons: bool = False,
@@ -190,6 +190,8 @@ def send_and_wait(
         watcher.start()
         _capture_all(stream, tenant, key_prefix, capture_threads)
         captured = time.monotonic() - started
+        # 30 minutes, or 25 events/s for a longer stream (scale 8 on a loaded host took longer)
+        timeout_s = timeout_s if timeout_s is not None else max(1800.0, len(stream) / 25)
         watcher.join(timeout_s)
     finally:
         stop.set()

@@ -64,6 +64,7 @@ from digest.reversal import (
     extends,
     reversal_sentences,
     reversal_terms,
+    says_only_a_change,
     states_reversal,
 )
 
@@ -441,12 +442,17 @@ def restated_apart(new: Fact, old: Fact) -> bool:
 _OPENING = re.compile(r"^[^:;,.!?\n]*")
 
 
-def _opens_with_bare_reversal(answer: str) -> bool:
+def opens_with_bare_reversal(answer: str) -> bool:
     """Does the answer open by saying only that something changed ("Ya no: …", "No longer.",
     "Nicht mehr, …")? Then the change is about what its question asks."""
-    opening = _OPENING.match(answer.strip())
+    text = answer.strip()
+    opening = _OPENING.match(text)
     clause = opening.group(0) if opening else ""
-    return bool(clause and reversal_terms(clause) == set() and states_reversal(clause))
+    if clause and answer_polarity(clause) and not states_reversal(clause):
+        # "Nein, nicht mehr.": the no alone, then the change it says
+        following = _OPENING.match(text[len(clause) :].lstrip(":;,.!? "))
+        clause = following.group(0) if following else ""
+    return bool(clause) and says_only_a_change(clause)
 
 
 #: a question that asks how things stand now ("What is the fee now?", "Do you still…?")
@@ -552,7 +558,7 @@ def reverses(new: Fact, old: Fact) -> bool:
     if (figure_replaced(new, old) and not narrower) or stated_change(new, old):
         return True
     stated = terms(" ".join(reversal_terms(new.answer)))
-    if _opens_with_bare_reversal(new.answer):
+    if opens_with_bare_reversal(new.answer):
         stated |= new.subject
     return bool(stated & old.said)
 

@@ -105,6 +105,17 @@ def _reversal_sentences(text: str) -> tuple[str, ...]:
     return tuple(sentences)
 
 
+def says_only_a_change(clause: str) -> bool:
+    """Does ``clause`` say only that something changed, naming nothing ("Nicht mehr", "Plus
+    maintenant", "Non, già non più", "Ya no")? Its markers and an opening yes or no aside, no
+    word is left."""
+    if not states_reversal(clause) or any(c.isdigit() for c in clause):
+        return False  # a figure is named ("we now open at 8"): it says what changed
+    rest = _MARKER.sub(" ", clause)
+    opening = _NO.match(rest) or _YES.match(rest)
+    return not _words(rest[opening.end() :] if opening else rest)
+
+
 def reversal_terms(text: str) -> set[str]:
     """The words a reversal in ``text`` is about (the sentence around each marker), or an
     empty set when the text states no reversal."""

@@ -130,6 +130,9 @@ MARKERS = (
     r"|obsolète|supprimé|exige maintenant|requiert désormais|au profit de|abandonné"
     r"|(?:est|sont) (?:maintenant|désormais) (?:facultati|optionnel|obligatoire|requis)"
     r"|avec effet immédiat|à partir de maintenant|nous avons arrêté|renommée? (?:en|à)\b"
+    # "not any more" said alone ("Plus maintenant : …", "(Non,) plus depuis mars"), not a
+    # comparison ("plus maintenant que jamais")
+    r"|\bplus maintenant\b(?! que)|\bplus depuis\b"
     r"|depuis (?:le )?(?:\d+(?:er)? )?" + _MONTHS_FR,
     # Spanish / Portuguese / Italian
     r"ya no|en su lugar|en lugar de|ahora requiere|ahora se requiere|reemplazad[oa] por"

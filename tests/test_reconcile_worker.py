@@ -265,6 +265,45 @@ def test_contradiction_supersedes_the_old_lesson_and_keeps_the_new(
     assert (run.n_delete, run.n_add) == (1, 1)
 
 
+def test_a_judges_update_that_reverses_supersedes_like_a_delete(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    """A model may answer a contradiction with an UPDATE (no reason given): the candidate says
+    the lesson's field is no longer accepted, so the old lesson is superseded and the new one
+    kept, with why in the history, as for a DELETE (not rewritten in place, citing both)."""
+    old = existing(
+        tenant, SITUATION, "Pass the refund in cents in the amount_cents field of issue_refund",
+        source="run_outcome",
+    )  # fmt: skip
+    name = f"update-reverses-{tenant}"
+    new_correction = (
+        "Pass the refund in EUR in the amount field of issue_refund: amount_cents is no longer"
+        " accepted"
+    )
+    merged = {"situation": SITUATION, "correction": new_correction, "tags": ["refunds"]}
+    marker = fake_llm.script_by_kind(
+        name,
+        reflect=[("reply", lesson_block(f"{SITUATION} [script:{name}]", new_correction))],
+        reconcile=[("reply", ops({"op": "UPDATE", "candidate": 0, "id": 0, "lesson": merged}))],
+    )
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    old_row, new_row = lessons_of(tenant)
+    assert (old_row.id, old_row.status, old_row.superseded_by_id) == (
+        old.id, "superseded", new_row.id,
+    )  # fmt: skip
+    assert new_row.status == "active" and new_row.correction == new_correction
+    with session_scope() as session:
+        deleted = session.scalars(
+            select(LessonHistory).where(
+                LessonHistory.lesson_id == old.id, LessonHistory.op == "DELETE"
+            )
+        ).one()
+    assert "UPDATE reverses" in (deleted.reason or "") and deleted.event_id == event_id
+    run = digest_run(event_id)
+    assert (run.n_delete, run.n_add, run.n_update) == (1, 1, 0)
+
+
 def test_a_policy_contradiction_from_one_run_is_kept_apart(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:

@@ -10,6 +10,8 @@ an ADD. The same request is answered from this process's memory (``reconcile_ans
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from typing import Any
 
 from digest import facts
@@ -35,7 +37,7 @@ from digest.reflect.reconcile import (
     named_apart,
 )
 from digest.reflect.shared_words import instances_aside, names_apart_only, nothing_in_common
-from digest.reversal import signals_change
+from digest.reversal import reverses, signals_change, states_reversal
 from digest.runtime import runtime
 from digest.text import lesson_text, negation_flipped, normalise, observed
 
@@ -208,6 +210,75 @@ def _merged(raw: Any) -> Candidate | None:
     )
 
 
+#: a judge's reason that names a reversal ("the requirement changed", "contradicts", "no longer")
+_REVERSAL_REASON = re.compile(
+    r"\b(?:contradict\w*|revers\w*|supersed\w*|no longer|opposite|invert\w*|deprecat\w*"
+    r"|obsolete|outdated|(?<!wording )(?<!words )(?<!phrasing )changed)\b",
+    re.IGNORECASE,
+)
+
+
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)?")
+_PLURAL = re.compile(r"(?<=\w\w\w)(?:e?s)\b")
+
+
+def _ruled(remedy: str) -> str:
+    """A remedy's words with its figures as one mark and plurals singular ("at most 2 bags"
+    and "at most 1 bag" read alike): two remedies that differ only in their figures."""
+    return _PLURAL.sub("", _FIGURE.sub("#", normalise(remedy)))
+
+
+def update_reverses(candidate: Candidate, lesson: Neighbour, reason: str) -> bool:
+    """Is a judge's UPDATE of ``lesson`` with ``candidate`` a reversal, a DELETE by another
+    name? The prompt asks for a DELETE when a candidate contradicts a lesson (the old one is
+    superseded, the new one kept, the history says why); a model may still "update" a rule or
+    a fact that changed, which would rewrite the old lesson in place and cite both events on
+    one lesson. It is one when the judge's reason says so ("contradicts", "reversed", "no
+    longer", "the requirement changed"), when an owner's new answer reverses the old fact
+    (``facts.reverses``: the stance flipped, another value, a change stated on what it said),
+    or when the candidate states that something the lesson speaks of was removed, replaced or
+    inverted (``digest.reversal.reverses``; an answer that only adds, "…, and from Bergen too",
+    is an UPDATE). The trust rules then apply to the DELETE as to any."""
+    if _REVERSAL_REASON.search(reason):
+        return True
+    if fp.kind_of(candidate.fingerprint) == fp.kind_of(lesson.fingerprint) == "answer":
+        # the judge read the two as one fact: an answer that reverses it replaces it (an
+        # UPDATE in place would leave the agent the same words, with no superseded record)
+        asked = facts.lesson_fact(candidate.situation, candidate.correction)
+        known = facts.lesson_fact(lesson.situation, lesson.correction)
+        # "Plus maintenant : …", "No longer.": the change is about the fact the judge joined
+        bare = facts.opens_with_bare_reversal(asked.answer)
+        if fp.same(candidate.fingerprint, lesson.fingerprint):
+            return bare or facts.reverses(asked, known)
+        # two questions: a yes and a no may say one thing ("Is there an age limit?" "Yes, 16"
+        # / "Can my son of 14 rent one?" "No, the limit is 16"): the stance flip alone does
+        # not reverse what the judge joined; another value, or a change stated, does
+        return (
+            bare
+            or (states_reversal(asked.answer) and facts.reverses(asked, known))
+            or facts.reverses(replace(asked, stance=0), known)
+        )
+    mine, theirs = candidate_text(candidate), lesson_text(lesson.situation, lesson.correction)
+    if fp.tells_a_failure(candidate.fingerprint) and fp.tells_a_failure(lesson.fingerprint):
+        if _figures_differ(candidate.correction, lesson.correction) and _ruled(
+            candidate.correction
+        ) == _ruled(lesson.correction):
+            # the remedy's own figure changed, and nothing else ("at most 6 tickets" → "at
+            # most 8"; "the team plan's limit of 10" beside "the starter plan's limit of 5"
+            # names two plans: two instances of one rule)
+            return True
+        if fp.same_error_family(
+            candidate.fingerprint, candidate.tags, mine, lesson.fingerprint, lesson.tags or (),
+            theirs,
+        ):  # fmt: skip
+            return False  # one failed state in other words ("expired", "no longer valid")
+    if fp.kind_of(candidate.fingerprint) in ("edit", "manual") and negation_flipped(
+        candidate.correction, lesson.correction
+    ):
+        return True  # a rule now negated ("free shipping over 50 EUR" → "do not promise it")
+    return reverses(mine, theirs)
+
+
 def resolve(
     raw_operations: list[Any],
     candidates: dict[int, Candidate],
@@ -235,9 +306,15 @@ def resolve(
         if not isinstance(index, int) or isinstance(index, bool) or index not in candidates:
             drop(item, "unknown candidate")
             continue
-        if index in decided:
+        if index in decided and not (decided[index].op == "ADD" and op != "ADD"):
             drop(item, "second operation for one candidate")
             continue
+        if index in decided:
+            # an ADD of the candidate beside what it does to a lesson (Mem0's shape: "ADD" the
+            # new memory, "DELETE" the old one): the operation on the lesson says it all (a
+            # DELETE adds the candidate too)
+            drop({"op": "ADD", "candidate": index}, f"an ADD beside the {op} of one candidate")
+            del decided[index]
         if op == "ADD":
             decided[index] = Operation("ADD", index, reason="model: new lesson")
             continue
@@ -263,6 +340,12 @@ def resolve(
             decided[index] = Operation(
                 "DELETE", index, lesson_id=lesson_id, reason=reason or "contradicted"
             )
+        elif op == "UPDATE" and update_reverses(candidate, by_id[lesson_id], reason):
+            # a reversal named an UPDATE: the old lesson is superseded, the candidate kept
+            decided[index] = Operation(
+                "DELETE", index, lesson_id=lesson_id,
+                reason=f"the judge's UPDATE reverses it: {reason or 'a change stated'}",
+            )  # fmt: skip
         elif op == "UPDATE":
             merged = _merged(item.get("lesson"))
             if merged is None:

@@ -31,9 +31,10 @@ from digest.lessons.store import (
 from digest.lessons.transition import lesson_by_id
 from digest.lessons.vectors import stored_vector
 from digest.logs import get_logger
+from digest.masking import mask_ids
 from digest.models import PROTECTED_TRUST, Event, Lesson
-from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text, named_apart
-from digest.reversal import about_policy, speaks_of_policy, states_reversal
+from digest.reflect.reconcile import OPS, Operation, Plan, candidate_text, digits, named_apart
+from digest.reversal import about_policy, signals_change, speaks_of_policy, states_reversal
 from digest.text import lesson_text, negation_flipped
 
 log = get_logger("digest.reconcile")
@@ -227,11 +228,20 @@ def apply_plan(
             record("NOOP", target)
         elif op.op == "UPDATE" and event.trust != "high" and read_by_agents(target):
             assert target is not None and op.merged is not None
-            if _rewrites(target, op.merged):
+            if _rewrites(target, op.merged) and adds_to(target, op.merged):
                 record("ADD", proposed(op.merged, target))
-            else:  # the same words: support, and nothing an agent reads moves
+            else:
+                # the same words, or the same rule reworded (no figure, name, negation or
+                # change of its own): the event is the lesson's support, the words an agent
+                # reads stay; the judge's wording is kept in the history, nothing is lost
+                reason = op.reason
+                if _rewrites(target, op.merged):
+                    reason = (
+                        f"{op.reason}; words kept, the judge proposed: "
+                        + (candidate_text(op.merged)[:300])
+                    )
                 support_lesson(
-                    session, target, reason=op.reason, event=event, model=model,
+                    session, target, reason=reason, event=event, model=model,
                     prompt_hash=prompt_hash,
                 )  # fmt: skip
                 record("NOOP", target)
@@ -273,6 +283,29 @@ def apply_plan(
             applied.counts["DELETE"] += 1
             record("ADD", new)
     return applied
+
+
+#: a name a remedy spells as one: quoted or in backticks ('batch_no', `reserve_stock`)
+_SPELLED = re.compile(r"""[`'"]([\w.-]{1,40})[`'"]""")
+
+
+def adds_to(target: Lesson, merged: Candidate) -> bool:
+    """Does a judge's UPDATE of ``target`` say something the lesson does not: a figure of its
+    remedy (ids masked: the instance a run quotes is not the rule), a name the lesson never
+    spells, a negation flipped, or a change the lesson does not state? An untrusted event's
+    such UPDATE of a lesson agents read waits, held, for a second source; one that only
+    rewords the rule is the lesson's support."""
+    old, new = lesson_text(target.situation, target.correction), candidate_text(merged)
+    said = set(digits(mask_ids(target.correction)))
+    if set(digits(mask_ids(merged.correction))) - said:
+        return True
+    if {n.casefold() for n in _SPELLED.findall(merged.correction)} - set(
+        _SPELLED.findall(old.casefold())
+    ):
+        return True
+    return negation_flipped(merged.correction, target.correction) or (
+        signals_change(new) and not signals_change(old)
+    )
 
 
 def _rewrites(target: Lesson, merged: Candidate) -> bool:

@@ -261,3 +261,49 @@ def test_run_text_keeps_a_policy_claim_apart_from_the_policy_lesson(
         added = session.get(Lesson, new)
         assert added is not None and added.replaces_id is None
     assert applied.counts["ADD"] == 1
+
+
+@pytest.mark.parametrize(
+    ("words", "held"),
+    [
+        ("always check the tracking id first", False),  # the rule reworded: its support
+        ("check the tracking id, at most 2 parcel labels", True),  # a figure of its own
+        ("check the tracking id with 'carrier_ref'", True),  # a name it never spelled
+    ],
+)
+def test_an_untrusted_update_of_a_released_lesson_is_held_only_when_it_adds(
+    sqlite_env: str, tenant: str, words: str, held: bool
+) -> None:
+    """One untrusted run's UPDATE of a lesson agents read: a rewording is the lesson's support
+    (its words stay, the judge's kept in the history, nothing held beside it); one that adds a
+    figure, a name, a negation or a change is a held lesson that replaces it once released
+    (the release rule; at this tenant's gate of 1 its one source releases it at once)."""
+    from digest.tenants import configure_tenant
+
+    with session_scope() as session:
+        configure_tenant(session, tenant, frequency_gate=1)  # one source releases a lesson
+    released, _ = _untrusted_lesson(tenant)
+    run = digest.record_run(tenant, "bot", task="track 2", outcome="failure", error="x")
+    merged = Candidate("tracking", words)
+    with session_scope() as session:
+        applied = _apply(session, run, [merged], Operation("UPDATE", 0, released, merged))
+    with session_scope() as session:
+        old = session.get(Lesson, released)
+        assert old is not None and old.correction == "check the tracking id"
+        history = session.scalars(
+            select(LessonHistory.reason).where(
+                LessonHistory.lesson_id == released, LessonHistory.event_id == run
+            )
+        ).all()
+    if held:
+        assert applied.counts["ADD"] == 1 and applied.lesson_ids != [released]
+        with session_scope() as session:
+            new = session.get(Lesson, applied.lesson_ids[0])
+            assert new is not None and (new.replaces_id, new.correction) == (released, words)
+        # its one source reaches this tenant's gate of 1: it replaces the old one at once
+        assert old.status == "superseded" and old.superseded_by_id == new.id
+    else:
+        assert applied.counts["NOOP"] == 1 and applied.lesson_ids == [released]
+        assert old.status == "active"
+        assert old.support_count == 2
+        assert len(history) == 1 and f"the judge proposed: tracking {words}" in str(history[0])
