@@ -33,7 +33,10 @@ _MONTHS_ES_PT = (
 #: that date holds no more. "since" alone: "from spring to autumn" is a season's hours
 _SINCE_SEASON = (
     r"since (?:the |last |this )?(?:spring|summer|autumn|fall|winter|last (?:week|month|year)"
-    r"|this (?:week|month|year))\b"
+    r"|this (?:week|month|year|season|term))\b"
+    # …or by a change to the place itself ("since the renovation", "since we moved")
+    r"|since (?:the|our) (?:\w+ )?(?:renovation|refurbishment|remodel|relaunch|rebrand|reopening"
+    r"|takeover|merger|move)\b|since we (?:moved|reopened|renovated|relaunched)\b"
     r"|seit (?:dem |diesem |letztem |letzten |vergangenem )?(?:herbst|frühling|frühjahr|sommer"
     r"|winter|monat|jahr|jahresbeginn|jahresanfang|letzter woche|letztem monat|diesem jahr)\b"
     r"|depuis (?:l'|le |la |cet |cette |ce )(?:automne|printemps|été|hiver|mois dernier"
@@ -41,6 +44,8 @@ _SINCE_SEASON = (
     r"|desde (?:el |este |esta |la |o |a |este )?(?:otoño|primavera|verano|invierno"
     r"|mes pasado|año pasado|outono|verão|inverno|mês passado|ano passado|início do ano"
     r"|principios de año)"
+    # "since this (school) year / season / term": "desde este curso", "desde esta temporada"
+    r"|desde (?:este|esta) (?:curso|año|temporada|trimestre|semestre|ano|mês|mes)\b"
     r"|(?:dall'|dalla |da quest'|da questa )(?:autunno|primavera|estate|inverno|anno)\b"
     r"|dal mese scorso|dall'anno scorso"
     r"|sinds (?:de |het |deze |dit |vorige |afgelopen )?(?:herfst|najaar|voorjaar|lente|zomer"
@@ -153,10 +158,16 @@ MARKERS = (
     r"|pas(?:ó|a|aron|an) a (?:llamarse|denominarse)|passou a (?:se )?chamar|renombrad[oa]"
     r"|renomead[oa]|rinominat[oa]|ha cambiado de nombre|cambió de nombre",
     # Dutch / Scandinavian / Polish / Czech
-    r"niet meer|in plaats van|vervangen door|voortaan|inte längre|i stället|ikke lenger|i stedet"
+    r"niet meer|in plaats van|vervangen door|voortaan|inte längre(?! (?:än|tid)\b)|i stället"
+    r"|ikke lenger(?! enn\b)|i stedet"
     r"|niet langer|\bniet (?:\S+ ){1,2}langer\b"
+    # the verb between ("tager vi ikke imod længere", "tar vi inte emot längre"; not a
+    # comparison, "ikke længere end 5 km"), and "numera" ("nowadays": what held before does not)
+    r"|\bikke (?!meget |mye )(?:\S+ ){1,2}(?:længere|lenger)\b(?! (?:end|enn)\b)"
+    r"|\binte (?!mycket )(?:\S+ ){1,2}längre\b(?! (?:än|tid)\b)|\bnumera\b"
     r"|\balleen nog\b"
-    r"|ikke længere|nie jest już|już nie|zamiast|zastąpion|již není|už není|místo toho|nahrazen"
+    r"|ikke længere(?! end\b)|nie jest już|już nie|zamiast|zastąpion|již není|už není"
+    r"|místo toho|nahrazen"
     r"|verwijderd|vervallen|\bis nu\b|\bzijn nu\b|nu verplicht|borttagen|ersatt av|usunięt|wycofan"
     r"|teraz wymaga|odstraněn|zrušen|od (?:teraz|dzisiaj|dziś)\b|ze skutkiem natychmiastowym"
     r"|przestaliśmy|przestał[aoy]?\b|\bnie \S+ już\b"

@@ -39,6 +39,15 @@ from digest.reversal import states_reversal
         "Vi har byttet til et nyt bookingsystem.",
         "Przestawiliśmy się na płatności kartą.",
         "Siirryimme ajanvaraukseen.",
+        # a period of the business's own, an event of the place, "nowadays", and the verb
+        # between the negation and its "any longer"
+        "No, desde este curso la clase de prueba cuesta 10 euros.",
+        "Since this season the lifts open at nine.",
+        "Yes, since the renovation dogs are welcome in the ground-floor rooms.",
+        "Nej, numera måste alla pass bokas i appen.",
+        "Nej, MobilePay tager vi ikke imod længere, kun kort.",
+        "Vi tar inte emot kontanter längre.",
+        "Plus maintenant : uniquement carte ou espèces.",
     ],
 )
 def test_a_dated_or_switched_change_is_a_reversal(text: str) -> None:
@@ -56,6 +65,10 @@ def test_a_dated_or_switched_change_is_a_reversal(text: str) -> None:
         "Sie können auf die Monatskarte umsteigen.",
         "The staff have gone to lunch; back at two.",
         "Yes, we have a summer menu and a winter menu.",
+        "Det er ikke længere end 5 km til stranden.",
+        "Det tar inte längre tid än tio minuter.",
+        "Vi har inte mycket längre öppet på fredagar.",
+        "Il y a plus maintenant que jamais de clients le samedi.",
     ],
 )
 def test_an_offer_a_season_or_a_price_from_is_no_reversal(text: str) -> None:
