@@ -262,3 +262,12 @@ def test_a_no_on_what_the_old_answer_said_answers_the_old_question_in_other_word
     helsinki = fact("Mikä on toimitusmaksu Helsinkiin?", "Toimitus Helsinkiin maksaa 5 euroa.")
     espoo = fact("Mikä on toimitusmaksu Espooseen?", "Tästä lähtien toimitus Espooseen 7 euroa.")
     assert relation(espoo, helsinki) is Relation.DISTINCT and not overrides(espoo, helsinki)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [("chèque", "chèques"), ("banque", "banques"), ("league", "leagues"), ("cheque", "cheques")],
+)
+def test_a_singular_and_plural_after_qu_or_gu_meet(one: str, other: str) -> None:
+    """The plural's "es" leaves "chèqu": the singular's final e after that u goes too."""
+    assert terms(one) == terms(other) != set()
