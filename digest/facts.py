@@ -100,12 +100,12 @@ def _stem(word: str) -> str:
                     continue
                 word = word[: -len(ending)] + ("y" if ending == "ies" else "")
                 break
-        # a final e or y after a consonant: "store"/"stores", "expiry"/"expire"
-        if len(word) > 4 and word[-1] in "ey" and word[-2] not in "aeiouy":
-            word = word[:-1]
-        # …and after the u of a "-que", "-gue" ("chèque"/"chèques", "banque", "league"): the
-        # plural's "es" leaves "chèqu"
-        elif len(word) > 4 and word.endswith(("que", "gue")):
+        # a final e or y after a consonant: "store"/"stores", "expiry"/"expire"; and after the
+        # u of a "-que", "-gue" ("chèque"/"chèques", "banque", "league": the plural's "es"
+        # leaves "chèqu")
+        if len(word) > 4 and (
+            (word[-1] in "ey" and word[-2] not in "aeiouy") or word.endswith(("que", "gue"))
+        ):
             word = word[:-1]
         # a doubled consonant an ending left: "wrapping", "cancelled"
         if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
