@@ -227,20 +227,27 @@ def test_enrichment_updates_the_same_lesson_with_history(
     assert history[1].prompt_hash and "+" in history[1].prompt_hash
 
 
+#: a run's lesson about issue_refund's field, and the remedy that reverses it
+IN_EUR = (
+    "Pass the refund in EUR in the amount field of issue_refund: amount_cents is no longer accepted"
+)
+
+
+def cents_lesson(tenant: str) -> Lesson:
+    return existing(
+        tenant, SITUATION, "Pass the refund in cents in the amount_cents field of issue_refund",
+        source="run_outcome",
+    )  # fmt: skip
+
+
 def test_contradiction_supersedes_the_old_lesson_and_keeps_the_new(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:
     """A tool's interface changed: the run's lesson supersedes the one it reverses."""
     situation = SITUATION
-    old = existing(
-        tenant, situation, "Pass the refund in cents in the amount_cents field of issue_refund",
-        source="run_outcome",
-    )  # fmt: skip
+    old = cents_lesson(tenant)
     name = f"contradict-{tenant}"
-    new_correction = (
-        "Pass the refund in EUR in the amount field of issue_refund: amount_cents is no longer"
-        " accepted"
-    )
+    new_correction = IN_EUR
     marker = fake_llm.script_by_kind(
         name,
         reflect=[("reply", lesson_block(f"{situation} [script:{name}]", new_correction))],
@@ -271,15 +278,9 @@ def test_a_judges_update_that_reverses_supersedes_like_a_delete(
     """A model may answer a contradiction with an UPDATE (no reason given): the candidate says
     the lesson's field is no longer accepted, so the old lesson is superseded and the new one
     kept, with why in the history, as for a DELETE (not rewritten in place, citing both)."""
-    old = existing(
-        tenant, SITUATION, "Pass the refund in cents in the amount_cents field of issue_refund",
-        source="run_outcome",
-    )  # fmt: skip
+    old = cents_lesson(tenant)
     name = f"update-reverses-{tenant}"
-    new_correction = (
-        "Pass the refund in EUR in the amount field of issue_refund: amount_cents is no longer"
-        " accepted"
-    )
+    new_correction = IN_EUR
     merged = {"situation": SITUATION, "correction": new_correction, "tags": ["refunds"]}
     marker = fake_llm.script_by_kind(
         name,
