@@ -213,7 +213,9 @@ def _merged(raw: Any) -> Candidate | None:
 #: a judge's reason that names a reversal ("the requirement changed", "contradicts", "no longer")
 _REVERSAL_REASON = re.compile(
     r"\b(?:contradict\w*|revers\w*|supersed\w*|no longer|opposite|invert\w*|deprecat\w*"
-    r"|obsolete|outdated|(?<!wording )(?<!words )(?<!phrasing )changed)\b",
+    r"|obsolete|outdated"
+    # not a change of words, nor none ("the wording changed", "nothing changed", "unchanged")
+    r"|(?<!wording )(?<!words )(?<!phrasing )(?<!nothing )(?<!not )(?<!n't )(?<!never )changed)\b",
     re.IGNORECASE,
 )
 

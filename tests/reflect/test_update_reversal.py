@@ -158,7 +158,8 @@ def test_a_reason_naming_a_reversal_makes_the_update_a_delete(reason: str) -> No
     lesson = _neighbour("Customer asks about delivery", "Quote the shipping table.", None)
     candidate = Candidate(situation="Customer asks about delivery", correction="Quote the table.")
     assert _update(candidate, lesson, reason) == "DELETE"
-    assert _update(candidate, lesson, "the wording changed") == "UPDATE"
+    for reason in ("the wording changed", "nothing changed, adds detail", "has not changed"):
+        assert _update(candidate, lesson, reason) == "UPDATE"
 
 
 @pytest.mark.parametrize(
