@@ -305,6 +305,36 @@ def test_a_judges_update_that_reverses_supersedes_like_a_delete(
     assert (run.n_delete, run.n_add, run.n_update) == (1, 1, 0)
 
 
+def test_one_change_that_reverses_two_lessons_supersedes_both(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    """The judge names two lessons the candidate reverses (two DELETE items for one
+    candidate): both are superseded by its one new lesson, not the second left beside it."""
+    first = cents_lesson(tenant)
+    second = existing(
+        tenant, SITUATION, "Send amount_cents as an integer number of cents to issue_refund",
+        source="run_outcome",
+    )  # fmt: skip
+    name = f"reverses-two-{tenant}"
+    marker = fake_llm.script_by_kind(
+        name,
+        reflect=[("reply", lesson_block(f"{SITUATION} [script:{name}]", IN_EUR))],
+        reconcile=[("reply", ops(
+            {"op": "DELETE", "candidate": 0, "id": 0, "reason": "amount_cents was removed"},
+            {"op": "DELETE", "candidate": 0, "id": 1, "reason": "amount_cents was removed"},
+        ))],
+    )  # fmt: skip
+    event_id = run_event(tenant, marker)
+    assert wait_for_event(event_id, DONE)["status"] == "reflected"
+    rows = {row.id: row for row in lessons_of(tenant)}
+    [new] = [row for row in rows.values() if row.correction == IN_EUR]
+    assert new.status == "active"
+    for old in (first, second):
+        assert (rows[old.id].status, rows[old.id].superseded_by_id) == ("superseded", new.id)
+    run = digest_run(event_id)
+    assert (run.n_delete, run.n_add) == (2, 1)
+
+
 def test_a_policy_contradiction_from_one_run_is_kept_apart(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:

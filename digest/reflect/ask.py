@@ -281,6 +281,33 @@ def update_reverses(candidate: Candidate, lesson: Neighbour, reason: str) -> boo
     return reverses(mine, theirs)
 
 
+def _another_retired(
+    item: dict[str, Any],
+    first: Operation,
+    plan: Plan,
+    id_map: list[int],
+    by_id: dict[int, Neighbour],
+    candidates: dict[int, Candidate],
+) -> Operation | None:
+    """A second DELETE of one candidate on another shown lesson, as a DELETE that the
+    candidate's new lesson supersedes too; None when it names no other valid lesson (or an
+    exact re-submission of what the candidate says)."""
+    local = item.get("id")
+    if not isinstance(local, int) or isinstance(local, bool) or not 0 <= local < len(id_map):
+        return None
+    lesson_id = id_map[local]
+    taken = {first.lesson_id, *(o.lesson_id for o in plan.also_retired)}
+    if lesson_id in taken:
+        return None
+    lesson, candidate = by_id[lesson_id], candidates[first.candidate]
+    if normalise(candidate_text(candidate)) == normalise(
+        lesson_text(lesson.situation, lesson.correction)
+    ):
+        return None
+    reason = str(item.get("reason") or "")[:500] or "contradicted"
+    return Operation("DELETE", first.candidate, lesson_id=lesson_id, reason=reason)
+
+
 def resolve(
     raw_operations: list[Any],
     candidates: dict[int, Candidate],
@@ -307,6 +334,14 @@ def resolve(
             continue
         if not isinstance(index, int) or isinstance(index, bool) or index not in candidates:
             drop(item, "unknown candidate")
+            continue
+        if index in decided and decided[index].op == "DELETE" and op == "DELETE":
+            # one change that reverses two lessons: each is superseded by the one new lesson
+            also = _another_retired(item, decided[index], plan, id_map, by_id, candidates)
+            if also is None:
+                drop(item, "second operation for one candidate")
+            else:
+                plan.also_retired.append(also)
             continue
         if index in decided and not (decided[index].op == "ADD" and op != "ADD"):
             drop(item, "second operation for one candidate")

@@ -169,6 +169,8 @@ def apply_plan(
     screens the merged text of an untrusted event's UPDATE (see ``_guarded``)."""
     applied = Applied()
     index = 0
+    #: each candidate's new lesson where its DELETE superseded a lesson at once
+    superseding: dict[int, Lesson] = {}
 
     def read_by_agents(target: Lesson | None) -> bool:
         """Does an agent read ``target`` today (so an untrusted change to it must wait)?"""
@@ -282,6 +284,24 @@ def apply_plan(
             )
             applied.counts["DELETE"] += 1
             record("ADD", new)
+            superseding[index] = new
+    for extra in plan.also_retired:
+        # the same candidate's new lesson supersedes another lesson the judge named too, by
+        # the same rules; a change that waits (held) or was refused supersedes nothing more
+        new_lesson = superseding.get(extra.candidate)
+        target = _target(session, extra.lesson_id, event)
+        if new_lesson is None or target is None or target.id == new_lesson.id:
+            continue
+        if _guarded(extra, event, target, vet).op != "DELETE" or (
+            event.trust != "high" and read_by_agents(target)
+        ):
+            log.info("second_supersede_skipped", lesson_id=target.id, event_id=event.id)
+            continue
+        supersede_lesson(
+            session, target, new_lesson, reason=extra.reason, event=event, model=model,
+            prompt_hash=prompt_hash,
+        )  # fmt: skip
+        applied.counts["DELETE"] += 1
     return applied
 
 

@@ -67,6 +67,9 @@ class Plan:
     operations: list[Operation] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     llm_called: bool = False
+    #: more lessons a candidate's DELETE supersedes (the judge named two or more for it: one
+    #: change that reverses two lessons); applied after ``operations``, each as a DELETE
+    also_retired: list[Operation] = field(default_factory=list)
 
     def count(self, op: str) -> int:
         return sum(1 for o in self.operations if o.op == op)
@@ -441,5 +444,6 @@ def decide(
         asked = ask_model(pending, list(shown.values()))
         decided.update({op.candidate: op for op in asked.operations})
         plan.dropped, plan.llm_called = asked.dropped, True
+        plan.also_retired = asked.also_retired
     plan.operations = [decided[i] for i in sorted(decided)]
     return plan

@@ -307,3 +307,36 @@ def test_an_untrusted_update_of_a_released_lesson_is_held_only_when_it_adds(
         assert old.status == "active"
         assert old.support_count == 2
         assert len(history) == 1 and f"the judge proposed: tracking {words}" in str(history[0])
+
+
+def test_one_candidate_supersedes_every_lesson_the_judge_names(
+    sqlite_env: str, tenant: str
+) -> None:
+    """An owner's answer that reverses two lessons: both superseded by its one new lesson,
+    each with the reason in its history; the DELETE counted twice."""
+    saturday = manual_lesson(tenant, "bot", "saturdays: we open on Saturdays")
+    sunday = manual_lesson(tenant, "bot", "sundays: we open on Sundays")
+    answer = digest.record_answer(
+        tenant, "bot", question="Are you open at weekends?", answer="No, closed at weekends now."
+    )
+    candidate = Candidate("weekends", "we are closed at weekends")
+    plan = Plan(
+        operations=[Operation("DELETE", 0, lesson_id=saturday, reason="closed at weekends")],
+        also_retired=[Operation("DELETE", 0, lesson_id=sunday, reason="closed at weekends")],
+    )
+    with session_scope() as session:
+        event = session.get(Event, answer)
+        assert event is not None
+        applied = apply_plan(
+            session, event, [candidate], plan, model="m", prompt_hash="h",
+            add=lambda c: add_lesson(session, event=event, candidate=c, source=event.kind,
+                                     outcome="success", note="test"),
+        )  # fmt: skip
+    assert applied.counts["DELETE"] == 2 and applied.counts["ADD"] == 1
+    (new_id,) = applied.lesson_ids
+    with session_scope() as session:
+        for old_id in (saturday, sunday):
+            old = session.get(Lesson, old_id)
+            assert old is not None
+            assert (old.status, old.superseded_by_id) == ("superseded", new_id)
+    assert _ops(saturday)[-1] == "DELETE" and _ops(sunday)[-1] == "DELETE"

@@ -231,3 +231,26 @@ def test_an_add_beside_an_operation_on_a_lesson_yields_to_it(second: str) -> Non
         (op,) = plan.operations
         assert (op.op, op.lesson_id) == (second, lesson.lesson_id)
         assert len(plan.dropped) == 1
+
+
+def test_two_deletes_for_one_candidate_supersede_both_lessons() -> None:
+    """One change that reverses two lessons: the judge names both; each is superseded by the
+    one new lesson (the second a DELETE of ``Plan.also_retired``), not the second dropped. A
+    third naming a lesson already named, or none shown, is dropped."""
+    first = _neighbour("Customer asks about Saturday", "We open on Saturdays.", None)
+    second = replace(first, lesson_id=8, situation="Customer asks about Sunday",
+                     correction="We open on Sundays.")  # fmt: skip
+    candidate = Candidate(
+        situation="Customer asks about weekends", correction="Closed at weekends."
+    )
+    raw = [
+        {"op": "DELETE", "candidate": 0, "id": 0, "reason": "weekends closed now"},
+        {"op": "DELETE", "candidate": 0, "id": 1, "reason": "weekends closed now"},
+        {"op": "DELETE", "candidate": 0, "id": 1},
+        {"op": "DELETE", "candidate": 0, "id": 5},
+    ]
+    plan = resolve(raw, {0: candidate}, [7, 8], [first, second])
+    (op,) = plan.operations
+    assert (op.op, op.lesson_id) == ("DELETE", 7)
+    assert [(o.op, o.candidate, o.lesson_id) for o in plan.also_retired] == [("DELETE", 0, 8)]
+    assert len(plan.dropped) == 2
