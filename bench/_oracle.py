@@ -123,11 +123,17 @@ class Oracle:
         #: "update" a fact that changed): what the product makes of it; ``update-silent``: the
         #: same UPDATE with no reason given (only what the texts say tells it is a reversal)
         by = os.environ.get("BENCH_ORACLE_REVERSE_BY", "")
+        same_by = os.environ.get("BENCH_ORACLE_SAME_BY", "")
+        if by not in ("", "update", "update-silent") or same_by not in ("", "update"):
+            raise ValueError(
+                f"BENCH_ORACLE_REVERSE_BY={by!r} (update, update-silent or unset) / "
+                f"BENCH_ORACLE_SAME_BY={same_by!r} (update or unset)"
+            )
         self.reverse_by_update = by in ("update", "update-silent")
         self.reverse_reason = "" if by == "update-silent" else "updated: the requirement changed"
         #: ``BENCH_ORACLE_SAME_BY=update``: a repeat of a shown lesson's rule in other words
         #: answered as an UPDATE with the candidate's words, not a NOOP (a model that enriches)
-        self.same_by_update = os.environ.get("BENCH_ORACLE_SAME_BY") == "update"
+        self.same_by_update = same_by == "update"
 
     def _note(self, agent: str, kind: str, **found: Any) -> None:
         if self._trace:

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path[:0] = [str(BENCH)]
 
@@ -70,6 +72,24 @@ def test_the_oracle_skips_noise_noops_one_rule_and_supersedes_the_reversed_rule(
     assert _reconcile(oracle, [reversal, first], reversal) == [("NOOP", 0)]
     assert _reconcile(oracle, [first], reversal) == [("DELETE", 0)]
     assert _reconcile(oracle, [], reversal) == [("ADD", None)]
+
+
+def test_the_updating_variants_answer_update_and_an_unknown_value_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``BENCH_ORACLE_REVERSE_BY`` / ``BENCH_ORACLE_SAME_BY``: the reversal and the repeat as
+    UPDATEs of the shown lesson (with a reason, or none when silent); a misspelt value is an
+    error naming the variable, never a silent default."""
+    events = {e.id: {"payload": e.payload} for e in CASE.events}
+    monkeypatch.setenv("BENCH_ORACLE_REVERSE_BY", "update-silent")
+    monkeypatch.setenv("BENCH_ORACLE_SAME_BY", "update")
+    oracle = Oracle([CASE])
+    first, again, reversal = (_lesson(oracle, events[e]) for e in ("e1", "e2", "e3"))
+    assert _reconcile(oracle, [first], again) == [("UPDATE", 0)]
+    assert _reconcile(oracle, [first], reversal) == [("UPDATE", 0)]
+    monkeypatch.setenv("BENCH_ORACLE_REVERSE_BY", "updat")
+    with pytest.raises(ValueError, match="BENCH_ORACLE_REVERSE_BY='updat'"):
+        Oracle([CASE])
 
 
 def test_requests_of_an_agent_it_does_not_know_get_the_offline_rules() -> None:
