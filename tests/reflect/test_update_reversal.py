@@ -14,8 +14,9 @@ from digest.facts import opens_with_bare_reversal
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.models import Lesson
-from digest.reflect.ask import resolve, update_reverses
+from digest.reflect.ask import resolve
 from digest.reflect.operations import adds_to
+from digest.reflect.reversing_update import update_reverses
 from digest.reversal import says_only_a_change
 
 
