@@ -72,17 +72,19 @@ def mark_failed(session: Session, event: Event, run: RunInfo, reason: str) -> Re
     return ReflectResult(event.id, "failed", detail, note=note)
 
 
-#: an event whose model answered out of contract at every attempt is put back this many times
-#: (a model that keeps answering prose is not a passing fault; one that also timed out or
-#: was rate limited in the same run is)
-OUTPUT_DEFERRALS = 3
+#: an event whose model answered out of contract at every attempt is put back this many runs in
+#: a row (a model that keeps answering prose is not a passing fault; one that also timed out or
+#: was rate limited in the same run is, and such a run starts the count again). Four, not
+#: three: at a 30% rate of broken answers (prose, garbage) three runs in a row of one event
+#: came about once in ~1,000 events, and a fleet sees that every day
+OUTPUT_DEFERRALS = 4
 
 
 def mark_fault(error: LLMError) -> Mark:
     """How an event ends when its model step raised ``error`` after the in-task attempts:
     a transient fault (rate limit, 5xx, timeout, connection, no fleet slot, the time budget)
     puts it back as ``waiting`` until ``DIGEST_LLM_GIVE_UP_AFTER_S`` has passed since its
-    faults began; answers all out of contract likewise, ``OUTPUT_DEFERRALS`` times; a spent
+    faults began; answers all out of contract likewise, ``OUTPUT_DEFERRALS`` runs in a row; a spent
     daily budget (``BudgetExhausted``) until the tenant's next budget day, however long; anything
     else (authentication, a bad request) fails it at once."""
 
@@ -107,7 +109,7 @@ def mark_fault(error: LLMError) -> Mark:
                 )
         elif not isinstance(error, LLMTransientError):
             return mark_failed(session, event, run, reason)
-        event.output_faults += int(only_output)
+        event.output_faults = event.output_faults + 1 if only_output else 0
         waited = (now - since).total_seconds()
         if waited >= settings.llm_give_up_after_s:
             return mark_failed(

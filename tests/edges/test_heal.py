@@ -374,6 +374,42 @@ def test_a_model_that_only_ever_answers_prose_fails_after_a_few_rounds(
     assert "every answer broke the output contract" in (_row(event_id).last_error or "")
 
 
+def test_a_run_that_met_another_fault_starts_the_prose_count_again(
+    quick: str, tenant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # prose in every run but one, which is rate limited: the broken answers are not "in a
+    # row", so the event waits on (until its faults outlast DIGEST_LLM_GIVE_UP_AFTER_S)
+    runs = ["prose"] * (OUTPUT_DEFERRALS - 1) + ["429"] + ["prose"] * (OUTPUT_DEFERRALS - 1)
+    current = {"run": "prose"}
+
+    def answer(messages: Messages) -> str:
+        if step_of(messages) != "reflect":
+            return rules(messages)
+        if current["run"] == "429":
+            raise LLMTransientError("429 slow down")
+        return "I think it went fine."
+
+    with scripted_model(answer) as model:
+        use_model(monkeypatch, model.name)
+        event_id = _failing_run(tenant)
+        statuses, counts = [], []
+        for kind in runs:
+            current["run"] = kind
+            [result] = drain()
+            statuses.append(result.status)
+            counts.append(_row(event_id).output_faults)
+            with session_scope() as session:
+                session.execute(update(Event).values(next_attempt_at=utcnow()))
+    assert statuses == ["waiting"] * len(runs)
+    before = list(range(1, OUTPUT_DEFERRALS))
+    assert counts == [*before, 0, *before]
+    current["run"] = "prose"  # one more broken run completes a row: it fails now
+    with scripted_model(answer) as model:
+        use_model(monkeypatch, model.name)
+        [result] = drain()
+    assert result.status == "failed"
+
+
 def test_stats_show_a_waiting_event_with_its_reason_and_next_attempt(
     quick: str, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
