@@ -793,13 +793,13 @@ def plan_event(
         "hallucinated": [("reply", ops_json(
             {"op": "UPDATE", "candidate": 0, "id": 99, "lesson": merged},
             {"op": "DELETE", "candidate": 0, "id": -1},
-            {"op": "NOOP", "candidate": 0, "id": "0"},
+            {"op": "NOOP", "candidate": 0, "id": "the first"},
             {"op": "MERGE", "candidate": 0, "id": 0},
             {"op": "DELETE", "candidate": 0, "id": 17, "reason": "made up"},
         ))],
         "wrong-candidate": [("reply", ops_json(
             {"op": "DELETE", "candidate": 4, "id": 0},
-            {"op": "UPDATE", "candidate": "0", "id": 0, "lesson": merged},
+            {"op": "UPDATE", "candidate": "zero", "id": 0, "lesson": merged},
         ))],
         "garbage-then-noop": [("reply", GARBAGE),
                               ("reply", ops_json({"op": "NOOP", "candidate": 0, "id": 0}))],

@@ -177,6 +177,19 @@ def prompt_blocks(
     return embed_json(existing, indent=2), embed_json(shown, indent=2), id_map
 
 
+def whole_number(value: Any) -> int | None:
+    """An id or candidate number as the answer wrote it: an integer, or the same digits quoted
+    ("0", as Mem0's prompts write ids; many models follow them); None for anything else (a
+    bool, a float, a negative number, "0.0", "lesson 3", a null)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
 def _merged(raw: Any) -> Candidate | None:
     if not isinstance(raw, dict):
         return None
@@ -208,8 +221,8 @@ def _another_retired(
     """A second DELETE of one candidate on another shown lesson, as a DELETE that the
     candidate's new lesson supersedes too; None when it names no other valid lesson (or an
     exact re-submission of what the candidate says)."""
-    local = item.get("id")
-    if not isinstance(local, int) or isinstance(local, bool) or not 0 <= local < len(id_map):
+    local = whole_number(item.get("id"))
+    if local is None or not local < len(id_map):
         return None
     lesson_id = id_map[local]
     taken = {first.lesson_id, *(o.lesson_id for o in plan.also_retired)}
@@ -243,12 +256,12 @@ def resolve(
         if not isinstance(item, dict):
             drop(item, "not an object")
             continue
-        op = str(item.get("op", "")).upper()
-        index = item.get("candidate")
+        op = str(item.get("op", "")).strip().upper()
+        index = whole_number(item.get("candidate"))
         if op not in OPS:
             drop(item, "unknown op")
             continue
-        if not isinstance(index, int) or isinstance(index, bool) or index not in candidates:
+        if index is None or index not in candidates:
             drop(item, "unknown candidate")
             continue
         if index in decided and decided[index].op == "DELETE" and op == "DELETE":
@@ -271,8 +284,8 @@ def resolve(
         if op == "ADD":
             decided[index] = Operation("ADD", index, reason="model: new lesson")
             continue
-        local = item.get("id")
-        if not isinstance(local, int) or isinstance(local, bool) or not 0 <= local < len(id_map):
+        local = whole_number(item.get("id"))
+        if local is None or not local < len(id_map):
             drop(item, "missing or out-of-range id")
             continue
         lesson_id = id_map[local]

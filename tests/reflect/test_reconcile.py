@@ -163,7 +163,9 @@ def test_resolve_noop_on_second_neighbour() -> None:
         {"op": "NOOP", "candidate": 0, "id": -1},
         {"op": "NOOP", "candidate": 0},
         {"op": "NOOP", "candidate": 0, "id": None},
-        {"op": "NOOP", "candidate": 0, "id": "0"},
+        {"op": "NOOP", "candidate": 0, "id": "lesson 0"},
+        {"op": "NOOP", "candidate": 0, "id": "0.0"},
+        {"op": "NOOP", "candidate": 0, "id": "-1"},
         {"op": "NOOP", "candidate": 0, "id": 0.0},
         {"op": "NOOP", "candidate": 0, "id": True},
         {"op": "DELETE", "candidate": 0, "id": 101},
@@ -171,7 +173,7 @@ def test_resolve_noop_on_second_neighbour() -> None:
         {"op": "", "candidate": 0, "id": 0},
         {"candidate": 0, "id": 0},
         {"op": "NOOP", "candidate": 7, "id": 0},
-        {"op": "NOOP", "candidate": "0", "id": 0},
+        {"op": "NOOP", "candidate": "first", "id": 0},
         {"op": "NOOP", "candidate": True, "id": 0},
         {"op": "NOOP", "id": 0},
         "NOOP 0 0",
@@ -182,7 +184,9 @@ def test_resolve_noop_on_second_neighbour() -> None:
         "id-negative",
         "id-missing",
         "id-null",
-        "id-string",
+        "id-words",
+        "id-decimal-string",
+        "id-negative-string",
         "id-float",
         "id-bool",
         "real-id-not-prompt-id",
@@ -190,7 +194,7 @@ def test_resolve_noop_on_second_neighbour() -> None:
         "empty-op",
         "no-op",
         "unknown-candidate",
-        "candidate-string",
+        "candidate-words",
         "candidate-bool",
         "candidate-missing",
         "not-object-str",
@@ -207,6 +211,23 @@ def test_resolve_drops_invalid_items_and_adds_uncovered(item: Any) -> None:
         assert op.lesson_id is None
         assert "not covered" in op.reason
     assert plan.llm_called is True
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"op": "NOOP", "candidate": "1", "id": "1"},
+        {"op": "noop ", "candidate": 1, "id": " 1"},
+    ],
+    ids=["quoted-numbers", "lower-case-op-spaces"],
+)
+def test_resolve_reads_ids_and_candidates_written_as_quoted_numbers(item: Any) -> None:
+    # Mem0's prompts write ids as strings ("id": "0"), and models trained on them do too:
+    # the same number quoted names the same shown lesson
+    plan = _resolve([item])
+    assert plan.dropped == []
+    ops = _by_candidate(plan)
+    assert (ops[1].op, ops[1].lesson_id) == ("NOOP", 205)
 
 
 def test_resolve_second_operation_for_a_candidate_is_dropped() -> None:
