@@ -30,7 +30,8 @@ cannot fix. It is not a measure of any model.
   as an UPDATE of the old lesson with the candidate's words and a reason naming the change;
   ``update-silent``: with no reason) and ``BENCH_ORACLE_SAME_BY=update`` (a repeat of a
   shown lesson's rule as an UPDATE with the candidate's words, not a NOOP): a right bank
-  must come out the same.
+  must come out the same. ``BENCH_ORACLE_IDS=quoted`` writes ids and candidate numbers as
+  strings ("0"), as Mem0's prompts do.
 - same_question: the new and each open question are found among the case's owner answers; a
   match only when their events teach the same rule.
 - summarize: the offline rules.
@@ -124,11 +125,19 @@ class Oracle:
         #: same UPDATE with no reason given (only what the texts say tells it is a reversal)
         by = os.environ.get("BENCH_ORACLE_REVERSE_BY", "")
         same_by = os.environ.get("BENCH_ORACLE_SAME_BY", "")
-        if by not in ("", "update", "update-silent") or same_by not in ("", "update"):
+        ids = os.environ.get("BENCH_ORACLE_IDS", "")
+        if (
+            by not in ("", "update", "update-silent") or same_by not in ("", "update")
+            or ids not in ("", "quoted")
+        ):  # fmt: skip
             raise ValueError(
                 f"BENCH_ORACLE_REVERSE_BY={by!r} (update, update-silent or unset) / "
-                f"BENCH_ORACLE_SAME_BY={same_by!r} (update or unset)"
+                f"BENCH_ORACLE_SAME_BY={same_by!r} (update or unset) / "
+                f"BENCH_ORACLE_IDS={ids!r} (quoted or unset)"
             )
+        #: ``BENCH_ORACLE_IDS=quoted``: ids and candidate numbers written as strings ("0"), as
+        #: Mem0's prompts write them
+        self.quoted_ids = ids == "quoted"
         self.reverse_by_update = by in ("update", "update-silent")
         self.reverse_reason = "" if by == "update-silent" else "updated: the requirement changed"
         #: ``BENCH_ORACLE_SAME_BY=update``: a repeat of a shown lesson's rule in other words
@@ -377,6 +386,8 @@ class Oracle:
                 })  # fmt: skip
             if not old:
                 ops.append({"op": "ADD", "candidate": number})
+        if self.quoted_ids:
+            ops = [{k: str(v) if k in ("id", "candidate") else v for k, v in o.items()} for o in ops]
         return json.dumps({"operations": ops})
 
     # same question -------------------------------------------------------------------------

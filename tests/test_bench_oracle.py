@@ -92,6 +92,17 @@ def test_the_updating_variants_answer_update_and_an_unknown_value_is_refused(
         Oracle([CASE])
 
 
+def test_the_quoted_ids_variant_writes_ids_as_strings(monkeypatch: pytest.MonkeyPatch) -> None:
+    events = {e.id: {"payload": e.payload} for e in CASE.events}
+    monkeypatch.setenv("BENCH_ORACLE_IDS", "quoted")
+    oracle = Oracle([CASE])
+    first, reversal = (_lesson(oracle, events[e]) for e in ("e1", "e3"))
+    assert _reconcile(oracle, [first], reversal) == [("DELETE", "0")]
+    monkeypatch.setenv("BENCH_ORACLE_IDS", "strings")
+    with pytest.raises(ValueError, match="BENCH_ORACLE_IDS='strings'"):
+        Oracle([CASE])
+
+
 def test_requests_of_an_agent_it_does_not_know_get_the_offline_rules() -> None:
     oracle = Oracle([CASE])
     text = (

@@ -65,6 +65,9 @@ class LessonBlock:
 _FENCE = re.compile(r"```[a-zA-Z]*\n?|```")
 _LESSON = re.compile(r"<lesson>(.*?)</lesson>", re.DOTALL | re.IGNORECASE)
 _SKIP = re.compile(r"<skip>(.*?)</skip>", re.DOTALL | re.IGNORECASE)
+#: a skip written without its closing tag: ``<skip>``, ``<skip/>``, ``<skip />``, with what
+#: follows on its line as the reason (read outside the lesson blocks)
+_BARE_SKIP = re.compile(r"<skip\s*/?>([^<\n]*)", re.IGNORECASE)
 
 
 def _field(block: str, name: str) -> str:
@@ -124,7 +127,7 @@ def parse_reflect_checked(text: str) -> tuple[Skip | list[LessonBlock], list[Ref
     opens = len(re.findall(r"<lesson>", text, re.IGNORECASE))
     closes = len(re.findall(r"</lesson>", text, re.IGNORECASE))
     blocks = _LESSON.findall(text)
-    skip = _SKIP.search(text)
+    skip = _SKIP.search(text) or _BARE_SKIP.search(_LESSON.sub(" ", text))
     if blocks and (opens != closes or opens != len(blocks)):
         refused.append(Refused("every <lesson> block", f"{opens} openings, {closes} closings"))
         blocks = []

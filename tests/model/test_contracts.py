@@ -55,6 +55,28 @@ def test_skip_is_parsed() -> None:
     assert parsed == Skip("nothing to learn here")
 
 
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("<skip>", "no reason given"),
+        ("<skip/>", "no reason given"),
+        ("<SKIP />", "no reason given"),
+        ("<skip> a timeout that a retry fixes\nmore words", "a timeout that a retry fixes"),
+        ("Nothing here. <skip/> transient", "transient"),
+    ],
+)
+def test_a_skip_without_its_closing_tag_is_a_skip(answer: str, reason: str) -> None:
+    # "may answer <skip>": a model that writes the tag alone (or self-closed) says skip; it is
+    # no broken answer to retry and, after a few rounds, fail the event for
+    assert parse_reflect_output(answer) == Skip(reason)
+
+
+def test_a_bare_skip_next_to_lessons_stands_too() -> None:
+    parsed, refused = parse_reflect_checked("<skip/>\n" + LESSON)
+    assert parsed == Skip("no reason given")
+    assert refused == [Refused("every <lesson> block", "the answer also says <skip>")]
+
+
 def test_garbage_raises_output_error() -> None:
     with pytest.raises(LLMOutputError):
         parse_reflect_output("I think the agent did fine, no notes.")
