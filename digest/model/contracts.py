@@ -176,13 +176,23 @@ def parse_reflect_checked(text: str) -> tuple[Skip | list[LessonBlock], list[Ref
 
 
 def parse_reconcile_output(text: str) -> list[dict[str, Any]]:
-    """The ``operations`` list of a reconcile answer; prose and code fences are tolerated.
+    """The ``operations`` list of a reconcile answer; prose and code fences are tolerated, and
+    so is the list alone (not wrapped in ``{"operations": …}``).
 
     Raises ``LLMOutputError`` when no JSON object with an ``operations`` list can be read.
     Items are returned raw; ``resolve`` validates each one.
     """
     cleaned = _FENCE.sub("", text or "")
     start, end = cleaned.find("{"), cleaned.rfind("}")
+    opening = cleaned.find("[")
+    if 0 <= opening < start:
+        # the operations list alone, not wrapped in an object: ``[{"op": "ADD", …}]``
+        try:
+            listed = json.loads(cleaned[opening : cleaned.rfind("]") + 1])
+        except json.JSONDecodeError:
+            listed = None
+        if isinstance(listed, list) and all(isinstance(item, dict) for item in listed):
+            return listed
     if start < 0 or end <= start:
         raise LLMOutputError(f"no JSON object in the answer: {' '.join(cleaned.split())[:120]!r}")
     try:

@@ -179,8 +179,19 @@ OPS_JSON = '{"operations": [{"op": "NOOP", "candidate": 0, "id": 1}]}'
         f"Here you go: {OPS_JSON} thanks",
         f"```json\n{OPS_JSON}\n```",
         f"Sure.\n```\n{OPS_JSON}\n```\nDone.",
+        '[{"op": "NOOP", "candidate": 0, "id": 1}]',
+        'Operations:\n```json\n[{"op": "NOOP", "candidate": 0, "id": 1}]\n```',
+        'See [1]. {"operations": [{"op": "NOOP", "candidate": 0, "id": 1}]}',
     ],
-    ids=["plain", "prose", "json-fence", "bare-fence"],
+    ids=[
+        "plain",
+        "prose",
+        "json-fence",
+        "bare-fence",
+        "list-alone",
+        "list-fenced",
+        "bracket-in-prose",
+    ],
 )
 def test_parse_reconcile_output_accepts(text: str) -> None:
     assert parse_reconcile_output(text) == [{"op": "NOOP", "candidate": 0, "id": 1}]
