@@ -387,7 +387,8 @@ class Oracle:
             if not old:
                 ops.append({"op": "ADD", "candidate": number})
         if self.quoted_ids:
-            ops = [{k: str(v) if k in ("id", "candidate") else v for k, v in o.items()} for o in ops]
+            quoted = ("id", "candidate")
+            ops = [{k: str(v) if k in quoted else v for k, v in o.items()} for o in ops]
         return json.dumps({"operations": ops})
 
     # same question -------------------------------------------------------------------------

@@ -175,6 +175,19 @@ def parse_reflect_checked(text: str) -> tuple[Skip | list[LessonBlock], list[Ref
 # --- reconcile ---
 
 
+def whole_number(value: Any) -> int | None:
+    """An id or candidate number as the answer wrote it: an integer, or the same digits quoted
+    ("0", as Mem0's prompts write ids; many models follow them); None for anything else (a
+    bool, a float, a negative number, "0.0", "lesson 3", a null)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
 def parse_reconcile_output(text: str) -> list[dict[str, Any]]:
     """The ``operations`` list of a reconcile answer; prose and code fences are tolerated, and
     so is the list alone (not wrapped in ``{"operations": …}``).

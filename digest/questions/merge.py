@@ -196,6 +196,7 @@ def ask_judge(
     ``question`` asks again (none: an empty list). Raises ``LLMError`` as
     ``call_and_parse`` does."""
     from digest.model import seam as llm
+    from digest.model.contracts import whole_number
     from digest.model.prompts import load_prompt
 
     ids = {q.id for q in open_questions}
@@ -219,10 +220,13 @@ def ask_judge(
         if same_as is None:
             return []
         listed = same_as if isinstance(same_as, list) else [same_as]
+        found: set[int] = set()
         for one in listed:
-            if isinstance(one, bool) or not isinstance(one, int) or one not in ids:
+            number = whole_number(one)  # 7 or "7"
+            if number is None or number not in ids:
                 raise LLMOutputError(f"same_as {one!r} is not one of the open questions' ids")
-        return sorted(set(listed))
+            found.add(number)
+        return sorted(found)
 
     model = settings.model_for("reconcile")
     return llm.call_and_parse(messages, parse, model=model, usage=llm.Usage(), settings=settings)

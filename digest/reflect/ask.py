@@ -23,7 +23,7 @@ from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
-from digest.model.contracts import embed_json, parse_reconcile_output
+from digest.model.contracts import embed_json, parse_reconcile_output, whole_number
 from digest.model.prompts import load_prompt
 from digest.reflect.readings import in_doubt, meaning_of
 from digest.reflect.reconcile import (
@@ -175,19 +175,6 @@ def prompt_blocks(
 
     # "<" and ">" are escaped: text inside can neither close its block nor open a tag.
     return embed_json(existing, indent=2), embed_json(shown, indent=2), id_map
-
-
-def whole_number(value: Any) -> int | None:
-    """An id or candidate number as the answer wrote it: an integer, or the same digits quoted
-    ("0", as Mem0's prompts write ids; many models follow them); None for anything else (a
-    bool, a float, a negative number, "0.0", "lesson 3", a null)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        return int(value.strip())
-    return None
 
 
 def _merged(raw: Any) -> Candidate | None:

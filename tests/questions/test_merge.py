@@ -105,6 +105,7 @@ def test_the_remote_judge_is_asked_with_the_prompt_and_its_answer_is_checked(
     marker = fake_llm.script(
         "same-q",
         ("reply", json.dumps({"same_as": [7], "why": "both ask about weekends"})),
+        ("reply", json.dumps({"same_as": ["7"], "why": "an id quoted, as Mem0 writes ids"})),
         ("reply", json.dumps({"same_as": [99], "why": "made up"})),
     )
     monkeypatch.setenv("DIGEST_LLM_MODEL", "openai/judge")
@@ -120,6 +121,8 @@ def test_the_remote_judge_is_asked_with_the_prompt_and_its_answer_is_checked(
         body = fake_llm.bodies["same-q"][0]
         user = body["messages"][-1]["content"]
         assert "<open_questions>" in user and '"id": 7' in user
+        quoted = ask_judge("Do you see clients over the weekend?", open_, "desk", get_settings())
+        assert quoted == [7]
         with pytest.raises(LLMOutputError):
             ask_judge("Do you see clients over the weekend?", open_, "desk", get_settings())
     finally:
