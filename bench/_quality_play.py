@@ -124,6 +124,9 @@ class Remote:
     url: str
     worker: Any  # _worker.Worker
     loop: Any  # _loopback.Loopback
+    #: capture each script's events at once, then wait for them all (a stream captured
+    #: faster than it is judged: the worker may take an agent's events side by side)
+    burst: bool = False
 
     def play(self, scripts: list[Script]) -> None:
         failed: list[BaseException] = []
@@ -133,6 +136,11 @@ class Remote:
             import psycopg
 
             with psycopg.connect(self.url, autocommit=True) as conn:
+                if self.burst:
+                    ids = [capture(script.tenant, script.agent, step) for step in script.steps]
+                    for event_id in ids:
+                        self._wait(conn, event_id)
+                    return
                 for step in script.steps:
                     event_id = capture(script.tenant, script.agent, step)
                     self._wait(conn, event_id)
@@ -162,7 +170,11 @@ class Remote:
 
 @contextmanager
 def through_worker(
-    url: str, embedding: str, answerer: Callable[[list[dict[str, Any]]], str] | None = None
+    url: str,
+    embedding: str,
+    answerer: Callable[[list[dict[str, Any]]], str] | None = None,
+    *,
+    burst: bool = False,
 ) -> Iterator[Remote]:
     """A worker on a queue of its own (Redis: ``DIGEST_BENCH_REDIS``) judging with the loopback
     model (``answerer``: who answers on it, the offline rules when None, ``bench/_oracle.py``'s
@@ -180,7 +192,7 @@ def through_worker(
         try:
             with environment(DIGEST_DATABASE_URL=url, DIGEST_BROKER_URL=REDIS_URL,
                              DIGEST_QUEUE=queue):  # fmt: skip
-                yield Remote(url, worker, loop)
+                yield Remote(url, worker, loop, burst)
         finally:
             worker.stop()
             flush_broker()

@@ -142,6 +142,7 @@ def run_judge(
     embedding: str = "static",
     stream_events: int = 0,
     admin_url: str = ADMIN_URL,
+    burst: bool = False,
 ) -> JudgeRun:
     """Play ``cases`` through ``judge`` on a fresh database and grade what they left; then,
     with ``stream_events``, the half-repeats stream with every contradiction case of both
@@ -160,7 +161,7 @@ def run_judge(
                 known = {c.key: c for c in cases}
                 known.update({c.key: c for s in SPLITS for c in load(s, ("contradiction",))})
                 answerer = Oracle(list(known.values())).answer
-            remote = stack.enter_context(through_worker(url, embedding, answerer))
+            remote = stack.enter_context(through_worker(url, embedding, answerer, burst=burst))
             play = remote.play
         play([case_script(TENANT, case) for case in cases])
         graded = [grade(case, observe(url, TENANT, case)) for case in cases]
@@ -339,6 +340,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stream", type=int, default=200, help="events in the repeats stream")
     parser.add_argument("--report", action="store_true", help="list every wrong case")
     parser.add_argument(
+        "--burst",
+        action="store_true",
+        help="through a worker: capture each case's events at once, then wait for them "
+        "(not one at a time)",
+    )
+    parser.add_argument(
         "--titles",
         action="store_true",
         help="multi-error files: the kinds of the lessons' titles and the rules' fates",
@@ -353,7 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     cases = [c for split in splits for c in load(split, classes, files)]
     ok = True
     for judge in CHOICES[args.judge]:
-        run = run_judge(judge, cases, embedding=args.embedding, stream_events=args.stream)
+        run = run_judge(
+            judge, cases, embedding=args.embedding, stream_events=args.stream, burst=args.burst
+        )
         print(f"\n== {LABELS[judge]} (embedding {args.embedding})\n{table(run)}", flush=True)
         for f in figures(replace(run, graded=[])):
             print(f"{f.name} = {f.value:.2f} {f.unit}  met={f.met}\n    {f.note}")
