@@ -272,6 +272,50 @@ def test_contradiction_supersedes_the_old_lesson_and_keeps_the_new(
     assert (run.n_delete, run.n_add) == (1, 1)
 
 
+def test_an_agents_events_judged_side_by_side_are_reconciled_in_the_order_they_happened(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    """Two events of one agent captured back to back, each taken by its own pool child: the
+    first one's judge is slower, so the reversal's lesson would be written first, and the old
+    one then reconciled against it as if it were the newer word (kept both). The later event
+    waits for the older before it reconciles (``digest.reflect.order``): the reversal
+    supersedes the old lesson, as if the two had come a minute apart."""
+    old_name, new_name = f"order-old-{tenant}", f"order-new-{tenant}"
+    old_marker = fake_llm.script_by_kind(
+        old_name,
+        reflect=[("sleep", 1.5, lesson_block(f"{SITUATION} [script:{old_name}]",
+                                             "Pass the refund in cents in the amount_cents field "
+                                             "of issue_refund"))],
+        # a reconcile request routes by its first marker, the shown lesson's: this answers
+        # the new event reconciled against the old lesson (the right order)
+        reconcile=[("reply", ops({"op": "DELETE", "candidate": 0, "id": 0,
+                                  "reason": "the API changed"}))],
+    )  # fmt: skip
+    new_marker = fake_llm.script_by_kind(
+        new_name,
+        reflect=[("reply", lesson_block(f"{SITUATION} [script:{new_name}]", IN_EUR))],
+        # …and this the old event reconciled against the new lesson (the wrong order)
+        reconcile=[("reply", ops({"op": "ADD", "candidate": 0}))],
+    )  # fmt: skip
+    first, second = (
+        digest.record_run(
+            tenant,
+            AGENT,
+            task=f"refund a customer {marker}",
+            outcome="failure",
+            error=f"refund rejected: {why}",
+        )
+        for marker, why in ((old_marker, "amount_cents"), (new_marker, "amount in EUR"))
+    )
+    assert wait_for_event(first, DONE)["status"] == "reflected"
+    assert wait_for_event(second, DONE)["status"] == "reflected"
+    old_row, new_row = lessons_of(tenant)
+    assert old_row.correction.startswith("Pass the refund in cents")
+    assert (old_row.status, old_row.superseded_by_id) == ("superseded", new_row.id)
+    assert new_row.status == "active" and new_row.correction == IN_EUR
+    assert fake_llm.count(new_name, "reconcile") == 0  # the old lesson was never shown second
+
+
 def test_a_judges_update_that_reverses_supersedes_like_a_delete(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:

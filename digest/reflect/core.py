@@ -51,6 +51,7 @@ from digest.reflect.apply import (
     without_stale_rewrites,
 )
 from digest.reflect.claims import Claimed, ReflectResult, lock_event, still_ours
+from digest.reflect.order import after_older_events
 from digest.reflect.prepare import Prepared, decide_plan, prepare
 from digest.reflect.reconcile import Plan, Snapshot, read_neighbours
 from digest.reflect.repeats import known_repeats
@@ -161,6 +162,8 @@ def _reconcile_and_apply(
     """Reconcile the candidates against the agent's lessons and write the result, again while
     the write finds that what was read moved (bounded)."""
     prepared = prepare(run, candidates)
+    if not tx.held:
+        after_older_events(run.claimed, run.settings)  # lessons are written in event order
     rounds = run.settings.reconcile_max_rounds
     for number in range(1, rounds + 1):
         snapshot = _neighbours(run, prepared, tx, first=number == 1)
