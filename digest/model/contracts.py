@@ -188,6 +188,20 @@ def whole_number(value: Any) -> int | None:
     return None
 
 
+#: Mem0's names for the reconcile operations: its "NONE" is a NOOP
+OP_ALIASES = {"NONE": "NOOP"}
+
+
+def op_named(item: dict[str, Any]) -> str:
+    """An operation's name as the answer wrote it, upper-cased: ``op``, or Mem0's ``event``
+    when ``op`` is missing; Mem0's "NONE" read as "NOOP"."""
+    raw = item.get("op")
+    if raw is None:
+        raw = item.get("event", "")
+    name = str(raw).strip().upper()
+    return OP_ALIASES.get(name, name)
+
+
 def parse_reconcile_output(text: str) -> list[dict[str, Any]]:
     """The ``operations`` list of a reconcile answer; prose and code fences are tolerated, and
     so is the list alone (not wrapped in ``{"operations": …}``).

@@ -23,7 +23,7 @@ from digest.lessons.store import Candidate
 from digest.logs import get_logger
 from digest.model import seam as llm
 from digest.model.cache import AnswerCache, answer_key
-from digest.model.contracts import embed_json, parse_reconcile_output, whole_number
+from digest.model.contracts import embed_json, op_named, parse_reconcile_output, whole_number
 from digest.model.prompts import load_prompt
 from digest.reflect.readings import in_doubt, meaning_of
 from digest.reflect.reconcile import (
@@ -243,7 +243,7 @@ def resolve(
         if not isinstance(item, dict):
             drop(item, "not an object")
             continue
-        op = str(item.get("op", "")).strip().upper()
+        op = op_named(item)
         index = whole_number(item.get("candidate"))
         if op not in OPS:
             drop(item, "unknown op")

@@ -218,12 +218,14 @@ def test_resolve_drops_invalid_items_and_adds_uncovered(item: Any) -> None:
     [
         {"op": "NOOP", "candidate": "1", "id": "1"},
         {"op": "noop ", "candidate": 1, "id": " 1"},
+        {"op": "NONE", "candidate": 1, "id": 1},
+        {"event": "NONE", "candidate": 1, "id": "1"},
     ],
-    ids=["quoted-numbers", "lower-case-op-spaces"],
+    ids=["quoted-numbers", "lower-case-op-spaces", "mem0-none", "mem0-event-key"],
 )
 def test_resolve_reads_ids_and_candidates_written_as_quoted_numbers(item: Any) -> None:
-    # Mem0's prompts write ids as strings ("id": "0"), and models trained on them do too:
-    # the same number quoted names the same shown lesson
+    # Mem0's prompts write ids as strings ("id": "0") and name a repeat "NONE" under "event",
+    # and models trained on them do too: the same number quoted names the same shown lesson
     plan = _resolve([item])
     assert plan.dropped == []
     ops = _by_candidate(plan)
