@@ -122,7 +122,7 @@ class Remote:
     """A worker process with the loopback model, and this process capturing onto its queue."""
 
     url: str
-    worker: Any  # _worker.Worker
+    workers: list[Any]  # _worker.Worker, one or more on one queue
     loop: Any  # _loopback.Loopback
     #: capture each script's events at once, then wait for them all (a stream captured
     #: faster than it is judged: the worker may take an agent's events side by side)
@@ -161,8 +161,9 @@ class Remote:
             row = conn.execute("SELECT status FROM events WHERE id = %s", (event_id,)).fetchone()
             if row and row[0] in TERMINAL:
                 return
-            if self.worker.proc.poll() is not None:
-                raise RuntimeError(f"the worker exited:\n{self.worker.log()[-2000:]}")
+            for worker in self.workers:
+                if worker.proc.poll() is not None:
+                    raise RuntimeError(f"a worker exited:\n{worker.log()[-2000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"event {event_id} not reflected after {timeout_s:.0f} s")
             time.sleep(0.02)
@@ -175,6 +176,7 @@ def through_worker(
     answerer: Callable[[list[dict[str, Any]]], str] | None = None,
     *,
     burst: bool = False,
+    workers: int = 1,
 ) -> Iterator[Remote]:
     """A worker on a queue of its own (Redis: ``DIGEST_BENCH_REDIS``) judging with the loopback
     model (``answerer``: who answers on it, the offline rules when None, ``bench/_oracle.py``'s
@@ -188,13 +190,16 @@ def through_worker(
             **loopback_env(loop.api_base), "DIGEST_EMBEDDING_MODEL": embedding,
             "DIGEST_THRESHOLD_SIGNALS": NO_COMPOSE,
         }  # fmt: skip
-        worker = start_worker(worker_env(url, queue, **extra), "threads", THREADS)
+        started = []
         try:
+            for _ in range(workers):
+                started.append(start_worker(worker_env(url, queue, **extra), "threads", THREADS))
             with environment(DIGEST_DATABASE_URL=url, DIGEST_BROKER_URL=REDIS_URL,
                              DIGEST_QUEUE=queue):  # fmt: skip
-                yield Remote(url, worker, loop, burst)
+                yield Remote(url, started, loop, burst)
         finally:
-            worker.stop()
+            for worker in started:
+                worker.stop()
             flush_broker()
 
 

@@ -143,6 +143,7 @@ def run_judge(
     stream_events: int = 0,
     admin_url: str = ADMIN_URL,
     burst: bool = False,
+    workers: int = 1,
 ) -> JudgeRun:
     """Play ``cases`` through ``judge`` on a fresh database and grade what they left; then,
     with ``stream_events``, the half-repeats stream with every contradiction case of both
@@ -161,7 +162,9 @@ def run_judge(
                 known = {c.key: c for c in cases}
                 known.update({c.key: c for s in SPLITS for c in load(s, ("contradiction",))})
                 answerer = Oracle(list(known.values())).answer
-            remote = stack.enter_context(through_worker(url, embedding, answerer, burst=burst))
+            remote = stack.enter_context(
+                through_worker(url, embedding, answerer, burst=burst, workers=workers)
+            )
             play = remote.play
         play([case_script(TENANT, case) for case in cases])
         graded = [grade(case, observe(url, TENANT, case)) for case in cases]
@@ -346,6 +349,9 @@ def main(argv: list[str] | None = None) -> int:
         "(not one at a time)",
     )
     parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes on the one queue (not offline)"
+    )
+    parser.add_argument(
         "--titles",
         action="store_true",
         help="multi-error files: the kinds of the lessons' titles and the rules' fates",
@@ -361,8 +367,9 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     for judge in CHOICES[args.judge]:
         run = run_judge(
-            judge, cases, embedding=args.embedding, stream_events=args.stream, burst=args.burst
-        )
+            judge, cases, embedding=args.embedding, stream_events=args.stream,
+            burst=args.burst, workers=args.workers,
+        )  # fmt: skip
         print(f"\n== {LABELS[judge]} (embedding {args.embedding})\n{table(run)}", flush=True)
         for f in figures(replace(run, graded=[])):
             print(f"{f.name} = {f.value:.2f} {f.unit}  met={f.met}\n    {f.note}")
