@@ -302,8 +302,11 @@ def resolve(
         elif op == "UPDATE":
             merged = _merged(item.get("lesson"))
             if merged is None:
-                drop(item, "UPDATE without a usable lesson")
-                continue
+                # the judge names the lesson the candidate updates but gives no usable merged
+                # lesson (none, or Mem0's "text" alone): the candidate's own words are the
+                # update (the old text stays in the lesson's history; the trust rules apply)
+                merged = candidate
+                reason = f"{reason or 'enriched'} (no merged lesson given: the candidate's words)"
             decided[index] = Operation(
                 "UPDATE", index, lesson_id=lesson_id, merged=merged, reason=reason or "enriched"
             )

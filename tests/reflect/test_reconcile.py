@@ -270,17 +270,17 @@ def test_resolve_dropped_first_item_does_not_block_a_valid_second() -> None:
     ],
     ids=["missing", "string", "no-correction", "blank-correction", "blank-situation", "int"],
 )
-def test_resolve_update_without_usable_lesson_is_dropped(lesson: Any) -> None:
+def test_resolve_update_without_usable_lesson_takes_the_candidates_words(lesson: Any) -> None:
+    # the judge says which lesson the candidate updates; with no usable merged lesson (none,
+    # or Mem0's "text" alone) the candidate's own words are the update, nothing is dropped
     item: dict[str, Any] = {"op": "UPDATE", "candidate": 0, "id": 1}
     if lesson is not None:
         item["lesson"] = lesson
     plan = _resolve([item])
     ops = _by_candidate(plan)
-    assert ops[0].op == "ADD"
-    assert "not covered" in ops[0].reason
-    assert ops[0].merged is None
-    assert len(plan.dropped) == 1
-    assert "UPDATE" in plan.dropped[0]
+    assert (ops[0].op, ops[0].lesson_id, ops[0].merged) == ("UPDATE", 205, CANDIDATES[0])
+    assert "the candidate's words" in ops[0].reason
+    assert plan.dropped == []
 
 
 def test_resolve_update_carries_the_merged_lesson() -> None:
