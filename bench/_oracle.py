@@ -30,8 +30,9 @@ cannot fix. It is not a measure of any model.
   as an UPDATE of the old lesson with the candidate's words and a reason naming the change;
   ``update-silent``: with no reason) and ``BENCH_ORACLE_SAME_BY=update`` (a repeat of a
   shown lesson's rule as an UPDATE with the candidate's words, not a NOOP): a right bank
-  must come out the same. ``BENCH_ORACLE_IDS=quoted`` writes ids and candidate numbers as
-  strings ("0"), as Mem0's prompts do.
+  must come out the same. ``BENCH_ORACLE_SHAPE=quoted-ids`` writes ids and candidate numbers
+  as strings ("0"), as Mem0's prompts do; ``mem0`` answers in Mem0's words throughout: quoted
+  ids, ``event`` for ``op``, ``NONE`` for ``NOOP``, an UPDATE's lesson as ``text`` alone.
 - same_question: the new and each open question are found among the case's owner answers; a
   match only when their events teach the same rule.
 - summarize: the offline rules.
@@ -102,6 +103,20 @@ def _failures(event: Event) -> list[tuple[str, str]]:
     return found
 
 
+def _mem0(op: dict[str, Any], *, names: bool) -> dict[str, Any]:
+    """One operation as a model trained on Mem0's prompts may write it: ids and candidate
+    numbers quoted; with ``names``, ``event`` for ``op``, ``NONE`` for ``NOOP`` and an
+    UPDATE's lesson given as its correction's ``text`` alone."""
+    out = {k: str(v) if k in ("id", "candidate") else v for k, v in op.items()}
+    if not names:
+        return out
+    out["event"] = "NONE" if out["op"] == "NOOP" else out["op"]
+    del out["op"]
+    if "lesson" in out:
+        out["text"] = out.pop("lesson").get("correction", "")
+    return out
+
+
 class Oracle:
     """Answers as a right model would for the cases it was given (thread-safe)."""
 
@@ -125,19 +140,19 @@ class Oracle:
         #: same UPDATE with no reason given (only what the texts say tells it is a reversal)
         by = os.environ.get("BENCH_ORACLE_REVERSE_BY", "")
         same_by = os.environ.get("BENCH_ORACLE_SAME_BY", "")
-        ids = os.environ.get("BENCH_ORACLE_IDS", "")
+        shape = os.environ.get("BENCH_ORACLE_SHAPE", "")
         if (
             by not in ("", "update", "update-silent") or same_by not in ("", "update")
-            or ids not in ("", "quoted")
+            or shape not in ("", "quoted-ids", "mem0")
         ):  # fmt: skip
             raise ValueError(
                 f"BENCH_ORACLE_REVERSE_BY={by!r} (update, update-silent or unset) / "
                 f"BENCH_ORACLE_SAME_BY={same_by!r} (update or unset) / "
-                f"BENCH_ORACLE_IDS={ids!r} (quoted or unset)"
+                f"BENCH_ORACLE_SHAPE={shape!r} (quoted-ids, mem0 or unset)"
             )
-        #: ``BENCH_ORACLE_IDS=quoted``: ids and candidate numbers written as strings ("0"), as
-        #: Mem0's prompts write them
-        self.quoted_ids = ids == "quoted"
+        #: ``BENCH_ORACLE_SHAPE``: ``quoted-ids`` writes ids and candidate numbers as strings
+        #: ("0"), as Mem0's prompts write them; ``mem0`` all of Mem0's names (``_mem0``)
+        self.shape = shape
         self.reverse_by_update = by in ("update", "update-silent")
         self.reverse_reason = "" if by == "update-silent" else "updated: the requirement changed"
         #: ``BENCH_ORACLE_SAME_BY=update``: a repeat of a shown lesson's rule in other words
@@ -386,9 +401,8 @@ class Oracle:
                 })  # fmt: skip
             if not old:
                 ops.append({"op": "ADD", "candidate": number})
-        if self.quoted_ids:
-            quoted = ("id", "candidate")
-            ops = [{k: str(v) if k in quoted else v for k, v in o.items()} for o in ops]
+        if self.shape:
+            ops = [_mem0(o, names=self.shape == "mem0") for o in ops]
         return json.dumps({"operations": ops})
 
     # same question -------------------------------------------------------------------------

@@ -92,14 +92,25 @@ def test_the_updating_variants_answer_update_and_an_unknown_value_is_refused(
         Oracle([CASE])
 
 
-def test_the_quoted_ids_variant_writes_ids_as_strings(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_mem0_shapes_quote_ids_and_use_mem0s_names(monkeypatch: pytest.MonkeyPatch) -> None:
     events = {e.id: {"payload": e.payload} for e in CASE.events}
-    monkeypatch.setenv("BENCH_ORACLE_IDS", "quoted")
+    monkeypatch.setenv("BENCH_ORACLE_SHAPE", "quoted-ids")
     oracle = Oracle([CASE])
-    first, reversal = (_lesson(oracle, events[e]) for e in ("e1", "e3"))
+    first, again, reversal = (_lesson(oracle, events[e]) for e in ("e1", "e2", "e3"))
     assert _reconcile(oracle, [first], reversal) == [("DELETE", "0")]
-    monkeypatch.setenv("BENCH_ORACLE_IDS", "strings")
-    with pytest.raises(ValueError, match="BENCH_ORACLE_IDS='strings'"):
+    monkeypatch.setenv("BENCH_ORACLE_SHAPE", "mem0")
+    monkeypatch.setenv("BENCH_ORACLE_SAME_BY", "update")
+    oracle = Oracle([CASE])
+    first, again = (_lesson(oracle, events[e]) for e in ("e1", "e2"))
+    existing = json.dumps([{"id": 0, **first}])
+    said = _ask(
+        oracle, "candidates", [{"candidate": 0, **again}], f"<existing>{existing}</existing>"
+    )
+    [op] = json.loads(said)["operations"]
+    assert (op["event"], op["id"], op["candidate"], "op" in op) == ("UPDATE", "0", "0", False)
+    assert op["text"] == again["correction"] and "lesson" not in op
+    monkeypatch.setenv("BENCH_ORACLE_SHAPE", "strings")
+    with pytest.raises(ValueError, match="BENCH_ORACLE_SHAPE='strings'"):
         Oracle([CASE])
 
 
