@@ -245,6 +245,9 @@ def resolve(
             continue
         op = op_named(item)
         index = whole_number(item.get("candidate"))
+        if "candidate" not in item and len(candidates) == 1:
+            # one candidate shown: an operation naming none (Mem0's have no candidate) is its
+            index = next(iter(candidates))
         if op not in OPS:
             drop(item, "unknown op")
             continue

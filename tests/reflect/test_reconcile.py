@@ -232,6 +232,17 @@ def test_resolve_reads_ids_and_candidates_written_as_quoted_numbers(item: Any) -
     assert (ops[1].op, ops[1].lesson_id) == ("NOOP", 205)
 
 
+def test_an_operation_naming_no_candidate_is_the_only_ones() -> None:
+    # Mem0's operations name no candidate (it has none); with one shown, it is that one's
+    only = {1: CANDIDATES[1]}
+    plan = _resolve([{"event": "NONE", "id": "1"}], only)
+    assert plan.dropped == []
+    assert [(o.op, o.candidate, o.lesson_id) for o in plan.operations] == [("NOOP", 1, 205)]
+    # a candidate named wrongly is still refused, and with two shown none is guessed
+    assert _resolve([{"op": "NOOP", "candidate": 0, "id": 1}], only).dropped != []
+    assert _resolve([{"op": "NOOP", "id": 1}]).dropped != []
+
+
 def test_resolve_second_operation_for_a_candidate_is_dropped() -> None:
     plan = _resolve(
         [
