@@ -32,7 +32,8 @@ cannot fix. It is not a measure of any model.
   shown lesson's rule as an UPDATE with the candidate's words, not a NOOP): a right bank
   must come out the same. ``BENCH_ORACLE_SHAPE=quoted-ids`` writes ids and candidate numbers
   as strings ("0"), as Mem0's prompts do; ``mem0`` answers in Mem0's words throughout: quoted
-  ids, ``event`` for ``op``, ``NONE`` for ``NOOP``, an UPDATE's lesson as ``text`` alone.
+  ids, ``event`` for ``op``, ``NONE`` for ``NOOP``, an UPDATE's lesson as ``text`` alone, and
+  no ``candidate`` when one was shown.
 - same_question: the new and each open question are found among the case's owner answers; a
   match only when their events teach the same rule.
 - summarize: the offline rules.
@@ -403,6 +404,8 @@ class Oracle:
                 ops.append({"op": "ADD", "candidate": number})
         if self.shape:
             ops = [_mem0(o, names=self.shape == "mem0") for o in ops]
+            if self.shape == "mem0" and len(candidates) == 1:
+                ops = [{k: v for k, v in o.items() if k != "candidate"} for o in ops]
         return json.dumps({"operations": ops})
 
     # same question -------------------------------------------------------------------------
