@@ -122,9 +122,10 @@ class Settings(BaseSettings):
     #: at or above this identity a neighbour is the same lesson: NOOP without a model call.
     reconcile_identical: float = Field(default=0.95, ge=0, le=1.01)
     reconcile_max_rounds: int = Field(default=3, ge=1, le=10)
-    #: with a remote model, how long an event waits before it reconciles while an older event
-    #: of its agent is still being judged (``digest.reflect.order``); 0: never waits
-    reconcile_order_wait_s: float = Field(default=15.0, ge=0, le=300)
+    #: with a remote model, how long an event waits for an older event of its agent still
+    #: being judged: before reconciling, and before its model call when that event is the same
+    #: incident (``digest.reflect.order``); 0: never waits
+    order_wait_s: float = Field(default=15.0, ge=0, le=300)
     #: parsed reflect and reconcile answers each worker process remembers, so an exact repeat
     #: (same agent, model, prompt version and input) needs no model call; 0 turns it off.
     llm_cache_size: int = Field(default=4096, ge=0)

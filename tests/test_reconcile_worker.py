@@ -316,6 +316,33 @@ def test_an_agents_events_judged_side_by_side_are_reconciled_in_the_order_they_h
     assert fake_llm.count(new_name, "reconcile") == 0  # the old lesson was never shown second
 
 
+def test_a_repeat_captured_while_its_original_is_judged_reuses_that_judgement(
+    llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
+) -> None:
+    """The same failure twice, back to back, each taken by its own pool child while the
+    first one's judge is still thinking: the repeat waits for that judgement and reuses it
+    (``digest.reflect.order.after_same_incident``) instead of asking the model again."""
+    first_name, again_name = f"twin-first-{tenant}", f"twin-again-{tenant}"
+    lesson = lesson_block(f"{SITUATION} [script:{first_name}]", IN_EUR)
+    first_marker = fake_llm.script_by_kind(first_name, reflect=[("sleep", 1.5, lesson)])
+    again_marker = fake_llm.script_by_kind(again_name, reflect=[("reply", lesson)])
+    first, again = (
+        digest.record_run(
+            tenant,
+            AGENT,
+            task=f"refund a customer {marker}",
+            outcome="failure",
+            error="issue_refund failed: amount_cents is no longer accepted",
+        )
+        for marker in (first_marker, again_marker)
+    )
+    assert wait_for_event(first, DONE)["status"] == "reflected"
+    assert wait_for_event(again, DONE)["status"] == "reflected"
+    [only] = lessons_of(tenant)
+    assert evidence_count(only.id) == 2
+    assert (fake_llm.count(first_name, "reflect"), fake_llm.count(again_name, "reflect")) == (1, 0)
+
+
 def test_a_judges_update_that_reverses_supersedes_like_a_delete(
     llm_worker: WorkerProcess, fake_llm: FakeLLM, services_env: dict[str, str], tenant: str
 ) -> None:

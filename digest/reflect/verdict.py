@@ -30,6 +30,7 @@ from digest.model.error_families import family_of
 from digest.model.prompts import load_prompt
 from digest.reflect import judgements
 from digest.reflect.claims import Claimed
+from digest.reflect.order import after_same_incident
 from digest.reflect.policy import policy_skip_reason
 from digest.reflect.run import RunInfo
 from digest.runtime import runtime
@@ -204,6 +205,10 @@ def verdict_for(run: RunInfo, session: Session | None = None, *, share: bool = T
     model = claimed.agent_model or settings.model_for("reflect")
     prompt = load_prompt("reflect")
     run.model = model
+    if share and session is None:
+        # a remote model (no transaction held): a repeat of an event still being judged
+        # waits for that judgement instead of asking the model again
+        after_same_incident(claimed, settings)
     shared = (
         judgements.lookup(
             session if session is not None else settings.database_url,
