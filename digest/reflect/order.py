@@ -18,8 +18,8 @@ Both waits are bounded by ``DIGEST_ORDER_WAIT_S`` and by what the task's time bu
 a model step; past that the event goes on (the order is a preference, never a stall). Events
 put back to ``waiting`` after a fault are not waited for: they may wait for hours.
 
-Models answered in process judge an agent's events in one transaction, in order, and never
-wait here.
+Models answered in process (``offline/rules``) never wait here: their tasks judge an agent's
+events in batches, in order, one transaction each.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from digest.model.seam import time_left
 from digest.models import Event, utcnow
 from digest.reflect.claims import Claimed
 from digest.reflect.judgements import signature
+from digest.reflect.policy import models_in_process
 
 log = get_logger("digest.reflect")
 
@@ -87,9 +88,11 @@ def original_in_judgement(claimed: Claimed, settings: Settings, mine: str) -> in
 
 
 def _wait(claimed: Claimed, settings: Settings, what: str, find: Callable[[], int | None]) -> float:
-    """Wait (bounded) until ``find`` names no older event; the seconds waited."""
+    """Wait (bounded) until ``find`` names no older event; the seconds waited. Never with
+    models answered in process: their tasks take an agent's events in batches, in order, and
+    one such event taken alone has no model call to save nor to wait on."""
     bound = settings.order_wait_s
-    if bound <= 0:
+    if bound <= 0 or models_in_process(claimed.agent_model, settings):
         return 0.0
     started = time.monotonic()
     pause = FIRST_PAUSE_S
