@@ -20,6 +20,7 @@ from digest.models import DigestRun, Lesson, LessonEvidence, LessonHistory
 from digest.outbox.publish import publish_reflect
 from tests.conftest import (
     WorkerProcess,
+    _reset_process_state,
     lessons_for_event,
     llm_env,
     manual_lesson,
@@ -596,27 +597,39 @@ def test_same_text_in_two_tenants_is_never_merged(
     assert first[0].support_count == second[0].support_count == 1
 
 
+@pytest.mark.parametrize("wait_s", ["15", "0"], ids=["repeat-waits", "race"])
 def test_two_worker_processes_on_identical_events_store_one_lesson(
-    llm_worker: WorkerProcess,
     fake_llm: FakeLLM,
     services_env: dict[str, str],
     pg_url: str,
     redis_url: str,
-    queue: str,
     tenant: str,
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    wait_s: str,
 ) -> None:
-    second = spawn_worker(llm_env(pg_url, redis_url, queue, fake_llm.api_base), tmp_path / "w2.log")
+    """Two worker processes (two pool children each, on a queue of their own) take two
+    identical events of one agent at once. The repeat waits for its original's judgement and
+    reuses it (one model call); with the wait off (``DIGEST_ORDER_WAIT_S=0``) both are judged
+    at once on an empty bank, and the write under the agent's lock still stores one lesson."""
+    race_queue = f"digest-race-{uuid.uuid4().hex[:8]}"
+    env = {**llm_env(pg_url, redis_url, race_queue, fake_llm.api_base),
+           "DIGEST_ORDER_WAIT_S": wait_s}  # fmt: skip
+    workers = [spawn_worker(env, tmp_path / f"w{i}.log", 2) for i in range(2)]
+    monkeypatch.setenv("DIGEST_QUEUE", race_queue)
+    services_env["DIGEST_QUEUE"] = race_queue
+    _reset_process_state()
     try:
         name = f"race-{tenant}"
-        # Both reflect calls are slow and overlap, so both workers read an empty bank.
+        # Both reflect calls are slow: judged at once, both would read an empty bank.
         marker = fake_llm.script(name, ("sleep", 1.0, lesson_block(SITUATION, CORRECTION)))
         events = [run_event(tenant, marker, idempotency_key=f"race-{i}") for i in range(2)]
         for event_id in events:
             assert wait_for_event(event_id, DONE, timeout=40)["status"] == "reflected"
     finally:
-        second.stop()
-    assert fake_llm.count(name) == 2
+        for worker in workers:
+            worker.kill()
+    assert fake_llm.count(name) == (1 if wait_s != "0" else 2)
     (lesson,) = lessons_of(tenant)
     assert lesson.support_count == 2
     assert evidence_count(lesson.id) == 2
