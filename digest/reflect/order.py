@@ -87,8 +87,11 @@ def original_in_judgement(claimed: Claimed, settings: Settings, mine: str) -> in
     return None
 
 
-def _wait(claimed: Claimed, settings: Settings, what: str, find: Callable[[], int | None]) -> float:
-    """Wait (bounded) until ``find`` names no older event; the seconds waited. Never with
+def _wait(
+    claimed: Claimed, settings: Settings, what: str, find: Callable[[], int | None], keep_s: float
+) -> float:
+    """Wait (bounded) until ``find`` names no older event, keeping ``keep_s`` of the task's
+    time budget for the model steps still to come; the seconds waited. Never with
     models answered in process: their tasks take an agent's events in batches, in order, and
     one such event taken alone has no model call to save nor to wait on."""
     bound = settings.order_wait_s
@@ -105,7 +108,7 @@ def _wait(claimed: Claimed, settings: Settings, what: str, find: Callable[[], in
                          waited_s=round(waited, 2))  # fmt: skip
             return waited
         left = time_left()
-        if waited + pause > bound or (left is not None and left - pause < settings.step_budget_s):
+        if waited + pause > bound or (left is not None and left - pause < keep_s):
             log.warning(
                 "order_wait_ended", event_id=claimed.event_id, what=what, older_event_id=older,
                 waited_s=round(waited, 2),
@@ -118,7 +121,10 @@ def _wait(claimed: Claimed, settings: Settings, what: str, find: Callable[[], in
 def after_older_events(claimed: Claimed, settings: Settings) -> float:
     """Before reconciling: wait (bounded) until no older event of the agent is being judged;
     the seconds waited."""
-    return _wait(claimed, settings, "older events", lambda: older_in_judgement(claimed, settings))
+    return _wait(  # the reconcile step is still to come
+        claimed, settings, "older events", lambda: older_in_judgement(claimed, settings),
+        settings.step_budget_s,
+    )  # fmt: skip
 
 
 def after_same_incident(claimed: Claimed, settings: Settings) -> float:
@@ -128,9 +134,7 @@ def after_same_incident(claimed: Claimed, settings: Settings) -> float:
     mine = signature(claimed)
     if mine is None:
         return 0.0
-    return _wait(
-        claimed,
-        settings,
-        "the same incident",
-        lambda: original_in_judgement(claimed, settings, mine),
-    )
+    return _wait(  # the reflect and the reconcile steps are still to come
+        claimed, settings, "the same incident",
+        lambda: original_in_judgement(claimed, settings, mine), settings.model_budget_s,
+    )  # fmt: skip
