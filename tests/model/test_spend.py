@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -169,18 +170,23 @@ def test_the_clock_setting_is_a_known_name() -> None:
 
 
 _WORKER = """
-import sys, time
+import os, sys, time
 import litellm  # imported before the start: the two processes call at the same time
 from digest.config import Settings
 from digest.errors import BudgetExhausted, LLMTransientError
 from digest.model import seam as llm
 from digest.model import spend
 from digest.model.budget import Limits
-tenant, name, base, redis_url, limit, start_at = sys.argv[1:7]
+tenant, name, base, redis_url, limit, ready = sys.argv[1:7]
 settings = Settings(broker_url=redis_url, llm_api_base=base, llm_max_tokens=64,
                     llm_max_concurrency=0, llm_timeout_s=10, llm_max_attempts=1)
 messages = [{"role": "user", "content": f"Say ok. [script:{name}]"}]
-time.sleep(max(0.0, float(start_at) - time.time()))
+# a barrier, not a clock: each says it is ready, and both start once both are (a loaded host
+# may take seconds longer to import in one process than in the other)
+open(os.path.join(ready, str(os.getpid())), "w").close()
+deadline = time.monotonic() + 120
+while len(os.listdir(ready)) < 2 and time.monotonic() < deadline:
+    time.sleep(0.005)
 calls = 0
 with spend.for_tenant(tenant, Limits(daily_tokens=int(limit))):
     while True:
@@ -196,21 +202,21 @@ print(calls)
 
 
 def test_two_processes_never_overspend_together_by_more_than_one_call(
-    fake_llm: Any, redis_url: str
+    fake_llm: Any, redis_url: str, tmp_path: Path
 ) -> None:
     """Two worker-like processes, each with its own Redis connection and litellm, spend one
     tenant's budget at the same time: together they stay within one call's estimate of it."""
     import subprocess
     import sys
-    import time
 
     from tests.conftest import ROOT
 
     tenant, name = f"t-{uuid.uuid4().hex[:6]}", f"two{uuid.uuid4().hex[:6]}"
     messages = _ask(fake_llm, name)
     limit = 1500
-    start_at = str(time.time() + 12)
-    args = [tenant, name, fake_llm.api_base, redis_url, str(limit), start_at]
+    ready = tmp_path / "ready"
+    ready.mkdir()
+    args = [tenant, name, fake_llm.api_base, redis_url, str(limit), str(ready)]
     procs = [
         subprocess.Popen([sys.executable, "-c", _WORKER, *args], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
