@@ -3,6 +3,7 @@ tests/test_reconcile_worker.py)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -59,3 +60,42 @@ def test_models_answered_in_process_and_a_zero_bound_never_wait() -> None:
     assert order._wait(_claimed("offline/rules"), REMOTE, "test", find, keep_s=0) == 0.0
     off = Settings(llm_model="openai/judge", order_wait_s=0)
     assert order._wait(_claimed(), off, "test", find, keep_s=0) == 0.0
+
+
+def test_what_counts_as_an_older_event_still_being_judged(
+    services_env: dict[str, str], tenant: str
+) -> None:
+    """On PostgreSQL: pending and freshly claimed older events of the agent count; a waiting
+    one (after a fault: it may wait for hours), a finished one, a dead worker's stale claim, a
+    newer one and another agent's do not."""
+    import digest
+    from digest.config import get_settings
+    from digest.db import session_scope
+    from digest.models import Event, utcnow
+
+    def run(agent: str, n: int) -> int:
+        return digest.record_run(tenant, agent, task=f"task {n}", outcome="failure", error="boom")
+
+    older = [run("bot", i) for i in range(4)]
+    mine, newer, elsewhere = run("bot", 4), run("bot", 5), run("other", 6)
+    settings = get_settings()
+    stale = utcnow() - timedelta(seconds=settings.processing_stale_after_s + 60)
+    states = {older[0]: ("waiting", None), older[1]: ("reflected", None),
+              older[2]: ("processing", stale), older[3]: ("pending", None),
+              mine: ("processing", utcnow()), newer: ("pending", None),
+              elsewhere: ("pending", None)}  # fmt: skip
+    with session_scope() as session:
+        for event_id, (status, started) in states.items():
+            event = session.get(Event, event_id)
+            assert event is not None
+            event.status, event.processing_started_at = status, started
+        agent_id = session.get(Event, mine).agent_id  # type: ignore[union-attr]
+    claimed: Any = SimpleNamespace(event_id=mine, agent_id=agent_id, agent_model=None)
+    assert order.older_in_judgement(claimed, settings) == older[3]  # pending
+    with session_scope() as session:
+        session.get(Event, older[3]).status = "skipped"  # type: ignore[union-attr]
+        session.get(Event, older[2]).processing_started_at = utcnow()  # type: ignore[union-attr]
+    assert order.older_in_judgement(claimed, settings) == older[2]  # a live claim
+    with session_scope() as session:
+        session.get(Event, older[2]).status = "reflected"  # type: ignore[union-attr]
+    assert order.older_in_judgement(claimed, settings) is None
