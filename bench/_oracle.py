@@ -33,7 +33,8 @@ cannot fix. It is not a measure of any model.
   must come out the same. ``BENCH_ORACLE_SHAPE=quoted-ids`` writes ids and candidate numbers
   as strings ("0"), as Mem0's prompts do; ``mem0`` answers in Mem0's words throughout: quoted
   ids, ``event`` for ``op``, ``NONE`` for ``NOOP``, an UPDATE's lesson as ``text`` alone, and
-  no ``candidate`` when one was shown.
+  no ``candidate`` when one was shown. ``BENCH_ORACLE_LESSONS=bare`` writes each lesson with its
+  situation and correction only (no mistake, no tags).
 - same_question: the new and each open question are found among the case's owner answers; a
   match only when their events teach the same rule.
 - summarize: the offline rules.
@@ -154,6 +155,12 @@ class Oracle:
         #: ``BENCH_ORACLE_SHAPE``: ``quoted-ids`` writes ids and candidate numbers as strings
         #: ("0"), as Mem0's prompts write them; ``mem0`` all of Mem0's names (``_mem0``)
         self.shape = shape
+        #: ``BENCH_ORACLE_LESSONS=bare``: lessons with a situation and a correction only (no
+        #: mistake, no tags): what the structure makes of a terse model
+        lessons = os.environ.get("BENCH_ORACLE_LESSONS", "")
+        if lessons not in ("", "bare"):
+            raise ValueError(f"BENCH_ORACLE_LESSONS={lessons!r} (bare or unset)")
+        self.bare = lessons == "bare"
         self.reverse_by_update = by in ("update", "update-silent")
         self.reverse_reason = "" if by == "update-silent" else "updated: the requirement changed"
         #: ``BENCH_ORACLE_SAME_BY=update``: a repeat of a shown lesson's rule in other words
@@ -274,7 +281,7 @@ class Oracle:
                 memory.setdefault(_text_key(block.situation, block.correction), []).append(
                     rule.name
                 )
-        return "\n".join(_render(block) for _, block in blocks)
+        return "\n".join(_render(block, self.bare) for _, block in blocks)
 
     def _failures_of(
         self, case: Case, rules: list[Rule], event: Event
@@ -435,10 +442,12 @@ def _safe(text: str) -> str:
     return text.replace("<", "‹").replace(">", "›").strip() or "(empty)"
 
 
-def _render(block: Any) -> str:
-    tags = ", ".join(block.tags)
-    mistake = f"<mistake>{_safe(block.mistake)}</mistake>" if block.mistake else ""
+def _render(block: Any, bare: bool = False) -> str:
+    """A lesson block; ``bare``: only the two fields the contract requires (no mistake, no
+    tags), as a terse model writes it."""
+    tags = "" if bare else f"<tags>{', '.join(block.tags)}</tags>"
+    mistake = f"<mistake>{_safe(block.mistake)}</mistake>" if block.mistake and not bare else ""
     return (
         f"<lesson><situation>{_safe(block.situation)}</situation>{mistake}"
-        f"<correction>{_safe(block.correction)}</correction><tags>{tags}</tags></lesson>"
+        f"<correction>{_safe(block.correction)}</correction>{tags}</lesson>"
     )

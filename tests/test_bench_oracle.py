@@ -114,6 +114,21 @@ def test_the_mem0_shapes_quote_ids_and_use_mem0s_names(monkeypatch: pytest.Monke
         Oracle([CASE])
 
 
+def test_the_bare_lessons_variant_writes_no_mistake_and_no_tags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    event = {"id": 1, "kind": "run_outcome", "payload": CASE.events[0].payload}
+    said = _ask(Oracle([CASE]), "event", event)
+    assert "<tags>" in said
+    monkeypatch.setenv("BENCH_ORACLE_LESSONS", "bare")
+    bare = _ask(Oracle([CASE]), "event", event)
+    assert "<situation>" in bare and "<correction>" in bare
+    assert "<tags>" not in bare and "<mistake>" not in bare
+    monkeypatch.setenv("BENCH_ORACLE_LESSONS", "terse")
+    with pytest.raises(ValueError, match="BENCH_ORACLE_LESSONS='terse'"):
+        Oracle([CASE])
+
+
 def test_requests_of_an_agent_it_does_not_know_get_the_offline_rules() -> None:
     oracle = Oracle([CASE])
     text = (
