@@ -87,6 +87,11 @@ def original_in_judgement(claimed: Claimed, settings: Settings, mine: str) -> in
     return None
 
 
+def may_wait(claimed: Claimed, settings: Settings) -> bool:
+    """Does this event wait at all: a remote model, and ``DIGEST_ORDER_WAIT_S`` above 0."""
+    return settings.order_wait_s > 0 and not models_in_process(claimed.agent_model, settings)
+
+
 def _wait(
     claimed: Claimed, settings: Settings, what: str, find: Callable[[], int | None], keep_s: float
 ) -> float:
@@ -94,9 +99,9 @@ def _wait(
     time budget for the model steps still to come; the seconds waited. Never with
     models answered in process: their tasks take an agent's events in batches, in order, and
     one such event taken alone has no model call to save nor to wait on."""
-    bound = settings.order_wait_s
-    if bound <= 0 or models_in_process(claimed.agent_model, settings):
+    if not may_wait(claimed, settings):
         return 0.0
+    bound = settings.order_wait_s
     started = time.monotonic()
     pause = FIRST_PAUSE_S
     while True:
@@ -131,6 +136,8 @@ def after_same_incident(claimed: Claimed, settings: Settings) -> float:
     """Before the model call: wait (bounded) until no older event of the agent with this
     event's signature is being judged (its judgement is then stored, to be reused); the
     seconds waited."""
+    if not may_wait(claimed, settings):
+        return 0.0  # no signature computed for nothing
     mine = signature(claimed)
     if mine is None:
         return 0.0
