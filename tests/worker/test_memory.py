@@ -67,7 +67,9 @@ def test_the_imports_are_frozen_before_the_pool_forks() -> None:
     try:
         Cycle()  # garbage in a cycle: only a collection frees it
         frozen = memory.freeze_imports()
-        assert frozen == gc.get_freeze_count() > 1000
+        # frozen objects another thread of this process lets go of meanwhile are freed (the
+        # count may drop by a few), and nothing else freezes: at most what it froze
+        assert 1000 < gc.get_freeze_count() <= frozen
         assert not any(type(o) is Cycle for o in gc.get_objects())
         assert all(len(gc.get_objects(generation)) < frozen for generation in (0, 1, 2))
     finally:
