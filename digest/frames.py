@@ -103,11 +103,32 @@ def _slot_swapped(sa: tuple[str, ...], sb: tuple[str, ...]) -> bool:
     return bool(own_a) and bool(own_b)
 
 
+#: an error code a service gives in its own field: a word in CamelCase or capitals with
+#: underscores, in parentheses or after "code" ("An error occurred (NoSuchBucket) when
+#: calling…", "(ResourceNotFound)", "code: CARD_DECLINED"): which error it is, whatever the
+#: message around it says (one service's codes of two errors share the rest of the frame)
+ERROR_CODE = re.compile(
+    r"\((?:[A-Z][a-z0-9]+){2,}[A-Za-z0-9]*\)|\((?:[A-Z][A-Z0-9]*_)+[A-Z0-9]+\)"
+    r"|\b[Cc]ode[\"']?\s*[:=]\s*[\"']?(?:(?:[A-Z][a-z0-9]+){2,}|(?:[A-Z][A-Z0-9]*_)+[A-Z0-9]+)\b"
+)
+_CODE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]+$")
+
+
+def error_codes(text: str) -> frozenset[str]:
+    """The error codes ``text`` gives (``ERROR_CODE``), casefolded."""
+    found = set()
+    for match in ERROR_CODE.finditer(text):
+        code = _CODE_NAME.search(match.group(0).rstrip(")"))
+        if code is not None:
+            found.add(code.group(0).casefold())
+    return frozenset(found)
+
+
 def named(text: str) -> frozenset[str]:
-    """The names ``text`` quotes, spells in capitals or labels as a field (``'iccid'``,
-    ``PUK``, ``TTL``, ``priority:``)."""
+    """The names ``text`` quotes, spells in capitals, labels as a field or gives as an error
+    code (``'iccid'``, ``PUK``, ``TTL``, ``priority:``, ``(NoSuchBucket)``)."""
     found = {(quoted or capitals).casefold() for quoted, capitals in NAMED_PATTERN.findall(text)}
-    return frozenset(found | set(FIELD_PATTERN.findall(text)))
+    return frozenset(found | set(FIELD_PATTERN.findall(text)) | error_codes(text))
 
 
 #: a short quoted name or value ('main', "jdoe")

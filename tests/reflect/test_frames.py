@@ -205,3 +205,46 @@ def test_a_name_the_call_wrote_in_a_longer_value_is_its_instance_not_a_field() -
     assert event_signature("run_outcome", field("postcode")) != event_signature(
         "run_outcome", field("state")
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        # a cloud SDK's code in parentheses, an Azure-style line, a field named "code"
+        (
+            "An error occurred (QueueDoesNotExist) when calling the SendMessage operation",
+            {"queuedoesnotexist"},
+        ),
+        (
+            "(StorageAccountAlreadyTaken) The name is taken. Code: StorageAccountAlreadyTaken",
+            {"storageaccountalreadytaken"},
+        ),
+        ('{"error": {"code": "QUOTA_EXCEEDED_FOR_PROJECT"}}', {"quota_exceeded_for_project"}),
+        ("code=LOCATION_NOT_SUPPORTED", {"location_not_supported"}),
+        # prose in parentheses, a one-word code and a plain word are no codes
+        ("the request failed (see the logs) twice", set()),
+        ("Request was throttled (Throttling)", set()),
+    ],
+)
+def test_error_codes_are_read_as_names(text: str, codes: set[str]) -> None:
+    from digest.frames import error_codes, named
+
+    assert error_codes(text) == codes
+    assert codes <= named(text)
+
+
+def test_two_codes_of_one_sdk_frame_read_apart() -> None:
+    """One service's frame around two errors ("An error occurred (X) when calling the Y
+    operation: …") reads alike to the table; the two codes read them apart."""
+    a = (
+        "ClientError: An error occurred (QueueDoesNotExist) when calling the SendMessage "
+        "operation: The specified queue does not exist"
+    )
+    b = (
+        "ClientError: An error occurred (InvalidMessageContents) when calling the SendMessage "
+        "operation: The message contains characters outside the allowed set"
+    )
+    assert likeness(a, b).names_apart
+    assert reads_like(a, b) == 0.0
+    same_code = b.replace("contains characters outside the allowed set", "has invalid characters")
+    assert not likeness(b, same_code).names_apart
