@@ -130,6 +130,19 @@ _SIZE_UNITS = (
     r"%|percent|digits?|characters?|chars?|letters?|zeichen|stellen|caracteres|caractères"
     r"|caratteri|d[ií]gitos|chiffres|cifre|[kmgt]i?b\b"
 )
+#: the units of a window of time ("48 hours before", "3 Tage vorher")
+_WINDOW_UNITS = (
+    r"h|hrs?|hours?|days?|weeks?|months?|minutes?|mins?|stunden|tage[n]?|wochen|minuten"
+    r"|heures?|jours?|semaines?|horas?|d[ií]as|semanas|ore|giorni|settimane|uur|dagen|weken"
+    r"|timmar|dagar|veckor|timer|dage|dager|uker|godzin\w*|dni|tygodni\w*|hodin\w*|dn[ůí]"
+    r"|saat|gün"
+)
+#: what a window is before: the words that follow it
+_WINDOW_AFTER = (
+    r"before|in advance|prior|ahead|beforehand|vorher|im voraus|vor|avant|à l'avance"
+    r"|antes|de antelación|con antelación|de antecedência|prima|in anticipo|van tevoren"
+    r"|vooraf|voor|innan|i förväg|før|forud|i forveien|wcześniej|przed|předem|před|önce"
+)
 _KEPT = re.compile(
     # a status where a message starts or after a label, not an order numbered 404 "not found"
     rf"(?:^|(?<=[:(\[«])|(?<=[:(\[«] )|(?<=returned )|(?<=received ))"
@@ -147,10 +160,18 @@ _KEPT = re.compile(
     rf"|(?<![\w.,/:+-])(?<!\d )(?P<sized>\d{{1,3}})"
     rf"(?=\s?(?:{_SIZE_UNITS}))"
     rf"|(?<![\w.,/:+-])(?<!\d )(?P<rate>\d{{1,3}})"
-    rf"(?=\s+(?:[^\W\d_]+\s+)?(?:per|pro|por|par|each)\b)",
+    rf"(?=\s+(?:[^\W\d_]+\s+)?(?:per|pro|por|par|each)\b)"
+    # a window before what it bounds ("close 48 hours before the show", "3 days in advance")
+    rf"|(?<![\w.,/:+-])(?P<window>\d{{1,3}})(?=\s?(?:{_WINDOW_UNITS})\s+(?:{_WINDOW_AFTER})\b)"
+    # the bound of a comparison an error prints ("TTL too low (120 < 300)", "size 52428812 >
+    # 26214400"): the figure after the sign, a value before it
+    rf"|(?<=\d)\s?(?:<=?|>=?|≤|≥)\s?(?P<bound>{_NUM}{_UNIT}){_ALONE}",
     re.IGNORECASE | re.MULTILINE,
 )
-_GROUPS = ("code", "status", "cap", "noun", "before", "version", "vnum", "sized", "rate")
+_GROUPS = (
+    "code", "status", "cap", "noun", "before", "version", "vnum", "sized", "rate", "window",
+    "bound",
+)  # fmt: skip
 #: a kept figure stands in as one private-use character while the id masks run
 _HOLD = 0xE000
 

@@ -20,6 +20,13 @@ KEPT = [
     ("el plan permite como máximo 3 líneas", ["3"]),
     ("au maximum 2 bagages par passager", ["2"]),
     ("la nota può avere al massimo 30 caratteri", ["30"]),
+    # a window before what it bounds, in words of several languages
+    ("Refunds close 72 hours before departure (booking B-88812)", ["72"]),
+    ("Stornierung nur bis 14 Tage vorher möglich", ["14"]),
+    ("la modifica va fatta 2 giorni prima", ["2"]),
+    # the bound of a comparison an error prints, not the value before it
+    ("Shard count too high (64 > 16)", ["16"]),
+    ("disk usage 9120 >= 8000 MB", ["8000 MB"]),
 ]
 
 
@@ -36,6 +43,7 @@ MASKED = [
     "Error: insufficient balance on gift card GC-5512-0098 (12.40 EUR available)",
     "Quantity 12 requested",
     "at least 123456 characters",  # too long to be a rule's figure
+    "order 4412 was placed 3 days ago",  # a time past, not a window before something
 ]
 
 
