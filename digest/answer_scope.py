@@ -35,12 +35,14 @@ _PREPOSITIONS = (
 #: articles that, opening a sentence, name its case ("Le samedi …", "Los domingos …")
 _OPENING_ARTICLES = r"le|la|les|el|la|los|las|o|a|os|as|il|lo|gli|de|het|der|die|das"
 #: words a qualifier phrase holds that name no case: how much, how often, in what manner
+#: (and "in order", "in Ordnung", "in orde", "en ordre", "in regola": all right)
 _NO_CASE = frozenset(
     """least most total all general advance latest earliest example average cash person
     once time times hour hours day days week weeks month months year years minute minutes
     insgesamt allgemeinen voraus spätestens bar general total efectivo general geral total
     dinheiro generale totale contanti algemeen totaal contant allmänhet totalt kontant
-    ogóle sumie gotówce""".split()  # noqa: SIM905
+    ogóle sumie gotówce
+    order ordnung orde ordre regola porządku pořádku""".split()  # noqa: SIM905
 )
 _WORDS = r"(?:[^\W\d_][\w'’-]*)"
 #: a preposition and up to three words after it, none of them a figure, ending where a

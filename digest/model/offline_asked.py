@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from digest import facts
+from digest.answer_figures import asked_instances
 from digest.fact_words import WEEKEND, WEEKEND_DAYS
 from digest.figures import figures
 from digest.frames import named, swapped
@@ -80,7 +81,11 @@ def read_apart(new: facts.Fact, old: facts.Fact) -> bool:
     a name or a figure one has and the other lacks, or a case the new answer names alone?"""
     if _names_apart(new, old) or facts.narrows(new, old):
         return True
-    if swapped(new.question, old.question) or _one_term_each(new.subject, old.subject):
+    # the asker's own figures an answer takes as an instance of its rule ("a lunch for 18
+    # people?" "our minimum is now 25, so 18 is too few") are no term a question asks about
+    mine = new.subject - asked_instances(new.question, new.numbers, old.numbers)
+    theirs = old.subject - asked_instances(old.question, old.numbers, new.numbers)
+    if swapped(new.question, old.question) or _one_term_each(mine, theirs):
         return True
     mine, theirs = _names(new.question), _names(old.question)
     if mine - theirs and theirs - mine:

@@ -29,6 +29,11 @@ from tests.reflect.helpers import offline_judged, owner_fact
           "Purtroppo non li organizziamo più da settembre.")),
         (("Wie viel kostet die Miete für ein Kajak?", "25 Euro am Tag."),
          ("Was zahle ich, um ein Kajak einen ganzen Tag zu haben?", "30 Euro am Tag.")),
+        # the asker's own figure is an instance of the new rule, not a thing asked about;
+        # "in Ordnung" (all right) names no case
+        (("Wie schwer darf ein Rucksack sein?", "Ein Rucksack darf höchstens 8 kg wiegen."),
+         ("Darf mein Rucksack 9 kg wiegen?",
+          "Ja, seit April liegt die Grenze bei 10 kg, 9 kg sind also in Ordnung.")),
     ],
 )  # fmt: skip
 def test_a_reversal_asked_in_other_words_supersedes(
