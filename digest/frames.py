@@ -138,6 +138,11 @@ _QUOTED = re.compile(r"""['"‘“]([\w.-]{1,40})['"’”]""")
 _PASSED = re.compile(r'"[\w.-]{1,40}"\s*:\s*"((?:[^"\\\n]|\\.){1,2000})"')
 
 
+#: a list argument's items as a lesson quotes them (brackets become parentheses in «…»)
+_PASSED_LIST = re.compile(r'"[\w.-]{1,40}"\s*:\s*[(\[]([^()\[\]{}]{1,2000})[)\]]')
+_LIST_ITEM = re.compile(r'"((?:[^"\\\n]|\\.){1,200})"')
+
+
 #: a lesson's first quotation («…»): a mistake quotes the call before what it answered
 _FIRST_QUOTE = re.compile(r"«([^«»]*)»")
 
@@ -156,6 +161,10 @@ def passed_values(*mistakes: str) -> frozenset[str]:
         first = _FIRST_QUOTE.search(mistake)
         if first is not None and first.group(1).lstrip().startswith("{"):
             found.update(v.casefold() for v in _PASSED.findall(first.group(1)))
+            # the strings of a list argument (``"labels": ["bug", "triage"]``, quoted with
+            # parentheses for brackets)
+            for items in _PASSED_LIST.findall(first.group(1)):
+                found.update(v.casefold() for v in _LIST_ITEM.findall(items))
     return frozenset(found)
 
 
@@ -252,10 +261,14 @@ _CODE = re.compile(r"(?<![\w‹-])([A-Z][A-Z0-9-]{1,19})(?![\w›-])")
 
 def codes_masked(text: str, passed: frozenset[str]) -> str:
     """``text`` with each code a call ``passed`` named back unquoted masked as an id
-    ("printer cannot print material PA12" for ``{"material": "PA12"}``)."""
+    ("printer cannot print material PA12" for ``{"material": "PA12"}``), or as a word of a
+    longer value ("cannot execute UPDATE in a read-only transaction" for the statement
+    ``UPDATE orders SET …``: ``digest.fingerprint.passed_back``)."""
     if not passed:
         return text
-    return _CODE.sub(lambda m: "‹id›" if m.group(1).casefold() in passed else m.group(0), text)
+    return _CODE.sub(
+        lambda m: "‹id›" if passed_back(m.group(1).casefold(), passed) else m.group(0), text
+    )
 
 
 def as_compared(new: str, old: str, *mistakes: str) -> tuple[str, str]:

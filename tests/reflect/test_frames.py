@@ -248,3 +248,33 @@ def test_two_codes_of_one_sdk_frame_read_apart() -> None:
     assert reads_like(a, b) == 0.0
     same_code = b.replace("contains characters outside the allowed set", "has invalid characters")
     assert not likeness(b, same_code).names_apart
+
+
+def test_the_items_of_a_list_argument_are_values_the_call_passed() -> None:
+    """A list argument, quoted with parentheses for brackets, names values the error may quote
+    back ("Tag 'urgent' already exists" for ``"tags": ["urgent"]``): the instance, not a
+    field."""
+    mistake = (
+        'Called `tag_ticket` with «{"ticket": "T-81", "tags": ("urgent", "vip")}» and it '
+        "failed: «Tag 'urgent' already exists on ticket T-81»"
+    )
+    assert {"urgent", "vip", "t-81"} <= passed_values(mistake)
+    other = mistake.replace("urgent", "billing")
+    assert not quoted_apart(
+        "Tag 'urgent' already exists on ticket ‹id›",
+        "Tag 'billing' already exists on ticket ‹id›",
+        passed_values(mistake, other),
+    )
+
+
+def test_a_word_of_a_passed_statement_named_back_is_the_instance() -> None:
+    """An error naming a word of a long value the call passed ("cannot run DROP on a replica"
+    for the statement ``DROP TABLE …``) names the instance: masked as compared."""
+    from digest.frames import as_compared
+
+    first = 'Called `sql` with «{"statement": "DROP TABLE tmp_1"}» and it failed: «x»'
+    second = 'Called `sql` with «{"statement": "TRUNCATE audit_log"}» and it failed: «x»'
+    a, b = as_compared(
+        "cannot run DROP on a replica", "cannot run TRUNCATE on a replica", first, second
+    )
+    assert a == b == "cannot run ‹id› on a replica"
