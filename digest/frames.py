@@ -69,7 +69,27 @@ def swapped(text_a: str, text_b: str) -> bool:
     (mine, lines_a), (theirs, lines_b) = _read(text_a), _read(text_b)
     if len(mine - theirs) == len(theirs - mine) == 1 and bool(mine & theirs):
         return True
-    return any(_slot_swapped(a, b) for a in lines_a for b in lines_b)
+    return any(_slot_swapped(a, b) or _words_swapped(a, b) for a in lines_a for b in lines_b)
+
+
+#: the most places two sentences of one frame may each put a word of their own in
+SWAPPED_WORDS = 2
+
+
+def _words_swapped(sa: tuple[str, ...], sb: tuple[str, ...]) -> bool:
+    """One sentence each, word for word the same but in up to ``SWAPPED_WORDS`` places, where
+    each puts a word the other sentence lacks: "Hoses may only be used before …" / "Bonfires
+    may only be lit before …"; "the operator has no valid crane certificate" / "the site has
+    no valid ground-bearing certificate". The frame (the places they share) is most of each."""
+    if len(sa) != len(sb) or len(sa) < 2 * SWAPPED_WORDS + 1:
+        return False
+    places = [i for i, (a, b) in enumerate(zip(sa, sb, strict=True)) if a != b]
+    if not places or len(places) > SWAPPED_WORDS:
+        return False
+    return all(
+        sa[i] not in sb and sb[i] not in sa and sa[i] not in FRAME and sb[i] not in FRAME
+        for i in places
+    )
 
 
 #: the longest phrase ``_slot_swapped`` reads as one slot of a frame, in words
@@ -122,6 +142,16 @@ def error_codes(text: str) -> frozenset[str]:
         if code is not None:
             found.add(code.group(0).casefold())
     return frozenset(found)
+
+
+#: an enum value an error quotes ("reason: AML_REVIEW"): capitals joined by underscores
+_ENUM = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+
+
+def enums_masked(text: str) -> str:
+    """``text`` with each enum value it quotes ("reason: AML_REVIEW") masked as an id, as a
+    template masks it: the instance's state, not the error's words."""
+    return _ENUM.sub("‹id›", text)
 
 
 def named(text: str) -> frozenset[str]:

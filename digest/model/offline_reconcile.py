@@ -23,7 +23,7 @@ from digest.fingerprint import (
     subject_of,
     tells_a_failure,
 )
-from digest.frames import as_compared, passed_values, quoted_apart, swapped
+from digest.frames import as_compared, enums_masked, passed_values, quoted_apart, swapped
 from digest.model.error_reading import state_terms
 from digest.model.offline_asked import reversed_in_other_words
 from digest.model.offline_doubt import conditions_apart, doubted, same_facts
@@ -311,6 +311,9 @@ def _by_words(
         and relevance >= SAME_TOPIC
         and not negation_flipped(text, old_text)
         and _digits(text) == _digits(old_text)
+        # one frame saying two things ("tax code missing", "bank account missing"), but for
+        # the enum values it quotes ("reason: AML_REVIEW": the instance's)
+        and not swapped(enums_masked(observed(text)), enums_masked(observed(old_text)))
     )
     if cand.get("fingerprint") and old.get("fingerprint"):
         if same_words:

@@ -29,7 +29,7 @@ from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone
 from digest.figures import figures
-from digest.frames import passed_values, quoted_apart
+from digest.frames import enums_masked, passed_values, quoted_apart, swapped
 from digest.identity import meaning
 from digest.lessons.neighbours import (
     Neighbour,
@@ -361,7 +361,18 @@ def fast_path(
     same = max(comparable + contested, key=lambda n: (n.identity, -n.lesson_id))
     stored = lesson_text(same.situation, same.correction)
     flipped = negation_flipped(text_value, stored)
-    if same.identity >= identical and not flipped and digits(text_value) == digits(stored):
+    # one frame saying two things ("tax code missing", "bank account missing") reads nearly
+    # the same word for word: the judge reads it (an enum value it quotes, "reason:
+    # AML_REVIEW", is the instance's, as a template masks it)
+    two_things = not fp.same(fingerprint, same.fingerprint) and swapped(
+        *(enums_masked(observed(t)) for t in (text_value, stored))
+    )
+    if (
+        same.identity >= identical
+        and not flipped
+        and not two_things
+        and digits(text_value) == digits(stored)
+    ):
         return Operation(
             "NOOP",
             index,

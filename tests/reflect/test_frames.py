@@ -14,7 +14,7 @@ import pytest
 
 from digest import fingerprint as fp
 from digest.figures import figures
-from digest.frames import passed_values, quoted_apart, swapped
+from digest.frames import enums_masked, passed_values, quoted_apart, swapped
 from digest.identity.gloss import gloss
 from digest.identity.meaning import READS_ALIKE, likeness, reads_like
 from digest.lessons.neighbours import Neighbour
@@ -278,3 +278,44 @@ def test_a_word_of_a_passed_statement_named_back_is_the_instance() -> None:
         "cannot run DROP on a replica", "cannot run TRUNCATE on a replica", first, second
     )
     assert a == b == "cannot run ‹id› on a replica"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "apart"),
+    [
+        # a word of its own in two places of one frame: two things
+        ("Pets may only be walked on the lawn", "Bikes may only be parked on the lawn", True),
+        ("the driver has no valid training card", "the truck has no valid inspection card", True),
+        # a frame shared but for three places, or a word the other sentence also says: no swap
+        ("Parcels are kept for seven days at the depot", "Mail is held for ten days there", False),
+        ("the pool opens at nine on weekdays", "on weekdays the pool opens at nine", False),
+    ],
+)  # fmt: skip
+def test_two_words_swapped_in_one_frame_read_as_two_things(a: str, b: str, apart: bool) -> None:
+    assert swapped(a, b) is apart
+
+
+def _neighbour(lesson_id: int, lesson: tuple[str, str, str, str], identity: float) -> Neighbour:
+    return Neighbour(
+        lesson_id=lesson_id, relevance=0.99, identity=identity, title="t", situation=lesson[0],
+        mistake=lesson[1], correction=lesson[2], tags=(), fingerprint=lesson[3],
+    )  # fmt: skip
+
+
+def test_a_near_identical_frame_saying_another_thing_is_no_free_noop() -> None:
+    """Two keys whose errors read word for word alike but for the thing they say ("VAT number
+    missing", "billing address missing") are not NOOPed by the fast path on their identity;
+    an enum value an error quotes ("reason: FRAUD_CHECK") is the instance's: read masked, it
+    makes no two things."""
+    vat = _run_lesson("issue_invoice", "Invoice blocked: VAT number missing for client 77", {})
+    address = _run_lesson(
+        "issue_invoice", "Invoice blocked: billing address missing for client 91", {}
+    )
+    assert vat[3] != address[3]
+    new = Candidate(situation=address[0], mistake=address[1], correction=address[2],
+                    fingerprint=address[3])  # fmt: skip
+    op = fast_path(0, new, [_neighbour(3, vat, 0.97)], floor=0.5, identical=0.9)
+    assert op is None or op.op != "NOOP", op
+    held, again = "Payout ‹id› held (reason: FRAUD_CHECK)", "Payout ‹id› held (reason: KYC_PENDING)"
+    assert swapped(held, again)
+    assert not swapped(enums_masked(held), enums_masked(again))
