@@ -87,3 +87,28 @@ def states_one_figure(candidate: Candidate, neighbour: Neighbour, text: str) -> 
         return False
     new, old = past_shared_frame(mine, theirs)
     return bool(own_words(new) & own_words(old))
+
+
+#: the fewest digits a figure two answers share must have to say they may state one fact
+#: ("895 kr" in both; "at 7" is every second opening time)
+SHARED_FIGURE_DIGITS = 2
+
+
+def asked_with_own_circumstances(asked: facts.Fact, known: facts.Fact) -> bool:
+    """May a new owner's answer be a known fact asked again by someone who gives their own
+    circumstances ("I'm in Otley, about 10 miles out - will there be anything extra?"; "I'm
+    locked out at 2 pm - what will it cost?"), so that only the new question names a place, a
+    time or a figure (``facts.named_by_one``)? It may when the questions share a term and the
+    answers take opposite stances (what was free now costs), or when both answers state one
+    figure of at least ``SHARED_FIGURE_DIGITS`` digits. The names read the pair apart for the
+    rules; only a judge can read whether the asker's own circumstances change the fact."""
+    mine = asked.names - known.said
+    if not mine or known.names - asked.said:
+        return False  # nothing named by the new question alone, or the old names its own
+    if asked.stance * known.stance < 0 and any(
+        facts.meets(t, known.subject) for t in asked.subject
+    ):
+        return True
+    shared = set(asked.numbers) & set(known.numbers)
+    return any(len(figure.replace(".", "").replace(",", "")) >= SHARED_FIGURE_DIGITS
+               for figure in shared)  # fmt: skip

@@ -53,3 +53,37 @@ def test_disagreeing_answers_or_things_named_apart_are_not_restated(
     asked = facts.lesson_fact(candidate.situation, candidate.correction)
     known = facts.lesson_fact(lesson.situation, lesson.correction or "")
     assert not facts.restated_apart(asked, known)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # the asker's own place beside a known fact, the stance turned: what was free costs
+        (("Do you charge for sofa delivery?", "No, sofa delivery is free."),
+         ("I live in Harrogate, 12 miles away - do you charge for delivering my sofa?",
+          "Yes, every delivery is now £25.")),
+        # the asker's own time, the same figure stated: one price asked again
+        (("What does a chimney sweep cost?", "A sweep costs 120 euros."),
+         ("My fireplace is blocked since Monday 18:00, what would I pay?",
+          "We charge 120 euros for that.")),
+    ],
+)  # fmt: skip
+def test_a_fact_asked_with_the_askers_own_circumstances_goes_to_the_judge(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    candidate, lesson = owner_pair(old, new, relevance=0.8)
+    asked = facts.lesson_fact(candidate.situation, candidate.correction)
+    known = facts.lesson_fact(lesson.situation, lesson.correction or "")
+    assert facts.names_apart(asked, known)  # the rules read two facts: only a judge can join
+    assert for_the_judge(candidate, lesson, 0.5)
+
+
+def test_circumstances_that_name_no_shared_figure_or_flip_cost_no_model_call() -> None:
+    """The asker's own circumstances, answers that neither turn nor share a figure: another
+    fact, decided without a model (the relevance is low)."""
+    candidate, lesson = owner_pair(
+        ("Do you sell birthday candles?", "Yes, in every colour."),
+        ("I'm in Otley - can you send balloons by Friday?", "Yes, we send balloons anywhere."),
+        relevance=0.1,
+    )
+    assert not for_the_judge(candidate, lesson, 0.5)
