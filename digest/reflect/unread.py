@@ -98,7 +98,8 @@ def asked_with_own_circumstances(asked: facts.Fact, known: facts.Fact) -> bool:
     """May a new owner's answer be a known fact asked again by someone who gives their own
     circumstances ("I'm in Otley, about 10 miles out - will there be anything extra?"; "I'm
     locked out at 2 pm - what will it cost?"), so that only the new question names a place, a
-    time or a figure (``facts.named_by_one``)? It may when the questions share a term and the
+    time or a figure (a name the old fact never says, and none of the old's unsaid by the
+    new)? It may when the questions share a term and the
     answers take opposite stances (what was free now costs), or when both answers state one
     figure of at least ``SHARED_FIGURE_DIGITS`` digits. The names read the pair apart for the
     rules; only a judge can read whether the asker's own circumstances change the fact."""
