@@ -32,10 +32,12 @@ def _error(item: dict[str, Any]) -> str | None:
 
 
 #: the arguments of a call that name the thing a cap is about (a product, an activity, a
-#: plan), not the occurrence (an order, a customer, a basket)
+#: plan, an event, a policy), not the occurrence (an order, a customer, a basket)
 _ITEM_ARG = re.compile(
     r"sku|product|produ[ic]t|prodott|artikel|art[ií]culo|article|item|variant|activit|atividad"
-    r"|actividad|attivit|plan|fare|cabin|tier|model|categor|service|room_type|ticket_type",
+    r"|actividad|attivit|plan|fare|cabin|tier|model|categor|service|room_type|ticket_type"
+    # what a limit is set for: an event's tickets per order, a policy's or a contract's cover
+    r"|event|evento|veranstaltung|polic|p[oó]liza|polizz|contract|contrat|vertrag",
     re.I,
 )
 _ARG = re.compile(r"\"([\w.-]{1,40})\":\s*(\"[^\"]{0,80}\"|[^,}\s)]{1,40})")

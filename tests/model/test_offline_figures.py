@@ -24,6 +24,19 @@ def test_another_items_cap_is_another_lesson() -> None:
     assert _op(old, new)["op"] == "ADD"
 
 
+def test_a_cap_set_for_another_event_or_policy_is_another_lesson() -> None:
+    """A limit per order set for each event (or a cover set per policy) names the event in the
+    call: another event's limit is no change of the rule."""
+    error = "Error: {} seats exceed the limit of {} seats per booking"
+    old = _lesson(1, "book_seats", {"event_id": "ev_91", "seats": 9}, error.format(9, 8))
+    new = _lesson(2, "book_seats", {"event_id": "ev_17", "seats": 12}, error.format(12, 10))
+    assert _op(old, new)["op"] == "ADD"
+    cover = "Error: claim of {} exceeds the cover limit of {}"
+    old = _lesson(1, "claim", {"policy_no": "P-18", "amount": 900}, cover.format(900, 500))
+    new = _lesson(2, "claim", {"policy_no": "P-77", "amount": 1900}, cover.format(1900, 1500))
+    assert _op(old, new)["op"] == "ADD"
+
+
 def test_another_status_is_another_error() -> None:
     old = _lesson(1, "export", {"report": "sales"}, "HTTP 401: request not accepted")
     new = _lesson(2, "export", {"report": "payroll"}, "HTTP 403: request not accepted")
