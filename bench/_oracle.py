@@ -301,22 +301,28 @@ class Oracle:
             return fp.tool_key(tool, error) if tool else fp.run_key("failure", error)
 
         want = self._rule_words(case, rules, event)
-        scores: dict[tuple[str, int], tuple[int, int]] = {}
+        scores: dict[tuple[str, int], tuple[int, int, int, int]] = {}
         for rule in rules:
             others = [o for o in case.events if o.id in rule.events and o.id != event.id]
             other_keys = [{key(f) for f in _failures(o)} for o in others]
+            other_tools = [{f[0] for f in _failures(o)} for o in others]
             figures = _figures(rule.says)
             for i, failure in enumerate(failures):
                 recurs = sum(key(failure) in keys for keys in other_keys)
+                # the same tool failing in the rule's other events: one API may word one error
+                # in two shapes (a JSON body, an SDK's exception), whose words mislead
+                tool = sum(failure[0] in tools for tools in other_tools)
                 shared = len(want[rule.name] & words(list(failure)))
                 shared += len(figures & _figures(failure[1]))
-                scores[(rule.name, i)] = (recurs, shared)
+                # a rule that names the failing tool is about that tool's failure first
+                named = int(bool(failure[0]) and failure[0].lower() in rule.says.lower())
+                scores[(rule.name, i)] = (named, recurs, tool, shared)
         if len(failures) >= len(rules):
             best = max(
                 permutations(range(len(failures)), len(rules)),
-                key=lambda order: (
-                    sum(scores[(r.name, i)][0] for r, i in zip(rules, order, strict=True)),
-                    sum(scores[(r.name, i)][1] for r, i in zip(rules, order, strict=True)),
+                key=lambda order: tuple(
+                    sum(scores[(r.name, i)][n] for r, i in zip(rules, order, strict=True))
+                    for n in range(4)
                 ),
             )
             return {r.name: failures[i] for r, i in zip(rules, best, strict=True)}

@@ -49,6 +49,12 @@ def telling_line(error: str) -> str:
     if causes:
         # a Java trace's root cause says why; what wraps it only where it was caught
         return _located(causes[-1].removeprefix("Caused by: "))
+    chain = _cause_chain(lines)
+    if chain:
+        # an error chain listed under "Caused by:" ("0: row 118: invalid reading", "1: reading
+        # … is lower than the previous reading"): its last cause is the root, what the first
+        # line wraps it in ("failed to ingest <file>") is the same for every cause
+        return _located(chain[-1])
     if len(lines) > 2 and lines[1].rstrip(":").lower() == "call log":
         # a browser's call log ("Timeout 30000ms exceeded.", "Call log:", "- waiting for
         # locator('#x')", "- locator resolved to 0 elements"): its last step says why
@@ -85,6 +91,22 @@ _SIGNAL = re.compile(
 #: what a terminal adds to a line that is no text: colour codes (``ESC[0;31m``) and the frame
 #: of a box-drawn diagnostic (``╷``, ``│ Error: …``, ``╵``)
 _TERMINAL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|^[\u2500-\u257f\s]+")
+
+
+#: a numbered cause of an error chain ("0: failed to read CSV record 57")
+_NUMBERED_CAUSE = re.compile(r"^\d{1,2}:\s+(\S.*)$")
+
+
+def _cause_chain(lines: list[str]) -> list[str]:
+    """The causes listed after a line "Caused by:" alone (Rust's anyhow, eyre), each without
+    its number; empty when there is no such list."""
+    at = next((i for i, line in enumerate(lines[1:], 1) if line.lower() == "caused by:"), None)
+    if at is None:
+        return []
+    found = [m.group(1) for line in lines[at + 1 :] if (m := _NUMBERED_CAUSE.match(line))]
+    if not found and at + 1 < len(lines):
+        found = [lines[at + 1]]  # one cause, unnumbered
+    return found
 
 
 def _unframed(line: str) -> str:

@@ -147,3 +147,17 @@ def test_requests_of_an_agent_it_does_not_know_get_the_offline_rules() -> None:
     messages = [{"role": "user", "content": text}]
     assert oracle.answer(messages) == answer(messages)
     assert not oracle.asked
+
+
+def test_a_rule_naming_its_tool_takes_that_tools_failure_whatever_the_error_shapes() -> None:
+    """One API words its errors in two shapes (Stripe's JSON body, the SDK's exception text;
+    a case of ``multi_error_fresh20``): the oracle pairs each rule with the failure of the tool
+    the rule names, not with the failure whose shape the rule's other events share."""
+    from _quality_cases import load
+
+    [case] = [c for c in load("dev", ("multi_error",)) if c.name == "f20-stripe-venue-deposits"]
+    event = next(e for e in case.events if e.id == "r2")
+    rules = Oracle([case])._rules_of(case, event)
+    chosen = Oracle([case])._failures_of(case, rules, event)
+    for rule in rules:
+        assert chosen[rule.name][0] in rule.says, (rule.says, chosen[rule.name][0])

@@ -284,3 +284,20 @@ def test_a_run_that_failed_three_ways_teaches_each_with_its_remedy() -> None:
     assert "<correction>Narrow it to one match" in out
     assert "<correction>Look for an existing record first" in out
     assert "Change the arguments or the approach" not in out
+
+
+def test_an_error_chain_under_caused_by_is_read_by_its_root_cause() -> None:
+    """An error chain listed under "Caused by:" (Rust's anyhow): the first line wraps every
+    cause alike ("failed to import <file>"), so two causes are two errors, each read by its
+    last numbered cause; repeats with other files and figures share one template."""
+    chain = "Error: failed to import {}\n\nCaused by:\n    0: line {}: bad row\n    1: {}"
+    late = chain.format("a.csv", 7, "shipment date 2024-06-02 is after the manifest date")
+    heavy = chain.format("a.csv", 7, "parcel weight 41.5 kg is over the limit of 30 kg")
+    again = chain.format("b.csv", 92, "parcel weight 55.0 kg is over the limit of 30 kg")
+    assert telling_line(heavy) == "parcel weight 41.5 kg is over the limit of 30 kg"
+    assert tool_key("import", late) != tool_key("import", heavy)
+    assert tool_key("import", heavy) == tool_key("import", again)
+    # one cause, not numbered
+    assert telling_line("Error: sync failed\n\nCaused by:\n    disk quota exceeded") == (
+        "disk quota exceeded"
+    )
