@@ -83,7 +83,8 @@ def _reason(text: str, run_text: bool) -> str | None:
     return None
 
 
-_DIGITS = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
+#: 13-19 digits standing alone; not after "+", which opens a phone number ("+4915112345678")
+_DIGITS = re.compile(r"(?<![\w+-])\d(?:[ -]?\d){12,18}(?![\w-])")
 
 
 def _card_number(text: str) -> bool:
@@ -111,6 +112,15 @@ _LABELS = frozenset({"title", "name", "subject", "summary", "label", "filename",
 _KEY_NAME = re.compile(r"[A-Za-z_][\w-]{0,39}")
 
 
+#: the key and the values of an HTTP request's method, as an agent's call passes them
+_METHOD_KEYS = frozenset({"method", "http_method", "httpmethod", "verb"})
+_HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
+
+
+def _is_http_method(name: str, value: str) -> bool:
+    return name.casefold() in _METHOD_KEYS and value.strip().upper() in _HTTP_METHODS
+
+
 def _strings(value: Any, depth: int = 0, key: str = "") -> Iterator[str]:
     """Every string inside a JSON value, to a sane depth, each written after the path of the
     keys that hold it (``.key=value``, ``.outer.inner=value``): a key names its values, whether
@@ -125,7 +135,10 @@ def _strings(value: Any, depth: int = 0, key: str = "") -> Iterator[str]:
     elif isinstance(value, dict):
         for name, item in value.items():
             name = str(name)
-            if isinstance(item, str) and name.casefold() in _LABELS:
+            if isinstance(item, str) and _is_http_method(name, item):
+                # a request's method ("method": "POST") is no order to send: read apart
+                yield f"| {name}={item} |"
+            elif isinstance(item, str) and name.casefold() in _LABELS:
                 # a thing's name is not an order: "title=Vendor contract sync" beside the
                 # attendees' addresses sends nothing (read as a sentence of its own)
                 yield f"| {name}={item} |"
