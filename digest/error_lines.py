@@ -67,7 +67,9 @@ def telling_line(error: str) -> str:
         told = _joined_body(lines) or _prefixed_message(lines)
         if told is not None:
             return _located(told)
-    if len(lines) > 1 and _ANNOUNCES.fullmatch(lines[0]):
+    if len(lines) > 1 and (_ANNOUNCES.fullmatch(lines[0]) or lines[0].endswith(":")):
+        # a first line that ends announcing what follows ("… denied the request:" before the
+        # policies that denied it): it and the two lines after it
         said = [lines[0].rstrip(" :"), *(_GIVEN.sub("", line) for line in lines[1:3])]
         return ": ".join(said)
     if len(lines) > 1 and not _SIGNAL.search(lines[0]):

@@ -213,7 +213,8 @@ def test_a_precondition_stated_on_another_line_names_the_family() -> None:
         "error: Your local changes to the following files would be overwritten by checkout:\n"
         "\tsrc/a.py\nPlease commit your changes or stash them before you switch branches.\nAborting"
     )
-    assert family_of(statement(error)).name == "tool-failure"
+    # the first line ends announcing what follows: it is read with the two lines after it
+    assert "commit your changes" in statement(error).lower()
     assert family_in(statement(error), error).name == "prerequisite-step"
 
 
@@ -301,3 +302,18 @@ def test_an_error_chain_under_caused_by_is_read_by_its_root_cause() -> None:
     assert telling_line("Error: sync failed\n\nCaused by:\n    disk quota exceeded") == (
         "disk quota exceeded"
     )
+
+
+def test_a_first_line_announcing_what_follows_is_read_with_it() -> None:
+    """An admission webhook's denial ends its first line with a colon and names the policy
+    below it: two policies are two errors, the same policy on other resources one."""
+    denial = (
+        'Error from server: error when creating "{}": admission webhook "validate.policy.svc"'
+        " denied the request: \n\nresource {} was blocked due to the following policies"
+        " \n\n{}:\n  rule-x: 'validation error: …'"
+    )
+    tag = denial.format("a.yaml", "Deployment/shop/api", "disallow-latest-tag")
+    registry = denial.format("b.yaml", "StatefulSet/shop/db", "restrict-image-registries")
+    again = denial.format("c.yaml", "Deployment/blog/web", "disallow-latest-tag")
+    assert tool_key("kubectl", tag) != tool_key("kubectl", registry)
+    assert tool_key("kubectl", tag) == tool_key("kubectl", again)
