@@ -349,6 +349,29 @@ def structure(text: str) -> dict[str, Any] | list[Any] | None:
 _JSON_DEPTH = 6
 
 
+#: the keys of a JSON error that say what went wrong: read first, so that a template cut at
+#: ``TEMPLATE_MAX`` keeps them
+_MESSAGE_KEYS = re.compile(
+    r"message|msg|messages|detail|details|description|error_description|reason|title|value"
+    r"|errors?|errormessages?|issues?|diagnostics|text",
+    re.I,
+)
+#: the keys that only help to diagnose (a service's inner error, its trace, links, request
+#: ids): read last, the same for every error of a service
+_DIAGNOSTIC_KEYS = re.compile(
+    r"inner_?error|stack(?:_?trace)?|trace(?:back|_?id)?|debug\w*|doc(?:umentation)?_?url"
+    r"|more_?info|help_?url|links?|request_?id|correlation_?id|timestamp|errordetails?",
+    re.I,
+)
+
+
+def _key_rank(key: str) -> int:
+    """Where a JSON error's key is read: what went wrong first, diagnostics last."""
+    if _MESSAGE_KEYS.fullmatch(key):
+        return 0
+    return 2 if _DIAGNOSTIC_KEYS.fullmatch(key) else 1
+
+
 def _json_template(error: str) -> str | None:
     """A JSON object or list of them as an error: its keys and the templates of its text
     values (ids masked), so that the message inside it still tells errors apart."""
@@ -361,7 +384,8 @@ def _json_template(error: str) -> str | None:
             return "…"
         if isinstance(item, dict):
             inner = ", ".join(
-                f"{k}: {shape(v, depth + 1, str(k))}" for k, v in sorted(item.items())
+                f"{k}: {shape(v, depth + 1, str(k))}"
+                for k, v in sorted(item.items(), key=lambda kv: (_key_rank(str(kv[0])), kv[0]))
             )
             return "{" + inner + "}"
         if isinstance(item, list):

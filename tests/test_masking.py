@@ -4,6 +4,8 @@ address, a phone number, a card or a secret is ever kept."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from digest.fingerprint import tool_key
@@ -89,3 +91,21 @@ def test_a_number_grouped_by_spaces_is_one_instance() -> None:
     )
     assert mask_ids("Employee 12 345 not found") == "Employee <id> not found"
     assert mask_ids("at most 6 per order") == "at most 6 per order"  # a rule's figure stays
+
+
+def test_a_json_errors_message_is_read_before_its_diagnostics() -> None:
+    """A service's JSON error whose inner diagnostics (the same for every error) sort before
+    its message: the template reads the message first, so two errors are two keys however
+    long the diagnostics."""
+    inner = {"innererror": {"application": {"component": "SD", "service": "ORDERS_SRV"},
+                            "resolution": "see note 1797736 " + "x" * 300}}  # fmt: skip
+
+    def body(code: str, text: str) -> str:
+        error = {"error": {"code": code, "message": {"lang": "en", "value": text}, **inner}}
+        return "HTTP 400 " + json.dumps(error)
+
+    one = body("V1/302", "Sold-to party 17100045 is not defined in sales area 1010")
+    two = body("V1/392", "Material TG-1182 is not defined for sales org 1010")
+    again = body("V1/302", "Sold-to party 17100099 is not defined in sales area 1010")
+    assert tool_key("odata", one) != tool_key("odata", two)
+    assert tool_key("odata", one) == tool_key("odata", again)
