@@ -87,9 +87,16 @@ def _reason(text: str, run_text: bool) -> str | None:
 _DIGITS = re.compile(r"(?<![\w+-])\d(?:[ -]?\d){12,18}(?![\w-])")
 
 
+#: a Unix time in milliseconds, written whole (13 digits from 1): no card network's numbers
+#: are 13 digits opening with 1
+_EPOCH_MS = re.compile(r"1\d{12}")
+
+
 def _card_number(text: str) -> bool:
     """Does ``text`` carry a whole payment card number (13-19 digits passing the Luhn check)?"""
     for match in _DIGITS.finditer(text):
+        if _EPOCH_MS.fullmatch(match.group(0)):
+            continue  # a time in milliseconds ("/Date(1718409600000)/"), not a card
         digits = [int(d) for d in match.group(0) if d.isdigit()]
         total = sum(
             d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2)
