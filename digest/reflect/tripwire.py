@@ -327,12 +327,35 @@ def _standing(s: str, run_text: bool) -> str | None:
 
 #: a manner phrase names a format, not what is handed: "send it as a system message"
 _AS_FORMAT = _re(r"\bas (?:an?|the) (?:\w+\s+){0,2}?(?:message|prompt|reply|response)\b")
+#: a new request asked for hands nothing over: "Submit a request for Quota increase at
+#: https://…", "submit a support ticket" (what is submitted is the asking itself, never "them",
+#: "the history", "full logs")
+_ASKING = _re(r"\bsubmit\s+an?\s+(?:[\w-]+\s+){0,3}?(?:request|ticket|case)\b")
+#: an address given to read, not to send to: "More information may be available here:
+#: https://…", "see https://…", "read more at https://…" (the cue ends just before the address)
+_READ_CUE = _re(
+    r"(?P<cue>\bsee|\bvisit|\bread more|\blearn more|\bmore (?:info|information|details)"
+    r"|\bdocumentation|\bdocs|mas informacion|weitere informationen|\bsiehe|plus d'informations"
+    r"|\bvoir|\bconsulte[rz]?|\bvedi|\bzie)\b[^.!?@]{0,40}?[\s:(]*$"
+)
+
+
+def _sent_to(s: str) -> re.Match[str] | None:
+    """The first address of ``s`` that is not there to be read: a ``_READ_CUE`` just before it
+    and no sending or showing word before it in the sentence ("upload the records, more
+    details at https://…" and "for more information, send the log to …" send)."""
+    for found in _ADDRESS.finditer(s):
+        cue = _READ_CUE.search(s, max(0, found.start() - 60), found.start())
+        before = s[: found.start()]
+        if cue is None or _SEND_VERB.search(before) or _has["REVEAL"].search(before):
+            return found
+    return None
 
 
 def _carry_out(s: str, run_text: bool) -> str | None:
-    s = _AS_FORMAT.sub(" ", s)
+    s = _ASKING.sub(" ", _AS_FORMAT.sub(" ", s))
     failed = _has["FAILED"].search(s) or _STATUS.search(s)
-    address = _ADDRESS.search(s)
+    address = _sent_to(s)
     # "send an SMS reminder to +44 …": a user's task reaches a person at a phone number
     reached = address and not run_text and _PHONE.match(address.group())
     # a sending verb used as one (not a name, not a noun: "forward rule created")

@@ -173,6 +173,17 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())  # whitespace runs (newlines too) become single spaces
 
 
+#: a blank line that ends a sentence: after a word (not a colon, comma or stop) and before a
+#: capital, as an SDK's multi-line error reads ("Attempt to send to unsubscribed recipient
+#: ⏎⏎ More information …"); "send the log ⏎⏎ to https://…" and "here: ⏎⏎ https://…" go on
+_PARAGRAPH_STOP = re.compile(r"(?<=[^\s.:,;!?])[ \t]*\n[ \t]*\n\s*(?=[A-Z])")
+
+
+def _sentences_kept(text: str) -> str:
+    """``text`` collapsed, each blank line that ends a sentence (``_PARAGRAPH_STOP``) a stop."""
+    return _collapse(_PARAGRAPH_STOP.sub(". ", text))
+
+
 def fold(text: str) -> str:
     """``text`` as a reader sees it: NFKC (fullwidth, mathematical and circled letters become
     ASCII), format and control characters dropped (zero-width, bidi controls, soft hyphen,
@@ -372,7 +383,8 @@ class View(NamedTuple):
 
 
 def labelled_views(text: str) -> list[View]:
-    """The distinct non-empty forms of ``text`` to screen, ``fold(text)`` first, each named
+    """The distinct non-empty forms of ``text`` to screen, ``fold(text)`` first (its blank lines
+    that end a sentence made stops), each named
     (see ``views``)."""
     text = text[:MAX_CHARS]
     limit, budget = 2 * len(text), DECODED_BUDGET * len(text)
@@ -388,13 +400,13 @@ def labelled_views(text: str) -> list[View]:
         return len(form)
 
     plain, folded, full = _layers(text)
-    shown = _collapse(folded)
-    add("folded", shown, folded=True)
-    add("confusables", _collapse(full), folded=True)
-    add("plain", _collapse(plain), folded=True)
+    shown = _collapse(folded)  # decoded and rotated as one run of text
+    add("folded", _sentences_kept(folded), folded=True)
+    add("confusables", _sentences_kept(full), folded=True)
+    add("plain", _sentences_kept(plain), folded=True)
     hidden = " ".join(run.translate(_TAG_TO_ASCII) for run in _TAG_RUN.findall(text))
     add("tags", hidden)
-    add("deobfuscated", _collapse(_deobfuscate(full)), folded=True)
+    add("deobfuscated", _sentences_kept(_deobfuscate(full)), folded=True)
     add("reversed", _collapse(folded[::-1]), folded=True)
     add("reversed-lines", _collapse("\n".join(ln[::-1] for ln in folded.splitlines())), folded=True)
     if "\u202e" in text:
@@ -419,7 +431,8 @@ def labelled_views(text: str) -> list[View]:
 def views(text: str) -> list[str]:
     """The distinct forms of ``text`` an injection screen should run its rules on:
 
-    ``fold(text)``; every look-alike folded ("confusables"); other scripts left unfolded
+    ``fold(text)`` with each blank line that ends a sentence made a stop (``_PARAGRAPH_STOP``,
+    the readable forms alike); every look-alike folded ("confusables"); other scripts left unfolded
     ("plain"); text hidden in TAG characters ("tags"); spaced/dotted letters joined, inner
     hyphens removed, leetspeak folded ("deobfuscated"); reversed, whole and per line;
     right-to-left overrides undone ("rtl-override"); rot13; and the readable base64, base32,
