@@ -69,9 +69,14 @@ def telling_line(error: str) -> str:
             return _located(told)
     if len(lines) > 1 and (_ANNOUNCES.fullmatch(lines[0]) or lines[0].endswith(":")):
         # a first line that ends announcing what follows ("… denied the request:" before the
-        # policies that denied it): it and the two lines after it
-        said = [lines[0].rstrip(" :"), *(_GIVEN.sub("", line) for line in lines[1:3])]
-        return ": ".join(said)
+        # policies that denied it): it and the two lines after it, past the request it echoes
+        # and the announcements that only lead to another ("HTTP Error Your request was:",
+        # "POST /Accounts/…", "Twilio returned the following information:", "Unable to …")
+        rest = [line for line in lines[1:] if not _ECHOED.fullmatch(line)]
+        while len(rest) > 2 and rest[0].endswith(":") and rest[1].endswith(":"):
+            rest.pop(0)
+        said = [lines[0], *(_GIVEN.sub("", line) for line in rest[:2])]
+        return ": ".join([*(line.rstrip(" :") for line in said[:-1]), said[-1]])
     if len(lines) > 1 and not _SIGNAL.search(lines[0]):
         # what a tool printed on its way ("Performing Streamed Install", "Starting: Intent
         # {…}") before the line that failed: two errors of one tool would share it
@@ -80,6 +85,11 @@ def telling_line(error: str) -> str:
             return _located(next((f for f in failed if len(f.split()) >= 4), failed[0]))
     return _located(lines[0])
 
+
+#: a line that only echoes the request that failed: its method and path, or an address alone
+_ECHOED = re.compile(
+    r"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+\S+(?:\s+HTTP/[\d.]+)?|(?:https?://|/)\S+"
+)
 
 #: a line that says something went wrong (English and the languages errors come in)
 _SIGNAL = re.compile(

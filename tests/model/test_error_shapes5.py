@@ -317,3 +317,23 @@ def test_a_first_line_announcing_what_follows_is_read_with_it() -> None:
     again = denial.format("c.yaml", "Deployment/blog/web", "disallow-latest-tag")
     assert tool_key("kubectl", tag) != tool_key("kubectl", registry)
     assert tool_key("kubectl", tag) == tool_key("kubectl", again)
+
+
+def test_an_sdk_exception_is_read_past_the_request_it_echoes() -> None:
+    """An SDK's exception opens with its class and the request it sent ("HTTP Error Your
+    request was:", "POST /Accounts/…/Messages.json") before the provider's message: every error
+    of the call shares those lines, so the message is what tells two errors apart; the same
+    message for another account is one error."""
+    sdk = (
+        "twilio.base.exceptions.TwilioRestException: \nHTTP Error Your request was:\n\n"
+        "POST /Accounts/{}/Messages.json\n\nTwilio returned the following information:\n\n"
+        "Unable to create record: {}\n\nMore information may be available here:\n\n"
+        "https://www.twilio.com/docs/errors/{}"
+    )
+    stop = sdk.format("AC5f0e", "Attempt to send to unsubscribed recipient", 21610)
+    sender = sdk.format("AC5f0e", "The From phone number +34910557720 is not SMS-capable", 21606)
+    again = sdk.format("AC91aa", "Attempt to send to unsubscribed recipient", 21610)
+    assert telling_line(stop).endswith("Unable to create record: Attempt to send to unsubscribed"
+                                       " recipient")  # fmt: skip
+    assert tool_key("send_sms", stop) != tool_key("send_sms", sender)
+    assert tool_key("send_sms", stop) == tool_key("send_sms", again)
