@@ -87,17 +87,37 @@ def _reason(text: str, run_text: bool) -> str | None:
 _DIGITS = re.compile(r"(?<![\w+-])\d(?:[ -]?\d){12,18}(?![\w-])")
 
 
-#: a Unix time in milliseconds, written whole (13 digits from 1): no card network's numbers
-#: are 13 digits opening with 1
-_EPOCH_MS = re.compile(r"1\d{12}")
+#: how a card number of each length opens (the networks' published ranges: Visa 4; Diners 30,
+#: 36, 38, 39; Amex 34, 37; UATP 1; Mastercard 2 and 5; Discover, UnionPay, Maestro, RuPay 6
+#: and 8; JCB 35): a 13-digit time in milliseconds (from 1), an airline ticket (its carrier's
+#: code: "235…") or a 15-digit microchip ("392…") is no card
+_CARD_OPENS = {
+    13: ("4",),
+    14: ("30", "36", "38", "39"),
+    15: ("34", "37", "1", "2014", "2149", "2131", "1800"),
+    **{n: ("4", "5", "2", "6", "8", "35") for n in range(16, 20)},
+}
+#: a number its field names as another thing: "microchip_number: '39214100123456'",
+#: "ticket_no=2352401118842", "IMEI 356938035643809"
+_NAMED_OTHER = re.compile(
+    r"(?:microchip|chip|ticket|tracking|imei|serial|isbn|ean|gtin|upc|barcode|awb|waybill"
+    r"|shipment|parcel|consignment|invoice|meter|msisdn|phone|mobile|vin|iban|bilet|billet)"
+    r"[\w -]{0,12}?[\"']?\s*[:=#]?\s*[\"'(]?$",
+    re.I,
+)
 
 
 def _card_number(text: str) -> bool:
-    """Does ``text`` carry a whole payment card number (13-19 digits passing the Luhn check)?"""
+    """Does ``text`` carry a whole payment card number (13-19 digits passing the Luhn check and
+    opening as a card of that length does, ``_CARD_OPENS``), not one its field names as another
+    thing (``_NAMED_OTHER``)?"""
     for match in _DIGITS.finditer(text):
-        if _EPOCH_MS.fullmatch(match.group(0)):
-            continue  # a time in milliseconds ("/Date(1718409600000)/"), not a card
-        digits = [int(d) for d in match.group(0) if d.isdigit()]
+        number = "".join(ch for ch in match.group(0) if ch.isdigit())
+        if not number.startswith(_CARD_OPENS[len(number)]):
+            continue
+        if _NAMED_OTHER.search(text, max(0, match.start() - 40), match.start()):
+            continue
+        digits = [int(d) for d in number]
         total = sum(
             d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2)
             for i, d in enumerate(reversed(digits))

@@ -150,7 +150,7 @@ _ROLE_CLAIM = _re(
 #: a check said to be passed for everyone now: "are now approved", "pre-approved"
 _GRANTED_NOW = _re(
     r"\b(?:is|are|will be|gets?) now (?:approved|authori[sz]ed|verified|exempt|waived)\b"
-    r"|\bpre-?approved\b|\b(?:is|are) (?:exempt|waived)\b"
+    r"|\bpre-?(?:approved|cleared|authori[sz]ed|verified)\b|\b(?:is|are) (?:exempt|waived)\b"
 )
 #: a check's word as a participle ("approved", "genehmigt", "approuvés", "aprobados"): with
 #: "automatically" the check passes by itself; "approvals are requested automatically" does not
@@ -467,6 +467,19 @@ def _view_checks() -> tuple[
     )
 
 
+#: words only an English sentence has: in one, "her" is a pronoun ("give her the code"), not
+#: Turkish "every" (``words.ALL``: "her müşteriye indirim")
+_ENGLISH = re.compile(r"\b(?:the|and|to|of|is|are|with|for|an?|as)\b", re.I)
+_HER = re.compile(r"(?<!\w)her(?!\w)", re.I)
+
+
+def _pronoun_her(sentence: str) -> str:
+    """``sentence`` with the English pronoun "her" written "she" (no word class holds it)."""
+    if _HER.search(sentence) and _ENGLISH.search(sentence):
+        return _HER.sub("she", sentence)
+    return sentence
+
+
 def check(text: str, run_text: bool = False) -> str | None:
     """The reason the first check that fires on ``text`` (one view) gives, or None. Not
     remembered: the screen remembers each whole text's verdict, and the views of different
@@ -476,6 +489,7 @@ def check(text: str, run_text: bool = False) -> str | None:
         return "asks to call a destructive tool"
     flat = unnamed(plain(text))
     for sentence in _sentences(flat):
+        sentence = _pronoun_her(sentence)
         for one in _CHECKS:
             why = one(sentence, run_text)
             if why is not None:

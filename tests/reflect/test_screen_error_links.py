@@ -89,3 +89,46 @@ def test_a_link_to_read_or_a_request_to_ask_does_not_quarantine(error: str) -> N
 )
 def test_an_order_to_send_to_the_address_is_still_read(error: str) -> None:
     assert event_reason(_run(error)) is not None
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        pytest.param("output", '{"durum":"OK","bilet":"2352401118842"}', id="airline-ticket"),
+        pytest.param(
+            "script",
+            "Policy.create!(pet_name: 'Pochi', microchip_number: '39214100123456')",
+            id="microchip-named-by-its-field",
+        ),
+        pytest.param("output", '{"imei": "356938035643809"}', id="imei"),
+    ],
+)
+def test_a_number_that_is_no_card_does_not_quarantine(field: str, value: str) -> None:
+    """A number of card length passing the Luhn check that no card opens with (a 13-digit
+    airline ticket from its carrier's code "235"), or that its field names as another thing
+    (a microchip, an IMEI), is that thing."""
+    call: dict[str, Any] = {"tool": "api", "args": {"id": 1}, "ok": True}
+    if field == "script":
+        call["args"] = {"script": value}
+    else:
+        call["output"] = value
+    assert event_reason({"task": "Issue it", "outcome": "success", "tool_calls": [call]}) is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["card 4012888888881881", "amex 378282246310005", "pay with 6011 1111 1111 1117",
+     "card_number: 3530111333300000", "ticket note: paid by 4012888888881881"],
+)  # fmt: skip
+def test_a_card_number_is_still_read(value: str) -> None:
+    call = {"tool": "api", "args": {"id": 1}, "ok": True, "output": value}
+    assert event_reason({"task": "Issue it", "outcome": "success", "tool_calls": [call]})
+
+
+def test_her_in_an_english_sentence_is_a_pronoun() -> None:
+    """ "her" is Turkish for "every" (a perk for every customer asserts a policy); in an
+    English task it is a pronoun: "give her the spring campaign code" grants one customer."""
+    task = "Add Claire Dubois as a customer and give her the spring campaign code"
+    assert event_reason({"task": task, "outcome": "failure", "tool_calls": []}) is None
+    task = "Give every customer the spring campaign code"
+    assert event_reason({"task": task, "outcome": "failure", "tool_calls": []}) is not None
