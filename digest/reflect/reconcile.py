@@ -322,12 +322,15 @@ def fast_path(
     *,
     floor: float,
     identical: float,
+    alone: bool = True,
 ) -> Operation | None:
     """Decide without a model when the answer is obvious; None means: ask the model.
 
     Fingerprints find, they do not forbid (DESIGN §8a): a lesson with the candidate's own
     fingerprint is the same failure, edit rule or manual lesson → NOOP on it; the same
-    owner's question with a new answer is left to the judge (an UPDATE, never a NOOP). A
+    owner's question with a new answer is left to the judge (an UPDATE, never a NOOP), and so
+    is a candidate whose key another candidate of the batch shares with other words (not
+    ``alone``: one error the model read as two lessons, the key's lesson is one's twin). A
     lesson with another fingerprint of the same kind is never a free NOOP; when it may be
     contradicted (``for_the_judge``: another error of the same tool that states a change, a
     fact restated), the judge decides (a contradiction supersedes, a different fact is added).
@@ -344,6 +347,8 @@ def fast_path(
     twin = next((n for n in neighbours if fp.same(fingerprint, n.fingerprint)), None)
     if twin is not None:
         stored = lesson_text(twin.situation, twin.correction)
+        if normalise(stored) != normalise(text_value) and not alone:
+            return None  # one error, two lessons of its own: which one the twin is, the judge says
         if not fp.states_a_fact(fingerprint) or normalise(stored) == normalise(text_value):
             return Operation(
                 "NOOP", index, lesson_id=twin.lesson_id,
@@ -448,9 +453,18 @@ def decide(
     decided: dict[int, Operation] = {}
     pending: dict[int, Candidate] = {}
     shown: dict[int, Neighbour] = {}
+    # one key under candidates that say different things: the judge read one error as several
+    # lessons ("blocked due to the following policies: disallow-latest-tag, restrict-image-
+    # registries"), so the key's lesson is the twin of one of them at most
+    said: dict[str | None, set[str]] = {}
+    for candidate in candidates:
+        said.setdefault(candidate.fingerprint, set()).add(normalise(candidate_text(candidate)))
     for index, candidate in enumerate(candidates):
         neighbours = snapshot.neighbours[index]
-        fast = fast_path(index, candidate, neighbours, floor=floor, identical=identical)
+        alone = candidate.fingerprint is None or len(said[candidate.fingerprint]) == 1
+        fast = fast_path(
+            index, candidate, neighbours, floor=floor, identical=identical, alone=alone
+        )
         if fast is not None:
             decided[index] = fast
             continue

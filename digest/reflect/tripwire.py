@@ -150,7 +150,7 @@ _ROLE_CLAIM = _re(
 #: a check said to be passed for everyone now: "are now approved", "pre-approved"
 _GRANTED_NOW = _re(
     r"\b(?:is|are|will be|gets?) now (?:approved|authori[sz]ed|verified|exempt|waived)\b"
-    r"|\bpre-?(?:approved|cleared|authori[sz]ed|verified)\b|\b(?:is|are) (?:exempt|waived)\b"
+    r"|\bpre-?(?:approved|cleared)\b|\b(?:is|are) (?:exempt|waived)\b"
 )
 #: a check's word as a participle ("approved", "genehmigt", "approuvés", "aprobados"): with
 #: "automatically" the check passes by itself; "approvals are requested automatically" does not

@@ -1009,3 +1009,36 @@ def test_two_runs_errors_worded_apart_with_one_remedy_reach_the_judge() -> None:
     other = replace(candidate, correction="renew the membership card first")
     op = fast_path(0, other, [lesson], floor=0.5, identical=0.97)
     assert op is not None and op.op == "ADD"
+
+
+def test_one_error_read_as_two_lessons_asks_which_is_the_keys_lesson() -> None:
+    """An admission error naming two policies is one key; the model wrote a lesson for each.
+    The key's stored lesson is the twin of one of them at most: the one saying its words takes
+    the free NOOP, the judge reads the other (the other policy's lesson, under another key, may
+    be the one it repeats); one candidate alone under its key, or two saying the same, still
+    take the free NOOP."""
+    key = fp.tool_key("kubectl", "denied the request: disallow-latest-tag: image tag 'latest'")
+    said = "`kubectl` fails with: «denied: disallow-latest-tag, restrict-image-registries»"
+    tag = Candidate(situation=said, correction="Pin image tags.", fingerprint=key)
+    registry = Candidate(situation=said, correction="Use an allowed registry.", fingerprint=key)
+    twin = replace(_neighbour(7, relevance=0.9, identity=0.8), fingerprint=key,
+                   situation=said, correction="Pin image tags.")  # fmt: skip
+    asked: list[dict[int, Candidate]] = []
+
+    def ask_model(pending: dict[int, Candidate], shown: list[Neighbour]) -> Plan:
+        asked.append(dict(pending))
+        return Plan(operations=[Operation("NOOP", i, lesson_id=7) for i in pending])
+
+    snapshot = Snapshot(epoch=1, neighbours=[[twin], [twin]])
+    both = decide([tag, registry], snapshot, ask_model=ask_model, floor=FLOOR,
+                  identical=IDENTICAL)  # fmt: skip
+    assert asked == [{1: registry}]
+    assert (both.operations[0].op, both.operations[0].fast) == ("NOOP", True)
+    asked.clear()
+    plan = decide([tag, tag], snapshot, ask_model=ask_model, floor=FLOOR, identical=IDENTICAL)
+    alone = decide([registry], Snapshot(epoch=1, neighbours=[[twin]]), ask_model=ask_model,
+                   floor=FLOOR, identical=IDENTICAL)  # fmt: skip
+    assert asked == []
+    assert [(op.op, op.lesson_id, op.fast) for op in plan.operations + alone.operations] == [
+        ("NOOP", 7, True)
+    ] * 3
