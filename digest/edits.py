@@ -78,7 +78,14 @@ _PROMISE = re.compile(
     r"|garantizad[oa]s?|prometid[oa]|seguro que|sin falta|definitivamente|hoy mismo|para mañana"
     r"|garantit[oa]|promesso|sicuramente|di sicuro|senz'altro|entro domani|oggi stesso"
     r"|garantid[oa]|com certeza|certamente|sem falta|hoje mesmo|até amanhã"
-    r"|gegarandeerd|beloofd|zeker weten|beslist|vandaag nog|uiterlijk morgen)\b",
+    r"|gegarandeerd|beloofd|zeker weten|beslist|vandaag nog|uiterlijk morgen"
+    # Polish, Swedish, Danish and Norwegian, Czech, Finnish, Turkish
+    r"|obiecuj\w*|gwarantuj\w*|gwarantowan\w*|na pewno|jeszcze dziś|do jutra"
+    r"|lovar|garanterar|garanterat|definitivt|redan idag|senast imorgon"
+    r"|vi lover|jeg lover|garanterer|garanteret|garantert|helt sikkert|senest i morgen"
+    r"|slibuj\w*|zaručen\w*|garantujeme|určitě|ještě dnes|do zítřka"
+    r"|lupaa\w*|lupaan|takaamme|taatusti|varmasti|vielä tänään|huomiseen mennessä"
+    r"|söz veriyoruz|söz veriyorum|garanti ediyoruz|kesinlikle|yarına kadar)\b",
     re.I,
 )
 
@@ -195,7 +202,19 @@ _HEDGE = re.compile(
     r"|so bald wie möglich|so schnell wie möglich|schnellstmöglich|sobald|dès que possible"
     r"|au plus vite|dès que|lo antes posible|cuanto antes|en cuanto|(?:il )?prima possibile"
     r"|appena possibile|quanto prima|assim que possível|o mais rápido possível|o quanto antes"
-    r"|zo snel mogelijk|zodra)\b",
+    r"|zo snel mogelijk|zodra"
+    # and "we will get back to you / let you know", there and in Polish, the Nordic languages,
+    # Czech, Finnish and Turkish
+    r"|(?:get|come) back to you|once we know more|when we know more|wir melden uns|auf dem "
+    r"laufenden|nous vous tiendrons inform\w*|revenons vers vous|le mantendremos informad\w*"
+    r"|le avisaremos|la terremo aggiornat\w*|le faremo sapere|manteremos (?:você|o senhor|a "
+    r"senhora) informad\w*|avisaremos|we laten (?:het )?u weten|we houden u op de hoogte"
+    r"|jak najszybciej|możliwie szybko|odezwiemy się|damy znać|gdy tylko|jak tylko"
+    r"|så snart som möjligt|så fort som möjligt|snarast|vi hör av oss|återkommer"
+    r"|så snart som muligt|så hurtigt som muligt|snarest|vi vender tilbage|vi kommer tilbake"
+    r"|vi giver besked|vi gir beskjed|co nejdříve|co nejrychleji|jakmile|ozveme se|dáme vědět"
+    r"|mahdollisimman pian|heti kun|palaamme asiaan|ilmoitamme|en kısa sürede|en kısa zamanda"
+    r"|bilgi vereceğiz|dönüş yapacağız)\b",
     re.I,
 )
 _NUMBER = re.compile(
@@ -347,7 +366,8 @@ def _tone_side(name: str) -> tuple[str, str]:
 def same_tone(a_tags: Sequence[str], b_tags: Sequence[str]) -> bool:
     """Are two tone lessons (their tags: the shape rules' names) one tone rule of the
     operator's? They share a shape rule beside length ("no exclamation marks" in both) and
-    none of them goes the other way ("removed-emoji" and "added-emoji", two greetings):
+    none of them goes the other way ("removed-emoji" and "added-emoji", two greetings put in
+    place of the draft's; a greeting added where there was none is any of them):
     the tone rules of several edits are one lesson, grown by each (DESIGN §8a)."""
     mine = {str(t) for t in a_tags} - _TONE_FRAME
     theirs = {str(t) for t in b_tags} - _TONE_FRAME
@@ -357,16 +377,28 @@ def same_tone(a_tags: Sequence[str], b_tags: Sequence[str]) -> bool:
     for name in (mine | theirs) - _LENGTH:
         thing, way = _tone_side(name)
         ways.setdefault(thing, set()).add(way)
-    # an apology cut short is an apology kept: it does not contradict one added
-    return all(len(w - {"shorter"}) <= 1 for w in ways.values())
+    # an apology cut short is an apology kept: it does not contradict one added; a greeting
+    # added where there was none is any greeting ("Beste Sanne" beside "Dzień dobry Panie …")
+    return all(len(w - {"shorter", "added"}) <= 1 for w in ways.values())
 
 
 def tone_added(new_tags: Sequence[str], old_tags: Sequence[str]) -> tuple[str, ...]:
     """The shape rules a tone lesson (``new_tags``) asks for that another (``old_tags``) does
-    not, length aside (a reply made shorter or longer says nothing of tone on its own)."""
+    not, length aside (a reply made shorter or longer says nothing of tone on its own); a
+    greeting beside a greeting added where there was none asks for no other one ("Dzień dobry
+    Panie …" after "Beste Sanne": the greeting in the reply's language)."""
     old = {str(t) for t in old_tags}
+    greets = {_tone_side(t)[1] for t in old if _tone_side(t)[0] == "greeting"}
     return tuple(
-        str(t) for t in new_tags if str(t) not in old | _TONE_FRAME and str(t) not in _LENGTH
+        str(t)
+        for t in new_tags
+        if str(t) not in old | _TONE_FRAME
+        and str(t) not in _LENGTH
+        and not (
+            _tone_side(str(t))[0] == "greeting"
+            and greets
+            and "added" in greets | {_tone_side(str(t))[1]}
+        )
     )
 
 
@@ -392,14 +424,38 @@ def _tokens(text: str) -> set[str]:
     return found | {part for token in found for part in token.split("-") if part}
 
 
-def assign(texts: Sequence[str], rules: Sequence[EditRule]) -> list[int]:
+#: the fewest words in a row a lesson takes from the draft for them to be a quote of it
+_QUOTED_RUN = 4
+
+
+def _unquoted(text: str, draft: str) -> str:
+    """``text`` without what it quotes of the draft (``_QUOTED_RUN`` words or more in a row,
+    "Drafting a reply like: Hey hun!! Great news, 14 September is totally free…"): every
+    rule's lesson may quote the reply it corrects, so a quote tells no rule from another."""
+    import difflib
+
+    words, drafted = text.split(), [w.casefold() for w in draft.split()]
+    if not drafted or len(words) < _QUOTED_RUN:
+        return text
+    matcher = difflib.SequenceMatcher(a=[w.casefold() for w in words], b=drafted, autojunk=False)
+    quoted = {
+        i
+        for block in matcher.get_matching_blocks()
+        if block.size >= _QUOTED_RUN
+        for i in range(block.a, block.a + block.size)
+    }
+    return " ".join(w for i, w in enumerate(words) if i not in quoted)
+
+
+def assign(texts: Sequence[str], rules: Sequence[EditRule], draft: str = "") -> list[int]:
     """Which rule each lesson of an edit is about (an index into ``rules``): the one it names
     (a tag such as ``tone`` or ``removed-promise``), else the one whose words it uses most
-    (for content, the words the operator wrote), else the content rule, else the first."""
+    (for content, the words the operator wrote; not those of ``draft`` it quotes), else the
+    content rule, else the first."""
     if len(rules) <= 1:
         return [0] * len(texts)
     fallback = next((i for i, r in enumerate(rules) if r.family == "content"), 0)
-    table = [[_fit(_tokens(text), rule) for rule in rules] for text in texts]
+    table = [[_fit(_tokens(_unquoted(text, draft)), rule) for rule in rules] for text in texts]
     chosen = [row.index(max(row)) if max(row) else fallback for row in table]
     if len(set(chosen)) == len(chosen) or len(texts) > len(rules):
         return chosen

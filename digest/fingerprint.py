@@ -282,8 +282,9 @@ def edit_keys(original: str, final: str | None) -> list[str]:
 
 def assigned_edit_rules(candidate_texts: Sequence[str], payload: dict[str, Any]) -> list[EditRule]:
     """The rule of an edit each of its lessons is about (``digest.edits.assign``)."""
-    rules = taught(str(payload.get("original", "")), payload.get("final"))
-    return [rules[i] for i in assign_edits(candidate_texts, rules)]
+    original = str(payload.get("original", ""))
+    rules = taught(original, payload.get("final"))
+    return [rules[i] for i in assign_edits(candidate_texts, rules, original)]
 
 
 def assign_edit(candidate_texts: Sequence[str], payload: dict[str, Any]) -> list[str | None]:

@@ -1,0 +1,75 @@
+"""digest.edits: an edit's rules read in the languages replies come in, and a lesson's quote of
+the draft tells no rule from another (issue 24, point 3).
+
+A model's lesson on an edit often quotes the draft ("Drafting a reply like: Hey hun!! Great
+news, 14 September is totally free…"); the quote shares the draft's words with the content
+rule, so a tone lesson was given the content rule's key. A promise and the hedge that keeps it
+("we will get back to you when we know more") are read in Polish, the Nordic languages, Czech,
+Finnish and Turkish as in the others; a greeting added where there was none is the same tone
+as a formal greeting put in place of another in another language.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from digest.edits import assign, same_tone, taught, tone_added
+
+DRAFT = "Hey hun!! 💍✨ Great news, 14 September is totally free and we'll hold it for you!"
+FINAL = (
+    "Dear Ms Okafor, thank you for your enquiry about 14 September. To reserve a date we "
+    "require a 30% deposit, which is non-refundable."
+)
+
+
+def test_a_lessons_quote_of_the_draft_does_not_decide_its_rule() -> None:
+    rules = taught(DRAFT, FINAL)
+    assert [r.family for r in rules] == ["content", "tone"]
+    quoted = f"Drafting a reply like: {DRAFT}"
+    tone = f"{quoted} formal greeting by name; no pet names, exclamation marks or emoji"
+    content = f"{quoted} a date is reserved with a 30% non-refundable deposit"
+    assert assign([tone, content], rules, DRAFT) == [1, 0]
+    # without the draft to tell the quote, the quote's words weigh as the operator's
+    assert assign([tone], rules) == [0]
+
+
+@pytest.mark.parametrize(
+    ("draft", "final"),
+    [
+        pytest.param(
+            "Hej!!! Spokojnie, naprawimy drukarkę kuchenną jutro, obiecuję!",
+            "Dzień dobry Panie Piotrze, sprawdzamy problem z drukarką kuchenną i odezwiemy "
+            "się, gdy będziemy wiedzieć więcej.",
+            id="pl",
+        ),
+        pytest.param(
+            "Hej! Vi lovar att skrivaren är lagad imorgon!",
+            "Hej Anna, vi undersöker felet med skrivaren och hör av oss så snart som möjligt.",
+            id="sv",
+        ),
+        pytest.param(
+            "Ahoj! Tiskárnu opravíme zítra, slibujeme!",
+            "Dobrý den, pane Nováku, problém s tiskárnou prověřujeme a ozveme se, jakmile "
+            "budeme vědět víc.",
+            id="cs",
+        ),
+    ],
+)
+def test_a_promise_taken_out_and_its_hedge_in_other_languages(draft: str, final: str) -> None:
+    """The promise is its own rule; the hedge the operator wrote in its place is how the
+    promise rule is kept, not a content rule of its own."""
+    families = [r.family for r in taught(draft, final)]
+    assert "promise" in families
+    assert "content" not in families
+
+
+def test_a_greeting_added_is_the_tone_of_a_greeting_in_another_language() -> None:
+    nl = ["tone", "added-greeting", "formal-address", "removed-exclamation"]
+    pl = ["tone", "greeting-dzień-dobry", "removed-exclamation", "removed-emoji"]
+    assert same_tone(nl, pl)
+    assert tone_added(pl, nl) == ("removed-emoji",)
+    # two greetings put in place of the draft's go two ways; a greeting added to a tone
+    # that had none asks for more
+    assert not same_tone(["greeting-dear", "removed-exclamation"],
+                         ["greeting-hi", "removed-exclamation"])  # fmt: skip
+    assert tone_added(["added-greeting", "removed-emoji"], ["removed-emoji"]) == ("added-greeting",)
