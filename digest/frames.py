@@ -173,6 +173,10 @@ _PASSED_LIST = re.compile(r'"[\w.-]{1,40}"\s*:\s*[(\[]([^()\[\]{}]{1,2000})[)\]]
 _LIST_ITEM = re.compile(r'"((?:[^"\\\n]|\\.){1,200})"')
 
 
+#: an option's value in a command line (``--location northeurope``, ``--size=Standard_D8s``)
+_OPTION_VALUE = re.compile(r"(?<!\S)--[a-z][\w-]{0,40}[ =]((?!-)[^\s\"]{1,200})")
+
+
 #: a lesson's first quotation («…»): a mistake quotes the call before what it answered
 _FIRST_QUOTE = re.compile(r"«([^«»]*)»")
 
@@ -190,7 +194,11 @@ def passed_values(*mistakes: str) -> frozenset[str]:
     for mistake in mistakes:
         first = _FIRST_QUOTE.search(mistake)
         if first is not None and first.group(1).lstrip().startswith("{"):
-            found.update(v.casefold() for v in _PASSED.findall(first.group(1)))
+            values = [v.casefold() for v in _PASSED.findall(first.group(1))]
+            found.update(values)
+            # a command line passed as one string: the value of each of its options
+            # (``"command": "vm create --location northeurope"`` passed "northeurope")
+            found.update(o.strip("'") for v in values for o in _OPTION_VALUE.findall(v))
             # the strings of a list argument (``"labels": ["bug", "triage"]``, quoted with
             # parentheses for brackets)
             for items in _PASSED_LIST.findall(first.group(1)):
@@ -268,9 +276,23 @@ def quoted_apart(a: str, b: str, passed: frozenset[str] = frozenset()) -> bool:
     a call passed (``passed``: 'jdoe', 'mpatel') names the instance, not the error; so does
     a code in capitals ("plan P-BASIC"), which templates mask as an id and which is not
     read here."""
-    mine = {n for q in _QUOTED.findall(a) if not passed_back(n := q.casefold(), passed)}
-    theirs = {n for q in _QUOTED.findall(b) if not passed_back(n := q.casefold(), passed)}
+    mine = {
+        _within(n, passed) for q in _QUOTED.findall(a) if not passed_back(n := q.casefold(), passed)
+    }
+    theirs = {
+        _within(n, passed) for q in _QUOTED.findall(b) if not passed_back(n := q.casefold(), passed)
+    }
     return bool(mine - theirs) and bool(theirs - mine)
+
+
+def _within(quoted: str, passed: frozenset[str]) -> str:
+    """A quotation with the values a call passed masked inside it ("Following SKUs have failed
+    for Capacity Restrictions: Standard_NC6s_v3" for ``--size Standard_NC6s_v3``): the rest
+    is what names the error."""
+    for value in sorted(passed, key=len, reverse=True):
+        if 3 <= len(value) < len(quoted) and value in quoted:
+            quoted = re.sub(rf"(?<![\w.-]){re.escape(value)}(?![\w.-])", "‹id›", quoted)
+    return quoted
 
 
 def masked(text: str, passed: frozenset[str]) -> str:

@@ -319,3 +319,21 @@ def test_a_near_identical_frame_saying_another_thing_is_no_free_noop() -> None:
     held, again = "Payout ‹id› held (reason: FRAUD_CHECK)", "Payout ‹id› held (reason: KYC_PENDING)"
     assert swapped(held, again)
     assert not swapped(enums_masked(held), enums_masked(again))
+
+
+def test_a_command_lines_option_values_are_what_it_passed() -> None:
+    """A CLI call passes one string: its options' values are the instance ("--location
+    northeurope"), and a quotation holding one ("Capacity Restrictions: Standard_NC6s_v3")
+    names the error by the rest of its words."""
+    call = 'Called `az` with «{"command": "vm create --size %s --location %s"}» and it failed'
+    a = call % ("Standard_NC6s_v3", "northeurope")
+    b = call % ("Standard_E16s_v5", "swedencentral")
+    passed = passed_values(a, b)
+    assert {"northeurope", "swedencentral", "standard_nc6s_v3"} <= passed
+    said = "size for 'Capacity Restrictions: %s' is not available in location '%s'"
+    first = said % ("Standard_NC6s_v3", "northeurope")
+    second = said % ("Standard_E16s_v5", "swedencentral")
+    assert quoted_apart(first, second)
+    assert not quoted_apart(first, second, passed)
+    # a field the error names, not passed, still tells two errors apart
+    assert quoted_apart("field 'name' is invalid", "field 'sku' is invalid", passed)
