@@ -38,6 +38,49 @@ _CLAUSE = re.compile(r"[,;:—–]\s|\s[-–]\s|[.!?]\s")
 _SENTENCE = re.compile(r"[.!?;]\s")
 
 
+#: a request's id before the message an SDK prints ("Request ‹id›: Missing required param")
+_REQUEST_HEAD = re.compile(r"^\s*request\s+‹id›\s*:\s*", re.I)
+#: a field named before its own message ("currency: Missing required param: currency")
+_FIELD_HEAD = re.compile(r"^\s*([\w.-]{2,40})\s*:\s*(?=\S)")
+
+
+def message_core(error: str) -> str:
+    """What an error says with every frame before it taken off (labels, a status line, a
+    request's id, a field named again in its message), casefolded: one provider error read
+    through its SDK ("InvalidRequestError: Request ‹id›: Missing required param: currency.")
+    and as an HTTP body ("HTTP 400: currency: Missing required param: currency") says one
+    thing."""
+    line = " ".join(str(error).split())
+    while True:
+        before = line
+        line = _LABEL.sub("", line, count=1)
+        if _STATUS_HEAD.match(line):
+            line = _STATUS_HEAD.sub("", line, count=1)
+        line = _REQUEST_HEAD.sub("", line, count=1)
+        field = _FIELD_HEAD.match(line)
+        if field and re.search(rf"\b{re.escape(field.group(1))}\b", line[field.end() :], re.I):
+            line = line[field.end() :]
+        if line == before:
+            return line.strip(" .…").casefold()
+
+
+def same_message(a: str, b: str) -> bool:
+    """Do two errors say one thing of three words or more under other frames
+    (``message_core``)? Of what a lesson observed over several lines (a title's clause, then
+    the error whole), the longest line is the error."""
+    mine = message_core(max(a.splitlines() or [""], key=len))
+    theirs = message_core(max(b.splitlines() or [""], key=len))
+    if len(mine.split()) < 3:
+        return False
+    if mine == theirs:
+        return True
+    # one names the field its message is about, the other does not ("amount: Invalid integer"
+    # as the HTTP body says it, "Invalid integer" as the SDK does): the same message; two
+    # fields named ("amount: …", "quantity: …") stay two
+    headless = [_FIELD_HEAD.sub("", m, count=1) for m in (mine, theirs)]
+    return (headless[0] == theirs or headless[1] == mine) and len(headless[0].split()) >= 2
+
+
 def without_label(error: str) -> str:
     """The error's message without its label ("Error: order not found" → "order not found")."""
     return _LABEL.sub("", " ".join(str(error).split()), count=1).strip(" .")

@@ -24,7 +24,7 @@ from digest.fingerprint import (
     tells_a_failure,
 )
 from digest.frames import as_compared, enums_masked, passed_values, quoted_apart, swapped
-from digest.model.error_reading import state_terms
+from digest.model.error_reading import same_message, state_terms
 from digest.model.offline_asked import reversed_in_other_words
 from digest.model.offline_doubt import conditions_apart, doubted, same_facts
 from digest.model.offline_edit_rules import (
@@ -218,7 +218,7 @@ def _same_error(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     new, old = observed(_text(cand)), observed(_text(item))
     if new == _text(cand) or old == _text(item):
         return False
-    return facts.rewords(new, old)
+    return facts.rewords(new, old) or same_message(new, old)
 
 
 def _same_family(cand: dict[str, Any], item: dict[str, Any]) -> bool:

@@ -39,6 +39,7 @@ from digest.lessons.neighbours import (
 )
 from digest.lessons.store import Candidate
 from digest.logs import get_logger
+from digest.model.error_reading import same_message
 from digest.models import Agent
 from digest.reflect.readings import in_doubt, meaning_of
 from digest.reflect.unread import (
@@ -163,12 +164,13 @@ def restates(candidate: Candidate, neighbour: Neighbour, floor: float) -> bool:
 
 def rewords(new: str, old: str) -> bool:
     """Might a new error of a tool be an error the lesson observed, in other words (one
-    service's "Order #‹id› not found", another's "No order found with id ‹id›")? Read in what
-    both quote (``digest.facts.rewords``); a lesson that quotes nothing is not compared."""
+    service's "Order #‹id› not found", another's "No order found with id ‹id›"; one message
+    read through an SDK and as an HTTP body: ``same_message``)? Read in what both quote
+    (``digest.facts.rewords``); a lesson that quotes nothing is not compared."""
     mine, theirs = observed(new), observed(old)
     if mine == new or theirs == old:
         return False
-    return facts.rewords(mine, theirs)
+    return facts.rewords(mine, theirs) or same_message(mine, theirs)
 
 
 def named_apart(candidate: Candidate, neighbour: Neighbour) -> bool:

@@ -212,3 +212,28 @@ def test_each_error_of_a_json_api_gets_the_remedy_for_it() -> None:
         "Check the balance first: `pay_invoice` fails with «Insufficient funds in wallet»",
         "Check whether it is already done: `pay_invoice` fails with «has already been paid»",
     ]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("InvalidRequestError: Request ‹id›: Missing required param: currency.",
+         "HTTP 400: currency: Missing required param: currency", True),
+        ("InvalidRequestError: Request ‹id›: Invalid integer: ‹id›",
+         "HTTP 400: amount: Invalid integer: ‹id›", True),
+        ("HTTP 422: quantity: must be a positive number",
+         "HTTP 422: price: must be a positive number", False),
+        ("Error: Missing required param: currency", "Error: Missing required param: amount",
+         False),
+        ("Error: not found", "HTTP 404: not found", False),  # too short to tell
+        ("Missing required param\nHTTP 400: currency: Missing required param: currency",
+         "Missing required param\nStripeError: Missing required param: amount", False),
+    ],
+)  # fmt: skip
+def test_one_message_under_an_sdks_and_an_http_bodys_frames(a: str, b: str, same: bool) -> None:
+    """A provider's message read through its SDK (an exception class, the request's id) and
+    as an HTTP body (a status, the field it is about) says one thing; another field or another
+    message is another error; of several quoted lines, the whole error (the longest) counts."""
+    from digest.model.error_reading import same_message
+
+    assert same_message(a, b) is same
