@@ -320,12 +320,19 @@ def names_apart(new: str, old: str) -> bool:
     """Does a reversal name its items (a quoted field, a flag) while the old text names only
     others? "'purpose_code' is no longer optional for international transfers" reverses
     nothing of "'reference' is required for international transfers": the words they share are
-    the situation both errors arise in, the items are two. Texts that name no item by name
-    ("units is not supported anymore") are read by their words (``reverses``), and a reversal
-    that speaks of the old item in plain words ("free-text bodies" of 'body') is about it."""
+    the situation both errors arise in, the items are two. A reversal that names no item by
+    name ("units is not supported anymore") is read by its words (``reverses``); one that does,
+    beside an old text naming none, is about it only when the old text says its name in plain
+    words; a reversal that speaks of the old item in plain words ("free-text bodies" of 'body')
+    is about it."""
     sentences = reversal_sentences(_substance(new))
     said = set().union(*map(_names, sentences))
     known = _names(_substance(old))
+    if said and not known:
+        # the old text names no item by name: it is about the reversal's item only when it
+        # speaks of it in plain words ("ttl must be between 300 and 86400" is not about
+        # "'priority' is now required for MX records")
+        return not {_plain(name) for name in said} & _words(_substance(old))
     if not (said and known) or said & known:
         return False
     # the old item spoken of in plain words ("free-text bodies are not allowed; messages must

@@ -48,6 +48,9 @@ APART = [
      "400: 'group_code' has been replaced by 'block_id' for group bookings"),
     ("export_report", "Error: parameter 'format' must be one of csv, xlsx",
      "Error: parameter 'delimiter' is deprecated in favour of 'separator' for csv exports"),
+    # the old error names no item by name, and never says the new one's
+    ("create_record", "422 Unprocessable Entity: ttl must be between 300 and 86400 seconds",
+     "422 Unprocessable Entity: 'priority' is now required for MX records"),
 ]  # fmt: skip
 
 #: (tool, old error, new error): the new error reverses what the old one asks for
@@ -56,6 +59,9 @@ REVERSED = [
      "400: 'postal_code' has been superseded by 'delivery_address.zip'"),
     ("deploy", 'Error: required flag(s) "region" not set',
      "Error: flag --region is deprecated and ignored; set 'region' in deploy.yaml"),
+    # the old error says the new one's item in plain words
+    ("convert_units", "400: units must be one of metric, imperial",
+     "400: 'units' is no longer accepted; send 'unit_system'"),
     ("create_transfer", "422: field 'bic' is required for SEPA transfers",
      "422: 'bic' must not be sent for SEPA transfers any longer; the bank comes from the IBAN"),
     # the old item in plain words, the new one quoted
