@@ -157,9 +157,19 @@ def _parsed(value: Any) -> Any:
 
 
 def _texts(value: Any) -> list[str]:
-    """The non-empty strings of ``value`` (a string, or a list of them), shortened."""
+    """The non-empty strings of ``value`` (a string, or a list of them), shortened; a text
+    given with its language is that text (OData: ``"message": {"lang": "de", "value": …}``)."""
     items = value[:_ITEMS] if isinstance(value, list) else [value]
+    items = [_localised(v) if isinstance(v, dict) else v for v in items]
     return [_short(v) for v in items if isinstance(v, str) and v.strip()]
+
+
+def _localised(value: dict[Any, Any]) -> Any:
+    """The text of a message given as ``{"lang": …, "value": …}`` (or ``"text"``), else None."""
+    keys = {str(k).casefold(): v for k, v in value.items()}
+    if "lang" in keys or "language" in keys or "locale" in keys:
+        return keys.get("value", keys.get("text"))
+    return None
 
 
 def _short(text: str) -> str:

@@ -237,3 +237,20 @@ def test_one_message_under_an_sdks_and_an_http_bodys_frames(a: str, b: str, same
     from digest.model.error_reading import same_message
 
     assert same_message(a, b) is same
+
+
+def test_an_odata_message_given_with_its_language_is_what_the_error_says() -> None:
+    """OData V2 (SAP) gives its message as ``{"lang": …, "value": …}``: that text is what
+    the error says, with its code; two message numbers of one service are two statements."""
+    body = {
+        "error": {
+            "code": "V1/392",
+            "message": {"lang": "en", "value": "Material TG-3310 is not defined for sales org"},
+            "innererror": {"application": {"component_id": "SD-SLS"}},
+        }
+    }
+    said = statement(f"HTTP 400 {json.dumps(body)}")
+    assert said == "HTTP 400: Material TG-3310 is not defined for sales org; V1/392"
+    body["error"]["code"] = "V1/302"
+    body["error"]["message"] = {"lang": "en", "value": "Sold-to party 171 is not defined"}
+    assert "Sold-to party" in statement(f"HTTP 400 {json.dumps(body)}")
