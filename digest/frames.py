@@ -134,13 +134,21 @@ ERROR_CODE = re.compile(
 _CODE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]+$")
 
 
+#: an error code that is the whole message after a label or a status ("HTTP 200:
+#: channel_not_found", "error: not_in_channel"): lower case words joined by underscores
+_CODE_ALONE = re.compile(
+    r"(?:(?<=: )|^)([a-z][a-z0-9]*(?:_[a-z0-9]+){1,5})(?=[ \t]*(?:$|[;,»]))", re.M
+)
+
+
 def error_codes(text: str) -> frozenset[str]:
-    """The error codes ``text`` gives (``ERROR_CODE``), casefolded."""
+    """The error codes ``text`` gives (``ERROR_CODE``, ``_CODE_ALONE``), casefolded."""
     found = set()
     for match in ERROR_CODE.finditer(text):
         code = _CODE_NAME.search(match.group(0).rstrip(")"))
         if code is not None:
             found.add(code.group(0).casefold())
+    found.update(_CODE_ALONE.findall(text))
     return frozenset(found)
 
 

@@ -337,3 +337,16 @@ def test_a_command_lines_option_values_are_what_it_passed() -> None:
     assert not quoted_apart(first, second, passed)
     # a field the error names, not passed, still tells two errors apart
     assert quoted_apart("field 'name' is invalid", "field 'sku' is invalid", passed)
+
+
+def test_a_lower_case_code_that_is_the_whole_message_names_the_error() -> None:
+    """Slack-like APIs answer with a code alone ("channel_not_found", "not_in_channel"): two
+    codes are two errors however alike their words read; a snake_case word inside a sentence
+    is no code of its own."""
+    from digest.frames import error_codes
+    from digest.identity.meaning import reads_like
+
+    assert error_codes("HTTP 200: channel_not_found") == {"channel_not_found"}
+    assert error_codes("not_in_channel") == {"not_in_channel"}
+    assert error_codes("Field postal_code is required") == frozenset()
+    assert reads_like("HTTP 200: channel_not_found", "HTTP 200: not_in_channel") == 0.0
