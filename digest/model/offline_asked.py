@@ -21,6 +21,7 @@ it. A real model decides from the meaning; this module never makes two facts one
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from digest import facts
@@ -147,3 +148,30 @@ def states_what_changed(new: facts.Fact, old: facts.Fact) -> bool:
     # another figure for what the old figure counts ("30 euros a day", not "30 days" beside
     # "valid for 2 years")
     return facts.refigured(new, old)
+
+
+#: an asker saying what they are not ("I'm not a student", "Öğrenci değilim", "ich bin kein
+#: Mitglied", "no soy socio"): the word after (or, in Turkish, before) names the case
+_NOT_ME = re.compile(
+    r"\bI(?:'m| am) not (?:an? )?(\w+)|(\w+) değil(?:im|iz)\b|\bich bin kein(?:e|en)? (\w+)"
+    r"|\bwir sind keine? (\w+)|\bno soy (?:una? )?(\w+)|\bno somos (\w+)"
+    r"|\bje ne suis pas (?:une? )?(\w+)|\bnie jestem (\w+)|\bnon sono (?:una? )?(\w+)"
+    r"|\bik ben geen (\w+)|\bnão sou (?:uma? )?(\w+)|\bjag är inte (?:en |ett )?(\w+)"
+    r"|\bjeg er ikke (?:en |et )?(\w+)|\bnejsem (\w+)|\ben ole (\w+)",
+    re.I,
+)
+
+
+def not_the_askers_case(new: facts.Fact, old: facts.Fact) -> frozenset[str]:
+    """The terms of the old question that the new asker says they are not ("Öğrenci
+    değilim, aylık üyelik kaç lira?" beside "Öğrenciler için aylık üyelik ne kadar?"): the
+    new answer is about the other case (the full price, not the students'), never a change
+    of the old fact. Empty when the asker says nothing of the kind."""
+    said = {
+        term
+        for match in _NOT_ME.finditer(new.question)
+        for word in match.groups()
+        if word
+        for term in facts.terms(word)
+    }
+    return frozenset(said & old.subject)

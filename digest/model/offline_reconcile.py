@@ -25,7 +25,7 @@ from digest.fingerprint import (
 )
 from digest.frames import as_compared, enums_masked, passed_values, quoted_apart, swapped
 from digest.model.error_reading import same_message, state_terms
-from digest.model.offline_asked import reversed_in_other_words
+from digest.model.offline_asked import not_the_askers_case, reversed_in_other_words
 from digest.model.offline_doubt import conditions_apart, doubted, same_facts
 from digest.model.offline_edit_rules import (
     SAME_TOPIC,
@@ -165,6 +165,14 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
     about = "the same question" if twin else "the same question in other words"
     if normalise(_text(cand)) == normalise(_text(item)):
         return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": about}
+    other_case = not_the_askers_case(new, old)
+    if other_case and not facts.stated_change(new, old):
+        return {
+            "op": "ADD",
+            "candidate": index,
+            "reason": f"another case: the asker is not what the known fact is for "
+            f"({', '.join(sorted(other_case))})",
+        }
     if strong and facts.reverses(new, old):
         subject = ", ".join(sorted(new.subject & old.subject)) or "its question"
         said = "says the opposite of this one, or that it changed"

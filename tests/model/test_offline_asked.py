@@ -151,3 +151,31 @@ def test_a_day_of_the_weekend_or_a_season_supersedes_nothing(
 ) -> None:
     op = offline_judged([owner_fact(4, *old)], *new)
     assert op["op"] != "DELETE", op
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (("Öğrenciler için aylık üyelik ne kadar?", "Öğrenci kartıyla aylık üyelik 900 TL."),
+         ("Öğrenci değilim, aylık üyelik kaç lira?", "Tam aylık üyelik 1.400 TL.")),
+        (("What do members pay for a day pass?", "Members pay 8 euros."),
+         ("I'm not a member, what does a day pass cost?", "A day pass is 15 euros.")),
+        (("Was zahlen Mitglieder für die Tageskarte?", "Mitglieder zahlen 8 Euro."),
+         ("Ich bin kein Mitglied, was kostet die Tageskarte?", "Die Tageskarte kostet 15 Euro.")),
+    ],
+)  # fmt: skip
+def test_an_asker_who_is_not_the_known_facts_case_asks_of_another(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    """ "I'm not a student, how much?" beside what students pay: the answer is the other
+    case's price, a fact of its own (superseding the students' price loses it)."""
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert op["op"] == "ADD", op
+
+
+def test_an_asker_who_is_not_the_case_still_hears_a_stated_change() -> None:
+    old = ("What do members pay for a day pass?", "Members pay 8 euros.")
+    new = ("I'm not a member, what does a day pass cost?",
+           "From now on the day pass is 15 euros for everyone, members included.")  # fmt: skip
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert op["op"] != "ADD" or "another case" not in str(op.get("reason")), op
