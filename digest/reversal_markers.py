@@ -22,6 +22,10 @@ _MONTHS_NL = (
 _MONTHS_FR = (
     r"(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre)\b"
 )
+_MONTHS_IT = (
+    r"(?:gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre"
+    r"|novembre|dicembre)"
+)
 _MONTHS_ES_PT = (
     r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre"
     r"|diciembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro"
@@ -153,6 +157,10 @@ MARKERS = (
     + _MONTHS_ES_PT
     + r"|non più|non (?:\S+ ){1,3}più\b(?! (?:di|del|dei|della|delle|che)\b)"
     r"|invece di|al posto di|ora richiede|sostituit[oa] da|deprecat[oa]"
+    # a change dated by its month ("da aprile", "dal 1° luglio"; not a season's span, "da
+    # aprile a ottobre")
+    r"|\b(?:da|dal|a partire da|a partire dal) (?:\d+°? )?" + _MONTHS_IT + r"\b"
+    r"(?!\s+(?:a|al|fino a|fino al)\s+(?:\d+°? )?" + _MONTHS_IT + r")"
     r"|rimoss[oa]|dismess[oa]|ora (?:è|sono) (?:obbligatori|facoltativ|richiest)|d'ora in poi"
     # renamed: "pasó a llamarse", "passou a se chamar", "renombrado", "rinominato"
     r"|pas(?:ó|a|aron|an) a (?:llamarse|denominarse)|passou a (?:se )?chamar|renombrad[oa]"
@@ -211,8 +219,10 @@ MARKERS = (
     r"廃止|非推奨|代わりに|不再|已弃用|改为|取代|더 이상|대신|폐지|لم يعد|بدلا من|بدلاً من"
     r"|לא עוד|כבר לא|במקום|अब नहीं|के बजाय|停用|改用|已移除|已删除|废弃|弃用|现在需要"
     r"|なくなりました|削除され|제거되었|중단되었|사용 중단|더는"
-    # a dated change ("4月から…になりました": from April it became …)
-    r"|(?:から|より)[^。.]{0,40}(?:になりました|となりました|に変更|変わりました)",
+    # a dated change ("4月から…になりました": from April it became …), a revision that
+    # states the new rule ("7月1日の改定により…": by the 1 July revision …), "from now on"
+    r"|(?:から|より)[^。.]{0,40}(?:になりました|となりました|に変更|変わりました)"
+    r"|改定により|改定後は|改正により|変更により|今後は|以降は",
     _SINCE_SEASON,
     _SWITCHED,
 )

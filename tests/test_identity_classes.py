@@ -20,6 +20,9 @@ from digest.reversal import reverses, states_reversal
         "the field is deprecated as of ‹date›",
         "Callers should now send postal_code",
         "We don't deliver on Sundays any more.",
+        "No, da aprile il passaporto lo rilascia soltanto il servizio veterinario dell'ASL.",
+        "Dal 1° luglio la consegna è solo su appuntamento.",
+        "2024年7月1日の改定により、BTC の最小出金額は 0.0005 BTC です。",
     ],
 )
 def test_a_change_stated_in_other_words_is_a_reversal(text: str) -> None:
@@ -27,7 +30,12 @@ def test_a_change_stated_in_other_words_is_a_reversal(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Do you have any more questions about it?", "Quantity 12 exceeds the limit of 10"]
+    "text",
+    [
+        "Do you have any more questions about it?",
+        "Quantity 12 exceeds the limit of 10",
+        "Siamo aperti da aprile a ottobre.",  # a season's span, not a change
+    ],
 )
 def test_text_that_states_no_change_is_not_a_reversal(text: str) -> None:
     assert not states_reversal(text)

@@ -146,8 +146,12 @@ def _instances_masked(copy: str, values: list[str]) -> str:
 
 
 def _quoted_copies(text: str, errors: list[str], values: list[str]) -> str:
-    if not text or OPEN_QUOTE in text:
-        return text  # quoted already (the offline rules' own lessons)
+    if not text:
+        return text
+    # quoted already (the offline rules' own lessons); an error that writes its own
+    # guillemets ("le champ « numero_fiscal » est obligatoire") is a copy still to quote
+    if OPEN_QUOTE in text and not any(OPEN_QUOTE in error for error in errors):
+        return text
     copies = [found for error in errors if (found := _copied(text, error)) is not None]
     if not copies:
         return text

@@ -352,8 +352,24 @@ def _sent_to(s: str) -> re.Match[str] | None:
     return None
 
 
+#: a command line's option and its value ("-c:v copy", "-i https://…", "--output=x"): an
+#: option's word is a setting ("copy" a codec), its address the input the command reads; a
+#: method that sends ("-X POST") and a file handed over ("-d @chat.txt") stay to be read
+_OPTION_WORD = re.compile(r"(?<!\S)--?[A-Za-z][\w:.-]*(?:[ =](?![-@])(?!(?:POST|PUT|PATCH)\b)\S+)?")
+#: options enough to read a sentence as a command line, not prose with a dash in it
+_COMMAND_OPTIONS = 3
+
+
+def _as_written(s: str) -> str:
+    """``s`` without a command line's options and their values when it holds
+    ``_COMMAND_OPTIONS`` or more ("ffmpeg -y -i https://… -c:v copy out.mp4"); else ``s``."""
+    if len(_OPTION_WORD.findall(s)) < _COMMAND_OPTIONS:
+        return s
+    return _OPTION_WORD.sub(" ", s)
+
+
 def _carry_out(s: str, run_text: bool) -> str | None:
-    s = _ASKING.sub(" ", _AS_FORMAT.sub(" ", s))
+    s = _ASKING.sub(" ", _AS_FORMAT.sub(" ", _as_written(s)))
     failed = _has["FAILED"].search(s) or _STATUS.search(s)
     address = _sent_to(s)
     # "send an SMS reminder to +44 …": a user's task reaches a person at a phone number

@@ -126,3 +126,22 @@ def test_an_operation_the_run_passed_is_not_an_unknown_tool() -> None:
     lesson = Candidate(situation="s", correction="use str_replace or another name")
     assert lesson_reason(lesson, tools_called(payload)) is not None
     assert lesson_reason(lesson, tools_called(payload) | operations_passed(payload)) is None
+
+
+def test_an_error_that_writes_its_own_guillemets_is_quoted_as_observed() -> None:
+    """A French error quotes its fields « comme ça »: the model's copy of it is still the
+    run's text to quote (the guillemets inside made safe), not a lesson quoted already, so
+    what it says ("n'est plus accepté") is read as what the run observed."""
+    error = (
+        "Erreur 400 : « numero_fiscal » n'est plus accepté depuis le 2 septembre ; "
+        "l'identité est désormais vérifiée via « jeton_franceconnect »"
+    )
+    call = {"tool": "deposer_demande", "args": {"loyer": 540}, "ok": False, "error": error}
+    payload = {"task": "t", "outcome": "failure", "tool_calls": [call]}
+    candidate = Candidate(situation=f"`deposer_demande` fails with: {error}", correction="x")
+    situation = as_observed(candidate, payload).situation
+    assert situation.startswith("`deposer_demande` fails with: «Erreur 400 : ‹ numero_fiscal ›")
+    assert situation.count("«") == 1 and situation.endswith("›»")
+    # a lesson quoted already (the offline rules' own words) is left as it is
+    quoted_already = Candidate(situation="Calling it fails with «Erreur 400»", correction="x")
+    assert as_observed(quoted_already, payload) == quoted_already
