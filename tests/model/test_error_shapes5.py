@@ -337,3 +337,17 @@ def test_an_sdk_exception_is_read_past_the_request_it_echoes() -> None:
                                        " recipient")  # fmt: skip
     assert tool_key("send_sms", stop) != tool_key("send_sms", sender)
     assert tool_key("send_sms", stop) == tool_key("send_sms", again)
+
+
+def test_a_figure_in_chinese_or_japanese_is_masked_alone() -> None:
+    """Chinese and Japanese write figures without spaces around them: the figure is the
+    instance, the words around it are the error ("订单12345不存在" is "订单<id>不存在", not
+    "<id>"; a revision's date leaves "改定により" to be read)."""
+    from digest.masking import mask_ids
+
+    assert mask_ids("订单12345不存在") == "订单<id>不存在"
+    assert tool_key("withdraw", "订单12345不存在") == tool_key("withdraw", "订单98不存在")
+    assert tool_key("withdraw", "订单12345不存在") != tool_key("withdraw", "余额12345不足")
+    said = mask_ids("2024年7月1日の改定により、最小出金額は 0.0005 BTC です。")
+    assert said.startswith("<id>年<id>月<id>日の改定により")
+    assert mask_ids("Order ORD-4412 for bob not found") == "Order <id> for bob not found"
