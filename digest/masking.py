@@ -68,19 +68,25 @@ _WIDE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\[\s*\d[\d.]*(?:\s*,\s*\d[\d.]*)+\s*\]"), "[<ids>]"),
     (re.compile(r"(?:[a-z]:\\|~?/)[\w.\-~]+(?:[\\/][\w.\-~]+)+/?", re.I), "<path>"),
 )
-#: a word character of a script written with spaces (not kana or a CJK ideograph)
-_LETTER = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+#: a letter of a script written without spaces (kana, CJK ideographs)
+_UNSPACED_LETTER = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 _IDS: tuple[tuple[re.Pattern[str], str], ...] = (
     # a number with thousands separators: 1,234.50 or 12.000
     (re.compile(r"\b\d{1,3}(?:[,.]\d{3})+(?:[.,]\d+)?\b"), "<id>"),
     # …or grouped by spaces, as French, German, Nordic and Slavic errors write it ("Mitarbeiter
     # 81 002 nicht gefunden"): one number, not two
     (re.compile(r"\b\d{1,3}(?: \d{3})+\b"), "<id>"),
-    # any word with a digit in it: 42, 3.5, HAT123, ORD-4412, v2 …; in Chinese and Japanese,
-    # written without spaces, the figure alone ("2024年7月1日の改定により": not the words)
-    (re.compile(rf"[+-]?(?<!{_LETTER})(?:{_LETTER}|-)*\d(?:{_LETTER}|[.-])*(?<={_LETTER})"
-                rf"(?!{_LETTER})"), "<id>"),
-)  # fmt: skip
+    # in Chinese and Japanese, written without spaces, a figure glued to the words is masked
+    # alone ("订单12345不存在", "2024年7月1日の改定により"): not the words with it
+    (
+        re.compile(
+            rf"(?<={_UNSPACED_LETTER})\d+(?:[.,]\d+)*|\d+(?:[.,]\d+)*(?={_UNSPACED_LETTER})"
+        ),
+        "<id>",
+    ),
+    # any word with a digit in it: 42, 3.5, HAT123, ORD-4412, v2 …
+    (re.compile(r"[+-]?\b[\w-]*\d[\w.-]*\b"), "<id>"),
+)
 _SPACE = re.compile(r"\s+")
 
 # --- the figures that are the rule ------------------------------------------------------
