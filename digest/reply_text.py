@@ -82,7 +82,12 @@ _FILLER = frozenset(
     there here""".split()  # noqa: SIM905
 )
 TOKEN = re.compile(r"[^\W_][\w'’-]*")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+#: a short word's period before a figure or a lower-case word is an abbreviation's ("kl. 14",
+#: "ca. 9 bis 17 Uhr", "Room no. 12", "approx. 3 pm", "5 p.m. tomorrow"), not a sentence's end
+_ABBREVIATED = "".join(rf"(?<!\b[^\W\d_]{{{n}}}\.)" for n in (1, 2, 3)) + "".join(
+    rf"(?<!\b{word}\.)" for word in ("approx", "incl", "excl", "inkl", "bzw", "zzgl", "resp")
+)
+SENTENCE_END = re.compile(rf"(?<=[.!?])(?:(?<=[!?])|{_ABBREVIATED}|(?!\s+[\da-zß-ÿ]))\s+|\n+")
 #: a greeting and the name after it, up to the punctuation that ends it ("Hi Anna,")…
 _LEADING_GREETING = re.compile(rf"^\W*(?:{GREETINGS})\b[^.!?,\n]{{0,40}}[.!?,\n]+\s*", re.I)
 #: …or, with none near ("Hey Tom 😊 your test is booked"), the greeting and a capitalised name

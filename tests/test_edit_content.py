@@ -9,7 +9,7 @@ from digest.edit_content import dropped_claims
 from digest.edits import assign, taught
 from digest.fingerprint import edit_keys
 from digest.model.offline_edit_rules import same_content
-from digest.reply_text import plain
+from digest.reply_text import plain, sentences
 
 
 def _families(original: str, final: str) -> list[str]:
@@ -215,3 +215,20 @@ def test_a_tone_lesson_quoting_the_draft_is_given_the_tone_rule() -> None:
     for texts in ([tone, content], [content, tone]):
         families = [rules[i].family for i in assign(texts, rules)]
         assert families == ["tone" if t is tone else "content" for t in texts], families
+
+
+def test_a_short_words_period_before_a_figure_or_a_lower_case_word_ends_no_sentence() -> None:
+    assert sentences("Abholung ca. 9 Uhr. Danke!") == ["Abholung ca. 9 Uhr.", "Danke!"]
+    assert sentences("Table no. 4 is yours. Parking approx. 200 m away.") == [
+        "Table no. 4 is yours.", "Parking approx. 200 m away.",
+    ]  # fmt: skip
+    assert sentences("We close at 6 p.m. today. Come early") == [
+        "We close at 6 p.m. today.", "Come early",
+    ]  # fmt: skip
+    # a sentence still ends before a capital, after "!" or "?", and after a longer word
+    assert sentences("Open till 6 p.m. Tomorrow too.") == ["Open till 6 p.m.", "Tomorrow too."]
+    assert sentences("Is it free? 3 of us come.") == ["Is it free?", "3 of us come."]
+    assert sentences("We have 3 cabins. 2 are free.") == ["We have 3 cabins.", "2 are free."]
+    # the rule an edit teaches keeps the figure the abbreviation stands before
+    [rule] = taught("Ihr Termin ist bestätigt.", "Ihr Termin ist bestätigt. Einlass ab ca. 18 Uhr.")
+    assert rule.said == "Einlass ab ca. 18 Uhr."

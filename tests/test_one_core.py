@@ -1,15 +1,16 @@
 """One reflect core: the embedded default and a real worker with a remote model decide the same.
 
 The same scripted stream (tool failures, two operator edits of one diff shape that teach two
-content rules, owner answers, exact repeats and a repeat with other ids, an API change that
-reverses a lesson (reported by two contacts: one run's change to a lesson agents read waits
-for the release rule), a reversed owner answer, a transient fault, a manual lesson) goes
-through ``digest drain`` + ``digest improve-now`` with ``offline/rules`` in this process (one
-held transaction per batch), and through a real Celery worker whose model is remote: an
-OpenAI-compatible server on 127.0.0.1 that answers what ``offline/rules`` answers
-(``tests.fake_llm.OfflineOverHTTP``), so every event is judged with no transaction open and
-written in its own. The operations per event, the lessons and their history, and the
-versions must come out the same: the model call is the only thing the two paths do apart.
+content rules, an edit that puts another figure in place of one of them, owner answers, exact
+repeats and a repeat with other ids, an API change that reverses a lesson (reported by two
+contacts: one run's change to a lesson agents read waits for the release rule), a reversed
+owner answer, a transient fault, a manual lesson) goes through ``digest drain`` + ``digest
+improve-now`` with ``offline/rules`` in this process (one held transaction per batch), and
+through a real Celery worker whose model is remote: an OpenAI-compatible server on 127.0.0.1
+that answers what ``offline/rules`` answers (``tests.fake_llm.OfflineOverHTTP``), so every
+event is judged with no transaction open and written in its own. The operations per event,
+the lessons and their history, and the versions must come out the same: the model call is the
+only thing the two paths do apart.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def _stream(tenant: str) -> list[int]:
             contact_id="c5",
             original="Hi!!! Your parcel will be there today for sure!!! 😀",
             final="Hello. Parcels leave our Oslo warehouse on weekdays.",
+        ),
+        digest.record_edit(  # another figure in place of the refund rule's: it reverses it
+            tenant,
+            AGENT,
+            contact_id="c7",
+            original="Thanks for waiting. Refunds take five business days to reach your account.",
+            final="Thanks for waiting. Refunds take up to ten business days to reach your account.",
         ),
         digest.record_answer(
             tenant,
@@ -284,17 +292,23 @@ def test_drain_with_offline_rules_and_a_worker_with_a_remote_model_decide_the_sa
     # The stream is worth comparing: it learned, repeated, reversed, skipped and published.
     assert a["statuses"].count("reflected") >= 7 and "skipped" in a["statuses"]
     assert any(op == "NOOP" for _, op, _ in a["history"])
-    # the reversed API and the reversed owner answer: each old lesson is superseded by the
-    # new one, which stays
+    # the reversed API, the refund rule's figure replaced and the reversed owner answer: each
+    # old lesson is superseded by the new one, which stays
     superseded = [lesson for lesson in a["lessons"] if lesson[0] == "superseded"]
-    assert sorted(lesson[7] for lesson in superseded) == ["owner_answer", "run_outcome"]
+    assert sorted(lesson[7] for lesson in superseded) == [
+        "operator_edit", "owner_answer", "run_outcome",
+    ]  # fmt: skip
     for lesson in superseded:
         assert lesson[-1] is not None and a["lessons"][lesson[-1]][0] == "active", a["lessons"]
-    assert sum(op == "DELETE" for _, op, _ in a["history"]) == 2, a["history"]
-    # the two edits: two content rules, and one promise and one tone rule supported by both
+    assert sum(op == "DELETE" for _, op, _ in a["history"]) == 3, a["history"]
+    # the edits: three content rules (the refund rule's and the one replacing it), and one
+    # promise and one tone rule supported by the two edits of one shape
     taught = [lesson for lesson in a["lessons"] if "operator-edit" in lesson[6]]
     contents = [lesson for lesson in taught if "content" in lesson[6]]
-    assert len(contents) == 2 and all(lesson[9] == 1 for lesson in contents), taught
+    assert len(contents) == 3 and all(lesson[9] == 1 for lesson in contents), taught
+    assert [lesson[5] for lesson in contents if lesson[0] == "superseded"] == [
+        "Say «Refunds take five business days to reach your account» in replies like this."
+    ]
     assert sorted(lesson[9] for lesson in taught if "content" not in lesson[6]) == [2, 2]
     assert a["versions"], "the embedded path published no version"
     for part in ("statuses", "operations", "lessons", "history", "versions"):

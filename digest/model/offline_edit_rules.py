@@ -14,7 +14,12 @@ from digest import facts
 from digest.edits import same_tone, tone_added
 from digest.figures import figures
 from digest.fingerprint import edit_family, same
-from digest.model.offline_reflect import EDIT_SITUATION, NO_CONTEXT_SITUATION, tone_lesson
+from digest.model.offline_reflect import (
+    EDIT_SITUATION,
+    NO_CONTEXT_SITUATION,
+    REPLACED_DRAFT,
+    tone_lesson,
+)
 from digest.reversal import about_words, reversal_terms
 from digest.text import negation_flipped, score
 
@@ -66,8 +71,33 @@ def content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
         # the operator takes out what an earlier edit added (or puts back what one took
         # out): the same content, one rule saying it and the other leaving it out
         return _values(new) == _values(old) and _says_alike(new, old)
+    if not _left_out(item) and _replaces(draft_replaced(cand), old, new):
+        return True
     old_words = about_words(old)
     return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
+
+
+#: the draft's words an operator replaced, as a content rule's mistake quotes them
+_BEFORE, _BETWEEN, _ = REPLACED_DRAFT.split("{}")
+_REPLACED = re.compile(re.escape(_BEFORE) + "«([^»]{1,2000})»" + re.escape(_BETWEEN))
+
+
+def draft_replaced(item: dict[str, Any]) -> str:
+    """What the draft said that the operator replaced (a content rule's mistake), else ""."""
+    found = _REPLACED.match(str(item.get("mistake") or ""))
+    return found.group(1) if found else ""
+
+
+def _replaces(replaced: str, old: str, new: str) -> bool:
+    """Did an operator replace what an older content rule says ("Incheckning från kl. 14" →
+    "Rummen är klara för incheckning först kl. 16")? The draft said the old rule (its values,
+    its terms) and the final says something else in its place: not the old rule again with
+    more to it ("Check-in from 14; early check-in on request"), which refines it."""
+    if not replaced or _values(replaced) != _values(old) or not _says_alike(replaced, old):
+        return False
+    if _values(old):
+        return not _values(old) <= _values(new)
+    return not _says_alike(new, old)
 
 
 def _left_out(item: dict[str, Any]) -> bool:

@@ -51,6 +51,9 @@ TITLE_ROOM = 90
 #: the situation of an operator's edit, then ": <the edit's context>", or "that would say
 #: «<what the draft said>»"
 EDIT_SITUATION = "Drafting a reply"
+#: the mistake of a content rule whose words replaced the draft's (``offline_edit_rules``
+#: reads the draft's words back: an edit replacing what an earlier rule says reverses it)
+REPLACED_DRAFT = "The draft said {}; the operator replaced it with {}."
 #: …or, for an edit reported without a context, a situation any edit shares
 NO_CONTEXT_SITUATION = f"{EDIT_SITUATION} like this one"
 
@@ -350,8 +353,7 @@ def _edit_lesson(rule: EditRule, situation: str) -> str:
         )
     if rule.family == "content":
         mistake = (
-            f"The draft said {_words_of(rule.unsaid)}; the operator replaced it with "
-            f"{_words_of(rule.said)}."
+            REPLACED_DRAFT.format(_words_of(rule.unsaid), _words_of(rule.said))
             if rule.unsaid
             else f"The draft did not say what the operator added: {_words_of(rule.said)}."
         )

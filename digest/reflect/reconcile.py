@@ -46,6 +46,7 @@ from digest.reflect.unread import (
     asked_with_own_circumstances,
     in_two_languages,
     may_be_the_same_failure,
+    refigures_a_rule,
     states_one_figure,
 )
 from digest.reversal import signals_change, states_reversal
@@ -239,6 +240,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             # two edits' tone rules that share a shape rule are one tone, however unlike the
             # replies they were taught on read (``digest.edits.same_tone``)
             return same_tone(candidate.tags, neighbour.tags or ())
+        if refigures_a_rule(candidate, neighbour):
+            return True  # another figure for what a content rule says: the judge reads them
         text = " ".join(
             filter(None, (candidate.situation, candidate.mistake, candidate.correction))
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from digest import facts
 from digest import fingerprint as fp
-from digest.figures import figures
+from digest.figures import figures, figures_apart
 from digest.identity.languages import two_languages
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
@@ -84,6 +84,25 @@ def states_one_figure(candidate: Candidate, neighbour: Neighbour, text: str) -> 
         return False
     mine, theirs = _said(candidate, neighbour, text)
     if not figures(mine) & figures(theirs):
+        return False
+    new, old = past_shared_frame(mine, theirs)
+    return bool(own_words(new) & own_words(old))
+
+
+def refigures_a_rule(candidate: Candidate, neighbour: Neighbour) -> bool:
+    """Do two content rules of an operator's edits give other figures for something both say
+    ("Incheckning från kl. 14", "Rummen är klara för incheckning först kl. 16")? The later
+    edit may change the earlier rule (check-in moved to 16), or state another rule that shares
+    a word (breakfast until 10, the breakfast room closed after 11): only the judge can say.
+    Read in what each rule quotes; the frame both lessons share is no shared word."""
+    if (
+        not fp.edit_family(candidate.fingerprint)
+        == fp.edit_family(neighbour.fingerprint)
+        == ("content")
+    ):
+        return False
+    mine, theirs = observed(candidate.correction), observed(neighbour.correction)
+    if not figures_apart(mine, theirs):
         return False
     new, old = past_shared_frame(mine, theirs)
     return bool(own_words(new) & own_words(old))

@@ -510,6 +510,35 @@ def test_offline_content_that_mentions_a_change_supersedes_only_content_on_its_t
     assert _offline(existing, unrelated[:1]) == [{"op": "ADD", "candidate": 0}]
 
 
+#: a studio's replies: an operator adds the class's start time; a later edit of another
+#: reply puts another time in that sentence's place
+CLASS_TIME = (
+    "Ihr Platz im Kurs ist reserviert.",
+    "Ihr Platz im Kurs ist reserviert. Kursbeginn ca. 9 Uhr.",
+)
+
+
+def test_offline_an_edit_replacing_what_a_content_rule_says_supersedes_it() -> None:
+    existing = _edit_blocks(*CLASS_TIME, first_id=10)
+    assert "«Kursbeginn ca. 9 Uhr»" in existing[0]["correction"]  # "ca." ends no sentence
+    moved = _edit_blocks(
+        "Danke für die Anmeldung. Kursbeginn ca. 9 Uhr.",
+        "Danke für die Anmeldung. Der Kursbeginn ist ab Mai erst um 10:30 Uhr.",
+    )
+    ops = _offline(existing, moved[:1])
+    assert (ops[0]["op"], ops[0]["id"]) == ("DELETE", 10) and "reversed" in ops[0]["reason"]
+    # the old rule again with more to it refines it; another sentence replaced reverses nothing
+    refined = _edit_blocks(
+        "Danke für die Anmeldung. Kursbeginn ca. 9 Uhr.",
+        "Danke für die Anmeldung. Kursbeginn ca. 9 Uhr, bitte 10 Minuten früher da sein.",
+    )
+    assert all(op["op"] != "DELETE" for op in _offline(existing, refined[:1]))
+    other = _edit_blocks(
+        "Danke. Parken kostet 5 Euro.", "Danke. Parken ist für Kursteilnehmer frei."
+    )
+    assert _offline(existing, other[:1]) == [{"op": "ADD", "candidate": 0}]
+
+
 CALLBACK_HOURS = (
     (
         "Thanks for waiting!!! Someone will call you back!!!",

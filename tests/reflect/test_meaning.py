@@ -9,6 +9,7 @@ The texts here are written for these tests, in domains the benchmark's cases do 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from sqlalchemy import select
@@ -26,6 +27,7 @@ from digest.models import Event, Lesson, LessonEvidence
 from digest.pipeline import drain
 from digest.reflect.ask import prompt_blocks
 from digest.reflect.reconcile import for_the_judge, meaning_of
+from digest.reflect.unread import refigures_a_rule
 from digest.tenants import find_agent
 from digest.text import observed
 from tests.conftest import WorkerProcess, wait_for_event
@@ -338,3 +340,20 @@ def test_two_validation_errors_of_one_tool_on_other_fields_read_apart() -> None:
     assert meaning.named(missing) == {"requester"}
     again = "‹id› validation error for CreateTicket: requester: field is required"
     assert "requester" in meaning.named(again) and not meaning.likeness(missing, again).names_apart
+
+
+def test_a_content_rule_giving_another_figure_for_what_a_rule_says_goes_to_the_judge() -> None:
+    """An operator's later edit that gives another figure for what a content rule says may
+    reverse it (the tour now leaves at 10:30): the judge reads the pair, above the floor or
+    below it. Rules sharing no word but their frame, or giving the same figures, are not
+    asked about for that."""
+    lesson = _content(1, "a guest books the boat tour", "The boat tour leaves the pier at 9:00")
+    moved = _content(2, "a guest asks when to come", "From May the boat tour only leaves at 10:30")
+    other = _content(3, "a guest asks about lunch", "Lunch is served on deck from 12:00 to 14:00")
+    same = _content(4, "a guest asks when to come", "Our boat tour leaves the pier at 9:00 sharp")
+    assert fp.same_subject(str(moved["fingerprint"]), str(lesson["fingerprint"]))
+    for relevance in (0.3, 0.95):
+        old = replace(_as_neighbour(lesson), relevance=relevance)
+        assert for_the_judge(_as_candidate(moved), old, 0.5)
+    assert not refigures_a_rule(_as_candidate(other), _as_neighbour(lesson))
+    assert not refigures_a_rule(_as_candidate(same), _as_neighbour(lesson))
