@@ -88,12 +88,21 @@ def draft_replaced(item: dict[str, Any]) -> str:
     return found.group(1) if found else ""
 
 
+#: a term two contents share says they speak of one thing when it has this many letters
+#: ("incheck", "kursbeg"; not a unit: "kl", "uhr")
+_TOPIC_LETTERS = 4
+
+
 def _replaces(replaced: str, old: str, new: str) -> bool:
     """Did an operator replace what an older content rule says ("Incheckning från kl. 14" →
     "Rummen är klara för incheckning först kl. 16")? The draft said the old rule (its values,
-    its terms) and the final says something else in its place: not the old rule again with
-    more to it ("Check-in from 14; early check-in on request"), which refines it."""
+    its terms) and the final says something else about it in its place: not the old rule
+    again with more to it ("Check-in from 14; early check-in on request"), which refines it,
+    and not another rule the same edit added beside it (every rule of one edit quotes the
+    draft's words it replaced: "exchanges are free within 30 days" reverses no sizing rule)."""
     if not replaced or _values(replaced) != _values(old) or not _says_alike(replaced, old):
+        return False
+    if not any(len(t) >= _TOPIC_LETTERS for t in facts.terms(new) & facts.terms(old)):
         return False
     if _values(old):
         return not _values(old) <= _values(new)

@@ -537,6 +537,15 @@ def test_offline_an_edit_replacing_what_a_content_rule_says_supersedes_it() -> N
         "Danke. Parken kostet 5 Euro.", "Danke. Parken ist für Kursteilnehmer frei."
     )
     assert _offline(existing, other[:1]) == [{"op": "ADD", "candidate": 0}]
+    # every rule of one edit quotes the draft words it replaced: a rule about another thing
+    # put where the draft said the old rule (which the final says again) reverses nothing
+    sizing = _edit_blocks("Thanks.", "Thanks. Our boots run about one size small.", first_id=20)
+    both = _edit_blocks(
+        "boots run small lol, grab one up",
+        "Our boots run about one size small. Returns are free within 30 days.",
+    )
+    assert "Returns are free" in both[0]["correction"] and "Boots" in both[0]["mistake"]
+    assert all(op["op"] != "DELETE" for op in _offline(sizing, both))
 
 
 CALLBACK_HOURS = (
