@@ -67,6 +67,10 @@ def telling_line(error: str) -> str:
         told = _joined_body(lines) or _prefixed_message(lines)
         if told is not None:
             return _located(told)
+    if len(lines) > 1 and (header := _MESSAGE_HEADER.fullmatch(lines[0])) is not None:
+        # a database server's message header, which only numbers and locates what the next
+        # line says ("Msg 547, Level 16, State 0, Server SQL-02, Line 1"): the number and it
+        return _located(f"{header.group(1)}: {lines[1]}")
     if len(lines) > 1 and (_ANNOUNCES.fullmatch(lines[0]) or lines[0].endswith(":")):
         # a first line that ends announcing what follows ("… denied the request:" before the
         # policies that denied it): it and the two lines after it, past the request it echoes
@@ -85,6 +89,12 @@ def telling_line(error: str) -> str:
             return _located(next((f for f in failed if len(f.split()) >= 4), failed[0]))
     return _located(lines[0])
 
+
+#: a server message's header: its number, then what only locates it ("Msg 2627, Level 14,
+#: State 1, Server SQL-ABR-02, Procedure usp_add, Line 1", SQL Server's sqlcmd and drivers)
+_MESSAGE_HEADER = re.compile(
+    r"(Msg \d+),\s*Level \d+,\s*State \d+(?:,\s*(?:Server|Procedure)\s+[^,]+)*,\s*Line \d+"
+)
 
 #: a line that only echoes the request that failed: its method and path, or an address alone
 _ECHOED = re.compile(

@@ -33,6 +33,8 @@ _LABEL = re.compile(
 )
 #: a status line before an error's message: "HTTP 400 Bad Request: ", "404 Not Found - "
 _STATUS_HEAD = re.compile(r"(?:HTTP(?:/[\d.]+)?\s*)?[45]\d\d(?:\s+[A-Z][\w'-]*){0,4}\s*[:\-–]\s*")
+#: the field an error's message is listed under, a name or a path ("amount/value: …")
+_LISTED_UNDER = re.compile(r"^[A-Za-z_][\w./\[\]-]{0,60}:\s+(?=\S)")
 #: where a clause of an error ends, and where a sentence does (a title is one sentence)
 _CLAUSE = re.compile(r"[,;:—–]\s|\s[-–]\s|[.!?]\s")
 _SENTENCE = re.compile(r"[.!?;]\s")
@@ -115,6 +117,12 @@ def precondition(error: str, family: Family, limit: int) -> str:
         shorter += [_cut(rest, limit)] if kept_figures(_cut(rest, limit)) else []
         shorter.append(line[found.start() : found.end()])
     else:  # no family to find: its first clause, or that clause's first words
+        if status is not None and line is whole:
+            line = line[status.end() :]  # the status says only the class of error
+        # past the field the message is listed under ("HTTP 422 Unprocessable Entity:
+        # amount/value: Currency does not support decimals")
+        line = _LISTED_UNDER.sub("", line, count=1)
+        shorter.append(line)
         clause = line[: m.start()] if (m := _CLAUSE.search(line)) else line
         shorter += [clause, _cut(clause, limit)]
     # a clause that states the rule's figure ("expected 12 digits") says what to meet

@@ -21,14 +21,14 @@ from digest.masking import json_body, structure, telling_line
 #: keys whose text is what the body says went wrong, most telling first
 _MESSAGE_KEYS = (
     "message", "msg", "detail", "details", "error_description", "errormessage",
-    "errormessages", "description", "title", "reason", "text",
+    "errormessages", "errorsummary", "description", "title", "reason", "text",
 )  # fmt: skip
 #: keys whose text is a code for what went wrong ("card_declined", "not_in_channel")
 _CODE_KEYS = ("error", "code", "error_code", "errorcode", "decline_code", "reason_code")
 #: keys that hold the errors of the body, one per field or one per item
 _ERRORS_KEYS = (
     "errors", "error", "violations", "fielderrors", "field_errors", "issues", "usererrors",
-    "invalid-params", "invalid_params",
+    "invalid-params", "invalid_params", "errorcauses", "details",
 )  # fmt: skip
 #: keys of an exception a kernel or runner reports: its name and its value (Jupyter's
 #: ``error`` output and ``execute_reply``)
@@ -115,8 +115,14 @@ def _said(value: Any, depth: int = 0) -> list[str]:
     for k in _ERRORS_KEYS:
         item = keys.get(k)
         if isinstance(item, dict) and not any(key in item for key in (*_CODE_KEYS, "message")):
-            # field → message ("errors": {"summary": "You must specify a summary"})
-            fields += [f"{name}: {s}" for name, v in list(item.items())[:_ITEMS] for s in _texts(v)]
+            # field → message ("errors": {"summary": "You must specify a summary"}), or field
+            # → its error items ("details": {"status": [{"description": "Status: closed
+            # prevents ticket update", "error": "InvalidValue"}]}, Zendesk's)
+            fields += [
+                _of_field(str(name), s)
+                for name, v in list(item.items())[:_ITEMS]
+                for s in (_texts(v) or _said(v, depth + 1))
+            ]
         elif isinstance(item, dict | list):
             fields += _said(item, depth + 1)
     field = next((keys[k] for k in _FIELD_KEYS[:3] if keys.get(k)), None)
@@ -139,12 +145,27 @@ def _said(value: Any, depth: int = 0) -> list[str]:
     return list(dict.fromkeys(s for v in inner for s in _said(v, depth + 1)))
 
 
+def _of_field(name: str, said: str) -> str:
+    """What an error item says of its field, the field named once ("status: …", but
+    "Status: closed prevents ticket update" as it is)."""
+    return said if said.casefold().startswith(name.casefold()) else f"{name}: {said}"
+
+
 def _field_name(value: Any, key: str) -> str | None:
     """The field an error item names: a name, or the last name of a location's path
-    (``"loc": ["query", "origin"]`` → "origin", FastAPI's and pydantic's)."""
+    (``"loc": ["query", "origin"]`` → "origin", FastAPI's and pydantic's); of a JSON pointer,
+    its last two names, the item selectors between them aside
+    (``/purchase_units/@reference_id=='default'/amount/value`` → "amount/value", PayPal's)."""
     if isinstance(value, list) and key == "loc":
         value = next((v for v in reversed(value) if isinstance(v, str) and v.strip()), None)
+    if isinstance(value, str) and value.startswith("/"):
+        names = [part for part in value.split("/") if _POINTER_NAME.fullmatch(part)]
+        value = "/".join(names[-2:]) or value
     return value if isinstance(value, str) and value.strip() else None
+
+
+#: a name in a JSON pointer (not an item's index or a selector such as ``@id=='x'``)
+_POINTER_NAME = re.compile(r"[^\W\d][\w-]*")
 
 
 def _parsed(value: Any) -> Any:

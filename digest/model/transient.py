@@ -21,8 +21,10 @@ TRANSIENT = re.compile(
     r"\b50[234]\b|temporar(?:y|ily) (?:unavailable|down|failure|error|outage|issue|problem)|"
     r"(?:service|server|backend|upstream|gateway|api|endpoint|database|host)s? (?:is |are )?"
     r"(?:temporarily |currently )?unavailable|overloaded|connection (?:reset|refused|aborted)|"
-    r"closed the connection unexpectedly|server has gone away|deadlock (?:detected|found)|"
-    r"try (?:again later|restarting (?:the )?transaction)|upstream connect error|"
+    r"closed the connection unexpectedly|server has gone away|"
+    r"\bdeadlock(?:ed\b| detected| found| victim)|"
+    r"try (?:again later|restarting (?:the )?transaction)|re-?run the transaction|"
+    r"could not serialize access|serialization failure|upstream connect error|"
     r"disconnect/reset before headers|econnreset|econnrefused|etimedout|broken pipe|"
     # a name the network could not resolve for now, a reply that never came, a greylisting
     r"could not resolve host|temporary failure in name resolution|greylist|try again in \d+|"

@@ -1,0 +1,129 @@
+"""Errors whose message sits one level further in: a body's ``details`` keyed by field and
+holding error items, its ``errorCauses``, a JSON pointer naming the field, a database server's
+message under a header that only numbers and locates it; and faults a retry fixes said as a
+database says them (issue 24 point 4: one lesson per error family, each saying that error).
+
+The bodies here are written for these tests, in the shapes public APIs give (field → list of
+items with a description and a code; a summary with its causes; a list of issues with a JSON
+pointer), about domains the benchmark's cases do not use."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from digest.fingerprint import tool_key
+from digest.masking import telling_line
+from digest.model.error_families import TOOL_FAILURE
+from digest.model.error_reading import precondition
+from digest.model.error_statement import statement
+from digest.model.transient import transient
+
+ROOM_TAKEN = "HTTP 422 Unprocessable Entity\n" + json.dumps(
+    {
+        "error": "RecordInvalid",
+        "description": "Record validation errors",
+        "details": {
+            "base": [{"description": "Base: Room 12 is already booked for these dates",
+                      "error": "Overlap"}],
+        },
+    }
+)  # fmt: skip
+EMAIL_PATTERN = "HTTP 400 Bad Request\n" + json.dumps(
+    {
+        "errorCode": "E0000001",
+        "errorSummary": "Api validation failed: email",
+        "errorCauses": [{"errorSummary": "email: Does not match the required pattern"}],
+    }
+)
+QUANTITY_ISSUE = "HTTP 400 Bad Request\n" + json.dumps(
+    {
+        "name": "INVALID_REQUEST",
+        "message": "Request is not well-formed, syntactically incorrect, or violates schema.",
+        "details": [
+            {"field": "/items/0/quantity", "location": "body", "issue": "INVALID_PARAMETER",
+             "description": "Must be a whole number."},
+        ],
+    }
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("error", "says"),
+    [
+        (ROOM_TAKEN, "Base: Room 12 is already booked for these dates"),
+        (EMAIL_PATTERN, "email: Does not match the required pattern"),
+        (QUANTITY_ISSUE, "items/quantity: Must be a whole number"),
+    ],
+)
+def test_a_bodys_details_and_causes_say_what_failed(error: str, says: str) -> None:
+    said = statement(error)
+    assert said.startswith("HTTP 4") and says in said, said
+    # not the body's own frame ("Record validation errors", "Request is not well-formed")
+    assert "validation errors" not in said and "well-formed" not in said
+
+
+def test_two_details_of_one_frame_are_two_errors() -> None:
+    """One tool's two errors in one frame (status, error class, description) that differ in
+    their details: two keys, and the title quotes each one's own message."""
+    other = ROOM_TAKEN.replace("base", "guests").replace(
+        "Base: Room 12 is already booked for these dates", "Guests: 5 exceeds the room's capacity"
+    )
+    assert tool_key("book_room", ROOM_TAKEN) != tool_key("book_room", other)
+    shown = precondition(statement(ROOM_TAKEN).splitlines()[0], TOOL_FAILURE, 60)
+    assert "already booked" in shown
+
+
+def test_a_database_servers_message_header_gives_way_to_the_message() -> None:
+    truncated = (
+        "Msg 8152, Level 16, State 30, Server DB-7, Procedure usp_add_guest, Line 14\n"
+        "String or binary data would be truncated.\nThe statement has been terminated."
+    )
+    assert telling_line(truncated) == "Msg 8152: String or binary data would be truncated."
+    unique = (
+        "Msg 2601, Level 14, State 1, Line 3\nCannot insert duplicate key row in object "
+        "'dbo.Guests' with unique index 'IX_Guests_Email'."
+    )
+    # two messages of one server under headers alike are two errors
+    assert tool_key("sqlcmd", truncated) != tool_key("sqlcmd", unique)
+
+
+@pytest.mark.parametrize(
+    ("error", "fault"),
+    [
+        ("Msg 1205, Level 13, State 45, Line 1\nTransaction (Process ID 71) was deadlocked on "
+         "lock resources with another process and has been chosen as the deadlock victim. "
+         "Rerun the transaction.", True),
+        ("ERROR: could not serialize access due to read/write dependencies among transactions",
+         True),
+        ("SQLSTATE[40001]: Serialization failure: 1213 Deadlock found when trying to get lock",
+         True),
+        ("column deadlocked_at does not exist", False),
+    ],
+)  # fmt: skip
+def test_a_deadlock_or_a_serialization_failure_is_a_fault_a_retry_fixes(
+    error: str, fault: bool
+) -> None:
+    assert transient(error) is fault
+
+
+def test_the_lesson_title_quotes_the_details_not_the_status_line() -> None:
+    from digest.lessons.store import Candidate
+    from digest.model.contracts import parse_reflect_output
+    from digest.model.offline_reflect import judge_event
+
+    calls = [
+        {"tool": "book_room", "args": {"room": 12}, "ok": False, "error": ROOM_TAKEN},
+        {"tool": "add_item", "args": {"qty": 1.5}, "ok": False, "error": QUANTITY_ISSUE},
+        {"tool": "create_login", "args": {"email": "x"}, "ok": False, "error": EMAIL_PATTERN},
+    ]
+    event = {
+        "kind": "run_outcome",
+        "payload": {"task": "Book the room", "outcome": "failure", "tool_calls": calls},
+    }
+    parsed = parse_reflect_output(judge_event(event))
+    assert isinstance(parsed, list) and len(parsed) == 3, parsed
+    titles = [str(Candidate.of(block).normalised().title) for block in parsed]
+    for title, words in zip(titles, ("is already", "whole number", "not match"), strict=True):
+        assert words in title and "«HTTP" not in title, titles
