@@ -28,7 +28,7 @@ _CODE_KEYS = ("error", "code", "error_code", "errorcode", "decline_code", "reaso
 #: keys that hold the errors of the body, one per field or one per item
 _ERRORS_KEYS = (
     "errors", "error", "violations", "fielderrors", "field_errors", "issues", "usererrors",
-    "invalid-params", "invalid_params", "errorcauses", "details",
+    "invalid-params", "invalid_params", "errorcauses", "details", "error_chain", "causes",
 )  # fmt: skip
 #: keys of an exception a kernel or runner reports: its name and its value (Jupyter's
 #: ``error`` output and ``execute_reply``)
@@ -110,7 +110,12 @@ def _said(value: Any, depth: int = 0) -> list[str]:
     if all(raised):
         # an exception as a notebook kernel reports it ({"ename": "KeyError", "evalue": …})
         return [f"{raised[0][0]}: {raised[1][0]}"]
-    messages = [s for k in _MESSAGE_KEYS for s in _texts(keys.get(k))]
+    messages = [
+        s
+        for k in _MESSAGE_KEYS
+        for message in _texts(keys.get(k), cut=False)
+        for s in _unwrapped(message, depth)
+    ]
     fields: list[str] = []
     for k in _ERRORS_KEYS:
         item = keys.get(k)
@@ -177,12 +182,24 @@ def _parsed(value: Any) -> Any:
     return value if found is None else found
 
 
-def _texts(value: Any) -> list[str]:
-    """The non-empty strings of ``value`` (a string, or a list of them), shortened; a text
-    given with its language is that text (OData: ``"message": {"lang": "de", "value": …}``)."""
+def _texts(value: Any, cut: bool = True) -> list[str]:
+    """The non-empty strings of ``value`` (a string, or a list of them), shortened (unless
+    not ``cut``); a text given with its language is that text (OData: ``"message": {"lang":
+    "de", "value": …}``)."""
     items = value[:_ITEMS] if isinstance(value, list) else [value]
     items = [_localised(v) if isinstance(v, dict) else v for v in items]
-    return [_short(v) for v in items if isinstance(v, str) and v.strip()]
+    return [_short(v) if cut else v for v in items if isinstance(v, str) and v.strip()]
+
+
+def _unwrapped(message: str, depth: int) -> list[str]:
+    """A message that carries the errors it sums up as JSON after a short head ("Property
+    values were not valid: [{"message": "Property 'x' does not exist", …}]", HubSpot's): what
+    those errors say; any other message as it is, shortened."""
+    _head, body = json_body(message)
+    if body is None:
+        return [_short(message)]
+    inner = _said(json.loads(body), depth + 1)
+    return inner or [_short(message)]
 
 
 def _localised(value: dict[Any, Any]) -> Any:

@@ -132,6 +132,12 @@ def _card_number(text: str) -> bool:
 
 #: argument keys whose value names a thing (an event's title, a file's name)
 _LABELS = frozenset({"title", "name", "subject", "summary", "label", "filename", "file_name"})
+#: keys whose value names a field a query compares or sorts by, not an order to act on
+#: ("propertyName": "email" beside the address a search looks up sends nothing)
+_FIELD_KEYS = frozenset(
+    {"propertyname", "property", "field", "fieldname", "field_name", "column", "attribute",
+     "sortby", "sort_by", "orderby", "order_by", "operator"}
+)  # fmt: skip
 
 
 #: a key that is a name (an identifier): it labels what it holds, as "cc", "reply_to" or
@@ -165,7 +171,7 @@ def _strings(value: Any, depth: int = 0, key: str = "") -> Iterator[str]:
             if isinstance(item, str) and _is_http_method(name, item):
                 # a request's method ("method": "POST") is no order to send: read apart
                 yield f"| {name}={item} |"
-            elif isinstance(item, str) and name.casefold() in _LABELS:
+            elif isinstance(item, str) and name.casefold() in _LABELS | _FIELD_KEYS:
                 # a thing's name is not an order: "title=Vendor contract sync" beside the
                 # attendees' addresses sends nothing (read as a sentence of its own)
                 yield f"| {name}={item} |"
