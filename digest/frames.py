@@ -278,6 +278,21 @@ def shared_frame(text_a: str, text_b: str) -> tuple[str, str] | None:
     return found
 
 
+#: a name an error writes in square brackets ("failed to parse field [eta] of type [date]",
+#: Elasticsearch's; "index [orders]"), or in the round ones a lesson's quotation writes them
+#: with: letters and underscores, no digit (an id's brackets: "[ZND-448131]", "[1:61]")
+_BRACKETED = re.compile(r"[\[(]([^\W\d][^\W\d]*(?:[._-][^\W\d]+)*)[\])]")
+
+
+def bracketed_apart(a: str, b: str) -> bool:
+    """Does each text name in square brackets what the other does not ("field [gewicht_kg] of
+    type [float]" and "field [eta] of type [date]": one frame, two fields)? Two errors, which
+    read nearly word for word alike."""
+    mine = {m.casefold() for m in _BRACKETED.findall(a)}
+    theirs = {m.casefold() for m in _BRACKETED.findall(b)}
+    return bool(mine - theirs) and bool(theirs - mine)
+
+
 def quoted_apart(a: str, b: str, passed: frozenset[str] = frozenset()) -> bool:
     """Does each text quote a name the other does not ("Field 'postcode' is required" and
     "Field 'state' is required", whose error templates mask the quoted names alike)? A value

@@ -23,7 +23,14 @@ from digest.fingerprint import (
     subject_of,
     tells_a_failure,
 )
-from digest.frames import as_compared, enums_masked, passed_values, quoted_apart, swapped
+from digest.frames import (
+    as_compared,
+    bracketed_apart,
+    enums_masked,
+    passed_values,
+    quoted_apart,
+    swapped,
+)
 from digest.model.error_reading import same_message, state_terms
 from digest.model.offline_asked import not_the_askers_case, reversed_in_other_words
 from digest.model.offline_doubt import conditions_apart, doubted, same_facts
@@ -249,6 +256,12 @@ def _states_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     return mine is not None and theirs is not None and mine != theirs
 
 
+def _bracketed_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Do the errors two lessons observe name other things in brackets ("field [weight_kg] of
+    type [float]", "field [eta] of type [date]")? One frame, two errors."""
+    return bracketed_apart(observed(_text(cand)), observed(_text(item)))
+
+
 def _remedy(item: dict[str, Any]) -> str:
     """The rules' remedy a tool error's lesson opens with ("Check stock first: …")."""
     return normalise(str(item.get("correction") or "").split(":", 1)[0])
@@ -415,7 +428,11 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         # taken in the newer words (UPDATE)
         # (never two failed states the rules tell apart, ``_states_apart``; two conditions of
         # one input, a missing value and a bad format, stay two lessons)
-        apart = [item for item in existing if not _states_apart(cand, item)]
+        apart = [
+            item
+            for item in existing
+            if not _states_apart(cand, item) and not _bracketed_apart(cand, item)
+        ]
         alike = next(
             (i for i in apart if reads_alike(cand, i) and not conditions_apart(cand, i)), None
         )

@@ -29,7 +29,7 @@ from digest import facts
 from digest import fingerprint as fp
 from digest.edits import same_tone
 from digest.figures import figures
-from digest.frames import enums_masked, passed_values, quoted_apart, swapped
+from digest.frames import bracketed_apart, enums_masked, passed_values, quoted_apart, swapped
 from digest.identity import meaning
 from digest.lessons.neighbours import (
     Neighbour,
@@ -381,8 +381,9 @@ def fast_path(
     # one frame saying two things ("tax code missing", "bank account missing") reads nearly
     # the same word for word: the judge reads it (an enum value it quotes, "reason:
     # AML_REVIEW", is the instance's, as a template masks it)
-    two_things = not fp.same(fingerprint, same.fingerprint) and swapped(
-        *(enums_masked(observed(t)) for t in (text_value, stored))
+    seen = [enums_masked(observed(t)) for t in (text_value, stored)]
+    two_things = not fp.same(fingerprint, same.fingerprint) and (
+        swapped(*seen) or bracketed_apart(*seen)
     )
     if (
         same.identity >= identical

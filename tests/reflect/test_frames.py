@@ -14,7 +14,7 @@ import pytest
 
 from digest import fingerprint as fp
 from digest.figures import figures
-from digest.frames import enums_masked, passed_values, quoted_apart, swapped
+from digest.frames import bracketed_apart, enums_masked, passed_values, quoted_apart, swapped
 from digest.identity.gloss import gloss
 from digest.identity.meaning import READS_ALIKE, likeness, reads_like
 from digest.lessons.neighbours import Neighbour
@@ -350,3 +350,29 @@ def test_a_lower_case_code_that_is_the_whole_message_names_the_error() -> None:
     assert error_codes("not_in_channel") == {"not_in_channel"}
     assert error_codes("Field postal_code is required") == frozenset()
     assert reads_like("HTTP 200: channel_not_found", "HTTP 200: not_in_channel") == 0.0
+
+
+def test_errors_naming_other_things_in_brackets_are_two_errors() -> None:
+    """One search engine's frame naming two fields and types in brackets ("failed to parse
+    field [weight] of type [float]", "… [shipped_at] of type [date]") reads nearly word for
+    word alike: no free NOOP, and the offline judge keeps them apart; ids and positions in
+    brackets ("[1:40]", "[SHP-2291]") name no thing."""
+    float_ = "HTTP 400: [1:40] failed to parse field [weight] of type [float] in doc [SHP-2291]"
+    date = "HTTP 400: [1:52] failed to parse field [shipped_at] of type [date] in doc [SHP-2297]"
+    assert bracketed_apart(float_, date)
+    assert not bracketed_apart(float_, float_.replace("SHP-2291", "SHP-3001"))
+    first = _run_lesson("index_doc", float_, {"a": "b"})
+    second = _run_lesson("index_doc", date, {"a": "c"})
+    assert first[3] != second[3]
+    new = Candidate(situation=second[0], mistake=second[1], correction=second[2],
+                    fingerprint=second[3])  # fmt: skip
+    op = fast_path(0, new, [_neighbour(3, first, 0.97)], floor=0.5, identical=0.9)
+    assert op is None or op.op != "NOOP", op
+    existing = [{"id": 3, "situation": first[0], "mistake": first[1], "correction": first[2],
+                 "tags": ["index_doc", "tool-error", "bad-format"], "fingerprint": first[3],
+                 "reads_like": {"0": 0.97}}]  # fmt: skip
+    cand = {"candidate": 0, "situation": second[0], "mistake": second[1],
+            "correction": second[2], "tags": ["index_doc", "tool-error", "bad-format"],
+            "fingerprint": second[3]}  # fmt: skip
+    [op_] = json.loads(reconcile(existing, [cand]))["operations"]
+    assert op_["op"] == "ADD", op_
