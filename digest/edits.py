@@ -289,7 +289,15 @@ def _taught(original: str, final: str | None) -> tuple[EditRule, ...]:
         kept = len(original.split()) - len(_promising(original).split())
         if len(final.split()) > 0.6 * kept:
             tone = tuple(n for n in tone if n != "shorter")
-    hedge = promise == ("removed-promise",) and bool(said) and _hedges(said)
+    # what the operator says in a removed promise's place, where it only hedges ("A
+    # technician will look at it as soon as a slot opens."): the promise rule's, no content
+    # (the rest of what the final says, "The repair costs $140.", still is)
+    hedged = (
+        " ".join(s for s in sentences(said) if _hedges(s))
+        if promise == ("removed-promise",) and said
+        else ""
+    )
+    hedge = bool(hedged) and _hedges(said)
     rules: list[EditRule] = []
     if said and not hedge:
         # each statement the operator added is a rule of its own, as many as the event's
@@ -307,7 +315,7 @@ def _taught(original: str, final: str | None) -> tuple[EditRule, ...]:
             )
         else:
             dropped = []
-        statements = content_statements(original, final)
+        statements = [s for s in content_statements(original, final) if not (hedged and _hedges(s))]
         if len(statements) > room:
             statements = [*statements[: room - 1], " ".join(statements[room - 1 :])]
         rules += [EditRule("content", ("said",), said=s, unsaid=unsaid) for s in statements]
@@ -338,7 +346,7 @@ def _taught(original: str, final: str | None) -> tuple[EditRule, ...]:
         # a removed promise may come with what the operator says in its place (a hedge)
         removed = promise[0].startswith("removed")
         rules.append(
-            EditRule("promise", promise, said=said if hedge else "" if removed else promised,
+            EditRule("promise", promise, said=hedged if removed else promised,
                      unsaid=_promising(original) if removed else "")
         )  # fmt: skip
     if tone:

@@ -232,3 +232,17 @@ def test_a_short_words_period_before_a_figure_or_a_lower_case_word_ends_no_sente
     # the rule an edit teaches keeps the figure the abbreviation stands before
     [rule] = taught("Ihr Termin ist bestätigt.", "Ihr Termin ist bestätigt. Einlass ab ca. 18 Uhr.")
     assert rule.said == "Einlass ab ca. 18 Uhr."
+
+
+def test_a_hedge_in_a_removed_promises_place_is_the_promise_rule_beside_new_content() -> None:
+    """An edit that takes a promise out, hedges in its place and corrects a figure teaches
+    the promise rule (with the hedge as what to say instead) and the figure as content; the
+    hedge is no content rule of its own."""
+    rules = taught(
+        "I guarantee your visa will be approved this week. The application fee is 60 EUR.",
+        "We will let you know as soon as the consulate decides. The application fee is 80 EUR.",
+    )
+    assert [(r.family, r.said) for r in rules] == [
+        ("content", "The application fee is 80 EUR."),
+        ("promise", "We will let you know as soon as the consulate decides."),
+    ]
