@@ -34,7 +34,16 @@ SIGN_OFFS = (
 )
 #: the name after a sign-off may stand on the next line ("Kind regards,\nthe Lumen team")
 SIGN_OFF = re.compile(rf"\b({SIGN_OFFS})\b[^.!?]{{0,40}}[.!?]*\s*$", re.I)
-APOLOGY = re.compile(r"\b(sorry|apologi[sz]e|apologies|regret)\b", re.I)
+#: an apology, in English and the languages the product reads replies in (a stem where the
+#: word inflects: "pahoittelemme", "przepraszamy", "omlouváme se")
+APOLOGY = re.compile(
+    r"\b(sorry|apologi[sz]e|apologies|regret"
+    r"|entschuldig\w*|tut (?:uns|mir) leid|bedauern|désolée?s?|nos excuses|lo sient[oe]|"
+    r"disculp\w+|perdón|mi dispiace|ci dispiace|scus[ae]\w*|desculp\w+|lamentamos|"
+    r"sinto muito|het spijt (?:ons|me)|onze excuses|förlåt|ursäkta|beklag(?:ar|er)|"
+    r"undskyld|unnskyld|przeprasz\w+|omlouv\w+|pahoittel\w+|anteeksi|özür dile\w+)\b",
+    re.I,
+)
 EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 

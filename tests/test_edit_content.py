@@ -246,3 +246,13 @@ def test_a_hedge_in_a_removed_promises_place_is_the_promise_rule_beside_new_cont
         ("content", "The application fee is 80 EUR."),
         ("promise", "We will let you know as soon as the consulate decides."),
     ]
+
+
+def test_an_apology_taken_out_in_another_language_is_the_tones_rule_not_content() -> None:
+    """ "Przepraszamy" (Polish), "Omlouváme se" (Czech), "Pahoittelemme" (Finnish) are
+    apologies: taken out beside a corrected figure they are the tone's rule, and the figure
+    the content's; no "leave out" rule quotes the apology."""
+    for apology in ("Bardzo przepraszamy za opóźnienie!", "Omlouváme se za zpoždění!"):
+        rules = taught(f"{apology} Dostawa trwa 2 dni.", "Dostawa trwa 4 dni.")
+        assert [r.family for r in rules] == ["content", "tone"], rules
+        assert rules[0].said == "Dostawa trwa 4 dni." and "removed-apology" in rules[1].names
