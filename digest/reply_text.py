@@ -174,7 +174,8 @@ _COURTESY_WORDS = frozenset(
     pleasure welcome great news wonderful awesome amazing fantastic lovely nice good day week
     today patience understanding let know questions question anything else feel free ask
     again really much very hear sure thing absolutely yay wow omg yeah yep thanks thank
-    message messages writing touch getting reaching always truly value valued love""".split()  # noqa: SIM905
+    message messages writing touch getting reaching always truly value valued love mate buddy
+    pal dude folks guys lol haha cool alright okay ok np""".split()  # noqa: SIM905
 )
 
 

@@ -256,3 +256,14 @@ def test_an_apology_taken_out_in_another_language_is_the_tones_rule_not_content(
         rules = taught(f"{apology} Dostawa trwa 2 dni.", "Dostawa trwa 4 dni.")
         assert [r.family for r in rules] == ["content", "tone"], rules
         assert rules[0].said == "Dostawa trwa 4 dni." and "removed-apology" in rules[1].names
+
+
+def test_a_casual_address_taken_out_with_the_tone_is_no_claim_left_out() -> None:
+    """ "Sure thing, mate!" in a casual draft rewritten formally is the tone's, not a claim the
+    operator left out; the fact the final adds is the content."""
+    rules = taught(
+        "Sure thing, mate! Booking sorted 👍",
+        "Dear Ms Berg, your booking is confirmed. Check-in opens at 15:00 on the day.",
+    )
+    assert [r.family for r in rules] == ["content", "tone"], rules
+    assert not any("left-out" in r.names for r in rules)
