@@ -95,11 +95,8 @@ def refigures_a_rule(candidate: Candidate, neighbour: Neighbour) -> bool:
     edit may change the earlier rule (check-in moved to 16), or state another rule that shares
     a word (breakfast until 10, the breakfast room closed after 11): only the judge can say.
     Read in what each rule quotes; the frame both lessons share is no shared word."""
-    if (
-        not fp.edit_family(candidate.fingerprint)
-        == fp.edit_family(neighbour.fingerprint)
-        == ("content")
-    ):
+    families = {fp.edit_family(candidate.fingerprint), fp.edit_family(neighbour.fingerprint)}
+    if families != {"content"}:
         return False
     mine, theirs = observed(candidate.correction), observed(neighbour.correction)
     if not figures_apart(mine, theirs):
