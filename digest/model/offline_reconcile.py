@@ -253,7 +253,24 @@ def _states_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     Then they are two facts however alike their words read."""
     mine = error_family([str(t) for t in cand.get("tags") or []])
     theirs = error_family([str(t) for t in item.get("tags") or []])
-    return mine is not None and theirs is not None and mine != theirs
+    if mine is not None and theirs is not None:
+        return mine != theirs
+    # a failed state beside an argument the call got wrong ("Should equal sum of …" and
+    # "Currency does not support decimals"): two failures however alike their frames read
+    state = mine or theirs
+    other = _family_tag(item if mine else cand)
+    return state is not None and other in _ARGUMENT_FAMILIES
+
+
+#: the families of an argument the call got wrong (``error_input_families``)
+_ARGUMENT_FAMILIES = frozenset({"out-of-range", "bad-format", "missing-parameter"})
+
+
+def _family_tag(item: dict[str, Any]) -> str | None:
+    """The family a tool error's lesson was tagged with (the tag after ``tool-error``)."""
+    tags = [str(t) for t in item.get("tags") or []]
+    at = tags.index("tool-error") if "tool-error" in tags else -1
+    return tags[at + 1] if 0 <= at < len(tags) - 1 else None
 
 
 def _bracketed_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:

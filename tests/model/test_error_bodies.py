@@ -150,3 +150,29 @@ def test_the_lesson_title_quotes_the_details_not_the_status_line() -> None:
     titles = [str(Candidate.of(block).normalised().title) for block in parsed]
     for title, words in zip(titles, ("is already", "whole number", "not match"), strict=True):
         assert words in title and "«HTTP" not in title, titles
+
+
+def test_a_failed_state_and_an_argument_error_of_one_tool_stay_two_lessons() -> None:
+    """ "The line totals do not add up to the order total" (a state: amounts do not add up)
+    and "Currency does not support decimals" (an argument out of range) of one tool read alike
+    in their frame; the offline judge keeps them apart even when the request marks them as
+    reading alike."""
+    from digest import fingerprint as fp
+    from digest.model.offline_reconcile import reconcile
+
+    def lesson(error: str, family: str, n: int) -> dict[str, object]:
+        return {
+            "id": n, "candidate": n, "fingerprint": fp.tool_key("open_invoice", error),
+            "situation": "Calling the `open_invoice` tool",
+            "mistake": f"Called `open_invoice` and it failed: «{error}»",
+            "correction": f"Fix the call. Observed: `open_invoice` failed with «{error}».",
+            "tags": ["open_invoice", "tool-error", family],
+        }  # fmt: skip
+
+    old = lesson("HTTP 422: amount: Currency does not support decimals", "out-of-range", 4)
+    new = lesson(
+        "HTTP 422: amount: Line totals do not add up to the total", "amounts-do-not-add-up", 0
+    )
+    old["reads_like"] = {"0": 0.95}
+    [op] = json.loads(reconcile([old], [new]))["operations"]
+    assert op["op"] == "ADD", op
