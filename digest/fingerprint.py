@@ -453,14 +453,20 @@ STATE_ERROR_FAMILIES = frozenset(
 _QUOTED_INPUT = re.compile(r"""['"‘“`]([\w.-]{1,40})['"’”`]""")
 
 
-def error_family(tags: Sequence[str]) -> str | None:
-    """The state error family (``STATE_ERROR_FAMILIES``) a tool error's lesson was tagged with
-    (the tag after ``tool-error``), or None."""
+def family_tag(tags: Sequence[str]) -> str | None:
+    """The error family a tool error's lesson was tagged with (the tag after ``tool-error``),
+    or None."""
     tags = list(tags)
     if TOOL_ERROR_TAG not in tags:
         return None
     at = tags.index(TOOL_ERROR_TAG)
-    family = tags[at + 1] if at + 1 < len(tags) else None
+    return tags[at + 1] if at + 1 < len(tags) else None
+
+
+def error_family(tags: Sequence[str]) -> str | None:
+    """The state error family (``STATE_ERROR_FAMILIES``) a tool error's lesson was tagged
+    with, or None."""
+    family = family_tag(tags)
     return family if family in STATE_ERROR_FAMILIES else None
 
 

@@ -17,21 +17,12 @@ from digest.fingerprint import (
     error_family,
     kind_of,
     same,
-    same_error_family,
     same_subject,
     states_a_fact,
     subject_of,
     tells_a_failure,
 )
-from digest.frames import (
-    as_compared,
-    bracketed_apart,
-    enums_masked,
-    passed_values,
-    quoted_apart,
-    swapped,
-)
-from digest.model.error_reading import same_message, state_terms
+from digest.frames import enums_masked, swapped
 from digest.model.offline_asked import not_the_askers_case, reversed_in_other_words
 from digest.model.offline_doubt import conditions_apart, doubted, same_facts
 from digest.model.offline_edit_rules import (
@@ -42,6 +33,15 @@ from digest.model.offline_edit_rules import (
     same_tone_rule,
     update,
 )
+from digest.model.offline_failures import (
+    bracketed_in_errors,
+    lesson_of,
+    named_apart,
+    same_error,
+    same_family,
+    same_state,
+    states_apart,
+)
 from digest.model.offline_figures import other_figure, same_cap
 from digest.model.offline_rule_figure import one_rule
 from digest.reversal import (
@@ -49,7 +49,7 @@ from digest.reversal import (
     reverses_interface,
     signals_change,
 )
-from digest.text import NEGATION, lesson_text, negation_flipped, normalise, observed, score
+from digest.text import NEGATION, negation_flipped, normalise, observed, score
 
 #: rule thresholds on the relevance / identity scores of digest.text
 SAME_IDENTITY = 0.85
@@ -66,10 +66,6 @@ def _contradicts(new: str, old: str) -> bool:
         return False
     strip = re.compile(NEGATION.pattern + r"|\b(always|only)\b", re.I)
     return score(strip.sub(" ", new), strip.sub(" ", old))[1] >= CONTRADICTION_IDENTITY
-
-
-def _text(item: dict[str, Any]) -> str:
-    return lesson_text(str(item.get("situation", "")), str(item.get("correction", "")))
 
 
 def _all_text(item: dict[str, Any]) -> str:
@@ -106,7 +102,7 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
         if edit_family(mine) or edit_family(theirs):
             if not content_reversed(cand, item):
                 continue
-        elif not reverses_interface(new, _text(item)):
+        elif not reverses_interface(new, lesson_of(item)):
             # what the lesson asks for (its advice and the error it quotes), not the
             # arguments its failed call happened to pass: "'amount' is no longer accepted"
             # reverses no lesson asking for 'currency' whose call sent an amount
@@ -114,9 +110,9 @@ def _reversed(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[str,
         if subject_of(mine) or subject_of(theirs):
             if not same_subject(mine, theirs):
                 continue
-        elif score(_text(cand), _text(item))[0] < REVERSAL_TOPIC:
+        elif score(lesson_of(cand), lesson_of(item))[0] < REVERSAL_TOPIC:
             continue
-        found.append((score(_text(cand), _text(item))[0], -int(item["id"]), item))
+        found.append((score(lesson_of(cand), lesson_of(item))[0], -int(item["id"]), item))
     return max(found, key=lambda f: f[:2])[2] if found else None
 
 
@@ -163,14 +159,14 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
             twin or restated or other_words or facts.relation(new, old) is facts.Relation.SAME
         )
         shared = len(new.subject & old.subject)
-        relevance = score(_text(cand), _text(item))[0]
+        relevance = score(lesson_of(cand), lesson_of(item))[0]
         found.append((same_subject_asked, shared, relevance, -int(item["id"]), item, old))
     if not found:
         return None
     strong, _shared, _relevance, _newest, item, old = max(found, key=lambda f: f[:4])
     twin = same(mine, item.get("fingerprint"))
     about = "the same question" if twin else "the same question in other words"
-    if normalise(_text(cand)) == normalise(_text(item)):
+    if normalise(lesson_of(cand)) == normalise(lesson_of(item)):
         return {"op": "NOOP", "candidate": index, "id": item["id"], "reason": about}
     other_case = not_the_askers_case(new, old)
     if other_case and not facts.stated_change(new, old):
@@ -220,107 +216,6 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
     return update(cand, item, f"a new answer to {about}")
 
 
-def _same_error(cand: dict[str, Any], item: dict[str, Any]) -> bool:
-    """Is the candidate an error its tool gave before, in other words: another key on the same
-    subject whose observed error says the same (``digest.facts.rewords``: "Order #‹id› not
-    found", "No order found with id ‹id›")? One lesson, in the newer wording."""
-    mine, theirs = cand.get("fingerprint"), item.get("fingerprint")
-    if same(mine, theirs) or not subject_of(mine) or not same_subject(mine, theirs):
-        return False
-    if edit_family(mine) or edit_family(theirs):
-        return False
-    # what both lessons quote of the error (not the arguments a mistake may quote)
-    new, old = observed(_text(cand)), observed(_text(item))
-    if new == _text(cand) or old == _text(item):
-        return False
-    return facts.rewords(new, old) or same_message(new, old)
-
-
-def _same_family(cand: dict[str, Any], item: dict[str, Any]) -> bool:
-    """Is the candidate an error its tool gave before, worded with no common template: another
-    key on the same subject whose error is of the same specific family and names the same
-    inputs (``digest.fingerprint.same_error_family``)? One lesson, in the newer wording."""
-    return same_error_family(
-        cand.get("fingerprint"), [str(t) for t in cand.get("tags") or []],
-        _text(cand), item.get("fingerprint"), [str(t) for t in item.get("tags") or []],
-        _text(item),
-    )  # fmt: skip
-
-
-def _states_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
-    """Do the rules read the two as different failed states of a tool (two state families,
-    ``digest.fingerprint.error_family``: "not enough balance" and "the amounts do not add up")?
-    Then they are two facts however alike their words read."""
-    mine = error_family([str(t) for t in cand.get("tags") or []])
-    theirs = error_family([str(t) for t in item.get("tags") or []])
-    if mine is not None and theirs is not None:
-        return mine != theirs
-    # a failed state beside an argument the call got wrong ("Should equal sum of …" and
-    # "Currency does not support decimals"): two failures however alike their frames read
-    state = mine or theirs
-    other = _family_tag(item if mine else cand)
-    return state is not None and other in _ARGUMENT_FAMILIES
-
-
-#: the families of an argument the call got wrong (``error_input_families``)
-_ARGUMENT_FAMILIES = frozenset({"out-of-range", "bad-format", "missing-parameter"})
-
-
-def _family_tag(item: dict[str, Any]) -> str | None:
-    """The family a tool error's lesson was tagged with (the tag after ``tool-error``)."""
-    tags = [str(t) for t in item.get("tags") or []]
-    at = tags.index("tool-error") if "tool-error" in tags else -1
-    return tags[at + 1] if 0 <= at < len(tags) - 1 else None
-
-
-def _bracketed_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
-    """Do the errors two lessons observe name other things in brackets ("field [weight_kg] of
-    type [float]", "field [eta] of type [date]")? One frame, two errors."""
-    return bracketed_apart(observed(_text(cand)), observed(_text(item)))
-
-
-def _remedy(item: dict[str, Any]) -> str:
-    """The rules' remedy a tool error's lesson opens with ("Check stock first: …")."""
-    return normalise(str(item.get("correction") or "").split(":", 1)[0])
-
-
-def _named_apart(cand: dict[str, Any], item: dict[str, Any]) -> bool:
-    """Do two lessons of one key quote other names ("Field 'postcode' is required", "Field
-    'state' is required": the template masks both alike)? Two errors, not twins."""
-    if not same(cand.get("fingerprint"), item.get("fingerprint")):
-        return False
-    new, old = observed(_text(cand)), observed(_text(item))
-    if new == _text(cand) or old == _text(item):
-        return False
-    passed = passed_values(str(cand.get("mistake") or ""), str(item.get("mistake") or ""))
-    return quoted_apart(new, old, passed)
-
-
-def _same_state(cand: dict[str, Any], kin: dict[str, Any]) -> bool:
-    """Are two errors of one state family (``_same_family``) one failed state: the same
-    remedy, and the errors say the same of it (the words the family recognised, read as
-    ``digest.facts`` terms: "out of stock" and "insufficient inventory" both say stock)?
-    "Not enough seats" and "not available on that date" share a family and a remedy, and
-    say nothing alike; two limits ("exceeds the limit", "no more than ‹id›") are not read as
-    one either: their figures are masked, and a tool may have two (the judge sees them)."""
-    if _remedy(cand) != _remedy(kin):
-        return False
-    new, old = observed(_text(cand)), observed(_text(kin))
-    if new == _text(cand) or old == _text(kin):
-        return False
-    family = error_family([str(t) for t in cand.get("tags") or []])
-    # one frame around both ("Session ‹id› cannot be booked: <reason>"): the reasons say
-    # the state, not the frame's words the family recognised
-    mistakes = (str(cand.get("mistake") or ""), str(kin.get("mistake") or ""))
-    new, old = as_compared(new, old, *mistakes)
-    if family is None or swapped(new, old):
-        # one frame saying two things in one place ("at least one digit", "at least one
-        # uppercase letter"): two states of one family
-        return False
-    mine, theirs = state_terms(new, family), state_terms(old, family)
-    return bool(mine and theirs and mine & theirs)
-
-
 def _digits(text: str) -> list[str]:
     return sorted(re.findall(r"\d+", text))
 
@@ -328,7 +223,7 @@ def _digits(text: str) -> list[str]:
 def _best(text: str, pool: list[dict[str, Any]]) -> tuple[float, float, dict[str, Any]] | None:
     best: tuple[float, float, int, dict[str, Any]] | None = None
     for item in pool:
-        relevance, identity = score(text, _text(item))
+        relevance, identity = score(text, lesson_of(item))
         if best is None or (relevance, identity, -int(item["id"])) > best[:3]:
             best = (relevance, identity, -int(item["id"]), item)
     return None if best is None else (best[0], best[1], best[3])
@@ -342,7 +237,7 @@ def _by_words(
     same numbers is the same lesson (NOOP); nothing is merged or superseded across
     fingerprints. When either has none (a lesson stored before fingerprints), the classic
     rules: explicit negation → DELETE, same words → NOOP, same topic saying more → UPDATE."""
-    text, old_text = _text(cand), _text(old)
+    text, old_text = lesson_of(cand), lesson_of(old)
     index = cand.get("candidate")
     same_words = (
         identity >= SAME_IDENTITY
@@ -387,7 +282,7 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
     """
     operations: list[dict[str, Any]] = []
     for cand in candidates:
-        text = _text(cand)
+        text = lesson_of(cand)
         index = cand.get("candidate")
         mine = cand.get("fingerprint")
         owner = _owner_answer(cand, existing) if _is_answer(cand) else None
@@ -405,12 +300,12 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
                 continue
         # the same specific failure of a tool in other words ("token expired", "the token is
         # no longer valid") is one error family, not a requirement reversed: one lesson when
-        # the remedy and what the state is about agree (``_same_state``), else kept apart (a
+        # the remedy and what the state is about agree (``same_state``), else kept apart (a
         # family may hold two states: "not enough seats", "not available on that date"); the
         # pair goes to the judge (``for_the_judge``) either way
-        kin = next((item for item in existing if _same_family(cand, item)), None)
+        kin = next((item for item in existing if same_family(cand, item)), None)
         family = error_family([str(t) for t in cand.get("tags") or []])
-        if kin is not None and (_same_state(cand, kin) or same_cap(cand, kin, family)):
+        if kin is not None and (same_state(cand, kin) or same_cap(cand, kin, family)):
             operations.append(update(cand, kin, "the same failed state in other words"))
             continue
         reversed_lesson = None if kin is not None else _reversed(cand, existing)
@@ -433,7 +328,7 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         if restated is not None:
             operations.append(update(cand, restated, "the same fact in the operator's words"))
             continue
-        reworded = next((item for item in existing if _same_error(cand, item)), None)
+        reworded = next((item for item in existing if same_error(cand, item)), None)
         if reworded is not None:
             operations.append(update(cand, reworded, "the same error in other words"))
             continue
@@ -443,12 +338,12 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         # support in its first wording (NOOP): run text rewording a lesson agents read would
         # be a held change replacing it with one of less support. What a person states is
         # taken in the newer words (UPDATE)
-        # (never two failed states the rules tell apart, ``_states_apart``; two conditions of
+        # (never two failed states the rules tell apart, ``states_apart``; two conditions of
         # one input, a missing value and a bad format, stay two lessons)
         apart = [
             item
             for item in existing
-            if not _states_apart(cand, item) and not _bracketed_apart(cand, item)
+            if not states_apart(cand, item) and not bracketed_in_errors(cand, item)
         ]
         alike = next(
             (i for i in apart if reads_alike(cand, i) and not conditions_apart(cand, i)), None
@@ -476,13 +371,13 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
             continue
         pool = [item for item in existing if not distinct(mine, item.get("fingerprint"))]
         # a key masks the names an error quotes: one key naming other fields is two errors
-        pool = [item for item in pool if not _named_apart(cand, item)]
+        pool = [item for item in pool if not named_apart(cand, item)]
         twins = [item for item in pool if same(mine, item.get("fingerprint"))]
         if twins:
             found = _best(text, twins)
             assert found is not None
             _relevance, identity, old = found
-            old_text = _text(old)
+            old_text = lesson_of(old)
             if states_a_fact(mine):
                 if normalise(text) == normalise(old_text):
                     operations.append({"op": "NOOP", "candidate": index, "id": old["id"]})
