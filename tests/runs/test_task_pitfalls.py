@@ -60,7 +60,7 @@ TUNED_FLOOR = {"none": 0.575, "static": 0.8}
 CHECK_FLOOR = {
     "check": {"none": 0.25, "static": 0.76},
     "fresh4": {"none": 0.33, "static": 0.79},
-    # keywords 18 -> 16/46 in session 11 (offline_reconcile._states_apart and the family of
+    # keywords 18 -> 16/46 in session 11 (offline_failures.states_apart and the family of
     # amounts that do not add up): a pharmacy kind's two errors and a parcel kind's end as other
     # lessons, which keywords alone no longer find (the static table's figure held)
     "fresh4-check": {"none": 0.32, "static": 0.76},
