@@ -153,8 +153,18 @@ def other_subject(a: str | None, b: str | None) -> bool:
 
 def tool_key(tool: str, error: str) -> str:
     """A tool's failure: the tool is the subject, the error's template the rest."""
-    name = " ".join(str(tool).split()).lower()
-    return _key("tool", name, error_template(error), subject=name)
+    return template_key(tool, error_template(error))
+
+
+def template_key(tool: str, template: str) -> str:
+    """``tool_key`` of an error already read as its template."""
+    name = tool_subject(tool)
+    return _key("tool", name, template, subject=name)
+
+
+def tool_subject(tool: str) -> str:
+    """A tool's name as the subject of its failures' keys (spacing and case aside)."""
+    return " ".join(str(tool).split()).lower()
 
 
 def run_key(outcome: str, error: str) -> str:

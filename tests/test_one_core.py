@@ -2,15 +2,15 @@
 
 The same scripted stream (tool failures, two operator edits of one diff shape that teach two
 content rules, an edit that puts another figure in place of one of them, owner answers, exact
-repeats and a repeat with other ids, an API change that reverses a lesson (reported by two
-contacts: one run's change to a lesson agents read waits for the release rule), a reversed
-owner answer, a transient fault, a manual lesson) goes through ``digest drain`` + ``digest
-improve-now`` with ``offline/rules`` in this process (one held transaction per batch), and
-through a real Celery worker whose model is remote: an OpenAI-compatible server on 127.0.0.1
-that answers what ``offline/rules`` answers (``tests.fake_llm.OfflineOverHTTP``), so every
-event is judged with no transaction open and written in its own. The operations per event,
-the lessons and their history, and the versions must come out the same: the model call is the
-only thing the two paths do apart.
+repeats and a repeat with other ids, one error of two sibling tools, an API change that
+reverses a lesson (reported by two contacts: one run's change to a lesson agents read waits
+for the release rule), a reversed owner answer, a transient fault, a manual lesson) goes
+through ``digest drain`` + ``digest improve-now`` with ``offline/rules`` in this process (one
+held transaction per batch), and through a real Celery worker whose model is remote: an
+OpenAI-compatible server on 127.0.0.1 that answers what ``offline/rules`` answers
+(``tests.fake_llm.OfflineOverHTTP``), so every event is judged with no transaction open and
+written in its own. The operations per event, the lessons and their history, and the
+versions must come out the same: the model call is the only thing the two paths do apart.
 """
 
 from __future__ import annotations
@@ -93,6 +93,34 @@ def _stream(tenant: str) -> list[int]:
             ],
         ),
         refund("1182", "c1"),  # an exact repeat of the first run
+        digest.record_run(
+            tenant,
+            AGENT,
+            task="Add Ada Lim as a contact",
+            outcome="failure",
+            tool_calls=[
+                {
+                    "tool": "crm_create_contact",
+                    "args": {"properties": {"name": "Ada Lim", "shoe_size": "38"}},
+                    "ok": False,
+                    "error": 'Property "shoe_size" does not exist',
+                }
+            ],
+        ),
+        digest.record_run(  # the same error of a sibling tool (another action): its support
+            tenant,
+            AGENT,
+            task="Update contact 4471's hat size",
+            outcome="failure",
+            tool_calls=[
+                {
+                    "tool": "crm_update_contact",
+                    "args": {"id": 4471, "properties": {"hat_size": "M"}},
+                    "ok": False,
+                    "error": 'Property "hat_size" does not exist',
+                }
+            ],
+        ),
         digest.record_run(  # the API changed: the first failure's lesson is reversed
             tenant,
             AGENT,
@@ -311,5 +339,10 @@ def test_drain_with_offline_rules_and_a_worker_with_a_remote_model_decide_the_sa
     ]
     assert sorted(lesson[9] for lesson in taught if "content" not in lesson[6]) == [2, 2]
     assert a["versions"], "the embedded path published no version"
+    # one error of two sibling tools (create and update of one resource): one lesson, whose
+    # second run is its support
+    schema = [lesson for lesson in a["lessons"] if "`crm_create_contact`" in lesson[5]]
+    assert [lesson[9] for lesson in schema] == [2], schema
+    assert not [lesson for lesson in a["lessons"] if "`crm_update_contact`" in lesson[5]]
     for part in ("statuses", "operations", "lessons", "history", "versions"):
         assert a[part] == b[part], part

@@ -152,19 +152,24 @@ class AgentIndex(Columns):
         mode: str = "hybrid",
         allowed: np.ndarray | None = None,
         others_of_kind: bool = True,
+        siblings: Sequence[str] = (),
     ) -> list[Hit]:
         """The ``k`` lessons most like ``text``: same fingerprint first, then by relevance
         (ties: identity, then the oldest). ``mode`` "lexical" ignores vectors, "semantic" ranks by
         cosine alone. ``allowed`` is a boolean mask of the entries that may be returned.
         ``others_of_kind=False`` leaves out lessons with another fingerprint of the probe's
         kind about another subject (another tool's errors): they are other lessons, and would
-        crowd out the ones that may be the same (``digest.fingerprint.other_subject``)."""
+        crowd out the ones that may be the same (``digest.fingerprint.other_subject``). A
+        lesson holding one of ``siblings`` (the probe's error on a sibling tool:
+        ``digest.tool_siblings``) is always a candidate, whatever its words."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if not self.entries or k < 1:
             return []
         cosines = self.cosines(vector) if mode != "lexical" else None
         positions: set[int] = set(self._with_fingerprint(fingerprint))
+        kin = {p for key in siblings for p in self._with_fingerprint(key)}
+        positions |= kin
         if mode != "semantic":
             positions |= self._shortlist(text)
         if cosines is not None:
@@ -179,7 +184,9 @@ class AgentIndex(Columns):
             positions = {p for p in positions if allowed[p]}
         if not others_of_kind and fingerprint:
             positions = {
-                p for p in positions if not other_subject(fingerprint, self.entries[p].fingerprint)
+                p
+                for p in positions
+                if p in kin or not other_subject(fingerprint, self.entries[p].fingerprint)
             }
         probe = normalise(text)
         order = sorted(positions)

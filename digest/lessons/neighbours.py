@@ -144,6 +144,7 @@ def search_view(
     mode: str = "hybrid",
     vector: np.ndarray | None = None,
     others_of_kind: bool = True,
+    siblings: Sequence[str] = (),
 ) -> list[Hit]:
     if vector is None and mode == "hybrid" and _known_failure(view, fingerprint):
         # The same failure, edit rule or manual lesson is already a lesson: it ranks first
@@ -156,7 +157,7 @@ def search_view(
         hits.extend(
             index.search(
                 text, vector, k, fingerprint=fingerprint, mode=mode, allowed=allowed,
-                others_of_kind=others_of_kind,
+                others_of_kind=others_of_kind, siblings=siblings,
             )
         )  # fmt: skip
     hits.sort(key=sort_key)
@@ -332,16 +333,25 @@ def find_neighbours_of(
     others_of_kind: bool = False,
     read: AgentRead | None = None,
     view: View | None = None,
+    siblings: Sequence[Sequence[str]] | None = None,
 ) -> list[list[Neighbour]]:
     """``find_neighbours`` of each probe (text, fingerprint) in one view of the agent's
-    lessons, the texts of all their hits read in one round trip."""
+    lessons, the texts of all their hits read in one round trip. ``siblings``: each probe's
+    error's keys on its tool's siblings (``digest.tool_siblings``), whose lessons it sees."""
     if view is None:
         view = agent_view(session, agent_id, settings, epoch=read.epoch if read else None)
+    kin = siblings if siblings is not None else [()] * len(probes)
     searches = [
         search_view(
-            view, text, k, fingerprint=fingerprint, mode=mode, others_of_kind=others_of_kind
+            view,
+            text,
+            k,
+            fingerprint=fingerprint,
+            mode=mode,
+            others_of_kind=others_of_kind,
+            siblings=keys,
         )
-        for text, fingerprint in probes
+        for (text, fingerprint), keys in zip(probes, kin, strict=True)
     ]
     # Lessons are per agent, and an agent belongs to one tenant; refuse a mismatch anyway.
     if (

@@ -53,6 +53,9 @@ class Candidate:
     slug: str | None = None
     #: what the lesson is about (digest.fingerprint); None: unknown
     fingerprint: str | None = None
+    #: the keys its failure would have on its tool's siblings (``digest.tool_siblings``): a
+    #: lesson holding one is the same error of a sibling, for the judge to join
+    sibling_keys: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, block: LessonBlock) -> Candidate:
@@ -67,7 +70,9 @@ class Candidate:
         tags = tuple(dict.fromkeys(_tag(t) for t in self.tags if _tag(t)))[:TAGS_MAX]
         title = _cap(self.title or derive_title(correction), TITLE_MAX)
         slug = slugify(self.slug) if self.slug else None
-        return Candidate(situation, correction, mistake, tags, title, slug, self.fingerprint)
+        return Candidate(
+            situation, correction, mistake, tags, title, slug, self.fingerprint, self.sibling_keys
+        )
 
 
 def _cap(text: str, limit: int) -> str:

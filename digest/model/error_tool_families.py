@@ -201,7 +201,10 @@ TOOL_FAMILIES: tuple[Family, ...] = (
     Family(
         "unknown-name",
         _any(
-            r"(?:column|field|attribute|property|table|relation)s? \S{1,80} (?:does not exist|"
+            # a quoted name may hold spaces: a code's underscores are read as spaces
+            # ("Property \"jezyk ojczysty\" does not exist")
+            r"(?:column|field|attribute|property|table|relation)s? (?:\"[^\"\n]{1,80}\""
+            r"|'[^'\n]{1,80}'|`[^`\n]{1,80}`|\S{1,80}) (?:does not exist|"
             r"doesn't exist|not found)|(?:unknown|no such|unrecogni[sz]ed) (?:column|field|"
             r"attribute|property|table|relation|keyword argument)|has no (?:attribute|column|"
             r"field|property|member)\b|unexpected keyword argument|(?:extra|additional) "

@@ -289,6 +289,13 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         if owner is not None:
             operations.append(owner)
             continue
+        # the same error of a sibling tool (one resource, another action; the request marks
+        # it): the candidate is its support, in the first tool's words
+        kin_tool = next((i for i in existing if index in (i.get("sibling_error") or ())), None)
+        if kin_tool is not None and not signals_change(_all_text(cand)):
+            operations.append({"op": "NOOP", "candidate": index, "id": kin_tool["id"],
+                               "reason": "the same error of a sibling tool"})  # fmt: skip
+            continue
         # the same error with another figure that is its rule (a cap, a status): unless the
         # error itself is known (a twin), the figure decides (``offline_figures``)
         if not any(same(mine, item.get("fingerprint")) for item in existing):

@@ -55,6 +55,8 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
     two things that share their words stands too: only meaning reads those apart."""
     if not fp.distinct(candidate.fingerprint, lesson.fingerprint):
         return False
+    if lesson.fingerprint in candidate.sibling_keys:
+        return False  # the same error of a sibling tool: the candidate is the lesson's support
     if (
         fp.tells_a_failure(candidate.fingerprint)
         and fp.tells_a_failure(lesson.fingerprint)
@@ -134,7 +136,9 @@ def prompt_blocks(
     candidate with another key reads like (``reconcile.meaning_of``: one error, fact or content
     rule in other words) carries ``reads_like``: the candidate's number and the score; one
     whose pair with a candidate the score cannot decide but that states the same facts
-    (``readings.in_doubt``) carries ``in_doubt``, for the judge to read."""
+    (``readings.in_doubt``) carries ``in_doubt``, for the judge to read; one holding a
+    candidate's error on a sibling tool (``digest.tool_siblings``) carries ``sibling_error``:
+    the candidates' numbers."""
     id_map = [n.lesson_id for n in neighbours]
     existing = []
     for i, n in enumerate(neighbours):
@@ -160,6 +164,9 @@ def prompt_blocks(
         }
         if doubted:
             item["in_doubt"] = doubted
+        kin = [index for index, c in sorted(candidates.items()) if n.fingerprint in c.sibling_keys]
+        if kin:
+            item["sibling_error"] = kin
         existing.append(item)
     shown = [
         {

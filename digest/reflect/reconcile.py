@@ -220,13 +220,18 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
     the new answer states a change on a term both questions share (``facts.may_reverse``). A key
     with no subject is when nearly the same words, read in what both observed when both quote
     it (two runs' own errors in a template's words read alike whatever the errors say);
-    another subject never. Under any key of its kind and subject, a lesson that says what the
+    another subject never, but for the same error of a sibling tool (``digest.
+    tool_siblings``). Under any key of its kind and subject, a lesson that says what the
     candidate says in other words (``meaning_of``: one error worded by two services, an
     owner's fact restated, one content rule in an operator's own words) is too: the judge is
     shown the score and joins them."""
     fingerprint = candidate.fingerprint
     if not fp.distinct(fingerprint, neighbour.fingerprint):
         return False
+    if neighbour.fingerprint in candidate.sibling_keys:
+        # the same error of a sibling tool (one resource, another action: ``digest.
+        # tool_siblings``): one failure of the resource, maybe; the judge reads them
+        return True
     if one_remedy(candidate, neighbour) and not fp.other_subject(
         fingerprint, neighbour.fingerprint
     ):
@@ -442,7 +447,14 @@ def read_neighbours(
         epoch=int(epoch),
         # the hits' texts read in one round trip for all the candidates
         neighbours=find_neighbours_of(
-            session, tenant_id, agent_id, probes, k, read=read, view=view
+            session,
+            tenant_id,
+            agent_id,
+            probes,
+            k,
+            read=read,
+            view=view,
+            siblings=[c.sibling_keys for c in candidates],
         ),
     )
 

@@ -35,6 +35,7 @@ from digest.reflect.policy import policy_skip_reason
 from digest.reflect.run import RunInfo
 from digest.runtime import runtime
 from digest.text import lesson_text
+from digest.tool_siblings import sibling_keys
 
 log = get_logger("digest.reflect")
 
@@ -134,9 +135,7 @@ def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Can
         )
         by_key = {f.key: f for f in failures}
         candidates = [
-            _tagged(c, _failure_tags(by_key[key]))
-            if key in by_key and fp.TOOL_ERROR_TAG not in c.tags
-            else c
+            _of_failure(c, by_key[key]) if key in by_key else c
             for c, key in zip(candidates, keys, strict=True)
         ]
     elif claimed.kind == "operator_edit":
@@ -158,6 +157,14 @@ def with_fingerprints(claimed: Claimed, candidates: list[Candidate]) -> list[Can
         found = fp.event_keys(claimed.kind, claimed.payload)
         keys = [found[0] if found else None] * len(candidates)
     return [replace(c, fingerprint=key) for c, key in zip(candidates, keys, strict=True)]
+
+
+def _of_failure(candidate: Candidate, failure: fp.Failure) -> Candidate:
+    """A lesson of a run's failure: tagged with its family (unless the judge tagged it), and
+    with the keys its error would have on its tool's siblings (``digest.tool_siblings``)."""
+    if fp.TOOL_ERROR_TAG not in candidate.tags:
+        candidate = _tagged(candidate, _failure_tags(failure))
+    return replace(candidate, sibling_keys=sibling_keys(failure.tool, failure.template))
 
 
 def _tagged(candidate: Candidate, structural: tuple[str, ...]) -> Candidate:

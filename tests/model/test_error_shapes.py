@@ -173,6 +173,10 @@ FAMILIES = [
         "missing-reference",
     ),
     ('ERROR:  column "created" does not exist', "unknown-name"),
+    # a quoted snake_case name reads as words ("jezyk ojczysty"): still one quoted name
+    ('Property "jezyk_ojczysty" does not exist', "unknown-name"),
+    ("The field 'first name' does not exist", "unknown-name"),
+    ('Order "AB 12" does not exist', "not-found"),
     ("User mia_li_9 has no membership for free", "missing-prerequisite"),
     ('Value "ALAND" does not exist in "CountryCode" enum', "out-of-range"),
     (
