@@ -241,13 +241,33 @@ _LOG_PREFIX = re.compile(
 #: a gRPC status's frame around its message ("rpc error: code = NotFound desc = …"): the
 #: code stays, as the message's label ("NotFound: …")
 _GRPC = re.compile(r"^rpc error: code = (\w+) desc = ")
+#: an AWS SDK's frame around a service's message: botocore's ("ClientError: An error occurred
+#: (MessageRejected) when calling the SendEmail operation: …") and the Java SDK's trailer
+#: ("… (Service: AmazonSimpleEmailService; Status Code: 400; Error Code: MessageRejected;
+#: Request ID: …)"); the error code stays, as the message's label ("MessageRejected: …"), the
+#: rest is the same for every error of the service
+_AWS = re.compile(
+    r"^(?:[\w.]+:\s+)?An error occurred \((\w+)\) when calling the \w+ operation"
+    r"(?: \(reached max retries: \d+\))?:\s*"
+)
+_AWS_TRAILER = re.compile(
+    r"^(.*?)\s*\(Service: [^;()]+; Status Code: \d{3}; Error Code: (\w+)(?:; [^()]*)?\)\s*$"
+)
+#: a message led by its exception's name ("MessageRejectedException: …")
+_NAMED_RAISED = re.compile(r"\w+(?:Exception|Error):\s")
 #: a Java or Kotlin exception's package ("com.acme.bank.core.AccountFrozenException: …")
 _PACKAGE = re.compile(r"^(?:[a-z_][\w]*\.){2,}(?=[A-Z][\w$]*(?:Exception|Error)\b)")
 
 
 def _located(line: str) -> str:
     """``line`` without what only locates it: a log line's prefix (``_LOG_PREFIX``), an
-    exception's package; the line itself when nothing would be left."""
+    exception's package, an RPC's or an SDK's frame (its code kept as the label); the line
+    itself when nothing would be left."""
     bare = _PACKAGE.sub("", _LOG_PREFIX.sub("", line, count=1), count=1)
     bare = _GRPC.sub(r"\1: ", bare, count=1)
+    bare = _AWS.sub(r"\1: ", bare, count=1)
+    if (trailer := _AWS_TRAILER.match(bare)) is not None and trailer.group(1):
+        said = trailer.group(1)
+        # the exception's own name already says the code ("MessageRejectedException: …")
+        bare = said if _NAMED_RAISED.match(said) else f"{trailer.group(2)}: {said}"
     return bare if bare.strip() else line

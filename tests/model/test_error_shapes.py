@@ -45,6 +45,27 @@ TOLD = [
         'rpc error: code = NotFound desc = warehouse "wh-4" not found',
         'NotFound: warehouse "wh-4" not found',
     ),
+    (  # an AWS SDK's frame: the service's error code labels its message
+        "botocore.errorfactory.MessageRejected: An error occurred (MessageRejected) when "
+        "calling the SendEmail operation: Address blacklisted: a@b.dk is on the suppression list",
+        "MessageRejected: Address blacklisted: a@b.dk is on the suppression list",
+    ),
+    (
+        "ClientError: An error occurred (SlowDown) when calling the PutObject operation "
+        "(reached max retries: 4): Please reduce your request rate.",
+        "SlowDown: Please reduce your request rate.",
+    ),
+    (
+        "Email address is not verified. (Service: AmazonSimpleEmailService; Status Code: 400; "
+        "Error Code: MessageRejected; Request ID: 1b2c-33; Proxy: null)",
+        "MessageRejected: Email address is not verified.",
+    ),
+    (
+        "com.amazonaws.services.sqs.model.QueueDoesNotExistException: The specified queue does "
+        "not exist. (Service: AmazonSQS; Status Code: 400; Error Code: QueueDoesNotExist; "
+        "Request ID: 9f)",
+        "QueueDoesNotExistException: The specified queue does not exist.",
+    ),
     (
         "com.acme.bank.core.AccountFrozenException: Account 44-2 is frozen\n"
         "\tat com.acme.X.y(X.java:2)",
