@@ -142,14 +142,26 @@ _CODE_ALONE = re.compile(
 
 
 def error_codes(text: str) -> frozenset[str]:
-    """The error codes ``text`` gives (``ERROR_CODE``, ``_CODE_ALONE``), casefolded."""
+    """The error codes ``text`` gives (``ERROR_CODE``, ``_CODE_ALONE``, ``_CODE_LABEL``),
+    casefolded."""
     found = set()
     for match in ERROR_CODE.finditer(text):
         code = _CODE_NAME.search(match.group(0).rstrip(")"))
         if code is not None:
             found.add(code.group(0).casefold())
     found.update(_CODE_ALONE.findall(text))
+    found.update(
+        label.casefold()
+        for label in _CODE_LABEL.findall(text)
+        if sum(c.isupper() for c in label) >= 2
+    )
     return frozenset(found)
+
+
+#: an exception's name or a service's error code labelling a line's message
+#: ("SMTPSenderRefused: (553, …)", "MessageRejected: Address blacklisted", "KeyError: 'x'"):
+#: CamelCase, two capitals at least (not a word of prose: "Payment: declined")
+_CODE_LABEL = re.compile(r"^[ \t]*([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*):\s", re.M)
 
 
 #: an enum value an error quotes ("reason: AML_REVIEW"): capitals joined by underscores

@@ -14,7 +14,14 @@ import pytest
 
 from digest import fingerprint as fp
 from digest.figures import figures
-from digest.frames import bracketed_apart, enums_masked, passed_values, quoted_apart, swapped
+from digest.frames import (
+    bracketed_apart,
+    enums_masked,
+    error_codes,
+    passed_values,
+    quoted_apart,
+    swapped,
+)
 from digest.identity.gloss import gloss
 from digest.identity.meaning import READS_ALIKE, likeness, reads_like
 from digest.lessons.neighbours import Neighbour
@@ -248,6 +255,19 @@ def test_two_codes_of_one_sdk_frame_read_apart() -> None:
     assert reads_like(a, b) == 0.0
     same_code = b.replace("contains characters outside the allowed set", "has invalid characters")
     assert not likeness(b, same_code).names_apart
+
+
+def test_two_exceptions_of_one_client_read_apart_by_their_names() -> None:
+    """A client's exceptions label their messages ("SMTPSenderRefused: (553, …)"): two names
+    are two errors, however alike the server's replies read once their codes are masked; a
+    word of prose before a colon is no name."""
+    a = "SMTPRecipientsRefused: (‹id›, b'‹id› Recipient address rejected: User unknown')"
+    b = "SMTPSenderRefused: (‹id›, b'‹id› Sender address rejected: not owned by user')"
+    assert likeness(a, b).names_apart
+    assert reads_like(a, b) == 0.0
+    assert error_codes("MessageRejected: Address blacklisted") == {"messagerejected"}
+    assert error_codes("Payment: declined") == frozenset()
+    assert error_codes("Error: declined") == frozenset()
 
 
 def test_the_items_of_a_list_argument_are_values_the_call_passed() -> None:
