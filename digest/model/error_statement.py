@@ -34,7 +34,10 @@ _ERRORS_KEYS = (
 #: ``error`` output and ``execute_reply``)
 _RAISED_KEYS = ("ename", "evalue")
 #: keys of one error item that name the field it is about
-_FIELD_KEYS = ("field", "param", "parameter", "loc", "pointer", "name")
+_FIELD_KEYS = (
+    "field", "param", "parameter", "loc", "pointer", "name", "path", "instancepath", "datapath",
+    "propertypath",
+)  # fmt: skip
 #: what one item says at most, and how many items are read
 _SAID_MAX = 300
 #: how deep a body is read (GraphQL's ``data`` → mutation → ``userErrors`` → item → message)
@@ -158,10 +161,12 @@ def _of_field(name: str, said: str) -> str:
 
 def _field_name(value: Any, key: str) -> str | None:
     """The field an error item names: a name, or the last name of a location's path
-    (``"loc": ["query", "origin"]`` → "origin", FastAPI's and pydantic's); of a JSON pointer,
+    (``"loc": ["query", "origin"]`` → "origin", FastAPI's and pydantic's; a GraphQL error's
+    ``"path"``); of a JSON pointer (an OpenAPI validator's ``"path": "/body/amount"``, ajv's
+    ``instancePath``),
     its last two names, the item selectors between them aside
     (``/purchase_units/@reference_id=='default'/amount/value`` → "amount/value", PayPal's)."""
-    if isinstance(value, list) and key == "loc":
+    if isinstance(value, list) and key in ("loc", "path"):
         value = next((v for v in reversed(value) if isinstance(v, str) and v.strip()), None)
     if isinstance(value, str) and value.startswith("/"):
         names = [part for part in value.split("/") if _POINTER_NAME.fullmatch(part)]

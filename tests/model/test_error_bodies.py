@@ -68,10 +68,25 @@ WRAPPED = "HTTP 400 Bad Request\n" + json.dumps(
     }
 )  # fmt: skip
 
+#: an OpenAPI validator's body: each error's JSON pointer under "path"
+OPENAPI_PATH = "HTTP 400\n" + json.dumps(
+    {
+        "message": "request/body/weightKg must be number",
+        "errors": [{"path": "/body/weightKg", "message": "must be number",
+                    "errorCode": "type.openapi.validation"}],
+    }
+)  # fmt: skip
+#: a GraphQL error's path: the names from the operation down to the field
+GRAPHQL_PATH = json.dumps(
+    {"errors": [{"message": "Handle is taken", "path": ["createShelter", "handle"]}]}
+)
+
 
 @pytest.mark.parametrize(
     ("error", "says"),
     [
+        (OPENAPI_PATH, "body/weightKg: must be number"),
+        (GRAPHQL_PATH, "handle: Handle is taken"),
         (ROOM_TAKEN, "Base: Room 12 is already booked for these dates"),
         (NO_MX, "Recipient domain has no MX"),
         (WRAPPED, 'Field "shoe_size" does not exist'),
@@ -81,7 +96,7 @@ WRAPPED = "HTTP 400 Bad Request\n" + json.dumps(
 )
 def test_a_bodys_details_and_causes_say_what_failed(error: str, says: str) -> None:
     said = statement(error)
-    assert said.startswith("HTTP 4") and says in said, said
+    assert (said.startswith("HTTP 4") or error == GRAPHQL_PATH) and says in said, said
     # not the body's own frame ("Record validation errors", "Request is not well-formed")
     frames = ("validation errors", "well-formed", "failed", "were not valid", "isValid")
     assert not any(frame in said for frame in frames)
