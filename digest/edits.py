@@ -21,7 +21,8 @@ three lessons per event: content takes what its promise and tone rules leave):
   rules, so edits that share a diff shape share their tone rule and nothing else;
 - ``rejected``: a draft rejected outright, alone, identified by the draft's content.
 
-Pure functions on text; a reply's words without its tone are read in ``digest.reply_text``, what
+Pure functions on text; a reply's words without its tone are read in ``digest.reply_text`` (its
+promises, hedges and forms of address in ``digest.reply_words``), what
 it says, tone aside, in ``digest.edit_content``.
 ``digest.fingerprint`` keys each rule (``kind:subject-digest`` with
 the family as subject), the offline judge words each rule's lesson, and ``assign`` tells which
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -58,6 +58,7 @@ from digest.reply_text import (
     sentences,
     substantive,
 )
+from digest.reply_words import ADDRESS, HEDGE, NUMBER_WORD, PROMISE
 
 #: an apology of at least this many words, cut to half or less, is a rule of its own
 APOLOGY_LONG = 8
@@ -65,52 +66,12 @@ APOLOGY_LONG = 8
 #: the families of rules, in the order an edit's lessons are written
 FAMILIES = ("content", "promise", "tone", "rejected")
 
-_PROMISE = re.compile(
-    r"\b(guarantee[ds]?|promise[ds]?|definitely|certainly|for sure|100 ?%|will (?:arrive|be "
-    r"(?:delivered|there|shipped|refunded))|by (?:tomorrow|monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today"
-    # an offer the reply commits the business to: "we'll give you a free courtesy car"
-    r"|(?:give|send|offer|lend) you (?:a |an |our )?(?:free|complimentary)|complimentary"
-    # the same commitments in the other languages the product screens: a guarantee, a promise,
-    # an adverb of certainty, "today still" / "by tomorrow"
-    r"|garantiert|versprochen|auf jeden fall|ganz sicher|definitiv|heute noch|bis morgen"
-    r"|garantie?s?|promis|certainement|sans faute|à coup sûr|assurément|dès demain|d'ici demain"
-    r"|garantizad[oa]s?|prometid[oa]|seguro que|sin falta|definitivamente|hoy mismo|para mañana"
-    r"|garantit[oa]|promesso|sicuramente|di sicuro|senz'altro|entro domani|oggi stesso"
-    r"|garantid[oa]|com certeza|certamente|sem falta|hoje mesmo|até amanhã"
-    r"|gegarandeerd|beloofd|zeker weten|beslist|vandaag nog|uiterlijk morgen"
-    # Polish, Swedish, Danish and Norwegian, Czech, Finnish, Turkish
-    r"|obiecuj\w*|gwarantuj\w*|gwarantowan\w*|na pewno|jeszcze dziś|do jutra"
-    r"|lovar|garanterar|garanterat|definitivt|redan idag|senast imorgon"
-    r"|vi lover|jeg lover|garanterer|garanteret|garantert|helt sikkert|senest i morgen"
-    r"|slibuj\w*|zaručen\w*|garantujeme|určitě|ještě dnes|do zítřka"
-    r"|lupaa\w*|lupaan|takaamme|taatusti|varmasti|vielä tänään|huomiseen mennessä"
-    r"|söz veriyoruz|söz veriyorum|garanti ediyoruz|kesinlikle|yarına kadar)\b",
-    re.I,
-)
-
-
-#: how a reply addresses the reader, per language that has a familiar and a polite "you"
-#: (informal, formal): German and Italian write the polite forms with a capital
-_ADDRESS = tuple(
-    (re.compile(rf"\b(?:{informal})\b", re.I), re.compile(rf"\b(?:{formal})\b", flags))
-    for informal, formal, flags in (
-        ("du|dich|dir|dein|deine|deinen|deinem|deiner|deines",
-         "Sie|Ihnen|Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres", 0),
-        ("tu|te|toi|ton|ta|tes|t'", "vous|votre|vos", re.I),
-        ("tú|tu|tus|te|ti|contigo", "usted|ustedes|su|sus", re.I),
-        ("tu|ti|tuo|tua|tuoi|tue", "Lei|Le|Suo|Sua|Suoi|Sue", 0),
-        ("tu|te|teu|tua|teus|tuas|contigo", "o senhor|a senhora|senhor|senhora", re.I),
-        ("je|jij|jou|jouw", "u|uw", re.I),
-    )
-)  # fmt: skip
-
 
 def _address(original: str, final: str) -> list[str]:
     """``formal-address`` when the draft says the familiar "you" of a language and the final
     only its polite one ("kannst du" → "können Sie", "ta carte" → "votre carte"),
     ``informal-address`` the other way; else nothing."""
-    for informal, formal in _ADDRESS:
+    for informal, formal in ADDRESS:
         was, now = bool(informal.search(original)), bool(informal.search(final))
         polite, polite_now = bool(formal.search(original)), bool(formal.search(final))
         if was and not now and polite_now:
@@ -178,55 +139,25 @@ RULES_PER_EDIT = 3
 
 
 def _promises(text: str) -> set[str]:
-    """The promises a reply makes, as its words (``_PROMISE``: "guaranteed", "by friday")."""
+    """The promises a reply makes, as its words (``PROMISE``: "guaranteed", "by friday")."""
     return {
         " ".join(found.group(0).casefold().split())
         for s in sentences(plain(text))
         if claims(s)
-        for found in _PROMISE.finditer(s)
+        for found in PROMISE.finditer(s)
     }
 
 
 def _promising(text: str) -> str:
-    """The sentences of a reply that make a promise (``_PROMISE``)."""
+    """The sentences of a reply that make a promise (``PROMISE``)."""
     # courtesy ("thanks for reaching out today") promises nothing
-    return " ".join(s for s in sentences(plain(text)) if _PROMISE.search(s) and claims(s))
-
-
-#: how a reply says "when it is ready" without a date: what replaces a promise
-_HEDGE = re.compile(
-    r"\b(?:as soon as|as quickly as|shortly|we(?:'ll| will) (?:let you know|keep you (?:posted|"
-    r"updated)|update you|be in touch)|(?:cannot|can't|can not) (?:promise|guarantee)|no (?:exact|"
-    r"fixed) date"
-    # "as soon as possible" in the other languages the product screens
-    r"|so bald wie möglich|so schnell wie möglich|schnellstmöglich|sobald|dès que possible"
-    r"|au plus vite|dès que|lo antes posible|cuanto antes|en cuanto|(?:il )?prima possibile"
-    r"|appena possibile|quanto prima|assim que possível|o mais rápido possível|o quanto antes"
-    r"|zo snel mogelijk|zodra"
-    # and "we will get back to you / let you know", there and in Polish, the Nordic languages,
-    # Czech, Finnish and Turkish
-    r"|(?:get|come) back to you|once we know more|when we know more|wir melden uns|auf dem "
-    r"laufenden|nous vous tiendrons inform\w*|revenons vers vous|le mantendremos informad\w*"
-    r"|le avisaremos|la terremo aggiornat\w*|le faremo sapere|manteremos (?:você|o senhor|a "
-    r"senhora) informad\w*|avisaremos|we laten (?:het )?u weten|we houden u op de hoogte"
-    r"|jak najszybciej|możliwie szybko|odezwiemy się|damy znać|gdy tylko|jak tylko"
-    r"|så snart som möjligt|så fort som möjligt|snarast|vi hör av oss|återkommer"
-    r"|så snart som muligt|så hurtigt som muligt|snarest|vi vender tilbage|vi kommer tilbake"
-    r"|vi giver besked|vi gir beskjed|co nejdříve|co nejrychleji|jakmile|ozveme se|dáme vědět"
-    r"|mahdollisimman pian|heti kun|palaamme asiaan|ilmoitamme|en kısa sürede|en kısa zamanda"
-    r"|bilgi vereceğiz|dönüş yapacağız)\b",
-    re.I,
-)
-_NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty)\b",
-    re.I,
-)
+    return " ".join(s for s in sentences(plain(text)) if PROMISE.search(s) and claims(s))
 
 
 def _hedges(said: str) -> bool:
     """Does what the final says only hedge (no date, no number: "as soon as the engineer has
     checked it")? Said in place of a promise, it is how the promise rule is kept, not a fact."""
-    return all(_HEDGE.search(s) and not _NUMBER.search(s) for s in sentences(said))
+    return all(HEDGE.search(s) and not NUMBER_WORD.search(s) for s in sentences(said))
 
 
 # --- the rules ----------------------------------------------------------------------------------
@@ -305,7 +236,7 @@ def _taught(original: str, final: str | None) -> tuple[EditRule, ...]:
         room = max(1, RULES_PER_EDIT - bool(promise) - bool(tone))
         # a claim the draft made that nothing added stands in for is a rule of its own (what
         # not to say), when there is room beside the content; a promise is the promise's rule
-        dropped = dropped_claims(original, final, _PROMISE if promise else None)
+        dropped = dropped_claims(original, final, PROMISE if promise else None)
         if dropped and room > 1:
             room -= 1
             unsaid = " ".join(

@@ -123,12 +123,15 @@ _CAP_WORDS = (
     r"|en fazla|en az"
 )
 #: a cap's noun after its figure ("over the 95 kg limit", "95 kg sınırını aşıyor")
-_CAP_AFTER = r"limit|limiet|grens|limite|límite|grenze|limitu|sınır\w*"
+_CAP_AFTER = (
+    r"limit|limiet|grens|limite|límite|grenze|limitu|sınır\w*|gräns\w*|grænse\w*|grense\w*"
+    r"|raja\w*|hranic\w*"
+)
 #: a cap's noun: "limit of 10", "the maximum allowed is 4", "maximale Größe von 20 MB"
 _CAP_NOUNS = (
     r"limit|limited|limite|límite|grenze|maximum|minimum|max|min|quota|cap|threshold"
     r"|allowance|m[aá]xim[ao]s?|m[ií]nim[ao]s?|massim[ao]|minim[ao]|maximale?|minimale?"
-    r"|höchst\w*|mindest\w*"
+    r"|höchst\w*|mindest\w*|gräns\w*|grænse\w*|grense\w*|limiet\w*|hranic\w*|limitu"
     # what is permitted names a cap too ("the permitted axle load of 22.5 t")
     r"|permitted|allowed|zulässige?|toegestane?|consentit[ao]|permitid[ao]|autorisée?"
 )
@@ -160,7 +163,7 @@ _KEPT = re.compile(
     rf"|(?:\bhttp(?:/\d(?:\.\d)?)?|\bstatus(?: code)?|\b(?:error|fehler|erreur|erro|errore)"
     rf"(?: code)?)\s*[:=]?\s*(?P<status>[1-5]\d\d){_ALONE}"
     rf"|\b(?:{_CAP_WORDS})\s*[:=]?\s*(?P<cap>{_NUM}{_UNIT}){_ALONE}"
-    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|:|=|\()?\s*"
+    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|på|van|:|=|\()?\s*"
     rf"(?P<noun>{_NUM}{_UNIT}){_ALONE}"
     rf"|(?<![\w.,/:+-])(?P<before>{_NUM}(?:%|\s?(?:[kmgt]i?b|kg|ml|cm|mm|km|m|t|°c|°f)\b))"
     rf"(?=\s+(?:{_CAP_AFTER})\b)"

@@ -26,6 +26,11 @@ KEPT = [
     ("Refunds close 72 hours before departure (booking B-88812)", ["72"]),
     ("Stornierung nur bis 14 Tage vorher möglich", ["14"]),
     ("la modifica va fatta 2 giorni prima", ["2"]),
+    # a limit named in the Nordic languages, Dutch, Finnish: its figure after or before it
+    ("Lasten 61 kg överstiger gränsen på 40 kg", ["40 kg"]),
+    ("vægten overstiger grænsen på 20 kg", ["20 kg"]),
+    ("het bedrag overschrijdt de limiet van 500", ["500"]),
+    ("paino ylittää 25 kg rajan", ["25 kg"]),
     # the bound of a comparison an error prints, not the value before it
     ("Shard count too high (64 > 16)", ["16"]),
     ("disk usage 9120 >= 8000 MB", ["8000 MB"]),

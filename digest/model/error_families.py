@@ -4,7 +4,8 @@ The offline judge reads an error as a support engineer would: not "``update_orde
 but "the item is out of stock", "the balance does not cover it". Each family is a class of
 precondition, state, limit, conflict, identity, permission, format or missing input,
 recognised by its phrasings (English, then the common phrasings of German, Spanish, French,
-Portuguese, Italian and a few others where they are cheap) and answered with the rules' own
+Portuguese, Italian, and for the commonest states, limits and missing inputs Dutch, Swedish,
+Danish, Norwegian, Polish, Czech, Finnish and Turkish) and answered with the rules' own
 remedy. The error only picks the family; a lesson shows it as an observed quotation.
 
 Families are tried in order: business preconditions and states before the generic input

@@ -109,6 +109,12 @@ INPUT_FAMILIES: tuple[Family, ...] = (
             r"fehlt|erforderlich|pflichtfeld|darf nicht leer|falta|obligatori|requerid|no puede "
             r"estar vací|manquant|requis|ne peut pas être vide|ausente|faltando|não pode (?:estar"
             r"|ser) vazi|mancant|non può essere vuot|必須|缺少|必填|不能为空",
+            # Portuguese and French "obligatory", "is required" in Spanish and Italian, and
+            # Dutch, the Nordic languages, Polish, Czech, Finnish and Turkish
+            r"obrigatóri|obligatoire|se requiere|es necesari|è richiest|ontbreekt|verplicht"
+            r"|is vereist|saknas|krävs|obligatorisk|mangler|påkrævet|påkrevd|brakuje|brak "
+            r"(?:wymagan|pola|parametru|wartości)|jest wymagan|wymagane|chybí|je povinn|povinn[éý]"
+            r"|vyžadován|puuttuu|pakollinen|vaaditaan|\beksik\b|zorunlu|gerekli",
         ),
         "Pass every required argument",
         "a required argument may be missing or empty",

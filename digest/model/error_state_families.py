@@ -132,6 +132,10 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r" (?:le|pour)|sem disponibilidade|não há (?:vagas|lugares)|indisponível (?:em|para)"
             r"|nessuna disponibilità|non disponibile (?:il|per)|\bocupad[oa]s?\b|\boccupée?s?\b"
             r"|\bbesetzt\b|\boccupat[oi]\b|\bbezet\b",
+            r"(?:está|esta) complet[oa]|\best complet|al completo|lotad[oa]|volgeboekt|is vol\b"
+            r"|geen (?:plaatsen|plekken)|fullbokad|är full\b|inga lediga|fuldt booket|fullbooket"
+            r"|ingen ledige|brak wolnych|brak miejsc|jest pełn|plně obsazen|žádná volná"
+            r"|není (?:volné|volný|volná)|täynnä|ei vapaita|dolu\b|boş yer yok",
         ),
         "Check availability first",
         "the date, time or seats asked for may be unavailable",
@@ -147,6 +151,10 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"|insuficiente|no hay suficiente|insufficiente|non (?:basta|sufficiente)|onvoldoende"
             r"|niet genoeg|(?:crédito|credito|crédit|saldo|solde|guthaben)\w* (?:\w+ )?"
             r"(?:non )?(?:insufficient|insuficiente|insufficiente|insuffisant)",
+            # "no X left" as the other languages say it
+            r"no quedan|não (?:restam|há mais)|il ne reste (?:plus|aucun)|non (?:ci sono più|"
+            r"restano)|keine \w+ mehr\b|geen \w+ meer\b|inga \w+ kvar|ingen \w+ (?:tilbage|"
+            r"igjen)|nie (?:ma|zostało) już|(?:už )?nezbývají|ei (?:ole )?enää|hiç \w+ kalmadı",
         ),
         "Check what is left first",
         "what is left may not cover the request",
@@ -277,6 +285,11 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"|doit d'abord|solde impayé|non (?:vérifié|confirmé|activé)|deve primeiro|saldo "
             r"devedor|não (?:verificad|confirmad|ativad)|deve prima|saldo insoluto|non "
             r"(?:verificat|confermat|attivat)",
+            r"niet (?:geverifieerd|bevestigd|geactiveerd)|(?:är )?inte (?:verifiera[dt]|"
+            r"bekräfta[dt]|aktivera[dt])|ikke (?:verificeret|bekræftet|aktiveret|verifisert"
+            r"|bekreftet|aktivert)"
+            r"|nie (?:jest )?(?:zweryfikowan|potwierdzon|aktywowan)|není (?:ověřen|potvrzen|"
+            r"aktivován)|ei ole (?:vahvistettu|aktivoitu)|doğrulanmamış|onaylanmamış",
         ),
         "Complete the prerequisite first",
         "a prerequisite of the call may be unmet",
@@ -305,6 +318,7 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"|since|after|once|in)\b"
             r"|(?:is|are|was|has been) (?:currently )?(?:lapsed|inactive|suspended|frozen|blocked"
             r"|closed|canceled|cancelled|terminated|deactivated|disabled|on hold|archived)\b"
+            r"|(?:has|have) (?:closed|ended)\b"
             r"|(?:cannot|can't|can not|may not|could not) be (?!(?:found|located|identified|"
             r"recogni[sz]ed|resolved|parsed|decoded|read|verified|validated|authenticated|"
             r"authori[sz]ed|combined|reached|determined|matched|delivered|shipped|used|applied|"
@@ -321,6 +335,13 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"suspendu|résilié|clôturé|inactif|gelé|fermé)|è (?:bloccat|sospes|chius|disattivat|"
             r"congelat)|no admite (?:\w+ )?operaciones|n'(?:admet|accepte) (?:pas|aucune) "
             r"(?:d')?opérations?|non (?:ammette|consente) (?:\w+ )?operazioni",
+            # a state named in Portuguese, Dutch, the Nordic languages, Polish, Czech, Finnish
+            # and Turkish ("está bloqueado", "is geblokkeerd", "är stängd för underhåll")
+            r"está (?:fechad|encerrad|suspens)|is (?:gesloten|geblokkeerd|vergrendeld|"
+            r"opgeschort)|är (?:stängd|låst|spärrad|avstängd)|er (?:lukket|låst|spærret|stengt|"
+            r"sperret)|jest (?:zamknięt|zablokowan|zawieszon)|(?:je|byl[ao]?) (?:uzavřen|"
+            r"zablokován|zamčen|pozastaven|ukončen)|on (?:suljettu|lukittu|estetty)"
+            r"|(?:kapalı|kilitli|askıya alın)",
             r"kann nicht (?:geändert|storniert|erstattet|zurückgegeben) werden|nicht (?:änderbar|"
             r"stornierbar|erstattungsfähig)|no (?:se )?pueden? (?:ser )?(?:modificad|cambiad|"
             r"cancelad|reembolsad|devuelt)|no (?:es )?(?:modificable|reembolsable|cancelable)"
@@ -382,6 +403,12 @@ STATE_FAMILIES: tuple[Family, ...] = (
             # "at most" as each language says it
             r"|maximal \d|como máximo|a lo sumo|máximo de \d|au maximum|au plus \d|maximum de \d"
             r"|al massimo|massimo (?:di )?\d|no máximo",
+            # Dutch, the Nordic languages, Polish, Czech, Finnish and Turkish
+            r"overschrijdt|overschreden|te veel|maximaal \d|ten hoogste|överstiger|överskrider"
+            r"|för många|högst \d|overstiger|overskrider|for mange|højst \d|høyst \d|przekracza"
+            r"|przekroczon|zbyt wiele|za dużo|maksymalnie \d|co najwyżej|překračuje|překročen"
+            r"|příliš mnoho|maximálně \d|nejvýše|ylittää|ylitetty|liian (?:monta|paljon|suuri)"
+            r"|enintään|aşıyor|aşıldı|aşmaktadır|çok fazla|en fazla|eccede",
         ),
         "Stay within the limit",
         "a quantity or amount may exceed a limit",
@@ -394,10 +421,14 @@ STATE_FAMILIES: tuple[Family, ...] = (
             r"below (?:the )?(?:minimum|min)\b|less than (?:the )?(?:minimum|required)|(?:must|"
             r"should) be (?:at least|greater than|more than|positive)|minimum (?:order|amount|"
             r"quantity|age|of)|(?:requires?|needs?) an? minimum\b|minimum \w+ of \d"
-            r"|too (?:small|short|few|low|young)|\bat least\b",
+            r"|too (?:small|short|few|low|young)|\bat least\b|minimum \w+(?: \w+)? is \d",
             r"mindestens|unter dem minimum|al menos|por debajo del mínimo|au moins|inférieur au "
             r"minimum|pelo menos|abaixo do mínimo|almeno|sotto il minimo|como mínimo|mínimo de \d"
             r"|au minimum|minimum de \d|no mínimo|minimo (?:di )?\d",
+            r"mínim[oa] de \d|(?:idade|edad|età|âge) mínim|âge minimum|minimaal \d|minstens"
+            r"|ten minste|minimumleeftijd|minst \d|minimiålder|lägst \d|mindst \d|minimumsalder"
+            r"|co najmniej|minimaln\w+ \w+|poniżej minimum|nejméně|alespoň|minimáln\w+ \w+"
+            r"|vähintään|alaikäraja|en az \d|asgari",
         ),
         "Meet the minimum first",
         "a value may be below the minimum allowed",
