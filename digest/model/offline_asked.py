@@ -84,15 +84,33 @@ def read_apart(new: facts.Fact, old: facts.Fact) -> bool:
         return True
     # the asker's own figures an answer takes as an instance of its rule ("a lunch for 18
     # people?" "our minimum is now 25, so 18 is too few") are no term a question asks about
-    mine = new.subject - asked_instances(new.question, new.numbers, old.numbers)
+    # …nor is the noun such a figure counts ("for 18 people"): the question is the old one's
+    # thing ("a lunch") asked for the asker's case
+    # (read apart only when the question reads apart both with and without them)
+    instances = asked_instances(new.question, new.numbers, old.numbers)
+    asked = _without_instances(new.question, instances)
+    mine = new.subject - instances
+    bare = mine - (facts.terms(new.question) - facts.terms(asked))
     theirs = old.subject - asked_instances(old.question, old.numbers, new.numbers)
-    if swapped(new.question, old.question) or _one_term_each(mine, theirs):
+    if swapped(new.question, old.question) and swapped(asked, old.question):
+        return True
+    if _one_term_each(mine, theirs) and _one_term_each(bare, theirs):
         return True
     mine, theirs = _names(new.question), _names(old.question)
     if mine - theirs and theirs - mine:
         return True
     said, known = figures(new.question), figures(old.question)
     return bool(said - known) and bool(known - said)
+
+
+def _without_instances(question: str, instances: frozenset[str]) -> str:
+    """``question`` without the asker's instance figures and the word each counts ("Can you
+    cater a lunch for 18 people?" → "Can you cater a lunch for ?")."""
+    for figure in instances:
+        question = re.sub(
+            rf"(?<![\w.,]){re.escape(figure)}(?![\w.,])(?:\s+[^\W\d_]+)?", "", question
+        )
+    return question
 
 
 def _one_term_each(mine: frozenset[str], theirs: frozenset[str]) -> bool:

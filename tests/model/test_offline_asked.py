@@ -179,3 +179,21 @@ def test_an_asker_who_is_not_the_case_still_hears_a_stated_change() -> None:
            "From now on the day pass is 15 euros for everyone, members included.")  # fmt: skip
     op = offline_judged([owner_fact(4, *old)], *new)
     assert op["op"] != "ADD" or "another case" not in str(op.get("reason")), op
+
+
+def test_the_noun_an_askers_figure_counts_reads_no_question_apart() -> None:
+    """The asker's own figure and the noun it counts ("for 3 children") are the asker's case,
+    not what the question asks about: without them the question is the old one's thing in
+    other words, not one frame with a word swapped ("children" for "school")."""
+    from digest import facts
+    from digest.model.offline_asked import read_apart
+
+    old = facts.fact("Do you run school pony treks?", "Yes, for groups of 4 riders or more.")
+    new = facts.fact(
+        "Can you run a pony trek for 3 children?",
+        "Not for so few any more: treks now start at 6 riders, so 3 is too few.",
+    )
+    assert not read_apart(new, old)
+    # a figure the old answer states too is no instance: the nouns stay and read apart
+    other = facts.fact("Can you run a pony trek for 4 children?", "Yes, 4 riders is fine.")
+    assert read_apart(other, old)
