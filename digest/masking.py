@@ -132,6 +132,9 @@ _CAP_NOUNS = (
     r"limit|limited|limite|límite|grenze|maximum|minimum|max|min|quota|cap|threshold"
     r"|allowance|m[aá]xim[ao]s?|m[ií]nim[ao]s?|massim[ao]|minim[ao]|maximale?|minimale?"
     r"|höchst\w*|mindest\w*|gräns\w*|grænse\w*|grense\w*|limiet\w*|hranic\w*|limitu"
+    # the adjectives of a bound in the Nordic and Slavic languages, Finnish and Turkish
+    r"|minsta|högsta|lägsta|mindste|højeste|laveste|minste|høyeste|minimaln\w*|maksymaln\w*"
+    r"|minimáln\w*|maximáln\w*|nejnižší|nejvyšší|vähimmäis\w*|enimmäis\w*|asgari|azami"
     # what is permitted names a cap too ("the permitted axle load of 22.5 t")
     r"|permitted|allowed|zulässige?|toegestane?|consentit[ao]|permitid[ao]|autorisée?"
 )
@@ -163,7 +166,7 @@ _KEPT = re.compile(
     rf"|(?:\bhttp(?:/\d(?:\.\d)?)?|\bstatus(?: code)?|\b(?:error|fehler|erreur|erro|errore)"
     rf"(?: code)?)\s*[:=]?\s*(?P<status>[1-5]\d\d){_ALONE}"
     rf"|\b(?:{_CAP_WORDS})\s*[:=]?\s*(?P<cap>{_NUM}{_UNIT}){_ALONE}"
-    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|på|van|:|=|\()?\s*"
+    rf"|\b(?:{_CAP_NOUNS}){_FILLER}\s*(?:of|is|are|to|von|de|di|du|på|van|ist|es|est|è|é|je|wynosi|är|er|bedraagt|:|=|\()?\s*"
     rf"(?P<noun>{_NUM}{_UNIT}){_ALONE}"
     rf"|(?<![\w.,/:+-])(?P<before>{_NUM}(?:%|\s?(?:[kmgt]i?b|kg|ml|cm|mm|km|m|t|°c|°f)\b))"
     rf"(?=\s+(?:{_CAP_AFTER})\b)"

@@ -31,6 +31,11 @@ KEPT = [
     ("vægten overstiger grænsen på 20 kg", ["20 kg"]),
     ("het bedrag overschrijdt de limiet van 500", ["500"]),
     ("paino ylittää 25 kg rajan", ["25 kg"]),
+    # a bound's adjective and its verb in Czech, Polish, Swedish, German
+    ("Objednávka zamítnuta: minimální částka je 300 Kč", ["300"]),
+    ("Minimalna kwota zamówienia wynosi 50 zł", ["50"]),
+    ("Lägsta belopp är 200 kr", ["200"]),
+    ("Das Minimum ist 5 Stück", ["5"]),
     # the bound of a comparison an error prints, not the value before it
     ("Shard count too high (64 > 16)", ["16"]),
     ("disk usage 9120 >= 8000 MB", ["8000 MB"]),
