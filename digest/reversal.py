@@ -121,8 +121,17 @@ def reversal_terms(text: str) -> set[str]:
     empty set when the text states no reversal."""
     terms: set[str] = set()
     for sentence in reversal_sentences(text):
-        terms |= _words(sentence)
+        terms |= _words(_ANOTHER.sub(" ", sentence))
     return terms
+
+
+#: another instance of what the sentence's instance is ("choose another class", "elija otra
+#: clase"): the word names the instance's kind, not what the tool asks for
+_ANOTHER = re.compile(
+    r"\b(?:another|other|otr[oa]s?|autres?|andere[nrs]?|altr[oaie]|outr[oa]s?|annan|annat"
+    r"|andra|anden|andet|andre|inn[yaei]|jin[ýáéou]|toinen|başka)\s+[^\W\d_][\w-]*",
+    re.IGNORECASE,
+)
 
 
 #: what a policy speaks of: a check, a permission, a role. A reversal from run text never

@@ -448,3 +448,25 @@ def test_a_state_of_one_masked_instance_reverses_nothing_the_tool_asks_for() -> 
     # a field the old lesson names, reversed, still is
     field = "Observed: `renew_loan` failed with «'loan_id' is no longer accepted; send 'loan'»."
     assert reverses(field, "Observed: `renew_loan` failed with «'loan_id' is required».")
+
+
+def test_another_instance_of_the_same_kind_is_no_term_of_a_reversal() -> None:
+    """ "Choose another room" names another instance of what the sentence's instance is: the
+    word is the instance's kind, shared with an unrelated error about rooms, not what the
+    reversal is about (a room that is full is not reversed by a guide who no longer leads
+    tours of room 4)."""
+    old = "Observed: `book_tour` failed with «The room is full»."
+    new = (
+        "Observed: `book_tour` failed with «The guide no longer leads room ‹id›; pick another "
+        "room»."
+    )
+    assert states_reversal(new) and not reverses(new, old)
+    spanish = (
+        "Observed: `reservar` failed with «El guía ya no lleva la sala ‹id›; elija otra sala»."
+    )
+    assert not reverses(spanish, "Observed: `reservar` failed with «La sala está llena».")
+    # the thing itself, reversed, still is
+    assert reverses(
+        "Observed: `book_tour` failed with «Rooms are no longer booked by name; send 'room_id'».",
+        "Observed: `book_tour` failed with «Book the room by its name».",
+    )
