@@ -116,6 +116,9 @@ def precondition(error: str, family: Family, limit: int) -> str:
         shorter += [p for p in reversed(through_figures(rest)) if len(p) <= limit]
         shorter += [_cut(rest, limit)] if kept_figures(_cut(rest, limit)) else []
         shorter.append(line[found.start() : found.end()])
+        # what the family recognised may span the long name it is about ('Property
+        # "jezyk_ojczysty" does not exist'): its last words still say what failed
+        shorter.append(" ".join(line[found.start() : found.end()].split()[-3:]))
     else:  # no family to find: its first clause, or that clause's first words
         if status is not None and line is whole:
             line = line[status.end() :]  # the status says only the class of error

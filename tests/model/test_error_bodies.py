@@ -191,3 +191,14 @@ def test_a_failed_state_and_an_argument_error_of_one_tool_stay_two_lessons() -> 
     old["reads_like"] = {"0": 0.95}
     [op] = json.loads(reconcile([old], [new]))["operations"]
     assert op["op"] == "ADD", op
+
+
+def test_a_long_name_in_what_the_family_read_leaves_its_last_words_for_the_title() -> None:
+    """What the family recognised may span the name it is about, too long for a title
+    ('Property "…" does not exist'): the title quotes its last words, not the remedy alone."""
+    from digest.model.error_families import family_of
+
+    error = 'HTTP 400 Bad Request: Property "preferred_contact_channel_for_ops" does not exist'
+    family = family_of(error)
+    assert family.name == "unknown-name"
+    assert precondition(error, family, 40) == "does not exist"
