@@ -31,8 +31,12 @@ _LABEL = re.compile(
     r"|fejl|virhe|hata|błąd|chyba|ошибка)\s*[:\-–]\s*",
     re.I,
 )
-#: a status line before an error's message: "HTTP 400 Bad Request: ", "404 Not Found - "
-_STATUS_HEAD = re.compile(r"(?:HTTP(?:/[\d.]+)?\s*)?[45]\d\d(?:\s+[A-Z][\w'-]*){0,4}\s*[:\-–]\s*")
+#: a status line before an error's message: "HTTP 400 Bad Request: ", "404 Not Found - ",
+#: in the words an error opens with ("Erreur 400 : ", "Fehler 413: ")
+_STATUS_HEAD = re.compile(
+    r"(?:(?:HTTP(?:/[\d.]+)?|Error|Erreur|Fehler|Errore|Erro|Fout|Fel|Fejl|Feil|Błąd|Chyba"
+    r"|Virhe|Hata)\s*)?[45]\d\d(?:\s+[A-Z][\w'-]*){0,4}\s*[:\-–]\s*"
+)
 #: the field an error's message is listed under, a name or a path ("amount/value: …")
 _LISTED_UNDER = re.compile(r"^[A-Za-z_][\w./\[\]-]{0,60}:\s+(?=\S)")
 #: where a clause of an error ends, and where a sentence does (a title is one sentence)

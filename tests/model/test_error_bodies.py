@@ -202,3 +202,23 @@ def test_a_long_name_in_what_the_family_read_leaves_its_last_words_for_the_title
     family = family_of(error)
     assert family.name == "unknown-name"
     assert precondition(error, family, 40) == "does not exist"
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "Erreur 400 : le champ « numero_siret » est obligatoire pour une demande de subvention",
+        "Fehler 413: Datei überschreitet die maximale Größe von 20 MB",
+        "Błąd 422: pole NIP jest wymagane dla faktury firmowej",
+    ],
+)
+def test_a_status_head_in_another_language_is_not_what_the_title_quotes(error: str) -> None:
+    """A status head in the words of the error's language ("Erreur 400 :", "Fehler 413:")
+    only says the class of error, as "HTTP 400:" does: the title never quotes it alone."""
+    from digest.model.error_families import family_of
+
+    family = family_of(error)
+    shown = precondition(error, family, 40)
+    # what it quotes says what failed, or (nothing short enough) the whole message, never
+    # the status head alone
+    assert shown.split()[:2] != error.split()[:2] or shown == error, shown
