@@ -261,6 +261,14 @@ class Columns:
         at = np.flatnonzero(self._fingerprint_hash == hash(fingerprint))
         return [int(p) for p in at if self.entries[p].fingerprint == fingerprint]
 
+    def _with_any_fingerprint(self, fingerprints: Sequence[str]) -> list[int]:
+        """The positions of the entries holding any of ``fingerprints`` (one pass)."""
+        if not fingerprints or not self.entries:
+            return []
+        wanted = set(fingerprints)
+        at = np.flatnonzero(np.isin(self._fingerprint_hash, [hash(f) for f in wanted]))
+        return [int(p) for p in at if self.entries[p].fingerprint in wanted]
+
     def with_subject(
         self, fingerprint: str | None, allowed: np.ndarray | None = None, limit: int | None = None
     ) -> list[int]:

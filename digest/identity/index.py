@@ -168,7 +168,7 @@ class AgentIndex(Columns):
             return []
         cosines = self.cosines(vector) if mode != "lexical" else None
         positions: set[int] = set(self._with_fingerprint(fingerprint))
-        kin = {p for key in siblings for p in self._with_fingerprint(key)}
+        kin = set(self._with_any_fingerprint(siblings))
         positions |= kin
         if mode != "semantic":
             positions |= self._shortlist(text)

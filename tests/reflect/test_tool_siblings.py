@@ -99,3 +99,28 @@ def test_another_error_of_a_sibling_or_the_same_error_of_another_tool_is_not_sho
     assert not for_the_judge(candidate, neighbour, FLOOR)
     operation = fast_path(0, candidate, [neighbour], floor=FLOOR, identical=0.95)
     assert operation is not None and operation.op == "ADD"
+
+
+def test_the_search_keeps_a_siblings_lesson_that_other_subjects_leave_out() -> None:
+    """The neighbour search leaves out another tool's lessons (``others_of_kind=False``) but
+    keeps one holding the candidate's error on a sibling tool, whatever its words."""
+    from digest.identity.index import AgentIndex, Entry
+
+    error = 'Property "shoe_size" does not exist'
+    sibling = fp.tool_key("crm_create_contact", error)
+    stranger = fp.tool_key("billing_create_invoice", error)
+    index = AgentIndex([
+        Entry(1, "Use a name the schema has when creating contacts", fingerprint=sibling),
+        Entry(2, "Use a name the schema has when creating invoices", fingerprint=stranger),
+    ])  # fmt: skip
+    key = fp.tool_key("crm_update_contact", 'Property "hat_size" does not exist')
+    kin = sibling_keys(
+        "crm_update_contact", fp.error_template('Property "hat_size" does not exist')
+    )
+    probe = "Use a name the schema has when updating contacts"
+    found = index.search(probe, k=5, fingerprint=key, mode="lexical", others_of_kind=False)
+    assert found == []
+    found = index.search(
+        probe, k=5, fingerprint=key, mode="lexical", others_of_kind=False, siblings=kin
+    )
+    assert [hit.lesson_id for hit in found] == [1]
