@@ -174,10 +174,20 @@ def enums_masked(text: str) -> str:
     return _ENUM.sub("‹id›", text)
 
 
+#: the units a size is counted in, spelled in capitals ("26,112 KB", "25 MB"): a measure, not
+#: a name (one limit in two units names no two things)
+UNITS = frozenset(["kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib"])
+
+
 def named(text: str) -> frozenset[str]:
-    """The names ``text`` quotes, spells in capitals, labels as a field or gives as an error
-    code (``'iccid'``, ``PUK``, ``TTL``, ``priority:``, ``(NoSuchBucket)``)."""
-    found = {(quoted or capitals).casefold() for quoted, capitals in NAMED_PATTERN.findall(text)}
+    """The names ``text`` quotes, spells in capitals (not a unit: ``UNITS``), labels as a field
+    or gives as an error code (``'iccid'``, ``PUK``, ``TTL``, ``priority:``,
+    ``(NoSuchBucket)``)."""
+    found = {
+        (quoted or capitals).casefold()
+        for quoted, capitals in NAMED_PATTERN.findall(text)
+        if quoted or capitals.casefold() not in UNITS
+    }
     return frozenset(found | set(FIELD_PATTERN.findall(text)) | error_codes(text))
 
 
@@ -358,12 +368,48 @@ def codes_masked(text: str, passed: frozenset[str]) -> str:
     )
 
 
+#: HTTP's reason phrases (RFC 9110), as a status line gives them
+_REASONS = (
+    "Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Not "
+    "Acceptable|Request Timeout|Conflict|Gone|Length Required|Precondition Failed|Payload Too "
+    "Large|Content Too Large|URI Too Long|Unsupported Media Type|Range Not Satisfiable"
+    "|Expectation Failed|Misdirected Request|Unprocessable (?:Entity|Content)|Locked|Failed "
+    "Dependency|Too Early|Upgrade Required|Precondition Required|Too Many Requests|Request "
+    "Header Fields Too Large|Unavailable For Legal Reasons|Internal Server Error|Not "
+    "Implemented|Bad Gateway|Service Unavailable|Gateway Timeout"
+)
+#: an HTTP status a line opens with before what the service says ("413 Payload Too Large: …",
+#: "Forbidden - …", "HTTP/1.1 409 Conflict: …", "403: …")
+_STATUS_OPENING = re.compile(
+    rf"^(?:HTTP(?:/[\d.]+)?\s*)?(?:[1-5]\d\d(?:\s+(?:{_REASONS}))?|(?:{_REASONS}))\s*[:\-–]\s+",
+    re.M,
+)
+#: the words a line must keep after its status for the status to be only its frame
+_SAID_AFTER_STATUS = 3
+
+
+def status_dropped(text: str) -> str:
+    """``text`` with the HTTP status each line opens with taken off, where the line says at
+    least ``_SAID_AFTER_STATUS`` words after it: the class of the failure, which one service's
+    two wordings of one error give or leave out ("Forbidden - cannot trigger pipelines on
+    protected branch ‹id›", "403: pipeline triggers are disabled for protected branch ‹id›").
+    Kept where it is most of what the line says ("404 Not Found: order ‹id›")."""
+
+    def drop(match: re.Match[str]) -> str:
+        rest = match.string[match.end() :].split("\n", 1)[0]
+        return "" if len(_WORD.findall(rest)) >= _SAID_AFTER_STATUS else match.group(0)
+
+    return _STATUS_OPENING.sub(drop, text)
+
+
 def as_compared(new: str, old: str, *mistakes: str) -> tuple[str, str]:
     """What two failures observed, as they are compared: the values and figures each
-    mistake's call passed masked as ids (they name the instance), and, when one frame holds
-    both ("Booking refused: <reason>"), only the reasons it gives (they decide)."""
+    mistake's call passed masked as ids (they name the instance), the HTTP status a line opens
+    with left out (``status_dropped``), and, when one frame holds both ("Booking refused:
+    <reason>"), only the reasons it gives (they decide)."""
     passed, numbers = passed_values(*mistakes), passed_figures(*mistakes)
     mine, theirs = (
-        figures_masked(codes_masked(masked(t, passed), passed), numbers) for t in (new, old)
+        status_dropped(figures_masked(codes_masked(masked(t, passed), passed), numbers))
+        for t in (new, old)
     )
     return shared_frame(mine, theirs) or (mine, theirs)

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from digest import facts
 from digest.bounded import memo
 from digest.figures import figures
-from digest.frames import named, swapped
+from digest.frames import UNITS, named, swapped
 from digest.identity.embedding import embed_many, static_embedder
 from digest.identity.gloss import gloss
 from digest.identity.wordpiece import default_tokenizer
@@ -211,7 +211,7 @@ def _read(text: str) -> _Reading:
     read = plain(text)
     # each line (quotation) is a sentence of its own: its first word names nothing
     # figures are compared as figures (``figures_apart``: "10,000" and "10000" are one), not
-    # as names
+    # as names, nor the units they are counted in ("KB", "MB": ``frames.UNITS``)
     found = named(text) | facts.names(text.replace("\n", ". "))
     # the words interned: the same words recur across the texts it remembers
     by_term = _words(read)
@@ -221,7 +221,7 @@ def _read(text: str) -> _Reading:
         read,
         terms,
         words,
-        _light(frozenset(n for n in found if not figures(n))),
+        _light(frozenset(n for n in found if not figures(n) and n not in UNITS)),
         _light(frozenset(t for t, w in zip(terms, words, strict=True) if figures(w))),
         _light(figures(text)),
     )

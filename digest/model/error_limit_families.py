@@ -21,6 +21,7 @@ LIMIT_FAMILIES: tuple[Family, ...] = (
             r"(?:maximum|limit)|over the limit|(?:maximum|limit) (?:of|is)"
             r"|no more than \d|(?:is|are) (?:greater|larger|more|higher|longer|bigger) than"
             r"|(?:maximum|limit) (?:allowed|permitted)"
+            r"|(?:is|reached|hit|at) the (?:[\w-]+ ){0,2}(?:limit|maximum|cap)\b"
             r"|\bexceed(?:s|ed|ing)?\b"
             r"|(?:only|up to) \d+ (?:\w+ ){0,3}(?:may|can|are allowed|per)",
             r"überschreitet|überschritten|zu viele|höchstens|excede|supera(?:do)? el (?:límite|"

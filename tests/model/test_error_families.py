@@ -33,6 +33,8 @@ CLASSIFIED = [
     ("Gutschein nicht kombinierbar", "not-combinable"),
     ("Passenger count exceeds the limit of 5 per reservation", "limit-exceeded"),
     ("Quantity exceeds the maximum of 10 per customer", "limit-exceeded"),
+    ("Member M-301 already holds 5 tools, which is the rental limit", "limit-exceeded"),
+    ("Account has hit the monthly cap on transfers", "limit-exceeded"),
     ("Reservation 4OG6T3 is already cancelled", "already-done"),
     ("La reserva ya fue cancelada", "already-done"),
     ("Flight HAT034 is not available on 2024-05-24", "unavailable-date"),

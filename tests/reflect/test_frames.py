@@ -15,11 +15,13 @@ import pytest
 from digest import fingerprint as fp
 from digest.figures import figures
 from digest.frames import (
+    as_compared,
     bracketed_apart,
     enums_masked,
     error_codes,
     passed_values,
     quoted_apart,
+    status_dropped,
     swapped,
 )
 from digest.identity.gloss import gloss
@@ -396,3 +398,39 @@ def test_errors_naming_other_things_in_brackets_are_two_errors() -> None:
             "fingerprint": second[3]}  # fmt: skip
     [op_] = json.loads(reconcile(existing, [cand]))["operations"]
     assert op_["op"] == "ADD", op_
+
+
+def test_an_http_status_a_line_opens_with_is_only_its_frame() -> None:
+    """One service's error with and without its status ("Locked - …", "423: …") reads as one
+    error; a status that is most of what a line says stays, and so does one inside a line."""
+    assert status_dropped("Locked - cannot edit invoices of a closed ledger period") == (
+        "cannot edit invoices of a closed ledger period"
+    )
+    assert status_dropped("HTTP/1.1 423 Locked: ledger period is closed for edits") == (
+        "ledger period is closed for edits"
+    )
+    assert status_dropped("404 Not Found: ledger ‹id›") == "404 Not Found: ledger ‹id›"
+    assert status_dropped("the ledger says 409 Conflict: retry") == (
+        "the ledger says 409 Conflict: retry"
+    )
+    mistakes = (
+        'Called `post_invoice` with «{"period": "2026-03"}» and it failed: «x»',
+        'Called `post_invoice` with «{"period": "2026-04"}» and it failed: «y»',
+    )
+    new, old = as_compared(
+        "Locked - cannot post invoices into the closed period ‹id›",
+        "423: invoices cannot be posted into closed period ‹id›",
+        *mistakes,
+    )
+    assert not new.startswith("Locked") and not old.startswith("423")
+    assert reads_like(new, old) >= READS_ALIKE
+
+
+def test_a_size_in_two_units_names_no_two_things() -> None:
+    """One size limit given in KB by one wording and in MB by another reads as one limit; two
+    limits of other figures stay apart."""
+    one = "Upload refused: scan is ‹id› MB; scans may be at most 40 MB"
+    other_unit = "File size ‹id› KB is over the 40 MB maximum for scans"
+    assert not likeness(one, other_unit).names_apart
+    assert reads_like(one, other_unit) >= READS_ALIKE
+    assert reads_like(one, "Upload refused: scans may be at most 200 pages") == 0.0
