@@ -203,3 +203,17 @@ WEEKEND_DAYS = frozenset(
     niedzielę lördag lördagar söndag söndagar lørdag lørdage lørdager søndag søndage søndager
     lauantai lauantaisin sunnuntai sunnuntaisin szombat vasárnap""".split()  # noqa: SIM905
 )
+#: the working days, by language: with ``WEEKEND_DAYS``, when something holds, never what
+WORKING_DAYS = frozenset(
+    """monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays
+    montag montags dienstag dienstags mittwoch mittwochs donnerstag donnerstags freitag
+    freitags lundi lundis mardi mardis mercredi mercredis jeudi jeudis vendredi vendredis
+    lunes martes miércoles jueves viernes segunda terça quarta quinta sexta lunedì martedì
+    mercoledì giovedì venerdì maandag maandagen dinsdag dinsdagen woensdag woensdagen
+    donderdag donderdagen vrijdag vrijdagen måndag måndagar tisdag tisdagar onsdag onsdagar
+    torsdag torsdagar fredag fredagar mandag mandage mandager tirsdag tirsdage tirsdager
+    onsdage onsdager torsdage torsdager fredage fredager poniedziałek wtorek środa środę
+    czwartek piątek pondělí úterý středa čtvrtek pátek maanantai tiistai keskiviikko torstai
+    perjantai pazartesi salı çarşamba perşembe cuma hétfő kedd szerda csütörtök péntek
+    day days""".split()  # noqa: SIM905
+)

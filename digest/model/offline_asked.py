@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from digest import facts
 from digest.answer_figures import asked_instances
-from digest.fact_words import WEEKEND, WEEKEND_DAYS
+from digest.fact_words import WEEKEND, WEEKEND_DAYS, WORKING_DAYS
 from digest.figures import figures
 from digest.frames import named, swapped
 
@@ -64,6 +64,19 @@ def shared_things(new: facts.Fact, old: facts.Fact) -> frozenset[str]:
     crossed = {t for t in mine if facts.meets(t, old.answer_terms)}
     crossed |= {t for t in theirs if _covers(new.answer_terms, t)}
     return frozenset(asked | crossed)
+
+
+#: the terms of the days (and of the weekend): when something holds, not what holds then
+_WHEN = frozenset(t for word in WEEKEND | WEEKEND_DAYS | WORKING_DAYS for t in facts.terms(word))
+
+
+def only_when_shared(new: facts.Fact, old: facts.Fact) -> bool:
+    """Do the two pairs share only when something holds, each speaking of a thing of its own
+    ("Is the sauna open on Mondays?" "…the sauna is closed every Monday"; "Can I swim on a
+    Monday?" "On Mondays the pool is closed"): two facts of one day, however alike the
+    answers read?"""
+    shared = shared_things(new, old)
+    return bool(shared) and not shared - _WHEN
 
 
 def _names_apart(new: facts.Fact, old: facts.Fact) -> bool:

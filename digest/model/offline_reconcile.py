@@ -23,7 +23,11 @@ from digest.fingerprint import (
     tells_a_failure,
 )
 from digest.frames import enums_masked, swapped
-from digest.model.offline_asked import not_the_askers_case, reversed_in_other_words
+from digest.model.offline_asked import (
+    not_the_askers_case,
+    only_when_shared,
+    reversed_in_other_words,
+)
 from digest.model.offline_doubt import conditions_apart, doubted, same_facts
 from digest.model.offline_edit_rules import (
     SAME_TOPIC,
@@ -147,7 +151,13 @@ def _owner_answer(cand: dict[str, Any], existing: list[dict[str, Any]]) -> dict[
             continue
         old = _fact(item)
         twin = same(mine, item.get("fingerprint"))
-        restated = reads_alike(cand, item)  # the same fact in other words, by meaning
+        # the same fact in other words, by meaning; unless the two questions ask of two
+        # things and share only when they hold ("Is the sauna open on Mondays?", "Can I swim on
+        # a Monday?": the answers "the sauna is closed every Monday" and "On Mondays the pool
+        # is closed" read alike)
+        restated = reads_alike(cand, item) and not (
+            facts.relation(new, old) is facts.Relation.DISTINCT and only_when_shared(new, old)
+        )
         # a reversal asked in other words: the pairs speak of one thing (``offline_asked``)
         other_words = reversed_in_other_words(new, old)
         if not (
@@ -347,10 +357,13 @@ def reconcile(existing: list[dict[str, Any]], candidates: list[dict[str, Any]]) 
         # taken in the newer words (UPDATE)
         # (never two failed states the rules tell apart, ``states_apart``; two conditions of
         # one input, a missing value and a bad format, stay two lessons)
+        # (nor two owners' answers: ``_owner_answer`` judged those and joined none)
         apart = [
             item
             for item in existing
-            if not states_apart(cand, item) and not bracketed_in_errors(cand, item)
+            if not states_apart(cand, item)
+            and not bracketed_in_errors(cand, item)
+            and not (_is_answer(cand) and _is_answer(item))
         ]
         alike = next(
             (i for i in apart if reads_alike(cand, i) and not conditions_apart(cand, i)), None

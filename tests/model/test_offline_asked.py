@@ -9,10 +9,18 @@ or a comparison ("any more than", "più di") is not."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from digest.facts import fact as owner_fact_of
+from digest.identity.meaning import READS_ALIKE
+from digest.model.offline_asked import only_when_shared
+from digest.model.offline_reconcile import reconcile
+from digest.reflect.ask import prompt_blocks
+from digest.reflect.readings import meaning_of
 from digest.reversal import states_reversal
-from tests.reflect.helpers import offline_judged, owner_fact
+from tests.reflect.helpers import offline_judged, owner_fact, owner_pair
 
 
 @pytest.mark.parametrize(
@@ -197,3 +205,42 @@ def test_the_noun_an_askers_figure_counts_reads_no_question_apart() -> None:
     # a figure the old answer states too is no instance: the nouns stay and read apart
     other = facts.fact("Can you run a pony trek for 4 children?", "Yes, 4 riders is fine.")
     assert read_apart(other, old)
+
+
+def _judged_with_evidence(old: tuple[str, str], new: tuple[str, str]) -> dict[str, object]:
+    """The offline judge's operation on ``new`` beside ``old``, with the evidence the reconcile
+    request carries (``reads_like``), as the core builds it."""
+    candidate, lesson = owner_pair(old, new)
+    existing, shown, _ids = prompt_blocks({0: candidate}, [lesson])
+    [op] = json.loads(reconcile(json.loads(existing), json.loads(shown)))["operations"]
+    return dict(op)
+
+
+def test_two_things_closed_on_one_day_stay_two_facts_however_alike_they_read() -> None:
+    """Two facilities closed on one weekday: the answers read alike (the judge is shown
+    ``reads_like``), but the pairs share only the day, each speaking of a thing of its own."""
+    old = (
+        "Is the bakery counter open on Wednesdays?",
+        "No, the bakery counter is closed every Wednesday for cleaning.",
+    )
+    new = ("Can I buy coffee on a Wednesday?",
+           "On Wednesdays the coffee bar is closed all day for cleaning.")  # fmt: skip
+    candidate, lesson = owner_pair(old, new)
+    assert meaning_of(candidate, lesson) >= READS_ALIKE  # the words alone would join them
+    assert only_when_shared(owner_fact_of(*new), owner_fact_of(*old))
+    assert _judged_with_evidence(old, new)["op"] == "ADD"
+
+
+def test_one_fact_restated_to_another_question_is_still_one() -> None:
+    """The same fact asked in other words (a thing both pairs speak of) is one lesson."""
+    old = (
+        "Is there somewhere to park near the clinic?",
+        "Yes, the Harbour Road car park is two minutes away and free after 6pm.",
+    )
+    new = (
+        "Can my patients leave their car close by?",
+        "They can use the Harbour Road car park nearby; it costs nothing after six.",
+    )
+    assert not only_when_shared(owner_fact_of(*new), owner_fact_of(*old))
+    op = _judged_with_evidence(old, new)
+    assert op["op"] in ("NOOP", "UPDATE") and op["id"] == 0, op
