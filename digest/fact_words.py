@@ -174,8 +174,16 @@ PHRASES = (
     (re.compile(r"\bclose (?:by|to)\b"), "near"),
     (re.compile(r"\b(?:at )?any ?time\b"), " "),
     (re.compile(r"\bfree of charge\b|\bat no (?:extra )?cost\b|\bno charge\b"), "free"),
-    # who comes without booking: a walk-in, a drop-in (the nouns, not the verbs)
+    # who comes without booking: a walk-in, a drop-in; and the verbs, where nothing follows
+    # that says where ("Can I just walk in for a trim?", not "walk in the park")
     (re.compile(r"\b(?:walk|drop)-ins?\b"), "walkin"),
+    (
+        re.compile(
+            r"\b(?:walk|drop|pop)(?:s|ed|ing)? in\b(?!\s+(?:the|a|an|my|our|your|to|on|at|"
+            r"into|through)\b)"
+        ),
+        "walkin",
+    ),
     # the weekend in words ("fin de semana", "fim de semana", "fine settimana")
     (
         re.compile(r"\b(?:fin(?:es)?|fim|fins) de semana\b|\bfine settimana\b|\bweek-ends?\b"),

@@ -90,6 +90,10 @@ def test_a_question_and_its_answer_are_read_for_their_content_terms() -> None:
     assert names("Can I bring a hat to the Opera House?") == {"opera", "hous"}
     assert names("Is the jacket in size M?") == {"m"}
     assert names("Can order 1042 still be changed?") == {"1042"}
+    # coming without an appointment, as a noun or a verb; a walk somewhere is no visit
+    assert "appointment" in terms("Can I just walk in for a beard trim?")
+    assert "appointment" in terms("Do you take drop-ins on Sundays?")
+    assert "appointment" not in terms("Can we walk in the botanical garden with a dog?")
 
 
 @pytest.mark.parametrize(

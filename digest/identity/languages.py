@@ -89,6 +89,12 @@ def two_languages(a: str, b: str) -> bool:
     return min(mine, theirs) == 0 and max(mine, theirs) >= FOREIGN_WORDS
 
 
+def neither_english(a: str, b: str) -> bool:
+    """Are both texts written in another language than English (``FOREIGN_WORDS`` of their
+    words or more each)?"""
+    return min(_signals(a), _signals(b)) >= FOREIGN_WORDS
+
+
 def error_line(text: str) -> str:
     """The line of a lesson's observation that holds the error (its longest: a title line
     above it repeats the error's head)."""

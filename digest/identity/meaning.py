@@ -145,13 +145,21 @@ class Likeness:
 UNREAD_WORDS = 2
 
 
-def _unread(words: list[str]) -> bool:
-    """Are ``words`` (at least ``UNREAD_WORDS``) all words the table has no row of their own
-    for (its tokenizer cuts each into pieces): names, codes, another language's words?"""
+#: the share of a failure's words said alone that leaves its cosine unread
+#: (``failure_unread``): another language's error keeps a few short words the table has rows
+#: for ("vol", "is") beside the ones it reads only in pieces
+FAILURE_UNREAD_SHARE = 2 / 3
+
+
+def _unread(words: list[str], share: float = 1.0) -> bool:
+    """Are ``words`` (at least ``UNREAD_WORDS``) words the table has no row of their own for
+    (its tokenizer cuts each into pieces: names, codes, another language's words): all of
+    them, or ``share`` of them?"""
     if len(words) < UNREAD_WORDS:
         return False
     tokenizer = default_tokenizer()
-    return all(len(tokenizer.tokenize(word)) > 1 for word in words)
+    pieces = sum(len(tokenizer.tokenize(word)) > 1 for word in words)
+    return pieces >= share * len(words)
 
 
 #: the content terms two texts must share (and at least half of the shorter one's) for what
@@ -254,6 +262,21 @@ def likeness(a: str, b: str) -> Likeness:
         unread=unread, names_apart=bool(names_a - names_b) and bool(names_b - names_a),
         about_alike=about, same_figures=fa == fb,
     )  # fmt: skip
+
+
+def failure_unread(a: str, b: str) -> bool:
+    """Do two failures say alone mostly words the table reads only in pieces
+    (``FAILURE_UNREAD_SHARE``: "werkplaats ‹name› is vol op ‹date›", "voertuig ‹id› heeft een
+    openstaande terugroepactie")? Then, both in a language the gloss barely knows
+    (``digest.reflect.readings`` asks only then), their cosine is the pieces', not the
+    errors': they read half alike whatever they say. An owner's answer or a person's rule is
+    not read so: its sentences say more words the table knows."""
+    read_a, read_b = _read(a), _read(b)
+    wa = dict(zip(read_a.terms, read_a.words, strict=True))
+    wb = dict(zip(read_b.terms, read_b.words, strict=True))
+    only_a = [w for t, w in wa.items() if t not in wb and t not in read_a.figured]
+    only_b = [w for t, w in wb.items() if t not in wa and t not in read_b.figured]
+    return _unread(only_a, FAILURE_UNREAD_SHARE) or _unread(only_b, FAILURE_UNREAD_SHARE)
 
 
 def reads_like(a: str, b: str) -> float:

@@ -117,7 +117,13 @@ def meaning_of(candidate: Candidate, neighbour: Neighbour) -> float:
         found = meaning.reads_like(observed(new), observed(old))
         return found if found >= CONTENT_READS_ALIKE else 0.0
     texts = _failures(candidate, neighbour)
-    return 0.0 if texts is None else meaning.reads_like(*texts)
+    if texts is None:
+        return 0.0
+    if languages.neither_english(*texts) and meaning.failure_unread(*texts):
+        # two errors in a language the table barely reads: the pieces of its words read half
+        # alike whatever the errors say (across English, cognates' pieces do carry meaning)
+        return 0.0
+    return meaning.reads_like(*texts)
 
 
 #: the error family a tool error's lesson carries when the rules know no specific one

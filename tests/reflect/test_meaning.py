@@ -19,7 +19,7 @@ from digest import fingerprint as fp
 from digest.db import session_scope
 from digest.figures import figures, figures_apart
 from digest.identity.gloss import gloss
-from digest.identity.meaning import READS_ALIKE, REST_ALIKE, likeness, reads_like
+from digest.identity.meaning import READS_ALIKE, REST_ALIKE, failure_unread, likeness, reads_like
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.model.offline_reconcile import reconcile
@@ -357,3 +357,27 @@ def test_a_content_rule_giving_another_figure_for_what_a_rule_says_goes_to_the_j
         assert for_the_judge(_as_candidate(moved), old, 0.5)
     assert not refigures_a_rule(_as_candidate(other), _as_neighbour(lesson))
     assert not refigures_a_rule(_as_candidate(same), _as_neighbour(lesson))
+
+
+def test_two_errors_in_a_language_the_table_barely_reads_have_no_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two errors of one tool both in a language the gloss barely knows: the table reads the
+    pieces of their words, whose cosine runs half alike whatever the errors say, so no reading
+    is given (even where the cosine would be high); across English, cognates' pieces do carry
+    meaning and the reading stands."""
+    full = "Fout: het magazijn van Zwolle is vol op 2025-05-02"
+    open_check = "Fout: aanhanger ‹id› heeft een openstaande keuring; handel eerst de keuring af"
+    assert failure_unread(full, open_check)
+    spanish = "Reserva rechazada: se requiere el certificado de vacunación del perro"
+    english = "Booking refused: a dog vaccination certificate is required"
+    monkeypatch.setattr("digest.identity.meaning.reads_like", lambda a, b: 0.9)
+    old = _neighbour(*_error_lesson("plan_transport", full))
+    assert meaning_of(_candidate(*_error_lesson("plan_transport", open_check)), old) == 0.0
+    old = _neighbour(*_error_lesson("book_ferry", spanish))
+    assert meaning_of(_candidate(*_error_lesson("book_ferry", english)), old) == 0.9
+    # one language the table reads: no pieces to discount
+    assert not failure_unread(
+        "Order ‹id› refused: the warehouse is full on that date",
+        "Order ‹id› refused: the trailer has an open inspection",
+    )
