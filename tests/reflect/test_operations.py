@@ -340,3 +340,49 @@ def test_one_candidate_supersedes_every_lesson_the_judge_names(
             assert old is not None
             assert (old.status, old.superseded_by_id) == ("superseded", new_id)
     assert _ops(saturday)[-1] == "DELETE" and _ops(sunday)[-1] == "DELETE"
+
+
+def _refund_policy(amount: float, threshold: int, order: int) -> Candidate:
+    """A lesson from a refused refund call: a 403 naming the approval threshold."""
+    error = f"403 Forbidden: refunds over {threshold} EUR need a manager's approval"
+    return Candidate(
+        situation="Calling the `issue_refund` tool when the agent may lack permission",
+        mistake=f'Called `issue_refund` with «{{"amount": {amount}, "order_id": {order}}}» and '
+        f"it failed: «{error}»",
+        correction="Escalate permission errors to a person: `issue_refund` fails with «403 "
+        f"Forbidden». Observed: `issue_refund` failed with «{error}».",
+    )
+
+
+@pytest.mark.parametrize(
+    ("amount", "threshold", "order", "superseded"),
+    [
+        (150.0, 100, 5522, True),  # the tool now refuses 150, which the lesson let through
+        (650.0, 500, 5523, False),  # a looser threshold: a claim kept apart
+        (650.0, 500, 300, False),  # an order's number between the two says nothing
+    ],
+)
+def test_run_text_may_tighten_a_policy_lesson_it_can_never_loosen(
+    sqlite_env: str, tenant: str, amount: float, threshold: int, order: int, superseded: bool
+) -> None:
+    """A tool's error stating the rule of a policy lesson with a stricter threshold (one call's
+    amount lies between the two: refused now, let through before) supersedes it like any
+    change from run text; a looser one stays a claim of its own."""
+    first = digest.record_run(tenant, "bot", task="refund", outcome="failure", error="x")
+    with session_scope() as session:
+        event = session.get(Event, first)
+        assert event is not None
+        old = add_lesson(
+            session, event=event, candidate=_refund_policy(450.0, 200, 5521),
+            source="run_outcome", outcome="failure", note="test",
+        ).id  # fmt: skip
+    run = digest.record_run(tenant, "bot", task="refund", outcome="failure", error="y")
+    new = _refund_policy(amount, threshold, order)
+    with session_scope() as session:
+        applied = _apply(session, run, [new], Operation("DELETE", 0, lesson_id=old))
+        [added_id] = [i for i in applied.lesson_ids if i != old]
+        kept = session.get(Lesson, old)
+        added = session.get(Lesson, added_id)
+        assert kept is not None and added is not None
+        changed = kept.status == "superseded" or added.replaces_id == old
+        assert changed is superseded, (kept.status, added.replaces_id)
