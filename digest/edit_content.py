@@ -277,11 +277,46 @@ _CONDITION_FIRST = re.compile(
 )
 
 
+#: the words a reply sentence opens with to draw attention to what follows ("Please note:",
+#: "Bitte beachten Sie:", "Tenga en cuenta que"), in the languages the edits are read in:
+#: they say nothing of the rule
+_LEAD_IN = re.compile(
+    r"^(?:please (?:note|be aware)(?: that)?|kindly note(?: that)?|note that|be aware that"
+    r"|just so you know|for your information|bitte beachten sie(?:,? dass)?|beachten sie"
+    r"(?: bitte)?(?:,? dass)?|bitte beachte(?:,? dass)?|veuillez noter(?: que)?|notez(?: bien)?"
+    r" que|à noter|tenga en cuenta(?: que)?|ten en cuenta(?: que)?|le informamos(?: de)? que"
+    r"|note que|observe que|lembramos que|si prega di notare(?: che)?|tenga presente(?: che)?"
+    r"|nota bene|let op|houd er rekening mee(?: dat)?|houdt u er rekening mee(?: dat)?"
+    r"|observera(?: att)?|notera(?: att)?|bemærk(?: venligst)?(?: at)?|vær opmærksom på(?: at)?"
+    r"|merk deg(?: at)?|vær oppmerksom på(?: at)?|prosimy pamiętać(?:,? że)?|informujemy(?:,? że)?"
+    r"|upozorňujeme(?:,? že)?|huomaa(?:,? että)?|huomioithan(?:,? että)?|lütfen dikkat)"
+    r"\s*[:,–-]?\s+(?=\S)",
+    re.I,
+)
+#: the fewest words a sentence must keep after its lead-in for the lead-in to be taken off
+_AFTER_LEAD_IN = 3
+
+
+def without_lead_in(sentence: str) -> str:
+    """``sentence`` without the words that only draw attention to it ("Bitte beachten Sie:
+    Aufträge nach 14 Uhr …" → "Aufträge nach 14 Uhr …"), capitalised; as it is when little
+    would be left."""
+    found = _LEAD_IN.match(sentence)
+    if not found or len(sentence[found.end() :].split()) < _AFTER_LEAD_IN:
+        return sentence
+    rest = sentence[found.end() :]
+    return rest[:1].upper() + rest[1:]
+
+
 def main_clause_first(text: str) -> str:
     """``text`` with the main clause of its first sentence first: "If they don't fit, you can
     exchange them within 30 days." → "You can exchange them within 30 days if they don't
-    fit." (what the operator offers, not its condition, opens a lesson and its title)."""
+    fit." (what the operator offers, not its condition, opens a lesson and its title), and
+    without the words that only draw attention to it (``without_lead_in``: "Please note:")."""
     first, *rest = sentences(text) or [text]
+    stripped = without_lead_in(first)
+    if stripped != first:
+        return main_clause_first(" ".join([stripped, *rest]))
     found = _CONDITION_FIRST.match(first)
     if not found:
         return text

@@ -122,6 +122,26 @@ def test_a_conditional_offer_opens_with_what_is_offered() -> None:
     assert main_clause_first("Sale items are final.") == "Sale items are final."
 
 
+@pytest.mark.parametrize(
+    ("said", "rule"),
+    [
+        ("Please note: frames are glazed in 10 working days.",
+         "Frames are glazed in 10 working days."),
+        ("Bitte beachten Sie: Rahmen werden in 10 Werktagen verglast.",
+         "Rahmen werden in 10 Werktagen verglast."),
+        ("Tenga en cuenta que los marcos se acristalan en 10 días hábiles.",
+         "Los marcos se acristalan en 10 días hábiles."),
+        # the lead-in and the condition both come off the front
+        ("Please note that if the glass cracks, we replace it once for free.",
+         "We replace it once for free if the glass cracks."),
+        # too little would be left: the sentence stays
+        ("Please note: see above.", "Please note: see above."),
+    ],
+)  # fmt: skip
+def test_a_content_rule_opens_with_what_it_says_not_with_please_note(said: str, rule: str) -> None:
+    assert main_clause_first(said) == rule
+
+
 def test_content_rules_never_crowd_out_the_promise_and_tone_rules() -> None:
     rules = taught(
         "Hi!!! It will arrive by Friday, guaranteed!!!",

@@ -119,7 +119,8 @@ def derive_title(correction: str) -> str:
     first = first.rstrip(".;")
     if len(first) <= TITLE_SHORT:
         return first or text[:TITLE_SHORT]
-    for clause in re.split(r"\s*(?:[,:;(—–]|\s-\s)\s*", first):
+    # (a comma or colon between digits is a figure's: "14:00", "2,50 €")
+    for clause in re.split(r"\s*(?:[;(—–]|[,:](?!\d)|\s-\s)\s*", first):
         clause = clause.strip()
         clause += _unclosed(clause)  # the clause ends inside a quotation: close it there
         if 12 <= len(clause) <= TITLE_SHORT:

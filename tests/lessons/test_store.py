@@ -95,6 +95,14 @@ def test_derive_title_takes_the_first_sentence() -> None:
     assert title == "Always confirm the amount before calling issue_refund"
 
 
+def test_derive_title_never_cuts_a_clause_inside_a_time_or_a_price() -> None:
+    title = derive_title(
+        "Say «Auftraege fuer die Zustellung am selben Tag muessen bis 14:00 Uhr eingehen, "
+        "sonst kosten sie 2,50 € mehr» in replies like this."
+    )
+    assert "14:00 Uhr" in title and not title.endswith("14")
+
+
 def test_derive_title_cuts_long_text_at_a_word_boundary_without_an_ellipsis() -> None:
     title = derive_title("confirm " * 30)
     assert not title.endswith("…")
