@@ -50,7 +50,10 @@ from digest.reply_text import (
     EMOJI,
     GREETING,
     SENTENCE_END,
+    SHORTHAND,
+    SHORTHAND_WORDS,
     SIGN_OFF,
+    TITLED_NAME,
     TOKEN,
     claims,
     content_template,
@@ -102,7 +105,9 @@ def _apology_words(text: str) -> int:
 def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     """The shape rules an operator's edit shows, as names: ``rejected``, ``removed-promise``,
     ``added-greeting``, ``greeting-dear`` (another greeting), ``formal-address`` ("du" →
-    "Sie"), ``shorter-apology`` (a long apology cut down), ``shorter``, … (empty when the
+    "Sie"), ``added-name`` (the customer greeted by title and name), ``removed-shorthand``
+    ("pls", "ur", "ty" spelled out), ``shorter-apology`` (a long apology cut down),
+    ``shorter``, … (empty when the
     diff shows none of them). The content of the edit is not among them: ``taught`` adds it."""
     if final is None:
         return ("rejected",)
@@ -119,6 +124,12 @@ def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     if greeted and greets and greeted != greets:
         rules.append("greeting-" + greets.replace(" ", "-"))
     rules += _address(plain(original), plain(final))
+    # the customer greeted by title and name ("Bonjour," → "Bonjour Madame Lefèvre,")
+    rules += _flag("name", bool(TITLED_NAME.search(original)), bool(TITLED_NAME.search(final)))
+    if len(set(SHORTHAND.findall(original.casefold()))) >= SHORTHAND_WORDS and not (
+        SHORTHAND.search(final)
+    ):
+        rules.append("removed-shorthand")  # "pls clear ur cache, ty" spelled out
     rules += _flag("sign-off", bool(SIGN_OFF.search(original)), bool(SIGN_OFF.search(final)))
     rules += _flag("apology", bool(APOLOGY.search(original)), bool(APOLOGY.search(final)))
     sorry, sorry_now = _apology_words(original), _apology_words(final)

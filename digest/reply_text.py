@@ -45,6 +45,24 @@ APOLOGY = re.compile(
     re.I,
 )
 EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+#: a title and a name after a reply's greeting ("Dear Ms Okafor", "Bonjour Madame Lefèvre",
+#: "Guten Tag Herr Becker"): the customer greeted by name
+TITLED_NAME = re.compile(
+    r"^\W*(?:" + GREETINGS + r")\W+(?:mr|mrs|ms|miss|mx|dr|herr|frau|madame|monsieur"
+    r"|mademoiselle|mme|mlle|señor|señora|señorita|sr|sra|srta|senhor|senhora|signor|signora"
+    r"|sig|sig\.ra|dott|meneer|mevrouw|dhr|mevr|pan|pani|paní|pane|herra|rouva|bay|bayan)"
+    r"\.?\s+[^\W\d_][\w'’-]+",
+    re.I,
+)
+#: chat shorthand a reply should spell out ("pls", "ur", "ty", "thx"): a word of its own,
+#: none of which is a word of the languages replies are read in
+SHORTHAND = re.compile(
+    r"(?<![\w'’])(?:pls|plz|ur|ty|thx|thnx|tnx|b4|btw|idk|imo|np|lol|cya|gr8|ppl|msg|pic)"
+    r"(?![\w'’])",
+    re.I,
+)
+#: the fewest shorthand words a draft must use for spelling them out to be a rule
+SHORTHAND_WORDS = 2
 
 
 # --- what a reply says -------------------------------------------------------------------

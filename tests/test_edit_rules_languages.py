@@ -73,3 +73,36 @@ def test_a_greeting_added_is_the_tone_of_a_greeting_in_another_language() -> Non
     assert not same_tone(["greeting-dear", "removed-exclamation"],
                          ["greeting-hi", "removed-exclamation"])  # fmt: skip
     assert tone_added(["added-greeting", "removed-emoji"], ["removed-emoji"]) == ("added-greeting",)
+
+
+@pytest.mark.parametrize(
+    ("draft", "final"),
+    [
+        ("Bonjour, votre colis part demain.", "Bonjour Monsieur Moreau, votre colis part demain."),
+        ("Hallo, Ihr Termin steht.", "Guten Tag Frau Schneider, Ihr Termin steht."),
+        ("Hi, your table is booked.", "Dear Mr Adeyemi, your table is booked."),
+        ("Hola, su pedido ya salió.", "Hola Señora Ruiz, su pedido ya salió."),
+    ],
+)
+def test_a_greeting_given_the_customers_title_and_name_is_a_tone_rule(
+    draft: str, final: str
+) -> None:
+    [tone] = [r for r in taught(draft, final) if r.family == "tone"]
+    assert "added-name" in tone.names
+    # three edits that each add a name share that tone
+    assert same_tone(
+        ("operator-edit", "tone", "added-name"), ("operator-edit", "tone", *tone.names)
+    )
+
+
+def test_chat_shorthand_spelled_out_is_a_tone_rule() -> None:
+    rules = taught(
+        "ur order is packed, pls wait for the msg, ty",
+        "Your order is packed; please wait for the message. Thank you.",
+    )
+    assert any("removed-shorthand" in r.names for r in rules if r.family == "tone")
+    # one shorthand word, or Dutch "u" (the polite you), is no rule
+    assert not any(
+        "removed-shorthand" in r.names
+        for r in taught("Kunt u dit bevestigen, pls?", "Kunt u dit bevestigen, alstublieft?")
+    )
