@@ -44,12 +44,12 @@ prerequisite promise promised qualify quantity question random read reason recog
 reduce reflect refresh refreshed refunds refused rejected removed repeat repeating replaced
 replies reply request required requirements requires resolve result retry retrying returned
 rule rules run said same say says search seats second send sentence session set shall short
-shorter should sign situation skip smaller some specific split states status stay still stock
-success successful such summary supported switched tags task tell than that the their them then
-there these they this those through time times tone too took tool transient trouble trying
+shorter shorthand should sign situation skip smaller some specific split states status stay still
+stock success successful such summary supported switched tags task tell than that the their them
+then there these they this those through time times tone too took tool transient trouble trying
 unavailable unchanged under unknown unmet unsure until update use valid value values very
 warmer was wasted way went were what when where whether which while who whom why will window
-with within without working would writes wrong yet
+with within without word working would write writes wrong yet
 act attribute banner click column dialog directory dismiss element elements environment field
 fields file install installed library list meanwhile name narrow narrower overlay page parent
 path program quota raised receives referenced refers resets role schema selector several shows

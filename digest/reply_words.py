@@ -16,6 +16,8 @@ PROMISE = re.compile(
     r"friday|saturday|sunday|next week|end of day)|within \d+ (?:hours?|days?)|today"
     # an offer the reply commits the business to: "we'll give you a free courtesy car"
     r"|(?:give|send|offer|lend) you (?:a |an |our )?(?:free|complimentary)|complimentary"
+    # a hold the reply commits to before anyone confirmed it: "we'll hold it for you"
+    r"|(?:we|i)(?:'ll| will) (?:hold|reserve|keep|save) (?:[\w-]+ ){1,3}?for you"
     # the same commitments in the other languages the product screens: a guarantee, a promise,
     # an adverb of certainty, "today still" / "by tomorrow"
     r"|garantiert|versprochen|auf jeden fall|ganz sicher|definitiv|heute noch|bis morgen"

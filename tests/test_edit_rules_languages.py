@@ -24,11 +24,12 @@ FINAL = (
 
 def test_a_lessons_quote_of_the_draft_does_not_decide_its_rule() -> None:
     rules = taught(DRAFT, FINAL)
-    assert [r.family for r in rules] == ["content", "tone"]
+    # the hold it promised ("we'll hold it for you") is taken out: a promise rule too
+    assert [r.family for r in rules] == ["content", "promise", "tone"]
     quoted = f"Drafting a reply like: {DRAFT}"
     tone = f"{quoted} formal greeting by name; no pet names, exclamation marks or emoji"
     content = f"{quoted} a date is reserved with a 30% non-refundable deposit"
-    assert assign([tone, content], rules, DRAFT) == [1, 0]
+    assert assign([tone, content], rules, DRAFT) == [2, 0]
     # without the draft to tell the quote, the quote's words weigh as the operator's
     assert assign([tone], rules) == [0]
 
@@ -106,3 +107,11 @@ def test_chat_shorthand_spelled_out_is_a_tone_rule() -> None:
         "removed-shorthand" in r.names
         for r in taught("Kunt u dit bevestigen, pls?", "Kunt u dit bevestigen, alstublieft?")
     )
+
+
+def test_a_hold_promised_before_anyone_confirmed_it_is_a_promise() -> None:
+    rules = taught(
+        "Sure, we'll keep the corner table for you all evening.",
+        "The corner table can be requested; the restaurant confirms tables on the day.",
+    )
+    assert any(r.family == "promise" and "removed-promise" in r.names for r in rules)

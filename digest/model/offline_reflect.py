@@ -262,10 +262,9 @@ _EDIT_ADVICE = {
     "longer": "Give fuller replies like this: the operator adds the detail the customer needs.",
     "formal-address": "Address the customer formally (Sie, vous, usted, u), as the operator does.",
     "informal-address": "Address the customer informally (du, tu, je), as the operator does.",
-    "added-name": "Greet the customer by title and name (Ms Okafor, Herr Becker), as the "
-    "operator does.",
-    "removed-name": "Leave the customer's title and name out of the greeting.",
-    "removed-shorthand": "Write full words and sentences: no chat shorthand (pls, ur, ty).",
+    "added-name": "Greet the customer by name, as the operator does.",
+    "removed-name": "Leave the customer's name out of the greeting.",
+    "removed-shorthand": "No shorthand in replies: write each word out, as the operator does.",
 }
 #: what each tone rule asks for, as part of one sentence about the operator's tone
 _TONE_ASKS = {
@@ -284,9 +283,9 @@ _TONE_ASKS = {
     "longer": "fuller replies with the detail the customer needs",
     "formal-address": "the formal address (Sie, vous, usted, u)",
     "informal-address": "the informal address (du, tu, je)",
-    "added-name": "the customer's title and name in the greeting",
-    "removed-name": "no title and name in the greeting",
-    "removed-shorthand": "full words, no chat shorthand",
+    "added-name": "the customer's name in the greeting",
+    "removed-name": "no name in the greeting",
+    "removed-shorthand": "no shorthand",
 }
 #: what a tone rule changed, as a lesson's mistake says it
 _TONE_THING = {
@@ -295,8 +294,8 @@ _TONE_THING = {
     "apology": "an apology",
     "exclamation": "the exclamation marks",
     "emoji": "the emoji",
-    "name": "the customer's title and name",
-    "shorthand": "the chat shorthand",
+    "name": "the customer's name",
+    "shorthand": "the shorthand",
 }
 
 
