@@ -27,6 +27,8 @@ _THING = {
     "apology": "an apology",
     "exclamation": "exclamation marks",
     "emoji": "emoji",
+    "name": "the customer's name",
+    "shorthand": "chat shorthand",
 }
 
 

@@ -151,6 +151,12 @@ def test_unknown_names_and_bad_weeks(embedded_pg: str, tenant: str) -> None:
         ("Your parcel ships Monday.", None, "rejects the draft"),
         ("Hey Ann, it is covered.", "Dear Ann, it is covered.", "greets with “Dear”"),
         (
+            "Hi, the blender is covered.",
+            "Dear Mr Osei, the blender is covered.",
+            "greets with “Dear”, adds the customer's name",
+        ),
+        ("pls resend ur receipt, ty", "Please resend your receipt.", "removes chat shorthand"),
+        (
             "We are so very sorry for the trouble, we truly apologise, this should never happen.",
             "Sorry for the trouble.",
             "shortens the apology, shortens the reply",
