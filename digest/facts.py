@@ -58,7 +58,9 @@ from digest.bounded import memo
 from digest.fact_words import CONCEPTS as _CONCEPTS
 from digest.fact_words import PHRASES as _PHRASES
 from digest.fact_words import STOP as _STOP
+from digest.fact_words import WEEKEND_DAYS as _WEEKEND_DAYS
 from digest.fact_words import WITHOUT as _WITHOUT
+from digest.fact_words import WORKING_DAYS as _WORKING_DAYS
 from digest.reversal import (
     answer_polarity,
     extends,
@@ -193,7 +195,8 @@ def names(question: str) -> set[str]:
     """The names and numbers ``question`` gives, as terms: what makes it about one entity (a
     capitalised word inside a sentence, a single capital letter such as a size, a word with a
     digit). Capitals count only where they mark names: not where most words inside sentences
-    are capitalised (German nouns), and never on a sentence's first word."""
+    are capitalised (German nouns), never on a sentence's first word, and never for a day of
+    the week (``_DAYS``)."""
     text = unicodedata.normalize("NFKC", str(question))
     starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
     words = [m for m in _WORD.finditer(text) if not any(ch.isdigit() for ch in m.group(0))]
@@ -207,9 +210,20 @@ def names(question: str) -> set[str]:
         letter = len(word) == 1 and word.isupper() and word != "I" and inside_a_sentence
         if letter or any(ch.isdigit() for ch in word):
             found.add(word.casefold())
-        elif word[0].isupper() and capitals_mark_names and inside_a_sentence:
+        elif (
+            word[0].isupper()
+            and capitals_mark_names
+            and inside_a_sentence
+            and word.casefold() not in _DAYS
+        ):
             found |= terms(word)
     return found
+
+
+#: the days of the week: when something holds, which a question names in capitals in English,
+#: not an entity it is about (their terms still make two questions two subjects)
+_DAYS = _WEEKEND_DAYS | _WORKING_DAYS
+_DAY_TERMS = frozenset(t for day in _DAYS for t in terms(day))
 
 
 #: the answer's opening that says yes or no without the word: "they do", "we don't"
@@ -379,6 +393,15 @@ def _names(fact_: Fact, other: Fact) -> frozenset[str]:
 def names_apart(new: Fact, old: Fact) -> bool:
     """Does one fact name a thing or number the other lacks (Norway, Finland; X5, X6)?"""
     return bool(_missing(_names(new, old), old.subject) or _missing(_names(old, new), new.subject))
+
+
+def days_apart(new: Fact, old: Fact) -> bool:
+    """Does each question ask of a day of the week the other does not ("Do you deliver on
+    Saturdays?", "Do you deliver on Sundays?")? Two facts, however alike: a day is no name
+    (``names``), but two days asked of are two subjects."""
+    mine = (new.subject & _DAY_TERMS) - old.subject
+    theirs = (old.subject & _DAY_TERMS) - new.subject
+    return bool(mine) and bool(theirs)
 
 
 def named_by_one(new: Fact, old: Fact) -> bool:

@@ -275,3 +275,17 @@ def test_a_no_on_what_the_old_answer_said_answers_the_old_question_in_other_word
 def test_a_singular_and_plural_after_qu_or_gu_meet(one: str, other: str) -> None:
     """The plural's "es" leaves "chèqu": the singular's final e after that u goes too."""
     assert terms(one) == terms(other) != set()
+
+
+def test_a_weekday_is_no_name_but_two_weekdays_are_two_subjects() -> None:
+    from digest.facts import days_apart
+
+    assert names("I came in last Tuesday, is my coat ready?") == set()
+    assert days_apart(
+        fact("Do you open the workshop on Saturdays?", "Yes, 9 to 12."),
+        fact("Do you open the workshop on Sundays?", "No."),
+    )
+    assert not days_apart(
+        fact("I came in last Tuesday, is my coat ready?", "Yes, coats take 5 days."),
+        fact("How long does a coat repair take?", "Coats take 5 days."),
+    )

@@ -110,7 +110,11 @@ def _noop_would_lose(candidate: Candidate, lesson: Neighbour) -> bool:
             # a narrower question whose answer says what the lesson says ("Easter Monday?"
             # "No, like on every public holiday, we are closed"): its support, nothing lost
             return figures_apart(asked.answer, known.answer)
-        return facts.names_apart(asked, known) or figures_apart(asked.answer, known.answer)
+        return (
+            facts.names_apart(asked, known)
+            or facts.days_apart(asked, known)
+            or figures_apart(asked.answer, known.answer)
+        )
     # what a person or an operator stated (a content rule, a rule of their own) that the judge
     # called the same: it stands unless a conflict can be read: other figures in what each
     # quotes ("six months" and "6-month" are one; a draft's date is not the rule), a negation

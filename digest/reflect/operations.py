@@ -94,13 +94,7 @@ def _overrides_trust(event: Event, target: Lesson) -> bool:
     return event.trust != "high" and target.trust in PROTECTED_TRUST
 
 
-def _guarded(
-    op: Operation,
-    event: Event,
-    target: Lesson | None,
-    vet: Vet | None,
-    candidate: Candidate | None = None,
-) -> Operation:
+def _guarded(op: Operation, event: Event, target: Lesson | None, vet: Vet | None) -> Operation:
     """The trust rules, enforced on whatever the model answered (DESIGN §8, issue 12):
 
     - an untrusted event's UPDATE or DELETE of a trusted or reviewed lesson is a NOOP: it may
@@ -109,7 +103,7 @@ def _guarded(
       role (``digest.reversal.speaks_of_policy``), or UPDATE whose merged text says such a
       thing changed, is an ADD of its candidate: a claim kept apart (held by the release rule
       like any lesson from run text), never a change to the lesson it contradicts; but for a
-      DELETE whose candidate's error states the lesson's rule with a stricter threshold
+      DELETE whose event's tool error states the lesson's rule with a stricter threshold
       (``digest.reflect.tightening``: the tool now refuses what the lesson let through), which
       supersedes it once released like any change from run text;
     - an untrusted event's UPDATE whose merged text fails the screen (``vet``) is a NOOP: a
@@ -129,10 +123,8 @@ def _guarded(
         )
     merged = candidate_text(op.merged) if op.merged is not None else ""
     said = lesson_text(target.situation, target.correction)
-    stricter = (
-        op.op == "DELETE"
-        and candidate is not None
-        and tightens(candidate_text(candidate), candidate.mistake or "", said)
+    stricter = op.op == "DELETE" and tightens(
+        dict(event.payload or {}), f"{said}\n{target.mistake or ''}"
     )
     if event.trust != "high" and (
         (op.op == "DELETE" and about_policy(said) and not stricter)
@@ -223,7 +215,7 @@ def apply_plan(
             log.warning("reconcile_target_gone", op=op.op, lesson_id=op.lesson_id)
             op = Operation("ADD", op.candidate, reason=f"{op.op} target no longer active")
         else:
-            op = _guarded(op, event, target, vet, candidate)
+            op = _guarded(op, event, target, vet)
         if op.op == "ADD":
             same = _identical_active(session, event, candidate) if recheck_adds else None
             if same is not None:
@@ -308,7 +300,7 @@ def apply_plan(
         target = _target(session, extra.lesson_id, event)
         if new_lesson is None or target is None or target.id == new_lesson.id:
             continue
-        if _guarded(extra, event, target, vet, candidates[extra.candidate]).op != "DELETE" or (
+        if _guarded(extra, event, target, vet).op != "DELETE" or (
             event.trust != "high" and read_by_agents(target)
         ):
             log.info("second_supersede_skipped", lesson_id=target.id, event_id=event.id)

@@ -43,6 +43,7 @@ from digest.model.error_reading import same_message
 from digest.models import Agent
 from digest.reflect.readings import in_doubt, meaning_of
 from digest.reflect.unread import (
+    answered_in_two_languages,
     asked_with_own_circumstances,
     in_two_languages,
     may_be_the_same_failure,
@@ -298,8 +299,8 @@ def for_the_judge(candidate: Candidate, neighbour: Neighbour, floor: float) -> b
             return True  # one fact, maybe, to questions worded apart: the judge reads them
         if facts.may_reverse(asked, known):
             return True  # a change stated on a shared term: the judge says what it reverses
-        if asked_with_own_circumstances(asked, known):
-            return True  # the asker's own place, time or figure beside a known fact
+        if asked_with_own_circumstances(asked, known) or answered_in_two_languages(asked, known):
+            return True  # the asker's own place, time or figure; one figure in two languages
         if facts.reports_change(asked) and not facts.names_apart(asked, known):
             # a change reported beside a fact of the agent's that names nothing else: its
             # question may be the old one in other words (only a judge reads that)

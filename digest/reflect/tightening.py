@@ -1,4 +1,4 @@
-"""Does a tool's error state the rule of a lesson about a policy stricter than the lesson
+"""Does a run's tool error state the rule of a lesson about a policy stricter than the lesson
 does? (issue 24: every reversal supersedes, subject to the trust rules.)
 
 Run text never changes a lesson about a policy, a permission or a role
@@ -9,36 +9,48 @@ need …", refusing a refund of 64.90, says the tool now refuses what the lesson
 Learning it makes the agent ask more, never less.
 
 It is read in the structure, not the words ("over", "at most", "mindestens" read either way:
-free shipping *over* 50 EUR refuses what lies below): the two errors are one tool's template
-but for one figure the masking keeps as the rule's (``digest.masking.figure_shape``), with the
-same status, and a figure the new call passed lies strictly between the two thresholds. The
-tool refused that value now; under the old threshold it lay on the other side of the line, so
-the lesson let it through. Figures a call passes to name a record (an ``order_id``, a
-``pedido``) are not read: an id between two thresholds says nothing of them.
+free shipping *over* 50 EUR refuses what lies below), and in the event, not in the judge's
+lesson (a model words a lesson its own way): one of the run's failed calls gave an error whose
+template the old lesson states with another rule figure (the masking keeps it:
+``digest.masking.figure_shape``) and the same status, and a quantity that call passed lies
+strictly between the two figures. The tool refused that value now; under the old figure it lay
+on the other side of the line, so the lesson let it through. Numbers a call passes to name a
+record (an ``order_id``, a ``pedido``) are not read: an id between two figures says nothing.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from typing import Any
 
 from digest.masking import figure_shape
-from digest.text import observed
 
-#: a call's argument with a number as its value, as a lesson quotes the call
-#: (``Called `refund` with «{"amount": 64.9, "order_id": 7781}»``)
-_FIGURE_ARG = re.compile(r'"([\w.-]{1,40})"\s*:\s*(-?\d+(?:\.\d+)?)(?=\s*[,}\]])')
 #: an argument whose number names a record, not a quantity
 _RECORD_KEY = re.compile(
     r"(?:^|[_.-])(?:id|ids|no|nr|num|number|ref|code|key)$|^(?:id|order|pedido|bestellung"
     r"|commande|ordine|encomenda|customer|cliente|kunde|client|account|user|invoice)$",
     re.I,
 )
+#: a figure as a template's ``#`` stands for it ("100", "22,5", "1.000")
+_FIGURE = r"\d[\d.,]*"
 
 
-def _quoted_error(text: str) -> str | None:
-    """The error a lesson quotes last (its observed error), or None."""
-    seen = observed(text)
-    return None if seen == text else seen.splitlines()[-1]
+def quantities(args: Any) -> list[float]:
+    """The numbers a call passed as quantities (not as a record's id), nested ones too."""
+    found: list[float] = []
+    if isinstance(args, dict):
+        for key, value in args.items():
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int | float) and not _RECORD_KEY.search(str(key)):
+                found.append(float(value))
+            elif isinstance(value, dict | list):
+                found += quantities(value)
+    elif isinstance(args, list):
+        for item in args:
+            found += quantities(item)
+    return found
 
 
 def _number(figure: str) -> float | None:
@@ -46,29 +58,52 @@ def _number(figure: str) -> float | None:
     return float(found.group(0).replace(",", ".")) if found else None
 
 
-def passed_quantities(mistake: str) -> list[float]:
-    """The numbers a failed call passed as quantities (not as a record's id)."""
-    return [float(v) for k, v in _FIGURE_ARG.findall(mistake) if not _RECORD_KEY.search(k)]
+def _failed_calls(payload: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(error, arguments) of each call a run's event reports failed."""
+    calls = payload.get("tool_calls") or []
+    return [
+        (str(call["error"]), call.get("args"))
+        for call in calls
+        if isinstance(call, dict) and call.get("error") and call.get("ok") is not True
+    ]
 
 
-def tightens(new_lesson: str, new_mistake: str, old_lesson: str) -> bool:
-    """Does the new lesson's error state the old lesson's rule with a stricter threshold: one
-    template, one status, one rule figure changed, and a quantity the new call passed lying
-    strictly between the old figure and the new one (refused now, let through before)?"""
-    new, old = _quoted_error(new_lesson), _quoted_error(old_lesson)
-    if new is None or old is None:
-        return False
-    (new_shape, new_codes, new_figures), (old_shape, old_codes, old_figures) = (
-        figure_shape(new),
-        figure_shape(old),
-    )
-    if new_shape != old_shape or new_codes != old_codes or len(new_figures) != len(old_figures):
-        return False
-    changed = [(n, o) for n, o in zip(new_figures, old_figures, strict=True) if n != o]
-    if len(changed) != 1:
-        return False
-    now, before = (_number(f) for f in changed[0])
-    if now is None or before is None or now == before:
-        return False
-    low, high = sorted((now, before))
-    return any(low < value < high for value in passed_quantities(new_mistake))
+def _stated_before(line: str, old: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The status codes and rule figures with which ``old`` (a lesson's text, casefolded)
+    states the template of the error ``line``, or None when it does not."""
+    shape, _codes, figures = figure_shape(line)
+    if not figures:
+        return None
+    pattern = re.escape(shape).replace(r"\#", _FIGURE).replace("#", _FIGURE)
+    found = re.search(pattern, old)
+    if found is None:
+        return None
+    old_shape, old_codes, old_figures = figure_shape(found.group(0))
+    return (old_codes, old_figures) if old_shape == shape else None
+
+
+def tightens(payload: dict[str, Any], old_lesson: str) -> bool:
+    """Does one of the event's failed calls get an error that states the old lesson's rule with
+    a stricter figure: the old lesson states the same template with the same status and one
+    rule figure changed, and a quantity the call passed lies strictly between the two
+    (refused now, let through before)?"""
+    old = unicodedata.normalize("NFKC", old_lesson).lower()
+    for error, args in _failed_calls(payload):
+        for line in filter(None, (part.strip() for part in error.splitlines())):
+            stated = _stated_before(line, old)
+            if stated is None:
+                continue
+            _shape, codes, figures = figure_shape(line)
+            old_codes, old_figures = stated
+            if codes != old_codes or len(figures) != len(old_figures):
+                continue
+            changed = [(n, o) for n, o in zip(figures, old_figures, strict=True) if n != o]
+            if len(changed) != 1:
+                continue
+            now, before = (_number(f) for f in changed[0])
+            if now is None or before is None or now == before:
+                continue
+            low, high = sorted((now, before))
+            if any(low < value < high for value in quantities(args)):
+                return True
+    return False

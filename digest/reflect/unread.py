@@ -129,3 +129,13 @@ def asked_with_own_circumstances(asked: facts.Fact, known: facts.Fact) -> bool:
     shared = set(asked.numbers) & set(known.numbers)
     return any(len(figure.replace(".", "").replace(",", "")) >= SHARED_FIGURE_DIGITS
                for figure in shared)  # fmt: skip
+
+
+def answered_in_two_languages(asked: facts.Fact, known: facts.Fact) -> bool:
+    """Are two owners' answers written in two languages (one in English, one not: "조제된 약은
+    7일 동안 보관하고…", "We hold filled prescriptions for one week only; after seven days …")
+    and do they state one figure? No word and no score reads them as one fact; the judge can.
+    A pair that shares no figure costs no call."""
+    if not two_languages(f"{asked.question} {asked.answer}", f"{known.question} {known.answer}"):
+        return False
+    return bool(figures(asked.answer) & figures(known.answer))

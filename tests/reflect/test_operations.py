@@ -365,9 +365,9 @@ def _refund_policy(amount: float, threshold: int, order: int) -> Candidate:
 def test_run_text_may_tighten_a_policy_lesson_it_can_never_loosen(
     sqlite_env: str, tenant: str, amount: float, threshold: int, order: int, superseded: bool
 ) -> None:
-    """A tool's error stating the rule of a policy lesson with a stricter threshold (one call's
-    amount lies between the two: refused now, let through before) supersedes it like any
-    change from run text; a looser one stays a claim of its own."""
+    """A run whose tool error states the rule of a policy lesson with a stricter threshold (the
+    call's amount lies between the two: refused now, let through before) supersedes it like
+    any change from run text; a looser one stays a claim of its own."""
     first = digest.record_run(tenant, "bot", task="refund", outcome="failure", error="x")
     with session_scope() as session:
         event = session.get(Event, first)
@@ -376,7 +376,10 @@ def test_run_text_may_tighten_a_policy_lesson_it_can_never_loosen(
             session, event=event, candidate=_refund_policy(450.0, 200, 5521),
             source="run_outcome", outcome="failure", note="test",
         ).id  # fmt: skip
-    run = digest.record_run(tenant, "bot", task="refund", outcome="failure", error="y")
+    error = f"403 Forbidden: refunds over {threshold} EUR need a manager's approval"
+    call = {"tool": "issue_refund", "args": {"amount": amount, "order_id": order}, "ok": False,
+            "error": error}  # fmt: skip
+    run = digest.record_run(tenant, "bot", task="refund", outcome="failure", tool_calls=[call])
     new = _refund_policy(amount, threshold, order)
     with session_scope() as session:
         applied = _apply(session, run, [new], Operation("DELETE", 0, lesson_id=old))

@@ -168,3 +168,31 @@ def test_a_runs_own_error_in_two_languages_is_one_lesson(sqlite_env: str, tenant
     drain()
     lessons = _active(tenant)
     assert len(lessons) == 1, [lesson.title for lesson in lessons]
+
+
+def test_an_owners_fact_in_two_languages_with_one_figure_goes_to_the_judge() -> None:
+    """An owner's answer in Japanese and one in English that state one figure: no word reads
+    them as one fact, so the judge is shown the pair (a right judge's NOOP then stands though
+    the English asker names a weekday); without a shared figure no call is spent."""
+    from digest import facts
+    from digest.reflect.ask import _noop_would_lose
+    from digest.reflect.reconcile import for_the_judge
+    from digest.reflect.unread import answered_in_two_languages
+    from tests.reflect.helpers import owner_pair
+
+    japanese = ("修理品は何日間預かってもらえますか？", "修理済みの品物は14日間お預かりします。")
+    english = (
+        "My watch was fixed last Tuesday but I'm away - will you still have it in ten days?",
+        "We keep repaired items for 14 days; after that they go to our storage office.",
+    )
+    other = ("土曜日は営業していますか？", "土曜日は10時から16時まで営業しています。")
+    candidate, lesson = owner_pair(japanese, english)
+    asked = facts.lesson_fact(candidate.situation, candidate.correction)
+    known = facts.lesson_fact(lesson.situation, lesson.correction)
+    assert answered_in_two_languages(asked, known)
+    assert for_the_judge(candidate, lesson, 0.5)
+    assert not _noop_would_lose(candidate, lesson)
+    candidate, lesson = owner_pair(other, english)
+    saturday = facts.lesson_fact(lesson.situation, lesson.correction)
+    assert not answered_in_two_languages(asked, saturday)
+    assert not for_the_judge(candidate, lesson, 0.5)
