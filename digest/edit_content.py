@@ -120,11 +120,23 @@ def _new_words(text: str, drafted: set[str]) -> int:
     return len(new)
 
 
+#: a clause that opens with a word pointing back ("…, and it is deducted from the price"):
+#: it says more of the clause before, no statement of its own
+_POINTS_BACK = re.compile(
+    r"^\W*(?:it|this|that|they|these|those|which|es|das|dies|il|elle|ils|cela|ce|ello|esto"
+    r"|eso|isso|esso|ciò|dit|dat|det|den|dette)\b",
+    re.I,
+)
+
+
 def _clauses(sentence: str, drafted: set[str]) -> list[str]:
     """A sentence as the statements it joins: split at ", and" only where each side adds
-    ``STATEMENT_WORDS`` words of its own."""
+    ``STATEMENT_WORDS`` words of its own and no later side points back to the one before
+    (``_POINTS_BACK``)."""
     parts = _CLAUSE_JOIN.split(sentence)
     if len(parts) < 2 or any(_new_words(p, drafted) < STATEMENT_WORDS for p in parts):
+        return [sentence]
+    if any(_POINTS_BACK.match(p) for p in parts[1:]):
         return [sentence]
     return [p[:1].upper() + p[1:].rstrip(" ,") + ("" if p[-1:] in ".!?" else ".") for p in parts]
 

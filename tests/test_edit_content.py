@@ -267,3 +267,21 @@ def test_a_casual_address_taken_out_with_the_tone_is_no_claim_left_out() -> None
     )
     assert [r.family for r in rules] == ["content", "tone"], rules
     assert not any("left-out" in r.names for r in rules)
+
+
+def test_a_clause_that_points_back_says_more_of_the_one_before() -> None:
+    """ ", and it …" continues the clause before (one rule); two clauses that each state their
+    own fact after ", and" are two."""
+    from digest.edit_content import content_statements
+
+    one = content_statements(
+        "Your table is booked.",
+        "Your table is booked. A card guarantee of 20 EUR per guest is taken, and it is "
+        "released after your visit.",
+    )
+    assert len(one) == 1 and "released after your visit" in one[0]
+    two = content_statements(
+        "Your room is ready.",
+        "Your room is ready. The sauna opens at 4 pm, and towels are handed out at the pool desk.",
+    )
+    assert len(two) == 2
