@@ -123,11 +123,12 @@ def _guarded(op: Operation, event: Event, target: Lesson | None, vet: Vet | None
         )
     merged = candidate_text(op.merged) if op.merged is not None else ""
     said = lesson_text(target.situation, target.correction)
-    stricter = op.op == "DELETE" and tightens(
-        dict(event.payload or {}), f"{said}\n{target.mistake or ''}"
-    )
     if event.trust != "high" and (
-        (op.op == "DELETE" and about_policy(said) and not stricter)
+        (
+            op.op == "DELETE"
+            and about_policy(said)
+            and not tightens(dict(event.payload or {}), f"{said}\n{target.mistake or ''}")
+        )
         or (states_reversal(merged) and speaks_of_policy(merged))
     ):
         log.warning("untrusted_policy_change_kept_apart", lesson_id=target.id, event_id=event.id)

@@ -87,6 +87,7 @@ def tightens(payload: dict[str, Any], old_lesson: str) -> bool:
     a stricter figure: the old lesson states the same template with the same status and one
     rule figure changed, and a quantity the call passed lies strictly between the two
     (refused now, let through before)?"""
+    # (an error naming an instance's id reads apart from its lesson's ``‹id›``: kept apart)
     old = unicodedata.normalize("NFKC", old_lesson).lower()
     for error, args in _failed_calls(payload):
         for line in filter(None, (part.strip() for part in error.splitlines())):
