@@ -137,6 +137,8 @@ _CAP_NOUNS = (
     r"|minimáln\w*|maximáln\w*|nejnižší|nejvyšší|vähimmäis\w*|enimmäis\w*|asgari|azami"
     # what is permitted names a cap too ("the permitted axle load of 22.5 t")
     r"|permitted|allowed|zulässige?|toegestane?|consentit[ao]|permitid[ao]|autorisée?"
+    # an age rating ("film F-12 is rated 16"): the rule a buyer's age is held against
+    r"|rated|age rating"
 )
 #: a word between a cap's noun and its figure ("maximum order value of"), never one that
 #: introduces an id ("limit reached for 4412")
