@@ -222,6 +222,5 @@ WORKING_DAYS = frozenset(
     torsdag torsdagar fredag fredagar mandag mandage mandager tirsdag tirsdage tirsdager
     onsdage onsdager torsdage torsdager fredage fredager poniedziałek wtorek środa środę
     czwartek piątek pondělí úterý středa čtvrtek pátek maanantai tiistai keskiviikko torstai
-    perjantai pazartesi salı çarşamba perşembe cuma hétfő kedd szerda csütörtök péntek
-    day days""".split()  # noqa: SIM905
+    perjantai pazartesi salı çarşamba perşembe cuma hétfő kedd szerda csütörtök péntek""".split()  # noqa: SIM905
 )

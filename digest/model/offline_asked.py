@@ -66,8 +66,11 @@ def shared_things(new: facts.Fact, old: facts.Fact) -> frozenset[str]:
     return frozenset(asked | crossed)
 
 
-#: the terms of the days (and of the weekend): when something holds, not what holds then
-_WHEN = frozenset(t for word in WEEKEND | WEEKEND_DAYS | WORKING_DAYS for t in facts.terms(word))
+#: the terms of the days (and of the weekend, and "day" itself): when something holds, not
+#: what holds then
+_WHEN = frozenset(
+    t for word in WEEKEND | WEEKEND_DAYS | WORKING_DAYS | {"day"} for t in facts.terms(word)
+)
 
 
 def only_when_shared(new: facts.Fact, old: facts.Fact) -> bool:
