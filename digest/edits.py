@@ -107,8 +107,8 @@ def edit_rules(original: str, final: str | None) -> tuple[str, ...]:
     ``added-greeting``, ``greeting-dear`` (another greeting), ``formal-address`` ("du" →
     "Sie"), ``added-name`` (the customer greeted by title and name), ``removed-shorthand``
     ("pls", "ur", "ty" spelled out), ``shorter-apology`` (a long apology cut down),
-    ``shorter``, … (empty when the
-    diff shows none of them). The content of the edit is not among them: ``taught`` adds it."""
+    ``shorter``, … (empty when the diff shows none of them). The content of the edit is not
+    among them: ``taught`` adds it."""
     if final is None:
         return ("rejected",)
     rules: list[str] = []

@@ -223,7 +223,8 @@ def names(question: str) -> set[str]:
 #: the days of the week: when something holds, which a question names in capitals in English,
 #: not an entity it is about (their terms still make two questions two subjects)
 _DAYS = _WEEKEND_DAYS | _WORKING_DAYS
-_DAY_TERMS = frozenset(t for day in _DAYS for t in terms(day))
+#: their terms, as ``terms`` reads them
+DAY_TERMS = frozenset(t for day in _DAYS for t in terms(day))
 
 
 #: the answer's opening that says yes or no without the word: "they do", "we don't"
@@ -399,8 +400,8 @@ def days_apart(new: Fact, old: Fact) -> bool:
     """Does each question ask of a day of the week the other does not ("Do you deliver on
     Saturdays?", "Do you deliver on Sundays?")? Two facts, however alike: a day is no name
     (``names``), but two days asked of are two subjects."""
-    mine = (new.subject & _DAY_TERMS) - old.subject
-    theirs = (old.subject & _DAY_TERMS) - new.subject
+    mine = (new.subject & DAY_TERMS) - old.subject
+    theirs = (old.subject & DAY_TERMS) - new.subject
     return bool(mine) and bool(theirs)
 
 

@@ -15,6 +15,7 @@ import sys
 from digest import facts
 from digest.bounded import memo
 from digest.fingerprint import passed_back
+from digest.masking import HTTP_REASONS
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 
@@ -368,20 +369,11 @@ def codes_masked(text: str, passed: frozenset[str]) -> str:
     )
 
 
-#: HTTP's reason phrases (RFC 9110), as a status line gives them
-_REASONS = (
-    "Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Not "
-    "Acceptable|Request Timeout|Conflict|Gone|Length Required|Precondition Failed|Payload Too "
-    "Large|Content Too Large|URI Too Long|Unsupported Media Type|Range Not Satisfiable"
-    "|Expectation Failed|Misdirected Request|Unprocessable (?:Entity|Content)|Locked|Failed "
-    "Dependency|Too Early|Upgrade Required|Precondition Required|Too Many Requests|Request "
-    "Header Fields Too Large|Unavailable For Legal Reasons|Internal Server Error|Not "
-    "Implemented|Bad Gateway|Service Unavailable|Gateway Timeout"
-)
 #: an HTTP status a line opens with before what the service says ("413 Payload Too Large: …",
 #: "Forbidden - …", "HTTP/1.1 409 Conflict: …", "403: …")
 _STATUS_OPENING = re.compile(
-    rf"^(?:HTTP(?:/[\d.]+)?\s*)?(?:[1-5]\d\d(?:\s+(?:{_REASONS}))?|(?:{_REASONS}))\s*[:\-–]\s+",
+    rf"^(?:HTTP(?:/[\d.]+)?\s*)?(?:[1-5]\d\d(?:\s+(?i:{HTTP_REASONS}))?|(?i:{HTTP_REASONS}))"
+    r"\s*[:\-–]\s+",
     re.M,
 )
 #: the words a line must keep after its status for the status to be only its frame

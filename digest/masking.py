@@ -97,7 +97,8 @@ _NUM = r"(?:\d{1,3}(?:[,.]\d{3}){1,2}|\d{1,5})(?:[.,]\d{1,2})?"
 _ALONE = r"(?![\d@]|\s?[-.,:/]?\s?\d|[^\W\d_])"
 #: …and a time unit written glued to it ("at least 300s", "within 24h")
 _UNIT = r"(?:%|\s?(?:[kmgt]i?b|kg|ml|cm|mm|km)\b|(?:ms|s|h)\b)?"
-_REASONS = (
+#: HTTP's reason phrases (RFC 9110), lower case: a status line gives them after its code
+HTTP_REASONS = (
     "bad request|unauthori[sz]ed|payment required|forbidden|not found|method not allowed|not "
     "acceptable|request timeout|conflict|gone|length required|precondition (?:failed|required)"
     "|(?:payload|request entity) too large|uri too long|unsupported media type|unprocessable "
@@ -164,7 +165,7 @@ _WINDOW_AFTER = (
 _KEPT = re.compile(
     # a status where a message starts or after a label, not an order numbered 404 "not found"
     rf"(?:^|(?<=[:(\[«])|(?<=[:(\[«] )|(?<=returned )|(?<=received ))"
-    rf"(?P<code>[1-5]\d\d)(?=\s*[-:–]?\s*(?:{_REASONS})\b)"
+    rf"(?P<code>[1-5]\d\d)(?=\s*[-:–]?\s*(?:{HTTP_REASONS})\b)"
     rf"|(?:\bhttp(?:/\d(?:\.\d)?)?|\bstatus(?: code)?|\b(?:error|fehler|erreur|erro|errore)"
     rf"(?: code)?)\s*[:=]?\s*(?P<status>[1-5]\d\d){_ALONE}"
     rf"|\b(?:{_CAP_WORDS})\s*[:=]?\s*(?P<cap>{_NUM}{_UNIT}){_ALONE}"

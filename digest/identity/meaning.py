@@ -235,16 +235,22 @@ def _read(text: str) -> _Reading:
     )
 
 
+def _said_alone(read_a: _Reading, read_b: _Reading) -> tuple[list[str], list[str]]:
+    """The words each text says that the other does not (by term), figures aside: they are
+    compared as figures (``figures_apart``), not as words."""
+    wa = dict(zip(read_a.terms, read_a.words, strict=True))
+    wb = dict(zip(read_b.terms, read_b.words, strict=True))
+    only_a = [w for t, w in wa.items() if t not in wb and t not in read_a.figured]
+    only_b = [w for t, w in wb.items() if t not in wa and t not in read_b.figured]
+    return only_a, only_b
+
+
 def likeness(a: str, b: str) -> Likeness:
     """How ``a`` and ``b`` compare (see the module's docstring)."""
     read_a, read_b = _read(a), _read(b)
     pa, pb = read_a.plain, read_b.plain
-    wa = dict(zip(read_a.terms, read_a.words, strict=True))
-    wb = dict(zip(read_b.terms, read_b.words, strict=True))
-    # figures are compared as figures (``figures_apart``), not as words
     figured_a, figured_b = read_a.figured, read_b.figured
-    only_a = [w for t, w in wa.items() if t not in wb and t not in figured_a]
-    only_b = [w for t, w in wb.items() if t not in wa and t not in figured_b]
+    only_a, only_b = _said_alone(read_a, read_b)
     swap = swapped(pa, pb)
     unread = _unread(only_a) or _unread(only_b)
     texts = [pa, pb] + ([_alone(only_a), _alone(only_b)] if only_a and only_b else [])
@@ -254,7 +260,7 @@ def likeness(a: str, b: str) -> Likeness:
     whole = float(vectors[0] @ vectors[1])
     rest = float(vectors[2] @ vectors[3]) if len(vectors) == 4 else None
     names_a, names_b = read_a.names, read_b.names
-    about = _about_alike(set(wa) - figured_a, set(wb) - figured_b)
+    about = _about_alike(set(read_a.terms) - figured_a, set(read_b.terms) - figured_b)
     # ``figures_apart(a, b)``, from each text's figures as read once
     fa, fb = read_a.figures, read_b.figures
     return Likeness(
@@ -271,11 +277,7 @@ def failure_unread(a: str, b: str) -> bool:
     (``digest.reflect.readings`` asks only then), their cosine is the pieces', not the
     errors': they read half alike whatever they say. An owner's answer or a person's rule is
     not read so: its sentences say more words the table knows."""
-    read_a, read_b = _read(a), _read(b)
-    wa = dict(zip(read_a.terms, read_a.words, strict=True))
-    wb = dict(zip(read_b.terms, read_b.words, strict=True))
-    only_a = [w for t, w in wa.items() if t not in wb and t not in read_a.figured]
-    only_b = [w for t, w in wb.items() if t not in wa and t not in read_b.figured]
+    only_a, only_b = _said_alone(_read(a), _read(b))
     return _unread(only_a, FAILURE_UNREAD_SHARE) or _unread(only_b, FAILURE_UNREAD_SHARE)
 
 

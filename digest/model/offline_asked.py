@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from digest import facts
 from digest.answer_figures import asked_instances
-from digest.fact_words import WEEKEND, WEEKEND_DAYS, WORKING_DAYS
+from digest.fact_words import WEEKEND, WEEKEND_DAYS
 from digest.figures import figures
 from digest.frames import named, swapped
 
@@ -68,9 +68,7 @@ def shared_things(new: facts.Fact, old: facts.Fact) -> frozenset[str]:
 
 #: the terms of the days (and of the weekend, and "day" itself): when something holds, not
 #: what holds then
-_WHEN = frozenset(
-    t for word in WEEKEND | WEEKEND_DAYS | WORKING_DAYS | {"day"} for t in facts.terms(word)
-)
+_WHEN = facts.DAY_TERMS | _WEEKEND | frozenset(facts.terms("day"))
 
 
 def only_when_shared(new: facts.Fact, old: facts.Fact) -> bool:
