@@ -157,12 +157,29 @@ def reversed_in_other_words(new: facts.Fact, old: facts.Fact) -> bool:
     rules of its own), the pairs speak of one thing (``shared_things``), nothing reads them
     apart (``read_apart``), the change stated names no thing of the new question alone
     (``changes_its_own_thing``), and the new answer reverses the old one
-    (``facts.reverses``) saying what changed (``states_what_changed``)?"""
+    (``facts.reverses``) saying what changed (``states_what_changed``); other figures alone
+    count only when the two answers are not each about a thing of their own
+    (``answered_apart``)?"""
     if facts.relation(new, old) is not facts.Relation.DISTINCT:
         return False
     if not shared_things(new, old) or read_apart(new, old) or changes_its_own_thing(new, old):
         return False
-    return facts.reverses(new, old) and states_what_changed(new, old)
+    if not (facts.reverses(new, old) and states_what_changed(new, old)):
+        return False
+    return facts.reports_change(new) or bool(facts.changed_terms(new)) or not answered_apart(new, old)
+
+
+def answered_apart(new: facts.Fact, old: facts.Fact) -> bool:
+    """Does each answer name a thing the other pair never speaks of ("En cartílago, a partir
+    de los 16 años" beside "En el lóbulo, desde los 12 años"; "Spacer indywidualny … 50 zł"
+    beside "Spacer grupowy … 40 zł")? Then other figures alone are no evidence that the new
+    answer changed the old one: two facts of one frame give other figures for other things.
+    (A price given again in the old answer's words, "42 CHF per day, boots and poles
+    included", names nothing of its own. The price: "Groups are capped at 6" after "Classes
+    have 8-10" reads apart too, and stays beside it for a judge to tell.)"""
+    mine = {t for t in _things(new.answer_terms) if not facts.meets(t, old.said)}
+    theirs = {t for t in _things(old.answer_terms) if not facts.meets(t, new.said)}
+    return bool(mine) and bool(theirs)
 
 
 def states_what_changed(new: facts.Fact, old: facts.Fact) -> bool:

@@ -15,7 +15,7 @@ import pytest
 
 from digest.facts import fact as owner_fact_of
 from digest.identity.meaning import READS_ALIKE
-from digest.model.offline_asked import only_when_shared
+from digest.model.offline_asked import answered_apart, only_when_shared
 from digest.model.offline_reconcile import reconcile
 from digest.reflect.ask import prompt_blocks
 from digest.reflect.readings import meaning_of
@@ -244,3 +244,42 @@ def test_one_fact_restated_to_another_question_is_still_one() -> None:
     assert not only_when_shared(owner_fact_of(*new), owner_fact_of(*old))
     op = _judged_with_evidence(old, new)
     assert op["op"] in ("NOOP", "UPDATE") and op["id"] == 0, op
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # one frame (what it costs), each answer about a thing of its own: two facts
+        (("How much is a lesson for beginners?", "Beginners pay 30 euros for a 50-minute lesson."),
+         ("And for someone who already rides?",
+          "Advanced riders pay 45 euros for an hour in the arena.")),
+        (("Ab welchem Alter darf man bei euch klettern?",
+          "Im Boulderraum ab 6 Jahren in Begleitung der Eltern."),
+         ("Und an der großen Wand mit Seil?", "Am Seil ab 14 Jahren mit Kletterschein.")),
+    ],
+)  # fmt: skip
+def test_other_figures_for_things_each_answer_names_are_no_reversal(
+    old: tuple[str, str], new: tuple[str, str]
+) -> None:
+    """Other figures alone supersede a fact asked in other words only when the two answers are
+    not each about a thing the other pair never speaks of."""
+    assert answered_apart(owner_fact_of(*new), owner_fact_of(*old))
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert op["op"] == "ADD", op
+
+
+def test_a_price_given_again_in_the_old_answers_words_still_supersedes() -> None:
+    old = ("What does a canoe cost for a day?", "40 euros a day, paddles and vests included.")
+    new = ("How much do you charge to have a canoe all day?",
+           "55 euros a day, paddles and vests included.")  # fmt: skip
+    assert not answered_apart(owner_fact_of(*new), owner_fact_of(*old))
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert (op["op"], op.get("id")) == ("DELETE", 4), op
+
+
+def test_a_stated_change_in_answers_worded_apart_still_supersedes() -> None:
+    old = ("How much is a lesson for beginners?", "Beginners pay 30 euros for a 50-minute lesson.")
+    new = ("What does a first riding lesson cost now?",
+           "Since March a beginner's lesson costs 35 euros, with the pony's saddling included.")  # fmt: skip
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert (op["op"], op.get("id")) == ("DELETE", 4), op
