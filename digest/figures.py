@@ -42,13 +42,42 @@ _GROUPED = re.compile(r"\b[1-9]\d{0,2}(?:([.,])\d{3})(?:\1\d{3})*(?:(?!\1)[.,]\d
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?", re.UNICODE)
 
 
+#: a time of day on the 12-hour clock ("5pm", "5:30 p.m.", "9:00 am")
+_TWELVE = re.compile(r"\b(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?([ap])\.?m\b\.?", re.I)
+#: a time of day with its minutes ("09:00", "14h30", "17:00 Uhr")
+_CLOCK = re.compile(r"(?<![\d.,:])([01]?\d|2[0-4])(?::|h(?=\d))([0-5]\d)(?![\d:])")
+#: a text that gives times of day: a clock's word, "am"/"pm", a time with its minutes
+_TIME_SAID = re.compile(
+    r"\b(?:o'?clock|klockan|kl|klokka|klokken|uhr|heures?|ore|uur|horas?|godz\w*|[ap]\.?m\.?)"
+    r"(?![^\W\d_])|\d\s?h\b|\d:[0-5]\d",
+    re.I,
+)
+
+
+def _hours(text: str) -> str:
+    """``text`` with its times of day read as their hours, a full hour as its hour alone:
+    "17:00" says 17, "09:00" says 9, "5pm" and "5:00 p.m." say 5 (its 12-hour figure: "after
+    six" says it too; ``sets_apart`` reads 5 and 17 as one time where times are given)."""
+
+    def twelve(match: re.Match[str]) -> str:
+        hour = int(match.group(1))
+        return f"{hour}:{match.group(2)}" if match.group(2) not in (None, "00") else str(hour)
+
+    def clock(match: re.Match[str]) -> str:
+        hour, minutes = int(match.group(1)), match.group(2)
+        return str(hour) if minutes == "00" else f"{hour}:{minutes}"
+
+    return _CLOCK.sub(clock, _TWELVE.sub(twelve, text))
+
+
 def figures(text: str) -> frozenset[str]:
     """The figures ``text`` states, as digits: "6-month" and "six months" both give ``6``,
     "3.5 kg" gives ``3.5`` (a decimal comma read as a point), "10,000" and "10.000" give
-    ``10000`` (three digits after the separator, in groups, are thousands)."""
+    ``10000`` (three digits after the separator, in groups, are thousands); a time of day as
+    its hour when it is a full hour ("17:00": ``17``; "09:00", "9am", "9:00 a.m.": ``9``)."""
     # thousands separators first: "10,000" and "10000" state one figure
     text = _GROUPED.sub(lambda m: m.group(0).replace(m.group(1), "").replace(",", "."), text)
-    found = {m.replace(",", ".") for m in _NUMBER.findall(text)}
+    found = {m.replace(",", ".") for m in _NUMBER.findall(_hours(text))}
     for word in _WORD.findall(text.casefold()):
         value = _WORDS.get(word)
         if value is not None:
@@ -60,4 +89,36 @@ def figures_apart(a: str, b: str) -> bool:
     """Does each text state a figure the other does not (300 seconds and 65535; 21 and 25)?
     One text stating fewer figures than the other says less, not something else."""
     mine, theirs = figures(a), figures(b)
-    return bool(mine - theirs) and bool(theirs - mine)
+    return sets_apart(mine, theirs, clock=on_clocks(says_times(a), says_times(b), mine & theirs))
+
+
+def on_clocks(one: bool, other: bool, shared: frozenset[str]) -> bool:
+    """May two texts' figures be read as times of day on two clocks: both give times
+    (``says_times``: ``one``, ``other``), or one does and they share a figure already (the
+    other end of one span: "from ten to two" beside "between 10 and 14")?"""
+    return (one and other) or ((one or other) and bool(shared))
+
+
+def says_times(text: str) -> bool:
+    """Does ``text`` give times of day ("klockan tio till två", "9am", "17:00", "14 Uhr")?"""
+    return bool(_TIME_SAID.search(text))
+
+
+def sets_apart(mine: frozenset[str], theirs: frozenset[str], *, clock: bool = False) -> bool:
+    """Does each set of figures hold one the other lacks? With ``clock`` (one of the texts
+    gives times of day) an hour said on the 12-hour clock is the other's on the 24-hour one:
+    "from ten to two" and "between 10 and 14" state one time."""
+    only_mine, only_theirs = set(mine - theirs), set(theirs - mine)
+    if clock:
+        for hour in sorted(only_mine):
+            if hour.isdigit() and 1 <= int(hour) <= 12:
+                for other in (str(int(hour) + 12), str(int(hour) - 12)):
+                    if other in only_theirs:
+                        only_mine.discard(hour)
+                        only_theirs.discard(other)
+                        break
+        for hour in sorted(only_theirs):
+            if hour.isdigit() and 1 <= int(hour) <= 12 and str(int(hour) + 12) in only_mine:
+                only_theirs.discard(hour)
+                only_mine.discard(str(int(hour) + 12))
+    return bool(only_mine) and bool(only_theirs)

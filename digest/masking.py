@@ -162,6 +162,14 @@ _WINDOW_AFTER = (
     r"|antes|de antelación|con antelación|de antecedência|prima|in anticipo|van tevoren"
     r"|vooraf|voor|innan|i förväg|før|forud|i forveien|wcześniej|przed|předem|před|önce"
 )
+#: a bound's word before its figure in Chinese, Japanese and Korean ("定員は10名まで" is
+#: "capacity: up to 10 people", "最多10人", "최대 10명"), and the particle or sign between
+_CJK_BOUND_BEFORE = (
+    r"最大|最小|最多|最少|最高|最低|上限|下限|定員|定员|至少|不超过|不超過|不得超过|超过|超過"
+    r"|최대|최소|최고|최저|정원"
+)
+#: …and after its figure and counter ("6名様以上", "10名以内", "3日前まで", "20歳以上", "5건 이하")
+_CJK_BOUND_AFTER = r"まで|以上|以下|以内|未満|を超え|超え|之内|以内|이상|이하|이내|까지|초과|미만"
 _KEPT = re.compile(
     # a status where a message starts or after a label, not an order numbered 404 "not found"
     rf"(?:^|(?<=[:(\[«])|(?<=[:(\[«] )|(?<=returned )|(?<=received ))"
@@ -184,12 +192,17 @@ _KEPT = re.compile(
     rf"|(?<![\w.,/:+-])(?P<window>\d{{1,3}})(?=\s?(?:{_WINDOW_UNITS})\s+(?:{_WINDOW_AFTER})\b)"
     # the bound of a comparison an error prints ("TTL too low (120 < 300)", "size 52428812 >
     # 26214400"): the figure after the sign, a value before it
-    rf"|(?<=\d)\s?(?:<=?|>=?|≤|≥)\s?(?P<bound>{_NUM}{_UNIT}){_ALONE}",
+    rf"|(?<=\d)\s?(?:<=?|>=?|≤|≥)\s?(?P<bound>{_NUM}{_UNIT}){_ALONE}"
+    # a bound in a script written without spaces, or in Korean: its word before the figure,
+    # or after the figure and its counter (not a date's day: "7月1日まで")
+    rf"|(?:{_CJK_BOUND_BEFORE})[^\W\d_]{{0,4}}?\s?(?:は|が|で|为|為|是|은|는|:|：)?\s?"
+    rf"(?P<cjk>{_NUM})(?!\d)"
+    rf"|(?<![\d.,年月/-])(?P<cjkbound>{_NUM})(?=\s?[^\W\d_]{{0,3}}?(?:{_CJK_BOUND_AFTER}))",
     re.IGNORECASE | re.MULTILINE,
 )
 _GROUPS = (
     "code", "status", "cap", "noun", "before", "version", "vnum", "sized", "rate", "window",
-    "bound",
+    "bound", "cjk", "cjkbound",
 )  # fmt: skip
 #: a kept figure stands in as one private-use character while the id masks run
 _HOLD = 0xE000

@@ -121,3 +121,29 @@ def test_a_json_errors_message_is_read_before_its_diagnostics() -> None:
     again = body("V1/302", "Sold-to party 17100099 is not defined in sales area 1010")
     assert tool_key("odata", one) != tool_key("odata", two)
     assert tool_key("odata", one) == tool_key("odata", again)
+
+
+@pytest.mark.parametrize(
+    ("error", "kept"),
+    [
+        ("予約できません：定員は10名までです（ご指定：12名）", ["10"]),
+        ("VIPルームは6名様以上でのご利用となります（ご指定：4名）", ["6"]),
+        ("最多可预订8人", ["8"]),
+        ("최대 10명까지 예약 가능합니다", ["10"]),
+        ("3日前までにキャンセルしてください", ["3"]),
+        # an id, a date, the asker's own figure: no bound
+        ("注文12345は見つかりません", []),
+        ("2024年7月1日までに提出してください", []),
+        ("ご指定：12名", []),
+    ],
+)
+def test_a_bound_in_chinese_japanese_or_korean_is_the_rules_figure(
+    error: str, kept: list[str]
+) -> None:
+    assert kept_figures(error) == kept
+
+
+def test_two_japanese_caps_are_two_templates_and_one_cap_asked_twice_is_one() -> None:
+    party = "予約できません：パーティールームの定員は10名までです（ご指定：12名）"
+    assert error_template(party) != error_template(party.replace("10名まで", "8名まで"))
+    assert error_template(party) == error_template(party.replace("12名）", "14名）"))

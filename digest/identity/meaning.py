@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 from digest import facts
 from digest.bounded import memo
-from digest.figures import figures
+from digest.figures import figures, on_clocks, says_times, sets_apart
 from digest.frames import UNITS, named, swapped
 from digest.identity.embedding import embed_many, static_embedder
 from digest.identity.gloss import gloss
@@ -208,6 +208,8 @@ class _Reading:
     names: frozenset[str]
     figured: frozenset[str]
     figures: frozenset[str]
+    #: it gives times of day (``digest.figures.says_times``)
+    times: bool
 
 
 def _light(found: frozenset[str]) -> frozenset[str]:
@@ -232,6 +234,7 @@ def _read(text: str) -> _Reading:
         _light(frozenset(n for n in found if not figures(n) and n not in UNITS)),
         _light(frozenset(t for t, w in zip(terms, words, strict=True) if figures(w))),
         _light(figures(text)),
+        says_times(text),
     )
 
 
@@ -263,8 +266,9 @@ def likeness(a: str, b: str) -> Likeness:
     about = _about_alike(set(read_a.terms) - figured_a, set(read_b.terms) - figured_b)
     # ``figures_apart(a, b)``, from each text's figures as read once
     fa, fb = read_a.figures, read_b.figures
+    clock = on_clocks(read_a.times, read_b.times, fa & fb)
     return Likeness(
-        whole=whole, rest=rest, swap=swap, figures_apart=bool(fa - fb) and bool(fb - fa),
+        whole=whole, rest=rest, swap=swap, figures_apart=sets_apart(fa, fb, clock=clock),
         unread=unread, names_apart=bool(names_a - names_b) and bool(names_b - names_a),
         about_alike=about, same_figures=fa == fb,
     )  # fmt: skip

@@ -166,7 +166,9 @@ def reversed_in_other_words(new: facts.Fact, old: facts.Fact) -> bool:
         return False
     if not (facts.reverses(new, old) and states_what_changed(new, old)):
         return False
-    return facts.reports_change(new) or bool(facts.changed_terms(new)) or not answered_apart(new, old)
+    return (
+        facts.reports_change(new) or bool(facts.changed_terms(new)) or not answered_apart(new, old)
+    )
 
 
 def answered_apart(new: facts.Fact, old: facts.Fact) -> bool:

@@ -280,6 +280,6 @@ def test_a_price_given_again_in_the_old_answers_words_still_supersedes() -> None
 def test_a_stated_change_in_answers_worded_apart_still_supersedes() -> None:
     old = ("How much is a lesson for beginners?", "Beginners pay 30 euros for a 50-minute lesson.")
     new = ("What does a first riding lesson cost now?",
-           "Since March a beginner's lesson costs 35 euros, with the pony's saddling included.")  # fmt: skip
+           "Since March a beginner's lesson costs 35 euros, saddling included.")  # fmt: skip
     op = offline_judged([owner_fact(4, *old)], *new)
     assert (op["op"], op.get("id")) == ("DELETE", 4), op
