@@ -385,7 +385,11 @@ _JSON_DEPTH = 6
 #: ``TEMPLATE_MAX`` keeps them
 _MESSAGE_KEYS = re.compile(
     r"message|msg|messages|detail|details|description|error_description|reason|title|value"
-    r"|errors?|errormessages?|issues?|diagnostics|text",
+    r"|errors?|errormessages?|issues?|diagnostics|text"
+    # …as APIs name them in their own languages
+    r"|mensaje|mensagem|messaggio|nachricht|(?:fehler)?meldung|bericht|melding|meddelande"
+    r"|besked|wiadomość|komunikat|zpráva|mesaj|viesti|descripci[oó]n|descrição|descrizione"
+    r"|beschreibung|omschrijving|beskrivelse|beskrivning|detalle|detalhe|dettaglio",
     re.I,
 )
 #: the keys that only help to diagnose (a service's inner error, its trace, links, request

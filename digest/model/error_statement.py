@@ -22,6 +22,13 @@ from digest.masking import json_body, structure, telling_line
 _MESSAGE_KEYS = (
     "message", "msg", "detail", "details", "error_description", "errormessage",
     "errormessages", "errorsummary", "description", "title", "reason", "text",
+    # the same keys where an API names its fields in its own language
+    *(
+        "mensaje mensagem messaggio nachricht meldung fehlermeldung bericht melding meddelande"
+        " besked wiadomość komunikat zpráva mesaj viesti descripción descripcion descrição"
+        " descrizione beschreibung omschrijving beskrivelse beskrivning detalle detalhe"
+        " dettaglio"
+    ).split(),
 )  # fmt: skip
 #: keys whose text is a code for what went wrong ("card_declined", "not_in_channel")
 _CODE_KEYS = ("error", "code", "error_code", "errorcode", "decline_code", "reason_code")
@@ -37,6 +44,8 @@ _RAISED_KEYS = ("ename", "evalue")
 _FIELD_KEYS = (
     "field", "param", "parameter", "loc", "pointer", "name", "path", "instancepath", "datapath",
     "propertypath",
+    # …and in an API's own language (after the English names: read in this order)
+    "campo", "champ", "feld", "veld", "fält", "felt", "pole", "alan",
 )  # fmt: skip
 #: what one item says at most, and how many items are read
 _SAID_MAX = 300

@@ -13,7 +13,7 @@ from digest.lessons.store import Candidate
 from digest.masking import error_template, telling_line
 from digest.model.contracts import parse_reflect_output
 from digest.model.error_families import family_of
-from digest.model.error_reading import named_argument
+from digest.model.error_reading import named_argument, precondition
 from digest.model.error_statement import readable, statement
 from digest.model.offline_reflect import judge_event, transient
 
@@ -38,6 +38,15 @@ SAID = [
         "sku: missing_field",
     ),
     ('{"ok": false, "error": "user_is_bot"}', "user_is_bot"),
+    # a body whose keys are in the API's own language: its message is what it says
+    (
+        '400 Bad Request: {"error": "validacao", "mensagem": "O campo cep deve ter 8 dígitos"}',
+        "400 Bad Request: O campo cep deve ter 8 dígitos; validacao",
+    ),
+    (
+        json.dumps({"fehler": "ungueltig", "feld": "plz", "meldung": "PLZ fehlt"}),
+        "PLZ fehlt",
+    ),
     ("Error: plain text stays as it is", "Error: plain text stays as it is"),
     (
         'Traceback (most recent call last):\n  File "x.py", line 3, in f\n'
@@ -254,3 +263,21 @@ def test_an_odata_message_given_with_its_language_is_what_the_error_says() -> No
     body["error"]["code"] = "V1/302"
     body["error"]["message"] = {"lang": "en", "value": "Sold-to party 171 is not defined"}
     assert "Sold-to party" in statement(f"HTTP 400 {json.dumps(body)}")
+
+
+def test_a_family_read_in_the_status_alone_titles_the_message() -> None:
+    """A status that names a family ("409 Conflict") before a message that does not: the title
+    quotes what the message says failed, not the status (every error of the tool would read
+    as one)."""
+    family = family_of("409 Conflict: Arming refused — zone 4 is open. Close it first.")
+    assert family.name == "conflict"
+    said = precondition(
+        "409 Conflict: Arming refused — zone 4 is open. Close it first.", family, 90
+    )
+    assert said == "Arming refused — zone 4 is open"
+    other = precondition("409 Conflict: refused — the site is in maintenance mode", family, 90)
+    assert other != said and "maintenance" in other
+    # the family in the message: its clause, as before
+    assert precondition("409 Conflict: the slot overlaps another booking", family, 90) == (
+        "the slot overlaps another booking"
+    )
