@@ -23,12 +23,10 @@ _MESSAGE_KEYS = (
     "message", "msg", "detail", "details", "error_description", "errormessage",
     "errormessages", "errorsummary", "description", "title", "reason", "text",
     # the same keys where an API names its fields in its own language
-    *(
-        "mensaje mensagem messaggio nachricht meldung fehlermeldung bericht melding meddelande"
-        " besked wiadomość komunikat zpráva mesaj viesti descripción descripcion descrição"
-        " descrizione beschreibung omschrijving beskrivelse beskrivning detalle detalhe"
-        " dettaglio"
-    ).split(),
+    "mensaje", "mensagem", "messaggio", "nachricht", "meldung", "fehlermeldung", "bericht",
+    "melding", "meddelande", "besked", "wiadomość", "komunikat", "zpráva", "mesaj", "viesti",
+    "descripción", "descripcion", "descrição", "descrizione", "beschreibung", "omschrijving",
+    "beskrivelse", "beskrivning", "detalle", "detalhe", "dettaglio",
 )  # fmt: skip
 #: keys whose text is a code for what went wrong ("card_declined", "not_in_channel")
 _CODE_KEYS = ("error", "code", "error_code", "errorcode", "decline_code", "reason_code")
