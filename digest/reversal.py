@@ -17,6 +17,7 @@ import re
 import unicodedata
 
 from digest.bounded import memo
+from digest.function_words import FUNCTION_WORDS
 from digest.pattern_start import built_once, for_existence
 from digest.reversal_markers import MARKERS
 
@@ -75,7 +76,7 @@ def _words(text: str) -> set[str]:
     for word in _WORD.findall(folded):
         # a compound names its parts too ("Authorization-Header", "X-Api-Key")
         words.update(part for part in (word, *word.split("-")) if len(part) >= 3)
-    return {_plain(w) for w in words - _COMMON} - _COMMON
+    return {_plain(w) for w in words - _COMMON - FUNCTION_WORDS} - _COMMON
 
 
 def about_words(text: str) -> set[str]:
@@ -301,7 +302,23 @@ def reverses(new: str, old: str) -> bool:
     text asks for that the new says was removed, replaced or inverted)? Both are read for
     their substance: observed quotations where a lesson has them."""
     terms = reversal_terms(_substance(new))
-    return bool(terms and terms & _words(_substance(old)))
+    return bool(terms) and any(_meets(term, _words(_substance(old))) for term in terms)
+
+
+#: the letters a word must have to name the first part of a compound ("Text" in
+#: "Textangaben", "Liefer" in "Lieferadresse")
+_COMPOUND_HEAD = 4
+
+
+def _meets(term: str, words: set[str]) -> bool:
+    """Is ``term`` one of ``words``, or a compound one of them opens ("textangaben" of
+    "text": German, Dutch and Nordic write a thing and its kind as one word)?"""
+    if term in words:
+        return True
+    return any(
+        len(word) >= _COMPOUND_HEAD and len(term) > len(word) and term.startswith(word)
+        for word in words
+    )
 
 
 def reverses_interface(new: str, old: str) -> bool:

@@ -470,3 +470,23 @@ def test_another_instance_of_the_same_kind_is_no_term_of_a_reversal() -> None:
         "Observed: `book_tour` failed with «Rooms are no longer booked by name; send 'room_id'».",
         "Observed: `book_tour` failed with «Book the room by its name».",
     )
+
+
+def test_a_function_word_is_no_subject_a_reversal_and_the_old_lesson_share() -> None:
+    """Words such as "werden", "mit", "aan" are in every sentence of their languages: a
+    reversal about something else shares them with any old lesson, and supersedes nothing by
+    them."""
+    old = "Observed: `listing` failed with «Feld 'farbe' muss mit Großbuchstaben angegeben werden»."
+    new = "Observed: `listing` failed with «Rabattcodes werden nicht mehr akzeptiert»."
+    assert "werden" not in reversal_terms(new)
+    assert not reverses(new, old)
+
+
+def test_a_compound_opened_by_the_old_lessons_word_is_about_it() -> None:
+    """German, Dutch and Nordic write a thing and its kind as one word: "Textangaben" (text
+    entries) speaks of the "Text" the old lesson asks for."""
+    old = "Observed: `listing` failed with «Feld 'laufleistung' muss als Text übergeben werden»."
+    new = "Observed: `listing` failed with «Textangaben sind nicht mehr zulässig»."
+    assert reverses(new, old)
+    # a short word opens no compound ("Tag" of "Tagesmiete")
+    assert not reverses("Observed: «Tagesmieten gibt es nicht mehr»", "Observed: «Tag fehlt»")

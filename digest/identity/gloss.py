@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from digest.function_words import FUNCTION_WORDS
+
 #: English word → its spellings in the screened languages (words of errors and of services:
 #: what failed, what is required, what a customer has, when)
 _BY_MEANING = {
@@ -123,17 +125,6 @@ _BY_MEANING = {
     "loan": "ausleihe prêt préstamo empréstimo prestito lening lån",
 }
 
-#: function words of those languages: they carry nothing the table can read
-_FUNCTION_WORDS = """der die das den dem des ein eine einen einem einer und oder ist sind war
-    wird werden wurde für mit von zu zum zur im am an auf bei nach aus ihr ihre sie es
-    le la les un une des du de et ou est sont été pour avec dans sur par ce cette il elle
-    el los las una unos unas y o es son está fue para con en por del al lo se su sus
-    o os as um uma e é são foi para com em por do da dos das no na nos nas seu sua
-    il lo gli i uno e o è sono stato per con in su del della dei delle al alla suo sua
-    het een en is zijn was voor met van op aan bij naar uit ze
-    en et og eller er var til med af på fra den det de som har
-    ett och är för av till""".split()  # noqa: SIM905
-
 #: the common words of errors in Polish, Czech and Turkish (the screen reads them since
 #: session 11): what was refused, required, missing or exceeded
 _MORE_LANGUAGES = {
@@ -159,7 +150,8 @@ _MORE_LANGUAGES = {
     "maximum": "maksymalny maksymalna maximální",
 }
 
-GLOSSES: dict[str, str] = dict.fromkeys(_FUNCTION_WORDS, "")
+# function words of those languages (``digest.function_words``): nothing the table can read
+GLOSSES: dict[str, str] = dict.fromkeys(FUNCTION_WORDS, "")
 for _meaning, _spellings in (*_BY_MEANING.items(), *_MORE_LANGUAGES.items()):
     GLOSSES.update(dict.fromkeys(_spellings.split(), _meaning))
 # English words spelled like a foreign one stay English ("time", "use", "type", "file")

@@ -103,6 +103,7 @@ def precondition(error: str, family: Family, limit: int) -> str:
     status = _STATUS_HEAD.match(line)
     # the status says the class of error; the message after it says what failed
     found = None
+    by_status = False
     if status is not None and (
         family.pattern is None or family.pattern.search(readable(line), status.end())
     ):
@@ -112,7 +113,7 @@ def precondition(error: str, family: Family, limit: int) -> str:
         if status is not None and line is whole and found and found.end() <= status.end():
             # the family was read in the status alone ("409 Conflict: Arming refused — zone 4
             # is open"): the message says what failed, read as an error of no family's words
-            found = None
+            found, by_status = None, True
     shorter = [line]
     if found is not None:
         starts = [m.end() for m in _CLAUSE.finditer(line, 0, found.start())]
@@ -137,11 +138,12 @@ def precondition(error: str, family: Family, limit: int) -> str:
         line = _LISTED_UNDER.sub("", line, count=1)
         shorter.append(line)
         clause = line[: m.start()] if (m := _CLAUSE.search(line)) else line
-        # its first sentence when it fits ("Arming refused — zone 4 is open"), else its clause;
-        # a clause of four words or fewer says too little ("mise en service refusée"): the
-        # sentence cut short says more
-        sentence = line[: m.start()] if (m := _SENTENCE.search(line)) else line
-        shorter += [sentence] + ([_cut(sentence, limit)] if len(clause.split()) <= 4 else [])
+        if by_status:
+            # what the message says failed, past its status: its first sentence when it fits
+            # ("Arming refused — zone 4 is open"), cut short when its first clause has four
+            # words or fewer (a refusal, "mise en service refusée", says nothing of why)
+            sentence = line[: m.start()] if (m := _SENTENCE.search(line)) else line
+            shorter += [sentence] + ([_cut(sentence, limit)] if len(clause.split()) <= 4 else [])
         shorter += [clause, _cut(clause, limit)]
     # a clause that states the rule's figure ("expected 12 digits") says what to meet
     shorter[1:1] = [part for part in _CLAUSE.split(line) if kept_figures(part)]

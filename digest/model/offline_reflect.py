@@ -46,6 +46,10 @@ from digest.text import QUOTE_MAX, is_tool_name, quoted, tool_label
 #: a title is the correction's first sentence when that has at most this many characters
 #: (``digest.lessons.store.TITLE_SHORT``), else its first clause: the remedy
 TITLE_ROOM = 90
+#: how much of an error that states a change is quoted as observed: the change is often its
+#: last sentence ("…(z. B. 42300); Textangaben werden nicht mehr akzeptiert"), and what it
+#: reverses is read there
+CHANGE_QUOTE_MAX = 2 * QUOTE_MAX
 
 
 #: the situation of an operator's edit, then ": <the edit's context>", or "that would say
@@ -86,7 +90,10 @@ def _correction(
     sentences += more
     shown = error if shown is None else shown
     if said != without_label(shown):
-        sentences.append(f"Observed: {failed.replace(' fails ', ' failed ')} {quoted(shown)}.")
+        limit = CHANGE_QUOTE_MAX if family.name == "requirement-changed" else QUOTE_MAX
+        sentences.append(
+            f"Observed: {failed.replace(' fails ', ' failed ')} {quoted(shown, limit)}."
+        )
     return " ".join(sentences)
 
 

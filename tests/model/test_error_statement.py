@@ -281,3 +281,27 @@ def test_a_family_read_in_the_status_alone_titles_the_message() -> None:
     assert precondition("409 Conflict: the slot overlaps another booking", family, 90) == (
         "the slot overlaps another booking"
     )
+
+
+def test_a_change_stated_late_in_a_long_error_is_kept_in_the_lesson() -> None:
+    """An error that states a change after its first 160 characters ("…; plain-text
+    addresses are no longer accepted") keeps that sentence in what its lesson observed: the
+    judge reads there what it reverses."""
+    error = (
+        "400 Bad Request: 'delivery_address' must from API version 4 be an object with street, "
+        'house_number, postcode and city fields, each a string (e.g. {"street": "Main St"}); '
+        "plain-text delivery addresses written on one line are no longer accepted here."
+    )
+    event = {
+        "kind": "run_outcome",
+        "payload": {
+            "outcome": "failure",
+            "tool_calls": [
+                {"tool": "create_shipment", "args": {"delivery_address": "Main St 4"},
+                 "ok": False, "error": error},
+            ],
+        },
+    }  # fmt: skip
+    [block] = parse_reflect_output(judge_event(event))
+    lesson = Candidate.of(block)
+    assert "plain-text delivery addresses written on one line are no longer" in lesson.correction
