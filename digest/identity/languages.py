@@ -28,7 +28,7 @@ from digest.identity.task_gloss import plain_letters
 
 #: words of the gloss's languages (``digest.identity.gloss.GLOSSES``) that are English words too
 _HOMOGRAPHS = frozenset(
-    """a am an as con den die e elle fil i in is lager met no o ore par pas per pour rom son
+    """a am an as con den die do e elle fil i in is lager met no o ore par pas per pour rom son
     te timer valor van var war was""".split()  # noqa: SIM905
 )
 #: letters English does not write (an accent, a ligature, a Nordic or Slavic letter)

@@ -8,14 +8,19 @@ one language whose distinct failures state no figure pays nothing for them. Pure
 
 from __future__ import annotations
 
+import re
+
 from digest import facts
 from digest import fingerprint as fp
 from digest.figures import figures, figures_apart
+from digest.function_words import FUNCTION_WORDS
 from digest.identity.languages import two_languages
 from digest.lessons.neighbours import Neighbour
 from digest.lessons.store import Candidate
 from digest.reflect.shared_words import nothing_in_common, own_words, past_shared_frame
 from digest.text import lesson_text, observed
+
+_LETTERS = re.compile(r"[^\W\d_][\w'-]*")
 
 
 def _said(candidate: Candidate, neighbour: Neighbour, text: str) -> tuple[str, str]:
@@ -134,8 +139,27 @@ def asked_with_own_circumstances(asked: facts.Fact, known: facts.Fact) -> bool:
 def answered_in_two_languages(asked: facts.Fact, known: facts.Fact) -> bool:
     """Are two owners' answers written in two languages (one in English, one not: "조제된 약은
     7일 동안 보관하고…", "We hold filled prescriptions for one week only; after seven days …")
-    and do they state one figure? No word and no score reads them as one fact; the judge can.
-    A pair that shares no figure costs no call."""
-    if not two_languages(f"{asked.question} {asked.answer}", f"{known.question} {known.answer}"):
+    and do they state one figure, or name one thing in one spelling (a loanword, a name:
+    ``_spelled_alike``)? No word and no score reads them as one fact; the judge can. A pair
+    that shares neither costs no call."""
+    mine, theirs = f"{asked.question} {asked.answer}", f"{known.question} {known.answer}"
+    if not two_languages(mine, theirs):
         return False
-    return bool(figures(asked.answer) & figures(known.answer))
+    return bool(figures(asked.answer) & figures(known.answer)) or bool(_spelled_alike(mine, theirs))
+
+
+#: a word two languages write alike is a name or a loanword ("wetsuit", "Wi-Fi", "Airbnb"):
+#: it has this many letters at least
+_LOANWORD_LETTERS = 4
+
+
+def _spelled_alike(mine: str, theirs: str) -> set[str]:
+    """The words of ``_LOANWORD_LETTERS`` letters or more two texts in two languages both
+    write ("Do I need my own wetsuit?" and "Tenho de levar wetsuit?"), function words aside:
+    the thing both pairs speak of, named in one spelling."""
+
+    def words(text: str) -> set[str]:
+        found = {w.casefold() for w in _LETTERS.findall(text)}
+        return {w for w in found if len(w) >= _LOANWORD_LETTERS} - FUNCTION_WORDS
+
+    return words(mine) & words(theirs)

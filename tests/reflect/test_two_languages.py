@@ -196,3 +196,34 @@ def test_an_owners_fact_in_two_languages_with_one_figure_goes_to_the_judge() -> 
     saturday = facts.lesson_fact(lesson.situation, lesson.correction)
     assert not answered_in_two_languages(asked, saturday)
     assert not for_the_judge(candidate, lesson, 0.5)
+
+
+def test_an_owners_fact_in_two_languages_naming_one_thing_alike_goes_to_the_judge() -> None:
+    """Two answers in two languages with no figure that name one thing in one spelling (a
+    loanword: "snowboard") are shown to the judge, whose NOOP then stands; an English question
+    opening with "Do" is still English. Answers that share no such word cost no call."""
+    from digest import facts
+    from digest.identity.languages import two_languages
+    from digest.reflect.ask import _noop_would_lose
+    from digest.reflect.reconcile import for_the_judge
+    from digest.reflect.unread import answered_in_two_languages
+    from tests.reflect.helpers import owner_pair
+
+    english = (
+        "Do I have to bring my own snowboard for the first lesson?",
+        "No, the snowboard and the boots come with the lesson.",
+    )
+    italian = (
+        "Devo portare la mia tavola da snowboard al corso?",
+        "No, tavola e scarponi sono compresi nel prezzo del corso.",
+    )
+    other = ("Il transfer dall'hotel è compreso?", "No, il transfer si paga a parte.")
+    assert two_languages(" ".join(english), " ".join(italian))
+    candidate, lesson = owner_pair(italian, english)
+    asked = facts.lesson_fact(candidate.situation, candidate.correction)
+    known = facts.lesson_fact(lesson.situation, lesson.correction)
+    assert answered_in_two_languages(asked, known)
+    assert for_the_judge(candidate, lesson, 0.5)
+    assert not _noop_would_lose(candidate, lesson)
+    candidate, lesson = owner_pair(other, english)
+    assert not for_the_judge(candidate, lesson, 0.5)
