@@ -439,5 +439,23 @@ def _fit(tokens: set[str], rule: EditRule) -> int:
     if rule.family == "content":
         said, unsaid = _tokens(rule.said), _tokens(rule.unsaid)
         words = words | {t for t in said ^ unsaid if substantive(t) and len(t) > 2}
-    named = rule.family in tokens or any(name in tokens for name in rule.names)
+    named = (
+        rule.family in tokens
+        or any(name in tokens for name in rule.names)
+        or any(_speaks_of(_tone_side(name)[0], tokens) for name in rule.names)
+    )
     return 10 * int(named) + len(tokens & words)
+
+
+#: the letters a shape's thing ("apology", "exclamation", "emoji") is read by in a lesson's
+#: words ("apologies", "apologise"): its first ones, as its forms share them
+_THING_STEM = 5
+
+
+def _speaks_of(thing: str, tokens: set[str]) -> bool:
+    """Does a lesson speak of the thing a shape rule is about ("no effusive apologies" of
+    ``removed-apology``, "no exclamation marks" of ``removed-exclamation``)? Then it names the
+    rule as its tag would."""
+    if len(thing) < _THING_STEM:
+        return thing in tokens
+    return any(token.startswith(thing[:_THING_STEM]) for token in tokens)

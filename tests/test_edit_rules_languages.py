@@ -30,8 +30,27 @@ def test_a_lessons_quote_of_the_draft_does_not_decide_its_rule() -> None:
     tone = f"{quoted} formal greeting by name; no pet names, exclamation marks or emoji"
     content = f"{quoted} a date is reserved with a 30% non-refundable deposit"
     assert assign([tone, content], rules, DRAFT) == [2, 0]
-    # without the draft to tell the quote, the quote's words weigh as the operator's
-    assert assign([tone], rules) == [0]
+    # without the draft to tell the quote, the quote's words weigh as the operator's, unless
+    # the lesson speaks of the things a shape rule is about (greeting, exclamation, emoji):
+    # that names the rule as its tag would
+    assert assign([tone], rules) == [2]
+    bare = f"{quoted} be more formal with couples"
+    assert assign([bare], rules) == [0]
+
+
+def test_a_lesson_speaking_of_what_a_shape_removed_is_that_shape_rules() -> None:
+    """ "No effusive apologies" is the rule of an edit that took out an apology (the shape
+    ``removed-apology``), though "get straight to the facts" says "facts" as content does."""
+    draft = "Nous sommes désolés, mille excuses !! Le technicien passe demain entre 8 h et 12 h."
+    final = "Le technicien passe demain entre 8 h et 12 h. Merci de vider les placards avant."
+    rules = taught(draft, final)
+    families = [r.family for r in rules]
+    assert "tone" in families and "content" in families
+    lessons = [
+        "no effusive apologies; get straight to the facts",
+        "kitchen cupboards must be emptied before the technician's visit",
+    ]
+    assert [families[i] for i in assign(lessons, rules, draft)] == ["tone", "content"]
 
 
 @pytest.mark.parametrize(
