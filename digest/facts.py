@@ -544,14 +544,20 @@ def figure_replaced(new: Fact, old: Fact) -> bool:
     return replaced(new.numbers, old.numbers, new.answer, old.answer)
 
 
+#: a word opening with an elided article or pronoun (Italian, French, Catalan: "l'abbiamo",
+#: "qu'il", "d'ora"): a function word glued to the next
+_ELIDED = re.compile(r"(?:[ldjnsmtc]|qu|un|dell|all|nell|sull|dall)['’]\w", re.I)
+
+
 def narrows(new: Fact, old: Fact) -> frozenset[str]:
     """The case the new answer names that neither its question nor the old fact speaks of
     (``digest.answer_scope.qualifiers``: "On Saturdays we open 10-2" beside "We are open
     9-5"): its figures are said of that case, a narrower fact beside the old one, not another
     value for it. Empty when the answer names no such case."""
-    # a phrase's words up to its first function word ("Saturdays we open": "Saturdays")
-    cut = [" ".join(takewhile(lambda w: w.casefold() not in _STOP, p.split())) for p in
-           qualifiers(new.answer)]  # fmt: skip
+    # a phrase's words up to its first function word ("Saturdays we open": "Saturdays"), or
+    # an elided one that opens the next clause ("in giornata l'abbiamo sospeso": "giornata")
+    cut = [" ".join(takewhile(lambda w: w.casefold() not in _STOP and not _ELIDED.match(w),
+                              p.split())) for p in qualifiers(new.answer)]  # fmt: skip
     found = terms(" ".join(cut))
     return frozenset(
         term

@@ -78,6 +78,17 @@ _SWITCHED = (
     r"|przeszliśmy na\b|przestawiliśmy się na\b|siirryimme\b|siirryttiin\b|on siirrytty\b"
 )
 
+#: a service the speaker suspended ("il servizio in giornata l'abbiamo sospeso", "hemos
+#: suspendido las entregas", "wir haben den Abholdienst ausgesetzt"), as English says "we
+#: suspended": not a state of the asker's ("your account is suspended")
+_SUSPENDED = (
+    r"\b(?:l'|lo |la |li |le )?(?:abbiamo|hanno) (?:\S+ ){0,2}sospes[oaie]\b"
+    r"|\b(?:lo |la |los |las )?(?:hemos|han) (?:\S+ ){0,2}suspendido\b|\bsuspendemos\b"
+    r"|\b(?:nous avons|on a|nous l'avons|on l'a) (?:\S+ ){0,2}suspendu"
+    r"|\b(?:haben|hat) (?:wir |sie )?(?:\S+ ){0,3}ausgesetzt\b"
+    r"|\b(?:hebben|heeft) (?:we |wij )?(?:\S+ ){0,3}opgeschort\b"
+)
+
 #: phrases that say a requirement was removed, replaced or inverted, by language
 MARKERS = (
     # English
@@ -225,4 +236,5 @@ MARKERS = (
     r"|改定により|改定後は|改正により|変更により|今後は|以降は",
     _SINCE_SEASON,
     _SWITCHED,
+    _SUSPENDED,
 )

@@ -14,6 +14,7 @@ import json
 import pytest
 
 from digest.facts import fact as owner_fact_of
+from digest.facts import narrows
 from digest.identity.meaning import READS_ALIKE
 from digest.model.offline_asked import answered_apart, only_when_shared
 from digest.model.offline_reconcile import reconcile
@@ -281,5 +282,38 @@ def test_a_stated_change_in_answers_worded_apart_still_supersedes() -> None:
     old = ("How much is a lesson for beginners?", "Beginners pay 30 euros for a 50-minute lesson.")
     new = ("What does a first riding lesson cost now?",
            "Since March a beginner's lesson costs 35 euros, saddling included.")  # fmt: skip
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert (op["op"], op.get("id")) == ("DELETE", 4), op
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Purtroppo il ritiro a domicilio l'abbiamo sospeso da un mese.",
+        "Hemos suspendido las clases de los sábados.",
+        "Nous avons suspendu la livraison le dimanche.",
+        "Den Lieferdienst haben wir bis auf Weiteres ausgesetzt.",
+        "De bezorging hebben we tijdelijk opgeschort.",
+    ],
+)
+def test_a_service_the_speaker_suspended_is_a_reversal(text: str) -> None:
+    assert states_reversal(text)
+
+
+@pytest.mark.parametrize("text", ["Il suo account è sospeso.", "Su cuenta ha sido suspendida."])
+def test_a_state_of_the_askers_is_no_suspension_of_a_service(text: str) -> None:
+    assert not states_reversal(text)
+
+
+def test_a_reversal_in_other_words_with_an_elided_pronoun_supersedes() -> None:
+    """ "…il servizio in giornata l'abbiamo sospeso": the clause after "in giornata" is no case
+    the answer names (an elided pronoun opens it), so the change reverses the old fact."""
+    old = (
+        "Fate le riparazioni di scarpe in giornata?",
+        "Sì: se le portate entro le 9 le ritirate alle 17, 15 euro al paio.",
+    )
+    new = ("Se vi lascio gli stivali stamattina, li riprendo aggiustati per stasera?",
+           "Purtroppo no, il servizio in giornata l'abbiamo sospeso: ne servono 4.")  # fmt: skip
+    assert not narrows(owner_fact_of(*new), owner_fact_of(*old))
     op = offline_judged([owner_fact(4, *old)], *new)
     assert (op["op"], op.get("id")) == ("DELETE", 4), op
