@@ -155,7 +155,7 @@ for _concept, _words in {
     "stock": """stock stocks inventory inventories lager vorrat existencias estoque
         scorte giacenza voorraad""",
     "cash": """cash bar bargeld barzahlung espèces liquide efectivo contado dinheiro
-        contanti contant""",
+        contanti contant kontant kontanter""",
     "exchange": """exchange exchanges exchanged swap swaps umtausch umtauschen échange
         échanger cambio cambiar troca trocar ruilen""",
 }.items():
@@ -168,6 +168,15 @@ PHRASES = (
     # the hours something runs to: "until what time can I collect", "how late do you deliver"
     (re.compile(r"\b(?:until|till|til|up to) what time\b|\bhow late\b"), "hours"),
     (re.compile(r"\b(?:money|cash) back\b"), "refund"),
+    # cash named with the word for money ("contant geld", "dinero en efectivo", "argent
+    # liquide"): one thing, not cash and money
+    (
+        re.compile(
+            r"\b(?:contant|kontant)e? (?:geld|penger|penge|pengar)\b|\bdinero en efectivo\b"
+            r"|\bargent liquide\b|\bdenaro contante\b|\bdinheiro vivo\b|\bcash money\b"
+        ),
+        "cash",
+    ),
     (re.compile(r"\bpick(?:s|ed|ing)? up\b"), "collect"),
     # a schedule's times are its hours ("opening times", "collection times")
     (re.compile(r"\b(opening|collection|pickup|pick-up) times\b"), r"\1 hours"),

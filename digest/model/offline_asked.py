@@ -108,7 +108,11 @@ def read_apart(new: facts.Fact, old: facts.Fact) -> bool:
     theirs = old.subject - asked_instances(old.question, old.numbers, new.numbers)
     if swapped(new.question, old.question) and swapped(asked, old.question):
         return True
-    if _one_term_each(mine, theirs) and _one_term_each(bare, theirs):
+    # the frame's concepts (what it costs, when, whether open) are no thing swapped: "Can I
+    # pay cash?" (cost) and "Do you still accept cash?" ask of one thing
+    if _one_term_each(mine - FRAME, theirs - FRAME) and _one_term_each(
+        bare - FRAME, theirs - FRAME
+    ):
         return True
     mine, theirs = _names(new.question), _names(old.question)
     if mine - theirs and theirs - mine:

@@ -317,3 +317,15 @@ def test_a_reversal_in_other_words_with_an_elided_pronoun_supersedes() -> None:
     assert not narrows(owner_fact_of(*new), owner_fact_of(*old))
     op = offline_judged([owner_fact(4, *old)], *new)
     assert (op["op"], op.get("id")) == ("DELETE", 4), op
+
+
+def test_cash_named_with_the_word_for_money_is_cash_and_the_frame_swaps_no_thing() -> None:
+    """ "contant geld" is cash (one thing, not cash and money), and "accept" beside the old
+    question's "pay" (what it costs) is the frame, not a thing swapped: the change stated
+    supersedes the old fact."""
+    old = ("Kan ik hier contant betalen?", "Ja, contant betalen kan bij de kassa.")
+    new = ("Accepteren jullie nog contant geld?",
+           "Nee, sinds 1 maart geen contant geld meer; alleen pinnen.")  # fmt: skip
+    assert "cash" in owner_fact_of(*new).subject and "geld" not in owner_fact_of(*new).subject
+    op = offline_judged([owner_fact(4, *old)], *new)
+    assert (op["op"], op.get("id")) == ("DELETE", 4), op
