@@ -312,6 +312,34 @@ def test_an_edit_that_takes_out_other_content_supersedes_nothing(
     assert len(active) == 2 and all(lesson.superseded_by_id is None for lesson in active)
 
 
+#: a Czech-like inflected reversal: the first edit adds that the courier takes cash
+#: ("hotovost"), a later one says couriers no longer take it, the nouns in other cases
+CASH_ADDED = (
+    "Dobrý den, zásilku doručíme zítra.",
+    "Dobrý den, zásilku doručíme zítra. Platbu v hotovosti převezme přímo kurýr.",
+)
+CASH_ENDED = (
+    "Dobrý den, objednávka stojí 900 Kč, zaplatit můžete v hotovosti kurýrovi.",
+    "Dobrý den, objednávka stojí 900 Kč. Platbu přijímáme jen kartou předem, kurýři již "
+    "nepřebírají hotovost.",
+)
+
+
+def test_an_edit_that_reverses_an_earlier_rule_in_other_inflections_supersedes_it(
+    sqlite_env: str, tenant: str
+) -> None:
+    """The offline judge reads a reversal's words against the old content rule's in their
+    inflections ("hotovost"/"hotovosti", "kurýři"/"kurýr"): the old rule is superseded."""
+    first = edit(tenant, CASH_ADDED)
+    drain()
+    [cash] = lessons_for_event(first)
+    edit(tenant, CASH_ENDED)
+    drain()
+    with session_scope() as session:
+        old = session.get(Lesson, cash.id)
+        assert old is not None and old.status == "superseded", (old.status, old.title)
+
+
 #: two edits that add the same figures with the same unit about two different things: the
 #: figures alone do not make them one rule
 CARD_REFUNDS = (

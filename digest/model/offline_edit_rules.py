@@ -74,7 +74,25 @@ def content_reversed(cand: dict[str, Any], item: dict[str, Any]) -> bool:
     if not _left_out(item) and _replaces(draft_replaced(cand), old, new):
         return True
     old_words = about_words(old)
-    return len(reversal_terms(new) & old_words) >= CONTENT_REVERSAL_WORDS
+    shared = [t for t in reversal_terms(new) if any(_inflected_alike(t, w) for w in old_words)]
+    return len(shared) >= CONTENT_REVERSAL_WORDS
+
+
+#: two words are one word inflected when they share this many first letters…
+_STEM_LETTERS = 5
+#: …and neither has more than this many letters past them ("gotówki", "gotówką";
+#: "instruktorzy", "instruktorowi": the cases of a noun in Polish, Czech, Finnish, German)
+_ENDING_LETTERS = 3
+
+
+def _inflected_alike(a: str, b: str) -> bool:
+    """Are two words one word in two inflections (or the same word)?"""
+    if a == b:
+        return True
+    stem = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    return stem >= _STEM_LETTERS and max(len(a), len(b)) - stem <= _ENDING_LETTERS
 
 
 #: the draft's words an operator replaced, as a content rule's mistake quotes them
