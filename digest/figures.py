@@ -46,10 +46,11 @@ _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?", re.UNICODE)
 _TWELVE = re.compile(r"\b(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?([ap])\.?m\b\.?", re.I)
 #: a time of day with its minutes ("09:00", "14h30", "17:00 Uhr")
 _CLOCK = re.compile(r"(?<![\d.,:])([01]?\d|2[0-4])(?::|h(?=\d))([0-5]\d)(?![\d:])")
-#: a text that gives times of day: a clock's word, "am"/"pm", a time with its minutes
+#: a text that gives times of day: a clock's word, "am"/"pm", a time with its minutes; not a
+#: word that counts hours as well ("24 uur", "12 heures", "48h": a window, not a time)
 _TIME_SAID = re.compile(
-    r"\b(?:o'?clock|klockan|kl|klokka|klokken|uhr|heures?|ore|uur|horas?|godz\w*|[ap]\.?m\.?)"
-    r"(?![^\W\d_])|\d\s?h\b|\d:[0-5]\d",
+    r"\b(?:o'?clock|klockan|kl|klokka|klokken|uhr|[ap]\.?m\.?)(?![^\W\d_])"
+    r"|\d:[0-5]\d|\d{1,2}h[0-5]\d",
     re.I,
 )
 
@@ -105,20 +106,15 @@ def says_times(text: str) -> bool:
 
 
 def sets_apart(mine: frozenset[str], theirs: frozenset[str], *, clock: bool = False) -> bool:
-    """Does each set of figures hold one the other lacks? With ``clock`` (one of the texts
-    gives times of day) an hour said on the 12-hour clock is the other's on the 24-hour one:
-    "from ten to two" and "between 10 and 14" state one time."""
+    """Does each set of figures hold one the other lacks? With ``clock`` (``on_clocks``: the
+    figures may be times of day) an hour said on the 12-hour clock is the other's on the
+    24-hour one: "from ten to two" and "between 10 and 14" state one time."""
     only_mine, only_theirs = set(mine - theirs), set(theirs - mine)
     if clock:
-        for hour in sorted(only_mine):
-            if hour.isdigit() and 1 <= int(hour) <= 12:
-                for other in (str(int(hour) + 12), str(int(hour) - 12)):
-                    if other in only_theirs:
-                        only_mine.discard(hour)
-                        only_theirs.discard(other)
-                        break
-        for hour in sorted(only_theirs):
-            if hour.isdigit() and 1 <= int(hour) <= 12 and str(int(hour) + 12) in only_mine:
-                only_theirs.discard(hour)
-                only_mine.discard(str(int(hour) + 12))
+        for one, other in ((only_mine, only_theirs), (only_theirs, only_mine)):
+            for hour in sorted(one):
+                later = str(int(hour) + 12) if hour.isdigit() and 1 <= int(hour) < 12 else ""
+                if later in other:
+                    one.discard(hour)
+                    other.discard(later)
     return bool(only_mine) and bool(only_theirs)

@@ -169,7 +169,7 @@ _CJK_BOUND_BEFORE = (
     r"|최대|최소|최고|최저|정원"
 )
 #: …and after its figure and counter ("6名様以上", "10名以内", "3日前まで", "20歳以上", "5건 이하")
-_CJK_BOUND_AFTER = r"まで|以上|以下|以内|未満|を超え|超え|之内|以内|이상|이하|이내|까지|초과|미만"
+_CJK_BOUND_AFTER = r"まで|以上|以下|以内|未満|を超え|超え|之内|이상|이하|이내|까지|초과|미만"
 _KEPT = re.compile(
     # a status where a message starts or after a label, not an order numbered 404 "not found"
     rf"(?:^|(?<=[:(\[«])|(?<=[:(\[«] )|(?<=returned )|(?<=received ))"

@@ -302,7 +302,10 @@ def reverses(new: str, old: str) -> bool:
     text asks for that the new says was removed, replaced or inverted)? Both are read for
     their substance: observed quotations where a lesson has them."""
     terms = reversal_terms(_substance(new))
-    return bool(terms) and any(_meets(term, _words(_substance(old))) for term in terms)
+    if not terms:
+        return False
+    said = _words(_substance(old))
+    return any(_meets(term, said) for term in terms)
 
 
 #: the letters a word must have to name the first part of a compound ("Text" in

@@ -49,3 +49,11 @@ def test_an_hour_on_the_twelve_hour_clock_is_the_other_clocks_where_times_are_gi
     assert figures_apart("within 2 days", "within 14 days")
     assert figures_apart("within 2 days, call before 18 Uhr", "within 14 days")
     assert figures_apart("open 9 to 5", "open 9-17")
+
+
+def test_hours_counted_are_no_times_of_day() -> None:
+    """Words that count hours as well as tell them ("uur", "heures", "48h") give no clock: a
+    12-hour and a 24-hour window are two rules."""
+    assert figures_apart("Wij reageren binnen 12 uur.", "Wij reageren binnen 24 uur.")
+    assert figures_apart("Réponse sous 12 heures", "Réponse sous 24 heures")
+    assert figures_apart("refunds within 12h", "refunds within 24h")
