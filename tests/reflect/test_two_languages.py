@@ -175,7 +175,6 @@ def test_an_owners_fact_in_two_languages_with_one_figure_goes_to_the_judge() -> 
     them as one fact, so the judge is shown the pair (a right judge's NOOP then stands though
     the English asker names a weekday); without a shared figure no call is spent."""
     from digest import facts
-    from digest.reflect.ask import _noop_would_lose
     from digest.reflect.reconcile import for_the_judge
     from digest.reflect.unread import answered_in_two_languages
     from tests.reflect.helpers import owner_pair
@@ -186,12 +185,7 @@ def test_an_owners_fact_in_two_languages_with_one_figure_goes_to_the_judge() -> 
         "We keep repaired items for 14 days; after that they go to our storage office.",
     )
     other = ("土曜日は営業していますか？", "土曜日は10時から16時まで営業しています。")
-    candidate, lesson = owner_pair(japanese, english)
-    asked = facts.lesson_fact(candidate.situation, candidate.correction)
-    known = facts.lesson_fact(lesson.situation, lesson.correction)
-    assert answered_in_two_languages(asked, known)
-    assert for_the_judge(candidate, lesson, 0.5)
-    assert not _noop_would_lose(candidate, lesson)
+    asked = _shown_and_joined(japanese, english)
     candidate, lesson = owner_pair(other, english)
     saturday = facts.lesson_fact(lesson.situation, lesson.correction)
     assert not answered_in_two_languages(asked, saturday)
@@ -202,11 +196,8 @@ def test_an_owners_fact_in_two_languages_naming_one_thing_alike_goes_to_the_judg
     """Two answers in two languages with no figure that name one thing in one spelling (a
     loanword: "snowboard") are shown to the judge, whose NOOP then stands; an English question
     opening with "Do" is still English. Answers that share no such word cost no call."""
-    from digest import facts
     from digest.identity.languages import two_languages
-    from digest.reflect.ask import _noop_would_lose
     from digest.reflect.reconcile import for_the_judge
-    from digest.reflect.unread import answered_in_two_languages
     from tests.reflect.helpers import owner_pair
 
     english = (
@@ -219,11 +210,23 @@ def test_an_owners_fact_in_two_languages_naming_one_thing_alike_goes_to_the_judg
     )
     other = ("Il transfer dall'hotel è compreso?", "No, il transfer si paga a parte.")
     assert two_languages(" ".join(english), " ".join(italian))
-    candidate, lesson = owner_pair(italian, english)
-    asked = facts.lesson_fact(candidate.situation, candidate.correction)
-    known = facts.lesson_fact(lesson.situation, lesson.correction)
-    assert answered_in_two_languages(asked, known)
-    assert for_the_judge(candidate, lesson, 0.5)
-    assert not _noop_would_lose(candidate, lesson)
+    _shown_and_joined(italian, english)
     candidate, lesson = owner_pair(other, english)
     assert not for_the_judge(candidate, lesson, 0.5)
+
+
+def _shown_and_joined(new: tuple[str, str], known: tuple[str, str]) -> Any:
+    """The owner fact ``new`` beside the lesson of ``known`` (two languages): shown to the
+    judge, and the judge's NOOP stands. The new fact, as read."""
+    from digest import facts
+    from digest.reflect.ask import _noop_would_lose
+    from digest.reflect.reconcile import for_the_judge
+    from digest.reflect.unread import answered_in_two_languages
+    from tests.reflect.helpers import owner_pair
+
+    candidate, lesson = owner_pair(new, known)
+    asked = facts.lesson_fact(candidate.situation, candidate.correction)
+    assert answered_in_two_languages(asked, facts.lesson_fact(lesson.situation, lesson.correction))
+    assert for_the_judge(candidate, lesson, 0.5)
+    assert not _noop_would_lose(candidate, lesson)
+    return asked
