@@ -36,9 +36,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from digest.edit_assign import assign as assign_edits
 from digest.edits import FAMILIES as edit_families
 from digest.edits import EditRule, taught
-from digest.edits import assign as assign_edits
 from digest.edits import edit_rules as edit_rules  # callers read an edit's shape here
 from digest.masking import TEMPLATE_MAX as TEMPLATE_MAX
 from digest.masking import error_template as error_template
@@ -291,7 +291,7 @@ def edit_keys(original: str, final: str | None) -> list[str]:
 
 
 def assigned_edit_rules(candidate_texts: Sequence[str], payload: dict[str, Any]) -> list[EditRule]:
-    """The rule of an edit each of its lessons is about (``digest.edits.assign``)."""
+    """The rule of an edit each of its lessons is about (``digest.edit_assign.assign``)."""
     original = str(payload.get("original", ""))
     rules = taught(original, payload.get("final"))
     return [rules[i] for i in assign_edits(candidate_texts, rules, original)]

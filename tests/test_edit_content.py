@@ -5,8 +5,9 @@ in the languages the product screens, and content rules that are one fact in oth
 
 from __future__ import annotations
 
+from digest.edit_assign import assign
 from digest.edit_content import dropped_claims
-from digest.edits import assign, taught
+from digest.edits import taught
 from digest.fingerprint import edit_keys
 from digest.model.offline_edit_rules import same_content
 from digest.reply_text import plain, sentences

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from digest.edits import assign, same_tone, taught, tone_added
+from digest.edit_assign import assign
+from digest.edits import same_tone, taught, tone_added
 
 DRAFT = "Hey hun!! 💍✨ Great news, 14 September is totally free and we'll hold it for you!"
 FINAL = (
